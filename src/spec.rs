@@ -1,0 +1,58 @@
+//! What a caller asks the pipeline for: the contained repo, per-call overrides of `.gnawconfig`,
+//! an optional explicit path list (the stdin source), and whether the body is wanted at all.
+
+use crate::config::{Format, SecretsMode};
+use crate::count::Encoding;
+use gnaw_sandbox::ContainedDir;
+
+/// One extraction request. Built by the CLI from its flags and by gnaw-mcp from tool arguments;
+/// the same spec gives the same bytes whichever built it.
+pub struct ExtractionSpec<'a> {
+    /// The repository, already proven to be a directory (under the server's root in MCP mode).
+    pub repo: ContainedDir,
+    /// Overrides layered on top of the repo's `.gnawconfig`.
+    pub overrides: Overrides,
+    /// Explicit paths (raw bytes, relative to the repo or absolute) instead of walking the repo.
+    /// Every one must resolve inside the repo or the whole run is rejected.
+    pub paths: Option<Vec<Vec<u8>>>,
+    /// Whether to build the prompt body or only count it.
+    pub mode: Mode,
+    /// Progress reports and cancellation, for long runs.
+    pub observer: Option<&'a dyn Observer>,
+}
+
+/// What the caller wants back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Render the prompt and count it.
+    Render,
+    /// Count the prompt exactly, without keeping its text.
+    Estimate,
+}
+
+/// Per-run overrides. List fields are *added* to the config's lists; scalar fields replace the
+/// config's value when set.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub format: Option<Format>,
+    pub encoding: Option<Encoding>,
+    pub line_numbers: Option<bool>,
+    pub hidden: Option<bool>,
+    pub no_ignore: Option<bool>,
+    pub follow_links: Option<bool>,
+    pub max_file_size: Option<u64>,
+    pub tree: Option<bool>,
+    pub secrets: Option<SecretsMode>,
+}
+
+/// Receives progress and answers whether the run should stop. Called from worker threads.
+pub trait Observer: Sync {
+    /// `done` of `total` files have been read and counted.
+    fn progress(&self, _done: usize, _total: usize) {}
+    /// Return true to abandon the run; it then ends with [`crate::Error::Cancelled`].
+    fn cancelled(&self) -> bool {
+        false
+    }
+}

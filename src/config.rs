@@ -9,11 +9,4 @@ pub enum Format {
     Json,
 }
 
-/// What the scan stage does with secrets it finds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum SecretsMode {
-    Off,
-    Warn,
-    Redact,
-    Block,
-}
+pub use crate::scan::SecretsMode;

@@ -18,4 +18,5 @@
 
 pub mod config;
 pub mod count;
+pub mod scan;
 pub mod spec;

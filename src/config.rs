@@ -10,3 +10,14 @@ pub enum Format {
 }
 
 pub use crate::scan::SecretsMode;
+
+impl Format {
+    /// The name used in flags and `.gnawconfig`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Markdown => "markdown",
+            Format::Xml => "xml",
+            Format::Json => "json",
+        }
+    }
+}

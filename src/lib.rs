@@ -20,3 +20,15 @@ pub mod config;
 pub mod count;
 pub mod scan;
 pub mod spec;
+pub mod error;
+pub mod extraction;
+
+pub use error::Error;
+pub use extraction::{Extraction, FileEntry, SkipReason, Skipped};
+pub use spec::{ExtractionSpec, Mode, Observer, Overrides};
+
+/// Run the whole pipeline for one spec. The CLI and gnaw-mcp both call this and nothing else.
+pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
+    let _ = spec;
+    Err(Error::Io("the pipeline is not assembled yet".into()))
+}

@@ -9,3 +9,19 @@ pub enum SecretsMode {
     Redact,
     Block,
 }
+
+/// A secret found by the scan stage (skeleton).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub path: String,
+    pub line: usize,
+    pub fingerprint: String,
+}
+
+impl Finding {
+    /// JSON form (never holds the secret).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({"rule": self.rule, "path": self.path, "line": self.line, "fingerprint": self.fingerprint})
+    }
+}

@@ -161,6 +161,9 @@ impl Args {
             max_file_size: self.max_file_size,
             tree: tri(self.tree, self.no_tree),
             secrets: self.secrets,
+            budget: None,
+            query: None,
+            profile: None,
         }
     }
 }

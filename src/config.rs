@@ -69,6 +69,8 @@ pub struct Options {
     pub secrets: SecretsMode,
     pub secrets_allow_paths: Vec<String>,
     pub secrets_allow_fingerprints: Vec<String>,
+    /// Token budget for the rendered prompt; `None` is unlimited.
+    pub budget: Option<usize>,
 }
 
 impl Default for Options {
@@ -88,6 +90,7 @@ impl Default for Options {
             secrets: SecretsMode::Warn,
             secrets_allow_paths: Vec::new(),
             secrets_allow_fingerprints: Vec::new(),
+            budget: None,
         }
     }
 }
@@ -105,50 +108,119 @@ pub const KEYS: &[&str] = &[
     "max_file_size",
     "tree",
     "secrets",
+    "budget",
+    "profiles",
 ];
 
 /// The keys of the `[secrets]` table.
 pub const SECRETS_KEYS: &[&str] = &["mode", "allow_paths", "allow_fingerprints"];
 
-/// Parse a `.gnawconfig` text into options, starting from `base` (the caller's defaults).
-pub fn parse(text: &str, base: Options) -> Result<Options, String> {
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        format!("{CONFIG_FILE} is not valid TOML: {}", e.message())
-    })?;
+/// Parse a `.gnawconfig` text into options, starting from `base` (the caller's defaults), then
+/// applying the `[profiles.NAME]` table when `profile` names one. Every profile is validated,
+/// selected or not, so a typo anywhere in the file is reported.
+pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options, String> {
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| format!("{CONFIG_FILE} is not valid TOML: {}", e.message()))?;
     let mut o = base;
+    let mut profiles: Vec<(&String, &toml::Table)> = Vec::new();
     for (key, value) in &table {
-        match key.as_str() {
-            "include" => {
-                o.include = string_list(key, value)?;
-                o.config_include = o.include.clone();
+        if key == "profiles" {
+            let toml::Value::Table(t) = value else {
+                return Err(format!(
+                    "{CONFIG_FILE}: `profiles` must be a table of [profiles.NAME] tables"
+                ));
+            };
+            for (name, p) in t {
+                let toml::Value::Table(p) = p else {
+                    return Err(format!(
+                        "{CONFIG_FILE}: profile `{name}` must be a [profiles.{name}] table"
+                    ));
+                };
+                profiles.push((name, p));
             }
-            "exclude" => o.exclude = string_list(key, value)?,
-            "format" => {
-                let s = string(key, value)?;
-                o.format = Format::from_name(s)
-                    .ok_or_else(|| bad_value(key, s, "one of markdown, xml, json"))?;
+            continue;
+        }
+        apply_key(&mut o, key, value, "")?;
+    }
+    for (name, p) in &profiles {
+        let mut scratch = o.clone();
+        for (key, value) in p.iter() {
+            if key == "profiles" {
+                return Err(format!("{CONFIG_FILE}: profile `{name}` cannot define profiles"));
             }
-            "encoding" => {
-                let s = string(key, value)?;
-                o.encoding = Encoding::from_name(s).ok_or_else(|| {
-                    bad_value(
-                        key,
-                        s,
-                        "one of o200k_base, cl100k_base, p50k_base, r50k_base",
-                    )
-                })?;
-            }
-            "line_numbers" => o.line_numbers = boolean(key, value)?,
-            "hidden" => o.hidden = boolean(key, value)?,
-            "no_ignore" => o.no_ignore = boolean(key, value)?,
-            "follow_links" => o.follow_links = boolean(key, value)?,
-            "tree" => o.tree = boolean(key, value)?,
-            "max_file_size" => o.max_file_size = size(key, value)?,
-            "secrets" => parse_secrets(value, &mut o)?,
-            other => return Err(unknown_key(other, KEYS, "")),
+            apply_key(&mut scratch, key, value, &format!("profiles.{name}."))?;
+        }
+    }
+    if let Some(wanted) = profile {
+        let Some((_, p)) = profiles.iter().find(|(n, _)| n.as_str() == wanted) else {
+            return Err(unknown_profile(wanted, profiles.iter().map(|(n, _)| n.as_str())));
+        };
+        for (key, value) in p.iter() {
+            apply_key(&mut o, key, value, &format!("profiles.{wanted}."))?;
         }
     }
     Ok(o)
+}
+
+/// The error for a profile that does not exist, listing those that do.
+pub fn unknown_profile<'a>(wanted: &str, available: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = available.collect();
+    if names.is_empty() {
+        format!(
+            "unknown profile `{wanted}`: {CONFIG_FILE} defines no profiles (add a [profiles.{wanted}] table)"
+        )
+    } else {
+        format!(
+            "unknown profile `{wanted}`; available profiles: {}",
+            names.join(", ")
+        )
+    }
+}
+
+/// Apply one key. `prefix` is where the key sits (`""` or `profiles.NAME.`), for messages.
+fn apply_key(o: &mut Options, key: &str, value: &toml::Value, prefix: &str) -> Result<(), String> {
+    let full = format!("{prefix}{key}");
+    let key = full.as_str();
+    match &full[prefix.len()..] {
+        "include" => {
+            o.include = string_list(key, value)?;
+            o.config_include = o.include.clone();
+        }
+        "exclude" => o.exclude = string_list(key, value)?,
+        "format" => {
+            let s = string(key, value)?;
+            o.format =
+                Format::from_name(s).ok_or_else(|| bad_value(key, s, "one of markdown, xml, json"))?;
+        }
+        "encoding" => {
+            let s = string(key, value)?;
+            o.encoding = Encoding::from_name(s).ok_or_else(|| {
+                bad_value(key, s, "one of o200k_base, cl100k_base, p50k_base, r50k_base")
+            })?;
+        }
+        "line_numbers" => o.line_numbers = boolean(key, value)?,
+        "hidden" => o.hidden = boolean(key, value)?,
+        "no_ignore" => o.no_ignore = boolean(key, value)?,
+        "follow_links" => o.follow_links = boolean(key, value)?,
+        "tree" => o.tree = boolean(key, value)?,
+        "max_file_size" => o.max_file_size = size(key, value)?,
+        "budget" => o.budget = budget(key, value)?,
+        "secrets" => parse_secrets(value, o)?,
+        other => return Err(unknown_key(other, KEYS, prefix)),
+    }
+    Ok(())
+}
+
+fn budget(key: &str, v: &toml::Value) -> Result<Option<usize>, String> {
+    match v {
+        toml::Value::Integer(0) => Ok(None),
+        toml::Value::Integer(i) if *i > 0 => Ok(Some(*i as usize)),
+        other => Err(format!(
+            "{CONFIG_FILE}: key `{key}` must be a token count (0 means unlimited), found {}",
+            describe(other)
+        )),
+    }
 }
 
 fn parse_secrets(value: &toml::Value, o: &mut Options) -> Result<(), String> {
@@ -210,6 +282,9 @@ pub fn apply_overrides(mut o: Options, ov: &Overrides) -> Options {
     }
     if let Some(v) = ov.secrets {
         o.secrets = v;
+    }
+    if let Some(v) = ov.budget {
+        o.budget = (v > 0).then_some(v);
     }
     o
 }
@@ -320,12 +395,31 @@ fn edit_distance(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
 
+    fn parse_test(text: &str, base: Options) -> Result<Options, String> {
+        parse(text, base, None)
+    }
+
+    #[test]
+    fn profiles_override_and_unknown_ones_are_listed() {
+        let text = "format = \"xml\"\nbudget = 5000\n[profiles.small]\nbudget = 1000\ninclude = [\"src/**\"]\n[profiles.docs]\ninclude = [\"*.md\"]\n";
+        let o = parse(text, Options::default(), Some("small")).unwrap();
+        assert_eq!(o.budget, Some(1000));
+        assert_eq!(o.format, Format::Xml);
+        assert_eq!(o.include, vec!["src/**"]);
+        let o = parse(text, Options::default(), None).unwrap();
+        assert_eq!(o.budget, Some(5000));
+        let err = parse(text, Options::default(), Some("big")).unwrap_err();
+        assert!(err.contains("small") && err.contains("docs") && err.contains("`big`"), "{err}");
+        let err = parse("[profiles.x]\nbudgett = 1", Options::default(), None).unwrap_err();
+        assert!(err.contains("profiles.x.budgett") && err.contains("profiles.x.budget"), "{err}");
+    }
+
     #[test]
     fn unknown_key_names_the_nearest() {
-        let err = parse("includes = [\"a\"]", Options::default()).unwrap_err();
+        let err = parse_test("includes = [\"a\"]", Options::default()).unwrap_err();
         assert!(err.contains("`includes`"), "{err}");
         assert!(err.contains("did you mean `include`"), "{err}");
-        let err = parse("[secrets]\nmod = \"off\"", Options::default()).unwrap_err();
+        let err = parse_test("[secrets]\nmod = \"off\"", Options::default()).unwrap_err();
         assert!(err.contains("did you mean `secrets.mode`"), "{err}");
     }
 

@@ -16,6 +16,7 @@
 //! caller asks for and [`extraction`] what it gets back. Both `gnaw` and `gnaw-mcp` call
 //! [`run_extraction`] and nothing else.
 
+pub mod budget;
 pub mod cli;
 pub mod config;
 pub mod count;
@@ -23,6 +24,7 @@ pub mod error;
 pub mod extraction;
 pub mod filter;
 pub mod par;
+pub mod rank;
 pub mod read;
 pub mod render;
 pub mod scan;
@@ -120,7 +122,7 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         .map(|n| render::display_path(n.as_bytes()))
         .unwrap_or_else(|| "/".into());
     let paths: Vec<&str> = kept.iter().map(|(p, _)| p.as_str()).collect();
-    let preamble = render::preamble(&ropts, &repo_name, &paths);
+    let preamble = render::preamble(&ropts, &repo_name, &paths, &budget::OmittedView::default());
     let epilogue = render::epilogue(&ropts);
     let last = kept.len().checked_sub(1);
     let indices: Vec<usize> = (0..kept.len()).collect();
@@ -208,9 +210,12 @@ pub fn resolve_options(dir: &BeneathDir, spec: &ExtractionSpec<'_>) -> Result<Op
                     config::MAX_CONFIG_BYTES
                 )));
             }
-            config::parse(&text, base).map_err(Error::Config)?
+            config::parse(&text, base, spec.overrides.profile.as_deref()).map_err(Error::Config)?
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => base,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => match &spec.overrides.profile {
+            Some(p) => return Err(Error::Config(config::unknown_profile(p, std::iter::empty()))),
+            None => base,
+        },
         Err(e) if e.kind() == std::io::ErrorKind::CrossesDevices => {
             return Err(Error::Config(format!(
                 "{} is a link to a file outside the repository; it was not read",

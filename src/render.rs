@@ -11,6 +11,7 @@
 //! [`display_path`], which escapes every byte that could be ambiguous or invisible.
 //! The exact layouts are documented in `docs/formats.md`.
 
+use crate::budget::OmittedView;
 use crate::config::Format;
 use std::fmt::Write as _;
 
@@ -34,8 +35,14 @@ pub struct FileView<'a> {
 /// The note shown for a lossily decoded file.
 pub const LOSSY_NOTE: &str = "not valid UTF-8; invalid bytes shown as U+FFFD";
 
-/// Everything before the first file: the title, the tree of `paths` (display forms, sorted).
-pub fn preamble(opts: &RenderOptions, repo_name: &str, paths: &[&str]) -> String {
+/// Everything before the first file: the title, the tree of `paths` (display forms, sorted),
+/// and, when a budget left files out, the omitted section.
+pub fn preamble(
+    opts: &RenderOptions,
+    repo_name: &str,
+    paths: &[&str],
+    omitted: &OmittedView,
+) -> String {
     let tree = if opts.tree {
         Some(tree(repo_name, paths))
     } else {
@@ -49,6 +56,22 @@ pub fn preamble(opts: &RenderOptions, repo_name: &str, paths: &[&str]) -> String
                 let fence = fence_for(t, '`');
                 let _ = write!(out, "## Directory tree\n\n{fence}text\n{t}{fence}\n\n");
             }
+            if omitted.files > 0 {
+                let _ = write!(
+                    out,
+                    "## Omitted to fit the token budget\n\n{} files ({} tokens) are not shown. \
+                     Ask for them by path with `include`.\n\n",
+                    omitted.files, omitted.tokens
+                );
+                for l in &omitted.lines {
+                    let _ = match (l.label.as_str(), l.files) {
+                        ("", _) => writeln!(out, "- everything: {} files, {} tokens", l.files, l.tokens),
+                        (p, 1) if !p.ends_with('/') => writeln!(out, "- {} — {} tokens", md_inline(p), l.tokens),
+                        (p, _) => writeln!(out, "- {} — {} files, {} tokens", md_inline(p), l.files, l.tokens),
+                    };
+                }
+                out.push('\n');
+            }
             out.push_str("## Files\n\n");
         }
         Format::Xml => {
@@ -56,11 +79,42 @@ pub fn preamble(opts: &RenderOptions, repo_name: &str, paths: &[&str]) -> String
             if let Some(t) = &tree {
                 let _ = write!(out, "<tree>\n{}</tree>\n", xml_escape(t, false));
             }
+            if omitted.files > 0 {
+                let _ = writeln!(
+                    out,
+                    "<omitted files=\"{}\" tokens=\"{}\" hint=\"ask for these paths with include\">",
+                    omitted.files, omitted.tokens
+                );
+                for l in &omitted.lines {
+                    let _ = writeln!(
+                        out,
+                        "<entry path=\"{}\" files=\"{}\" tokens=\"{}\"/>",
+                        xml_escape(&l.label, true),
+                        l.files,
+                        l.tokens
+                    );
+                }
+                out.push_str("</omitted>\n");
+            }
         }
         Format::Json => {
             let _ = writeln!(out, "{{\"repository\":{},", json_str(repo_name));
             if let Some(t) = &tree {
                 let _ = writeln!(out, "\"tree\":{},", json_str(t));
+            }
+            if omitted.files > 0 {
+                let entries: Vec<serde_json::Value> = omitted
+                    .lines
+                    .iter()
+                    .map(|l| serde_json::json!({"path": l.label, "files": l.files, "tokens": l.tokens}))
+                    .collect();
+                let v = serde_json::json!({
+                    "files": omitted.files,
+                    "tokens": omitted.tokens,
+                    "hint": "ask for these paths with include",
+                    "entries": entries,
+                });
+                let _ = writeln!(out, "\"omitted\":{v},");
             }
             out.push_str("\"files\":[\n");
         }

@@ -33,6 +33,8 @@ pub struct Policy {
     pub secrets_floor: SecretsMode,
     /// Skip regular files with more than one hard link (they may be links to files outside).
     pub skip_hard_links: bool,
+    /// Budget when neither `.gnawconfig` nor an override sets one (`None`: unlimited).
+    pub budget_default: Option<usize>,
 }
 
 impl Policy {
@@ -42,6 +44,7 @@ impl Policy {
             secrets_default: SecretsMode::Warn,
             secrets_floor: SecretsMode::Off,
             skip_hard_links: false,
+            budget_default: None,
         }
     }
 
@@ -51,6 +54,7 @@ impl Policy {
             secrets_default: SecretsMode::Redact,
             secrets_floor: SecretsMode::Off,
             skip_hard_links: true,
+            budget_default: Some(20_000),
         }
     }
 }
@@ -85,6 +89,12 @@ pub struct Overrides {
     pub max_file_size: Option<u64>,
     pub tree: Option<bool>,
     pub secrets: Option<SecretsMode>,
+    /// Token budget; `Some(0)` means unlimited.
+    pub budget: Option<usize>,
+    /// Rank files by relevance to this text (BM25 over code-aware terms).
+    pub query: Option<String>,
+    /// Apply `[profiles.NAME]` from `.gnawconfig`.
+    pub profile: Option<String>,
 }
 
 /// Receives progress and answers whether the run should stop. Called from worker threads.

@@ -1,0 +1,381 @@
+//! Rank stage: which files matter most, so that a token budget keeps the useful ones.
+//!
+//! Without a query the order is a fixed, deterministic prior: README and manifests first, then
+//! entry points, core sources, docs and config, then tests, examples, fixtures, generated and
+//! vendored files, and lock files last; shallower and smaller files first within a class.
+//!
+//! With a query, files are scored with BM25 over code-aware terms (identifiers split on
+//! snake_case and camelCase, acronyms kept whole: `getHTTPResponse` → get, http, response, plus
+//! the whole identifier), where path components count as terms too, plus boosts when the query
+//! names a file, a directory, or a symbol the file defines. The prior breaks ties. Every score is
+//! explainable: [`Score::parts`] lists what it is made of.
+//!
+//! Ranking decides only what is kept; the rendered output stays sorted by path.
+
+use std::collections::{HashMap, HashSet};
+
+/// One file to rank.
+pub struct Doc<'a> {
+    /// Display path, `/`-separated.
+    pub path: &'a str,
+    pub text: &'a str,
+}
+
+/// A file's score and what it is made of.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Score {
+    pub total: f64,
+    pub parts: Vec<(&'static str, f64)>,
+}
+
+/// BM25 parameters (the usual defaults).
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// Boosts when the query names the file, a directory on its path, or a symbol it defines.
+const FILE_BOOST: f64 = 6.0;
+const DIR_BOOST: f64 = 2.0;
+const SYMBOL_BOOST: f64 = 4.0;
+/// Weight of a term occurrence in the path relative to one in the contents.
+const PATH_WEIGHT: usize = 5;
+
+/// Rank `docs`: returns indices into `docs`, best first, with each one's score. Deterministic:
+/// ties are broken by path.
+pub fn rank(docs: &[Doc<'_>], query: Option<&str>) -> Vec<(usize, Score)> {
+    let query_terms: Vec<String> = query.map(query_terms).unwrap_or_default();
+    let mut scored: Vec<(usize, Score)> = if query_terms.is_empty() {
+        docs.iter()
+            .enumerate()
+            .map(|(i, d)| (i, prior(d.path, d.text.len())))
+            .collect()
+    } else {
+        bm25(docs, &query_terms)
+    };
+    scored.sort_by(|(ia, a), (ib, b)| {
+        b.total
+            .total_cmp(&a.total)
+            .then_with(|| docs[*ia].path.as_bytes().cmp(docs[*ib].path.as_bytes()))
+    });
+    scored
+}
+
+fn bm25(docs: &[Doc<'_>], query: &[String]) -> Vec<(usize, Score)> {
+    let wanted: HashSet<&str> = query.iter().map(String::as_str).collect();
+    // Term frequencies of the query's terms only: everything else is irrelevant to the score.
+    let per_doc: Vec<(HashMap<&str, usize>, usize)> = docs
+        .iter()
+        .map(|d| {
+            let mut tf: HashMap<&str, usize> = HashMap::new();
+            let mut len = 0;
+            let mut add = |t: &str, w: usize| {
+                len += w;
+                if let Some(k) = wanted.get(t) {
+                    *tf.entry(k).or_default() += w;
+                }
+            };
+            for_each_term(d.text, |t| add(t, 1));
+            for_each_term(d.path, |t| add(t, PATH_WEIGHT));
+            (tf, len)
+        })
+        .collect();
+    let n = docs.len() as f64;
+    let avg_len = per_doc.iter().map(|(_, l)| *l as f64).sum::<f64>() / n.max(1.0);
+    let df: HashMap<&str, usize> = wanted
+        .iter()
+        .map(|t| (*t, per_doc.iter().filter(|(tf, _)| tf.contains_key(t)).count()))
+        .collect();
+    docs.iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let (tf, len) = &per_doc[i];
+            let mut text_score = 0.0;
+            for t in &wanted {
+                let f = *tf.get(t).unwrap_or(&0) as f64;
+                if f == 0.0 {
+                    continue;
+                }
+                let dfi = df[t] as f64;
+                let idf = ((n - dfi + 0.5) / (dfi + 0.5) + 1.0).ln();
+                let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * *len as f64 / avg_len.max(1.0)));
+                text_score += idf * norm;
+            }
+            let (file_hit, dir_hit) = path_hits(d.path, &wanted);
+            let symbol_hits = defined_symbols(d.text)
+                .filter(|s| wanted.contains(s.as_str()))
+                .collect::<HashSet<_>>()
+                .len();
+            let base = prior(d.path, d.text.len());
+            let mut parts = vec![("bm25", text_score)];
+            if file_hit {
+                parts.push(("names_file", FILE_BOOST));
+            }
+            if dir_hit {
+                parts.push(("names_directory", DIR_BOOST));
+            }
+            if symbol_hits > 0 {
+                parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
+            }
+            // The prior is scaled down so it only breaks ties between relevant files, and keeps
+            // files the query does not touch in their default order below all that it does.
+            let relevant = parts.iter().map(|p| p.1).sum::<f64>();
+            let prior_part = base.total / 1000.0;
+            parts.push(("prior", prior_part));
+            let total = if relevant > 0.0 {
+                relevant + prior_part
+            } else {
+                prior_part - 10.0
+            };
+            (i, Score { total, parts })
+        })
+        .collect()
+}
+
+/// Whether the query names the file (its name or stem) or a directory on its path.
+fn path_hits(path: &str, wanted: &HashSet<&str>) -> (bool, bool) {
+    let mut comps: Vec<&str> = path.split('/').collect();
+    let name = comps.pop().unwrap_or("");
+    let stem = name.split('.').next().unwrap_or(name);
+    let lower = |s: &str| s.to_ascii_lowercase();
+    let file = wanted.contains(lower(name).as_str())
+        || (!stem.is_empty() && wanted.contains(lower(stem).as_str()));
+    let dir = comps.iter().any(|c| wanted.contains(lower(c).as_str()));
+    (file, dir)
+}
+
+/// Names the file defines, lowercased and without underscores (as whole-identifier terms are): `fn x`, `struct X`, `class X`, `def x`, `func X`, ...
+fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
+    const KEYWORDS: &[&str] = &[
+        "fn", "struct", "enum", "trait", "type", "mod", "class", "def", "func", "interface",
+        "function", "const", "static", "impl", "macro_rules!",
+    ];
+    let mut words = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
+        .filter(|w| !w.is_empty());
+    let mut prev_kw = false;
+    std::iter::from_fn(move || {
+        for w in words.by_ref() {
+            if prev_kw {
+                prev_kw = KEYWORDS.contains(&w);
+                if !KEYWORDS.contains(&w) {
+                    return Some(w.replace('_', "").to_lowercase());
+                }
+            } else {
+                prev_kw = KEYWORDS.contains(&w);
+            }
+        }
+        None
+    })
+}
+
+/// Split a query into terms the same way contents are split, without stop words.
+pub fn query_terms(q: &str) -> Vec<String> {
+    const STOP: &[&str] = &[
+        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+        "i", "in", "is", "it", "of", "on", "or", "the", "that", "this", "to", "what", "when",
+        "where", "which", "who", "why", "with", "we", "you",
+    ];
+    let mut out = Vec::new();
+    for_each_term(q, |t| {
+        if !STOP.contains(&t) && !out.iter().any(|o: &String| o == t) {
+            out.push(t.to_string());
+        }
+    });
+    out
+}
+
+/// Call `f` with every lowercased term of `text`: each identifier's parts (snake_case and
+/// camelCase split, acronyms kept whole) and, when it has several, the whole identifier.
+pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::new();
+    for word in text.split(|c: char| !c.is_alphanumeric() && c != '_') {
+        if word.is_empty() {
+            continue;
+        }
+        let parts = split_identifier(word);
+        if parts.len() > 1 {
+            buf.clear();
+            buf.extend(word.chars().filter(|c| *c != '_').flat_map(char::to_lowercase));
+            if buf.len() > 1 {
+                f(&buf);
+            }
+        }
+        for p in parts {
+            if p.len() > 1 {
+                buf.clear();
+                buf.extend(p.chars().flat_map(char::to_lowercase));
+                f(&buf);
+            }
+        }
+    }
+}
+
+/// `getHTTPResponse_v2` → `get`, `HTTP`, `Response`, `v2`.
+pub fn split_identifier(word: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    for piece in word.split('_').filter(|p| !p.is_empty()) {
+        let chars: Vec<(usize, char)> = piece.char_indices().collect();
+        let mut start = 0;
+        for k in 1..chars.len() {
+            let (i, c) = chars[k];
+            let prev = chars[k - 1].1;
+            let next_lower = chars.get(k + 1).is_some_and(|(_, n)| n.is_lowercase());
+            let boundary = (prev.is_lowercase() && c.is_uppercase())
+                || (prev.is_uppercase() && c.is_uppercase() && next_lower);
+            if boundary {
+                parts.push(&piece[start..i]);
+                start = i;
+            }
+        }
+        parts.push(&piece[start..]);
+    }
+    parts
+}
+
+/// The default order's score: a class weight, less a little for depth and size.
+pub fn prior(path: &str, len: usize) -> Score {
+    let class = class_of(path);
+    let class_score = 100.0 * (9 - class as u8) as f64;
+    let depth = path.matches('/').count() as f64;
+    let size = (len as f64 + 1.0).log2();
+    Score {
+        total: class_score - depth - size / 4.0,
+        parts: vec![
+            ("class", class_score),
+            ("depth", -depth),
+            ("size", -size / 4.0),
+        ],
+    }
+}
+
+/// How useful a kind of file usually is to a reader, best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    ReadmeOrManifest = 0,
+    EntryPoint = 1,
+    Source = 2,
+    Docs = 3,
+    Other = 4,
+    Test = 5,
+    Example = 6,
+    Generated = 7,
+    Lock = 8,
+}
+
+/// Classify a path by its name and directories.
+pub fn class_of(path: &str) -> Class {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let dirs: Vec<&str> = lower.split('/').rev().skip(1).collect();
+    let in_dir = |names: &[&str]| dirs.iter().any(|d| names.contains(d));
+    const LOCKS: &[&str] = &[
+        "cargo.lock", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock",
+        "gemfile.lock", "go.sum", "composer.lock", "pipfile.lock", "uv.lock", "flake.lock",
+        "bun.lockb", "npm-shrinkwrap.json",
+    ];
+    const MANIFESTS: &[&str] = &[
+        "cargo.toml", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "go.mod",
+        "pom.xml", "build.gradle", "build.gradle.kts", "gemfile", "composer.json",
+        "cmakelists.txt", "makefile", "meson.build", "build.zig", "mix.exs", "dockerfile",
+    ];
+    const ENTRY_STEMS: &[&str] = &["main", "lib", "index", "app", "cli", "__main__", "mod", "server"];
+    if LOCKS.contains(&name) || name.ends_with(".lock") {
+        return Class::Lock;
+    }
+    if in_dir(&["vendor", "third_party", "third-party", "node_modules", "dist", "generated"])
+        || name.contains(".min.")
+        || name.contains("_generated")
+        || name.contains(".generated.")
+        || name.ends_with(".pb.go")
+        || name.ends_with("_pb2.py")
+        || in_dir(&["fixtures", "fixture", "testdata", "test-data", "snapshots", "__snapshots__"])
+    {
+        return Class::Generated;
+    }
+    if name.starts_with("readme") || (dirs.len() <= 1 && MANIFESTS.contains(&name)) {
+        return Class::ReadmeOrManifest;
+    }
+    if in_dir(&["tests", "test", "__tests__", "spec", "specs"])
+        || name.starts_with("test_")
+        || name.contains("_test.")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+        || name.contains("_spec.")
+    {
+        return Class::Test;
+    }
+    if in_dir(&["examples", "example", "benches", "bench", "benchmarks", "samples", "demo"]) {
+        return Class::Example;
+    }
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    let code = matches!(
+        ext,
+        "rs" | "py" | "js" | "ts" | "tsx" | "jsx" | "go" | "c" | "h" | "cc" | "cpp" | "hpp"
+            | "java" | "kt" | "swift" | "rb" | "php" | "cs" | "scala" | "zig" | "ex" | "exs"
+            | "hs" | "ml" | "lua" | "sh" | "mjs" | "cjs" | "vue" | "svelte" | "dart" | "jl"
+    );
+    if code && (ENTRY_STEMS.contains(&stem) || in_dir(&["bin", "cmd"])) {
+        return Class::EntryPoint;
+    }
+    if code {
+        return Class::Source;
+    }
+    if matches!(ext, "md" | "rst" | "txt" | "adoc") || in_dir(&["docs", "doc"]) {
+        return Class::Docs;
+    }
+    Class::Other
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_split_with_acronyms_whole() {
+        assert_eq!(split_identifier("getHTTPResponse"), vec!["get", "HTTP", "Response"]);
+        assert_eq!(split_identifier("snake_case_name"), vec!["snake", "case", "name"]);
+        assert_eq!(split_identifier("XMLParser"), vec!["XML", "Parser"]);
+        let mut terms = Vec::new();
+        for_each_term("getHTTPResponse", |t| terms.push(t.to_string()));
+        assert_eq!(terms, vec!["gethttpresponse", "get", "http", "response"]);
+    }
+
+    #[test]
+    fn default_order_puts_readme_first_and_locks_last() {
+        let paths = [
+            "Cargo.lock",
+            "tests/it.rs",
+            "src/util.rs",
+            "README.md",
+            "src/main.rs",
+            "vendor/x/y.rs",
+            "Cargo.toml",
+        ];
+        let docs: Vec<Doc> = paths.iter().map(|p| Doc { path: p, text: "x" }).collect();
+        let order: Vec<&str> = rank(&docs, None).iter().map(|(i, _)| paths[*i]).collect();
+        assert_eq!(
+            order,
+            vec![
+                "Cargo.toml",
+                "README.md",
+                "src/main.rs",
+                "src/util.rs",
+                "tests/it.rs",
+                "vendor/x/y.rs",
+                "Cargo.lock"
+            ]
+        );
+    }
+
+    #[test]
+    fn query_prefers_files_that_define_and_mention_it() {
+        let docs = [
+            Doc { path: "src/a.rs", text: "fn unrelated() {}" },
+            Doc { path: "src/http.rs", text: "pub fn get_http_response() -> Response { todo() }" },
+            Doc { path: "src/b.rs", text: "let r = get_http_response(); // http response" },
+        ];
+        let r = rank(&docs, Some("getHTTPResponse"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert_eq!(r[1].0, 2);
+        assert_eq!(r[2].0, 0);
+        assert!(r[0].1.parts.iter().any(|p| p.0 == "defines_symbol"));
+    }
+}

@@ -1,8 +1,18 @@
-//! Confinement for gnaw-mcp (skeleton; the real crate lands next).
-use std::path::PathBuf;
+//! Confinement for gnaw-mcp: every piece of the project's `unsafe`, and its three layers.
+//!
+//! - [`contain`]: userspace containment. A [`Root`] turns untrusted paths into [`Contained`] /
+//!   [`ContainedDir`] proofs, or a named [`Rejection`].
+//! - [`beneath`]: per-open kernel containment. [`BeneathDir`] opens files relative to a
+//!   directory fd with `openat2(RESOLVE_BENEATH)` and checks they are the files the walk saw.
+//! - [`confine`](mod@confine): the process-wide Landlock read-only ruleset and process
+//!   hardening ([`confine()`], [`SandboxMode`], [`SandboxStatus`]).
+//!
+//! This crate does not depend on the pipeline.
 
-/// A directory proven to lie under the root.
-#[derive(Clone, Debug)]
-pub struct ContainedDir {
-    pub path: PathBuf,
-}
+pub mod beneath;
+pub mod confine;
+pub mod contain;
+
+pub use beneath::{BeneathDir, FileChanged, Mechanism, is_file_changed, refusal_reason};
+pub use confine::{ConfineError, SandboxMode, SandboxStatus, TESTED_ABI, confine, probe_status};
+pub use contain::{Contained, ContainedDir, Rejection, Root, RootError};

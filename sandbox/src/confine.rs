@@ -465,3 +465,36 @@ fn thread_count() -> Result<usize, String> {
         .and_then(|n| n.trim().parse().ok())
         .ok_or_else(|| "no Threads: line in /proc/self/status".to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_and_name_round_trip() {
+        for mode in [
+            SandboxMode::Strict,
+            SandboxMode::BestEffort,
+            SandboxMode::Off,
+        ] {
+            assert_eq!(mode.name().parse::<SandboxMode>(), Ok(mode));
+        }
+        assert_eq!(SandboxMode::default(), SandboxMode::Strict);
+        let err = "permissive".parse::<SandboxMode>().unwrap_err();
+        assert!(err.contains("strict") && err.contains("best-effort") && err.contains("off"));
+    }
+
+    #[test]
+    fn strict_needs_abi_3() {
+        assert!(!Plan::new(None).read_only_enforceable());
+        assert!(!Plan::new(Some(2)).read_only_enforceable());
+        assert!(Plan::new(Some(3)).read_only_enforceable());
+        assert!(Plan::new(Some(7)).missing().is_empty());
+        let missing = Plan::new(Some(2)).missing().join(" ");
+        assert!(
+            missing.contains("truncate") && missing.contains("ioctl_dev"),
+            "{missing}"
+        );
+        assert!(Plan::new(None).missing()[0].contains("not available"));
+    }
+}

@@ -351,9 +351,7 @@ impl Root {
                 } else {
                     push_front_components(&mut pending, &target);
                 }
-            } else if ft.is_dir() {
-                done.push(name);
-            } else if pending.is_empty() {
+            } else if ft.is_dir() || pending.is_empty() {
                 done.push(name);
             } else {
                 // A file in the middle of the path ("file/x"): nothing by that name exists.

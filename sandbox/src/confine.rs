@@ -227,6 +227,7 @@ pub fn confine(root: &Root, mode: SandboxMode) -> Result<SandboxStatus, ConfineE
         let mut status = plan.status(root, mode);
         status.ruleset = "off";
         status.not_enforced = vec!["sandbox is off (GNAW_MCP_SANDBOX=off)".into()];
+        log::warn!("SANDBOX OFF: no Landlock ruleset, no hardening; for debugging only");
         return Ok(status);
     }
     let strict = mode == SandboxMode::Strict;

@@ -191,6 +191,14 @@ impl ContainedDir {
         self.inner.relative()
     }
 
+    /// This directory as a [`Root`] of its own, e.g. to contain paths given relative to a repo
+    /// that is itself a subdirectory of the server's root. No new canonicalization is needed.
+    pub fn as_root(&self) -> Root {
+        Root {
+            path: self.inner.path.clone(),
+        }
+    }
+
     /// Open a directory fd on it, for per-open kernel containment.
     pub fn open(&self) -> io::Result<BeneathDir> {
         BeneathDir::open(&self.inner.path)

@@ -311,6 +311,19 @@ fn directories_and_json() {
             .kind(),
         "OutsideRoot"
     );
+    let sub_root = d.as_root();
+    assert_eq!(sub_root.path(), f.root.path().join("sub"));
+    assert_eq!(
+        sub_root.contain(OsStr::new("../file.txt")).unwrap_err(),
+        Rejection::OutsideRoot
+    );
+    assert_eq!(
+        sub_root
+            .contain(OsStr::new("inner.txt"))
+            .unwrap()
+            .relative(),
+        Path::new("inner.txt")
+    );
     let whole = f.root.as_dir();
     assert_eq!(whole.relative(), Path::new(""));
     assert_eq!(whole.path(), f.root.path());

@@ -222,12 +222,27 @@ mod tests {
         assert_eq!(
             d1.lines,
             vec![
-                OmittedLine { label: "a/".into(), files: 3, tokens: 60 },
-                OmittedLine { label: "f.rs".into(), files: 1, tokens: 40 },
+                OmittedLine {
+                    label: "a/".into(),
+                    files: 3,
+                    tokens: 60
+                },
+                OmittedLine {
+                    label: "f.rs".into(),
+                    files: 1,
+                    tokens: 40
+                },
             ]
         );
         let d0 = view_at(&all, &paths, &tokens, Some(0));
-        assert_eq!(d0.lines, vec![OmittedLine { label: String::new(), files: 4, tokens: 100 }]);
+        assert_eq!(
+            d0.lines,
+            vec![OmittedLine {
+                label: String::new(),
+                files: 4,
+                tokens: 100
+            }]
+        );
         assert_eq!(d0.tokens, 100);
     }
 

@@ -98,6 +98,23 @@ pub struct Args {
     #[arg(long, value_name = "MODE", value_parser = parse_secrets)]
     pub secrets: Option<SecretsMode>,
 
+    /// Fit the prompt into N tokens: whole files, best-ranked first; the rest are listed as
+    /// omitted (0 means unlimited)
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+
+    /// Rank files by relevance to this text (decides what a --budget keeps)
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+
+    /// Apply [profiles.NAME] from .gnawconfig
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// Explain the ranking: each file's score and its parts (on stderr, or in --json)
+    #[arg(long)]
+    pub explain: bool,
+
     /// Read the paths to extract from stdin, one per line (e.g. from git diff --name-only)
     #[arg(long)]
     pub stdin: bool,
@@ -161,9 +178,9 @@ impl Args {
             max_file_size: self.max_file_size,
             tree: tri(self.tree, self.no_tree),
             secrets: self.secrets,
-            budget: None,
-            query: None,
-            profile: None,
+            budget: self.budget,
+            query: self.query.clone(),
+            profile: self.profile.clone(),
         }
     }
 }
@@ -216,10 +233,17 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         }
     }
     if args.json {
-        let text = serde_json::to_string_pretty(&ex.summary_json()).unwrap_or_default();
+        let mut summary = ex.summary_json();
+        if args.explain {
+            summary["ranking"] = ex.ranking_json();
+        }
+        let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
         write_stdout(format!("{text}\n").as_bytes())?;
     } else if args.estimate {
         write_stdout(format!("{} {}\n", ex.tokens, ex.encoding.name()).as_bytes())?;
+    }
+    if args.explain && !args.json {
+        eprint!("{}", explain(&ex));
     }
     if !args.quiet {
         eprint!("{}", summary(&ex));
@@ -250,6 +274,17 @@ pub fn summary(ex: &Extraction) -> String {
         ex.encoding.name(),
         ex.output_bytes
     );
+    if let Some(b) = ex.budget {
+        let _ = write!(s, ", budget {b}");
+        if !ex.omitted.is_empty() {
+            let t: usize = ex.omitted.iter().map(|o| o.tokens).sum();
+            let _ = write!(
+                s,
+                " ({} files, {t} tokens omitted; ask for them with -i)",
+                ex.omitted.len()
+            );
+        }
+    }
     if ex.skipped.is_empty() {
         s.push('\n');
     } else {
@@ -268,6 +303,29 @@ pub fn summary(ex: &Extraction) -> String {
     }
     for f in &ex.findings {
         let _ = writeln!(s, "  secret {} at {}:{}", f.rule, f.path, f.line);
+    }
+    s
+}
+
+/// The ranking as a table: rank, score, path, and the score's parts.
+pub fn explain(ex: &Extraction) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from("gnaw: ranking (best first)\n");
+    for (n, r) in ex.ranking.iter().enumerate() {
+        let parts: Vec<String> = r
+            .score
+            .parts
+            .iter()
+            .map(|(k, v)| format!("{k}={v:.3}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{:>5} {:>10.3}  {}  [{}]",
+            n + 1,
+            r.score.total,
+            r.path,
+            parts.join(" ")
+        );
     }
     s
 }

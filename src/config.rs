@@ -119,9 +119,9 @@ pub const SECRETS_KEYS: &[&str] = &["mode", "allow_paths", "allow_fingerprints"]
 /// applying the `[profiles.NAME]` table when `profile` names one. Every profile is validated,
 /// selected or not, so a typo anywhere in the file is reported.
 pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options, String> {
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| format!("{CONFIG_FILE} is not valid TOML: {}", e.message()))?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        format!("{CONFIG_FILE} is not valid TOML: {}", e.message())
+    })?;
     let mut o = base;
     let mut profiles: Vec<(&String, &toml::Table)> = Vec::new();
     for (key, value) in &table {
@@ -147,14 +147,19 @@ pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options
         let mut scratch = o.clone();
         for (key, value) in p.iter() {
             if key == "profiles" {
-                return Err(format!("{CONFIG_FILE}: profile `{name}` cannot define profiles"));
+                return Err(format!(
+                    "{CONFIG_FILE}: profile `{name}` cannot define profiles"
+                ));
             }
             apply_key(&mut scratch, key, value, &format!("profiles.{name}."))?;
         }
     }
     if let Some(wanted) = profile {
         let Some((_, p)) = profiles.iter().find(|(n, _)| n.as_str() == wanted) else {
-            return Err(unknown_profile(wanted, profiles.iter().map(|(n, _)| n.as_str())));
+            return Err(unknown_profile(
+                wanted,
+                profiles.iter().map(|(n, _)| n.as_str()),
+            ));
         };
         for (key, value) in p.iter() {
             apply_key(&mut o, key, value, &format!("profiles.{wanted}."))?;
@@ -190,13 +195,17 @@ fn apply_key(o: &mut Options, key: &str, value: &toml::Value, prefix: &str) -> R
         "exclude" => o.exclude = string_list(key, value)?,
         "format" => {
             let s = string(key, value)?;
-            o.format =
-                Format::from_name(s).ok_or_else(|| bad_value(key, s, "one of markdown, xml, json"))?;
+            o.format = Format::from_name(s)
+                .ok_or_else(|| bad_value(key, s, "one of markdown, xml, json"))?;
         }
         "encoding" => {
             let s = string(key, value)?;
             o.encoding = Encoding::from_name(s).ok_or_else(|| {
-                bad_value(key, s, "one of o200k_base, cl100k_base, p50k_base, r50k_base")
+                bad_value(
+                    key,
+                    s,
+                    "one of o200k_base, cl100k_base, p50k_base, r50k_base",
+                )
             })?;
         }
         "line_numbers" => o.line_numbers = boolean(key, value)?,
@@ -409,9 +418,15 @@ mod tests {
         let o = parse(text, Options::default(), None).unwrap();
         assert_eq!(o.budget, Some(5000));
         let err = parse(text, Options::default(), Some("big")).unwrap_err();
-        assert!(err.contains("small") && err.contains("docs") && err.contains("`big`"), "{err}");
+        assert!(
+            err.contains("small") && err.contains("docs") && err.contains("`big`"),
+            "{err}"
+        );
         let err = parse("[profiles.x]\nbudgett = 1", Options::default(), None).unwrap_err();
-        assert!(err.contains("profiles.x.budgett") && err.contains("profiles.x.budget"), "{err}");
+        assert!(
+            err.contains("profiles.x.budgett") && err.contains("profiles.x.budget"),
+            "{err}"
+        );
     }
 
     #[test]

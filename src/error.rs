@@ -10,6 +10,8 @@ pub enum Error {
     Config(String),
     /// A path from the explicit path list (stdin) escapes the repo or is invalid (exit 2).
     PathRejected { path: String, why: String },
+    /// Not even the smallest prompt fits the token budget (exit 2).
+    Budget(String),
     /// An I/O failure that is not about one file (exit 1).
     Io(String),
     /// The observer asked to stop.
@@ -20,7 +22,7 @@ impl Error {
     /// Exit code for the CLI: 2 for usage or config errors, 1 for runtime failures.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Config(_) | Error::PathRejected { .. } => 2,
+            Error::Config(_) | Error::PathRejected { .. } | Error::Budget(_) => 2,
             Error::Io(_) | Error::Cancelled => 1,
         }
     }
@@ -34,7 +36,7 @@ impl fmt::Display for Error {
                 f,
                 "path {path} from the path list was rejected: {why}; every listed path must lie inside the repository"
             ),
-            Error::Io(msg) => write!(f, "{msg}"),
+            Error::Io(msg) | Error::Budget(msg) => write!(f, "{msg}"),
             Error::Cancelled => write!(f, "the run was cancelled"),
         }
     }

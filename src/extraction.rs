@@ -23,6 +23,27 @@ pub struct Extraction {
     pub skipped: Vec<Skipped>,
     /// Secrets found by the scan stage (never the secret itself).
     pub findings: Vec<Finding>,
+    /// The token budget the prompt was fitted to, if any.
+    pub budget: Option<usize>,
+    /// Files that were readable but left out to fit the budget, in path order.
+    pub omitted: Vec<Omitted>,
+    /// Every readable file's rank, best first, with the parts of its score.
+    pub ranking: Vec<Ranked>,
+}
+
+/// A file left out to fit the budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Omitted {
+    pub path: String,
+    /// Tokens its piece would have taken.
+    pub tokens: usize,
+}
+
+/// A file's place in the ranking.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ranked {
+    pub path: String,
+    pub score: crate::rank::Score,
 }
 
 /// One included file.
@@ -100,6 +121,10 @@ impl SkipReason {
     }
 }
 
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
 impl Extraction {
     /// Machine-readable summary (everything but the prompt body).
     pub fn summary_json(&self) -> Value {
@@ -123,6 +148,27 @@ impl Extraction {
                 "path": s.path, "reason": s.reason.kind(), "detail": s.reason.describe(),
             })).collect::<Vec<_>>(),
             "secrets": self.findings.iter().map(Finding::to_json).collect::<Vec<_>>(),
+            "budget": self.budget,
+            "trimmed": !self.omitted.is_empty(),
+            "omitted": self.omitted.iter().map(|o| json!({"path": o.path, "tokens": o.tokens})).collect::<Vec<_>>(),
         })
+    }
+
+    /// The ranking with each file's score parts (`--explain`).
+    pub fn ranking_json(&self) -> Value {
+        Value::Array(
+            self.ranking
+                .iter()
+                .map(|r| {
+                    let parts: serde_json::Map<String, Value> = r
+                        .score
+                        .parts
+                        .iter()
+                        .map(|(k, v)| ((*k).to_string(), json!(round3(*v))))
+                        .collect();
+                    json!({"path": r.path, "score": round3(r.score.total), "parts": parts})
+                })
+                .collect(),
+        )
     }
 }

@@ -32,12 +32,12 @@ pub mod source;
 pub mod spec;
 
 pub use error::Error;
-pub use extraction::{Extraction, FileEntry, SkipReason, Skipped};
+pub use extraction::{Extraction, FileEntry, Omitted, Ranked, SkipReason, Skipped};
 pub use spec::{ExtractionSpec, Mode, Observer, Overrides, Policy};
 
 use config::Options;
 use filter::Filter;
-use gnaw_sandbox::{BeneathDir, Root};
+use gnaw_sandbox::BeneathDir;
 use read::ReadOptions;
 use render::{FileView, RenderOptions};
 use std::io::Read as _;
@@ -70,11 +70,8 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
                 threads,
             },
         ),
-        Some(paths) => {
-            let root = Root::new(repo, true).map_err(|e| Error::Io(e.to_string()))?;
-            source::from_list(&root, paths, &filter)
-                .map_err(|(path, why)| Error::PathRejected { path, why })?
-        }
+        Some(paths) => source::from_list(&spec.repo.as_root(), paths, &filter)
+            .map_err(|(path, why)| Error::PathRejected { path, why })?,
     };
     if stop() {
         return Err(Error::Cancelled);
@@ -111,68 +108,157 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
     }
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
 
-    // render and count, piece by piece
+    // rank
+    let docs: Vec<rank::Doc<'_>> = kept
+        .iter()
+        .map(|(path, t)| rank::Doc {
+            path,
+            text: &t.text,
+        })
+        .collect();
+    let ranking = rank::rank(&docs, spec.overrides.query.as_deref());
+
+    // render and count every file's piece, on the shared queue
     let ropts = RenderOptions {
         format: options.format,
         line_numbers: options.line_numbers,
         tree: options.tree,
     };
+    let enc = options.encoding;
+    let keep_text = spec.mode == Mode::Render;
+    let view_of = |i: usize| FileView {
+        path: &kept[i].0,
+        text: &kept[i].1.text,
+        lossy: kept[i].1.lossy,
+    };
+    let indices: Vec<usize> = (0..kept.len()).collect();
+    let order = par::largest_first(&kept, |(_, t)| t.bytes);
+    let pieces = par::map(&indices, &order, threads, &stop, |&i| {
+        let piece = render::file_piece(&ropts, &view_of(i), false);
+        (count::count(enc, &piece), keep_text.then_some(piece))
+    })
+    .ok_or(Error::Cancelled)?;
+    let piece_tokens: Vec<usize> = pieces.iter().map(|p| p.0).collect();
+
+    // budget: choose what is kept, measuring every candidate prompt exactly
     let repo_name = repo
         .file_name()
         .map(|n| render::display_path(n.as_bytes()))
         .unwrap_or_else(|| "/".into());
     let paths: Vec<&str> = kept.iter().map(|(p, _)| p.as_str()).collect();
-    let preamble = render::preamble(&ropts, &repo_name, &paths, &budget::OmittedView::default());
     let epilogue = render::epilogue(&ropts);
-    let last = kept.len().checked_sub(1);
-    let indices: Vec<usize> = (0..kept.len()).collect();
-    let order = par::largest_first(&kept, |(_, t)| t.bytes);
-    let keep_text = spec.mode == Mode::Render;
-    let pieces = par::map(&indices, &order, threads, &stop, |&i| {
-        let (path, t) = &kept[i];
-        let view = FileView {
-            path,
-            text: &t.text,
-            lossy: t.lossy,
-        };
-        let piece = render::file_piece(&ropts, &view, Some(i) == last);
-        let tokens = count::count(options.encoding, &piece);
-        (tokens, piece.len(), keep_text.then_some(piece))
-    })
-    .ok_or(Error::Cancelled)?;
-
-    let head_tokens = count::count(options.encoding, &preamble);
-    let tail_tokens = count::count(options.encoding, &epilogue);
-    let tokens = head_tokens + tail_tokens + pieces.iter().map(|p| p.0).sum::<usize>();
-    let output_bytes = preamble.len() + epilogue.len() + pieces.iter().map(|p| p.1).sum::<usize>();
-    let files = kept
-        .iter()
-        .zip(&pieces)
-        .map(|((path, t), (tok, _, _))| FileEntry {
-            path: path.clone(),
-            bytes: t.bytes,
-            tokens: *tok,
-            lossy: t.lossy,
+    let tail_tokens = count::count(enc, &epilogue);
+    // Only json's last piece differs (no trailing comma); its count is memoized per file.
+    let last_memo = std::sync::Mutex::new(std::collections::HashMap::new());
+    let last_tokens = |i: usize| -> usize {
+        if ropts.format != config::Format::Json {
+            return piece_tokens[i];
+        }
+        let mut memo = last_memo.lock().unwrap_or_else(|p| p.into_inner());
+        *memo
+            .entry(i)
+            .or_insert_with(|| count::count(enc, &render::file_piece(&ropts, &view_of(i), true)))
+    };
+    let measure = |kept_ix: &[usize], view: &budget::OmittedView| -> usize {
+        let kept_paths: Vec<&str> = kept_ix.iter().map(|&i| paths[i]).collect();
+        let head = render::preamble(&ropts, &repo_name, &kept_paths, view);
+        let body: usize = kept_ix.iter().map(|&i| piece_tokens[i]).sum();
+        let last_fix = kept_ix.last().map_or(0, |&l| last_tokens(l)) as isize
+            - kept_ix.last().map_or(0, |&l| piece_tokens[l]) as isize;
+        (count::count(enc, &head) + body + tail_tokens).saturating_add_signed(last_fix)
+    };
+    let ranked: Vec<usize> = ranking.iter().map(|(i, _)| *i).collect();
+    let plan = match options.budget {
+        None => {
+            let all: Vec<usize> = indices.clone();
+            let view = budget::OmittedView::default();
+            let tokens = measure(&all, &view);
+            budget::Plan {
+                kept: all,
+                omitted: Vec::new(),
+                view,
+                tokens,
+            }
+        }
+        Some(b) => budget::fit(b, &ranked, &paths, &piece_tokens, &measure, &|i| {
+            count::count(enc, paths[i]) + 2
         })
-        .collect();
+        .map_err(Error::Budget)?,
+    };
+
+    // assemble
+    let kept_paths: Vec<&str> = plan.kept.iter().map(|&i| paths[i]).collect();
+    let preamble = render::preamble(&ropts, &repo_name, &kept_paths, &plan.view);
+    let last = plan.kept.last().copied();
+    let last_piece = |i: usize| render::file_piece(&ropts, &view_of(i), true);
     let output = keep_text.then(|| {
-        let mut out = String::with_capacity(output_bytes);
+        let mut out = String::new();
         out.push_str(&preamble);
-        for (_, _, piece) in &pieces {
-            out.push_str(piece.as_deref().unwrap_or_default());
+        for &i in &plan.kept {
+            if Some(i) == last && ropts.format == config::Format::Json {
+                out.push_str(&last_piece(i));
+            } else {
+                out.push_str(pieces[i].1.as_deref().unwrap_or_default());
+            }
         }
         out.push_str(&epilogue);
         out
     });
+    let output_bytes = match &output {
+        Some(o) => o.len(),
+        None => {
+            let body: usize = plan
+                .kept
+                .iter()
+                .map(|&i| match (Some(i) == last, ropts.format) {
+                    (true, config::Format::Json) => last_piece(i).len(),
+                    _ => render::file_piece(&ropts, &view_of(i), false).len(),
+                })
+                .sum();
+            preamble.len() + body + epilogue.len()
+        }
+    };
+    let files = plan
+        .kept
+        .iter()
+        .map(|&i| FileEntry {
+            path: kept[i].0.clone(),
+            bytes: kept[i].1.bytes,
+            tokens: if Some(i) == last {
+                last_tokens(i)
+            } else {
+                piece_tokens[i]
+            },
+            lossy: kept[i].1.lossy,
+        })
+        .collect();
+    let omitted = plan
+        .omitted
+        .iter()
+        .map(|&i| Omitted {
+            path: kept[i].0.clone(),
+            tokens: piece_tokens[i],
+        })
+        .collect();
+    let ranking = ranking
+        .into_iter()
+        .map(|(i, score)| Ranked {
+            path: kept[i].0.clone(),
+            score,
+        })
+        .collect();
     Ok(Extraction {
         output,
-        tokens,
+        tokens: plan.tokens,
         output_bytes,
-        encoding: options.encoding,
+        encoding: enc,
         format: options.format,
         files,
         skipped,
         findings: Vec::new(),
+        budget: options.budget,
+        omitted,
+        ranking,
     })
 }
 
@@ -181,6 +267,7 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
 pub fn resolve_options(dir: &BeneathDir, spec: &ExtractionSpec<'_>) -> Result<Options, Error> {
     let base = Options {
         secrets: spec.policy.secrets_default,
+        budget: spec.policy.budget_default,
         ..Options::default()
     };
     let from_file = match dir.open_file(Path::new(config::CONFIG_FILE), true) {
@@ -213,7 +300,12 @@ pub fn resolve_options(dir: &BeneathDir, spec: &ExtractionSpec<'_>) -> Result<Op
             config::parse(&text, base, spec.overrides.profile.as_deref()).map_err(Error::Config)?
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => match &spec.overrides.profile {
-            Some(p) => return Err(Error::Config(config::unknown_profile(p, std::iter::empty()))),
+            Some(p) => {
+                return Err(Error::Config(config::unknown_profile(
+                    p,
+                    std::iter::empty(),
+                )));
+            }
             None => base,
         },
         Err(e) if e.kind() == std::io::ErrorKind::CrossesDevices => {

@@ -81,7 +81,12 @@ fn bm25(docs: &[Doc<'_>], query: &[String]) -> Vec<(usize, Score)> {
     let avg_len = per_doc.iter().map(|(_, l)| *l as f64).sum::<f64>() / n.max(1.0);
     let df: HashMap<&str, usize> = wanted
         .iter()
-        .map(|t| (*t, per_doc.iter().filter(|(tf, _)| tf.contains_key(t)).count()))
+        .map(|t| {
+            (
+                *t,
+                per_doc.iter().filter(|(tf, _)| tf.contains_key(t)).count(),
+            )
+        })
         .collect();
     docs.iter()
         .enumerate()
@@ -95,7 +100,8 @@ fn bm25(docs: &[Doc<'_>], query: &[String]) -> Vec<(usize, Score)> {
                 }
                 let dfi = df[t] as f64;
                 let idf = ((n - dfi + 0.5) / (dfi + 0.5) + 1.0).ln();
-                let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * *len as f64 / avg_len.max(1.0)));
+                let norm =
+                    f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * *len as f64 / avg_len.max(1.0)));
                 text_score += idf * norm;
             }
             let (file_hit, dir_hit) = path_hits(d.path, &wanted);
@@ -144,8 +150,21 @@ fn path_hits(path: &str, wanted: &HashSet<&str>) -> (bool, bool) {
 /// Names the file defines, lowercased and without underscores (as whole-identifier terms are): `fn x`, `struct X`, `class X`, `def x`, `func X`, ...
 fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
     const KEYWORDS: &[&str] = &[
-        "fn", "struct", "enum", "trait", "type", "mod", "class", "def", "func", "interface",
-        "function", "const", "static", "impl", "macro_rules!",
+        "fn",
+        "struct",
+        "enum",
+        "trait",
+        "type",
+        "mod",
+        "class",
+        "def",
+        "func",
+        "interface",
+        "function",
+        "const",
+        "static",
+        "impl",
+        "macro_rules!",
     ];
     let mut words = text
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
@@ -193,7 +212,11 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
         let parts = split_identifier(word);
         if parts.len() > 1 {
             buf.clear();
-            buf.extend(word.chars().filter(|c| *c != '_').flat_map(char::to_lowercase));
+            buf.extend(
+                word.chars()
+                    .filter(|c| *c != '_')
+                    .flat_map(char::to_lowercase),
+            );
             if buf.len() > 1 {
                 f(&buf);
             }
@@ -267,26 +290,65 @@ pub fn class_of(path: &str) -> Class {
     let dirs: Vec<&str> = lower.split('/').rev().skip(1).collect();
     let in_dir = |names: &[&str]| dirs.iter().any(|d| names.contains(d));
     const LOCKS: &[&str] = &[
-        "cargo.lock", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock",
-        "gemfile.lock", "go.sum", "composer.lock", "pipfile.lock", "uv.lock", "flake.lock",
-        "bun.lockb", "npm-shrinkwrap.json",
+        "cargo.lock",
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "poetry.lock",
+        "gemfile.lock",
+        "go.sum",
+        "composer.lock",
+        "pipfile.lock",
+        "uv.lock",
+        "flake.lock",
+        "bun.lockb",
+        "npm-shrinkwrap.json",
     ];
     const MANIFESTS: &[&str] = &[
-        "cargo.toml", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "go.mod",
-        "pom.xml", "build.gradle", "build.gradle.kts", "gemfile", "composer.json",
-        "cmakelists.txt", "makefile", "meson.build", "build.zig", "mix.exs", "dockerfile",
+        "cargo.toml",
+        "package.json",
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        "go.mod",
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "gemfile",
+        "composer.json",
+        "cmakelists.txt",
+        "makefile",
+        "meson.build",
+        "build.zig",
+        "mix.exs",
+        "dockerfile",
     ];
-    const ENTRY_STEMS: &[&str] = &["main", "lib", "index", "app", "cli", "__main__", "mod", "server"];
+    const ENTRY_STEMS: &[&str] = &[
+        "main", "lib", "index", "app", "cli", "__main__", "mod", "server",
+    ];
     if LOCKS.contains(&name) || name.ends_with(".lock") {
         return Class::Lock;
     }
-    if in_dir(&["vendor", "third_party", "third-party", "node_modules", "dist", "generated"])
-        || name.contains(".min.")
+    if in_dir(&[
+        "vendor",
+        "third_party",
+        "third-party",
+        "node_modules",
+        "dist",
+        "generated",
+    ]) || name.contains(".min.")
         || name.contains("_generated")
         || name.contains(".generated.")
         || name.ends_with(".pb.go")
         || name.ends_with("_pb2.py")
-        || in_dir(&["fixtures", "fixture", "testdata", "test-data", "snapshots", "__snapshots__"])
+        || in_dir(&[
+            "fixtures",
+            "fixture",
+            "testdata",
+            "test-data",
+            "snapshots",
+            "__snapshots__",
+        ])
     {
         return Class::Generated;
     }
@@ -302,15 +364,51 @@ pub fn class_of(path: &str) -> Class {
     {
         return Class::Test;
     }
-    if in_dir(&["examples", "example", "benches", "bench", "benchmarks", "samples", "demo"]) {
+    if in_dir(&[
+        "examples",
+        "example",
+        "benches",
+        "bench",
+        "benchmarks",
+        "samples",
+        "demo",
+    ]) {
         return Class::Example;
     }
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
     let code = matches!(
         ext,
-        "rs" | "py" | "js" | "ts" | "tsx" | "jsx" | "go" | "c" | "h" | "cc" | "cpp" | "hpp"
-            | "java" | "kt" | "swift" | "rb" | "php" | "cs" | "scala" | "zig" | "ex" | "exs"
-            | "hs" | "ml" | "lua" | "sh" | "mjs" | "cjs" | "vue" | "svelte" | "dart" | "jl"
+        "rs" | "py"
+            | "js"
+            | "ts"
+            | "tsx"
+            | "jsx"
+            | "go"
+            | "c"
+            | "h"
+            | "cc"
+            | "cpp"
+            | "hpp"
+            | "java"
+            | "kt"
+            | "swift"
+            | "rb"
+            | "php"
+            | "cs"
+            | "scala"
+            | "zig"
+            | "ex"
+            | "exs"
+            | "hs"
+            | "ml"
+            | "lua"
+            | "sh"
+            | "mjs"
+            | "cjs"
+            | "vue"
+            | "svelte"
+            | "dart"
+            | "jl"
     );
     if code && (ENTRY_STEMS.contains(&stem) || in_dir(&["bin", "cmd"])) {
         return Class::EntryPoint;
@@ -330,8 +428,14 @@ mod tests {
 
     #[test]
     fn identifiers_split_with_acronyms_whole() {
-        assert_eq!(split_identifier("getHTTPResponse"), vec!["get", "HTTP", "Response"]);
-        assert_eq!(split_identifier("snake_case_name"), vec!["snake", "case", "name"]);
+        assert_eq!(
+            split_identifier("getHTTPResponse"),
+            vec!["get", "HTTP", "Response"]
+        );
+        assert_eq!(
+            split_identifier("snake_case_name"),
+            vec!["snake", "case", "name"]
+        );
         assert_eq!(split_identifier("XMLParser"), vec!["XML", "Parser"]);
         let mut terms = Vec::new();
         for_each_term("getHTTPResponse", |t| terms.push(t.to_string()));
@@ -368,9 +472,18 @@ mod tests {
     #[test]
     fn query_prefers_files_that_define_and_mention_it() {
         let docs = [
-            Doc { path: "src/a.rs", text: "fn unrelated() {}" },
-            Doc { path: "src/http.rs", text: "pub fn get_http_response() -> Response { todo() }" },
-            Doc { path: "src/b.rs", text: "let r = get_http_response(); // http response" },
+            Doc {
+                path: "src/a.rs",
+                text: "fn unrelated() {}",
+            },
+            Doc {
+                path: "src/http.rs",
+                text: "pub fn get_http_response() -> Response { todo() }",
+            },
+            Doc {
+                path: "src/b.rs",
+                text: "let r = get_http_response(); // http response",
+            },
         ];
         let r = rank(&docs, Some("getHTTPResponse"));
         assert_eq!(r[0].0, 1, "{r:?}");

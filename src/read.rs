@@ -52,7 +52,7 @@ pub fn read(dir: &BeneathDir, c: &Candidate, opts: &ReadOptions) -> Result<Text,
             Ok((file, _)) => file,
             // O_NOFOLLOW met a link, or the identity changed: something was swapped in.
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(SkipReason::Changed),
-            Err(e) if e.kind() == io::ErrorKind::Other => return Err(SkipReason::Changed),
+            Err(e) if gnaw_sandbox::is_file_changed(&e) => return Err(SkipReason::Changed),
             Err(e) => return Err(unreadable(&e)),
         },
     };

@@ -65,9 +65,19 @@ pub fn preamble(
                 );
                 for l in &omitted.lines {
                     let _ = match (l.label.as_str(), l.files) {
-                        ("", _) => writeln!(out, "- everything: {} files, {} tokens", l.files, l.tokens),
-                        (p, 1) if !p.ends_with('/') => writeln!(out, "- {} — {} tokens", md_inline(p), l.tokens),
-                        (p, _) => writeln!(out, "- {} — {} files, {} tokens", md_inline(p), l.files, l.tokens),
+                        ("", _) => {
+                            writeln!(out, "- everything: {} files, {} tokens", l.files, l.tokens)
+                        }
+                        (p, 1) if !p.ends_with('/') => {
+                            writeln!(out, "- {} — {} tokens", md_inline(p), l.tokens)
+                        }
+                        (p, _) => writeln!(
+                            out,
+                            "- {} — {} files, {} tokens",
+                            md_inline(p),
+                            l.files,
+                            l.tokens
+                        ),
                     };
                 }
                 out.push('\n');

@@ -449,14 +449,14 @@ mod tests {
             ("include = [1]", "include"),
             ("secrets = \"loud\"", "secrets"),
         ] {
-            let err = parse(text, Options::default()).unwrap_err();
+            let err = parse_test(text, Options::default()).unwrap_err();
             assert!(err.contains(&format!("`{key}`")), "{text}: {err}");
         }
     }
 
     #[test]
     fn sizes_and_lists() {
-        let o = parse(
+        let o = parse_test(
             "max_file_size = \"2MiB\"\ninclude = \"src/**\"\nexclude = [\"*.lock\"]\n[secrets]\nmode = \"block\"",
             Options::default(),
         )
@@ -470,7 +470,7 @@ mod tests {
 
     #[test]
     fn overrides_add_lists_and_replace_scalars() {
-        let o = parse(
+        let o = parse_test(
             "include = [\"a\"]\nformat = \"xml\"\ntree = false",
             Options::default(),
         )

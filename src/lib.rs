@@ -18,10 +18,11 @@
 
 pub mod config;
 pub mod count;
-pub mod scan;
-pub mod spec;
 pub mod error;
 pub mod extraction;
+pub mod mcp;
+pub mod scan;
+pub mod spec;
 
 pub use error::Error;
 pub use extraction::{Extraction, FileEntry, SkipReason, Skipped};

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use gnaw::mcp::{self, Containment, Rejected};
-use gnaw_sandbox::{ContainedDir, Root, SandboxMode, confine};
+use gnaw_sandbox::{ContainedDir, Root, RootError, SandboxMode, confine};
 use serde_json::Value;
 
 const AFTER_HELP: &str = "\
@@ -90,6 +90,11 @@ fn main() -> ExitCode {
     };
     let root = match Root::new(&root_path, args.allow_filesystem_root) {
         Ok(root) => root,
+        Err(e @ RootError::FilesystemRoot(_)) => {
+            return fail(format!(
+                "GNAW_MCP_ROOT: {e} (pass --allow-filesystem-root to do so)"
+            ));
+        }
         Err(e) => return fail(format!("GNAW_MCP_ROOT: {e}")),
     };
 

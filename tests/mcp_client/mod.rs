@@ -213,7 +213,7 @@ impl Server {
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 // Nothing may be left unread on stdout.
-                while let Ok(extra) = self.lines.recv_timeout(Duration::from_millis(200)) {
+                if let Ok(extra) = self.lines.recv_timeout(Duration::from_millis(200)) {
                     panic!("unexpected message after EOF: {extra}");
                 }
                 return (status, self.stderr());

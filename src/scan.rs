@@ -25,3 +25,16 @@ impl Finding {
         serde_json::json!({"rule": self.rule, "path": self.path, "line": self.line, "fingerprint": self.fingerprint})
     }
 }
+
+impl std::str::FromStr for SecretsMode {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s {
+            "off" => Ok(SecretsMode::Off),
+            "warn" => Ok(SecretsMode::Warn),
+            "redact" => Ok(SecretsMode::Redact),
+            "block" => Ok(SecretsMode::Block),
+            _ => Err(()),
+        }
+    }
+}

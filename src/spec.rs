@@ -19,6 +19,46 @@ pub struct ExtractionSpec<'a> {
     pub mode: Mode,
     /// Progress reports and cancellation, for long runs.
     pub observer: Option<&'a dyn Observer>,
+    /// The surface's defaults and the operator's floors ([`Policy::cli`] or [`Policy::server`]).
+    pub policy: Policy,
+}
+
+/// What differs between the CLI and the server: defaults below `.gnawconfig`, and floors that
+/// neither `.gnawconfig` nor a tool argument can lower.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// Secrets mode when neither `.gnawconfig` nor an override sets one.
+    pub secrets_default: SecretsMode,
+    /// The weakest secrets mode allowed; anything lower is raised to it.
+    pub secrets_floor: SecretsMode,
+    /// Skip regular files with more than one hard link (they may be links to files outside).
+    pub skip_hard_links: bool,
+}
+
+impl Policy {
+    /// The CLI: secrets are reported (`warn`), hard links are read.
+    pub fn cli() -> Policy {
+        Policy {
+            secrets_default: SecretsMode::Warn,
+            secrets_floor: SecretsMode::Off,
+            skip_hard_links: false,
+        }
+    }
+
+    /// gnaw-mcp: secrets are redacted, and multiply linked files are skipped.
+    pub fn server() -> Policy {
+        Policy {
+            secrets_default: SecretsMode::Redact,
+            secrets_floor: SecretsMode::Off,
+            skip_hard_links: true,
+        }
+    }
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::cli()
+    }
 }
 
 /// What the caller wants back.

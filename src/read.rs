@@ -1,0 +1,151 @@
+//! Read stage: open one candidate beneath the repo, prove it is the regular file the walk saw,
+//! read it with a bound, and decide whether it is text.
+//!
+//! - The walk's file type decides first: FIFOs, sockets and devices are never opened.
+//! - Opens go through [`BeneathDir`], so the kernel refuses any path that leaves the repo, and
+//!   are non-blocking; `fstat` on the open file then must show a regular file with the device and
+//!   inode the walk saw, which closes the check-then-open race.
+//! - At most `max_file_size + 1` bytes are read, whatever `st_size` claims.
+//! - A NUL byte, or mostly control bytes, in the first 8 KiB means binary.
+//! - Text that is not UTF-8 is decoded lossily (U+FFFD) and marked, never dropped.
+
+use crate::extraction::SkipReason;
+use crate::source::{Candidate, EntryKind};
+use gnaw_sandbox::BeneathDir;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::Path;
+
+/// How many leading bytes binary detection looks at.
+pub const SNIFF_BYTES: usize = 8 << 10;
+
+/// The read stage's settings.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions {
+    pub max_file_size: u64,
+    pub follow_links: bool,
+    pub skip_hard_links: bool,
+}
+
+/// A file's text, as read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Text {
+    pub text: String,
+    pub bytes: u64,
+    pub lossy: bool,
+}
+
+/// Read one candidate, or say why it is skipped.
+pub fn read(dir: &BeneathDir, c: &Candidate, opts: &ReadOptions) -> Result<Text, SkipReason> {
+    let rel = Path::new(std::ffi::OsStr::from_bytes(&c.rel));
+    let file = match c.kind {
+        EntryKind::Other(kind) => return Err(SkipReason::NotRegular { kind }),
+        EntryKind::Symlink if !opts.follow_links => {
+            return Err(SkipReason::Symlink {
+                detail: "not followed (pass -L to follow links that stay inside the repository)",
+            });
+        }
+        EntryKind::Symlink => open_link(dir, rel)?,
+        EntryKind::File => match dir.open_file_expecting(rel, false, c.dev, c.ino) {
+            Ok((file, _)) => file,
+            // O_NOFOLLOW met a link, or the identity changed: something was swapped in.
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(SkipReason::Changed),
+            Err(e) if e.kind() == io::ErrorKind::Other => return Err(SkipReason::Changed),
+            Err(e) => return Err(unreadable(&e)),
+        },
+    };
+    let meta = file.metadata().map_err(|e| unreadable(&e))?;
+    let ft = meta.file_type();
+    if !ft.is_file() {
+        let kind = if ft.is_dir() {
+            return Err(SkipReason::Symlink {
+                detail: "points to a directory; its files appear under their real path",
+            });
+        } else if ft.is_fifo() {
+            "fifo"
+        } else if ft.is_socket() {
+            "socket"
+        } else if ft.is_char_device() || ft.is_block_device() {
+            "device"
+        } else {
+            "unknown type"
+        };
+        return Err(SkipReason::NotRegular { kind });
+    }
+    if opts.skip_hard_links && meta.nlink() > 1 {
+        return Err(SkipReason::HardLinked);
+    }
+    read_bounded(file, meta.size(), opts.max_file_size)
+}
+
+/// Follow a link, letting the kernel refuse any target outside the repo.
+fn open_link(dir: &BeneathDir, rel: &Path) -> Result<File, SkipReason> {
+    dir.open_file(rel, true).map_err(|e| match e.kind() {
+        io::ErrorKind::CrossesDevices => SkipReason::Symlink {
+            detail: "target is outside the repository",
+        },
+        io::ErrorKind::NotFound => SkipReason::Symlink {
+            detail: "dangling (target does not exist)",
+        },
+        _ if e.raw_os_error() == Some(libc::ELOOP) => SkipReason::Symlink {
+            detail: "too many levels of links (a loop)",
+        },
+        _ => unreadable(&e),
+    })
+}
+
+fn read_bounded(file: File, st_size: u64, max: u64) -> Result<Text, SkipReason> {
+    let cap = st_size.min(max.saturating_add(1)).min(64 << 20) as usize;
+    let mut buf = Vec::with_capacity(cap);
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(|e| unreadable(&e))?;
+    if buf.len() as u64 > max {
+        return Err(SkipReason::TooLarge { limit: max });
+    }
+    if is_binary(&buf[..buf.len().min(SNIFF_BYTES)]) {
+        return Err(SkipReason::Binary);
+    }
+    let bytes = buf.len() as u64;
+    let (text, lossy) = match String::from_utf8(buf) {
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    };
+    Ok(Text { text, bytes, lossy })
+}
+
+/// Binary when the sample holds a NUL, or when more than 10% of it is control bytes that text
+/// does not use (tab, newline, carriage return, form feed and escape are fine).
+pub fn is_binary(sample: &[u8]) -> bool {
+    if sample.contains(&0) {
+        return true;
+    }
+    let odd = sample
+        .iter()
+        .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b)) || b == 0x7f)
+        .count();
+    odd * 10 > sample.len()
+}
+
+fn unreadable(e: &io::Error) -> SkipReason {
+    let msg = e.to_string();
+    SkipReason::Unreadable {
+        error: msg.split(" (os error").next().unwrap_or(&msg).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_detection() {
+        assert!(is_binary(b"abc\0def"));
+        assert!(!is_binary(b"plain text\n\twith tabs\r\n"));
+        assert!(!is_binary("ünïcödé".as_bytes()));
+        assert!(is_binary(&[1u8, 2, 3, 4, 5, b'a']));
+        assert!(!is_binary(b"\x1b[31mred\x1b[0m"));
+    }
+}

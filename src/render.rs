@@ -1,0 +1,350 @@
+//! Render stage: the prompt in markdown, xml or json, built as a sequence of pieces.
+//!
+//! The prompt is `preamble`, then one piece per file in bytewise path order, then `epilogue`.
+//! Every piece ends with `\n` and starts with a character that is neither whitespace nor `/`
+//! (`#`, `<`, `{` or `]`), which [`crate::count::is_safe_boundary`] proves is a point where no
+//! tokenizer's pre-tokenizer can join text across: so the token count of the whole prompt is
+//! exactly the sum of the pieces' counts, and the pieces can be counted in parallel.
+//!
+//! File content can never break the structure: markdown fences are longer than any backtick
+//! run in what they fence, xml is escaped, json goes through serde. Paths are shown through
+//! [`display_path`], which escapes every byte that could be ambiguous or invisible.
+//! The exact layouts are documented in `docs/formats.md`.
+
+use crate::config::Format;
+use std::fmt::Write as _;
+
+/// What shapes the rendered text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RenderOptions {
+    pub format: Format,
+    pub line_numbers: bool,
+    pub tree: bool,
+}
+
+/// One file as the renderer sees it.
+pub struct FileView<'a> {
+    /// Display form of the repo-relative path (see [`display_path`]).
+    pub path: &'a str,
+    pub text: &'a str,
+    /// The file was not valid UTF-8 and was decoded lossily.
+    pub lossy: bool,
+}
+
+/// The note shown for a lossily decoded file.
+pub const LOSSY_NOTE: &str = "not valid UTF-8; invalid bytes shown as U+FFFD";
+
+/// Everything before the first file: the title, the tree of `paths` (display forms, sorted).
+pub fn preamble(opts: &RenderOptions, repo_name: &str, paths: &[&str]) -> String {
+    let tree = if opts.tree {
+        Some(tree(repo_name, paths))
+    } else {
+        None
+    };
+    let mut out = String::new();
+    match opts.format {
+        Format::Markdown => {
+            let _ = writeln!(out, "# {}\n", md_inline(repo_name));
+            if let Some(t) = &tree {
+                let fence = fence_for(t, '`');
+                let _ = write!(out, "## Directory tree\n\n{fence}text\n{t}{fence}\n\n");
+            }
+            out.push_str("## Files\n\n");
+        }
+        Format::Xml => {
+            let _ = writeln!(out, "<repository name=\"{}\">", xml_escape(repo_name, true));
+            if let Some(t) = &tree {
+                let _ = write!(out, "<tree>\n{}</tree>\n", xml_escape(t, false));
+            }
+        }
+        Format::Json => {
+            let _ = writeln!(out, "{{\"repository\":{},", json_str(repo_name));
+            if let Some(t) = &tree {
+                let _ = writeln!(out, "\"tree\":{},", json_str(t));
+            }
+            out.push_str("\"files\":[\n");
+        }
+    }
+    out
+}
+
+/// One file's piece. `last` matters only for json, where it decides the trailing comma.
+pub fn file_piece(opts: &RenderOptions, file: &FileView<'_>, last: bool) -> String {
+    let numbered;
+    let text = if opts.line_numbers {
+        numbered = number_lines(file.text);
+        numbered.as_str()
+    } else {
+        file.text
+    };
+    let mut out = String::with_capacity(text.len() + file.path.len() + 64);
+    match opts.format {
+        Format::Markdown => {
+            let note = if file.lossy {
+                format!(" ({LOSSY_NOTE})")
+            } else {
+                String::new()
+            };
+            let _ = write!(out, "### {}{note}\n\n", md_inline(file.path));
+            let fence = fence_for(text, '`');
+            let _ = writeln!(out, "{fence}{}", language(file.path));
+            out.push_str(text);
+            if !text.is_empty() && !text.ends_with('\n') {
+                out.push('\n');
+            }
+            let _ = write!(out, "{fence}\n\n");
+        }
+        Format::Xml => {
+            let note = if file.lossy {
+                format!(" note=\"{LOSSY_NOTE}\"")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "<file path=\"{}\"{note}>", xml_escape(file.path, true));
+            let body = xml_escape(text, false);
+            out.push_str(&body);
+            if !body.is_empty() && !body.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str("</file>\n");
+        }
+        Format::Json => {
+            let _ = write!(
+                out,
+                "{{\"path\":{},\"content\":{}",
+                json_str(file.path),
+                json_str(text)
+            );
+            if file.lossy {
+                out.push_str(",\"lossy\":true");
+            }
+            out.push_str(if last { "}\n" } else { "},\n" });
+        }
+    }
+    out
+}
+
+/// Everything after the last file.
+pub fn epilogue(opts: &RenderOptions) -> String {
+    match opts.format {
+        Format::Markdown => String::new(),
+        Format::Xml => "</repository>\n".into(),
+        Format::Json => "]}\n".into(),
+    }
+}
+
+/// Escape a repo-relative path (raw bytes, `/`-separated) so it is printable and unambiguous:
+/// `\` becomes `\\`; `\n`, `\r`, `\t` are written as such; other control and invisible
+/// formatting characters (bidi overrides, zero-width, BOM) as `\u{XXXX}`; bytes that are not
+/// UTF-8 as `\xNN`. Two different paths never display the same.
+pub fn display_path(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if c.is_control() || is_invisible(c) => {
+                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out
+}
+
+/// Invisible or direction-changing characters that could make a path look like another one.
+fn is_invisible(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180E
+        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
+        | 0xFEFF | 0xFFA0 | 0xFFF9..=0xFFFB | 0xE0000..=0xE007F)
+}
+
+/// The directory tree of `paths` (sorted, `/`-separated display paths) under `root_name`.
+pub fn tree(root_name: &str, paths: &[&str]) -> String {
+    #[derive(Default)]
+    struct Node<'a> {
+        children: std::collections::BTreeMap<&'a [u8], Node<'a>>,
+        is_file: bool,
+    }
+    let mut root = Node::default();
+    for p in paths {
+        let mut node = &mut root;
+        for part in p.as_bytes().split(|&b| b == b'/') {
+            node = node.children.entry(part).or_default();
+        }
+        node.is_file = true;
+    }
+    fn walk(node: &Node<'_>, prefix: &str, out: &mut String) {
+        let n = node.children.len();
+        for (i, (name, child)) in node.children.iter().enumerate() {
+            let last = i + 1 == n;
+            let name = String::from_utf8_lossy(name);
+            let slash = if child.children.is_empty() { "" } else { "/" };
+            let _ = writeln!(
+                out,
+                "{prefix}{}{name}{slash}",
+                if last { "└── " } else { "├── " }
+            );
+            let deeper = format!("{prefix}{}", if last { "    " } else { "│   " });
+            walk(child, &deeper, out);
+        }
+    }
+    let mut out = format!("{root_name}/\n");
+    walk(&root, "", &mut out);
+    out
+}
+
+/// A fence of `ch` longer than any run of `ch` in `text`, and at least three long.
+fn fence_for(text: &str, ch: char) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        if c == ch {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    std::iter::repeat_n(ch, (longest + 1).max(3)).collect()
+}
+
+/// A markdown inline code span holding `s` literally, whatever backticks it contains.
+fn md_inline(s: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in s.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let ticks: String = std::iter::repeat_n('`', longest + 1).collect();
+    let pad = if s.starts_with('`') || s.ends_with('`') || s.is_empty() {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{s}{pad}{ticks}")
+}
+
+/// Escape text for xml content or attributes. Characters xml 1.0 cannot carry at all (most C0
+/// controls) become U+FFFD; `\r` is kept as a character reference so parsers do not fold it.
+fn xml_escape(s: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 16);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if attribute => out.push_str("&quot;"),
+            '\r' => out.push_str("&#13;"),
+            '\n' if attribute => out.push_str("&#10;"),
+            '\t' if attribute => out.push_str("&#9;"),
+            '\t' | '\n' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::Value::String(s.to_owned()).to_string()
+}
+
+/// Prefix every line with its right-aligned number and ` | `.
+fn number_lines(text: &str) -> String {
+    let lines = text.split_inclusive('\n').count().max(1);
+    let width = lines.to_string().len();
+    let mut out = String::with_capacity(text.len() + lines * (width + 3));
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let _ = write!(out, "{:>width$} | {line}", i + 1);
+    }
+    out
+}
+
+/// The markdown fence's language tag, from the file name.
+fn language(path: &str) -> &'static str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    match (name, ext) {
+        ("Dockerfile", _) => "dockerfile",
+        ("Makefile" | "GNUmakefile", _) => "makefile",
+        (_, "rs") => "rust",
+        (_, "py" | "pyi") => "python",
+        (_, "js" | "mjs" | "cjs") => "javascript",
+        (_, "jsx") => "jsx",
+        (_, "ts" | "mts" | "cts") => "typescript",
+        (_, "tsx") => "tsx",
+        (_, "go") => "go",
+        (_, "c" | "h") => "c",
+        (_, "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx") => "cpp",
+        (_, "java") => "java",
+        (_, "kt" | "kts") => "kotlin",
+        (_, "swift") => "swift",
+        (_, "rb") => "ruby",
+        (_, "php") => "php",
+        (_, "cs") => "csharp",
+        (_, "sh" | "bash" | "zsh") => "bash",
+        (_, "md" | "markdown") => "markdown",
+        (_, "toml") => "toml",
+        (_, "json") => "json",
+        (_, "yaml" | "yml") => "yaml",
+        (_, "html" | "htm") => "html",
+        (_, "css") => "css",
+        (_, "sql") => "sql",
+        (_, "xml") => "xml",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_path_is_unambiguous() {
+        assert_eq!(display_path(b"a/b.rs"), "a/b.rs");
+        assert_eq!(display_path(b"a\nb"), "a\\nb");
+        assert_eq!(display_path(b"a\\nb"), "a\\\\nb");
+        assert_eq!(display_path(b"\xffx"), "\\xffx");
+        assert_eq!(display_path("x\u{202e}y".as_bytes()), "x\\u{202e}y");
+        assert_eq!(display_path(b"\x1b[31m"), "\\u{1b}[31m");
+        assert_eq!(display_path("caf\u{e9}".as_bytes()), "caf\u{e9}");
+    }
+
+    #[test]
+    fn fences_outgrow_backticks() {
+        assert_eq!(fence_for("no ticks", '`'), "```");
+        assert_eq!(fence_for("a ```` b", '`'), "`````");
+        assert_eq!(md_inline("a`b"), "``a`b``");
+        assert_eq!(md_inline("`a"), "`` `a ``");
+    }
+
+    #[test]
+    fn tree_shape() {
+        let t = tree("r", &["a/b.rs", "a/c/d.rs", "e.md"]);
+        assert_eq!(
+            t,
+            "r/\n├── a/\n│   ├── b.rs\n│   └── c/\n│       └── d.rs\n└── e.md\n"
+        );
+    }
+
+    #[test]
+    fn line_numbers_align() {
+        let t = number_lines(&"x\n".repeat(10));
+        assert!(t.starts_with(" 1 | x\n"));
+        assert!(t.ends_with("10 | x\n"));
+    }
+}

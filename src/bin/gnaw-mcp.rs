@@ -61,8 +61,9 @@ fn main() -> ExitCode {
         .init();
     let args = Args::parse();
 
-    // Read before confining: after Landlock, /sys and /proc cgroup files are out of reach.
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Read before confining: after Landlock, the cgroup CPU quota is out of reach. The
+    // pipeline keeps the value for every later run.
+    let cpus = gnaw::par::threads();
     let config = match mcp::Config::from_env() {
         Ok(config) => config,
         Err(e) => return fail(e),

@@ -4,6 +4,7 @@
 //! The `repo` argument reaches the pipeline only through a [`Containment`], which turns the
 //! raw JSON value into a [`ContainedDir`] or a named rejection. There is no other path route.
 
+use crate::spec::Policy;
 use crate::{Error, Extraction, ExtractionSpec, Mode, Observer, Overrides};
 use gnaw_sandbox::ContainedDir;
 use serde_json::{Map, Value, json};
@@ -292,6 +293,7 @@ pub fn run(call: Call, observer: &dyn Observer, shape: Shape, max_output_bytes: 
         paths: None,
         mode,
         observer: Some(observer),
+        policy: Policy::server(),
     };
     let extraction = match crate::run_extraction(&spec) {
         Ok(e) => e,

@@ -1,0 +1,411 @@
+//! Userspace containment: turn an untrusted path into a proof that it names something under the
+//! root, or into a named [`Rejection`].
+//!
+//! A [`Root`] is canonicalized once. [`Root::contain`] then resolves the untrusted path itself, one
+//! component at a time, with `lstat` and `readlink`, and never lets the resolution leave the root:
+//!
+//! - relative paths are resolved against the root, never against the working directory;
+//! - a `..` that would climb above the root is `OutsideRoot`, even if a later component comes
+//!   back in (`../root/x`);
+//! - an absolute symlink target is accepted only when it is spelled under the canonical root;
+//!   otherwise it is `OutsideRoot` and is never followed, so nothing outside is ever probed;
+//! - a dangling link, or a missing component, is `NotFound` only while the resolution is still
+//!   inside the root. There is no fallback to checking a parent directory (CVE-2025-53109).
+//! - more than [`MAX_SYMLINK_HOPS`] links (loops, self-links) is `InvalidPath`: a loop does not
+//!   escape, it is just not a usable path.
+//! - names over 255 bytes and paths over 4095 bytes are `InvalidPath` before any system call.
+//!
+//! An absolute input that is not spelled under the canonical root (for example through a
+//! symlinked alias of the root, or `/proc/self/root/...`) is canonicalized by the kernel and
+//! accepted only if the result lies under the root; if it does not exist it is `OutsideRoot`,
+//! never `NotFound`, so the answer cannot be used to test whether a path outside exists.
+//!
+//! The result is finally re-canonicalized and compared component by component with the root
+//! (never as a string prefix: `/root-evil` is not under `/root`).
+//!
+//! Messages never contain anything read from outside the root (symlink targets are never shown).
+
+use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+use crate::beneath::BeneathDir;
+
+/// Longest path accepted, in bytes (Linux `PATH_MAX` is 4096 including the NUL).
+pub const MAX_PATH_BYTES: usize = 4095;
+/// Longest single name accepted, in bytes (Linux `NAME_MAX`).
+pub const MAX_NAME_BYTES: usize = 255;
+/// Symlinks followed while resolving one path before giving up (the kernel's limit is 40).
+pub const MAX_SYMLINK_HOPS: usize = 40;
+
+/// A canonical directory that every contained path lies under.
+#[derive(Clone, Debug)]
+pub struct Root {
+    path: PathBuf,
+}
+
+/// Why a directory cannot be the root.
+#[derive(Debug)]
+pub enum RootError {
+    /// The path does not exist.
+    NotFound(PathBuf),
+    /// The path exists but is not a directory.
+    NotADirectory(PathBuf),
+    /// The path is `/`, which would make confinement meaningless.
+    FilesystemRoot(PathBuf),
+    /// Canonicalizing or inspecting the path failed for another reason.
+    Io(PathBuf, io::Error),
+}
+
+impl fmt::Display for RootError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RootError::NotFound(p) => write!(
+                f,
+                "root directory {} does not exist; point the root (GNAW_MCP_ROOT) at an existing directory",
+                p.display()
+            ),
+            RootError::NotADirectory(p) => write!(
+                f,
+                "root {} is not a directory; point the root (GNAW_MCP_ROOT) at a directory",
+                p.display()
+            ),
+            RootError::FilesystemRoot(p) => write!(
+                f,
+                "root {} resolves to the filesystem root `/`, which would make confinement meaningless; \
+                 choose a project directory, or allow `/` explicitly if you really mean it",
+                p.display()
+            ),
+            RootError::Io(p, e) => write!(
+                f,
+                "cannot use {} as the root: {e}; check that it exists and is readable",
+                p.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RootError {}
+
+/// Why an untrusted path was refused. [`Rejection::kind`] gives the stable name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// Not a usable path: empty, NUL byte, not a string, too long, or a symlink loop.
+    InvalidPath(String),
+    /// The path, or a symlink on its way, leads outside the root.
+    OutsideRoot,
+    /// Nothing exists at that path under the root (or it cannot be accessed).
+    NotFound,
+    /// A directory was required (or the path ended with `/`), but it is something else.
+    NotADirectory,
+}
+
+impl Rejection {
+    /// The stable name of this rejection: `InvalidPath`, `OutsideRoot`, `NotFound` or
+    /// `NotADirectory`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Rejection::InvalidPath(_) => "InvalidPath",
+            Rejection::OutsideRoot => "OutsideRoot",
+            Rejection::NotFound => "NotFound",
+            Rejection::NotADirectory => "NotADirectory",
+        }
+    }
+
+    /// The message with the untrusted input quoted (escaped, and shortened when very long).
+    /// Only the caller's own input is echoed, never anything found on disk.
+    pub fn message_for(&self, input: &OsStr) -> String {
+        format!("{}: {}", quote(input), self)
+    }
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rejection::InvalidPath(why) => write!(f, "invalid path: {why}"),
+            Rejection::OutsideRoot => {
+                f.write_str("path resolves outside the root; give a path inside the root")
+            }
+            Rejection::NotFound => f.write_str("no such file or directory under the root"),
+            Rejection::NotADirectory => f.write_str("not a directory"),
+        }
+    }
+}
+
+impl std::error::Error for Rejection {}
+
+/// Escape an untrusted path for a message: Debug-style quoting (control characters and
+/// non-UTF-8 bytes escaped), cut after 200 bytes.
+fn quote(input: &OsStr) -> String {
+    let bytes = input.as_bytes();
+    if bytes.len() > 200 {
+        let head = OsStr::from_bytes(&bytes[..200]);
+        format!("{head:?}… ({} bytes)", bytes.len())
+    } else {
+        format!("{input:?}")
+    }
+}
+
+/// A path proven to lie under a [`Root`]: its canonical absolute path, and the same path
+/// relative to the root (empty for the root itself). Only [`Root`] can make one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contained {
+    path: PathBuf,
+    relative: PathBuf,
+}
+
+impl Contained {
+    /// Canonical absolute path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Path relative to the root; `""` for the root itself.
+    pub fn relative(&self) -> &Path {
+        &self.relative
+    }
+}
+
+/// A directory proven to lie under a [`Root`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContainedDir {
+    inner: Contained,
+}
+
+impl ContainedDir {
+    /// The contained path.
+    pub fn contained(&self) -> &Contained {
+        &self.inner
+    }
+
+    /// Canonical absolute path.
+    pub fn path(&self) -> &Path {
+        self.inner.path()
+    }
+
+    /// Path relative to the root; `""` for the root itself.
+    pub fn relative(&self) -> &Path {
+        self.inner.relative()
+    }
+
+    /// This directory as a [`Root`] of its own, e.g. to contain paths given relative to a repo
+    /// that is itself a subdirectory of the server's root. No new canonicalization is needed.
+    pub fn as_root(&self) -> Root {
+        Root {
+            path: self.inner.path.clone(),
+        }
+    }
+
+    /// Open a directory fd on it, for per-open kernel containment.
+    pub fn open(&self) -> io::Result<BeneathDir> {
+        BeneathDir::open(&self.inner.path)
+    }
+}
+
+impl Root {
+    /// Canonicalize `path` once. It must exist and be a directory; `/` is refused unless
+    /// `allow_filesystem_root`.
+    pub fn new(path: &Path, allow_filesystem_root: bool) -> Result<Root, RootError> {
+        let canonical = std::fs::canonicalize(path).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => RootError::NotFound(path.to_path_buf()),
+            _ => RootError::Io(path.to_path_buf(), e),
+        })?;
+        let meta =
+            std::fs::metadata(&canonical).map_err(|e| RootError::Io(path.to_path_buf(), e))?;
+        if !meta.is_dir() {
+            return Err(RootError::NotADirectory(path.to_path_buf()));
+        }
+        if canonical.parent().is_none() && !allow_filesystem_root {
+            return Err(RootError::FilesystemRoot(path.to_path_buf()));
+        }
+        Ok(Root { path: canonical })
+    }
+
+    /// The canonical root directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The root itself as a contained directory.
+    pub fn as_dir(&self) -> ContainedDir {
+        ContainedDir {
+            inner: Contained {
+                path: self.path.clone(),
+                relative: PathBuf::new(),
+            },
+        }
+    }
+
+    /// Prove that `untrusted` names an existing file, directory or other node under the root.
+    pub fn contain(&self, untrusted: &OsStr) -> Result<Contained, Rejection> {
+        let bytes = untrusted.as_bytes();
+        if bytes.is_empty() {
+            return Err(Rejection::InvalidPath("empty path".into()));
+        }
+        if bytes.contains(&0) {
+            return Err(Rejection::InvalidPath("path contains a NUL byte".into()));
+        }
+        if bytes.len() > MAX_PATH_BYTES {
+            return Err(Rejection::InvalidPath(format!(
+                "path is longer than {MAX_PATH_BYTES} bytes"
+            )));
+        }
+        if bytes
+            .split(|&b| b == b'/')
+            .any(|name| name.len() > MAX_NAME_BYTES)
+        {
+            return Err(Rejection::InvalidPath(format!(
+                "a name in the path is longer than {MAX_NAME_BYTES} bytes"
+            )));
+        }
+        let want_dir = bytes.ends_with(b"/");
+        let input = Path::new(untrusted);
+
+        let rest = if input.is_absolute() {
+            match input.strip_prefix(&self.path) {
+                Ok(rest) => rest.to_path_buf(),
+                // Not spelled under the root: let the kernel resolve it; accept only a result
+                // under the root. A failure here is OutsideRoot, never NotFound (no oracle).
+                Err(_) => match std::fs::canonicalize(input) {
+                    Ok(real) => match real.strip_prefix(&self.path) {
+                        Ok(rest) => rest.to_path_buf(),
+                        Err(_) => return Err(Rejection::OutsideRoot),
+                    },
+                    Err(e) if e.raw_os_error() == Some(libc::ENAMETOOLONG) => {
+                        return Err(Rejection::InvalidPath("path is too long".into()));
+                    }
+                    Err(_) => return Err(Rejection::OutsideRoot),
+                },
+            }
+        } else {
+            input.to_path_buf()
+        };
+
+        let relative = self.resolve(&rest)?;
+        let full = self.path.join(&relative);
+        // Defense in depth: the kernel's own resolution must agree that it is inside.
+        let real = std::fs::canonicalize(&full).map_err(map_io)?;
+        let relative = match real.strip_prefix(&self.path) {
+            Ok(r) => r.to_path_buf(),
+            Err(_) => return Err(Rejection::OutsideRoot),
+        };
+        if want_dir && !real.is_dir() {
+            return Err(Rejection::NotADirectory);
+        }
+        Ok(Contained {
+            path: real,
+            relative,
+        })
+    }
+
+    /// Like [`Root::contain`], and the result must be a directory.
+    pub fn contain_dir(&self, untrusted: &OsStr) -> Result<ContainedDir, Rejection> {
+        let inner = self.contain(untrusted)?;
+        let meta = std::fs::metadata(&inner.path).map_err(map_io)?;
+        if !meta.is_dir() {
+            return Err(Rejection::NotADirectory);
+        }
+        Ok(ContainedDir { inner })
+    }
+
+    /// A directory from a JSON argument: anything but a string is `InvalidPath`.
+    pub fn contain_json(&self, value: &serde_json::Value) -> Result<ContainedDir, Rejection> {
+        match value {
+            serde_json::Value::String(s) => self.contain_dir(OsStr::new(s)),
+            other => Err(Rejection::InvalidPath(format!(
+                "expected a string path, got {}",
+                json_type(other)
+            ))),
+        }
+    }
+
+    /// Resolve `rel` (relative to the root) without ever leaving the root. Returns the
+    /// resolved path relative to the root, free of symlinks, `.` and `..`.
+    fn resolve(&self, rel: &Path) -> Result<PathBuf, Rejection> {
+        let mut pending: VecDeque<OsString> = VecDeque::new();
+        push_front_components(&mut pending, rel);
+        let mut done: Vec<OsString> = Vec::new();
+        let mut hops = 0usize;
+        while let Some(name) = pending.pop_front() {
+            if name == ".." {
+                if done.pop().is_none() {
+                    return Err(Rejection::OutsideRoot);
+                }
+                continue;
+            }
+            let mut here = self.path.clone();
+            here.extend(&done);
+            here.push(&name);
+            let meta = std::fs::symlink_metadata(&here).map_err(map_io)?;
+            let ft = meta.file_type();
+            if ft.is_symlink() {
+                hops += 1;
+                if hops > MAX_SYMLINK_HOPS {
+                    return Err(Rejection::InvalidPath(
+                        "too many levels of symbolic links (a loop?)".into(),
+                    ));
+                }
+                let target = std::fs::read_link(&here).map_err(map_io)?;
+                if target.is_absolute() {
+                    // Only targets spelled under the canonical root are followed.
+                    let rest = target
+                        .strip_prefix(&self.path)
+                        .map_err(|_| Rejection::OutsideRoot)?;
+                    done.clear();
+                    push_front_components(&mut pending, rest);
+                } else {
+                    push_front_components(&mut pending, &target);
+                }
+            } else if ft.is_dir() || pending.is_empty() {
+                done.push(name);
+            } else {
+                // A file in the middle of the path ("file/x"): nothing by that name exists.
+                return Err(Rejection::NotFound);
+            }
+        }
+        Ok(done.iter().collect())
+    }
+}
+
+/// Put the components of `p` at the front of the queue, in order. `.` and the root are
+/// dropped; `..` is kept for the resolver.
+fn push_front_components(queue: &mut VecDeque<OsString>, p: &Path) {
+    let names: Vec<OsString> = p
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_os_string()),
+            Component::ParentDir => Some(OsString::from("..")),
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => None,
+        })
+        .collect();
+    for n in names.into_iter().rev() {
+        queue.push_front(n);
+    }
+}
+
+/// Map a filesystem error met *inside* the root to a rejection.
+fn map_io(e: io::Error) -> Rejection {
+    match e.raw_os_error() {
+        Some(libc::ENAMETOOLONG) => Rejection::InvalidPath("path is too long".into()),
+        Some(libc::ELOOP) => {
+            Rejection::InvalidPath("too many levels of symbolic links (a loop?)".into())
+        }
+        Some(libc::ENOTDIR) => Rejection::NotFound,
+        // ENOENT, and EACCES: an inaccessible entry is reported like a missing one.
+        _ => Rejection::NotFound,
+    }
+}
+
+fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,462 @@
+//! Layer 3 alone: real Landlock. This test binary has its own `main` (harness = false) so that it
+//! can re-execute itself as a single-threaded child (selected by an environment variable, a
+//! test-only mechanism that no shipped binary has). The child enters the sandbox through the same
+//! `confine()` the server uses, then performs raw filesystem, exec, network and signal operations
+//! that bypass every userspace check, and prints one `probe NAME ERRNO` line each (0 = success).
+//! The parent asserts the expected errno for each.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fs;
+use std::io::{self, Write};
+use std::os::linux::net::SocketAddrExt;
+use std::os::unix::net::{SocketAddr, UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use gnaw_sandbox::{ConfineError, Root, SandboxMode, confine};
+
+const CHILD: &str = "GNAW_SANDBOX_TEST_CHILD";
+
+fn main() {
+    match std::env::var(CHILD) {
+        Ok(scenario) => child(&scenario),
+        Err(_) => parent(),
+    }
+}
+
+// ---------------------------------------------------------------- child side
+
+fn env_path(name: &str) -> PathBuf {
+    PathBuf::from(std::env::var_os(name).unwrap_or_default())
+}
+
+fn report(name: &str, r: io::Result<()>) {
+    let code = match r {
+        Ok(()) => 0,
+        Err(e) => e.raw_os_error().unwrap_or(-1),
+    };
+    println!("probe {name} {code}");
+}
+
+fn child(scenario: &str) {
+    let root_dir = env_path("T_ROOT");
+    let outside = env_path("T_OUTSIDE");
+    let root = match Root::new(&root_dir, false) {
+        Ok(r) => r,
+        Err(e) => {
+            println!("error {e}");
+            return;
+        }
+    };
+    match scenario {
+        "threads" => {
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            let t = std::thread::spawn(move || {
+                let _ = rx.recv();
+            });
+            match confine(&root, SandboxMode::Strict) {
+                Err(ConfineError::MultiThreaded { threads }) => {
+                    println!("refused threads={threads}")
+                }
+                Err(e) => println!("error {e}"),
+                Ok(_) => println!("error confine accepted a multi-threaded process"),
+            }
+            let _ = tx.send(());
+            let _ = t.join();
+            // Nothing was restricted by the refusal.
+            report(
+                "read_outside_after_refusal",
+                fs::read(outside.join("secret.txt")).map(drop),
+            );
+        }
+        "off" => match confine(&root, SandboxMode::Off) {
+            Ok(status) => {
+                println!("ruleset {}", status.ruleset);
+                report(
+                    "read_outside",
+                    fs::read(outside.join("secret.txt")).map(drop),
+                );
+            }
+            Err(e) => println!("error {e}"),
+        },
+        mode => {
+            let mode: SandboxMode = match mode.parse() {
+                Ok(m) => m,
+                Err(e) => {
+                    println!("error {e}");
+                    return;
+                }
+            };
+            match confine(&root, mode) {
+                Ok(status) => {
+                    println!("ruleset {}", status.ruleset);
+                    println!("fully_enforced {}", status.fully_enforced());
+                    println!("status {}", status.to_json());
+                }
+                Err(e) => {
+                    println!("error {e}");
+                    return;
+                }
+            }
+            probes(&root_dir, &outside);
+        }
+    }
+    let _ = io::stdout().flush();
+}
+
+fn probes(root: &Path, outside: &Path) {
+    report("read_inside", fs::read(root.join("file.txt")).map(drop));
+    report("list_inside", fs::read_dir(root.join("sub")).map(drop));
+    report(
+        "read_outside",
+        fs::read(outside.join("secret.txt")).map(drop),
+    );
+    report("list_outside", fs::read_dir(outside).map(drop));
+    report("read_etc_passwd", fs::read("/etc/passwd").map(drop));
+    report(
+        "read_proc_self_status",
+        fs::read("/proc/self/status").map(drop),
+    );
+    report(
+        "write_inside",
+        fs::OpenOptions::new()
+            .write(true)
+            .open(root.join("file.txt"))
+            .map(drop),
+    );
+    report(
+        "append_inside",
+        fs::OpenOptions::new()
+            .append(true)
+            .open(root.join("file.txt"))
+            .map(drop),
+    );
+    report(
+        "create_inside",
+        fs::File::create_new(root.join("new.txt")).map(drop),
+    );
+    report(
+        "truncate_open_inside",
+        fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(root.join("file.txt"))
+            .map(drop),
+    );
+    report(
+        "truncate_syscall_inside",
+        nix::unistd::truncate(&root.join("file.txt"), 0).map_err(io::Error::from),
+    );
+    report(
+        "rename_inside",
+        fs::rename(root.join("file.txt"), root.join("moved.txt")),
+    );
+    report("unlink_inside", fs::remove_file(root.join("file.txt")));
+    report("mkdir_inside", fs::create_dir(root.join("newdir")));
+    report("rmdir_inside", fs::remove_dir(root.join("sub/empty")));
+    report(
+        "symlink_inside",
+        std::os::unix::fs::symlink("file.txt", root.join("newlink")),
+    );
+    report(
+        "mkfifo_inside",
+        nix::unistd::mkfifo(&root.join("newfifo"), nix::sys::stat::Mode::S_IRWXU)
+            .map_err(io::Error::from),
+    );
+    report(
+        "hardlink_inside",
+        fs::hard_link(root.join("file.txt"), root.join("sub/hard.txt")),
+    );
+    report(
+        "exec_bin_true",
+        Command::new("/bin/true")
+            .stdin(Stdio::null())
+            .status()
+            .map(drop),
+    );
+    let port: u16 = std::env::var("T_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    report(
+        "tcp_connect",
+        std::net::TcpStream::connect(("127.0.0.1", port)).map(drop),
+    );
+    report(
+        "tcp_bind",
+        std::net::TcpListener::bind(("127.0.0.1", 0)).map(drop),
+    );
+    let abstract_name = std::env::var("T_ABSTRACT").unwrap_or_default();
+    report(
+        "abstract_unix_connect",
+        SocketAddr::from_abstract_name(abstract_name.as_bytes())
+            .and_then(|a| UnixStream::connect_addr(&a))
+            .map(drop),
+    );
+    let victim: i32 = std::env::var("T_VICTIM")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    report(
+        "signal_other_process",
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(victim),
+            nix::sys::signal::Signal::SIGTERM,
+        )
+        .map_err(io::Error::from),
+    );
+    report("stdout_still_works", io::stdout().flush());
+}
+
+// ---------------------------------------------------------------- parent side
+
+struct Env {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    outside: PathBuf,
+}
+
+fn setup() -> Env {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = fs::canonicalize(tmp.path()).expect("canonical tempdir");
+    let root = base.join("root");
+    let outside = base.join("outside");
+    fs::create_dir_all(root.join("sub/empty")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(root.join("file.txt"), "inside").unwrap();
+    fs::write(outside.join("secret.txt"), "secret").unwrap();
+    Env {
+        _tmp: tmp,
+        root,
+        outside,
+    }
+}
+
+struct ChildRun {
+    probes: BTreeMap<String, i32>,
+    lines: Vec<String>,
+}
+
+fn run_child(scenario: &str, env: &Env, extra: &[(&str, String)]) -> ChildRun {
+    let exe = std::env::current_exe().expect("current_exe");
+    let out = Command::new(exe)
+        .env(CHILD, scenario)
+        .env("T_ROOT", &env.root)
+        .env("T_OUTSIDE", &env.outside)
+        .envs(extra.iter().map(|(k, v)| (*k, OsStr::new(v))))
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn child");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "child {scenario} failed: {:?}\n{text}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut probes = BTreeMap::new();
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        assert!(!line.starts_with("error"), "child {scenario}: {line}");
+        let mut parts = line.split(' ');
+        if parts.next() == Some("probe") {
+            let name = parts.next().unwrap_or_default().to_string();
+            let code = parts.next().and_then(|c| c.parse().ok()).unwrap_or(-1);
+            probes.insert(name, code);
+        } else {
+            lines.push(line.to_string());
+        }
+    }
+    ChildRun { probes, lines }
+}
+
+fn enforced(mode: &str) {
+    let env = setup();
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind tcp");
+    let port = listener.local_addr().unwrap().port();
+    let abstract_name = format!("gnaw-sandbox-test-{}", std::process::id());
+    let addr = SocketAddr::from_abstract_name(abstract_name.as_bytes()).unwrap();
+    let _uds = UnixListener::bind_addr(&addr).expect("bind abstract socket");
+    let mut victim = Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("spawn sleep");
+
+    let run = run_child(
+        mode,
+        &env,
+        &[
+            ("T_PORT", port.to_string()),
+            ("T_ABSTRACT", abstract_name.clone()),
+            ("T_VICTIM", victim.id().to_string()),
+        ],
+    );
+    let still_alive = victim.try_wait().expect("try_wait").is_none();
+    let _ = victim.kill();
+    let _ = victim.wait();
+
+    let expected: &[(&str, i32)] = &[
+        ("read_inside", 0),
+        ("list_inside", 0),
+        ("stdout_still_works", 0),
+        ("read_outside", libc::EACCES),
+        ("list_outside", libc::EACCES),
+        ("read_etc_passwd", libc::EACCES),
+        ("read_proc_self_status", libc::EACCES),
+        ("write_inside", libc::EACCES),
+        ("append_inside", libc::EACCES),
+        ("create_inside", libc::EACCES),
+        ("truncate_open_inside", libc::EACCES),
+        ("truncate_syscall_inside", libc::EACCES),
+        ("rename_inside", libc::EACCES),
+        ("unlink_inside", libc::EACCES),
+        ("mkdir_inside", libc::EACCES),
+        ("rmdir_inside", libc::EACCES),
+        ("symlink_inside", libc::EACCES),
+        ("mkfifo_inside", libc::EACCES),
+        ("hardlink_inside", libc::EACCES),
+        ("exec_bin_true", libc::EACCES),
+        ("tcp_connect", libc::EACCES),
+        ("tcp_bind", libc::EACCES),
+        ("abstract_unix_connect", libc::EPERM),
+        ("signal_other_process", libc::EPERM),
+    ];
+    let mut failures = Vec::new();
+    for (name, want) in expected {
+        let got = run.probes.get(*name).copied();
+        let verdict = if got == Some(*want) {
+            "ok"
+        } else {
+            "UNEXPECTED"
+        };
+        println!("  [{mode}] {name:<26} expected {want:>3} got {got:?} {verdict}");
+        if got != Some(*want) {
+            failures.push(*name);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "[{mode}] unexpected results: {failures:?}"
+    );
+    assert_eq!(run.probes.len(), expected.len(), "every probe is asserted");
+    assert!(
+        still_alive,
+        "the signal must not have reached the other process"
+    );
+    assert!(
+        run.lines.contains(&"ruleset fully_enforced".to_string()),
+        "{:?}",
+        run.lines
+    );
+    assert!(
+        run.lines.contains(&"fully_enforced true".to_string()),
+        "{:?}",
+        run.lines
+    );
+    let status = run
+        .lines
+        .iter()
+        .find_map(|l| l.strip_prefix("status "))
+        .expect("status line");
+    let json: serde_json::Value = serde_json::from_str(status).expect("status JSON");
+    assert_eq!(json["no_new_privs"], true);
+    assert_eq!(json["dumpable"], false);
+    assert_eq!(json["core_rlimit"]["soft"], 0);
+    assert_eq!(json["network"]["tcp_connect"], "denied");
+    assert_eq!(json["scopes"]["signal"], true);
+    assert_eq!(
+        json["fs_granted"],
+        serde_json::json!(["read_file", "read_dir"])
+    );
+    assert_eq!(json["threads_checked"], 1);
+    assert_eq!(json["per_open"], "openat2");
+    let handled = json["fs_handled"].as_array().expect("fs_handled").len();
+    assert_eq!(
+        handled, 16,
+        "every filesystem right of ABI 7 is handled: {json}"
+    );
+    // The parent's files are untouched.
+    assert_eq!(
+        fs::read_to_string(env.root.join("file.txt")).unwrap(),
+        "inside"
+    );
+    assert!(!env.root.join("new.txt").exists());
+    drop(listener);
+}
+
+fn refuses_second_thread() {
+    let env = setup();
+    let run = run_child("threads", &env, &[]);
+    assert!(
+        run.lines.contains(&"refused threads=2".to_string()),
+        "{:?}",
+        run.lines
+    );
+    assert_eq!(run.probes.get("read_outside_after_refusal"), Some(&0));
+}
+
+fn off_applies_nothing() {
+    let env = setup();
+    let run = run_child("off", &env, &[]);
+    assert!(
+        run.lines.contains(&"ruleset off".to_string()),
+        "{:?}",
+        run.lines
+    );
+    assert_eq!(run.probes.get("read_outside"), Some(&0));
+}
+
+fn probe_restricts_nothing() {
+    let env = setup();
+    let root = Root::new(&env.root, false).expect("root");
+    let status = gnaw_sandbox::probe_status(&root, SandboxMode::Strict);
+    assert!(!status.applied);
+    assert_eq!(status.ruleset, "not_applied");
+    assert!(!status.fully_enforced(), "a probe never claims enforcement");
+    assert!(
+        status.kernel_landlock_abi.is_some_and(|v| v >= 7),
+        "{status:?}"
+    );
+    assert_eq!(status.fs_handled.len(), 16);
+    assert!(status.not_enforced.is_empty(), "{:?}", status.not_enforced);
+    assert_eq!(status.to_json()["mode"], "strict");
+    // This process is still unrestricted.
+    assert_eq!(
+        fs::read_to_string(env.outside.join("secret.txt")).unwrap(),
+        "secret"
+    );
+}
+
+fn main_parent_tests() -> Vec<(&'static str, fn())> {
+    vec![
+        ("probe_status_restricts_nothing", probe_restricts_nothing),
+        (
+            "landlock_strict_denies_everything_but_reading_the_root",
+            || enforced("strict"),
+        ),
+        ("landlock_best_effort_on_this_kernel_is_full", || {
+            enforced("best-effort")
+        }),
+        ("confine_refuses_a_second_thread", refuses_second_thread),
+        ("sandbox_off_applies_nothing", off_applies_nothing),
+    ]
+}
+
+fn parent() {
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let mut ran = 0;
+    for (name, test) in main_parent_tests() {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        println!("test {name} ...");
+        test();
+        println!("test {name} ... ok");
+        ran += 1;
+    }
+    println!("test result: ok. {ran} passed");
+}

@@ -23,6 +23,7 @@ pub mod count;
 pub mod error;
 pub mod extraction;
 pub mod filter;
+pub mod mcp;
 pub mod par;
 pub mod rank;
 pub mod read;

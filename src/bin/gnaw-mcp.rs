@@ -1,0 +1,130 @@
+//! gnaw-mcp: serve gnaw's extraction pipeline to AI agents as an MCP server over stdio,
+//! confined with Landlock to `GNAW_MCP_ROOT`.
+//!
+//! Order matters: read everything the process needs (environment, CPU count), resolve the
+//! root, apply the sandbox while the process is still single-threaded, and only then start
+//! the server (which spawns its worker thread).
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+use gnaw::mcp::{self, Containment, Rejected};
+use gnaw_sandbox::{ContainedDir, Root, RootError, SandboxMode, confine};
+use serde_json::Value;
+
+const AFTER_HELP: &str = "\
+Environment:
+  GNAW_MCP_ROOT              directory the tools may read (default: the working directory)
+  GNAW_MCP_SANDBOX           strict (default), best-effort or off
+  GNAW_MCP_MAX_LINE_BYTES    longest accepted request line (default 4194304)
+  GNAW_MCP_MAX_OUTPUT_BYTES  largest prompt extract returns (default 4194304)
+  RUST_LOG                   log filter; logs go to stderr (default: info)
+
+The MCP client starts gnaw-mcp and talks JSON-RPC over its stdin/stdout. See docs/mcp.md.";
+
+/// Serve gnaw's `extract` and `estimate` tools over MCP (JSON-RPC on stdio).
+#[derive(Parser)]
+#[command(name = "gnaw-mcp", version, about, after_help = AFTER_HELP)]
+struct Args {
+    /// Print the sandbox status as JSON after applying it, then exit.
+    #[arg(long)]
+    sandbox_status: bool,
+    /// Allow GNAW_MCP_ROOT to be `/` (confinement to `/` confines nothing).
+    #[arg(long)]
+    allow_filesystem_root: bool,
+}
+
+/// The sandbox's root as the server's containment: the only route from a `repo` argument to
+/// a path the pipeline reads.
+struct RootContainment(Root);
+
+impl Containment for RootContainment {
+    fn contain(&self, repo: &Value) -> Result<ContainedDir, Rejected> {
+        self.0.contain_json(repo).map_err(|r| Rejected {
+            kind: r.kind(),
+            message: r.to_string(),
+        })
+    }
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("gnaw-mcp: {message}");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
+        .target(env_logger::Target::Stderr)
+        .init();
+    let args = Args::parse();
+
+    // Read before confining: after Landlock, the cgroup CPU quota is out of reach. The
+    // pipeline keeps the value for every later run.
+    let cpus = gnaw::par::threads();
+    let config = match mcp::Config::from_env() {
+        Ok(config) => config,
+        Err(e) => return fail(e),
+    };
+    let mode = match std::env::var("GNAW_MCP_SANDBOX") {
+        Ok(raw) => match raw.parse::<SandboxMode>() {
+            Ok(mode) => mode,
+            Err(e) => return fail(format!("GNAW_MCP_SANDBOX: {e}")),
+        },
+        Err(std::env::VarError::NotPresent) => SandboxMode::default(),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            return fail("GNAW_MCP_SANDBOX must be strict, best-effort or off");
+        }
+    };
+    let root_path = match std::env::var_os("GNAW_MCP_ROOT") {
+        Some(raw) if !raw.is_empty() => PathBuf::from(raw),
+        _ => match std::env::current_dir() {
+            Ok(dir) => dir,
+            Err(e) => {
+                return fail(format!(
+                    "cannot read the working directory ({e}); set GNAW_MCP_ROOT to the directory to serve"
+                ));
+            }
+        },
+    };
+    let root = match Root::new(&root_path, args.allow_filesystem_root) {
+        Ok(root) => root,
+        Err(e @ RootError::FilesystemRoot(_)) => {
+            return fail(format!(
+                "GNAW_MCP_ROOT: {e} (pass --allow-filesystem-root to do so)"
+            ));
+        }
+        Err(e) => return fail(format!("GNAW_MCP_ROOT: {e}")),
+    };
+
+    let status = match confine(&root, mode) {
+        Ok(status) => status,
+        Err(e) => return fail(e),
+    };
+    let status_json = status.to_json();
+    if args.sandbox_status {
+        println!("{status_json}");
+        return ExitCode::SUCCESS;
+    }
+    log::info!("sandbox: {status_json}");
+    if !status.fully_enforced() {
+        log::warn!("the sandbox is not fully enforced (mode {mode}); see the status above");
+    }
+    log::info!(
+        "serving {} with {cpus} CPUs; max line {} bytes, max output {} bytes",
+        root.path().display(),
+        config.max_line_bytes,
+        config.max_output_bytes
+    );
+
+    let containment = Arc::new(RootContainment(root));
+    match mcp::serve(io::stdin().lock(), io::stdout(), config, containment) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            log::error!("reading stdin failed: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -80,7 +80,7 @@ pub fn fit(
     if floor > budget {
         return Err(format!(
             "a budget of {budget} tokens is too small: even the prompt with no files and a one-line \
-             summary of the {n} omitted files needs {floor} tokens; raise the budget to at least \
+             summary of the {n} omitted file(s) needs {floor} tokens; raise the budget to at least \
              {floor}, or narrow the request with include/exclude"
         ));
     }

@@ -390,7 +390,11 @@ fn wrong_tool_calls_are_invalid_params() {
         json!({ "name": "extract", "arguments": { "repo": "repo", "include": "src/**" } }),
         json!({ "name": "extract", "arguments": { "repo": "repo", "include": [1] } }),
         json!({ "name": "estimate", "arguments": { "repo": "repo", "exclude": {} } }),
-        json!({ "name": "estimate", "arguments": { "repo": "repo", "budget": 100 } }),
+        json!({ "name": "estimate", "arguments": { "repo": "repo", "verbose": true } }),
+        json!({ "name": "estimate", "arguments": { "repo": "repo", "budget": -1 } }),
+        json!({ "name": "estimate", "arguments": { "repo": "repo", "budget": "big" } }),
+        json!({ "name": "estimate", "arguments": { "repo": "repo", "query": 7 } }),
+        json!({ "name": "extract", "arguments": { "repo": "repo", "profile": ["a"] } }),
     ];
     for params in cases {
         let err = s.err("tools/call", params.clone());

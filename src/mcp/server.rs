@@ -16,6 +16,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::scan::SecretsMode;
+use crate::spec::Policy;
 use serde_json::{Map, Value, json};
 
 use super::framing::{Frame, LineReader};
@@ -50,6 +52,9 @@ pub struct Config {
     pub max_line_bytes: usize,
     /// Largest prompt `extract` returns (`GNAW_MCP_MAX_OUTPUT_BYTES`).
     pub max_output_bytes: usize,
+    /// Defaults and floors for every call: `GNAW_MCP_DEFAULT_BUDGET` and
+    /// `GNAW_MCP_SECRETS_FLOOR` on top of [`Policy::server`].
+    pub policy: Policy,
 }
 
 impl Default for Config {
@@ -61,6 +66,7 @@ impl Default for Config {
         Config {
             max_line_bytes: 4 << 20,
             max_output_bytes: 4 << 20,
+            policy: Policy::server(),
         }
     }
 }
@@ -87,6 +93,27 @@ impl Config {
                     })?;
                 *slot = value;
             }
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_DEFAULT_BUDGET") {
+            let budget = raw
+                .to_str()
+                .and_then(|s| s.trim().parse::<usize>().ok())
+                .ok_or_else(|| {
+                    format!(
+                        "GNAW_MCP_DEFAULT_BUDGET must be a token count (0 for unlimited), got {raw:?}"
+                    )
+                })?;
+            config.policy.budget_default = (budget > 0).then_some(budget);
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_SECRETS_FLOOR") {
+            config.policy.secrets_floor = raw
+                .to_str()
+                .and_then(|s| s.trim().parse::<SecretsMode>().ok())
+                .ok_or_else(|| {
+                    format!(
+                        "GNAW_MCP_SECRETS_FLOOR must be off, warn, redact or block, got {raw:?}"
+                    )
+                })?;
         }
         Ok(config)
     }
@@ -237,7 +264,7 @@ fn worker(jobs: mpsc::Receiver<Job>, out: Arc<Output>, inflight: InFlight, confi
             let shape = job.shape;
             let call = job.call;
             let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                tools::run(call, &observer, shape, config.max_output_bytes)
+                tools::run(call, &observer, shape, &config)
             }));
             log::info!("{} finished in {:?}", tool.name(), started.elapsed());
             run.ok()

@@ -4,7 +4,7 @@
 //! The `repo` argument reaches the pipeline only through a [`Containment`], which turns the
 //! raw JSON value into a [`ContainedDir`] or a named rejection. There is no other path route.
 
-use crate::spec::Policy;
+use super::server::Config;
 use crate::{Error, Extraction, ExtractionSpec, Mode, Observer, Overrides};
 use gnaw_sandbox::ContainedDir;
 use serde_json::{Map, Value, json};
@@ -86,6 +86,19 @@ const EXCLUDE_DESCRIPTION: &str = "Optional glob patterns, relative to the repos
 to leave out, e.g. [\"tests/**\", \"**/*.lock\", \"docs/**\"]. Added to the repository's \
 .gnawconfig excludes and its .gitignore rules.";
 
+const BUDGET_DESCRIPTION: &str = "Optional maximum size of the prompt in tokens. Whole files \
+are kept, most relevant first (see `query`); the rest are listed in an \"omitted\" section with \
+their token counts so you can ask for them with `include`. 0 means unlimited. When omitted, the \
+repository's .gnawconfig budget or the server's default applies.";
+
+const QUERY_DESCRIPTION: &str = "Optional text describing what you are looking for, e.g. \
+\"where are HTTP retries configured\" or an identifier like \"parseConfig\". Files are ranked by \
+relevance to it (BM25 over code-aware terms, boosted when it names a file, directory or \
+symbol), which decides what a budget keeps. The prompt itself stays in path order.";
+
+const PROFILE_DESCRIPTION: &str = "Optional name of a [profiles.NAME] table in the \
+repository's .gnawconfig whose settings (include, exclude, budget, format, ...) apply to this call.";
+
 const EXTRACT_DESCRIPTION: &str = "Read a local source repository and return it as one \
 LLM-ready prompt: a directory tree followed by the contents of every included text file. \
 Honours .gitignore and the repository's .gnawconfig; binary, oversized and sensitive files \
@@ -114,6 +127,9 @@ fn input_schema() -> Value {
                 "items": { "type": "string" },
                 "description": EXCLUDE_DESCRIPTION,
             },
+            "budget": { "type": "integer", "minimum": 0, "description": BUDGET_DESCRIPTION },
+            "query": { "type": "string", "description": QUERY_DESCRIPTION },
+            "profile": { "type": "string", "description": PROFILE_DESCRIPTION },
         },
         "required": ["repo"],
         "additionalProperties": false,
@@ -142,8 +158,43 @@ fn estimate_output_schema() -> Value {
                 "description": "Number of files left out, by reason (binary, too_large, sensitive, ...).",
                 "additionalProperties": { "type": "integer", "minimum": 0 },
             },
+            "budget": {
+                "type": ["integer", "null"],
+                "minimum": 0,
+                "description": "The token budget applied, or null when unlimited.",
+            },
+            "trimmed": {
+                "type": "boolean",
+                "description": "True when the budget left files out.",
+            },
+            "omitted": {
+                "type": "array",
+                "description": "Files the budget would leave out, with the tokens each would take. Ask for them with include.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "path": { "type": "string" },
+                        "tokens": { "type": "integer", "minimum": 0 },
+                    },
+                    "required": ["path", "tokens"],
+                },
+            },
+            "secrets": {
+                "type": "array",
+                "description": "Secrets found (rule, path, line, fingerprint); the secret itself is never shown.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "rule": { "type": "string" },
+                        "path": { "type": "string" },
+                        "line": { "type": "integer", "minimum": 1 },
+                        "fingerprint": { "type": "string" },
+                    },
+                    "required": ["rule", "path", "line", "fingerprint"],
+                },
+            },
         },
-        "required": ["tokens", "encoding", "files", "bytes", "output_bytes", "skipped"],
+        "required": ["tokens", "encoding", "files", "bytes", "output_bytes", "skipped", "budget", "trimmed", "omitted", "secrets"],
         "additionalProperties": false,
     })
 }
@@ -238,18 +289,38 @@ pub fn prepare(
         Some(Value::Object(args)) => args,
         Some(_) => return Err(bad_argument("\"arguments\" must be an object".into())),
     };
-    if let Some(unknown) = args
-        .keys()
-        .find(|k| !matches!(k.as_str(), "repo" | "include" | "exclude"))
-    {
+    if let Some(unknown) = args.keys().find(|k| {
+        !matches!(
+            k.as_str(),
+            "repo" | "include" | "exclude" | "budget" | "query" | "profile"
+        )
+    }) {
         let shown: String = unknown.chars().take(64).collect();
         return Err(bad_argument(format!(
-            "unknown argument \"{shown}\"; {} takes repo, include and exclude",
+            "unknown argument \"{shown}\"; {} takes repo, include, exclude, budget, query and profile",
             tool.name()
         )));
     }
     let include = string_list(args, "include")?;
     let exclude = string_list(args, "exclude")?;
+    let budget = match args.get("budget") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_u64().map(|n| n as usize).ok_or_else(|| {
+            bad_argument(
+                "argument \"budget\" must be a non-negative integer number of tokens (0 for unlimited)"
+                    .into(),
+            )
+        })?),
+    };
+    let text_arg = |key: &str| -> Result<Option<String>, RpcError> {
+        match args.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.contains('\0') => Ok(Some(s.clone())),
+            Some(_) => Err(bad_argument(format!("argument \"{key}\" must be a string"))),
+        }
+    };
+    let query = text_arg("query")?;
+    let profile = text_arg("profile")?;
     let repo_value = args.get("repo").ok_or_else(|| {
         bad_argument("argument \"repo\" is required: the path of the repository to read".into())
     })?;
@@ -263,6 +334,9 @@ pub fn prepare(
         overrides: Overrides {
             include,
             exclude,
+            budget,
+            query,
+            profile,
             ..Default::default()
         },
     })
@@ -282,7 +356,7 @@ fn tool_error(text: String) -> Value {
 }
 
 /// Run a checked call through the pipeline.
-pub fn run(call: Call, observer: &dyn Observer, shape: Shape, max_output_bytes: usize) -> Outcome {
+pub fn run(call: Call, observer: &dyn Observer, shape: Shape, config: &Config) -> Outcome {
     let mode = match call.tool {
         Tool::Extract => Mode::Render,
         Tool::Estimate => Mode::Estimate,
@@ -293,7 +367,7 @@ pub fn run(call: Call, observer: &dyn Observer, shape: Shape, max_output_bytes: 
         paths: None,
         mode,
         observer: Some(observer),
-        policy: Policy::server(),
+        policy: config.policy,
     };
     let extraction = match crate::run_extraction(&spec) {
         Ok(e) => e,
@@ -305,7 +379,7 @@ pub fn run(call: Call, observer: &dyn Observer, shape: Shape, max_output_bytes: 
     }
     Outcome::Done(match call.tool {
         Tool::Estimate => estimate_result(&extraction, shape),
-        Tool::Extract => extract_result(extraction, max_output_bytes),
+        Tool::Extract => extract_result(extraction, config.max_output_bytes),
     })
 }
 
@@ -322,6 +396,10 @@ pub fn estimate_summary(e: &Extraction) -> Value {
         "bytes": e.files.iter().map(|f| f.bytes).sum::<u64>(),
         "output_bytes": e.output_bytes,
         "skipped": skipped,
+        "budget": e.budget,
+        "trimmed": !e.omitted.is_empty(),
+        "omitted": e.omitted.iter().map(|o| json!({"path": o.path, "tokens": o.tokens})).collect::<Vec<_>>(),
+        "secrets": e.findings.iter().map(|f| f.to_json()).collect::<Vec<_>>(),
     })
 }
 
@@ -342,7 +420,18 @@ fn extract_result(e: Extraction, max_output_bytes: usize) -> Value {
     if output.len() > max_output_bytes {
         return tool_error(too_large_message(&e, output.len(), max_output_bytes));
     }
-    json!({ "content": [{ "type": "text", "text": output }] })
+    let mut content = vec![json!({ "type": "text", "text": output })];
+    if !e.omitted.is_empty() {
+        let tokens: usize = e.omitted.iter().map(|o| o.tokens).sum();
+        content.push(json!({ "type": "text", "text": format!(
+            "Trimmed to fit a budget of {} tokens: {} files ({tokens} tokens) were left out and are \
+             listed in the prompt's omitted section. Ask for them with `include`, pass a `query` \
+             to change which files are kept, or raise `budget` (0 means unlimited).",
+            e.budget.unwrap_or(0),
+            e.omitted.len()
+        )}));
+    }
+    json!({ "content": content })
 }
 
 /// Tell the agent the prompt is too big, and where the bulk of it is, so it can narrow the

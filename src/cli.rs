@@ -50,6 +50,10 @@ pub struct Args {
     #[arg(long)]
     pub estimate: bool,
 
+    /// Do not count tokens (fastest; the reported count is 0; incompatible with --budget)
+    #[arg(long, conflicts_with_all = ["estimate", "budget"])]
+    pub no_count: bool,
+
     /// Print a machine-readable JSON summary on stdout (the prompt goes only to --output)
     #[arg(long)]
     pub json: bool,
@@ -213,7 +217,9 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         repo: root.as_dir(),
         overrides: args.overrides(),
         paths,
-        mode: if args.estimate || (args.json && args.output.is_none()) {
+        mode: if args.no_count {
+            Mode::RenderUncounted
+        } else if args.estimate || (args.json && args.output.is_none()) {
             Mode::Estimate
         } else {
             Mode::Render

@@ -126,7 +126,14 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         tree: options.tree,
     };
     let enc = options.encoding;
-    let keep_text = spec.mode == Mode::Render;
+    let keep_text = spec.mode != Mode::Estimate;
+    let counting = spec.mode != Mode::RenderUncounted;
+    if !counting && options.budget.is_some() {
+        return Err(Error::Config(
+            "a token budget needs token counts; drop --no-count or the budget".into(),
+        ));
+    }
+    let count = |text: &str| if counting { count::count(enc, text) } else { 0 };
     let view_of = |i: usize| FileView {
         path: &kept[i].0,
         text: &kept[i].1.text,
@@ -136,7 +143,7 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
     let order = par::largest_first(&kept, |(_, t)| t.bytes);
     let pieces = par::map(&indices, &order, threads, &stop, |&i| {
         let piece = render::file_piece(&ropts, &view_of(i), false);
-        (count::count(enc, &piece), keep_text.then_some(piece))
+        (count(&piece), keep_text.then_some(piece))
     })
     .ok_or(Error::Cancelled)?;
     let piece_tokens: Vec<usize> = pieces.iter().map(|p| p.0).collect();
@@ -148,7 +155,7 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         .unwrap_or_else(|| "/".into());
     let paths: Vec<&str> = kept.iter().map(|(p, _)| p.as_str()).collect();
     let epilogue = render::epilogue(&ropts);
-    let tail_tokens = count::count(enc, &epilogue);
+    let tail_tokens = count(&epilogue);
     // Only json's last piece differs (no trailing comma); its count is memoized per file.
     let last_memo = std::sync::Mutex::new(std::collections::HashMap::new());
     let last_tokens = |i: usize| -> usize {
@@ -158,7 +165,7 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         let mut memo = last_memo.lock().unwrap_or_else(|p| p.into_inner());
         *memo
             .entry(i)
-            .or_insert_with(|| count::count(enc, &render::file_piece(&ropts, &view_of(i), true)))
+            .or_insert_with(|| count(&render::file_piece(&ropts, &view_of(i), true)))
     };
     let measure = |kept_ix: &[usize], view: &budget::OmittedView| -> usize {
         let kept_paths: Vec<&str> = kept_ix.iter().map(|&i| paths[i]).collect();
@@ -166,7 +173,7 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         let body: usize = kept_ix.iter().map(|&i| piece_tokens[i]).sum();
         let last_fix = kept_ix.last().map_or(0, |&l| last_tokens(l)) as isize
             - kept_ix.last().map_or(0, |&l| piece_tokens[l]) as isize;
-        (count::count(enc, &head) + body + tail_tokens).saturating_add_signed(last_fix)
+        (count(&head) + body + tail_tokens).saturating_add_signed(last_fix)
     };
     let ranked: Vec<usize> = ranking.iter().map(|(i, _)| *i).collect();
     let plan = match options.budget {
@@ -182,7 +189,7 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
             }
         }
         Some(b) => budget::fit(b, &ranked, &paths, &piece_tokens, &measure, &|i| {
-            count::count(enc, paths[i]) + 2
+            count(paths[i]) + 2
         })
         .map_err(Error::Budget)?,
     };

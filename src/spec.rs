@@ -72,6 +72,9 @@ pub enum Mode {
     Render,
     /// Count the prompt exactly, without keeping its text.
     Estimate,
+    /// Render the prompt without counting tokens (the reported count is 0). A budget needs
+    /// counts, so it is an error in this mode.
+    RenderUncounted,
 }
 
 /// Per-run overrides. List fields are *added* to the config's lists; scalar fields replace the

@@ -1,10 +1,10 @@
 //! Render stage: the prompt in markdown, xml or json, built as a sequence of pieces.
 //!
 //! The prompt is `preamble`, then one piece per file in bytewise path order, then `epilogue`.
-//! Every piece ends with `\n` and starts with a character that is neither whitespace nor `/`
-//! (`#`, `<`, `{` or `]`), which [`crate::count::is_safe_boundary`] proves is a point where no
-//! tokenizer's pre-tokenizer can join text across: so the token count of the whole prompt is
-//! exactly the sum of the pieces' counts, and the pieces can be counted in parallel.
+//! Every piece ends with a non-whitespace character and one `\n`, and starts with `#`, `<`, `{`
+//! or `]`: a junction [`crate::count::is_safe_boundary`] proves no tokenizer's pre-tokenizer can
+//! join text across. So the token count of the whole prompt is exactly the sum of the pieces'
+//! counts, and the pieces can be counted in parallel (and cached).
 //!
 //! File content can never break the structure: markdown fences are longer than any backtick
 //! run in what they fence, xml is escaped, json goes through serde. Paths are shown through
@@ -82,7 +82,7 @@ pub fn preamble(
                 }
                 out.push('\n');
             }
-            out.push_str("## Files\n\n");
+            out.push_str("## Files\n");
         }
         Format::Xml => {
             let _ = writeln!(out, "<repository name=\"{}\">", xml_escape(repo_name, true));
@@ -156,7 +156,7 @@ pub fn file_piece(opts: &RenderOptions, file: &FileView<'_>, last: bool) -> Stri
             if !text.is_empty() && !text.ends_with('\n') {
                 out.push('\n');
             }
-            let _ = write!(out, "{fence}\n\n");
+            let _ = writeln!(out, "{fence}");
         }
         Format::Xml => {
             let note = if file.lossy {

@@ -2,7 +2,10 @@
 //! runs, the regex (whose `s` group is the secret to redact), and a check on the captured value.
 //! Formats come from the issuers' own documentation; docs/secrets.md explains each rule.
 
-use super::shape::{base64url_decode, entropy, entropy_threshold, is_hash_or_uuid, is_placeholder};
+use super::shape::{
+    base64url_decode, entropy, entropy_threshold, is_hash_or_uuid, is_identifier_words,
+    is_placeholder,
+};
 use regex::Captures;
 
 /// A rule's public face: its id (used in `[REDACTED:<id>]` markers and findings) and what it
@@ -265,7 +268,7 @@ pub fn detectors() -> Vec<Detector> {
         line(
             "connection-string",
             &["://"],
-            r#"(?i)(?-u:\b)[a-z][a-z0-9+.\-]{1,30}://(?P<user>[^\s:@/?#'"`<>]*):(?P<s>[^\s@/?#'"`<>]+)@[^\s/?#'"`<>:@]+"#,
+            r#"(?i)(?-u:\b)[a-z][a-z0-9+.\-]{1,30}://(?P<user>[^\s:@/?#'"`<>]*):(?P<s>[^\s:@/?#'"`<>]+)@(?P<host>[^\s/?#'"`<>:@]+)"#,
             url_password,
         ),
     ];
@@ -377,22 +380,33 @@ fn jwt(c: &Captures) -> bool {
 }
 
 /// The password of `scheme://user:password@host`, unless it is a placeholder, repeats the user
-/// name, or is a short number (a `host:port@` misparse).
+/// name, is a short number (a `host:port@` misparse), or the host is a name reserved for
+/// documentation (RFC 2606: `example.com`, `*.example`, `*.test`, `*.invalid`).
 fn url_password(c: &Captures) -> bool {
     let s = secret(c);
     let user = c.name("user").map_or("", |m| m.as_str());
+    let host = c
+        .name("host")
+        .map_or(String::new(), |m| m.as_str().to_ascii_lowercase());
     let lower = s.to_ascii_lowercase();
     let trivial = [
-        "pass", "pwd", "passwd", "password", "secret", "changeme", "xxx", "***", "...",
+        "pass", "pwd", "passwd", "password", "secret", "changeme", "xxx", "xyz", "***", "...",
     ];
+    let doc_host = ["example.com", "example.org", "example.net", "example"]
+        .iter()
+        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+        || [".test", ".invalid"].iter().any(|t| host.ends_with(t));
     !(is_placeholder(s)
         || trivial.contains(&lower.as_str())
         || s == user
+        || doc_host
         || s.len() <= 5 && s.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Quoted values must not be identifier words either: `private_key: "_RSAPrivateKey"` is a
+/// Python type annotation.
 fn generic_quoted(c: &Captures) -> bool {
-    high_entropy(c)
+    high_entropy(c) && !is_identifier_words(secret(c))
 }
 
 /// Unquoted values also must not look like code: they need a letter and a digit, must not be

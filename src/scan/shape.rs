@@ -2,6 +2,9 @@
 //! must never be flagged, placeholders and variable references, and a small base64url decoder
 //! for checking JWT headers.
 
+use regex::Regex;
+use std::sync::OnceLock;
+
 /// Shannon entropy of `s` in bits per byte.
 pub fn entropy(s: &str) -> f64 {
     if s.is_empty() {
@@ -94,7 +97,8 @@ const PLACEHOLDER_WORDS: &[&str] = &[
 ];
 
 /// True if `value` is a placeholder, template or variable reference: `${VAR}`, `$VAR`, `{{ x }}`,
-/// `<password>`, `%(x)s`, `changeme`, `xxxx`, a run of one character, and so on.
+/// `<password>`, `%(x)s`, `changeme`, `xxxx`, a file path (`PWD=/home/me`), a run of one
+/// character, and so on.
 pub fn is_placeholder(value: &str) -> bool {
     let v = value.trim();
     if v.is_empty() {
@@ -102,6 +106,10 @@ pub fn is_placeholder(value: &str) -> bool {
     }
     if v.starts_with('$')
         || v.starts_with('%')
+        || v.starts_with('/')
+        || v.starts_with("~/")
+        || v.starts_with("./")
+        || v.starts_with("../")
         || v.starts_with('<') && v.ends_with('>')
         || v.contains('{') && v.contains('}')
         || v.contains("%s")
@@ -115,6 +123,18 @@ pub fn is_placeholder(value: &str) -> bool {
     }
     let lower = v.to_ascii_lowercase();
     PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// True for a digit-free value made of identifier words, like `_RSAPrivateKey`,
+/// `module.ClassName` or `access_token_type`: a type name or a field name, not a secret.
+/// Random letters almost never split into such words.
+pub fn is_identifier_words(s: &str) -> bool {
+    static WORDS: OnceLock<Regex> = OnceLock::new();
+    let re = WORDS.get_or_init(|| {
+        // A constant pattern, covered by the tests below.
+        Regex::new(r"^_*(?:(?:[A-Z]{0,4}[a-z]{2,}|[A-Z]{2,6})[_.\-]?)+$").expect("pattern compiles")
+    });
+    !s.bytes().any(|b| b.is_ascii_digit()) && re.is_match(s)
 }
 
 /// Decodes unpadded or padded base64url (also accepting the standard `+` and `/`). Returns None
@@ -179,6 +199,27 @@ mod tests {
             assert!(is_placeholder(p), "{p}");
         }
         assert!(!is_placeholder("Zk3q9XvB2mLp7RtY"));
+    }
+
+    #[test]
+    fn identifier_words() {
+        for w in [
+            "_DSAPrivateKey",
+            "_EllipticCurvePrivateKey",
+            "module.ClassName",
+            "access_token_type",
+            "HTTPBasicAuth",
+        ] {
+            assert!(is_identifier_words(w), "{w}");
+        }
+        for s in [
+            "qfiBGkBPHDGix",
+            "Zk3q9XvB2mLp7RtY",
+            "aBcDeFgHiJkLmN",
+            "xKqzWvPtRmYn",
+        ] {
+            assert!(!is_identifier_words(s), "{s}");
+        }
     }
 
     #[test]

@@ -1,0 +1,419 @@
+//! Scan stage: finds secrets in file text and warns about, redacts or blocks them before anything
+//! is counted or rendered, and names the files that are sensitive as a whole.
+//!
+//! How a scan runs: one Aho-Corasick automaton holds every rule's literal keywords (`ghp_`,
+//! `akia`, `-----begin`, `password`, ...), matched ASCII-case-insensitively in a single pass.
+//! Text with no keyword is clean and costs that pass and nothing else: no allocation, no regex.
+//! Each line holding a keyword is handed to the regexes of the rules whose keywords it holds,
+//! and each candidate is checked (entropy, placeholders, hash and UUID shapes, JWT header).
+//! Private key blocks span lines and are measured from their BEGIN marker.
+//!
+//! Findings name the rule, the path and the 1-based line where the secret starts, never the
+//! secret. Line numbers are those of the original text, also after redaction.
+
+mod rules;
+mod sensitive;
+mod shape;
+
+pub use rules::RuleInfo;
+pub use sensitive::sensitive_file;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use regex::Regex;
+use rules::{Detector, Kind};
+use std::collections::HashSet;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+/// What the scan stage does with secrets it finds. Ordered from weakest to strongest, so an
+/// operator's floor can be enforced with `max`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum SecretsMode {
+    /// Don't scan.
+    Off,
+    /// Report findings, leave the text as it is.
+    Warn,
+    /// Replace each secret with `[REDACTED:<rule>]` and report it.
+    Redact,
+    /// Drop the whole file and report its findings.
+    Block,
+}
+
+impl SecretsMode {
+    /// Every mode, weakest first.
+    pub const ALL: [SecretsMode; 4] = [Self::Off, Self::Warn, Self::Redact, Self::Block];
+
+    /// The mode's name as written in flags and `.gnawconfig`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Warn => "warn",
+            Self::Redact => "redact",
+            Self::Block => "block",
+        }
+    }
+}
+
+impl fmt::Display for SecretsMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SecretsMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                format!("unknown secrets mode `{s}`: use one of off, warn, redact, block")
+            })
+    }
+}
+
+/// One secret found. Never holds the secret itself.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Finding {
+    /// The rule id, as listed by [`rules`].
+    pub rule: &'static str,
+    /// The file's path relative to the repo, as given to [`scan`].
+    pub path: String,
+    /// 1-based line of the original text where the secret starts.
+    pub line: usize,
+    /// `path:rule:line`; put it in the allow list to accept this finding.
+    pub fingerprint: String,
+}
+
+impl Finding {
+    fn new(rule: &'static str, path: &str, line: usize) -> Finding {
+        Finding {
+            rule,
+            path: path.to_string(),
+            line,
+            fingerprint: format!("{path}:{rule}:{line}"),
+        }
+    }
+}
+
+/// False positives the operator accepts: whole paths (globs) and single findings (fingerprints).
+#[derive(Clone, Debug)]
+pub struct Allow {
+    paths: GlobSet,
+    fingerprints: HashSet<String>,
+}
+
+impl Default for Allow {
+    fn default() -> Self {
+        Allow {
+            paths: GlobSet::empty(),
+            fingerprints: HashSet::new(),
+        }
+    }
+}
+
+/// A path glob in the allow list that does not parse.
+#[derive(Debug)]
+pub struct AllowError {
+    glob: String,
+    error: globset::Error,
+}
+
+impl fmt::Display for AllowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "secrets allow list: `{}` is not a valid glob ({}); fix or remove it",
+            self.glob,
+            self.error.kind()
+        )
+    }
+}
+
+impl std::error::Error for AllowError {}
+
+impl Allow {
+    /// An allow list from path globs and fingerprints. Globs match the whole relative path with
+    /// `/` separators; `*` stays within one directory, `**` crosses them (`fixtures/**`,
+    /// `**/testdata/*.pem`).
+    pub fn new<G, F>(globs: G, fingerprints: F) -> Result<Allow, AllowError>
+    where
+        G: IntoIterator,
+        G::Item: AsRef<str>,
+        F: IntoIterator,
+        F::Item: Into<String>,
+    {
+        let mut set = GlobSetBuilder::new();
+        for g in globs {
+            let g = g.as_ref();
+            let glob = GlobBuilder::new(g)
+                .literal_separator(true)
+                .build()
+                .map_err(|error| AllowError {
+                    glob: g.to_string(),
+                    error,
+                })?;
+            set.add(glob);
+        }
+        let paths = set.build().map_err(|error| AllowError {
+            glob: String::new(),
+            error,
+        })?;
+        Ok(Allow {
+            paths,
+            fingerprints: fingerprints.into_iter().map(Into::into).collect(),
+        })
+    }
+
+    /// True if every finding in `rel_path` is accepted.
+    pub fn allows_path(&self, rel_path: &str) -> bool {
+        self.paths.is_match(rel_path)
+    }
+
+    /// True if this finding is accepted, by path or by fingerprint.
+    pub fn allows(&self, finding: &Finding) -> bool {
+        self.fingerprints.contains(&finding.fingerprint) || self.allows_path(&finding.path)
+    }
+}
+
+/// The result of scanning one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scanned<'a> {
+    /// No secrets (or mode off, or the path is allowed): use the text as it is.
+    Clean(&'a str),
+    /// Warn mode: the text is unchanged, the findings are to be reported.
+    Warned {
+        text: &'a str,
+        findings: Vec<Finding>,
+    },
+    /// Redact mode: the text with every secret replaced by `[REDACTED:<rule>]`.
+    Redacted {
+        text: String,
+        findings: Vec<Finding>,
+    },
+    /// Block mode: the file must be dropped; these are the reasons.
+    Blocked { findings: Vec<Finding> },
+}
+
+impl Scanned<'_> {
+    /// The text to send on, or None when the file is blocked.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Scanned::Clean(t) | Scanned::Warned { text: t, .. } => Some(t),
+            Scanned::Redacted { text, .. } => Some(text),
+            Scanned::Blocked { .. } => None,
+        }
+    }
+
+    /// What was found (empty when clean).
+    pub fn findings(&self) -> &[Finding] {
+        match self {
+            Scanned::Clean(_) => &[],
+            Scanned::Warned { findings, .. }
+            | Scanned::Redacted { findings, .. }
+            | Scanned::Blocked { findings } => findings,
+        }
+    }
+}
+
+/// Every rule: its id and what it matches.
+pub fn rules() -> &'static [RuleInfo] {
+    rules::RULES
+}
+
+/// Scans `text` (the contents of `rel_path`) and applies `mode`. Findings the allow list accepts
+/// are neither reported nor redacted. Clean text is returned borrowed, without allocating.
+pub fn scan<'a>(text: &'a str, rel_path: &str, mode: SecretsMode, allow: &Allow) -> Scanned<'a> {
+    if mode == SecretsMode::Off || allow.allows_path(rel_path) {
+        return Scanned::Clean(text);
+    }
+    let engine = engine();
+    let mut spans = engine.find(text);
+    if spans.is_empty() {
+        return Scanned::Clean(text);
+    }
+    // Line numbers, then findings, dropping what the allow list accepts.
+    let mut findings: Vec<Finding> = Vec::new();
+    let (mut pos, mut line) = (0, 1);
+    spans.retain(|span| {
+        line += count_newlines(&text.as_bytes()[pos..span.start]);
+        pos = span.start;
+        let finding = Finding::new(engine.detectors[span.detector].rule, rel_path, line);
+        if allow.fingerprints.contains(&finding.fingerprint) {
+            return false;
+        }
+        if !findings.contains(&finding) {
+            findings.push(finding);
+        }
+        true
+    });
+    if findings.is_empty() {
+        return Scanned::Clean(text);
+    }
+    match mode {
+        SecretsMode::Off => Scanned::Clean(text),
+        SecretsMode::Warn => Scanned::Warned { text, findings },
+        SecretsMode::Block => Scanned::Blocked { findings },
+        SecretsMode::Redact => {
+            let mut out = String::with_capacity(text.len());
+            let mut last = 0;
+            for span in &spans {
+                out.push_str(&text[last..span.start]);
+                out.push_str("[REDACTED:");
+                out.push_str(engine.detectors[span.detector].rule);
+                out.push(']');
+                last = span.end;
+            }
+            out.push_str(&text[last..]);
+            Scanned::Redacted {
+                text: out,
+                findings,
+            }
+        }
+    }
+}
+
+fn count_newlines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// A secret's byte range in the text and the detector that found it.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: usize,
+    end: usize,
+    detector: usize,
+}
+
+/// The compiled rule set, built once per process.
+struct Engine {
+    detectors: Vec<Detector>,
+    regexes: Vec<Regex>,
+    keywords: AhoCorasick,
+    /// For each keyword (by automaton pattern id), the detectors it wakes, as a bit set.
+    keyword_detectors: Vec<u64>,
+}
+
+fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(Engine::new)
+}
+
+impl Engine {
+    fn new() -> Engine {
+        let detectors = rules::detectors();
+        assert!(detectors.len() <= 64, "detector bit sets are u64");
+        // The patterns are constants of this module, covered by the tests: a failure here is a
+        // bug in gnaw, not in anyone's input.
+        let regexes = detectors
+            .iter()
+            .map(|d| Regex::new(&d.pattern).expect("secret rule regex compiles"))
+            .collect();
+        let mut words: Vec<String> = Vec::new();
+        let mut keyword_detectors: Vec<u64> = Vec::new();
+        for (i, d) in detectors.iter().enumerate() {
+            for k in d.keywords {
+                let k = k.to_ascii_lowercase();
+                match words.iter().position(|w| *w == k) {
+                    Some(p) => keyword_detectors[p] |= 1 << i,
+                    None => {
+                        words.push(k);
+                        keyword_detectors.push(1 << i);
+                    }
+                }
+            }
+        }
+        let keywords = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&words)
+            .expect("secret rule keywords build an automaton");
+        Engine {
+            detectors,
+            regexes,
+            keywords,
+            keyword_detectors,
+        }
+    }
+
+    /// Every secret in `text`, sorted, without overlaps (the earlier detector wins a tie).
+    fn find(&self, text: &str) -> Vec<Span> {
+        let mut spans = Vec::new();
+        // The line being gathered: its range and the detectors its keywords woke.
+        let mut line: Option<(usize, usize, u64)> = None;
+        for m in self.keywords.find_overlapping_iter(text) {
+            let woken = self.keyword_detectors[m.pattern().as_usize()];
+            match &mut line {
+                Some((_, end, set)) if m.start() < *end => *set |= woken,
+                _ => {
+                    if let Some((s, e, set)) = line {
+                        self.check_line(text, s, e, set, &mut spans);
+                    }
+                    let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+                    let end = text[m.end()..]
+                        .find('\n')
+                        .map_or(text.len(), |i| m.end() + i);
+                    line = Some((start, end, woken));
+                }
+            }
+        }
+        if let Some((s, e, set)) = line {
+            self.check_line(text, s, e, set, &mut spans);
+        }
+        if spans.len() > 1 {
+            spans.sort_by_key(|s| (s.start, s.detector));
+            let mut end = 0;
+            spans.retain(|s| {
+                let keep = s.start >= end;
+                if keep {
+                    end = s.end;
+                }
+                keep
+            });
+        }
+        spans
+    }
+
+    /// Runs the woken detectors over `text[start..end]`, one line.
+    fn check_line(&self, text: &str, start: usize, end: usize, woken: u64, spans: &mut Vec<Span>) {
+        let line = &text[start..end];
+        let mut set = woken;
+        while set != 0 {
+            let i = set.trailing_zeros() as usize;
+            set &= set - 1;
+            match self.detectors[i].kind {
+                Kind::PrivateKey => {
+                    for m in self.regexes[i].find_iter(line) {
+                        let after = start + m.end();
+                        if let Some((s, e)) = rules::private_key_body(&text[after..]) {
+                            spans.push(Span {
+                                start: after + s,
+                                end: after + e,
+                                detector: i,
+                            });
+                        }
+                    }
+                }
+                Kind::Line { check } => {
+                    for caps in self.regexes[i].captures_iter(line) {
+                        if let Some(s) = caps.name("s")
+                            && check(&caps)
+                        {
+                            spans.push(Span {
+                                start: start + s.start(),
+                                end: start + s.end(),
+                                detector: i,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

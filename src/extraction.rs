@@ -147,7 +147,7 @@ impl Extraction {
             "skipped": self.skipped.iter().map(|s| json!({
                 "path": s.path, "reason": s.reason.kind(), "detail": s.reason.describe(),
             })).collect::<Vec<_>>(),
-            "secrets": self.findings.iter().map(Finding::to_json).collect::<Vec<_>>(),
+            "secrets": self.findings.iter().map(|f| serde_json::to_value(f).unwrap_or(Value::Null)).collect::<Vec<_>>(),
             "budget": self.budget,
             "trimmed": !self.omitted.is_empty(),
             "omitted": self.omitted.iter().map(|o| json!({"path": o.path, "tokens": o.tokens})).collect::<Vec<_>>(),

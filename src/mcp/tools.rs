@@ -399,7 +399,7 @@ pub fn estimate_summary(e: &Extraction) -> Value {
         "budget": e.budget,
         "trimmed": !e.omitted.is_empty(),
         "omitted": e.omitted.iter().map(|o| json!({"path": o.path, "tokens": o.tokens})).collect::<Vec<_>>(),
-        "secrets": e.findings.iter().map(|f| f.to_json()).collect::<Vec<_>>(),
+        "secrets": e.findings.iter().map(|f| serde_json::to_value(f).unwrap_or(Value::Null)).collect::<Vec<_>>(),
     })
 }
 

@@ -205,6 +205,19 @@ impl Cache {
     }
 }
 
+/// How recent a change must be for its file to stay out of the cache.
+const RACY_NS: i128 = 2_000_000_000;
+
+/// Whether a file changed so recently that another write could still land within the same
+/// timestamp tick without moving mtime or ctime (git's "racy" problem). Such files are read
+/// every time until they settle.
+pub fn is_racy(changed_ns: i128) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    now - changed_ns < RACY_NS
+}
+
 /// Two independent 64-bit SipHashes of the text: a 128-bit key, so that a collision (which would
 /// give a wrong count, never a wrong text) is out of reach in practice.
 fn hash128(text: &str) -> u128 {

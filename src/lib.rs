@@ -352,7 +352,9 @@ fn process_file(
     };
     let outcome = cached.unwrap_or_else(|| {
         let fresh: cache::ReadOutcome = read::read(ctx.dir, c, &ctx.read).map(Arc::new);
-        if let (Some(cache), Some(key)) = (ctx.cache, key) {
+        if let (Some(cache), Some(key)) = (ctx.cache, key)
+            && !cache::is_racy(key.mtime_ns.max(key.ctime_ns))
+        {
             cache.put_file(key, &fresh);
         }
         fresh

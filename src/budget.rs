@@ -85,8 +85,11 @@ pub fn fit(
         ));
     }
     // Greedy by rank against an estimate, then shrink until the exact count fits, then grow
-    // with whatever still fits.
-    let reserve = floor + budget / OMITTED_SHARE;
+    // with whatever still fits. The estimate reserves room for the omitted section: what the
+    // full list of every file costs (an upper bound, as kept files leave it) when that is
+    // modest, else a share of the budget for a collapsed form.
+    let listed = measure(&none, &view_at(&all, paths, tokens, None));
+    let reserve = listed.min(floor + budget / OMITTED_SHARE);
     let mut keep = vec![false; n];
     let mut spent = reserve;
     for &i in ranked {

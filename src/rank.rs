@@ -7,8 +7,11 @@
 //! With a query, files are scored with BM25 over code-aware terms (identifiers split on
 //! snake_case and camelCase, acronyms kept whole: `getHTTPResponse` → get, http, response, plus
 //! the whole identifier), where path components count as terms too, plus boosts when the query
-//! names a file, a directory, or a symbol the file defines. The prior breaks ties. Every score is
-//! explainable: [`Score::parts`] lists what it is made of.
+//! names a file, a directory, or a symbol the file defines. Only whole query words name things
+//! (`deserialize_map` names `deserialize_map`, not `map.rs`). Tests, examples, fixtures and
+//! generated files count half, unless the query asks for tests or examples. The prior breaks
+//! ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
+//! measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
 //!
 //! Ranking decides only what is kept; the rendered output stays sorted by path.
 
@@ -35,6 +38,8 @@ const B: f64 = 0.75;
 const FILE_BOOST: f64 = 6.0;
 const DIR_BOOST: f64 = 2.0;
 const SYMBOL_BOOST: f64 = 4.0;
+/// What a test, example, fixture or generated file's relevance is multiplied by.
+const SECONDARY_FACTOR: f64 = 0.5;
 /// Weight of a term occurrence in the path relative to one in the contents.
 const PATH_WEIGHT: usize = 5;
 
@@ -48,7 +53,8 @@ pub fn rank(docs: &[Doc<'_>], query: Option<&str>) -> Vec<(usize, Score)> {
             .map(|(i, d)| (i, prior(d.path, d.text.len())))
             .collect()
     } else {
-        bm25(docs, &query_terms)
+        let names = query.map(query_names).unwrap_or_default();
+        bm25(docs, &query_terms, &names)
     };
     scored.sort_by(|(ia, a), (ib, b)| {
         b.total
@@ -58,8 +64,12 @@ pub fn rank(docs: &[Doc<'_>], query: Option<&str>) -> Vec<(usize, Score)> {
     scored
 }
 
-fn bm25(docs: &[Doc<'_>], query: &[String]) -> Vec<(usize, Score)> {
+fn bm25(docs: &[Doc<'_>], query: &[String], names: &[String]) -> Vec<(usize, Score)> {
     let wanted: HashSet<&str> = query.iter().map(String::as_str).collect();
+    let named: HashSet<&str> = names.iter().map(String::as_str).collect();
+    // Tests, examples, fixtures and generated files usually only use what a query is about;
+    // they count for less, unless the query asks for them.
+    let wants_tests = named.iter().any(|n| TEST_WORDS.contains(n));
     // Term frequencies of the query's terms only: everything else is irrelevant to the score.
     let per_doc: Vec<(HashMap<&str, usize>, usize)> = docs
         .iter()
@@ -104,9 +114,9 @@ fn bm25(docs: &[Doc<'_>], query: &[String]) -> Vec<(usize, Score)> {
                     f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * *len as f64 / avg_len.max(1.0)));
                 text_score += idf * norm;
             }
-            let (file_hit, dir_hit) = path_hits(d.path, &wanted);
+            let (file_hit, dir_hit) = path_hits(d.path, &named);
             let symbol_hits = defined_symbols(d.text)
-                .filter(|s| wanted.contains(s.as_str()))
+                .filter(|s| named.contains(s.as_str()))
                 .collect::<HashSet<_>>()
                 .len();
             let base = prior(d.path, d.text.len());
@@ -120,9 +130,13 @@ fn bm25(docs: &[Doc<'_>], query: &[String]) -> Vec<(usize, Score)> {
             if symbol_hits > 0 {
                 parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
             }
+            let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
+            if !wants_tests && class_of(d.path) >= Class::Test && relevant > 0.0 {
+                parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
+                relevant *= SECONDARY_FACTOR;
+            }
             // The prior is scaled down so it only breaks ties between relevant files, and keeps
             // files the query does not touch in their default order below all that it does.
-            let relevant = parts.iter().map(|p| p.1).sum::<f64>();
             let prior_part = base.total / 1000.0;
             parts.push(("prior", prior_part));
             let total = if relevant > 0.0 {
@@ -147,14 +161,15 @@ fn path_hits(path: &str, wanted: &HashSet<&str>) -> (bool, bool) {
     (file, dir)
 }
 
-/// Names the file defines, lowercased and without underscores (as whole-identifier terms are): `fn x`, `struct X`, `class X`, `def x`, `func X`, ...
+/// Names the file defines, lowercased and without underscores (as whole-identifier terms are):
+/// `fn x`, `struct X`, `class X`, `def x`, `func X`, ... Not `type X`: in Rust that is mostly an
+/// associated type (`type Error = ...;`) that repeats a trait's vocabulary in every impl.
 fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
     const KEYWORDS: &[&str] = &[
         "fn",
         "struct",
         "enum",
         "trait",
-        "type",
         "mod",
         "class",
         "def",
@@ -185,13 +200,38 @@ fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
+/// Query words that ask for tests or examples themselves.
+const TEST_WORDS: &[&str] = &[
+    "test", "tests", "testing", "example", "examples", "bench", "benches", "fixture", "fixtures",
+];
+
+/// What the query names as written: each word, lowercased, without underscores
+/// (`ArgMatches::get_one` → `argmatches`, `getone`), for the file, directory and symbol boosts.
+/// A part of an identifier (`map` in `deserialize_map`) names nothing on its own.
+fn query_names(q: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in q.split(|c: char| !c.is_alphanumeric() && c != '_') {
+        let name: String = word
+            .chars()
+            .filter(|c| *c != '_')
+            .flat_map(char::to_lowercase)
+            .collect();
+        if name.len() > 1 && !STOP.contains(&name.as_str()) && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Words too common in questions to mean anything.
+const STOP: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+    "i", "in", "is", "it", "of", "on", "or", "the", "that", "this", "to", "what", "when", "where",
+    "which", "who", "why", "with", "we", "you",
+];
+
 /// Split a query into terms the same way contents are split, without stop words.
 pub fn query_terms(q: &str) -> Vec<String> {
-    const STOP: &[&str] = &[
-        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
-        "i", "in", "is", "it", "of", "on", "or", "the", "that", "this", "to", "what", "when",
-        "where", "which", "who", "why", "with", "we", "you",
-    ];
     let mut out = Vec::new();
     for_each_term(q, |t| {
         if !STOP.contains(&t) && !out.iter().any(|o: &String| o == t) {
@@ -490,5 +530,50 @@ mod tests {
         assert_eq!(r[1].0, 2);
         assert_eq!(r[2].0, 0);
         assert!(r[0].1.parts.iter().any(|p| p.0 == "defines_symbol"));
+    }
+
+    #[test]
+    fn only_whole_query_words_name_files_and_symbols() {
+        let docs = [
+            Doc {
+                path: "src/map.rs",
+                text: "pub struct Map; fn get(&self) {}",
+            },
+            Doc {
+                path: "src/de.rs",
+                text: "pub struct Deserializer; fn deserialize_map() { map }",
+            },
+        ];
+        // `map` is only a part of `deserialize_map`: map.rs is not "named" by the query.
+        let r = rank(&docs, Some("Deserializer::deserialize_map"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[1].1.parts.iter().all(|p| p.0 != "names_file"));
+        // Asked for by its whole name, it is.
+        let r = rank(&docs, Some("map"));
+        assert_eq!(r[0].0, 0, "{r:?}");
+        assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
+    }
+
+    #[test]
+    fn tests_count_for_less_unless_asked_for() {
+        let text = "fn parse_header() { parse_header() }";
+        let docs = [
+            Doc {
+                path: "tests/header.rs",
+                text,
+            },
+            Doc {
+                path: "src/header.rs",
+                text,
+            },
+        ];
+        let r = rank(&docs, Some("parse_header"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[1].1.parts.iter().any(|p| p.0 == "secondary_file"));
+        let r = rank(&docs, Some("tests for parse_header"));
+        assert!(
+            r.iter()
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "secondary_file"))
+        );
     }
 }

@@ -226,6 +226,7 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         },
         observer: Some(&progress),
         policy: Policy::cli(),
+        cache: None,
     };
     let result = run_extraction(&spec);
     progress.clear();

@@ -17,6 +17,7 @@
 //! [`run_extraction`] and nothing else.
 
 pub mod budget;
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod count;
@@ -78,18 +79,32 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         return Err(Error::Cancelled);
     }
 
-    // read (and scan), on a shared queue, largest first
+    // read and scan, on a shared queue, largest first
     let ropts = ReadOptions {
         max_file_size: options.max_file_size,
         follow_links: options.follow_links,
         skip_hard_links: spec.policy.skip_hard_links,
     };
+    let allow = scan::Allow::new(
+        &options.secrets_allow_paths,
+        options.secrets_allow_fingerprints.iter().cloned(),
+    )
+    .map_err(|e| Error::Config(format!("{}: {e}", config::CONFIG_FILE)))?;
+    let explicit = explicit_includes(&options.config_include)?;
+    let ctx = FileContext {
+        dir: &dir,
+        read: ropts,
+        secrets: options.secrets,
+        allow: &allow,
+        explicit: &explicit,
+        cache: spec.cache,
+    };
     let candidates = &sourced.candidates;
     let total = candidates.len();
     let done = AtomicUsize::new(0);
     let order = par::largest_first(candidates, |c| c.size);
-    let read = par::map(candidates, &order, threads, &stop, |c| {
-        let r = read::read(&dir, c, &ropts);
+    let processed = par::map(candidates, &order, threads, &stop, |c| {
+        let r = process_file(&ctx, c);
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(o) = spec.observer {
             o.progress(n, total);
@@ -100,14 +115,17 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
 
     let mut skipped = sourced.skipped;
     let mut kept = Vec::new();
-    for (c, r) in candidates.iter().zip(read) {
+    let mut findings = Vec::new();
+    for (c, (r, found)) in candidates.iter().zip(processed) {
         let path = render::display_path(&c.rel);
+        findings.extend(found);
         match r {
-            Ok(text) => kept.push((path, text)),
+            Ok(body) => kept.push((path, body)),
             Err(reason) => skipped.push(Skipped { path, reason }),
         }
     }
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    findings.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
 
     // rank
     let docs: Vec<rank::Doc<'_>> = kept
@@ -133,7 +151,11 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
             "a token budget needs token counts; drop --no-count or the budget".into(),
         ));
     }
-    let count = |text: &str| if counting { count::count(enc, text) } else { 0 };
+    let count = |text: &str| match (counting, spec.cache) {
+        (false, _) => 0,
+        (true, Some(cache)) => cache.count(enc, text),
+        (true, None) => count::count(enc, text),
+    };
     let view_of = |i: usize| FileView {
         path: &kept[i].0,
         text: &kept[i].1.text,
@@ -263,11 +285,118 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         format: options.format,
         files,
         skipped,
-        findings: Vec::new(),
+        findings,
         budget: options.budget,
         omitted,
         ranking,
     })
+}
+
+/// What every file's read-and-scan step shares.
+struct FileContext<'a> {
+    dir: &'a BeneathDir,
+    read: ReadOptions,
+    secrets: config::SecretsMode,
+    allow: &'a scan::Allow,
+    explicit: &'a globset::GlobSet,
+    cache: Option<&'a cache::Cache>,
+}
+
+/// A kept file's text: shared with the cache, or the scan's redacted copy.
+struct Body {
+    bytes: u64,
+    lossy: bool,
+    text: BodyText,
+}
+
+enum BodyText {
+    Shared(Arc<read::Text>),
+    Redacted(String),
+}
+
+impl std::ops::Deref for BodyText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            BodyText::Shared(t) => &t.text,
+            BodyText::Redacted(s) => s,
+        }
+    }
+}
+
+/// Read (or take from the cache), keep sensitive files out, and scan one candidate. Returns the
+/// body or why it is skipped, and the secrets found either way.
+fn process_file(
+    ctx: &FileContext<'_>,
+    c: &source::Candidate,
+) -> (Result<Body, SkipReason>, Vec<scan::Finding>) {
+    let path = render::display_path(&c.rel);
+    let explicit = || ctx.explicit.is_match(std::ffi::OsStr::from_bytes(&c.rel));
+    if let Some(what) = scan::sensitive_file(&path, None)
+        && !explicit()
+    {
+        return (Err(SkipReason::Sensitive { what }), Vec::new());
+    }
+    let key = (c.kind == source::EntryKind::File).then_some(cache::FileKey {
+        dev: c.dev,
+        ino: c.ino,
+        size: c.size,
+        mtime_ns: c.mtime_ns,
+        ctime_ns: c.ctime_ns,
+        max_file_size: ctx.read.max_file_size,
+        skip_hard_links: ctx.read.skip_hard_links,
+    });
+    let cached = match (ctx.cache, &key) {
+        (Some(cache), Some(key)) => cache.file(key),
+        _ => None,
+    };
+    let outcome = cached.unwrap_or_else(|| {
+        let fresh: cache::ReadOutcome = read::read(ctx.dir, c, &ctx.read).map(Arc::new);
+        if let (Some(cache), Some(key)) = (ctx.cache, key)
+            && !cache::is_racy(key.mtime_ns.max(key.ctime_ns))
+        {
+            cache.put_file(key, &fresh);
+        }
+        fresh
+    });
+    let text = match outcome {
+        Ok(t) => t,
+        Err(reason) => return (Err(reason), Vec::new()),
+    };
+    if let Some(what) = scan::sensitive_file(&path, Some(text.text.as_bytes()))
+        && !explicit()
+    {
+        return (Err(SkipReason::Sensitive { what }), Vec::new());
+    }
+    let (bytes, lossy) = (text.bytes, text.lossy);
+    let body = |text| Body { bytes, lossy, text };
+    if ctx.secrets == config::SecretsMode::Off || ctx.allow.allows_path(&path) {
+        return (Ok(body(BodyText::Shared(text))), Vec::new());
+    }
+    match scan::scan(&text.text, &path, ctx.secrets, ctx.allow) {
+        scan::Scanned::Clean(_) => (Ok(body(BodyText::Shared(text))), Vec::new()),
+        scan::Scanned::Warned { findings, .. } => {
+            (Ok(body(BodyText::Shared(Arc::clone(&text)))), findings)
+        }
+        scan::Scanned::Redacted { text, findings } => {
+            (Ok(body(BodyText::Redacted(text))), findings)
+        }
+        scan::Scanned::Blocked { findings } => (Err(SkipReason::Secret), findings),
+    }
+}
+
+/// The `.gnawconfig` include patterns that can bring a sensitive file back in: the operator's
+/// own, and only those that name something narrower than everything (`*`, `**`).
+fn explicit_includes(config_include: &[String]) -> Result<globset::GlobSet, Error> {
+    let narrow: Vec<String> = config_include
+        .iter()
+        .filter(|p| {
+            let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            !matches!(last, "" | "*" | "**")
+        })
+        .cloned()
+        .collect();
+    filter::compile(&narrow, "include").map_err(Error::Config)
 }
 
 /// `.gnawconfig` (read beneath the repo, bounded, without following a link out) layered over the

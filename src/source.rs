@@ -31,8 +31,11 @@ pub struct Candidate {
     /// Device and inode seen by the walk's `lstat`; the open must see the same.
     pub dev: u64,
     pub ino: u64,
-    /// Size seen by the walk, used only to schedule the largest files first.
+    /// Size seen by the walk: schedules the largest files first, and keys the warm cache.
     pub size: u64,
+    /// Modification and status-change times seen by the walk, in nanoseconds (cache key).
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
 }
 
 /// The walk's view of what a path is.
@@ -125,14 +128,7 @@ pub fn walk(root: &Path, dir: &BeneathDir, opts: &WalkOptions<'_>) -> Sourced {
                     }
                     match entry.metadata() {
                         Ok(meta) => {
-                            let kind = kind_of(&ft);
-                            let c = Candidate {
-                                rel,
-                                kind,
-                                dev: meta.dev(),
-                                ino: meta.ino(),
-                                size: meta.size(),
-                            };
+                            let c = candidate(rel, &meta);
                             lock(found).push(c);
                         }
                         Err(e) => lock(skipped).push(Skipped {
@@ -219,13 +215,7 @@ pub fn from_list(
                 path: display_path(&rel),
                 reason: SkipReason::NotRegular { kind: "directory" },
             }),
-            Ok(meta) => candidates.push(Candidate {
-                rel,
-                kind: kind_of(&meta.file_type()),
-                dev: meta.dev(),
-                ino: meta.ino(),
-                size: meta.size(),
-            }),
+            Ok(meta) => candidates.push(candidate(rel, &meta)),
             Err(e) => skipped.push(Skipped {
                 path: display_path(&rel),
                 reason: SkipReason::Unreadable {
@@ -268,6 +258,19 @@ fn lexically_inside(repo: &Path, raw: &[u8]) -> bool {
     };
     rest.components()
         .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+fn candidate(rel: Vec<u8>, meta: &std::fs::Metadata) -> Candidate {
+    let ns = |secs: i64, nsec: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsec);
+    Candidate {
+        rel,
+        kind: kind_of(&meta.file_type()),
+        dev: meta.dev(),
+        ino: meta.ino(),
+        size: meta.size(),
+        mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+        ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+    }
 }
 
 fn kind_of(ft: &std::fs::FileType) -> EntryKind {

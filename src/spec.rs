@@ -21,6 +21,8 @@ pub struct ExtractionSpec<'a> {
     pub observer: Option<&'a dyn Observer>,
     /// The surface's defaults and the operator's floors ([`Policy::cli`] or [`Policy::server`]).
     pub policy: Policy,
+    /// gnaw-mcp's warm cache of read outcomes and token counts; `None` in the CLI.
+    pub cache: Option<&'a crate::cache::Cache>,
 }
 
 /// What differs between the CLI and the server: defaults below `.gnawconfig`, and floors that

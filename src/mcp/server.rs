@@ -52,6 +52,8 @@ pub struct Config {
     pub max_line_bytes: usize,
     /// Largest prompt `extract` returns (`GNAW_MCP_MAX_OUTPUT_BYTES`).
     pub max_output_bytes: usize,
+    /// Bytes the warm cache may hold (`GNAW_MCP_CACHE_BYTES`; 0 turns it off).
+    pub cache_bytes: usize,
     /// Defaults and floors for every call: `GNAW_MCP_DEFAULT_BUDGET` and
     /// `GNAW_MCP_SECRETS_FLOOR` on top of [`Policy::server`].
     pub policy: Policy,
@@ -66,6 +68,7 @@ impl Default for Config {
         Config {
             max_line_bytes: 4 << 20,
             max_output_bytes: 4 << 20,
+            cache_bytes: crate::cache::DEFAULT_CACHE_BYTES,
             policy: Policy::server(),
         }
     }
@@ -93,6 +96,17 @@ impl Config {
                     })?;
                 *slot = value;
             }
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_CACHE_BYTES") {
+            config.cache_bytes = raw
+                .to_str()
+                .and_then(crate::config::parse_size)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| {
+                    format!(
+                        "GNAW_MCP_CACHE_BYTES must be a byte count such as 268435456 or \"256MiB\" (0 turns the cache off), got {raw:?}"
+                    )
+                })?;
         }
         if let Some(raw) = std::env::var_os("GNAW_MCP_DEFAULT_BUDGET") {
             let budget = raw
@@ -249,6 +263,9 @@ fn id_key(id: &Value) -> String {
 }
 
 fn worker(jobs: mpsc::Receiver<Job>, out: Arc<Output>, inflight: InFlight, config: Config) {
+    // The warm cache lives as long as the worker: in memory only, bounded, shared by every call.
+    let cache = crate::cache::Cache::new(config.cache_bytes);
+    let cache = (config.cache_bytes > 0).then_some(&cache);
     for job in jobs {
         let started = Instant::now();
         let outcome = if job.cancel.load(Ordering::Relaxed) {
@@ -264,9 +281,17 @@ fn worker(jobs: mpsc::Receiver<Job>, out: Arc<Output>, inflight: InFlight, confi
             let shape = job.shape;
             let call = job.call;
             let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                tools::run(call, &observer, shape, &config)
+                tools::run(call, &observer, shape, &config, cache)
             }));
-            log::info!("{} finished in {:?}", tool.name(), started.elapsed());
+            match cache {
+                Some(c) => log::info!(
+                    "{} finished in {:?}; cache {:?}",
+                    tool.name(),
+                    started.elapsed(),
+                    c.stats()
+                ),
+                None => log::info!("{} finished in {:?}", tool.name(), started.elapsed()),
+            }
             run.ok()
         };
         lock(&inflight).remove(&job.key);

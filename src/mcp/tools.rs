@@ -356,7 +356,13 @@ fn tool_error(text: String) -> Value {
 }
 
 /// Run a checked call through the pipeline.
-pub fn run(call: Call, observer: &dyn Observer, shape: Shape, config: &Config) -> Outcome {
+pub fn run(
+    call: Call,
+    observer: &dyn Observer,
+    shape: Shape,
+    config: &Config,
+    cache: Option<&crate::cache::Cache>,
+) -> Outcome {
     let mode = match call.tool {
         Tool::Extract => Mode::Render,
         Tool::Estimate => Mode::Estimate,
@@ -368,6 +374,7 @@ pub fn run(call: Call, observer: &dyn Observer, shape: Shape, config: &Config) -
         mode,
         observer: Some(observer),
         policy: config.policy,
+        cache,
     };
     let extraction = match crate::run_extraction(&spec) {
         Ok(e) => e,

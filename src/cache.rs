@@ -1,0 +1,280 @@
+//! The warm cache gnaw-mcp keeps between calls, in memory only (nothing is ever written).
+//!
+//! Two maps, one byte budget, least-recently-used eviction:
+//!
+//! - **Files**, keyed by what the walk's `lstat` saw, `(device, inode, size, mtime_ns, ctime_ns)`,
+//!   plus the read options that shape the outcome: the read stage's result (the text and whether
+//!   it was lossy, or why the file is skipped). A hit skips the open and the read. Any write to a
+//!   file moves its mtime and ctime, and a rename or swap gives another inode or file type, so a
+//!   changed file is always read again.
+//! - **Token counts**, keyed by the encoding and a 128-bit hash of the exact rendered text that
+//!   was counted. A hit skips tokenization. Keying by the text itself makes the count correct
+//!   whatever changed around it (path, format, line numbers, redaction).
+//!
+//! Only outcomes that are a pure function of the file's content and metadata are kept: transient
+//! failures (unreadable, changed during the walk) are always retried.
+
+use crate::count::Encoding;
+use crate::extraction::SkipReason;
+use crate::read::Text;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Default budget for `GNAW_MCP_CACHE_BYTES`: 256 MiB.
+pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
+
+/// Approximate bookkeeping cost of one entry beyond its text.
+const ENTRY_OVERHEAD: usize = 96;
+
+/// What identifies a file's read outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileKey {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+    pub max_file_size: u64,
+    pub skip_hard_links: bool,
+}
+
+/// A read outcome as the cache keeps it: the text is shared, not copied, on a hit.
+pub type ReadOutcome = Result<Arc<Text>, SkipReason>;
+
+/// Hit and miss counters, for tests, logs and benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    pub file_hits: u64,
+    pub file_misses: u64,
+    pub count_hits: u64,
+    pub count_misses: u64,
+    pub bytes: usize,
+    pub entries: usize,
+}
+
+/// The cache. Shared by reference across worker threads.
+pub struct Cache {
+    limit: usize,
+    inner: Mutex<Inner>,
+    file_hits: AtomicU64,
+    file_misses: AtomicU64,
+    count_hits: AtomicU64,
+    count_misses: AtomicU64,
+}
+
+#[derive(Default)]
+struct Inner {
+    files: HashMap<FileKey, (ReadOutcome, usize, u64)>,
+    counts: HashMap<(Encoding, u128), (usize, u64)>,
+    bytes: usize,
+    tick: u64,
+}
+
+impl Cache {
+    /// A cache holding at most `limit_bytes` of text and bookkeeping.
+    pub fn new(limit_bytes: usize) -> Cache {
+        Cache {
+            limit: limit_bytes,
+            inner: Mutex::new(Inner::default()),
+            file_hits: AtomicU64::new(0),
+            file_misses: AtomicU64::new(0),
+            count_hits: AtomicU64::new(0),
+            count_misses: AtomicU64::new(0),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The cached read outcome for `key`, if any.
+    pub fn file(&self, key: &FileKey) -> Option<ReadOutcome> {
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        let hit = inner.files.get_mut(key).map(|(v, _, used)| {
+            *used = tick;
+            v.clone()
+        });
+        let counter = if hit.is_some() {
+            &self.file_hits
+        } else {
+            &self.file_misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        hit
+    }
+
+    /// Remember a read outcome, unless it is transient or too big to be worth keeping.
+    pub fn put_file(&self, key: FileKey, value: &ReadOutcome) {
+        if matches!(
+            value,
+            Err(SkipReason::Unreadable { .. } | SkipReason::Changed)
+        ) {
+            return;
+        }
+        let cost = ENTRY_OVERHEAD + value.as_ref().map_or(0, |t| t.text.len());
+        // One file may take at most an eighth of the budget, so a few huge files cannot evict
+        // everything else.
+        if cost > self.limit / 8 {
+            return;
+        }
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        if let Some((_, old, _)) = inner.files.insert(key, (value.clone(), cost, tick)) {
+            inner.bytes -= old;
+        }
+        inner.bytes += cost;
+        self.evict(&mut inner);
+    }
+
+    /// Count `text` in `enc`, from the cache when this exact text was counted before.
+    pub fn count(&self, enc: Encoding, text: &str) -> usize {
+        let key = (enc, hash128(text));
+        {
+            let mut inner = self.lock();
+            inner.tick += 1;
+            let tick = inner.tick;
+            if let Some((tokens, used)) = inner.counts.get_mut(&key) {
+                *used = tick;
+                let tokens = *tokens;
+                drop(inner);
+                self.count_hits.fetch_add(1, Ordering::Relaxed);
+                return tokens;
+            }
+        }
+        self.count_misses.fetch_add(1, Ordering::Relaxed);
+        let tokens = crate::count::count(enc, text);
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        if inner.counts.insert(key, (tokens, tick)).is_none() {
+            inner.bytes += ENTRY_OVERHEAD;
+        }
+        self.evict(&mut inner);
+        tokens
+    }
+
+    /// Drop least recently used entries until the cache is within 90% of its limit.
+    fn evict(&self, inner: &mut Inner) {
+        if inner.bytes <= self.limit {
+            return;
+        }
+        let target = self.limit / 10 * 9;
+        let mut ages: Vec<(u64, bool, usize)> = inner
+            .files
+            .values()
+            .map(|(_, cost, used)| (*used, true, *cost))
+            .chain(
+                inner
+                    .counts
+                    .values()
+                    .map(|(_, used)| (*used, false, ENTRY_OVERHEAD)),
+            )
+            .collect();
+        ages.sort_unstable_by_key(|a| a.0);
+        let mut freed = 0;
+        let mut cutoff = 0;
+        for (used, _, cost) in &ages {
+            if inner.bytes - freed <= target {
+                break;
+            }
+            freed += cost;
+            cutoff = *used;
+        }
+        inner.files.retain(|_, (_, _, used)| *used > cutoff);
+        inner.counts.retain(|_, (_, used)| *used > cutoff);
+        inner.bytes = inner.files.values().map(|(_, c, _)| c).sum::<usize>()
+            + inner.counts.len() * ENTRY_OVERHEAD;
+    }
+
+    /// Counters and size.
+    pub fn stats(&self) -> CacheStats {
+        let inner = self.lock();
+        CacheStats {
+            file_hits: self.file_hits.load(Ordering::Relaxed),
+            file_misses: self.file_misses.load(Ordering::Relaxed),
+            count_hits: self.count_hits.load(Ordering::Relaxed),
+            count_misses: self.count_misses.load(Ordering::Relaxed),
+            bytes: inner.bytes,
+            entries: inner.files.len() + inner.counts.len(),
+        }
+    }
+}
+
+/// How recent a change must be for its file to stay out of the cache.
+const RACY_NS: i128 = 2_000_000_000;
+
+/// Whether a file changed so recently that another write could still land within the same
+/// timestamp tick without moving mtime or ctime (git's "racy" problem). Such files are read
+/// every time until they settle.
+pub fn is_racy(changed_ns: i128) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    now - changed_ns < RACY_NS
+}
+
+/// Two independent 64-bit SipHashes of the text: a 128-bit key, so that a collision (which would
+/// give a wrong count, never a wrong text) is out of reach in practice.
+fn hash128(text: &str) -> u128 {
+    let mut a = DefaultHasher::new();
+    text.hash(&mut a);
+    let mut b = DefaultHasher::new();
+    0x9e37_79b9_7f4a_7c15_u64.hash(&mut b);
+    text.hash(&mut b);
+    (u128::from(a.finish()) << 64) | u128::from(b.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(ino: u64) -> FileKey {
+        FileKey {
+            dev: 1,
+            ino,
+            size: 10,
+            mtime_ns: 5,
+            ctime_ns: 5,
+            max_file_size: 100,
+            skip_hard_links: false,
+        }
+    }
+
+    fn text(s: &str) -> ReadOutcome {
+        Ok(Arc::new(Text {
+            text: s.into(),
+            bytes: s.len() as u64,
+            lossy: false,
+        }))
+    }
+
+    #[test]
+    fn counts_are_remembered_by_exact_text() {
+        let c = Cache::new(1 << 20);
+        let n = c.count(Encoding::O200kBase, "hello world");
+        assert_eq!(c.count(Encoding::O200kBase, "hello world"), n);
+        c.count(Encoding::O200kBase, "hello world!");
+        c.count(Encoding::Cl100kBase, "hello world");
+        let s = c.stats();
+        assert_eq!((s.count_hits, s.count_misses), (1, 3));
+    }
+
+    #[test]
+    fn transient_outcomes_are_not_kept_and_lru_evicts() {
+        let c = Cache::new(8 * (ENTRY_OVERHEAD + 100));
+        c.put_file(key(1), &Err(SkipReason::Changed));
+        assert!(c.file(&key(1)).is_none());
+        for i in 0..50 {
+            c.put_file(key(i), &text(&"x".repeat(100)));
+            // Keep touching entry 0 so it stays recent.
+            assert!(c.file(&key(0)).is_some(), "{i}");
+        }
+        assert!(c.file(&key(1)).is_none(), "old entries are evicted");
+        assert!(c.stats().bytes <= 8 * (ENTRY_OVERHEAD + 100));
+    }
+}

@@ -9,16 +9,23 @@
 #   scripts/bench.sh --install-peers  # install yek, code2prompt, repomix into the cache dir, then run
 #   options: --corpus medium|many|all  --runs N  --no-peers
 #
-# Scratch and cache live in $GNAW_BENCH_DIR (default target/bench): corpus/, peers/, results/.
-# After the first fetch everything runs offline. Needs cargo and python3; the peers need cargo
+# Scratch and cache live in $GNAW_BENCH_DIR (default ~/.cache/gnaw-bench): corpus/, peers/,
+# results/. It must not be inside a git work tree: repomix and code2prompt honour the enclosing
+# repository's .gitignore (this one ignores target/), and would see no files. After the first
+# fetch everything runs offline. Needs cargo and python3; the peers need cargo
 # (yek, code2prompt) and npm (repomix) to install.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-dir=${GNAW_BENCH_DIR:-$repo/target/bench}
+dir=${GNAW_BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gnaw-bench}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
+if git -C "$dir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    echo "bench.sh: $dir is inside a git work tree, whose .gitignore some peers honour;" \
+        "set GNAW_BENCH_DIR to a directory outside any repository" >&2
+    exit 2
+fi
 peers="$dir/peers"
 
 corpora="medium many"
@@ -39,7 +46,7 @@ while [ $# -gt 0 ]; do
                 *) echo "bench.sh: --corpus takes medium, many or all" >&2; exit 2 ;;
             esac
             shift ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n "2,16p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift

@@ -18,11 +18,12 @@ import sys
 import threading
 import time
 
-TIMEOUT_S = 900
+TIMEOUT_S = int(os.environ.get("GNAW_BENCH_TIMEOUT", "300"))
 
 
 def run(argv, env=None, stdout_path=os.devnull, timeout=TIMEOUT_S):
-    """Run argv to completion. Returns (seconds, peak_rss_kib, exit_code, stdout_text)."""
+    """Run argv to completion, killed after `timeout` s.
+    Returns (seconds, peak_rss_kib, exit_code, stdout_text, cpu_seconds)."""
     with open(stdout_path, "wb") as out:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
@@ -37,7 +38,7 @@ def run(argv, env=None, stdout_path=os.devnull, timeout=TIMEOUT_S):
     if stdout_path != os.devnull:
         with open(stdout_path, "r", errors="replace") as f:
             text = f.read()
-    return elapsed, usage.ru_maxrss, proc.returncode, text
+    return elapsed, usage.ru_maxrss, proc.returncode, text, usage.ru_utime + usage.ru_stime
 
 
 def median(xs):
@@ -200,6 +201,8 @@ def main():
     floor_exe = os.path.join(a.bins, "examples", "count_floor")
 
     times = {label: [] for label, *_ in tools}
+    cpu = {label: [] for label, *_ in tools}
+    dropped = {}
     rss = {label: [] for label, *_ in tools}
     printed = {}
     floor = []
@@ -211,17 +214,22 @@ def main():
               file=sys.stderr, flush=True)
         # Alternate: every tool once per round, so a slow spell on the shared machine hits all.
         for label, argv, env, _ in tools:
+            if label in dropped:
+                continue
             out = os.path.join(a.scratch, "stdout.txt")
-            t, kib, code, text = run(argv, env=env, stdout_path=out)
+            t, kib, code, text, c = run(argv, env=env, stdout_path=out)
             if code != 0:
-                print(f"    {label} exited {code}; its times are left out", file=sys.stderr)
+                why = f"killed after {TIMEOUT_S} s" if t >= TIMEOUT_S else f"exited {code}"
+                print(f"    {label} {why}; dropped from this corpus", file=sys.stderr)
+                dropped[label] = why
                 continue
             if r > 0:
                 times[label].append(t)
                 rss[label].append(kib)
+                cpu[label].append(c)
             printed[label] = text
         out = os.path.join(a.scratch, "floor.json")
-        _, _, code, text = run([floor_exe, corpus, list_path, "1"], stdout_path=out)
+        _, _, code, text, _ = run([floor_exe, corpus, list_path, "1"], stdout_path=out)
         if code == 0 and r > 0:
             f = json.loads(text)
             floor.append((f["build_ms"] + f["runs_ms"][0]) / 1e3)
@@ -244,15 +252,29 @@ def main():
                        for _ in range(max(3, a.runs // 2))]
             hostile[d] = (median([s[0] for s in samples]), samples[0][3].strip())
 
+    # How many files each peer emitted, where its output shows it (one untimed run).
+    peer_files = {}
+    for label, argv, env, _ in peers:
+        if label == "yek" and label not in dropped:
+            out = os.path.join(a.scratch, "yek.out")
+            run(argv, env=env, stdout_path=out)
+            with open(out, "rb") as f:
+                peer_files[label] = sum(1 for line in f if line.startswith(b">>>> "))
+        elif label == "repomix":
+            m = re.search(r"Total Files:\s*([\d,]+)", printed.get(label, ""))
+            peer_files[label] = int(m.group(1).replace(",", "")) if m else None
+
     med = {k: median(v) for k, v in times.items()}
     res = {
         "corpus": name, "files": summary["files"], "bytes": summary["bytes"],
         "output_bytes": summary["output_bytes"], "tokens": summary["tokens"],
-        "runs": a.runs, "median_s": med, "samples_s": times,
+        "runs": a.runs, "median_s": med, "samples_s": times, "dropped": dropped,
+        "cpu_s": {k: median(v) for k, v in cpu.items()},
         "peak_rss_kib": {k: max(v) if v else None for k, v in rss.items()},
         "floor_s": median(floor), "floor_samples_s": floor,
-        "mcp": {k: (median(v) if isinstance(v, list) else v) for k, v in mcp.items()},
+        "mcp": {k: (median(v) if k != "tokens" else v) for k, v in mcp.items()},
         "mcp_samples": mcp, "hostile": hostile,
+        "peer_files": peer_files,
         "peer_tokens": {p[0]: peer_tokens(p[0], printed.get(p[0], "")) for p in peers},
         "versions": {p[0]: version(p[1][0]) for p in peers},
     }
@@ -268,8 +290,8 @@ def report(res, peers, floor_tokens):
     print(f"### Corpus `{res['corpus']}`: {res['files']:,} files, "
           f"{res['bytes'] / 1e6:.1f} MB; output {res['output_bytes'] / 1e6:.1f} MB, "
           f"{res['tokens']:,} o200k tokens; median of {res['runs']} runs after a warm-up\n")
-    print("| what | median | peak RSS | vs gnaw extract | how it counts |")
-    print("|---|---|---|---|---|")
+    print("| what | median wall | vs gnaw extract | median CPU (user+sys) | peak RSS | how it counts |")
+    print("|---|---|---|---|---|---|")
     how = {p[0]: p[3] for p in peers}
     how.update({
         "gnaw extract": "bpe-openai o200k_base, exact, per file piece in parallel",
@@ -279,25 +301,29 @@ def report(res, peers, floor_tokens):
     })
     for label, t in med.items():
         kib = res["peak_rss_kib"].get(label)
-        ratio = f"{t / ext:.2f}x" if t and ext else "n/a"
+        ratio = f"{t / ext:.2f}x" if t and ext else res["dropped"].get(label, "n/a")
         tok = res["peer_tokens"].get(label)
-        extra = f" (printed {tok:,} tokens)" if tok else ""
-        ver = res["versions"].get(label)
-        name = f"{label} {ver}" if ver and ver != "?" and label not in ver else (ver or label)
-        print(f"| {name} | {fmt_s(t)} | {kib / 1024:.0f} MiB | {ratio} | {how.get(label, '')}{extra} |"
-              if kib else f"| {label} | {fmt_s(t)} | n/a | {ratio} | {how.get(label, '')} |")
+        extra = f"; printed {tok:,} tokens" if tok else ""
+        nfiles = res["peer_files"].get(label)
+        extra += f"; emitted {nfiles:,} files" if nfiles else ""
+        ver = res["versions"].get(label, label)
+        ver = ver if label in ver else f"{label} {ver}"
+        mem = f"{kib / 1024:.0f} MiB" if kib else "n/a"
+        print(f"| {ver} | {fmt_s(t)} | {ratio} | {fmt_s(res['cpu_s'].get(label))} | {mem} "
+              f"| {how.get(label, '')}{extra} |")
     fl = res["floor_s"]
-    print(f"| count-only floor (examples/count_floor) | {fmt_s(fl)} | | "
-          f"{fl / ext:.2f}x | count_many over the same files, preloaded; tables built once"
+    print(f"| count-only floor (examples/count_floor) | {fmt_s(fl)} | {fl / ext:.2f}x | | | "
+          f"count_many over the same files, preloaded; tables built once"
           f"{f' ({floor_tokens:,} tokens in the files)' if floor_tokens else ''} |")
     m = res["mcp"]
-    print(f"| gnaw-mcp `initialize` (spawn to answer) | {fmt_s(m['init'])} | | | |")
-    print(f"| gnaw-mcp `estimate`, cold | {fmt_s(m['cold'])} | "
-          f"{max(res['mcp_samples']['rss']) / 1024:.0f} MiB | {m['cold'] / ext:.2f}x | |")
-    print(f"| gnaw-mcp `estimate`, warm (same process) | {fmt_s(m['warm'])} | | "
-          f"{m['warm'] / ext:.2f}x | tokens cold/warm: {m['tokens']} |")
+    print(f"| gnaw-mcp `initialize` (spawn to answer) | {fmt_s(m['init'])} | | | | |")
+    print(f"| gnaw-mcp `estimate`, cold | {fmt_s(m['cold'])} | {m['cold'] / ext:.2f}x | | "
+          f"{max(res['mcp_samples']['rss']) / 1024:.0f} MiB | budget 0 (unlimited) |")
+    print(f"| gnaw-mcp `estimate`, warm (same process) | {fmt_s(m['warm'])} | "
+          f"{m['warm'] / ext:.3f}x | | | tokens cold, warm: {', '.join(f'{t:,}' for t in m['tokens'])} |")
     for d, (t, out) in res["hostile"].items():
-        print(f"| one 4 MiB line, no whitespace: {d} (`gnaw --estimate`) | {fmt_s(t)} | | | {out} |")
+        print(f"| one 4 MiB line, no whitespace: {d} (`gnaw --estimate`) | {fmt_s(t)} | | | | "
+              f"{out} |")
     print()
 
     # The targets of issue 6 (ratios in one run).
@@ -335,12 +361,15 @@ def report(res, peers, floor_tokens):
            f"{peak / 2**20:.0f} MiB (bound {bound / 2**20:.0f} MiB)", peak <= bound)
     off, warn = med.get("gnaw --secrets off"), ext
     share = (warn - off) / warn if off and warn else None
+    coff, cwarn = res["cpu_s"].get("gnaw --secrets off"), res["cpu_s"].get("gnaw extract")
+    cshare = (cwarn - coff) / cwarn if coff and cwarn else None
     print("| target | goal | measured | |")
     print("|---|---|---|---|")
     print("\n".join(rows))
     if share is not None:
         print(f"\nSecrets scan (default `warn` vs `--secrets off`): {fmt_s(warn)} vs {fmt_s(off)}, "
-              f"i.e. {share * 100:.1f}% of extract's runtime.")
+              f"i.e. {share * 100:.1f}% of extract's wall time; CPU {fmt_s(cwarn)} vs "
+              f"{fmt_s(coff)}, i.e. {cshare * 100:.1f}% of its CPU time.")
     print()
 
 

@@ -26,8 +26,9 @@ def run(argv, env=None, stdout_path=os.devnull, timeout=TIMEOUT_S):
     Returns (seconds, peak_rss_kib, exit_code, stdout_text, cpu_seconds)."""
     with open(stdout_path, "wb") as out:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.DEVNULL, env=env)
+        # A captured run keeps stderr too: code2prompt prints its token count there.
+        err = out if stdout_path != os.devnull else subprocess.DEVNULL
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
         timer = threading.Timer(timeout, proc.kill)
         timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -63,7 +64,7 @@ def gnaw_tools(bins, corpus):
     ]
 
 
-def peer_tools(peers, corpus, scratch):
+def peer_tools(peers, corpus):
     """The peers found under the cache dir (or on PATH), each with how it counts tokens."""
     tools = []
     yek = find_exe(os.path.join(peers, "cargo", "bin", "yek"), "yek")
@@ -72,14 +73,15 @@ def peer_tools(peers, corpus, scratch):
                       "counts no tokens (byte limit only)"))
     c2p = find_exe(os.path.join(peers, "cargo", "bin", "code2prompt"), "code2prompt")
     if c2p:
-        tools.append(("code2prompt", [c2p, corpus, "--encoding", "o200k", "--no-clipboard",
-                                      "--output-file", os.path.join(scratch, "c2p.out")],
+        tools.append(("code2prompt", [c2p, corpus, "--encoding", "o200k", "--token-format", "raw",
+                                      "--no-clipboard",
+                                      "--output-file", os.devnull],
                       None, "tiktoken-rs o200k_base, on the whole rendered prompt"))
     rmx = find_exe(os.path.join(peers, "npm", "node_modules", ".bin", "repomix"), "repomix")
     if rmx:
         tools.append(("repomix", [rmx, corpus, "--style", "markdown", "--no-security-check",
                                   "--token-count-encoding", "o200k_base",
-                                  "-o", os.path.join(scratch, "repomix.out")],
+                                  "-o", os.devnull],
                       None, "tiktoken (WASM) o200k_base per file, summed"))
     return tools
 
@@ -105,7 +107,9 @@ def version(argv0):
 def peer_tokens(name, text):
     """The token total a peer printed, if it printed one."""
     pat = {"code2prompt": r"[Tt]oken count:?\s*([\d,]+)", "repomix": r"Total Tokens:\s*([\d,]+)\s*tokens"}
-    m = re.search(pat.get(name, r"$^"), text)
+    if name not in pat:
+        return None
+    m = re.search(pat[name], text)
     return int(m.group(1).replace(",", "")) if m else None
 
 
@@ -188,7 +192,8 @@ def main():
 
     # What gnaw selects: the floor counts exactly these files.
     summary_path = os.path.join(a.scratch, f"{name}.summary.json")
-    run([gnaw, corpus, "--json", "-o", os.devnull], stdout_path=summary_path)
+    with open(summary_path, "wb") as f:
+        subprocess.run([gnaw, corpus, "--json", "-q", "-o", os.devnull], stdout=f, check=True)
     with open(summary_path) as f:
         summary = json.load(f)
     list_path = os.path.join(a.scratch, f"{name}.files")
@@ -196,7 +201,7 @@ def main():
         f.writelines(e["path"] + "\n" for e in summary["file_list"])
 
     tools = [(label, argv, None, "") for label, argv in gnaw_tools(a.bins, corpus)]
-    peers = [] if a.no_peers else peer_tools(a.peers, corpus, a.scratch)
+    peers = [] if a.no_peers else peer_tools(a.peers, corpus)
     tools += peers
     floor_exe = os.path.join(a.bins, "examples", "count_floor")
 
@@ -216,7 +221,10 @@ def main():
         for label, argv, env, _ in tools:
             if label in dropped:
                 continue
-            out = os.path.join(a.scratch, "stdout.txt")
+            # Only the peers that print their token count get their output captured; the
+            # others write to /dev/null, as gnaw does.
+            capture = label in ("code2prompt", "repomix")
+            out = os.path.join(a.scratch, "stdout.txt") if capture else os.devnull
             t, kib, code, text, c = run(argv, env=env, stdout_path=out)
             if code != 0:
                 why = f"killed after {TIMEOUT_S} s" if t >= TIMEOUT_S else f"exited {code}"
@@ -247,7 +255,7 @@ def main():
     if a.hostile:
         for d in sorted(os.listdir(a.hostile)):
             path = os.path.join(a.hostile, d)
-            argv = [gnaw, path, "--estimate", "--max-file-size", "8MiB"]
+            argv = [gnaw, path, "--estimate", "-q", "--max-file-size", "8MiB"]
             samples = [run(argv, stdout_path=os.path.join(a.scratch, "h.txt"))
                        for _ in range(max(3, a.runs // 2))]
             hostile[d] = (median([s[0] for s in samples]), samples[0][3].strip())

@@ -61,6 +61,8 @@ def gnaw_tools(bins, corpus):
         ("gnaw --estimate", [g, corpus, "--estimate"]),
         ("gnaw --no-count", [g, corpus, "--no-count", "-q", "-o", os.devnull]),
         ("gnaw --secrets off", [g, corpus, "--secrets", "off", "-q", "-o", os.devnull]),
+        ("gnaw --no-count --secrets off",
+         [g, corpus, "--no-count", "--secrets", "off", "-q", "-o", os.devnull]),
     ]
 
 
@@ -306,6 +308,7 @@ def report(res, peers, floor_tokens):
         "gnaw --estimate": "same count, prompt not kept",
         "gnaw --no-count": "no counting",
         "gnaw --secrets off": "as extract, secrets scan off",
+        "gnaw --no-count --secrets off": "no counting, no secrets scan (as yek does neither)",
     })
     for label, t in med.items():
         kib = res["peak_rss_kib"].get(label)
@@ -355,6 +358,10 @@ def report(res, peers, floor_tokens):
     if nc and yek:
         target("--no-count vs yek", "no slower (≤ 1.0x)", f"{nc / yek:.2f}x of yek's time",
                nc <= yek)
+        bare = med.get("gnaw --no-count --secrets off")
+        if bare:
+            target("--no-count --secrets off vs yek", "(same, without the scan yek lacks)",
+                   f"{bare / yek:.2f}x of yek's time", bare <= yek)
     else:
         target("--no-count vs yek", "no slower", "yek not installed", False, " (not measured)")
     speed = m["cold"] / m["warm"]

@@ -163,12 +163,12 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
     };
     let indices: Vec<usize> = (0..kept.len()).collect();
     let order = par::largest_first(&kept, |(_, t)| t.bytes);
-    let pieces = par::map(&indices, &order, threads, &stop, |&i| {
-        let piece = render::file_piece(&ropts, &view_of(i), false);
-        (count(&piece), keep_text.then_some(piece))
+    // Pieces are counted here and rendered again at assembly rather than kept: peak memory stays
+    // near the file texts plus the output.
+    let piece_tokens = par::map(&indices, &order, threads, &stop, |&i| {
+        count(&render::file_piece(&ropts, &view_of(i), false))
     })
     .ok_or(Error::Cancelled)?;
-    let piece_tokens: Vec<usize> = pieces.iter().map(|p| p.0).collect();
 
     // budget: choose what is kept, measuring every candidate prompt exactly
     let repo_name = repo
@@ -220,16 +220,13 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
     let kept_paths: Vec<&str> = plan.kept.iter().map(|&i| paths[i]).collect();
     let preamble = render::preamble(&ropts, &repo_name, &kept_paths, &plan.view);
     let last = plan.kept.last().copied();
-    let last_piece = |i: usize| render::file_piece(&ropts, &view_of(i), true);
+    let piece = |i: usize| render::file_piece(&ropts, &view_of(i), Some(i) == last);
     let output = keep_text.then(|| {
-        let mut out = String::new();
+        let body: usize = plan.kept.iter().map(|&i| kept[i].1.text.len() + 64).sum();
+        let mut out = String::with_capacity(preamble.len() + body + epilogue.len());
         out.push_str(&preamble);
         for &i in &plan.kept {
-            if Some(i) == last && ropts.format == config::Format::Json {
-                out.push_str(&last_piece(i));
-            } else {
-                out.push_str(pieces[i].1.as_deref().unwrap_or_default());
-            }
+            out.push_str(&piece(i));
         }
         out.push_str(&epilogue);
         out
@@ -237,14 +234,7 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
     let output_bytes = match &output {
         Some(o) => o.len(),
         None => {
-            let body: usize = plan
-                .kept
-                .iter()
-                .map(|&i| match (Some(i) == last, ropts.format) {
-                    (true, config::Format::Json) => last_piece(i).len(),
-                    _ => render::file_piece(&ropts, &view_of(i), false).len(),
-                })
-                .sum();
+            let body: usize = plan.kept.iter().map(|&i| piece(i).len()).sum();
             preamble.len() + body + epilogue.len()
         }
     };

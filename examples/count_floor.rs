@@ -21,7 +21,9 @@ use gnaw::count::{self, Encoding};
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     let (Some(root), Some(list)) = (args.next(), args.next()) else {
-        eprintln!("usage: count_floor ROOT LIST [RUNS]  (LIST: one path per line, relative to ROOT)");
+        eprintln!(
+            "usage: count_floor ROOT LIST [RUNS]  (LIST: one path per line, relative to ROOT)"
+        );
         return ExitCode::from(2);
     };
     let runs: usize = args

@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+"""The measuring half of scripts/bench.sh: runs gnaw, its count-only floor, the gnaw-mcp server
+and the peers (yek, code2prompt, repomix) on one corpus, alternating them round by round, and
+prints a markdown report (medians, ratios, each target met or missed) plus a JSON file.
+
+Run it through scripts/bench.sh, which builds the binaries and the corpora first. Standard
+library only. Wall time is taken around spawn-to-exit; peak RSS is the child's ru_maxrss from
+wait4(2), so no /usr/bin/time is needed.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+TIMEOUT_S = int(os.environ.get("GNAW_BENCH_TIMEOUT", "300"))
+
+
+def run(argv, env=None, stdout_path=os.devnull, timeout=TIMEOUT_S):
+    """Run argv to completion, killed after `timeout` s.
+    Returns (seconds, peak_rss_kib, exit_code, stdout_text, cpu_seconds)."""
+    with open(stdout_path, "wb") as out:
+        start = time.perf_counter()
+        # A captured run keeps stderr too: code2prompt prints its token count there.
+        err = out if stdout_path != os.devnull else subprocess.DEVNULL
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    text = ""
+    if stdout_path != os.devnull:
+        with open(stdout_path, "r", errors="replace") as f:
+            text = f.read()
+    return elapsed, usage.ru_maxrss, proc.returncode, text, usage.ru_utime + usage.ru_stime
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def fmt_s(x):
+    if x is None:
+        return "n/a"
+    return f"{x * 1e3:.1f} ms" if x < 1 else f"{x:.2f} s"
+
+
+# ---------------------------------------------------------------- the tools
+
+def gnaw_tools(bins, corpus):
+    g = os.path.join(bins, "gnaw")
+    return [
+        ("gnaw extract", [g, corpus, "-q", "-o", os.devnull]),
+        ("gnaw --estimate", [g, corpus, "--estimate"]),
+        ("gnaw --no-count", [g, corpus, "--no-count", "-q", "-o", os.devnull]),
+        ("gnaw --secrets off", [g, corpus, "--secrets", "off", "-q", "-o", os.devnull]),
+        ("gnaw --no-count --secrets off",
+         [g, corpus, "--no-count", "--secrets", "off", "-q", "-o", os.devnull]),
+    ]
+
+
+def peer_tools(peers, corpus):
+    """The peers found under the cache dir (or on PATH), each with how it counts tokens."""
+    tools = []
+    yek = find_exe(os.path.join(peers, "cargo", "bin", "yek"), "yek")
+    if yek:
+        tools.append(("yek", [yek, "--max-size", "1GB", corpus], None,
+                      "counts no tokens (byte limit only)"))
+    c2p = find_exe(os.path.join(peers, "cargo", "bin", "code2prompt"), "code2prompt")
+    if c2p:
+        tools.append(("code2prompt", [c2p, corpus, "--encoding", "o200k", "--token-format", "raw",
+                                      "--no-clipboard",
+                                      "--output-file", os.devnull],
+                      None, "tiktoken-rs o200k_base, on the whole rendered prompt"))
+    rmx = find_exe(os.path.join(peers, "npm", "node_modules", ".bin", "repomix"), "repomix")
+    if rmx:
+        tools.append(("repomix", [rmx, corpus, "--style", "markdown", "--no-security-check",
+                                  "--token-count-encoding", "o200k_base",
+                                  "-o", os.devnull],
+                      None, "tiktoken (WASM) o200k_base per file, summed"))
+    return tools
+
+
+def find_exe(cached, name):
+    if os.access(cached, os.X_OK):
+        return cached
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        p = os.path.join(d, name)
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def version(argv0):
+    try:
+        out = subprocess.run([argv0, "--version"], capture_output=True, text=True, timeout=60)
+        return (out.stdout or out.stderr).strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return "?"
+
+
+def peer_tokens(name, text):
+    """The token total a peer printed, if it printed one."""
+    pat = {"code2prompt": r"[Tt]oken count:?\s*([\d,]+)", "repomix": r"Total Tokens:\s*([\d,]+)\s*tokens"}
+    if name not in pat:
+        return None
+    m = re.search(pat[name], text)
+    return int(m.group(1).replace(",", "")) if m else None
+
+
+# ---------------------------------------------------------------- gnaw-mcp
+
+class Server:
+    """gnaw-mcp over pipes, one JSON-RPC message per line."""
+
+    def __init__(self, exe, root, log):
+        env = dict(os.environ, GNAW_MCP_ROOT=root, RUST_LOG="warn")
+        self.start = time.perf_counter()
+        self.proc = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=log, env=env)
+        self.next_id = 0
+
+    def request(self, method, params):
+        self.next_id += 1
+        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"gnaw-mcp closed its output during {method}")
+            reply = json.loads(line)
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"gnaw-mcp answered {method} with {reply['error']}")
+                return reply["result"]
+
+    def notify(self, method):
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": method}).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def close(self):
+        """End of input; the server exits 0. Returns its peak RSS in KiB."""
+        self.proc.stdin.close()
+        _, status, usage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        self.proc.stdout.close()
+        return usage.ru_maxrss
+
+
+def server_round(exe, root, repo, log):
+    srv = Server(exe, root, log)
+    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
+    init = time.perf_counter() - srv.start
+    srv.notify("notifications/initialized")
+    times, tokens = [], []
+    for _ in range(2):
+        t = time.perf_counter()
+        res = srv.request("tools/call", {"name": "estimate", "arguments": {"repo": repo, "budget": 0}})
+        times.append(time.perf_counter() - t)
+        if res.get("isError"):
+            raise RuntimeError(f"estimate failed: {res}")
+        tokens.append(res.get("structuredContent", {}).get("tokens"))
+    rss = srv.close()
+    return init, times[0], times[1], tokens, rss
+
+
+# ---------------------------------------------------------------- the run
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bins", required=True, help="target/release")
+    ap.add_argument("--corpus", required=True, help="the corpus directory")
+    ap.add_argument("--peers", required=True, help="the peers' cache dir")
+    ap.add_argument("--scratch", required=True, help="a scratch dir for outputs")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--hostile", help="a dir holding one 4 MB line without whitespace")
+    ap.add_argument("--json", help="write the raw results here")
+    a = ap.parse_args()
+
+    corpus = os.path.abspath(a.corpus)
+    name = os.path.basename(corpus)
+    os.makedirs(a.scratch, exist_ok=True)
+    gnaw = os.path.join(a.bins, "gnaw")
+
+    # What gnaw selects: the floor counts exactly these files.
+    summary_path = os.path.join(a.scratch, f"{name}.summary.json")
+    with open(summary_path, "wb") as f:
+        subprocess.run([gnaw, corpus, "--json", "-q", "-o", os.devnull], stdout=f, check=True)
+    with open(summary_path) as f:
+        summary = json.load(f)
+    list_path = os.path.join(a.scratch, f"{name}.files")
+    with open(list_path, "w") as f:
+        f.writelines(e["path"] + "\n" for e in summary["file_list"])
+
+    tools = [(label, argv, None, "") for label, argv in gnaw_tools(a.bins, corpus)]
+    peers = [] if a.no_peers else peer_tools(a.peers, corpus)
+    tools += peers
+    floor_exe = os.path.join(a.bins, "examples", "count_floor")
+
+    times = {label: [] for label, *_ in tools}
+    cpu = {label: [] for label, *_ in tools}
+    dropped = {}
+    rss = {label: [] for label, *_ in tools}
+    printed = {}
+    floor = []
+    mcp = {"init": [], "cold": [], "warm": [], "rss": [], "tokens": None}
+    mcp_log = open(os.path.join(a.scratch, "gnaw-mcp.log"), "ab")
+    rounds = a.runs + 1  # round 0 is the warm-up
+    for r in range(rounds):
+        print(f"  {name}: round {r + 1}/{rounds}{' (warm-up)' if r == 0 else ''}",
+              file=sys.stderr, flush=True)
+        # Alternate: every tool once per round, so a slow spell on the shared machine hits all.
+        for label, argv, env, _ in tools:
+            if label in dropped:
+                continue
+            # Only the peers that print their token count get their output captured; the
+            # others write to /dev/null, as gnaw does.
+            capture = label in ("code2prompt", "repomix")
+            out = os.path.join(a.scratch, "stdout.txt") if capture else os.devnull
+            t, kib, code, text, c = run(argv, env=env, stdout_path=out)
+            if code != 0:
+                why = f"killed after {TIMEOUT_S} s" if t >= TIMEOUT_S else f"exited {code}"
+                print(f"    {label} {why}; dropped from this corpus", file=sys.stderr)
+                dropped[label] = why
+                continue
+            if r > 0:
+                times[label].append(t)
+                rss[label].append(kib)
+                cpu[label].append(c)
+            printed[label] = text
+        out = os.path.join(a.scratch, "floor.json")
+        _, _, code, text, _ = run([floor_exe, corpus, list_path, "1"], stdout_path=out)
+        if code == 0 and r > 0:
+            f = json.loads(text)
+            floor.append((f["build_ms"] + f["runs_ms"][0]) / 1e3)
+            floor_tokens = f["tokens"]
+        init, cold, warm, tok, kib = server_round(os.path.join(a.bins, "gnaw-mcp"),
+                                                  os.path.dirname(corpus), name, mcp_log)
+        if r > 0:
+            mcp["init"].append(init)
+            mcp["cold"].append(cold)
+            mcp["warm"].append(warm)
+            mcp["rss"].append(kib)
+            mcp["tokens"] = tok
+
+    hostile = {}
+    if a.hostile:
+        for d in sorted(os.listdir(a.hostile)):
+            path = os.path.join(a.hostile, d)
+            argv = [gnaw, path, "--estimate", "-q", "--max-file-size", "8MiB"]
+            samples = [run(argv, stdout_path=os.path.join(a.scratch, "h.txt"))
+                       for _ in range(max(3, a.runs // 2))]
+            hostile[d] = (median([s[0] for s in samples]), samples[0][3].strip())
+
+    # How many files each peer emitted, where its output shows it (one untimed run).
+    peer_files = {}
+    for label, argv, env, _ in peers:
+        if label == "yek" and label not in dropped:
+            out = os.path.join(a.scratch, "yek.out")
+            run(argv, env=env, stdout_path=out)
+            with open(out, "rb") as f:
+                peer_files[label] = sum(1 for line in f if line.startswith(b">>>> "))
+        elif label == "repomix":
+            m = re.search(r"Total Files:\s*([\d,]+)", printed.get(label, ""))
+            peer_files[label] = int(m.group(1).replace(",", "")) if m else None
+
+    med = {k: median(v) for k, v in times.items()}
+    res = {
+        "corpus": name, "files": summary["files"], "bytes": summary["bytes"],
+        "output_bytes": summary["output_bytes"], "tokens": summary["tokens"],
+        "runs": a.runs, "median_s": med, "samples_s": times, "dropped": dropped,
+        "cpu_s": {k: median(v) for k, v in cpu.items()},
+        "peak_rss_kib": {k: max(v) if v else None for k, v in rss.items()},
+        "floor_s": median(floor), "floor_samples_s": floor,
+        "mcp": {k: (median(v) if k != "tokens" else v) for k, v in mcp.items()},
+        "mcp_samples": mcp, "hostile": hostile,
+        "peer_files": peer_files,
+        "peer_tokens": {p[0]: peer_tokens(p[0], printed.get(p[0], "")) for p in peers},
+        "versions": {p[0]: version(p[1][0]) for p in peers},
+    }
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+    report(res, peers, floor_tokens if floor else None)
+
+
+def report(res, peers, floor_tokens):
+    med = res["median_s"]
+    ext = med.get("gnaw extract")
+    print(f"### Corpus `{res['corpus']}`: {res['files']:,} files, "
+          f"{res['bytes'] / 1e6:.1f} MB; output {res['output_bytes'] / 1e6:.1f} MB, "
+          f"{res['tokens']:,} o200k tokens; median of {res['runs']} runs after a warm-up\n")
+    print("| what | median wall | vs gnaw extract | median CPU (user+sys) | peak RSS | how it counts |")
+    print("|---|---|---|---|---|---|")
+    how = {p[0]: p[3] for p in peers}
+    how.update({
+        "gnaw extract": "bpe-openai o200k_base, exact, per file piece in parallel",
+        "gnaw --estimate": "same count, prompt not kept",
+        "gnaw --no-count": "no counting",
+        "gnaw --secrets off": "as extract, secrets scan off",
+        "gnaw --no-count --secrets off": "no counting, no secrets scan (as yek does neither)",
+    })
+    for label, t in med.items():
+        kib = res["peak_rss_kib"].get(label)
+        ratio = f"{t / ext:.2f}x" if t and ext else res["dropped"].get(label, "n/a")
+        tok = res["peer_tokens"].get(label)
+        extra = f"; printed {tok:,} tokens" if tok else ""
+        nfiles = res["peer_files"].get(label)
+        extra += f"; emitted {nfiles:,} files" if nfiles else ""
+        ver = res["versions"].get(label, label)
+        ver = ver if label in ver else f"{label} {ver}"
+        mem = f"{kib / 1024:.0f} MiB" if kib else "n/a"
+        print(f"| {ver} | {fmt_s(t)} | {ratio} | {fmt_s(res['cpu_s'].get(label))} | {mem} "
+              f"| {how.get(label, '')}{extra} |")
+    fl = res["floor_s"]
+    print(f"| count-only floor (examples/count_floor) | {fmt_s(fl)} | {fl / ext:.2f}x | | | "
+          f"count_many over the same files, preloaded; tables built once"
+          f"{f' ({floor_tokens:,} tokens in the files)' if floor_tokens else ''} |")
+    m = res["mcp"]
+    print(f"| gnaw-mcp `initialize` (spawn to answer) | {fmt_s(m['init'])} | | | | |")
+    print(f"| gnaw-mcp `estimate`, cold | {fmt_s(m['cold'])} | {m['cold'] / ext:.2f}x | | "
+          f"{max(res['mcp_samples']['rss']) / 1024:.0f} MiB | budget 0 (unlimited) |")
+    print(f"| gnaw-mcp `estimate`, warm (same process) | {fmt_s(m['warm'])} | "
+          f"{m['warm'] / ext:.3f}x | | | tokens cold, warm: {', '.join(f'{t:,}' for t in m['tokens'])} |")
+    for d, (t, out) in res["hostile"].items():
+        print(f"| one 4 MiB line, no whitespace: {d} (`gnaw --estimate`) | {fmt_s(t)} | | | | "
+              f"{out} |")
+    print()
+
+    # The targets of issue 6 (ratios in one run).
+    rows = []
+
+    def target(what, goal, value, ok, why=""):
+        rows.append(f"| {what} | {goal} | {value} | {'met' if ok else 'MISSED'}{why} |")
+
+    def peer_ratio(peer, goal):
+        t = med.get(peer)
+        if t and ext:
+            target(f"extract vs {peer}", f"≥ {goal}x faster", f"{t / ext:.2f}x", t / ext >= goal)
+        else:
+            target(f"extract vs {peer}", f"≥ {goal}x faster", "not installed", False,
+                   " (not measured)")
+
+    peer_ratio("code2prompt", 3)
+    peer_ratio("repomix", 4)
+    target("extract vs count-only floor", "within 1.3x", f"{ext / fl:.2f}x", ext / fl <= 1.3)
+    nc, yek = med.get("gnaw --no-count"), med.get("yek")
+    if nc and yek:
+        target("--no-count vs yek", "no slower (≤ 1.0x)", f"{nc / yek:.2f}x of yek's time",
+               nc <= yek)
+        bare = med.get("gnaw --no-count --secrets off")
+        if bare:
+            target("--no-count --secrets off vs yek", "(same, without the scan yek lacks)",
+                   f"{bare / yek:.2f}x of yek's time", bare <= yek)
+    else:
+        target("--no-count vs yek", "no slower", "yek not installed", False, " (not measured)")
+    speed = m["cold"] / m["warm"]
+    target("warm server estimate vs cold", "≥ 20x faster", f"{speed:.1f}x", speed >= 20)
+    target("`initialize` answered", "< 10 ms", fmt_s(m["init"]), m["init"] < 0.010)
+    if res["hostile"]:
+        worst = max(t for t, _ in res["hostile"].values())
+        target("one 4 MB line, no whitespace", "< 1 s", fmt_s(worst), worst < 1)
+    peak = res["peak_rss_kib"]["gnaw extract"] * 1024
+    bound = 2 * res["output_bytes"] + 64 * 2**20
+    target("peak RSS of extract", "≤ 2x output + 64 MiB",
+           f"{peak / 2**20:.0f} MiB (bound {bound / 2**20:.0f} MiB)", peak <= bound)
+    off, warn = med.get("gnaw --secrets off"), ext
+    share = (warn - off) / warn if off and warn else None
+    coff, cwarn = res["cpu_s"].get("gnaw --secrets off"), res["cpu_s"].get("gnaw extract")
+    cshare = (cwarn - coff) / cwarn if coff and cwarn else None
+    print("| target | goal | measured | |")
+    print("|---|---|---|---|")
+    print("\n".join(rows))
+    if share is not None:
+        print(f"\nSecrets scan (default `warn` vs `--secrets off`): {fmt_s(warn)} vs {fmt_s(off)}, "
+              f"i.e. {share * 100:.1f}% of extract's wall time; CPU {fmt_s(cwarn)} vs "
+              f"{fmt_s(coff)}, i.e. {cshare * 100:.1f}% of its CPU time.")
+    print()
+
+
+if __name__ == "__main__":
+    main()

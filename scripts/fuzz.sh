@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# fuzz.sh: run gnaw's cargo-fuzz targets for a bounded time each, on a stable toolchain.
+#
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   (default: 300 s; jsonrpc contain)
+# Needs `cargo install cargo-fuzz` and a C++ compiler (libFuzzer is built from source).
+#
+# cargo-fuzz passes nightly-only `-Z` flags; RUSTC_BOOTSTRAP=1 lets the stable compiler accept
+# them, and `--sanitizer none` avoids needing a sanitizer runtime. Findings land in
+# fuzz/artifacts/TARGET/; the corpus grows in fuzz/corpus/TARGET/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${1:-300}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(jsonrpc contain)
+command -v cargo-fuzz >/dev/null || { echo "fuzz.sh: install cargo-fuzz first: cargo install cargo-fuzz" >&2; exit 2; }
+status=0
+for t in "${targets[@]}"; do
+    mkdir -p "fuzz/corpus/$t"
+    echo "== $t for ${secs}s"
+    if ! RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none -O "$t" "fuzz/corpus/$t" -- \
+        -max_total_time="$secs" -rss_limit_mb=2048 -print_final_stats=1 2>&1 | tee "fuzz/$t.log" |
+        grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|panicked|Done)"; then
+        :
+    fi
+    if [ "${PIPESTATUS[0]}" != 0 ] || ls "fuzz/artifacts/$t"/crash-* >/dev/null 2>&1; then
+        echo "fuzz.sh: $t found a problem; see fuzz/$t.log and fuzz/artifacts/$t/" >&2
+        status=1
+    fi
+done
+exit $status

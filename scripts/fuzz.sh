@@ -6,7 +6,7 @@
 #
 # cargo-fuzz passes nightly-only `-Z` flags; RUSTC_BOOTSTRAP=1 lets the stable compiler accept
 # them, and `--sanitizer none` avoids needing a sanitizer runtime. Findings land in
-# fuzz/artifacts/TARGET/; the corpus grows in fuzz/corpus/TARGET/.
+# fuzz/artifacts/TARGET/; the corpus grows in fuzz/corpus/TARGET/, starting from fuzz/seeds/TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-300}"
@@ -18,7 +18,9 @@ status=0
 for t in "${targets[@]}"; do
     mkdir -p "fuzz/corpus/$t"
     echo "== $t for ${secs}s"
-    if ! RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none -O "$t" "fuzz/corpus/$t" -- \
+    seeds=()
+    [ -d "fuzz/seeds/$t" ] && seeds=("fuzz/seeds/$t")
+    if ! RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none -O "$t" "fuzz/corpus/$t" "${seeds[@]}" -- \
         -max_total_time="$secs" -rss_limit_mb=2048 -print_final_stats=1 2>&1 | tee "fuzz/$t.log" |
         grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|panicked|Done)"; then
         :

@@ -20,14 +20,17 @@ for t in "${targets[@]}"; do
     echo "== $t for ${secs}s"
     seeds=()
     [ -d "fuzz/seeds/$t" ] && seeds=("fuzz/seeds/$t")
-    if ! RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none -O "$t" "fuzz/corpus/$t" "${seeds[@]}" -- \
-        -max_total_time="$secs" -rss_limit_mb=2048 -print_final_stats=1 2>&1 | tee "fuzz/$t.log" |
-        grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|panicked|Done)"; then
-        :
-    fi
-    if [ "${PIPESTATUS[0]}" != 0 ] || ls "fuzz/artifacts/$t"/crash-* >/dev/null 2>&1; then
-        echo "fuzz.sh: $t found a problem; see fuzz/$t.log and fuzz/artifacts/$t/" >&2
+    set +e
+    RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none -O "$t" "fuzz/corpus/$t" "${seeds[@]}" -- \
+        -max_total_time="$secs" -rss_limit_mb=2048 -print_final_stats=1 >"fuzz/$t.log" 2>&1
+    rc=$?
+    set -e
+    grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb|SUMMARY)|panicked" "fuzz/$t.log" || true
+    if [ "$rc" != 0 ] || ls "fuzz/artifacts/$t"/crash-* >/dev/null 2>&1; then
+        echo "fuzz.sh: $t found a problem (exit $rc); see fuzz/$t.log and fuzz/artifacts/$t/" >&2
         status=1
+    else
+        echo "fuzz.sh: $t: no findings"
     fi
 done
 exit $status

@@ -6,12 +6,15 @@
 //!   directory fd with `openat2(RESOLVE_BENEATH)` and checks they are the files the walk saw.
 //! - [`confine`](mod@confine): the process-wide Landlock read-only ruleset and process
 //!   hardening ([`confine()`], [`SandboxMode`], [`SandboxStatus`]).
+//! - [`selftest`]: the Landlock probes shared by `gnaw-mcp --self-test` and the real-Landlock
+//!   test.
 //!
 //! This crate does not depend on the pipeline.
 
 pub mod beneath;
 pub mod confine;
 pub mod contain;
+pub mod selftest;
 
 pub use beneath::{BeneathDir, FileChanged, Mechanism, is_file_changed, refusal_reason};
 pub use confine::{ConfineError, SandboxMode, SandboxStatus, TESTED_ABI, confine, probe_status};

@@ -2,18 +2,17 @@
 //! can re-execute itself as a single-threaded child (selected by an environment variable, a
 //! test-only mechanism that no shipped binary has). The child enters the sandbox through the same
 //! `confine()` the server uses, then performs raw filesystem, exec, network and signal operations
-//! that bypass every userspace check, and prints one `probe NAME ERRNO` line each (0 = success).
-//! The parent asserts the expected errno for each.
+//! that bypass every userspace check: the shared probe list of `gnaw_sandbox::selftest` (the one
+//! `gnaw-mcp --self-test` runs), plus destructive probes only a throwaway root may face. The
+//! parent asserts the expected errno for each.
 
 use std::collections::BTreeMap;
-use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, Write};
-use std::os::linux::net::SocketAddrExt;
-use std::os::unix::net::{SocketAddr, UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use gnaw_sandbox::selftest::{self, Observed, Prepared, ProbeResult, Targets};
 use gnaw_sandbox::{ConfineError, Root, SandboxMode, confine};
 
 const CHILD: &str = "GNAW_SANDBOX_TEST_CHILD";
@@ -77,6 +76,12 @@ fn child(scenario: &str) {
                     "read_outside",
                     fs::read(outside.join("secret.txt")).map(drop),
                 );
+                // Unconfined, every shared probe must succeed: each one can fail.
+                if let Some(targets) = Targets::from_env() {
+                    for r in selftest::run_probes(&targets) {
+                        println!("{}", r.to_wire());
+                    }
+                }
             }
             Err(e) => println!("error {e}"),
         },
@@ -87,6 +92,10 @@ fn child(scenario: &str) {
                     println!("error {e}");
                     return;
                 }
+            };
+            let Some(targets) = Targets::from_env() else {
+                println!("error no self-test targets in the environment");
+                return;
             };
             match confine(&root, mode) {
                 Ok(status) => {
@@ -99,43 +108,27 @@ fn child(scenario: &str) {
                     return;
                 }
             }
-            probes(&root_dir, &outside);
+            // The shared probe list, exactly as `gnaw-mcp --self-test` runs it...
+            for r in selftest::run_probes(&targets) {
+                println!("{}", r.to_wire());
+            }
+            // ...plus destructive ones that only a throwaway root may face.
+            destructive_probes(&root_dir);
         }
     }
     let _ = io::stdout().flush();
 }
 
-fn probes(root: &Path, outside: &Path) {
-    report("read_inside", fs::read(root.join("file.txt")).map(drop));
-    report("list_inside", fs::read_dir(root.join("sub")).map(drop));
-    report(
-        "read_outside",
-        fs::read(outside.join("secret.txt")).map(drop),
-    );
-    report("list_outside", fs::read_dir(outside).map(drop));
-    report("read_etc_passwd", fs::read("/etc/passwd").map(drop));
-    report(
-        "read_proc_self_status",
-        fs::read("/proc/self/status").map(drop),
-    );
-    report(
-        "write_inside",
-        fs::OpenOptions::new()
-            .write(true)
-            .open(root.join("file.txt"))
-            .map(drop),
-    );
-    report(
-        "append_inside",
-        fs::OpenOptions::new()
-            .append(true)
-            .open(root.join("file.txt"))
-            .map(drop),
-    );
-    report(
-        "create_inside",
-        fs::File::create_new(root.join("new.txt")).map(drop),
-    );
+/// Probes that would damage a real root if the sandbox failed, so `--self-test` leaves them out.
+const DESTRUCTIVE: &[&str] = &[
+    "truncate_open_inside",
+    "truncate_to_zero_inside",
+    "unlink_inside",
+    "rmdir_inside",
+    "sigterm_other_process",
+];
+
+fn destructive_probes(root: &Path) {
     report(
         "truncate_open_inside",
         fs::OpenOptions::new()
@@ -145,68 +138,23 @@ fn probes(root: &Path, outside: &Path) {
             .map(drop),
     );
     report(
-        "truncate_syscall_inside",
+        "truncate_to_zero_inside",
         nix::unistd::truncate(&root.join("file.txt"), 0).map_err(io::Error::from),
     );
-    report(
-        "rename_inside",
-        fs::rename(root.join("file.txt"), root.join("moved.txt")),
-    );
     report("unlink_inside", fs::remove_file(root.join("file.txt")));
-    report("mkdir_inside", fs::create_dir(root.join("newdir")));
     report("rmdir_inside", fs::remove_dir(root.join("sub/empty")));
-    report(
-        "symlink_inside",
-        std::os::unix::fs::symlink("file.txt", root.join("newlink")),
-    );
-    report(
-        "mkfifo_inside",
-        nix::unistd::mkfifo(&root.join("newfifo"), nix::sys::stat::Mode::S_IRWXU)
-            .map_err(io::Error::from),
-    );
-    report(
-        "hardlink_inside",
-        fs::hard_link(root.join("file.txt"), root.join("sub/hard.txt")),
-    );
-    report(
-        "exec_bin_true",
-        Command::new("/bin/true")
-            .stdin(Stdio::null())
-            .status()
-            .map(drop),
-    );
-    let port: u16 = std::env::var("T_PORT")
-        .ok()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    report(
-        "tcp_connect",
-        std::net::TcpStream::connect(("127.0.0.1", port)).map(drop),
-    );
-    report(
-        "tcp_bind",
-        std::net::TcpListener::bind(("127.0.0.1", 0)).map(drop),
-    );
-    let abstract_name = std::env::var("T_ABSTRACT").unwrap_or_default();
-    report(
-        "abstract_unix_connect",
-        SocketAddr::from_abstract_name(abstract_name.as_bytes())
-            .and_then(|a| UnixStream::connect_addr(&a))
-            .map(drop),
-    );
     let victim: i32 = std::env::var("T_VICTIM")
         .ok()
         .and_then(|p| p.parse().ok())
         .unwrap_or(0);
     report(
-        "signal_other_process",
+        "sigterm_other_process",
         nix::sys::signal::kill(
             nix::unistd::Pid::from_raw(victim),
             nix::sys::signal::Signal::SIGTERM,
         )
         .map_err(io::Error::from),
     );
-    report("stdout_still_works", io::stdout().flush());
 }
 
 // ---------------------------------------------------------------- parent side
@@ -234,17 +182,20 @@ fn setup() -> Env {
 }
 
 struct ChildRun {
+    /// Test-local probes: name and errno (0 = success).
     probes: BTreeMap<String, i32>,
+    /// The shared probes of `gnaw_sandbox::selftest`.
+    shared: Vec<ProbeResult>,
     lines: Vec<String>,
 }
 
-fn run_child(scenario: &str, env: &Env, extra: &[(&str, String)]) -> ChildRun {
+fn run_child(scenario: &str, env: &Env, extra: &[(String, std::ffi::OsString)]) -> ChildRun {
     let exe = std::env::current_exe().expect("current_exe");
     let out = Command::new(exe)
         .env(CHILD, scenario)
         .env("T_ROOT", &env.root)
         .env("T_OUTSIDE", &env.outside)
-        .envs(extra.iter().map(|(k, v)| (*k, OsStr::new(v))))
+        .envs(extra.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .output()
         .expect("spawn child");
@@ -256,9 +207,14 @@ fn run_child(scenario: &str, env: &Env, extra: &[(&str, String)]) -> ChildRun {
         String::from_utf8_lossy(&out.stderr)
     );
     let mut probes = BTreeMap::new();
+    let mut shared = Vec::new();
     let mut lines = Vec::new();
     for line in text.lines() {
         assert!(!line.starts_with("error"), "child {scenario}: {line}");
+        if let Some(r) = ProbeResult::from_wire(line) {
+            shared.push(r);
+            continue;
+        }
         let mut parts = line.split(' ');
         if parts.next() == Some("probe") {
             let name = parts.next().unwrap_or_default().to_string();
@@ -268,78 +224,69 @@ fn run_child(scenario: &str, env: &Env, extra: &[(&str, String)]) -> ChildRun {
             lines.push(line.to_string());
         }
     }
-    ChildRun { probes, lines }
+    ChildRun {
+        probes,
+        shared,
+        lines,
+    }
 }
 
 fn enforced(mode: &str) {
     let env = setup();
-    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind tcp");
-    let port = listener.local_addr().unwrap().port();
-    let abstract_name = format!("gnaw-sandbox-test-{}", std::process::id());
-    let addr = SocketAddr::from_abstract_name(abstract_name.as_bytes()).unwrap();
-    let _uds = UnixListener::bind_addr(&addr).expect("bind abstract socket");
+    let root = Root::new(&env.root, false).expect("root");
+    // The same preparation as `gnaw-mcp --self-test`: outside scratch file, TCP listener,
+    // abstract socket, this process as the signal target.
+    let prepared = Prepared::new(&root);
+    assert_eq!(
+        prepared.targets.inside_file.as_deref(),
+        Some(env.root.join("file.txt").as_path())
+    );
     let mut victim = Command::new("sleep")
         .arg("30")
         .spawn()
         .expect("spawn sleep");
-
-    let run = run_child(
-        mode,
-        &env,
-        &[
-            ("T_PORT", port.to_string()),
-            ("T_ABSTRACT", abstract_name.clone()),
-            ("T_VICTIM", victim.id().to_string()),
-        ],
-    );
+    let mut extra: Vec<(String, std::ffi::OsString)> = prepared.targets.to_env();
+    extra.push(("T_VICTIM".into(), victim.id().to_string().into()));
+    let run = run_child(mode, &env, &extra);
     let still_alive = victim.try_wait().expect("try_wait").is_none();
     let _ = victim.kill();
     let _ = victim.wait();
 
-    let expected: &[(&str, i32)] = &[
-        ("read_inside", 0),
-        ("list_inside", 0),
-        ("stdout_still_works", 0),
-        ("read_outside", libc::EACCES),
-        ("list_outside", libc::EACCES),
-        ("read_etc_passwd", libc::EACCES),
-        ("read_proc_self_status", libc::EACCES),
-        ("write_inside", libc::EACCES),
-        ("append_inside", libc::EACCES),
-        ("create_inside", libc::EACCES),
-        ("truncate_open_inside", libc::EACCES),
-        ("truncate_syscall_inside", libc::EACCES),
-        ("rename_inside", libc::EACCES),
-        ("unlink_inside", libc::EACCES),
-        ("mkdir_inside", libc::EACCES),
-        ("rmdir_inside", libc::EACCES),
-        ("symlink_inside", libc::EACCES),
-        ("mkfifo_inside", libc::EACCES),
-        ("hardlink_inside", libc::EACCES),
-        ("exec_bin_true", libc::EACCES),
-        ("tcp_connect", libc::EACCES),
-        ("tcp_bind", libc::EACCES),
-        ("abstract_unix_connect", libc::EPERM),
-        ("signal_other_process", libc::EPERM),
-    ];
     let mut failures = Vec::new();
-    for (name, want) in expected {
+    for &(name, expect) in selftest::PROBES {
+        let r = run.shared.iter().find(|r| r.name == name);
+        let line = r.map_or_else(|| format!("{name}: missing"), ToString::to_string);
+        println!("  [{mode}] {line}");
+        if r.and_then(ProbeResult::passed) != Some(true) || r.map(|r| r.expect) != Some(expect) {
+            failures.push(name);
+        }
+    }
+    assert_eq!(
+        run.shared.len(),
+        selftest::PROBES.len(),
+        "every shared probe ran once"
+    );
+    for name in DESTRUCTIVE {
         let got = run.probes.get(*name).copied();
-        let verdict = if got == Some(*want) {
+        let verdict = if got == Some(libc::EACCES)
+            || (*name == "sigterm_other_process" && got == Some(libc::EPERM))
+        {
             "ok"
         } else {
+            failures.push(name);
             "UNEXPECTED"
         };
-        println!("  [{mode}] {name:<26} expected {want:>3} got {got:?} {verdict}");
-        if got != Some(*want) {
-            failures.push(*name);
-        }
+        println!("  [{mode}] {verdict} {name}: got {got:?}");
     }
     assert!(
         failures.is_empty(),
         "[{mode}] unexpected results: {failures:?}"
     );
-    assert_eq!(run.probes.len(), expected.len(), "every probe is asserted");
+    assert_eq!(
+        run.probes.len(),
+        DESTRUCTIVE.len(),
+        "every probe is asserted"
+    );
     assert!(
         still_alive,
         "the signal must not have reached the other process"
@@ -381,8 +328,8 @@ fn enforced(mode: &str) {
         fs::read_to_string(env.root.join("file.txt")).unwrap(),
         "inside"
     );
-    assert!(!env.root.join("new.txt").exists());
-    drop(listener);
+    assert!(!env.root.join(&prepared.targets.scratch_name).exists());
+    assert!(env.root.join("sub/empty").is_dir());
 }
 
 fn refuses_second_thread() {
@@ -398,7 +345,23 @@ fn refuses_second_thread() {
 
 fn off_applies_nothing() {
     let env = setup();
-    let run = run_child("off", &env, &[]);
+    let root = Root::new(&env.root, false).expect("root");
+    let prepared = Prepared::new(&root);
+    let run = run_child("off", &env, &prepared.targets.to_env());
+    // Without the sandbox every negative probe succeeds, so none of them passes vacuously
+    // (a typo'd path failing with ENOENT, say, would show up here).
+    assert_eq!(run.shared.len(), selftest::PROBES.len());
+    for r in &run.shared {
+        assert_eq!(r.observed, Observed::Code(0), "unconfined: {r}");
+    }
+    assert!(
+        !env.root.join(&prepared.targets.scratch_name).exists(),
+        "create probes undo themselves"
+    );
+    assert_eq!(
+        fs::read_to_string(env.root.join("file.txt")).unwrap(),
+        "inside"
+    );
     assert!(
         run.lines.contains(&"ruleset off".to_string()),
         "{:?}",

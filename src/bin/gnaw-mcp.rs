@@ -4,6 +4,11 @@
 //! Order matters: read everything the process needs (environment, CPU count), resolve the
 //! root, apply the sandbox while the process is still single-threaded, and only then start
 //! the server (which spawns its worker thread).
+//!
+//! `--self-test` re-executes this binary with the hidden `--self-test-child` flag. That child is
+//! not a switch that weakens the shipped server: it applies the same `confine()` to the same
+//! root (it can only add restrictions), runs the probes of `gnaw_sandbox::selftest`, prints
+//! their results and exits. It never reads stdin and never serves a request.
 
 use std::io;
 use std::path::PathBuf;
@@ -35,6 +40,16 @@ struct Args {
     /// Allow GNAW_MCP_ROOT to be `/` (confinement to `/` confines nothing).
     #[arg(long)]
     allow_filesystem_root: bool,
+    /// Prove that this host enforces the sandbox: a child process enters the identical sandbox
+    /// on GNAW_MCP_ROOT and tries to read outside it, write inside it, execute, connect and
+    /// signal. Prints one line per probe and `N passed, N failed`; exits 1 on any unexpected
+    /// result, including a host without Landlock.
+    #[arg(long, conflicts_with = "sandbox_status")]
+    self_test: bool,
+    /// Internal: the sandboxed half of --self-test (set only by the self-test parent). It only
+    /// adds restrictions to its own process and runs the probes; it never serves a request.
+    #[arg(long, hide = true)]
+    self_test_child: bool,
 }
 
 /// The sandbox's root as the server's containment: the only route from a `repo` argument to
@@ -55,11 +70,35 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// `GNAW_MCP_SANDBOX`, or the default (strict).
+fn sandbox_mode() -> Result<SandboxMode, String> {
+    match std::env::var("GNAW_MCP_SANDBOX") {
+        Ok(raw) => raw
+            .parse::<SandboxMode>()
+            .map_err(|e| format!("GNAW_MCP_SANDBOX: {e}")),
+        Err(std::env::VarError::NotPresent) => Ok(SandboxMode::default()),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            Err("GNAW_MCP_SANDBOX must be strict, best-effort or off".into())
+        }
+    }
+}
+
+fn exit_code(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
         .target(env_logger::Target::Stderr)
         .init();
     let args = Args::parse();
+    if args.self_test_child {
+        // Still single-threaded: nothing has started a thread yet.
+        return match sandbox_mode() {
+            Ok(mode) => exit_code(gnaw_sandbox::selftest::child(mode)),
+            Err(e) => fail(e),
+        };
+    }
 
     // Read before confining: after Landlock, the cgroup CPU quota is out of reach. The
     // pipeline keeps the value for every later run.
@@ -68,15 +107,9 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(e),
     };
-    let mode = match std::env::var("GNAW_MCP_SANDBOX") {
-        Ok(raw) => match raw.parse::<SandboxMode>() {
-            Ok(mode) => mode,
-            Err(e) => return fail(format!("GNAW_MCP_SANDBOX: {e}")),
-        },
-        Err(std::env::VarError::NotPresent) => SandboxMode::default(),
-        Err(std::env::VarError::NotUnicode(_)) => {
-            return fail("GNAW_MCP_SANDBOX must be strict, best-effort or off");
-        }
+    let mode = match sandbox_mode() {
+        Ok(mode) => mode,
+        Err(e) => return fail(e),
     };
     let root_path = match std::env::var_os("GNAW_MCP_ROOT") {
         Some(raw) if !raw.is_empty() => PathBuf::from(raw),
@@ -98,6 +131,29 @@ fn main() -> ExitCode {
         }
         Err(e) => return fail(format!("GNAW_MCP_ROOT: {e}")),
     };
+
+    if args.self_test {
+        // The parent stays unconfined (it prepares targets outside the root); the child it
+        // re-executes enters the sandbox exactly as the server would.
+        let exe = match std::env::current_exe() {
+            Ok(exe) => exe,
+            Err(e) => return fail(format!("--self-test cannot find its own executable: {e}")),
+        };
+        let mut out = io::stdout().lock();
+        return match gnaw_sandbox::selftest::run(
+            &exe,
+            &["--self-test-child"],
+            &root,
+            mode,
+            &mut out,
+        ) {
+            Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,
+            Ok(_) => ExitCode::from(1),
+            Err(e) => fail(format!(
+                "--self-test could not run its sandboxed child: {e}"
+            )),
+        };
+    }
 
     let status = match confine(&root, mode) {
         Ok(status) => status,

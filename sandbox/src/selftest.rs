@@ -1,0 +1,821 @@
+//! The Landlock probes: raw system calls that bypass every userspace check, run inside the
+//! sandbox to prove what the kernel itself enforces. `gnaw-mcp --self-test` and the crate's
+//! real-Landlock test (`tests/landlock.rs`) run this same list.
+//!
+//! The parent side ([`run`]) prepares targets while still unconfined ([`Prepared`]): a scratch
+//! directory and file *outside* the root, a TCP listener and an abstract UNIX socket to connect
+//! to, its own pid to signal, and an existing readable file *inside* the root for the positive
+//! control. It re-executes the binary as a child, which enters the sandbox through the same
+//! [`confine`] the server uses ([`child`]), runs [`run_probes`] and prints one wire line per
+//! probe. The parent checks every expected probe answered; a missing one counts as failed, so a
+//! crashed child never passes.
+//!
+//! The probes never damage the root, even on a host where the sandbox does not hold: writes open
+//! an existing file for writing without writing to it, `truncate` keeps the current length,
+//! `rename` moves a file onto itself, and anything a create probe manages to make (a file,
+//! directory, link or FIFO under a unique `.gnaw-self-test-*` name) is removed at once. Only
+//! such an unexpected success touches the root at all, and it is reported as `UNEXPECTED`.
+
+use std::fmt;
+use std::fs;
+use std::io::{self, BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::linux::net::SocketAddrExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::net::{SocketAddr, UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use nix::errno::Errno;
+use nix::unistd::{AccessFlags, access};
+
+use crate::confine::{SandboxMode, confine, probe_status};
+use crate::contain::Root;
+
+/// What a probe must observe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// The operation succeeds (positive control).
+    Allowed,
+    /// The operation fails with this errno.
+    Denied(i32),
+}
+
+/// What a probe observed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Observed {
+    /// `0` for success, else the errno (`-1` when the error carried none).
+    Code(i32),
+    /// Not run, and why (e.g. the root holds no readable file).
+    Skipped(String),
+}
+
+/// One probe's expectation and result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeResult {
+    pub name: String,
+    pub expect: Expect,
+    pub observed: Observed,
+}
+
+impl ProbeResult {
+    /// `Some(true)` when the result is the expected one, `None` when skipped.
+    pub fn passed(&self) -> Option<bool> {
+        match (&self.observed, self.expect) {
+            (Observed::Skipped(_), _) => None,
+            (Observed::Code(c), Expect::Allowed) => Some(*c == 0),
+            (Observed::Code(c), Expect::Denied(e)) => Some(*c == e),
+        }
+    }
+
+    /// One line for the child-to-parent pipe: `probe NAME EXPECT OBSERVED`.
+    pub fn to_wire(&self) -> String {
+        let expect = match self.expect {
+            Expect::Allowed => "allow".to_string(),
+            Expect::Denied(e) => e.to_string(),
+        };
+        match &self.observed {
+            Observed::Code(c) => format!("probe {} {expect} {c}", self.name),
+            Observed::Skipped(why) => {
+                format!(
+                    "probe {} {expect} skip {}",
+                    self.name,
+                    why.replace('\n', " ")
+                )
+            }
+        }
+    }
+
+    /// Parse a line made by [`ProbeResult::to_wire`].
+    pub fn from_wire(line: &str) -> Option<ProbeResult> {
+        let mut parts = line.splitn(5, ' ');
+        if parts.next()? != "probe" {
+            return None;
+        }
+        let name = parts.next()?.to_string();
+        let expect = match parts.next()? {
+            "allow" => Expect::Allowed,
+            e => Expect::Denied(e.parse().ok()?),
+        };
+        let observed = match parts.next()? {
+            "skip" => Observed::Skipped(parts.next().unwrap_or_default().to_string()),
+            c => Observed::Code(c.parse().ok()?),
+        };
+        Some(ProbeResult {
+            name,
+            expect,
+            observed,
+        })
+    }
+}
+
+impl fmt::Display for ProbeResult {
+    /// `ok NAME: ...`, `UNEXPECTED NAME: ...` or `skipped NAME: ...`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = &self.name;
+        match (&self.observed, self.passed()) {
+            (Observed::Skipped(why), _) => write!(f, "skipped    {name}: {why}"),
+            (Observed::Code(0), Some(true)) => write!(f, "ok         {name}: allowed"),
+            (Observed::Code(c), Some(true)) => {
+                write!(f, "ok         {name}: denied with {}", errno_name(*c))
+            }
+            (Observed::Code(c), _) => {
+                let got = if *c == 0 {
+                    "succeeded".to_string()
+                } else {
+                    format!("failed with {}", errno_name(*c))
+                };
+                let want = match self.expect {
+                    Expect::Allowed => "success".to_string(),
+                    Expect::Denied(e) => errno_name(e),
+                };
+                write!(f, "UNEXPECTED {name}: {got}, expected {want}")
+            }
+        }
+    }
+}
+
+fn errno_name(code: i32) -> String {
+    if code < 0 {
+        return "an error without errno".into();
+    }
+    format!("{:?}", Errno::from_raw(code))
+}
+
+/// Everything the probes aim at. [`Prepared`] fills it in on the unconfined side; it crosses to
+/// the child in environment variables ([`Targets::to_env`], [`Targets::from_env`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Targets {
+    /// The canonical root.
+    pub root: PathBuf,
+    /// An existing regular file under the root that this user can read (positive control).
+    pub inside_file: Option<PathBuf>,
+    /// Whether this user could write `inside_file` without the sandbox (else write probes on
+    /// it would prove nothing and are skipped).
+    pub inside_writable: bool,
+    /// Whether this user could create entries in the root without the sandbox.
+    pub root_writable: bool,
+    /// A directory outside the root, and a file in it.
+    pub outside_dir: Option<PathBuf>,
+    pub outside_file: Option<PathBuf>,
+    /// A listening TCP port on 127.0.0.1.
+    pub tcp_port: Option<u16>,
+    /// A bound abstract UNIX socket name.
+    pub abstract_socket: Option<String>,
+    /// A process outside the sandbox to signal (signal 0: nothing is delivered).
+    pub signal_pid: Option<i32>,
+    /// A name unused in the root, for the create probes.
+    pub scratch_name: String,
+}
+
+const ENV_PREFIX: &str = "GNAW_SELF_TEST_";
+
+impl Targets {
+    /// The targets as environment variables for the child.
+    pub fn to_env(&self) -> Vec<(String, std::ffi::OsString)> {
+        let mut env: Vec<(String, std::ffi::OsString)> = Vec::new();
+        let mut put = |k: &str, v: std::ffi::OsString| env.push((format!("{ENV_PREFIX}{k}"), v));
+        put("ROOT", self.root.clone().into());
+        if let Some(p) = &self.inside_file {
+            put("INSIDE_FILE", p.clone().into());
+        }
+        put("INSIDE_WRITABLE", bool_str(self.inside_writable).into());
+        put("ROOT_WRITABLE", bool_str(self.root_writable).into());
+        if let Some(p) = &self.outside_dir {
+            put("OUTSIDE_DIR", p.clone().into());
+        }
+        if let Some(p) = &self.outside_file {
+            put("OUTSIDE_FILE", p.clone().into());
+        }
+        if let Some(p) = self.tcp_port {
+            put("TCP_PORT", p.to_string().into());
+        }
+        if let Some(s) = &self.abstract_socket {
+            put("ABSTRACT_SOCKET", s.into());
+        }
+        if let Some(p) = self.signal_pid {
+            put("SIGNAL_PID", p.to_string().into());
+        }
+        put("SCRATCH_NAME", self.scratch_name.clone().into());
+        env
+    }
+
+    /// Read the targets back in the child. `None` when the root is missing (not a self-test
+    /// child).
+    pub fn from_env() -> Option<Targets> {
+        Targets::from_vars(|k| std::env::var_os(k))
+    }
+
+    fn from_vars(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<Targets> {
+        let get = |k: &str| var(&format!("{ENV_PREFIX}{k}"));
+        let text = |k: &str| get(k).and_then(|v| v.into_string().ok());
+        Some(Targets {
+            root: PathBuf::from(get("ROOT")?),
+            inside_file: get("INSIDE_FILE").map(PathBuf::from),
+            inside_writable: text("INSIDE_WRITABLE").as_deref() == Some("1"),
+            root_writable: text("ROOT_WRITABLE").as_deref() == Some("1"),
+            outside_dir: get("OUTSIDE_DIR").map(PathBuf::from),
+            outside_file: get("OUTSIDE_FILE").map(PathBuf::from),
+            tcp_port: text("TCP_PORT").and_then(|p| p.parse().ok()),
+            abstract_socket: text("ABSTRACT_SOCKET"),
+            signal_pid: text("SIGNAL_PID").and_then(|p| p.parse().ok()),
+            scratch_name: text("SCRATCH_NAME").unwrap_or_else(|| ".gnaw-self-test".into()),
+        })
+    }
+}
+
+fn bool_str(b: bool) -> &'static str {
+    if b { "1" } else { "0" }
+}
+
+/// The probe names, in order, with what each must observe. [`run_probes`] answers each once.
+pub const PROBES: &[(&str, Expect)] = &[
+    ("read_inside", Expect::Allowed),
+    ("list_root", Expect::Allowed),
+    ("read_outside", Expect::Denied(libc::EACCES)),
+    ("list_outside", Expect::Denied(libc::EACCES)),
+    ("read_etc_passwd", Expect::Denied(libc::EACCES)),
+    ("read_proc_self_status", Expect::Denied(libc::EACCES)),
+    ("open_write_inside", Expect::Denied(libc::EACCES)),
+    ("open_append_inside", Expect::Denied(libc::EACCES)),
+    ("truncate_inside", Expect::Denied(libc::EACCES)),
+    ("rename_inside", Expect::Denied(libc::EACCES)),
+    ("create_file_inside", Expect::Denied(libc::EACCES)),
+    ("mkdir_inside", Expect::Denied(libc::EACCES)),
+    ("symlink_inside", Expect::Denied(libc::EACCES)),
+    ("mkfifo_inside", Expect::Denied(libc::EACCES)),
+    ("hardlink_inside", Expect::Denied(libc::EACCES)),
+    ("exec_bin_true", Expect::Denied(libc::EACCES)),
+    ("tcp_connect", Expect::Denied(libc::EACCES)),
+    ("tcp_bind", Expect::Denied(libc::EACCES)),
+    ("abstract_unix_connect", Expect::Denied(libc::EPERM)),
+    ("signal_other_process", Expect::Denied(libc::EPERM)),
+    ("stdout_still_works", Expect::Allowed),
+];
+
+fn code(r: io::Result<()>) -> Observed {
+    Observed::Code(match r {
+        Ok(()) => 0,
+        Err(e) => e.raw_os_error().unwrap_or(-1),
+    })
+}
+
+fn skip(why: &str) -> Observed {
+    Observed::Skipped(why.to_string())
+}
+
+/// Whether `p` lies under `root`, component-wise.
+fn under(root: &Path, p: &Path) -> bool {
+    p.starts_with(root)
+}
+
+/// Run every probe of [`PROBES`] in this process (normally after [`confine`]), in order.
+pub fn run_probes(t: &Targets) -> Vec<ProbeResult> {
+    PROBES
+        .iter()
+        .map(|&(name, expect)| ProbeResult {
+            name: name.to_string(),
+            expect,
+            observed: run_one(name, t),
+        })
+        .collect()
+}
+
+fn run_one(name: &str, t: &Targets) -> Observed {
+    let scratch = t.root.join(&t.scratch_name);
+    let inside = t.inside_file.as_deref();
+    let writable_inside = inside.filter(|_| t.inside_writable);
+    const NO_FILE: &str = "the root holds no regular file this user can read";
+    const NOT_WRITABLE: &str =
+        "this user cannot write the chosen file even without the sandbox; nothing to prove";
+    const ROOT_RO: &str =
+        "this user cannot create entries in the root even without the sandbox; nothing to prove";
+    match name {
+        "read_inside" => inside.map_or(skip(NO_FILE), |p| code(fs::read(p).map(drop))),
+        "list_root" => code(fs::read_dir(&t.root).map(drop)),
+        "read_outside" => t
+            .outside_file
+            .as_ref()
+            .map_or(skip("no place outside the root for a scratch file"), |p| {
+                code(fs::read(p).map(drop))
+            }),
+        "list_outside" => t.outside_dir.as_ref().map_or(
+            skip("no place outside the root for a scratch directory"),
+            |p| code(fs::read_dir(p).map(drop)),
+        ),
+        "read_etc_passwd" | "read_proc_self_status" => {
+            let p = Path::new(if name == "read_etc_passwd" {
+                "/etc/passwd"
+            } else {
+                "/proc/self/status"
+            });
+            if under(&t.root, p) {
+                skip("the path is inside the root")
+            } else {
+                code(fs::read(p).map(drop))
+            }
+        }
+        "open_write_inside" | "open_append_inside" => {
+            writable_inside.map_or(
+                skip(if inside.is_some() {
+                    NOT_WRITABLE
+                } else {
+                    NO_FILE
+                }),
+                |p| {
+                    // Opened for writing, never written.
+                    let mut o = fs::OpenOptions::new();
+                    if name == "open_write_inside" {
+                        o.write(true);
+                    } else {
+                        o.append(true);
+                    }
+                    code(o.custom_flags(libc::O_NONBLOCK).open(p).map(drop))
+                },
+            )
+        }
+        "truncate_inside" => {
+            writable_inside.map_or(
+                skip(if inside.is_some() {
+                    NOT_WRITABLE
+                } else {
+                    NO_FILE
+                }),
+                |p| {
+                    // To its current length: the content is unchanged even if this succeeds.
+                    let len = fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+                    let len = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);
+                    code(nix::unistd::truncate(p, len).map_err(io::Error::from))
+                },
+            )
+        }
+        "rename_inside" => {
+            // Onto itself: a no-op when allowed, but the kernel still asks Landlock first.
+            inside.filter(|_| t.root_writable).map_or(
+                skip(if inside.is_some() { ROOT_RO } else { NO_FILE }),
+                |p| code(fs::rename(p, p)),
+            )
+        }
+        "create_file_inside" | "mkdir_inside" | "symlink_inside" | "mkfifo_inside" => {
+            if !t.root_writable {
+                return skip(ROOT_RO);
+            }
+            let r = match name {
+                "create_file_inside" => fs::File::create_new(&scratch).map(drop),
+                "mkdir_inside" => fs::create_dir(&scratch),
+                "symlink_inside" => std::os::unix::fs::symlink(".", &scratch),
+                _ => nix::unistd::mkfifo(&scratch, nix::sys::stat::Mode::S_IRUSR)
+                    .map_err(io::Error::from),
+            };
+            undo(&scratch, &r);
+            code(r)
+        }
+        "hardlink_inside" => match inside.filter(|_| t.root_writable) {
+            None => skip(if inside.is_some() { ROOT_RO } else { NO_FILE }),
+            Some(p) => {
+                let r = fs::hard_link(p, &scratch);
+                undo(&scratch, &r);
+                code(r)
+            }
+        },
+        "exec_bin_true" => {
+            let p = Path::new("/bin/true");
+            if under(&t.root, p) {
+                skip("/bin/true is inside the root")
+            } else {
+                code(
+                    Command::new(p)
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status()
+                        .map(drop),
+                )
+            }
+        }
+        "tcp_connect" => t
+            .tcp_port
+            .map_or(skip("no TCP listener was prepared"), |port| {
+                code(TcpStream::connect(("127.0.0.1", port)).map(drop))
+            }),
+        "tcp_bind" => code(TcpListener::bind(("127.0.0.1", 0)).map(drop)),
+        "abstract_unix_connect" => {
+            t.abstract_socket
+                .as_ref()
+                .map_or(skip("no abstract UNIX socket was prepared"), |n| {
+                    code(
+                        SocketAddr::from_abstract_name(n.as_bytes())
+                            .and_then(|a| UnixStream::connect_addr(&a))
+                            .map(drop),
+                    )
+                })
+        }
+        "signal_other_process" => t.signal_pid.map_or(skip("no process to signal"), |pid| {
+            // Signal 0 delivers nothing but goes through the same permission check.
+            code(
+                nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+                    .map_err(io::Error::from),
+            )
+        }),
+        "stdout_still_works" => code(io::stdout().flush()),
+        _ => skip("unknown probe"),
+    }
+}
+
+/// Remove what a create probe unexpectedly made.
+fn undo<T>(scratch: &Path, r: &io::Result<T>) {
+    if r.is_ok() {
+        let _ = fs::remove_dir(scratch).or_else(|_| fs::remove_file(scratch));
+    }
+}
+
+/// Parent-side state that must live while the child runs: the outside scratch directory, the
+/// listeners. Dropping it removes the scratch directory.
+pub struct Prepared {
+    pub targets: Targets,
+    _tcp: Option<TcpListener>,
+    _unix: Option<UnixListener>,
+    scratch_dir: Option<PathBuf>,
+}
+
+impl Prepared {
+    /// Prepare targets for `root` without writing anything inside it.
+    pub fn new(root: &Root) -> Prepared {
+        let root_path = root.path().to_path_buf();
+        let unique = format!(
+            "{}-{}",
+            std::process::id(),
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        );
+        let (scratch_dir, outside_file) = outside_scratch(&root_path, &unique);
+        let (inside_file, inside_writable) = match find_inside_file(&root_path) {
+            Some(p) => {
+                let w = access(&p, AccessFlags::W_OK).is_ok();
+                (Some(p), w)
+            }
+            None => (None, false),
+        };
+        let root_writable = access(&root_path, AccessFlags::W_OK | AccessFlags::X_OK).is_ok();
+        let tcp = TcpListener::bind(("127.0.0.1", 0)).ok();
+        let tcp_port = tcp
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .map(|a| a.port());
+        let abstract_name = format!("gnaw-self-test-{unique}");
+        let unix = SocketAddr::from_abstract_name(abstract_name.as_bytes())
+            .and_then(|a| UnixListener::bind_addr(&a))
+            .ok();
+        let targets = Targets {
+            root: root_path,
+            inside_file,
+            inside_writable,
+            root_writable,
+            outside_dir: scratch_dir.clone(),
+            outside_file,
+            tcp_port,
+            abstract_socket: unix.as_ref().map(|_| abstract_name),
+            signal_pid: i32::try_from(std::process::id()).ok(),
+            scratch_name: format!(".gnaw-self-test-{unique}"),
+        };
+        Prepared {
+            targets,
+            _tcp: tcp,
+            _unix: unix,
+            scratch_dir,
+        }
+    }
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.scratch_dir {
+            let _ = fs::remove_dir_all(dir);
+        }
+        // Only if a create probe unexpectedly succeeded and could not undo itself.
+        let leftover = self.targets.root.join(&self.targets.scratch_name);
+        if fs::symlink_metadata(&leftover).is_ok() {
+            let _ = fs::remove_dir(&leftover).or_else(|_| fs::remove_file(&leftover));
+        }
+    }
+}
+
+/// The marker the outside scratch file holds; it must never be readable from the child.
+pub const OUTSIDE_MARKER: &str = "gnaw-self-test: this file lies outside the root\n";
+
+/// Make a private directory with one file, somewhere not under the root.
+fn outside_scratch(root: &Path, unique: &str) -> (Option<PathBuf>, Option<PathBuf>) {
+    let mut bases = vec![std::env::temp_dir(), "/dev/shm".into(), "/var/tmp".into()];
+    if let Some(parent) = root.parent() {
+        bases.push(parent.to_path_buf());
+    }
+    for base in bases {
+        let Ok(base) = fs::canonicalize(&base) else {
+            continue;
+        };
+        if under(root, &base) {
+            continue;
+        }
+        let dir = base.join(format!("gnaw-self-test-{unique}"));
+        let made = fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .and_then(|()| fs::write(dir.join("outside.txt"), OUTSIDE_MARKER));
+        match made {
+            Ok(()) => {
+                let file = dir.join("outside.txt");
+                return (Some(dir), Some(file));
+            }
+            Err(_) => {
+                let _ = fs::remove_dir_all(&dir);
+            }
+        }
+    }
+    (None, None)
+}
+
+/// The first regular file under the root this user can open for reading, breadth first, looking
+/// at no more than a few thousand entries. Prefers one this user may also write.
+fn find_inside_file(root: &Path) -> Option<PathBuf> {
+    let mut queue = std::collections::VecDeque::from([root.to_path_buf()]);
+    let mut seen = 0usize;
+    let mut readable: Option<PathBuf> = None;
+    while let Some(dir) = queue.pop_front() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > 5000 {
+                return readable;
+            }
+            let Ok(ft) = entry.file_type() else { continue };
+            let path = entry.path();
+            if ft.is_dir() {
+                queue.push_back(path);
+            } else if ft.is_file()
+                && fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&path)
+                    .is_ok()
+            {
+                if access(&path, AccessFlags::W_OK).is_ok() {
+                    return Some(path);
+                }
+                readable.get_or_insert(path);
+            }
+        }
+    }
+    readable
+}
+
+/// The self-test's outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub passed: usize,
+    pub failed: usize,
+}
+
+/// The parent side of the self-test: prepare targets for `root`, re-execute `exe` with
+/// `child_args` (which must lead to [`child`]), and write one line per probe and the final
+/// `N passed, N failed` line to `out`. Never reports success when the host lacks Landlock or
+/// when the child did not answer every probe.
+pub fn run(
+    exe: &Path,
+    child_args: &[&str],
+    root: &Root,
+    mode: SandboxMode,
+    out: &mut dyn Write,
+) -> io::Result<Summary> {
+    let mut summary = Summary::default();
+    let status = probe_status(root, mode);
+    writeln!(
+        out,
+        "gnaw-mcp self-test: root {}, sandbox mode {}",
+        root.path().display(),
+        mode
+    )?;
+    match status.kernel_landlock_abi {
+        Some(v) => writeln!(
+            out,
+            "ok         landlock_available: kernel Landlock ABI {v}"
+        )?,
+        None => {
+            writeln!(
+                out,
+                "UNEXPECTED landlock_available: this host lacks Landlock (not built into the \
+                 kernel or not enabled in the lsm= boot parameter); the sandbox cannot be enforced"
+            )?;
+            summary.failed += 1;
+        }
+    }
+    if status.kernel_landlock_abi.is_some() {
+        summary.passed += 1;
+    }
+    let prepared = Prepared::new(root);
+    let output = Command::new(exe)
+        .args(child_args)
+        .envs(prepared.targets.to_env())
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .output()?;
+    drop(prepared);
+
+    let mut answered: Vec<ProbeResult> = Vec::new();
+    let mut enforced = None;
+    let mut errors = Vec::new();
+    for line in BufReader::new(&output.stdout[..]).lines() {
+        let line = line?;
+        if let Some(r) = ProbeResult::from_wire(&line) {
+            answered.push(r);
+        } else if let Some(rest) = line.strip_prefix("enforced ") {
+            enforced = Some(rest.to_string());
+        } else if let Some(rest) = line.strip_prefix("error ") {
+            errors.push(rest.to_string());
+        }
+    }
+    for e in &errors {
+        writeln!(out, "UNEXPECTED sandbox: {e}")?;
+        summary.failed += 1;
+    }
+    match enforced.as_deref() {
+        Some("true") => {
+            writeln!(out, "ok         sandbox_fully_enforced: true")?;
+            summary.passed += 1;
+        }
+        Some(detail) => {
+            writeln!(out, "UNEXPECTED sandbox_fully_enforced: {detail}")?;
+            summary.failed += 1;
+        }
+        None if errors.is_empty() => {
+            writeln!(
+                out,
+                "UNEXPECTED sandbox_fully_enforced: the child did not report its sandbox status"
+            )?;
+            summary.failed += 1;
+        }
+        None => {}
+    }
+    for &(name, expect) in PROBES {
+        let r = answered
+            .iter()
+            .find(|r| r.name == name && r.expect == expect);
+        match r {
+            Some(r) => {
+                writeln!(out, "{r}")?;
+                match r.passed() {
+                    Some(true) => summary.passed += 1,
+                    Some(false) => summary.failed += 1,
+                    None => {}
+                }
+            }
+            None => {
+                writeln!(out, "UNEXPECTED {name}: the sandboxed child did not run it")?;
+                summary.failed += 1;
+            }
+        }
+    }
+    if !output.status.success() {
+        writeln!(
+            out,
+            "UNEXPECTED child_exit: the sandboxed child exited with {}",
+            output.status
+        )?;
+        summary.failed += 1;
+    }
+    if summary.failed > 0 {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        for line in stderr.lines().take(20) {
+            writeln!(out, "  child stderr: {line}")?;
+        }
+    }
+    writeln!(out, "{} passed, {} failed", summary.passed, summary.failed)?;
+    Ok(summary)
+}
+
+/// The child side: enter the sandbox with the identical [`confine`] the server uses, on the
+/// root the parent passed, then run [`run_probes`] and print wire lines. Returns the exit code.
+/// This only ever adds restrictions to the process and never serves requests.
+pub fn child(mode: SandboxMode) -> i32 {
+    let Some(targets) = Targets::from_env() else {
+        println!("error the self-test child was started without its targets");
+        return 1;
+    };
+    // The parent validated the root already (including the `/` refusal).
+    let root = match Root::new(&targets.root, true) {
+        Ok(root) => root,
+        Err(e) => {
+            println!("error {e}");
+            return 1;
+        }
+    };
+    let status = match confine(&root, mode) {
+        Ok(status) => status,
+        Err(e) => {
+            println!("error {}", e.to_string().replace('\n', " "));
+            return 1;
+        }
+    };
+    if status.fully_enforced() {
+        println!("enforced true");
+    } else {
+        println!(
+            "enforced false (ruleset {}, mode {}; not enforced: {})",
+            status.ruleset,
+            status.mode,
+            status.not_enforced.join("; ")
+        );
+    }
+    for r in run_probes(&targets) {
+        println!("{}", r.to_wire());
+    }
+    let _ = io::stdout().flush();
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_lines_round_trip() {
+        for r in [
+            ProbeResult {
+                name: "read_outside".into(),
+                expect: Expect::Denied(libc::EACCES),
+                observed: Observed::Code(0),
+            },
+            ProbeResult {
+                name: "read_inside".into(),
+                expect: Expect::Allowed,
+                observed: Observed::Skipped("no file here".into()),
+            },
+        ] {
+            assert_eq!(ProbeResult::from_wire(&r.to_wire()), Some(r));
+        }
+        assert_eq!(ProbeResult::from_wire("probe x"), None);
+        assert_eq!(ProbeResult::from_wire("enforced true"), None);
+    }
+
+    #[test]
+    fn verdicts() {
+        let r = |expect, observed| ProbeResult {
+            name: "p".into(),
+            expect,
+            observed,
+        };
+        let denied = Expect::Denied(libc::EACCES);
+        assert_eq!(r(denied, Observed::Code(libc::EACCES)).passed(), Some(true));
+        assert_eq!(r(denied, Observed::Code(0)).passed(), Some(false));
+        assert_eq!(r(denied, Observed::Code(libc::EPERM)).passed(), Some(false));
+        assert_eq!(r(Expect::Allowed, Observed::Code(0)).passed(), Some(true));
+        assert_eq!(
+            r(Expect::Allowed, Observed::Skipped("x".into())).passed(),
+            None
+        );
+        let text = r(denied, Observed::Code(0)).to_string();
+        assert!(
+            text.starts_with("UNEXPECTED p: succeeded, expected EACCES"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn targets_round_trip_through_the_environment() {
+        let t = Targets {
+            root: "/r".into(),
+            inside_file: Some("/r/f".into()),
+            inside_writable: true,
+            root_writable: false,
+            outside_dir: Some("/o".into()),
+            outside_file: Some("/o/f".into()),
+            tcp_port: Some(4242),
+            abstract_socket: Some("abs".into()),
+            signal_pid: Some(7),
+            scratch_name: ".s".into(),
+        };
+        let env = t.to_env();
+        let back = Targets::from_vars(|k| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()));
+        assert_eq!(back, Some(t));
+        assert_eq!(Targets::from_vars(|_| None), None);
+    }
+
+    #[test]
+    fn outside_scratch_is_not_under_the_root() {
+        let tmp = std::env::temp_dir();
+        let root = fs::canonicalize(&tmp).unwrap_or(tmp);
+        let (dir, file) = outside_scratch(&root, &format!("unit-{}", std::process::id()));
+        let dir = dir.expect("/dev/shm, /var/tmp or / is writable on a test machine");
+        assert!(!dir.starts_with(&root), "{dir:?} is under {root:?}");
+        assert_eq!(
+            fs::read_to_string(file.expect("file")).ok().as_deref(),
+            Some(OUTSIDE_MARKER)
+        );
+        fs::remove_dir_all(&dir).ok();
+    }
+}

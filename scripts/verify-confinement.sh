@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# verify-confinement.sh: prove, on this host, that gnaw-mcp stays inside its root.
+#
+# For operators' CI. It
+#   1. builds gnaw-mcp (cargo build --release) or takes a given binary;
+#   2. runs `gnaw-mcp --self-test` (the Landlock probes, in a sandboxed child);
+#   3. builds a scratch root next to a canary directory, full of hostile links, and drives the
+#      real server over stdio with an attack corpus of `repo` arguments, checking that each one
+#      gets JSON-RPC -32602 with the expected rejection kind;
+#   4. checks that the canary string never appears on the server's stdout or stderr.
+# It ends with `N passed, N failed` and exits 1 on any failure.
+#
+# Usage: scripts/verify-confinement.sh [--binary PATH]      (or GNAW_MCP_BIN=PATH)
+# Needs bash and python3 (standard library only).
+set -euo pipefail
+
+bin="${GNAW_MCP_BIN:-}"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --binary) bin="${2:?--binary needs a path}"; shift 2 ;;
+        --binary=*) bin="${1#--binary=}"; shift ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        *) echo "verify-confinement: unknown argument $1 (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+if [ -z "$bin" ]; then
+    repo="$(cd "$(dirname "$0")/.." && pwd)"
+    echo "building gnaw-mcp (release)..." >&2
+    (cd "$repo" && cargo build --release --quiet --bin gnaw-mcp)
+    bin="${CARGO_TARGET_DIR:-$repo/target}/release/gnaw-mcp"
+fi
+if [ ! -x "$bin" ]; then
+    echo "verify-confinement: $bin is not an executable; build it or pass --binary PATH" >&2
+    exit 2
+fi
+bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
+command -v python3 >/dev/null || { echo "verify-confinement: python3 is required" >&2; exit 2; }
+
+exec python3 - "$bin" <<'PY'
+import json, os, secrets, select, shutil, subprocess, sys, tempfile, time
+
+BIN = sys.argv[1]
+passed = failed = 0
+
+def verdict(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok    {what}")
+    else:
+        failed += 1
+        print(f"FAIL  {what}{': ' + detail if detail else ''}")
+
+# ------------------------------------------------------------------ scratch tree
+work = os.path.realpath(tempfile.mkdtemp(prefix="gnaw-verify-"))
+import atexit
+atexit.register(shutil.rmtree, work, True)
+root = os.path.join(work, "root")
+canary_dir = os.path.join(work, "canary")
+CANARY = "GNAW-CANARY-" + secrets.token_hex(12)
+os.makedirs(os.path.join(root, "sub", "deeper"))
+os.makedirs(canary_dir)
+with open(os.path.join(canary_dir, "secret.txt"), "w") as f:
+    f.write(CANARY + "\n")
+with open(os.path.join(root, "file.txt"), "w") as f:
+    f.write("inside the root\n")
+with open(os.path.join(root, "sub", "inner.txt"), "w") as f:
+    f.write("inner file\n")
+for sib in ["root-evil", "root2", "root.bak", "root_backup"]:
+    os.makedirs(os.path.join(work, sib))
+    with open(os.path.join(work, sib, "leak.txt"), "w") as f:
+        f.write(CANARY + "\n")
+secret = os.path.join(canary_dir, "secret.txt")
+links = {
+    "link_out_file": secret,
+    "link_out_dir": canary_dir,
+    "rel_out": "../canary/secret.txt",
+    "rel_up_up": "../../x",
+    "hop1": "hop2", "hop2": "hop3", "hop3": secret,
+    "dangling": "nothing-here",
+    "dangling_out": "/gnaw-verify-does-not-exist",
+    "loop_a": "loop_b", "loop_b": "loop_a",
+    "self_link": "self_link",
+    "proc_root": "/proc/self/root",
+    "proc_cwd": "/proc/self/cwd",
+    "dev_zero": "/dev/zero",
+    "sub/ancestor": canary_dir,
+    "sub/deeper/up3": "../../../canary",
+}
+for name, target in links.items():
+    os.symlink(target, os.path.join(root, name))
+os.symlink(root, os.path.join(work, "rootlink"))
+os.mkfifo(os.path.join(root, "fifo"))
+with open(os.path.join(root, ".git"), "w") as f:
+    f.write(f"gitdir: {canary_dir}\n")
+try:
+    os.link(secret, os.path.join(root, "hardlink.txt"))
+except OSError:
+    pass  # another filesystem: nothing to prove here
+
+# ------------------------------------------------------------------ 1. --self-test
+env = dict(os.environ, GNAW_MCP_ROOT=root)
+st = subprocess.run([BIN, "--self-test"], env=env, capture_output=True, text=True, timeout=120)
+print(st.stdout, end="")
+last = st.stdout.strip().splitlines()[-1] if st.stdout.strip() else ""
+verdict(st.returncode == 0 and last.endswith(", 0 failed"),
+        "gnaw-mcp --self-test passes on this host",
+        f"exit {st.returncode}; {st.stderr.strip()[:300]}")
+for out in (st.stdout, st.stderr):
+    verdict(CANARY not in out, "self-test output holds no canary")
+
+# ------------------------------------------------------------------ 2. the attack corpus
+OUT, NF, INV, NAD = "OutsideRoot", "NotFound", "InvalidPath", "NotADirectory"
+R, W = root, work
+corpus = [
+    # .. chains
+    ("..", OUT), ("../", OUT), ("../..", OUT), ("../canary", OUT), ("../canary/secret.txt", OUT),
+    ("sub/../..", OUT), ("sub/../../canary", OUT), ("./../canary", OUT), ("sub/deeper/../../..", OUT),
+    ("../root/../canary", OUT), ("../root", OUT), ("../" * 1000 + "etc", OUT),
+    ("a/" * 10 + "../" * 11 + "canary", NF),
+    # absolute elsewhere
+    ("/", OUT), ("/etc", OUT), ("/etc/passwd", OUT), ("/tmp", OUT), (W, OUT), (canary_dir, OUT),
+    (secret, OUT), ("/gnaw-verify-does-not-exist", OUT), ("//", OUT), ("/./", OUT),
+    ("//etc", OUT), (R + "/..", OUT), (R + "/../canary", OUT), (R + "/sub/../../canary", OUT),
+    # empty, dots, slashes
+    ("", INV), ("sub//missing", NF), ("file.txt", NAD), ("file.txt/", NAD), ("file.txt/x", NF),
+    ("missing", NF), ("missing/", NF), ("fifo", NAD),
+    # sibling prefixes of the root
+    (R + "-evil", OUT), (R + "2", OUT), (R + ".bak", OUT), (R + "_backup", OUT),
+    ("../root-evil", OUT), ("../root2", OUT), ("../root.bak", OUT), ("../root_backup", OUT),
+    # literal names, never decoded
+    ("%2e%2e", NF), ("%2e%2e/canary", NF), ("..%2f..%2fcanary", NF), ("%2E%2E%2F", NF),
+    ("..\\..\\canary", NF), ("C:\\x", NF), ("\\\\server\\share", NF), ("~", NF), ("$HOME", NF),
+    # NUL anywhere
+    ("\0", INV), ("a\0b", INV), ("..\0", INV), ("sub\0/../..", INV), (R + "\0", INV),
+    # symlinks out: file, dir, ancestor, 3 hops, relative, dangling, loops, self
+    ("link_out_file", OUT), ("link_out_dir", OUT), ("link_out_dir/", OUT),
+    ("link_out_dir/secret.txt", OUT), ("sub/ancestor", OUT), ("sub/ancestor/secret.txt", OUT),
+    ("sub/deeper/up3", OUT), ("hop1", OUT), ("rel_out", OUT), ("rel_up_up", OUT),
+    ("dangling", NF), ("dangling_out", OUT), ("loop_a", INV), ("self_link", INV),
+    ("self_link/x", INV), ("dev_zero", OUT), (W + "/rootlink/../canary", OUT),
+    # /proc
+    ("proc_root", OUT), ("proc_root/etc", OUT), ("proc_cwd", OUT), ("/proc/self/root", OUT),
+    ("/proc/self/root/etc", OUT), ("/proc/self/root" + canary_dir, OUT), ("/proc/self/cwd", OUT),
+    ("/proc/self/fd/0", OUT), ("/proc/self/fd/1", OUT), ("/proc/self/fd/2", OUT),
+    ("/proc/self/fd/3", OUT), ("/proc/self/environ", OUT), ("/proc/1/root", OUT),
+    ("/proc/self/root/proc/self/cwd", OUT), ("/dev/zero", OUT), ("/dev/stdin", OUT),
+    # long names and paths
+    ("a" * 256, INV), ("a" * 255, NF), ("sub/" + "b" * 300, INV), ("a/" * 2100, INV),
+    ("../" * 1400, INV), ("/" + "x" * 5000, INV),
+    # odd but legal names: never decoded, simply absent
+    ("new\nline", NF), ("back`tick`", NF), ("\x1b[31mred", NF), ("rtl\u202etxt", NF),
+    ("zero\u200bwidth", NF), ("caf\u00e9", NF), ("cafe\u0301", NF),
+]
+# Wrong JSON types for repo, and a missing repo.
+typed = [(7, INV), (None, INV), (True, INV), (["."], INV), ({"path": "."}, INV)]
+# Non-UTF-8 cannot be carried by JSON; its closest spelling, a lone surrogate escape, must be
+# refused before anything else as a parse error.
+raw_lines = ['{"jsonrpc":"2.0","id":"raw1","method":"tools/call","params":{"name":"extract","arguments":{"repo":"\\udc80"}}}',
+             '{"jsonrpc":"2.0","id":"raw2","method":"tools/call","params":{"name":"extract","arguments":{"repo":"..\\ud800/x"}}}']
+# Paths that really lie inside (or resolve to) the root: they must be served.
+positive = [".", "./", "sub", "sub/", R, R + "/", W + "/rootlink", "/proc/self/root" + R, "sub/deeper/.."]
+
+proc = subprocess.Popen([BIN], cwd=work, env=dict(env, RUST_LOG="debug"), stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+stdout_buf, stderr_buf = bytearray(), bytearray()
+responses = {}
+
+def pump(deadline):
+    fds = [proc.stdout, proc.stderr]
+    while time.time() < deadline:
+        ready, _, _ = select.select(fds, [], [], 0.2)
+        for f in ready:
+            chunk = os.read(f.fileno(), 1 << 16)
+            if not chunk:
+                fds.remove(f)
+                continue
+            (stdout_buf if f is proc.stdout else stderr_buf).extend(chunk)
+        while b"\n" in stdout_buf[consumed[0]:]:
+            end = stdout_buf.index(b"\n", consumed[0])
+            msg = json.loads(stdout_buf[consumed[0]:end])
+            consumed[0] = end + 1
+            if "id" in msg:
+                responses[json.dumps(msg["id"])] = msg
+        if not fds:
+            return
+        if waiting[0] is not None and waiting[0] in responses:
+            return
+consumed = [0]
+waiting = [None]
+
+def call(id_, repo_value, tool="extract", raw=None):
+    """Send one tools/call and wait for the answer with id `id_` (None: a parse error's null id)."""
+    line = raw if raw is not None else json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
+        "params": {"name": tool, "arguments": {"repo": repo_value}}})
+    responses.pop("null", None)
+    proc.stdin.write(line.encode() + b"\n")
+    proc.stdin.flush()
+    waiting[0] = json.dumps(id_)
+    pump(time.time() + 60)
+    return responses.get(json.dumps(id_))
+
+proc.stdin.write(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"verify","version":"1"}}}\n')
+proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+proc.stdin.flush()
+waiting[0] = "0"
+pump(time.time() + 30)
+verdict(json.dumps(0) in responses and "result" in responses[json.dumps(0)], "server starts and initializes")
+
+def show(v):
+    s = repr(v)
+    return s if len(s) < 70 else s[:60] + f"... ({len(s)} chars)"
+
+n = 0
+for value, kind in corpus + typed:
+    n += 1
+    for tool in ("extract", "estimate") if n % 5 == 0 else ("extract",):
+        r = call(f"c{n}-{tool}", value, tool)
+        err = (r or {}).get("error") or {}
+        got = (err.get("code"), (err.get("data") or {}).get("kind"))
+        verdict(got == (-32602, kind), f"{tool} repo={show(value)} -> -32602 {kind}", f"got {got if r else 'no answer'}")
+for i, line in enumerate(raw_lines):
+    r = call(None, None, raw=line)
+    code = ((r or {}).get("error") or {}).get("code")
+    verdict(code == -32700, f"non-UTF-8 (lone surrogate) repo -> -32700 parse error", f"got {code}")
+r = call("missing-repo", None, raw='{"jsonrpc":"2.0","id":"missing-repo","method":"tools/call","params":{"name":"extract","arguments":{}}}')
+got = (((r or {}).get("error") or {}).get("code"), (((r or {}).get("error") or {}).get("data") or {}).get("kind"))
+verdict(got == (-32602, "InvalidArguments"), "missing repo -> -32602 InvalidArguments", f"got {got}")
+
+for i, value in enumerate(positive):
+    r = call(f"p{i}", value)
+    ok = r is not None and "result" in r and not r["result"].get("isError")
+    text = json.dumps(r)
+    verdict(ok, f"extract repo={show(value)} inside the root is served", f"got {text[:200]}")
+r = call("whole", ".")
+text = json.dumps(r)
+verdict("inside the root" in text and "inner file" in text, "extract . includes the root's own files")
+verdict("hardlink.txt" not in text or CANARY not in text, "a hard link to a file outside is not read")
+
+proc.stdin.write(b'{"jsonrpc":"2.0","id":"last","method":"ping"}\n')
+proc.stdin.flush()
+waiting[0] = '"last"'
+pump(time.time() + 30)
+verdict(json.dumps("last") in responses, "server still answers ping after the corpus")
+proc.stdin.close()
+waiting[0] = None
+pump(time.time() + 30)
+rc = proc.wait(timeout=30)
+verdict(rc == 0, "server exits 0 on end of input", f"exit {rc}")
+verdict(CANARY.encode() not in stdout_buf, "canary never on stdout", f"{len(stdout_buf)} bytes checked")
+verdict(CANARY.encode() not in stderr_buf, "canary never on stderr", f"{len(stderr_buf)} bytes checked")
+print(f"({len(corpus) + len(typed) + len(raw_lines)} attack inputs; {len(stdout_buf)} bytes of stdout and {len(stderr_buf)} of stderr scanned)")
+
+shutil.rmtree(work, ignore_errors=True)
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY

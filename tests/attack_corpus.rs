@@ -241,7 +241,7 @@ fn corpus(base: &Path) -> Vec<Case> {
         "re\0po/src".into(),
         "../outside\0".into(),
         format!("{o}\0"),
-        format!("repo/\0/../../outside"),
+        "repo/\0/../../outside".into(),
     ] {
         add(c, s, inv, Kernel::Never("NUL byte"));
     }
@@ -486,6 +486,9 @@ fn errno_name(code: &str) -> String {
     }
 }
 
+/// One line of the printed table: cases, MCP outcomes, Landlock-alone outcomes.
+type Row = (usize, BTreeMap<String, usize>, BTreeMap<String, usize>);
+
 fn test_corpus_every_layer() {
     let base = tempfile::tempdir().unwrap();
     let b = base.path();
@@ -497,9 +500,7 @@ fn test_corpus_every_layer() {
     assert_eq!(strict, off, "layer 1 alone answers differently");
     let kernel = landlock_alone(b);
     assert_eq!(kernel.len(), cases.len(), "child probes: {kernel:?}");
-    // class -> (cases, MCP outcomes, kernel outcomes)
-    let mut table: BTreeMap<&str, (usize, BTreeMap<String, usize>, BTreeMap<String, usize>)> =
-        BTreeMap::new();
+    let mut table: BTreeMap<&str, Row> = BTreeMap::new();
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let want = match case.kernel {

@@ -48,13 +48,28 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// Why the proven repository directory could not be opened, for a person.
+fn repo_open_error(e: &std::io::Error) -> Error {
+    if gnaw_sandbox::is_file_changed(e)
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::ELOOP | libc::EXDEV | libc::ENOTDIR)
+        )
+    {
+        Error::Io(
+            "the repository directory was moved or replaced while it was being opened \
+             (a concurrent rename?); nothing was read; try again"
+                .into(),
+        )
+    } else {
+        Error::Io(format!("cannot open the repository directory: {e}"))
+    }
+}
+
 /// Run the whole pipeline for one spec. The CLI and gnaw-mcp both call this and nothing else.
 pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
     let repo = spec.repo.contained().path();
-    let dir = spec
-        .repo
-        .open()
-        .map_err(|e| Error::Io(format!("cannot open the repository directory: {e}")))?;
+    let dir = spec.repo.open().map_err(|e| repo_open_error(&e))?;
     let options = resolve_options(&dir, spec)?;
     let filter = Arc::new(Filter::new(&options.include, &options.exclude).map_err(Error::Config)?);
     let threads = par::threads();
@@ -63,7 +78,6 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
     // source
     let sourced = match &spec.paths {
         None => source::walk(
-            repo,
             &dir,
             &source::WalkOptions {
                 hidden: options.hidden,
@@ -72,8 +86,11 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
                 threads,
             },
         ),
-        Some(paths) => source::from_list(&spec.repo.as_root(), paths, &filter)
-            .map_err(|(path, why)| Error::PathRejected { path, why })?,
+        Some(paths) => {
+            let repo_root = spec.repo.as_root().map_err(|e| repo_open_error(&e))?;
+            source::from_list(&repo_root, paths, &filter)
+                .map_err(|(path, why)| Error::PathRejected { path, why })?
+        }
     };
     if stop() {
         return Err(Error::Cancelled);

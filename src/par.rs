@@ -3,8 +3,8 @@
 //! input order. No thread pool and no async runtime: gnaw-mcp enters its sandbox before any
 //! thread exists, and scoped threads started later inherit it.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 static THREADS: OnceLock<usize> = OnceLock::new();
 
@@ -68,6 +68,80 @@ where
     slots.into_iter().collect()
 }
 
+/// Run `f` on every job of a queue that grows while it runs (a directory walk: each directory
+/// pushes its subdirectories), on up to `threads` threads. Jobs are taken last in, first out.
+/// Returns when the queue is empty and no job is running.
+pub fn drain<J, F>(initial: Vec<J>, threads: usize, f: F)
+where
+    J: Send,
+    F: Fn(J, &mut Vec<J>) + Sync,
+{
+    struct State<J> {
+        jobs: Vec<J>,
+        running: usize,
+    }
+    let state = Mutex::new(State {
+        jobs: initial,
+        running: 0,
+    });
+    let wake = Condvar::new();
+    let lock = || state.lock().unwrap_or_else(|p| p.into_inner());
+    let run = || {
+        loop {
+            let job = {
+                let mut st = lock();
+                loop {
+                    if let Some(job) = st.jobs.pop() {
+                        st.running += 1;
+                        break Some(job);
+                    }
+                    if st.running == 0 {
+                        break None;
+                    }
+                    st = wake.wait(st).unwrap_or_else(|p| p.into_inner());
+                }
+            };
+            let Some(job) = job else {
+                wake.notify_all();
+                return;
+            };
+            // Decrement `running` even if `f` panics, so the other workers do not wait forever.
+            struct Done<'a, J> {
+                state: &'a Mutex<State<J>>,
+                wake: &'a Condvar,
+                more: Vec<J>,
+            }
+            impl<J> Drop for Done<'_, J> {
+                fn drop(&mut self) {
+                    let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                    st.running -= 1;
+                    st.jobs.append(&mut self.more);
+                    drop(st);
+                    self.wake.notify_all();
+                }
+            }
+            let mut done = Done {
+                state: &state,
+                wake: &wake,
+                more: Vec::new(),
+            };
+            f(job, &mut done.more);
+        }
+    };
+    if threads <= 1 {
+        run();
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|_| s.spawn(run)).collect();
+            for h in handles {
+                if let Err(e) = h.join() {
+                    std::panic::resume_unwind(e);
+                }
+            }
+        });
+    }
+}
+
 /// Indices of `items` ordered by `key` descending (stable, so ties keep input order).
 pub fn largest_first<T>(items: &[T], key: impl Fn(&T) -> u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..items.len()).collect();
@@ -85,6 +159,25 @@ mod tests {
         let order = largest_first(&items, |&x| x);
         let out = map(&items, &order, 4, &|| false, |&x| x * 2).unwrap();
         assert_eq!(out, items.iter().map(|x| x * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn drain_runs_every_job_including_the_ones_pushed_while_running() {
+        use std::sync::atomic::AtomicU64;
+        // A binary tree of depth 12: every job below depth 12 pushes two children.
+        let sum = AtomicU64::new(0);
+        let count = AtomicUsize::new(0);
+        drain(vec![(0u32, 1u64)], 4, |(depth, id), more| {
+            sum.fetch_add(id, Ordering::Relaxed);
+            count.fetch_add(1, Ordering::Relaxed);
+            if depth < 12 {
+                more.push((depth + 1, id * 2));
+                more.push((depth + 1, id * 2 + 1));
+            }
+        });
+        let n = (1u64 << 13) - 1;
+        assert_eq!(count.load(Ordering::Relaxed) as u64, n);
+        assert_eq!(sum.load(Ordering::Relaxed), n * (n + 1) / 2);
     }
 
     #[test]

@@ -1,26 +1,39 @@
 //! Source stage: which paths a run considers, either by walking the repo or from an explicit
 //! list (the CLI's `--stdin`).
 //!
-//! The walk uses the `ignore` crate and honours only ignore files *inside* the repo:
-//! `.gitignore` (nested, with negation, whether or not `.git` exists), `.ignore`, and
-//! `.git/info/exclude` when `.git` is a real directory at the repo root (read beneath the repo,
-//! never through a link). Parent directories, the global git excludes file and `$HOME` are
-//! never consulted, so the result does not depend on who runs it or where. `.git` itself is
-//! never emitted. Links are not followed here: they come out as [`EntryKind::Symlink`] and the
-//! read stage decides, with the kernel, whether a link stays inside the repo.
+//! The walk goes through directory handles, never through path strings: each directory is listed
+//! through its own fd ([`BeneathDir::entries`]) and each subdirectory is opened by name from its
+//! parent's fd without following links ([`BeneathDir::child_dir`]). A directory swapped for a
+//! symlink mid-walk is therefore never followed out of the repo, and no name from outside is ever
+//! listed. Links are not followed here: they come out as [`EntryKind::Symlink`] and the read stage
+//! decides, with the kernel, whether a link stays inside the repo.
+//!
+//! Ignore files are honoured only from *inside* the repo, with the `ignore` crate's gitignore
+//! matcher and its precedence: `.ignore` over `.gitignore` over `.git/info/exclude`, deeper
+//! directories over shallower ones, and a directory holding `.git` (a nested repository) is not
+//! subject to the `.gitignore` files above it. `.gitignore` counts whether or not `.git` exists;
+//! `.git/info/exclude` only when `.git` at the repo root is a real directory. Parent
+//! directories, the global git excludes file and `$HOME` are never consulted, so the result does
+//! not depend on who runs it or where. Ignore files are opened through the directory's fd
+//! without following links (as git does), non-blocking, and only regular files of at most
+//! [`MAX_IGNORE_FILE`] bytes are read: a FIFO or a link to `/dev/zero` named `.gitignore` neither
+//! hangs nor exhausts memory. `.git` itself is never emitted.
 
 use crate::extraction::{SkipReason, Skipped};
 use crate::filter::Filter;
 use crate::render::display_path;
+use gnaw_sandbox::beneath::{FileKind, Stat};
 use gnaw_sandbox::{BeneathDir, Rejection, Root};
+use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::{WalkBuilder, WalkState};
 use std::ffi::OsStr;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+/// Largest ignore file honoured, in bytes. A larger one is reported and not honoured.
+pub const MAX_IGNORE_FILE: u64 = 16 << 20;
 
 /// A path the read stage will look at.
 #[derive(Clone, Debug)]
@@ -62,93 +75,105 @@ pub struct Sourced {
     pub skipped: Vec<Skipped>,
 }
 
-/// Walk the repo at `root` (canonical), reading ignore files from inside it only.
-pub fn walk(root: &Path, dir: &BeneathDir, opts: &WalkOptions<'_>) -> Sourced {
-    let exclude_file = if opts.no_ignore {
-        None
-    } else {
-        git_info_exclude(root, dir)
-    };
-    let mut builder = WalkBuilder::new(root);
-    builder
-        .standard_filters(false)
-        .hidden(!opts.hidden)
-        .ignore(!opts.no_ignore)
-        .git_ignore(!opts.no_ignore)
-        .git_global(false)
-        .git_exclude(false)
-        .parents(false)
-        .require_git(false)
-        .follow_links(false)
-        .threads(opts.threads.max(1));
-    {
-        let root = root.to_path_buf();
-        let filter = Arc::clone(opts.filter);
-        let exclude_file = exclude_file.clone();
-        builder.filter_entry(move |entry| {
-            if entry.depth() == 0 {
-                return true;
-            }
-            if entry.file_name() == ".git" {
-                return false;
-            }
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            let Ok(rel) = entry.path().strip_prefix(&root) else {
-                return false;
-            };
-            if let Some(gi) = &exclude_file
-                && gi.matched_path_or_any_parents(rel, is_dir).is_ignore()
+/// The ignore matchers of one directory, linked to those of the directories above it.
+struct Level {
+    parent: Option<Arc<Level>>,
+    /// `.ignore` in this directory.
+    ignore: Option<Gitignore>,
+    /// `.gitignore` in this directory.
+    git: Option<Gitignore>,
+    /// `.git/info/exclude` (only on the level above the repo root).
+    exclude: Option<Gitignore>,
+    /// This directory holds `.git`: the `.gitignore` files above it do not apply below it.
+    has_git: bool,
+}
+
+impl Level {
+    /// Whether `path` (the virtual absolute path, see [`virtual_path`]) is ignored, with the
+    /// precedence of the `ignore` crate: any `.ignore` match (deepest first) wins, then any
+    /// `.gitignore` match, then `.git/info/exclude`.
+    fn ignored(self: &Arc<Level>, path: &Path, is_dir: bool) -> bool {
+        let (mut m_ignore, mut m_git, mut m_exclude) = (Match::None, Match::None, Match::None);
+        let mut saw_git = false;
+        let mut level = Some(self);
+        while let Some(l) = level {
+            if m_ignore.is_none()
+                && let Some(gi) = &l.ignore
             {
-                return false;
+                m_ignore = gi.matched(path, is_dir).map(|_| ());
             }
-            !(is_dir && filter.prunes_dir(rel.as_os_str().as_bytes()))
-        });
+            if !saw_git {
+                if m_git.is_none()
+                    && let Some(gi) = &l.git
+                {
+                    m_git = gi.matched(path, is_dir).map(|_| ());
+                }
+                if m_exclude.is_none()
+                    && let Some(gi) = &l.exclude
+                {
+                    m_exclude = gi.matched(path, is_dir).map(|_| ());
+                }
+            }
+            saw_git = saw_git || l.has_git;
+            level = l.parent.as_ref();
+        }
+        let decided = if !m_ignore.is_none() {
+            m_ignore
+        } else if !m_git.is_none() {
+            m_git
+        } else {
+            m_exclude
+        };
+        decided.is_ignore()
     }
+}
+
+/// One directory to list.
+struct Job {
+    dir: BeneathDir,
+    /// Relative to the repo; empty for the repo itself.
+    rel: Vec<u8>,
+    level: Option<Arc<Level>>,
+}
+
+/// Walk the repo through its directory handle `dir`, reading ignore files from inside it only.
+pub fn walk(dir: &BeneathDir, opts: &WalkOptions<'_>) -> Sourced {
     let found = Mutex::new(Vec::new());
     let skipped = Mutex::new(Vec::new());
-    builder.build_parallel().run(|| {
-        let found = &found;
-        let skipped = &skipped;
-        let filter = opts.filter;
-        Box::new(move |result| {
-            match result {
-                Ok(entry) => {
-                    if entry.depth() == 0 {
-                        return WalkState::Continue;
-                    }
-                    let Ok(rel) = entry.path().strip_prefix(root) else {
-                        return WalkState::Continue;
-                    };
-                    let rel = rel.as_os_str().as_bytes().to_vec();
-                    let Some(ft) = entry.file_type() else {
-                        return WalkState::Continue;
-                    };
-                    if ft.is_dir() || !filter.keeps(&rel) {
-                        return WalkState::Continue;
-                    }
-                    match entry.metadata() {
-                        Ok(meta) => {
-                            let c = candidate(rel, &meta);
-                            lock(found).push(c);
-                        }
-                        Err(e) => lock(skipped).push(Skipped {
-                            path: display_path(&rel),
-                            reason: SkipReason::Unreadable {
-                                error: io_message(&e.to_string()),
-                            },
-                        }),
-                    }
-                }
-                Err(err) => {
-                    let (path, msg) = walk_error(root, &err);
-                    lock(skipped).push(Skipped {
-                        path,
-                        reason: SkipReason::Unreadable { error: msg },
-                    });
-                }
-            }
-            WalkState::Continue
-        })
+    let root = match dir.open_dir(Path::new("")) {
+        Ok(d) => d,
+        Err(e) => {
+            return Sourced {
+                candidates: Vec::new(),
+                skipped: vec![Skipped {
+                    path: ".".into(),
+                    reason: SkipReason::Unreadable {
+                        error: io_message(&e.to_string()),
+                    },
+                }],
+            };
+        }
+    };
+    let exclude = if opts.no_ignore {
+        None
+    } else {
+        git_info_exclude(&root, &skipped)
+    };
+    let first = Job {
+        dir: root,
+        rel: Vec::new(),
+        level: exclude.map(|gi| {
+            Arc::new(Level {
+                parent: None,
+                ignore: None,
+                git: None,
+                exclude: Some(gi),
+                has_git: false,
+            })
+        }),
+    };
+    crate::par::drain(vec![first], opts.threads.max(1), |job, more| {
+        list(job, opts, &found, &skipped, more);
     });
     let mut candidates = found.into_inner().unwrap_or_else(|p| p.into_inner());
     candidates.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -158,6 +183,205 @@ pub fn walk(root: &Path, dir: &BeneathDir, opts: &WalkOptions<'_>) -> Sourced {
         candidates,
         skipped,
     }
+}
+
+/// List one directory: honour its ignore files, emit its files, queue its subdirectories.
+fn list(
+    job: Job,
+    opts: &WalkOptions<'_>,
+    found: &Mutex<Vec<Candidate>>,
+    skipped: &Mutex<Vec<Skipped>>,
+    more: &mut Vec<Job>,
+) {
+    let unreadable = |rel: &[u8], error: String| {
+        lock(skipped).push(Skipped {
+            path: if rel.is_empty() {
+                ".".into()
+            } else {
+                display_path(rel)
+            },
+            reason: SkipReason::Unreadable { error },
+        });
+    };
+    let changed = |rel: &[u8]| {
+        lock(skipped).push(Skipped {
+            path: display_path(rel),
+            reason: SkipReason::Changed,
+        });
+    };
+    let entries = match job.dir.entries() {
+        Ok(entries) => entries,
+        Err(e) => return unreadable(&job.rel, io_message(&e.to_string())),
+    };
+    let mut level = job.level;
+    if !opts.no_ignore {
+        let has = |name: &str| entries.iter().any(|e| e.name == name);
+        let ignore = if has(".ignore") {
+            ignore_file(&job.dir, &job.rel, ".ignore", opts.hidden, skipped)
+        } else {
+            None
+        };
+        let git = if has(".gitignore") {
+            ignore_file(&job.dir, &job.rel, ".gitignore", opts.hidden, skipped)
+        } else {
+            None
+        };
+        let has_git = !job.rel.is_empty() && has(".git");
+        if ignore.is_some() || git.is_some() || has_git {
+            level = Some(Arc::new(Level {
+                parent: level,
+                ignore,
+                git,
+                exclude: None,
+                has_git,
+            }));
+        }
+    }
+    let mut files = Vec::new();
+    for entry in entries {
+        let name = entry.name.as_bytes();
+        if name == b".git" || (!opts.hidden && name.starts_with(b".")) {
+            continue;
+        }
+        let rel = join(&job.rel, name);
+        let stat = match entry.stat {
+            Ok(st) => st,
+            Err(e) => {
+                unreadable(&rel, io_message(&e.to_string()));
+                continue;
+            }
+        };
+        let is_dir = stat.kind == FileKind::Dir;
+        if let Some(level) = &level
+            && level.ignored(&virtual_path(&rel), is_dir)
+        {
+            continue;
+        }
+        if !is_dir {
+            if opts.filter.keeps(&rel) {
+                files.push(candidate(rel, &stat));
+            }
+            continue;
+        }
+        if opts.filter.prunes_dir(&rel) {
+            continue;
+        }
+        match job.dir.child_dir(&entry.name) {
+            Ok(dir) => match dir.stat() {
+                Ok(now) if now.dev == stat.dev && now.ino == stat.ino => more.push(Job {
+                    dir,
+                    rel,
+                    level: level.clone(),
+                }),
+                Ok(_) => changed(&rel),
+                Err(e) => unreadable(&rel, io_message(&e.to_string())),
+            },
+            // Replaced by a link or a file since the listing: not followed.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
+                changed(&rel);
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {}
+            Err(e) => unreadable(&rel, io_message(&e.to_string())),
+        }
+    }
+    if !files.is_empty() {
+        lock(found).append(&mut files);
+    }
+}
+
+/// `dir/name` for repo-relative byte paths.
+fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    if dir.is_empty() {
+        return name.to_vec();
+    }
+    let mut rel = Vec::with_capacity(dir.len() + 1 + name.len());
+    rel.extend_from_slice(dir);
+    rel.push(b'/');
+    rel.extend_from_slice(name);
+    rel
+}
+
+/// The path the gitignore matchers see: the repo-relative path under a virtual `/`, so that
+/// each matcher (rooted at its own directory the same way) strips its own prefix.
+fn virtual_path(rel: &[u8]) -> PathBuf {
+    Path::new("/").join(OsStr::from_bytes(rel))
+}
+
+/// Read the ignore file `name` of the directory `dir` (at `rel`) and build its matcher. Opened
+/// by name from the directory's fd, without following a link, non-blocking; only a regular file
+/// of at most [`MAX_IGNORE_FILE`] bytes is honoured. Anything else is logged, and reported as
+/// skipped when it would not otherwise appear (hidden files are left out).
+fn ignore_file(
+    dir: &BeneathDir,
+    rel: &[u8],
+    name: &str,
+    hidden: bool,
+    skipped: &Mutex<Vec<Skipped>>,
+) -> Option<Gitignore> {
+    let file_rel = join(rel, name.as_bytes());
+    let text = match read_bounded(dir, OsStr::new(name)) {
+        Ok(Some(text)) => text,
+        Ok(None) => return None,
+        Err(why) => {
+            let shown = display_path(&file_rel);
+            log::warn!("{shown} is not honoured as an ignore file: {why}");
+            if !hidden {
+                lock(skipped).push(Skipped {
+                    path: shown,
+                    reason: SkipReason::Unreadable {
+                        error: format!("not honoured as an ignore file: {why}"),
+                    },
+                });
+            }
+            return None;
+        }
+    };
+    let mut b = GitignoreBuilder::new(virtual_path(rel));
+    for line in text.lines() {
+        // A bad line is ignored, as git does.
+        let _ = b.add_line(None, line);
+    }
+    match b.build() {
+        Ok(gi) if !gi.is_empty() => Some(gi),
+        Ok(_) => None,
+        Err(e) => {
+            log::warn!("{} is not honoured: {e}", display_path(&file_rel));
+            None
+        }
+    }
+}
+
+/// The text of the regular file `name` in `dir`, read through the directory's fd; `Ok(None)`
+/// when it does not exist, `Err(why)` when it is not a usable regular file.
+fn read_bounded(dir: &BeneathDir, name: &OsStr) -> Result<Option<String>, String> {
+    let file = match dir.child_file(name) {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(
+                "it is a symbolic link, and links are not followed for ignore files".into(),
+            );
+        }
+        Err(e) => return Err(io_message(&e.to_string())),
+    };
+    let meta = file.metadata().map_err(|e| io_message(&e.to_string()))?;
+    if !meta.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    if meta.len() > MAX_IGNORE_FILE {
+        return Err(format!("it is larger than {} MiB", MAX_IGNORE_FILE >> 20));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_IGNORE_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_message(&e.to_string()))?;
+    if bytes.len() as u64 > MAX_IGNORE_FILE {
+        return Err(format!(
+            "it grew past {} MiB while it was read",
+            MAX_IGNORE_FILE >> 20
+        ));
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// Resolve an explicit path list against the repo. Every path is canonicalized and proven to
@@ -215,7 +439,7 @@ pub fn from_list(
                 path: display_path(&rel),
                 reason: SkipReason::NotRegular { kind: "directory" },
             }),
-            Ok(meta) => candidates.push(candidate(rel, &meta)),
+            Ok(meta) => candidates.push(candidate(rel, &stat_of(&meta))),
             Err(e) => skipped.push(Skipped {
                 path: display_path(&rel),
                 reason: SkipReason::Unreadable {
@@ -260,72 +484,90 @@ fn lexically_inside(repo: &Path, raw: &[u8]) -> bool {
         .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
-fn candidate(rel: Vec<u8>, meta: &std::fs::Metadata) -> Candidate {
-    let ns = |secs: i64, nsec: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsec);
+fn candidate(rel: Vec<u8>, st: &Stat) -> Candidate {
     Candidate {
         rel,
-        kind: kind_of(&meta.file_type()),
+        kind: kind_of(st.kind),
+        dev: st.dev,
+        ino: st.ino,
+        size: st.size,
+        mtime_ns: st.mtime_ns,
+        ctime_ns: st.ctime_ns,
+    }
+}
+
+/// The walk's [`Stat`] for a `std` metadata (the `--stdin` list is checked by path first).
+fn stat_of(meta: &std::fs::Metadata) -> Stat {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let ft = meta.file_type();
+    let kind = if ft.is_file() {
+        FileKind::File
+    } else if ft.is_dir() {
+        FileKind::Dir
+    } else if ft.is_symlink() {
+        FileKind::Symlink
+    } else if ft.is_fifo() {
+        FileKind::Fifo
+    } else if ft.is_socket() {
+        FileKind::Socket
+    } else if ft.is_char_device() {
+        FileKind::CharDevice
+    } else if ft.is_block_device() {
+        FileKind::BlockDevice
+    } else {
+        FileKind::Unknown
+    };
+    let ns = |secs: i64, nsec: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsec);
+    Stat {
+        kind,
         dev: meta.dev(),
         ino: meta.ino(),
         size: meta.size(),
+        nlink: meta.nlink(),
         mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
         ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
     }
 }
 
-fn kind_of(ft: &std::fs::FileType) -> EntryKind {
-    if ft.is_file() {
-        EntryKind::File
-    } else if ft.is_symlink() {
-        EntryKind::Symlink
-    } else if ft.is_fifo() {
-        EntryKind::Other("fifo")
-    } else if ft.is_socket() {
-        EntryKind::Other("socket")
-    } else if ft.is_char_device() {
-        EntryKind::Other("character device")
-    } else if ft.is_block_device() {
-        EntryKind::Other("block device")
-    } else {
-        EntryKind::Other("unknown type")
+fn kind_of(kind: FileKind) -> EntryKind {
+    match kind {
+        FileKind::File => EntryKind::File,
+        FileKind::Symlink => EntryKind::Symlink,
+        FileKind::Fifo => EntryKind::Other("fifo"),
+        FileKind::Socket => EntryKind::Other("socket"),
+        FileKind::CharDevice => EntryKind::Other("character device"),
+        FileKind::BlockDevice => EntryKind::Other("block device"),
+        FileKind::Dir => EntryKind::Other("directory"),
+        FileKind::Unknown => EntryKind::Other("unknown type"),
     }
 }
 
-/// `.git/info/exclude`, when `.git` at the repo root is a real directory. Read beneath the repo
-/// without following links, bounded, so no file outside the repo is ever opened for it.
-fn git_info_exclude(root: &Path, dir: &BeneathDir) -> Option<Arc<Gitignore>> {
-    let git = std::fs::symlink_metadata(root.join(".git")).ok()?;
-    if !git.is_dir() {
-        return None;
-    }
-    let file = dir.open_file(Path::new(".git/info/exclude"), false).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(1 << 20).read_to_string(&mut text).ok()?;
-    let mut b = GitignoreBuilder::new(root);
+/// `.git/info/exclude`, when `.git` at the repo root is a real directory: reached through
+/// directory handles without following links, bounded like every ignore file.
+fn git_info_exclude(root: &BeneathDir, skipped: &Mutex<Vec<Skipped>>) -> Option<Gitignore> {
+    let info = root
+        .child_dir(OsStr::new(".git"))
+        .and_then(|git| git.child_dir(OsStr::new("info")))
+        .ok()?;
+    let text = match read_bounded(&info, OsStr::new("exclude")) {
+        Ok(text) => text?,
+        Err(why) => {
+            log::warn!(".git/info/exclude is not honoured: {why}");
+            lock(skipped).push(Skipped {
+                path: ".git/info/exclude".into(),
+                reason: SkipReason::Unreadable {
+                    error: format!("not honoured as an ignore file: {why}"),
+                },
+            });
+            return None;
+        }
+    };
+    let mut b = GitignoreBuilder::new("/");
     for line in text.lines() {
         // A bad line is ignored, as git does.
         let _ = b.add_line(None, line);
     }
-    b.build().ok().map(Arc::new)
-}
-
-fn walk_error(root: &Path, err: &ignore::Error) -> (String, String) {
-    match err {
-        ignore::Error::WithPath { path, err } => {
-            let rel = path.strip_prefix(root).unwrap_or(path);
-            (
-                display_path(rel.as_os_str().as_bytes()),
-                io_message(&err.to_string()),
-            )
-        }
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-            walk_error(root, err)
-        }
-        other => (String::new(), io_message(&other.to_string())),
-    }
+    b.build().ok().filter(|gi| !gi.is_empty())
 }
 
 /// Error text without any absolute path in it (the caller shows the relative path).

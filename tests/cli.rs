@@ -155,6 +155,69 @@ fn git_info_exclude_only_from_a_real_git_dir() {
 }
 
 #[test]
+fn ignore_precedence_follows_git_and_the_ignore_crate() {
+    let f = Fixture::new();
+    f.write(".git/HEAD", b"ref: refs/heads/main\n")
+        // info/exclude is the weakest: an in-tree .gitignore negation re-includes.
+        .write(".git/info/exclude", b"*.gen\n")
+        .write(".gitignore", b"!wanted.gen\n*.tmp\n")
+        .write("wanted.gen", b"w\n")
+        .write("other.gen", b"o\n")
+        // .ignore beats .gitignore, at any depth.
+        .write(".ignore", b"!kept.tmp\n")
+        .write("sub/kept.tmp", b"k\n")
+        .write("sub/dropped.tmp", b"d\n")
+        // A deeper .gitignore beats a shallower one.
+        .write("sub/.gitignore", b"!deep.tmp\n")
+        .write("sub/deep.tmp", b"deep\n")
+        // A nested repository is not subject to the .gitignore files above it.
+        .write("nested/.git/HEAD", b"ref: refs/heads/main\n")
+        .write("nested/x.tmp", b"x\n");
+    assert_eq!(
+        f.paths(&[]),
+        vec!["nested/x.tmp", "sub/deep.tmp", "sub/kept.tmp", "wanted.gen"]
+    );
+}
+
+/// Ignore files are read through the directory's fd, non-blocking, without following links, and
+/// bounded: a FIFO `.gitignore` must not hang the walk, a `.gitignore` linked to `/dev/zero`
+/// must not exhaust memory, and a link to an outside ignore file is not honoured (as git).
+#[test]
+fn hostile_ignore_files_neither_hang_nor_leave_the_repo() {
+    let f = Fixture::new();
+    nix_mkfifo(&f.repo.join(".gitignore"));
+    fs::create_dir_all(f.repo.join("zero")).unwrap();
+    symlink("/dev/zero", f.repo.join("zero/.gitignore")).unwrap();
+    fs::write(f.outer.join("outside-ignore"), "*.rs\n").unwrap();
+    fs::create_dir_all(f.repo.join("linked")).unwrap();
+    symlink(
+        f.outer.join("outside-ignore"),
+        f.repo.join("linked/.ignore"),
+    )
+    .unwrap();
+    f.write("a.rs", b"a\n")
+        .write("zero/b.rs", b"b\n")
+        .write("linked/c.rs", b"c\n");
+    let start = std::time::Instant::now();
+    let skipped = f.skipped(&[]);
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(f.paths(&[]), vec!["a.rs", "linked/c.rs", "zero/b.rs"]);
+    let reasons: Vec<&str> = skipped.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        reasons,
+        vec![".gitignore", "linked/.ignore", "zero/.gitignore"],
+        "{skipped:?}"
+    );
+    for (path, reason) in &skipped {
+        assert_eq!(reason, "unreadable", "{path}");
+    }
+    let out = f.gnaw(&["--json", "-q"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = v.to_string();
+    assert!(text.contains("not honoured as an ignore file"), "{text}");
+}
+
+#[test]
 fn gitignore_works_without_git_and_hidden_is_opt_in() {
     let f = Fixture::new();
     f.write(".gitignore", b"ignored.txt\n")

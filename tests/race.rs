@@ -244,12 +244,10 @@ fn race_file_and_dir_inside_repo_sandbox_off() {
     check(&o, false);
 }
 
-/// Layers 1+2 alone must not even open anything outside. They do: the walk (the `ignore` crate,
-/// by path) lists the outside directory and reads its `.gitignore` through `swapdir` while it is
-/// the symlink. No content reaches the output (the per-open `openat2` + identity check refuse
-/// every file), but it is a read outside the root that only Landlock stops.
+/// Layers 1+2 alone must not even open anything outside: the walk goes from directory fd to
+/// directory fd with `O_NOFOLLOW`, so `swapdir` while it is the symlink is refused, never listed,
+/// and its `.gitignore` is never read. (This once failed, when the walk went by path.)
 #[test]
-#[ignore = "bug: src/source.rs walk() lists outside dirs and reads an outside .gitignore through a swapped-in symlink when Landlock is off"]
 fn race_file_and_dir_inside_repo_sandbox_off_opens_nothing_outside() {
     let base = tempfile::tempdir().unwrap();
     let (root, pairs, watched) = inside_layout(base.path());
@@ -269,13 +267,11 @@ fn race_file_and_dir_inside_repo_landlock() {
     check(&o, true);
 }
 
-/// SECURITY: with Landlock off, swapping an ancestor of the repo (between `contain()` and the
-/// repo directory's open) makes the whole run read and print an outside directory. See the
-/// report: `Root::contain` returns a path, and `ContainedDir::open` (sandbox/src/beneath.rs,
-/// `BeneathDir::open`) re-resolves it with `O_NOFOLLOW` on the last component only; the walk
-/// (src/source.rs) also goes by path.
+/// With Landlock off, swapping an ancestor of the repo between `contain()` and the repo
+/// directory's open must not lead the run outside. `ContainedDir::open` reaches the repo from
+/// the root's fd (beneath it, no links) and checks it is the directory that was proven. (This
+/// once printed outside files, when the repo was re-opened by path.)
 #[test]
-#[ignore = "SECURITY bug: repo ancestor swapped after contain() -> outside files printed with Landlock off (sandbox/src/beneath.rs BeneathDir::open, src/lib.rs run_extraction)"]
 fn race_repo_ancestor_sandbox_off() {
     let base = tempfile::tempdir().unwrap();
     let (root, pairs, watched) = ancestor_layout(base.path());

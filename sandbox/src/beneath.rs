@@ -15,10 +15,15 @@
 //! [`BeneathDir::open_file_expecting`] also closes the walk-then-open race: it refuses a file whose
 //! device and inode differ from what the walk's `lstat` saw.
 //!
+//! A walk never goes through path strings either: [`BeneathDir::entries`] lists a directory through
+//! its fd and `lstat`s each entry relative to it, and [`BeneathDir::child_dir`] opens one
+//! subdirectory by name with `O_NOFOLLOW`. Each directory handle is therefore reached from the
+//! one above it, and swapping a directory for a symlink mid-walk cannot lead the walk outside.
+//!
 //! Errors are plain `io::Error`s with the kernel's errno: `EXDEV` for a path that would leave the
 //! directory, `ELOOP` for a refused symlink. [`refusal_reason`] names them for reports.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs::{File, Metadata};
 use std::io;
@@ -108,6 +113,83 @@ impl BeneathDir {
         })
     }
 
+    /// Open the directory `rel` beneath this one, never following a symlink and never leaving
+    /// this directory (`""` or `"."` is this directory again, as a new fd).
+    pub fn open_dir(&self, rel: &Path) -> io::Result<BeneathDir> {
+        let rel = if rel.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            rel
+        };
+        let fd = match probed() {
+            Mechanism::Openat2 => self.openat2_with(rel, dir_flags(), false)?,
+            Mechanism::NofollowComponents => self.components_with(rel, dir_flags())?,
+        };
+        Ok(BeneathDir {
+            fd,
+            path: self.path.join(rel),
+        })
+    }
+
+    /// Open the subdirectory `name` (one component) without following a link.
+    pub fn child_dir(&self, name: &OsStr) -> io::Result<BeneathDir> {
+        check_name(name)?;
+        let fd = retry_eintr(|| openat(self.fd.as_fd(), name, dir_flags(), Mode::empty()))?;
+        Ok(BeneathDir {
+            fd,
+            path: self.path.join(name),
+        })
+    }
+
+    /// Open the file `name` (one component) read-only without following a link
+    /// (`O_NONBLOCK`: a FIFO does not block; the caller checks the type with `fstat`).
+    pub fn child_file(&self, name: &OsStr) -> io::Result<File> {
+        check_name(name)?;
+        let flags = read_flags() | OFlag::O_NOFOLLOW;
+        let fd = retry_eintr(|| openat(self.fd.as_fd(), name, flags, Mode::empty()))?;
+        Ok(File::from(fd))
+    }
+
+    /// `lstat` of this directory itself.
+    pub fn stat(&self) -> io::Result<Stat> {
+        let st = retry_eintr(|| nix::sys::stat::fstat(self.fd.as_fd()))?;
+        Ok(Stat::from(&st))
+    }
+
+    /// List this directory through its fd: every entry but `.` and `..`, in the order the
+    /// kernel returns them, each with its `lstat` taken relative to this fd. An entry that
+    /// vanished between the listing and the `lstat` is left out.
+    pub fn entries(&self) -> io::Result<Vec<Entry>> {
+        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+        let fd = retry_eintr(|| openat(self.fd.as_fd(), ".", flags, Mode::empty()))?;
+        let mut dir = nix::dir::Dir::from_fd(fd)?;
+        let mut out = Vec::new();
+        for item in dir.iter() {
+            let item = item?;
+            let name = item.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let name = OsStr::from_bytes(name).to_os_string();
+            match fstatat(
+                self.fd.as_fd(),
+                name.as_os_str(),
+                nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+            ) {
+                Ok(st) => out.push(Entry {
+                    name,
+                    stat: Ok(Stat::from(&st)),
+                }),
+                Err(Errno::ENOENT) => {}
+                Err(e) => out.push(Entry {
+                    name,
+                    stat: Err(e.into()),
+                }),
+            }
+        }
+        Ok(out)
+    }
+
     /// The directory's path, as it was when opened (for messages only).
     pub fn path(&self) -> &Path {
         &self.path
@@ -131,8 +213,8 @@ impl BeneathDir {
         follow_symlinks: bool,
     ) -> io::Result<File> {
         let fd = match mechanism {
-            Mechanism::Openat2 => self.open_openat2(rel, follow_symlinks)?,
-            Mechanism::NofollowComponents => self.open_components(rel)?,
+            Mechanism::Openat2 => self.openat2_with(rel, read_flags(), follow_symlinks)?,
+            Mechanism::NofollowComponents => self.components_with(rel, read_flags())?,
         };
         Ok(File::from(fd))
     }
@@ -154,8 +236,8 @@ impl BeneathDir {
         Ok((file, meta))
     }
 
-    fn open_openat2(&self, rel: &Path, follow: bool) -> io::Result<OwnedFd> {
-        let mut flags = read_flags();
+    fn openat2_with(&self, rel: &Path, flags: OFlag, follow: bool) -> io::Result<OwnedFd> {
+        let mut flags = flags;
         let mut resolve = ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS;
         if !follow {
             flags |= OFlag::O_NOFOLLOW;
@@ -174,7 +256,7 @@ impl BeneathDir {
     }
 
     /// Fallback: walk `rel` one component at a time, refusing `..`, absolute paths and links.
-    fn open_components(&self, rel: &Path) -> io::Result<OwnedFd> {
+    fn components_with(&self, rel: &Path, last_flags: OFlag) -> io::Result<OwnedFd> {
         let bytes = rel.as_os_str().as_bytes();
         if bytes.starts_with(b"/") {
             return Err(Errno::EXDEV.into());
@@ -191,7 +273,7 @@ impl BeneathDir {
         }
         let Some((last, dirs)) = names.split_last() else {
             // "." or "./": the directory itself.
-            return retry_eintr(|| openat(self.fd.as_fd(), ".", read_flags(), Mode::empty()));
+            return retry_eintr(|| openat(self.fd.as_fd(), ".", last_flags, Mode::empty()));
         };
         let mut current: Option<OwnedFd> = None;
         for name in dirs {
@@ -207,12 +289,89 @@ impl BeneathDir {
             }
         }
         let parent = current.as_ref().map_or(self.fd.as_fd(), |f| f.as_fd());
-        let mut flags = read_flags() | OFlag::O_NOFOLLOW;
+        let mut flags = last_flags | OFlag::O_NOFOLLOW;
         if bytes.ends_with(b"/") {
             flags |= OFlag::O_DIRECTORY;
         }
         retry_eintr(|| openat(parent, OsStr::from_bytes(last), flags, Mode::empty()))
     }
+}
+
+/// One entry of [`BeneathDir::entries`].
+#[derive(Debug)]
+pub struct Entry {
+    /// The name, one component.
+    pub name: OsString,
+    /// Its `lstat`, relative to the directory fd.
+    pub stat: io::Result<Stat>,
+}
+
+/// What an `lstat` says a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    File,
+    Dir,
+    Symlink,
+    Fifo,
+    Socket,
+    CharDevice,
+    BlockDevice,
+    Unknown,
+}
+
+/// The fields of an `lstat` the pipeline uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stat {
+    pub kind: FileKind,
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub nlink: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime_ns: i128,
+    /// Status-change time, nanoseconds since the epoch.
+    pub ctime_ns: i128,
+}
+
+impl From<&FileStat> for Stat {
+    fn from(st: &FileStat) -> Stat {
+        let kind = match SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT {
+            SFlag::S_IFREG => FileKind::File,
+            SFlag::S_IFDIR => FileKind::Dir,
+            SFlag::S_IFLNK => FileKind::Symlink,
+            SFlag::S_IFIFO => FileKind::Fifo,
+            SFlag::S_IFSOCK => FileKind::Socket,
+            SFlag::S_IFCHR => FileKind::CharDevice,
+            SFlag::S_IFBLK => FileKind::BlockDevice,
+            _ => FileKind::Unknown,
+        };
+        let ns = |secs: i64, nsec: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsec);
+        Stat {
+            kind,
+            dev: st.st_dev,
+            ino: st.st_ino,
+            size: u64::try_from(st.st_size).unwrap_or(0),
+            nlink: st.st_nlink,
+            mtime_ns: ns(st.st_mtime, st.st_mtime_nsec),
+            ctime_ns: ns(st.st_ctime, st.st_ctime_nsec),
+        }
+    }
+}
+
+/// A single path component: not empty, no `/`, not `.` or `..`.
+fn check_name(name: &OsStr) -> io::Result<()> {
+    let b = name.as_bytes();
+    if b.is_empty() || b.contains(&b'/') || b == b"." || b == b".." {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a single path component",
+        ));
+    }
+    Ok(())
+}
+
+fn dir_flags() -> OFlag {
+    OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC
 }
 
 fn read_flags() -> OFlag {

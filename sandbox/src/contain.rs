@@ -24,15 +24,23 @@
 //! (never as a string prefix: `/root-evil` is not under `/root`).
 //!
 //! Messages never contain anything read from outside the root (symlink targets are never shown).
+//!
+//! A proof is about a path, and paths can change after they are proven. So a [`Root`] also holds
+//! a directory fd opened once at startup, and [`ContainedDir::open`] reaches the directory from
+//! that fd (beneath it, no symlinks: [`BeneathDir::open_dir`]) and checks that it is the same
+//! directory (device and inode) that was proven. A directory swapped for a link to the outside
+//! between the proof and the open is refused instead of followed.
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
-use crate::beneath::BeneathDir;
+use crate::beneath::{BeneathDir, FileChanged};
 
 /// Longest path accepted, in bytes (Linux `PATH_MAX` is 4096 including the NUL).
 pub const MAX_PATH_BYTES: usize = 4095;
@@ -45,6 +53,9 @@ pub const MAX_SYMLINK_HOPS: usize = 40;
 #[derive(Clone, Debug)]
 pub struct Root {
     path: PathBuf,
+    /// The root directory, opened when the root was made; every [`ContainedDir::open`] starts
+    /// here.
+    dir: Arc<BeneathDir>,
 }
 
 /// Why a directory cannot be the root.
@@ -169,11 +180,22 @@ impl Contained {
     }
 }
 
-/// A directory proven to lie under a [`Root`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A directory proven to lie under a [`Root`], with the identity it had when proven.
+#[derive(Clone, Debug)]
 pub struct ContainedDir {
     inner: Contained,
+    dev: u64,
+    ino: u64,
+    root: Arc<BeneathDir>,
 }
+
+impl PartialEq for ContainedDir {
+    fn eq(&self, other: &ContainedDir) -> bool {
+        self.inner == other.inner && self.dev == other.dev && self.ino == other.ino
+    }
+}
+
+impl Eq for ContainedDir {}
 
 impl ContainedDir {
     /// The contained path.
@@ -192,16 +214,25 @@ impl ContainedDir {
     }
 
     /// This directory as a [`Root`] of its own, e.g. to contain paths given relative to a repo
-    /// that is itself a subdirectory of the server's root. No new canonicalization is needed.
-    pub fn as_root(&self) -> Root {
-        Root {
+    /// that is itself a subdirectory of the server's root. No new canonicalization is needed;
+    /// the new root's fd is opened with [`ContainedDir::open`].
+    pub fn as_root(&self) -> io::Result<Root> {
+        Ok(Root {
             path: self.inner.path.clone(),
-        }
+            dir: Arc::new(self.open()?),
+        })
     }
 
-    /// Open a directory fd on it, for per-open kernel containment.
+    /// Open a directory fd on it, for per-open kernel containment: reached from the root's fd
+    /// without following any link, and refused (an `io::Error` wrapping [`FileChanged`]) unless
+    /// it is still the directory that was proven.
     pub fn open(&self) -> io::Result<BeneathDir> {
-        BeneathDir::open(&self.inner.path)
+        let dir = self.root.open_dir(&self.inner.relative)?;
+        let st = dir.stat()?;
+        if st.dev != self.dev || st.ino != self.ino {
+            return Err(io::Error::other(FileChanged));
+        }
+        Ok(dir)
     }
 }
 
@@ -221,7 +252,20 @@ impl Root {
         if canonical.parent().is_none() && !allow_filesystem_root {
             return Err(RootError::FilesystemRoot(path.to_path_buf()));
         }
-        Ok(Root { path: canonical })
+        let dir = BeneathDir::open(&canonical).map_err(|e| RootError::Io(path.to_path_buf(), e))?;
+        let st = dir
+            .stat()
+            .map_err(|e| RootError::Io(path.to_path_buf(), e))?;
+        if st.dev != meta.dev() || st.ino != meta.ino() {
+            return Err(RootError::Io(
+                path.to_path_buf(),
+                io::Error::other("the directory changed while it was being opened; try again"),
+            ));
+        }
+        Ok(Root {
+            path: canonical,
+            dir: Arc::new(dir),
+        })
     }
 
     /// The canonical root directory.
@@ -231,11 +275,15 @@ impl Root {
 
     /// The root itself as a contained directory.
     pub fn as_dir(&self) -> ContainedDir {
+        let (dev, ino) = self.dir.stat().map_or((0, 0), |st| (st.dev, st.ino));
         ContainedDir {
             inner: Contained {
                 path: self.path.clone(),
                 relative: PathBuf::new(),
             },
+            dev,
+            ino,
+            root: Arc::clone(&self.dir),
         }
     }
 
@@ -308,7 +356,12 @@ impl Root {
         if !meta.is_dir() {
             return Err(Rejection::NotADirectory);
         }
-        Ok(ContainedDir { inner })
+        Ok(ContainedDir {
+            inner,
+            dev: meta.dev(),
+            ino: meta.ino(),
+            root: Arc::clone(&self.dir),
+        })
     }
 
     /// A directory from a JSON argument: anything but a string is `InvalidPath`.

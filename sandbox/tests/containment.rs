@@ -311,7 +311,7 @@ fn directories_and_json() {
             .kind(),
         "OutsideRoot"
     );
-    let sub_root = d.as_root();
+    let sub_root = d.as_root().unwrap();
     assert_eq!(sub_root.path(), f.root.path().join("sub"));
     assert_eq!(
         sub_root.contain(OsStr::new("../file.txt")).unwrap_err(),

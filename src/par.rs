@@ -69,77 +69,100 @@ where
 }
 
 /// Run `f` on every job of a queue that grows while it runs (a directory walk: each directory
-/// pushes its subdirectories), on up to `threads` threads. Jobs are taken last in, first out.
-/// Returns when the queue is empty and no job is running.
+/// pushes its subdirectories), on up to `threads` threads. Returns when every job has run.
+///
+/// Each worker keeps the jobs it pushes on its own stack (depth first, no lock) and hands the
+/// older half to a shared stack only while another worker is idle, so a walk of many small
+/// directories does not contend on one lock.
 pub fn drain<J, F>(initial: Vec<J>, threads: usize, f: F)
 where
     J: Send,
     F: Fn(J, &mut Vec<J>) + Sync,
 {
-    struct State<J> {
-        jobs: Vec<J>,
-        running: usize,
+    let threads = threads.max(1);
+    if threads == 1 {
+        let mut local = initial;
+        while let Some(job) = local.pop() {
+            f(job, &mut local);
+        }
+        return;
     }
-    let state = Mutex::new(State {
+    struct Shared<J> {
+        jobs: Vec<J>,
+        idle: usize,
+        done: bool,
+    }
+    let shared = Mutex::new(Shared {
         jobs: initial,
-        running: 0,
+        idle: 0,
+        done: false,
     });
+    let idle_hint = AtomicUsize::new(0);
     let wake = Condvar::new();
-    let lock = || state.lock().unwrap_or_else(|p| p.into_inner());
+    let lock = || shared.lock().unwrap_or_else(|p| p.into_inner());
+    // Ends the walk for everyone if a worker panics, instead of leaving them waiting.
+    struct PanicGuard<'a, J> {
+        shared: &'a Mutex<Shared<J>>,
+        wake: &'a Condvar,
+    }
+    impl<J> Drop for PanicGuard<'_, J> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.shared.lock().unwrap_or_else(|p| p.into_inner()).done = true;
+                self.wake.notify_all();
+            }
+        }
+    }
     let run = || {
+        let _guard = PanicGuard {
+            shared: &shared,
+            wake: &wake,
+        };
+        let mut local: Vec<J> = Vec::new();
         loop {
-            let job = {
-                let mut st = lock();
-                loop {
-                    if let Some(job) = st.jobs.pop() {
-                        st.running += 1;
-                        break Some(job);
+            let job = match local.pop() {
+                Some(job) => job,
+                None => {
+                    let mut st = lock();
+                    loop {
+                        if st.done {
+                            return;
+                        }
+                        if let Some(job) = st.jobs.pop() {
+                            break job;
+                        }
+                        st.idle += 1;
+                        idle_hint.store(st.idle, Ordering::Relaxed);
+                        if st.idle == threads {
+                            st.done = true;
+                            wake.notify_all();
+                            return;
+                        }
+                        st = wake.wait(st).unwrap_or_else(|p| p.into_inner());
+                        st.idle -= 1;
+                        idle_hint.store(st.idle, Ordering::Relaxed);
                     }
-                    if st.running == 0 {
-                        break None;
-                    }
-                    st = wake.wait(st).unwrap_or_else(|p| p.into_inner());
                 }
             };
-            let Some(job) = job else {
-                wake.notify_all();
-                return;
-            };
-            // Decrement `running` even if `f` panics, so the other workers do not wait forever.
-            struct Done<'a, J> {
-                state: &'a Mutex<State<J>>,
-                wake: &'a Condvar,
-                more: Vec<J>,
-            }
-            impl<J> Drop for Done<'_, J> {
-                fn drop(&mut self) {
-                    let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-                    st.running -= 1;
-                    st.jobs.append(&mut self.more);
-                    drop(st);
-                    self.wake.notify_all();
+            f(job, &mut local);
+            if local.len() > 1 && idle_hint.load(Ordering::Relaxed) > 0 {
+                let give: Vec<J> = local.drain(..local.len() / 2).collect();
+                let n = give.len();
+                lock().jobs.extend(give);
+                for _ in 0..n {
+                    wake.notify_one();
                 }
             }
-            let mut done = Done {
-                state: &state,
-                wake: &wake,
-                more: Vec::new(),
-            };
-            f(job, &mut done.more);
         }
     };
-    if threads <= 1 {
-        run();
-    } else {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads).map(|_| s.spawn(run)).collect();
-            for h in handles {
-                if let Err(e) = h.join() {
-                    std::panic::resume_unwind(e);
-                }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(run)).collect();
+        for h in handles {
+            if let Err(e) = h.join() {
+                std::panic::resume_unwind(e);
             }
-        });
-    }
+        }
+    });
 }
 
 /// Indices of `items` ordered by `key` descending (stable, so ties keep input order).

@@ -244,21 +244,45 @@ fn list(
             continue;
         }
         let rel = join(&job.rel, name);
-        let stat = match entry.stat {
-            Ok(st) => st,
-            Err(e) => {
-                unreadable(&rel, io_message(&e.to_string()));
-                continue;
-            }
+        // The listing's type when it has one; an lstat through the directory fd otherwise.
+        let mut stat = None;
+        let kind = match entry.kind {
+            Some(kind) => kind,
+            None => match job.dir.stat_child(&entry.name) {
+                Ok(st) => stat.insert(st).kind,
+                Err(e) if e.raw_os_error() == Some(libc::ENOENT) => continue,
+                Err(e) => {
+                    unreadable(&rel, io_message(&e.to_string()));
+                    continue;
+                }
+            },
         };
-        let is_dir = stat.kind == FileKind::Dir;
+        let is_dir = kind == FileKind::Dir;
         if let Some(level) = &level
             && level.ignored(&virtual_path(&rel), is_dir)
         {
             continue;
         }
         if !is_dir {
-            if opts.filter.keeps(&rel) {
+            if !opts.filter.keeps(&rel) {
+                continue;
+            }
+            let stat = match stat {
+                Some(st) => st,
+                None => match job.dir.stat_child(&entry.name) {
+                    Ok(st) => st,
+                    // Gone since the listing.
+                    Err(e) if e.raw_os_error() == Some(libc::ENOENT) => continue,
+                    Err(e) => {
+                        unreadable(&rel, io_message(&e.to_string()));
+                        continue;
+                    }
+                },
+            };
+            if stat.kind == FileKind::Dir {
+                // Replaced by a directory since the listing: its contents are not this run's.
+                changed(&rel);
+            } else {
                 files.push(candidate(rel, &stat));
             }
             continue;
@@ -266,17 +290,14 @@ fn list(
         if opts.filter.prunes_dir(&rel) {
             continue;
         }
+        // Opened by name from this directory's fd, O_NOFOLLOW | O_DIRECTORY: a directory
+        // swapped for a link or a file since the listing is refused, never followed.
         match job.dir.child_dir(&entry.name) {
-            Ok(dir) => match dir.stat() {
-                Ok(now) if now.dev == stat.dev && now.ino == stat.ino => more.push(Job {
-                    dir,
-                    rel,
-                    level: level.clone(),
-                }),
-                Ok(_) => changed(&rel),
-                Err(e) => unreadable(&rel, io_message(&e.to_string())),
-            },
-            // Replaced by a link or a file since the listing: not followed.
+            Ok(dir) => more.push(Job {
+                dir,
+                rel,
+                level: level.clone(),
+            }),
             Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
                 changed(&rel);
             }

@@ -16,7 +16,7 @@
 //! device and inode differ from what the walk's `lstat` saw.
 //!
 //! A walk never goes through path strings either: [`BeneathDir::entries`] lists a directory through
-//! its fd and `lstat`s each entry relative to it, and [`BeneathDir::child_dir`] opens one
+//! its fd, [`BeneathDir::stat_child`] `lstat`s an entry relative to it, and [`BeneathDir::child_dir`] opens one
 //! subdirectory by name with `O_NOFOLLOW`. Each directory handle is therefore reached from the
 //! one above it, and swapping a directory for a symlink mid-walk cannot lead the walk outside.
 //!
@@ -157,8 +157,8 @@ impl BeneathDir {
     }
 
     /// List this directory through its fd: every entry but `.` and `..`, in the order the
-    /// kernel returns them, each with its `lstat` taken relative to this fd. An entry that
-    /// vanished between the listing and the `lstat` is left out.
+    /// kernel returns them, with the type the listing reports (`None` when the filesystem does
+    /// not say; ask [`BeneathDir::stat_child`]).
     pub fn entries(&self) -> io::Result<Vec<Entry>> {
         let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
         let fd = retry_eintr(|| openat(self.fd.as_fd(), ".", flags, Mode::empty()))?;
@@ -170,24 +170,34 @@ impl BeneathDir {
             if name == b"." || name == b".." {
                 continue;
             }
-            let name = OsStr::from_bytes(name).to_os_string();
-            match fstatat(
-                self.fd.as_fd(),
-                name.as_os_str(),
-                nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
-            ) {
-                Ok(st) => out.push(Entry {
-                    name,
-                    stat: Ok(Stat::from(&st)),
-                }),
-                Err(Errno::ENOENT) => {}
-                Err(e) => out.push(Entry {
-                    name,
-                    stat: Err(e.into()),
-                }),
-            }
+            let kind = item.file_type().map(|t| match t {
+                nix::dir::Type::File => FileKind::File,
+                nix::dir::Type::Directory => FileKind::Dir,
+                nix::dir::Type::Symlink => FileKind::Symlink,
+                nix::dir::Type::Fifo => FileKind::Fifo,
+                nix::dir::Type::Socket => FileKind::Socket,
+                nix::dir::Type::CharacterDevice => FileKind::CharDevice,
+                nix::dir::Type::BlockDevice => FileKind::BlockDevice,
+            });
+            out.push(Entry {
+                name: OsStr::from_bytes(name).to_os_string(),
+                kind,
+            });
         }
         Ok(out)
+    }
+
+    /// `lstat` of the entry `name` (one component), relative to this directory's fd.
+    pub fn stat_child(&self, name: &OsStr) -> io::Result<Stat> {
+        check_name(name)?;
+        let st = retry_eintr(|| {
+            fstatat(
+                self.fd.as_fd(),
+                name,
+                nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+            )
+        })?;
+        Ok(Stat::from(&st))
     }
 
     /// The directory's path, as it was when opened (for messages only).
@@ -298,12 +308,12 @@ impl BeneathDir {
 }
 
 /// One entry of [`BeneathDir::entries`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Entry {
     /// The name, one component.
     pub name: OsString,
-    /// Its `lstat`, relative to the directory fd.
-    pub stat: io::Result<Stat>,
+    /// The type the listing reported (`d_type`), if the filesystem reports one.
+    pub kind: Option<FileKind>,
 }
 
 /// What an `lstat` says a node is.

@@ -467,5 +467,15 @@ pub fn resolve_options(dir: &BeneathDir, spec: &ExtractionSpec<'_>) -> Result<Op
     };
     let mut options = config::apply_overrides(from_file, &spec.overrides);
     options.secrets = options.secrets.max(spec.policy.secrets_floor);
+    if let Some(cap) = spec.policy.max_file_size_cap
+        && options.max_file_size > cap
+    {
+        log::warn!(
+            "max_file_size {} from {} is above the operator's ceiling; using {cap}",
+            options.max_file_size,
+            config::CONFIG_FILE
+        );
+        options.max_file_size = cap;
+    }
     Ok(options)
 }

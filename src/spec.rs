@@ -25,6 +25,9 @@ pub struct ExtractionSpec<'a> {
     pub cache: Option<&'a crate::cache::Cache>,
 }
 
+/// gnaw-mcp's default ceiling on `max_file_size` (`GNAW_MCP_MAX_FILE_SIZE` changes it).
+pub const SERVER_MAX_FILE_SIZE_CAP: u64 = 16 << 20;
+
 /// What differs between the CLI and the server: defaults below `.gnawconfig`, and floors that
 /// neither `.gnawconfig` nor a tool argument can lower.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +40,9 @@ pub struct Policy {
     pub skip_hard_links: bool,
     /// Budget when neither `.gnawconfig` nor an override sets one (`None`: unlimited).
     pub budget_default: Option<usize>,
+    /// The largest `max_file_size` a `.gnawconfig` may ask for (`None`: no limit). A repo's own
+    /// config must not be able to make the server read arbitrarily large files into memory.
+    pub max_file_size_cap: Option<u64>,
 }
 
 impl Policy {
@@ -47,6 +53,7 @@ impl Policy {
             secrets_floor: SecretsMode::Off,
             skip_hard_links: false,
             budget_default: None,
+            max_file_size_cap: None,
         }
     }
 
@@ -57,6 +64,7 @@ impl Policy {
             secrets_floor: SecretsMode::Off,
             skip_hard_links: true,
             budget_default: Some(20_000),
+            max_file_size_cap: Some(SERVER_MAX_FILE_SIZE_CAP),
         }
     }
 }

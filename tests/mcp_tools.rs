@@ -292,3 +292,34 @@ fn output_over_the_cap_is_an_error_with_advice_not_a_cut_body() {
     let resp = s.call("extract", json!({ "repo": "proj", "exclude": ["big/**"] }));
     assert!(text_of(&resp).contains("small"));
 }
+
+/// A repo's own `.gnawconfig` cannot make the server read files larger than the operator's
+/// ceiling (`GNAW_MCP_MAX_FILE_SIZE`, default 16 MiB); below the ceiling it is honoured.
+#[test]
+fn gnawconfig_max_file_size_is_capped_by_the_operator() {
+    let base = tempfile::tempdir().unwrap();
+    let repo = base.path().join("repo");
+    fs::create_dir_all(&repo).unwrap();
+    fs::write(repo.join(".gnawconfig"), "max_file_size = \"8MiB\"\n").unwrap();
+    fs::write(repo.join("small.txt"), "small\n").unwrap();
+    // 2 MiB of text, above the 1 MiB default and below the config's 8 MiB.
+    fs::write(repo.join("big.txt"), "word ".repeat(2 << 20 >> 2)).unwrap();
+    let skipped = |env: &[(&str, &str)]| {
+        let mut s = Server::start(base.path(), env);
+        s.initialize("2025-11-25");
+        let r = s.call("estimate", json!({ "repo": "repo" }));
+        r["result"]["structuredContent"]["skipped"].clone()
+    };
+    // Default ceiling (16 MiB): the config's 8 MiB is honoured, big.txt is read.
+    assert_eq!(skipped(&[])["too_large"], Value::Null);
+    // Operator ceiling 1 MiB: big.txt is too large whatever the config says.
+    assert_eq!(
+        skipped(&[("GNAW_MCP_MAX_FILE_SIZE", "1MiB")])["too_large"],
+        1
+    );
+    // A bad value is refused at startup with a message naming the variable.
+    let (status, _out, err) =
+        mcp_client::run(base.path(), &[], &[("GNAW_MCP_MAX_FILE_SIZE", "lots")]);
+    assert!(!status.success());
+    assert!(err.contains("GNAW_MCP_MAX_FILE_SIZE"), "{err}");
+}

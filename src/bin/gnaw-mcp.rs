@@ -26,6 +26,12 @@ Environment:
   GNAW_MCP_SANDBOX           strict (default), best-effort or off
   GNAW_MCP_MAX_LINE_BYTES    longest accepted request line (default 4194304)
   GNAW_MCP_MAX_OUTPUT_BYTES  largest prompt extract returns (default 4194304)
+  GNAW_MCP_DEFAULT_BUDGET    token budget when neither the call nor .gnawconfig sets one
+                             (default 20000; 0 for unlimited)
+  GNAW_MCP_SECRETS_FLOOR     weakest secrets mode a repo or call may choose: off (default),
+                             warn, redact or block
+  GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size (default 16MiB)
+  GNAW_MCP_CACHE_BYTES       warm cache size, e.g. 256MiB (0 turns the cache off)
   RUST_LOG                   log filter; logs go to stderr (default: info)
 
 The MCP client starts gnaw-mcp and talks JSON-RPC over its stdin/stdout. See docs/mcp.md.";
@@ -165,7 +171,13 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     log::info!("sandbox: {status_json}");
-    if !status.fully_enforced() {
+    if mode == SandboxMode::Off {
+        log::warn!(
+            "GNAW_MCP_SANDBOX=off: NO Landlock ruleset is applied. Only userspace containment \
+             and per-open openat2 stand between a request and the rest of the filesystem. Use \
+             this only to debug; unset GNAW_MCP_SANDBOX for the default (strict)."
+        );
+    } else if !status.fully_enforced() {
         log::warn!("the sandbox is not fully enforced (mode {mode}); see the status above");
     }
     log::info!(

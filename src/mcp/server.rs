@@ -54,7 +54,7 @@ pub struct Config {
     pub max_output_bytes: usize,
     /// Bytes the warm cache may hold (`GNAW_MCP_CACHE_BYTES`; 0 turns it off).
     pub cache_bytes: usize,
-    /// Defaults and floors for every call: `GNAW_MCP_DEFAULT_BUDGET` and
+    /// Defaults and floors for every call: `GNAW_MCP_DEFAULT_BUDGET`, `GNAW_MCP_MAX_FILE_SIZE` and
     /// `GNAW_MCP_SECRETS_FLOOR` on top of [`Policy::server`].
     pub policy: Policy,
 }
@@ -118,6 +118,18 @@ impl Config {
                     )
                 })?;
             config.policy.budget_default = (budget > 0).then_some(budget);
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_MAX_FILE_SIZE") {
+            let cap = raw
+                .to_str()
+                .and_then(crate::config::parse_size)
+                .filter(|&n| n > 0)
+                .ok_or_else(|| {
+                    format!(
+                        "GNAW_MCP_MAX_FILE_SIZE must be a byte count such as 16777216 or \"16MiB\", got {raw:?}"
+                    )
+                })?;
+            config.policy.max_file_size_cap = Some(cap);
         }
         if let Some(raw) = std::env::var_os("GNAW_MCP_SECRETS_FLOOR") {
             config.policy.secrets_floor = raw

@@ -411,4 +411,14 @@ fn hard_links_to_outside_files_mcp_skips_cli_reads() {
         let (_, stderr) = s.finish();
         assert!(!stderr.contains(secret));
     }
+    // The operator can choose to serve hard links (GNAW_MCP_HARD_LINKS=read); a bad value stops
+    // the server at start.
+    let mut s = Server::start(&root, &[("GNAW_MCP_HARD_LINKS", "read")]);
+    s.initialize("2025-11-25");
+    let resp = s.call("extract", json!({ "repo": "repo" }));
+    assert!(resp.to_string().contains(secret), "{}", short(&resp));
+    drop(s);
+    let (status, _, stderr) = mcp_client::run(&root, &[], &[("GNAW_MCP_HARD_LINKS", "maybe")]);
+    assert!(!status.success());
+    assert!(stderr.contains("GNAW_MCP_HARD_LINKS"), "{stderr}");
 }

@@ -54,7 +54,8 @@ pub struct Config {
     pub max_output_bytes: usize,
     /// Bytes the warm cache may hold (`GNAW_MCP_CACHE_BYTES`; 0 turns it off).
     pub cache_bytes: usize,
-    /// Defaults and floors for every call: `GNAW_MCP_DEFAULT_BUDGET`, `GNAW_MCP_MAX_FILE_SIZE` and
+    /// Defaults and floors for every call: `GNAW_MCP_DEFAULT_BUDGET`, `GNAW_MCP_MAX_FILE_SIZE`,
+    /// `GNAW_MCP_HARD_LINKS` and
     /// `GNAW_MCP_SECRETS_FLOOR` on top of [`Policy::server`].
     pub policy: Policy,
 }
@@ -130,6 +131,17 @@ impl Config {
                     )
                 })?;
             config.policy.max_file_size_cap = Some(cap);
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_HARD_LINKS") {
+            config.policy.skip_hard_links = match raw.to_str().map(str::trim) {
+                Some("skip") => true,
+                Some("read") => false,
+                _ => {
+                    return Err(format!(
+                        "GNAW_MCP_HARD_LINKS must be skip (the default: files with more than one hard link are left out, since they may be links to files outside the root) or read, got {raw:?}"
+                    ));
+                }
+            };
         }
         if let Some(raw) = std::env::var_os("GNAW_MCP_SECRETS_FLOOR") {
             config.policy.secrets_floor = raw

@@ -200,6 +200,24 @@ impl BeneathDir {
         Ok(Stat::from(&st))
     }
 
+    /// `fstat` of whatever `rel` names beneath this directory, reached without following any
+    /// link and without leaving this directory (`""` is this directory). A trailing symlink is
+    /// stat'ed itself. Used to check that a resolved path still names the node it was resolved
+    /// to.
+    pub fn stat_beneath(&self, rel: &Path) -> io::Result<Stat> {
+        let rel = if rel.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            rel
+        };
+        let flags = OFlag::O_PATH | OFlag::O_CLOEXEC;
+        let fd = match probed() {
+            Mechanism::Openat2 => self.openat2_with(rel, flags, false)?,
+            Mechanism::NofollowComponents => self.components_with(rel, flags)?,
+        };
+        stat_fd(fd.as_fd())
+    }
+
     /// The directory's path, as it was when opened (for messages only).
     pub fn path(&self) -> &Path {
         &self.path
@@ -366,6 +384,30 @@ impl From<&FileStat> for Stat {
             ctime_ns: ns(st.st_ctime, st.st_ctime_nsec),
         }
     }
+}
+
+/// Open the entry `name` (one component) of the directory `dir` as an `O_PATH` fd without
+/// following it (a symlink is opened itself, a FIFO or device is not opened for I/O), and
+/// `fstat` it: the type and the fd come from the same inode, so a rename between a look and a
+/// use cannot make them disagree.
+pub(crate) fn open_node(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<(OwnedFd, Stat)> {
+    check_name(name)?;
+    let flags = OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let fd = retry_eintr(|| openat(dir, name, flags, Mode::empty()))?;
+    let st = stat_fd(fd.as_fd())?;
+    Ok((fd, st))
+}
+
+/// The target of the symlink that `link` (an `O_PATH | O_NOFOLLOW` fd from [`open_node`])
+/// refers to: `readlinkat(link, "")`, no path involved.
+pub(crate) fn read_link_fd(link: BorrowedFd<'_>) -> io::Result<OsString> {
+    retry_eintr(|| nix::fcntl::readlinkat(link, ""))
+}
+
+/// `fstat` of an fd (an `O_PATH` fd is fine).
+pub(crate) fn stat_fd(fd: BorrowedFd<'_>) -> io::Result<Stat> {
+    let st = retry_eintr(|| nix::sys::stat::fstat(fd))?;
+    Ok(Stat::from(&st))
 }
 
 /// A single path component: not empty, no `/`, not `.` or `..`.

@@ -1,46 +1,60 @@
 //! Userspace containment: turn an untrusted path into a proof that it names something under the
 //! root, or into a named [`Rejection`].
 //!
-//! A [`Root`] is canonicalized once. [`Root::contain`] then resolves the untrusted path itself, one
-//! component at a time, with `lstat` and `readlink`, and never lets the resolution leave the root:
+//! A [`Root`] is canonicalized once, and its directory is opened once (an `O_PATH` fd). Then
+//! [`Root::contain`] resolves the untrusted path itself, one component at a time, through file
+//! descriptors, never through a path string: each name is opened with `O_PATH | O_NOFOLLOW`
+//! relative to the fd of the directory reached so far and `fstat`ed (so the type and the node
+//! come from one lookup), a symlink's target is read from its own fd (`readlinkat(fd, "")`), and
+//! `..` goes back to the fd kept for the parent. So the resolution only ever looks at entries of
+//! directories it reached from the root's fd: swapping a directory for a link to the outside
+//! mid-resolution (`renameat2(RENAME_EXCHANGE)`) cannot make it `lstat` or `readlink` anything
+//! outside, even for metadata, which Landlock does not cover.
 //!
 //! - relative paths are resolved against the root, never against the working directory;
 //! - a `..` that would climb above the root is `OutsideRoot`, even if a later component comes
 //!   back in (`../root/x`);
-//! - an absolute symlink target is accepted only when it is spelled under the canonical root;
-//!   otherwise it is `OutsideRoot` and is never followed, so nothing outside is ever probed;
+//! - an absolute symlink target is accepted only when it is spelled under the canonical root,
+//!   and resolution restarts from the root's fd; otherwise it is `OutsideRoot` and is never
+//!   followed, so nothing outside is ever probed;
 //! - a dangling link, or a missing component, is `NotFound` only while the resolution is still
 //!   inside the root. There is no fallback to checking a parent directory (CVE-2025-53109).
 //! - more than [`MAX_SYMLINK_HOPS`] links (loops, self-links) is `InvalidPath`: a loop does not
 //!   escape, it is just not a usable path.
-//! - names over 255 bytes and paths over 4095 bytes are `InvalidPath` before any system call.
+//! - names over 255 bytes and paths over 4095 bytes are `InvalidPath` before any system call;
+//!   so is a resolution whose absolute spelling would grow past 4095 bytes.
 //!
-//! An absolute input that is not spelled under the canonical root (for example through a
-//! symlinked alias of the root, or `/proc/self/root/...`) is canonicalized by the kernel and
-//! accepted only if the result lies under the root; if it does not exist it is `OutsideRoot`,
-//! never `NotFound`, so the answer cannot be used to test whether a path outside exists.
+//! The one path-based step: an absolute input that is not spelled under the canonical root (for
+//! example through a symlinked alias of the root, or `/proc/self/root/...`) is canonicalized by
+//! the kernel (`realpath`), as the client spelled it, and accepted only if the result lies under
+//! the root; if it does not exist it is `OutsideRoot`, never `NotFound`, so the answer cannot be
+//! used to test whether a path outside exists. The remainder is then resolved through fds.
 //!
-//! The result is finally re-canonicalized and compared component by component with the root
-//! (never as a string prefix: `/root-evil` is not under `/root`).
+//! Defense in depth: the resolved names are walked once more from the root's fd, beneath it and
+//! following no link ([`BeneathDir::stat_beneath`]), and must reach the same node (device and
+//! inode) the resolution ended on; a tree that changed under the resolution is `NotFound`.
+//! [`Contained::path`] is the canonical root joined with those names, and component-based, never
+//! a string prefix (`/root-evil` is not under `/root`).
 //!
 //! Messages never contain anything read from outside the root (symlink targets are never shown).
 //!
-//! A proof is about a path, and paths can change after they are proven. So a [`Root`] also holds
-//! a directory fd opened once at startup, and [`ContainedDir::open`] reaches the directory from
-//! that fd (beneath it, no symlinks: [`BeneathDir::open_dir`]) and checks that it is the same
-//! directory (device and inode) that was proven. A directory swapped for a link to the outside
-//! between the proof and the open is refused instead of followed.
+//! A proof is about a path, and paths can change after they are proven. So
+//! [`ContainedDir::open`] reaches the directory from the root's fd again (beneath it, no
+//! symlinks: [`BeneathDir::open_dir`]) and checks that it is the same directory (device and
+//! inode) that was proven. A directory swapped for a link to the outside between the proof and
+//! the open is refused instead of followed.
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use crate::beneath::{BeneathDir, FileChanged};
+use crate::beneath::{BeneathDir, FileChanged, FileKind, Stat, open_node, read_link_fd, stat_fd};
 
 /// Longest path accepted, in bytes (Linux `PATH_MAX` is 4096 including the NUL).
 pub const MAX_PATH_BYTES: usize = 4095;
@@ -166,6 +180,10 @@ fn quote(input: &OsStr) -> String {
 pub struct Contained {
     path: PathBuf,
     relative: PathBuf,
+    /// Identity and type of the node when it was proven.
+    dev: u64,
+    ino: u64,
+    is_dir: bool,
 }
 
 impl Contained {
@@ -280,6 +298,9 @@ impl Root {
             inner: Contained {
                 path: self.path.clone(),
                 relative: PathBuf::new(),
+                dev,
+                ino,
+                is_dir: true,
             },
             dev,
             ino,
@@ -332,34 +353,42 @@ impl Root {
             input.to_path_buf()
         };
 
-        let relative = self.resolve(&rest)?;
-        let full = self.path.join(&relative);
-        // Defense in depth: the kernel's own resolution must agree that it is inside.
-        let real = std::fs::canonicalize(&full).map_err(map_io)?;
-        let relative = match real.strip_prefix(&self.path) {
-            Ok(r) => r.to_path_buf(),
-            Err(_) => return Err(Rejection::OutsideRoot),
-        };
-        if want_dir && !real.is_dir() {
+        let found = self.resolve(&rest)?;
+        // Defense in depth: walking the resolved names from the root's fd, beneath it and
+        // following no link, must reach the very node the resolution ended on. Otherwise the
+        // tree changed under the resolution and the answer cannot be proven.
+        // (Its length was bounded during the resolution, so any failure here is a change:
+        // a directory renamed away or swapped for a link.)
+        let again = self
+            .dir
+            .stat_beneath(&found.relative)
+            .map_err(|_| Rejection::NotFound)?;
+        if (again.dev, again.ino) != (found.stat.dev, found.stat.ino) {
+            return Err(Rejection::NotFound);
+        }
+        let is_dir = found.stat.kind == FileKind::Dir;
+        if want_dir && !is_dir {
             return Err(Rejection::NotADirectory);
         }
         Ok(Contained {
-            path: real,
-            relative,
+            path: self.path.join(&found.relative),
+            relative: found.relative,
+            dev: found.stat.dev,
+            ino: found.stat.ino,
+            is_dir,
         })
     }
 
     /// Like [`Root::contain`], and the result must be a directory.
     pub fn contain_dir(&self, untrusted: &OsStr) -> Result<ContainedDir, Rejection> {
         let inner = self.contain(untrusted)?;
-        let meta = std::fs::metadata(&inner.path).map_err(map_io)?;
-        if !meta.is_dir() {
+        if !inner.is_dir {
             return Err(Rejection::NotADirectory);
         }
         Ok(ContainedDir {
+            dev: inner.dev,
+            ino: inner.ino,
             inner,
-            dev: meta.dev(),
-            ino: meta.ino(),
             root: Arc::clone(&self.dir),
         })
     }
@@ -375,52 +404,89 @@ impl Root {
         }
     }
 
-    /// Resolve `rel` (relative to the root) without ever leaving the root. Returns the
-    /// resolved path relative to the root, free of symlinks, `.` and `..`.
-    fn resolve(&self, rel: &Path) -> Result<PathBuf, Rejection> {
+    /// Resolve `rel` (relative to the root) without ever leaving the root: every name is
+    /// opened (`O_PATH | O_NOFOLLOW`) relative to the fd of the directory reached so far, and
+    /// `..` goes back to the fd kept for the parent. Returns the resolved path relative to the
+    /// root, free of symlinks, `.` and `..`, and the `fstat` of the node it names.
+    fn resolve(&self, rel: &Path) -> Result<Resolved, Rejection> {
         let mut pending: VecDeque<OsString> = VecDeque::new();
         push_front_components(&mut pending, rel);
-        let mut done: Vec<OsString> = Vec::new();
+        // The directories entered so far, outermost first; the root's own fd is below them.
+        let mut entered: Vec<(OsString, OwnedFd)> = Vec::new();
+        let mut leaf: Option<(OsString, Stat)> = None;
+        // Length of the absolute path resolved so far, to keep the old PATH_MAX limit.
+        let root_len = match self.path.as_os_str().len() {
+            1 => 0,
+            n => n,
+        };
+        let mut spelled_len = root_len;
         let mut hops = 0usize;
         while let Some(name) = pending.pop_front() {
             if name == ".." {
-                if done.pop().is_none() {
-                    return Err(Rejection::OutsideRoot);
-                }
+                let (up, _) = entered.pop().ok_or(Rejection::OutsideRoot)?;
+                spelled_len -= 1 + up.len();
                 continue;
             }
-            let mut here = self.path.clone();
-            here.extend(&done);
-            here.push(&name);
-            let meta = std::fs::symlink_metadata(&here).map_err(map_io)?;
-            let ft = meta.file_type();
-            if ft.is_symlink() {
-                hops += 1;
-                if hops > MAX_SYMLINK_HOPS {
-                    return Err(Rejection::InvalidPath(
-                        "too many levels of symbolic links (a loop?)".into(),
-                    ));
+            if spelled_len + 1 + name.len() > MAX_PATH_BYTES {
+                return Err(Rejection::InvalidPath("path is too long".into()));
+            }
+            let here = entered
+                .last()
+                .map_or(self.dir.as_fd(), |(_, fd)| fd.as_fd());
+            let (node, st) = open_node(here, &name).map_err(map_io)?;
+            match st.kind {
+                FileKind::Symlink => {
+                    hops += 1;
+                    if hops > MAX_SYMLINK_HOPS {
+                        return Err(Rejection::InvalidPath(
+                            "too many levels of symbolic links (a loop?)".into(),
+                        ));
+                    }
+                    let target = PathBuf::from(read_link_fd(node.as_fd()).map_err(map_io)?);
+                    if target.is_absolute() {
+                        // Only targets spelled under the canonical root are followed, and
+                        // they restart from the root's fd.
+                        let rest = target
+                            .strip_prefix(&self.path)
+                            .map_err(|_| Rejection::OutsideRoot)?;
+                        entered.clear();
+                        spelled_len = root_len;
+                        push_front_components(&mut pending, rest);
+                    } else {
+                        push_front_components(&mut pending, &target);
+                    }
                 }
-                let target = std::fs::read_link(&here).map_err(map_io)?;
-                if target.is_absolute() {
-                    // Only targets spelled under the canonical root are followed.
-                    let rest = target
-                        .strip_prefix(&self.path)
-                        .map_err(|_| Rejection::OutsideRoot)?;
-                    done.clear();
-                    push_front_components(&mut pending, rest);
-                } else {
-                    push_front_components(&mut pending, &target);
+                FileKind::Dir => {
+                    spelled_len += 1 + name.len();
+                    entered.push((name, node));
                 }
-            } else if ft.is_dir() || pending.is_empty() {
-                done.push(name);
-            } else {
+                // The last name may be anything else (file, FIFO, socket, device).
+                _ if pending.is_empty() => leaf = Some((name, st)),
                 // A file in the middle of the path ("file/x"): nothing by that name exists.
-                return Err(Rejection::NotFound);
+                _ => return Err(Rejection::NotFound),
             }
         }
-        Ok(done.iter().collect())
+        let mut relative: PathBuf = entered.iter().map(|(name, _)| name).collect();
+        let stat = match leaf {
+            Some((name, st)) => {
+                relative.push(name);
+                st
+            }
+            None => {
+                let here = entered
+                    .last()
+                    .map_or(self.dir.as_fd(), |(_, fd)| fd.as_fd());
+                stat_fd(here).map_err(map_io)?
+            }
+        };
+        Ok(Resolved { relative, stat })
     }
+}
+
+/// What [`Root::resolve`] ends on.
+struct Resolved {
+    relative: PathBuf,
+    stat: Stat,
 }
 
 /// Put the components of `p` at the front of the queue, in order. `.` and the root are

@@ -42,7 +42,7 @@ use filter::Filter;
 use gnaw_sandbox::BeneathDir;
 use read::ReadOptions;
 use render::{FileView, RenderOptions};
-use std::io::Read as _;
+use std::io::{Read as _, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -66,8 +66,34 @@ fn repo_open_error(e: &std::io::Error) -> Error {
     }
 }
 
-/// Run the whole pipeline for one spec. The CLI and gnaw-mcp both call this and nothing else.
+/// Run the whole pipeline for one spec. The CLI and gnaw-mcp both call this (or
+/// [`run_extraction_to`]) and nothing else.
 pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
+    run(spec, None).map(|(ex, _)| ex)
+}
+
+/// Opens the writer a streamed prompt goes to.
+type Sink<'s> = Box<dyn FnOnce() -> std::io::Result<Box<dyn Write + 's>> + 's>;
+
+/// Like [`run_extraction`], but the prompt (in [`Mode::Render`] or [`Mode::RenderUncounted`]) is
+/// written to the writer `open` returns instead of being kept, and `Extraction::output` is
+/// `None`. `open` is called only once the prompt is fully decided, so a failed run creates
+/// nothing. Each file's text is dropped as soon as its piece is written: peak memory is the file
+/// texts, not the texts plus the prompt. The second value is the outcome of opening and writing
+/// (`Ok` when nothing was to be written, in [`Mode::Estimate`]).
+pub fn run_extraction_to<'s, W: Write + 's>(
+    spec: &ExtractionSpec<'_>,
+    open: impl FnOnce() -> std::io::Result<W> + 's,
+) -> Result<(Extraction, std::io::Result<()>), Error> {
+    let sink: Sink<'s> = Box::new(move || open().map(|w| Box::new(w) as Box<dyn Write + 's>));
+    run(spec, Some(sink))
+}
+
+/// The pipeline; the prompt is kept in the extraction, or streamed to `sink`.
+fn run(
+    spec: &ExtractionSpec<'_>,
+    sink: Option<Sink<'_>>,
+) -> Result<(Extraction, std::io::Result<()>), Error> {
     let repo = spec.repo.contained().path();
     let dir = spec.repo.open().map_err(|e| repo_open_error(&e))?;
     let options = resolve_options(&dir, spec)?;
@@ -290,30 +316,52 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
             score,
         })
         .collect();
-    // The output is built at its exact size, and each file's text is dropped as soon as its
-    // piece is in: the texts shrink as the output grows.
-    let output = keep_text.then(|| {
-        let mut texts: Vec<Option<(String, Body)>> = kept.into_iter().map(Some).collect();
-        let mut out = String::with_capacity(output_bytes);
-        out.push_str(&preamble);
-        for &i in &plan.kept {
-            if let Some((path, body)) = texts[i].take() {
-                let view = FileView {
-                    path: &path,
-                    text: &body.text,
-                    lossy: body.lossy,
-                };
-                match (&last_piece, Some(i) == last) {
-                    (Some(p), true) => out.push_str(p),
-                    _ => render::push_file_piece(&mut out, &ropts, &view, false),
-                }
-            }
-        }
-        out.push_str(&epilogue);
-        debug_assert_eq!(out.len(), output_bytes);
-        out
+    // The output is built at its exact size (or streamed), and each file's text is dropped as
+    // soon as its piece is in: the texts shrink as the output grows.
+    let mut texts: Vec<Option<(String, Body)>> = if keep_text {
+        kept.into_iter().map(Some).collect()
+    } else {
+        Vec::new()
+    };
+    let mut pieces = plan.kept.iter().filter_map(|&i| {
+        let (path, body) = texts.get_mut(i)?.take()?;
+        let view = FileView {
+            path: &path,
+            text: &body.text,
+            lossy: body.lossy,
+        };
+        Some(match (&last_piece, Some(i) == last) {
+            (Some(p), true) => p.clone(),
+            _ => render::file_piece(&ropts, &view, false),
+        })
     });
-    Ok(Extraction {
+    let mut written = Ok(());
+    let output = match sink {
+        _ if !keep_text => None,
+        Some(open) => {
+            written = (|| {
+                let mut w = std::io::BufWriter::with_capacity(1 << 20, open()?);
+                w.write_all(preamble.as_bytes())?;
+                for p in pieces.by_ref() {
+                    w.write_all(p.as_bytes())?;
+                }
+                w.write_all(epilogue.as_bytes())?;
+                w.flush()
+            })();
+            None
+        }
+        None => {
+            let mut out = String::with_capacity(output_bytes);
+            out.push_str(&preamble);
+            for p in pieces.by_ref() {
+                out.push_str(&p);
+            }
+            out.push_str(&epilogue);
+            debug_assert_eq!(out.len(), output_bytes);
+            Some(out)
+        }
+    };
+    let ex = Extraction {
         output,
         tokens: plan.tokens,
         output_bytes,
@@ -325,7 +373,8 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         budget: options.budget,
         omitted,
         ranking,
-    })
+    };
+    Ok((ex, written))
 }
 
 /// What every file's read, scan, render and count step shares.

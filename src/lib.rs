@@ -14,7 +14,7 @@
 //!
 //! [`config`] resolves `.gnawconfig` plus overrides into [`config::Options`]; [`spec`] holds what a
 //! caller asks for and [`extraction`] what it gets back. Both `gnaw` and `gnaw-mcp` call
-//! [`run_extraction`] and nothing else.
+//! [`run_extraction`] (or its streaming form, [`run_extraction_to`]) and nothing else.
 
 pub mod budget;
 pub mod cache;

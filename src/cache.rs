@@ -7,6 +7,13 @@
 //!   it was lossy, or why the file is skipped). A hit skips the open and the read. Any write to a
 //!   file moves its mtime and ctime, and a rename or swap gives another inode or file type, so a
 //!   changed file is always read again.
+//! - **Pieces**, attached to a file's entry and keyed by its display path and a digest of every
+//!   option that shapes what is derived from the text (format, line numbers, encoding, counting,
+//!   secrets mode, allow list, the includes that bring sensitive files back): the sensitive-file
+//!   and secrets-scan outcome, the findings, and the exact token count and byte length of the
+//!   file's rendered piece. A hit skips the scan, the render and the count: a warm call on an
+//!   unchanged repo costs the walk, one lookup per file and a sum. A piece lives and dies with its
+//!   file's entry, so it follows the same keys and the same racy-file rule.
 //! - **Token counts**, keyed by the encoding and a 128-bit hash of the exact rendered text that
 //!   was counted. A hit skips tokenization. Keying by the text itself makes the count correct
 //!   whatever changed around it (path, format, line numbers, redaction).
@@ -17,6 +24,7 @@
 use crate::count::Encoding;
 use crate::extraction::SkipReason;
 use crate::read::Text;
+use crate::scan::Finding;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,6 +35,9 @@ pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
 /// Approximate bookkeeping cost of one entry beyond its text.
 const ENTRY_OVERHEAD: usize = 96;
+
+/// How many pieces (paths times option sets) one file entry keeps; the oldest goes first.
+const MAX_PIECES: usize = 32;
 
 /// What identifies a file's read outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,11 +54,36 @@ pub struct FileKey {
 /// A read outcome as the cache keeps it: the text is shared, not copied, on a hit.
 pub type ReadOutcome = Result<Arc<Text>, SkipReason>;
 
+/// What [`Cache::piece`] finds: the file's text and its piece, or why the file was skipped.
+pub type PieceLookup = Result<(Arc<Text>, Arc<Piece>), SkipReason>;
+
+/// What the pipeline derived from one file's text under one set of options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// The file is kept (and how it renders), or why it is skipped after reading.
+    pub outcome: Result<PieceInfo, SkipReason>,
+    /// Secrets found in it, kept or not.
+    pub findings: Vec<Finding>,
+}
+
+/// A kept file's rendered piece, as far as counting and sizing need it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceInfo {
+    /// The scan redacted the text: the kept text is not the file's text (scan again to get it).
+    pub redacted: bool,
+    /// Exact token count of the piece (not the last one in json), 0 when not counting.
+    pub tokens: usize,
+    /// Its length in bytes.
+    pub len: usize,
+}
+
 /// Hit and miss counters, for tests, logs and benchmarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CacheStats {
     pub file_hits: u64,
     pub file_misses: u64,
+    pub piece_hits: u64,
+    pub piece_misses: u64,
     pub count_hits: u64,
     pub count_misses: u64,
     pub bytes: usize,
@@ -60,13 +96,24 @@ pub struct Cache {
     inner: Mutex<Inner>,
     file_hits: AtomicU64,
     file_misses: AtomicU64,
+    piece_hits: AtomicU64,
+    piece_misses: AtomicU64,
     count_hits: AtomicU64,
     count_misses: AtomicU64,
 }
 
+/// One file's entry: its read outcome, the pieces derived from it, its cost in bytes and when it
+/// was last used.
+struct FileEntry {
+    outcome: ReadOutcome,
+    pieces: Vec<(u128, Box<str>, Arc<Piece>)>,
+    cost: usize,
+    used: u64,
+}
+
 #[derive(Default)]
 struct Inner {
-    files: HashMap<FileKey, (ReadOutcome, usize, u64)>,
+    files: HashMap<FileKey, FileEntry>,
     counts: HashMap<(Encoding, u128), (usize, u64)>,
     bytes: usize,
     tick: u64,
@@ -80,6 +127,8 @@ impl Cache {
             inner: Mutex::new(Inner::default()),
             file_hits: AtomicU64::new(0),
             file_misses: AtomicU64::new(0),
+            piece_hits: AtomicU64::new(0),
+            piece_misses: AtomicU64::new(0),
             count_hits: AtomicU64::new(0),
             count_misses: AtomicU64::new(0),
         }
@@ -94,9 +143,9 @@ impl Cache {
         let mut inner = self.lock();
         inner.tick += 1;
         let tick = inner.tick;
-        let hit = inner.files.get_mut(key).map(|(v, _, used)| {
-            *used = tick;
-            v.clone()
+        let hit = inner.files.get_mut(key).map(|e| {
+            e.used = tick;
+            e.outcome.clone()
         });
         let counter = if hit.is_some() {
             &self.file_hits
@@ -124,10 +173,79 @@ impl Cache {
         let mut inner = self.lock();
         inner.tick += 1;
         let tick = inner.tick;
-        if let Some((_, old, _)) = inner.files.insert(key, (value.clone(), cost, tick)) {
-            inner.bytes -= old;
+        let entry = FileEntry {
+            outcome: value.clone(),
+            pieces: Vec::new(),
+            cost,
+            used: tick,
+        };
+        if let Some(old) = inner.files.insert(key, entry) {
+            inner.bytes -= old.cost;
         }
         inner.bytes += cost;
+        self.evict(&mut inner);
+    }
+
+    /// The file's text and the piece derived from it at `path` under the options digested in
+    /// `context` (see [`context_key`]), if both are cached; or, when the cached read outcome is
+    /// a skip, that skip (no piece is derived from a skipped file).
+    pub fn piece(&self, key: &FileKey, context: u128, path: &str) -> Option<PieceLookup> {
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        let hit = inner.files.get_mut(key).and_then(|e| {
+            let found = match &e.outcome {
+                Err(reason) => Err(reason.clone()),
+                Ok(text) => {
+                    let (_, _, piece) = e
+                        .pieces
+                        .iter()
+                        .find(|(c, p, _)| *c == context && **p == *path)?;
+                    Ok((Arc::clone(text), Arc::clone(piece)))
+                }
+            };
+            e.used = tick;
+            Some(found)
+        });
+        drop(inner);
+        match &hit {
+            Some(Ok(_)) => {
+                self.piece_hits.fetch_add(1, Ordering::Relaxed);
+                self.file_hits.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(Err(_)) => {
+                self.file_hits.fetch_add(1, Ordering::Relaxed);
+            }
+            None => {
+                self.piece_misses.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        hit
+    }
+
+    /// Remember the piece derived from the file `key` at `path` under `context`. Kept only while
+    /// the file's own entry is (so never for a file too recently changed to be cached).
+    pub fn put_piece(&self, key: &FileKey, context: u128, path: &str, piece: Piece) {
+        let cost = piece_cost(path, &piece);
+        let mut inner = self.lock();
+        let Some(entry) = inner.files.get_mut(key) else {
+            return;
+        };
+        let mut freed = 0;
+        entry.pieces.retain(|(c, p, old)| {
+            let same = *c == context && **p == *path;
+            if same {
+                freed += piece_cost(p, old);
+            }
+            !same
+        });
+        if entry.pieces.len() >= MAX_PIECES {
+            let (_, p, old) = entry.pieces.remove(0);
+            freed += piece_cost(&p, &old);
+        }
+        entry.pieces.push((context, path.into(), Arc::new(piece)));
+        entry.cost = entry.cost + cost - freed;
+        inner.bytes = inner.bytes + cost - freed;
         self.evict(&mut inner);
     }
 
@@ -167,7 +285,7 @@ impl Cache {
         let mut ages: Vec<(u64, bool, usize)> = inner
             .files
             .values()
-            .map(|(_, cost, used)| (*used, true, *cost))
+            .map(|e| (e.used, true, e.cost))
             .chain(
                 inner
                     .counts
@@ -185,9 +303,9 @@ impl Cache {
             freed += cost;
             cutoff = *used;
         }
-        inner.files.retain(|_, (_, _, used)| *used > cutoff);
+        inner.files.retain(|_, e| e.used > cutoff);
         inner.counts.retain(|_, (_, used)| *used > cutoff);
-        inner.bytes = inner.files.values().map(|(_, c, _)| c).sum::<usize>()
+        inner.bytes = inner.files.values().map(|e| e.cost).sum::<usize>()
             + inner.counts.len() * ENTRY_OVERHEAD;
     }
 
@@ -197,12 +315,31 @@ impl Cache {
         CacheStats {
             file_hits: self.file_hits.load(Ordering::Relaxed),
             file_misses: self.file_misses.load(Ordering::Relaxed),
+            piece_hits: self.piece_hits.load(Ordering::Relaxed),
+            piece_misses: self.piece_misses.load(Ordering::Relaxed),
             count_hits: self.count_hits.load(Ordering::Relaxed),
             count_misses: self.count_misses.load(Ordering::Relaxed),
             bytes: inner.bytes,
             entries: inner.files.len() + inner.counts.len(),
         }
     }
+}
+
+/// What one piece costs the cache's budget.
+fn piece_cost(path: &str, piece: &Piece) -> usize {
+    ENTRY_OVERHEAD
+        + path.len()
+        + piece
+            .findings
+            .iter()
+            .map(|f| 64 + f.path.len() + f.fingerprint.len())
+            .sum::<usize>()
+}
+
+/// The key of one set of options that shape a piece: a 128-bit digest of their full description
+/// (for instance their `Debug` form). Two different descriptions never share a key in practice.
+pub fn context_key(description: &str) -> u128 {
+    hash128(description)
 }
 
 /// How recent a change must be for its file to stay out of the cache.

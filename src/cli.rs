@@ -5,7 +5,10 @@
 
 use crate::config::{Format, SecretsMode};
 use crate::count::Encoding;
-use crate::{Extraction, ExtractionSpec, Mode, Observer, Overrides, Policy, run_extraction};
+use crate::{
+    Extraction, ExtractionSpec, Mode, Observer, Overrides, Policy, run_extraction,
+    run_extraction_to,
+};
 use clap::{ArgAction, Parser};
 use gnaw_sandbox::Root;
 use std::io::{IsTerminal, Read, Write};
@@ -228,17 +231,22 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         policy: Policy::cli(),
         cache: None,
     };
-    let result = run_extraction(&spec);
+    // The prompt is streamed to its destination, never held whole in memory.
+    let result = match &args.output {
+        Some(path) => run_extraction_to(&spec, || std::fs::File::create(path)).map(|(ex, w)| {
+            let w = w.map_err(|e| (1, format!("cannot write {}: {e}", path.display())));
+            (ex, w)
+        }),
+        None if !args.json && !args.estimate => run_extraction_to(&spec, || {
+            progress.clear();
+            Ok(std::io::stdout().lock())
+        })
+        .map(|(ex, w)| (ex, stdout_written(w))),
+        None => run_extraction(&spec).map(|ex| (ex, Ok(()))),
+    };
     progress.clear();
-    let ex = result.map_err(|e| (e.exit_code(), e.to_string()))?;
-    if let Some(out) = &ex.output {
-        match &args.output {
-            Some(path) => std::fs::write(path, out)
-                .map_err(|e| (1, format!("cannot write {}: {e}", path.display())))?,
-            None if !args.json && !args.estimate => write_stdout(out.as_bytes())?,
-            None => {}
-        }
-    }
+    let (ex, written) = result.map_err(|e| (e.exit_code(), e.to_string()))?;
+    written?;
     if args.json {
         let mut summary = ex.summary_json();
         if args.explain {
@@ -260,7 +268,11 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
 
 fn write_stdout(bytes: &[u8]) -> Result<(), (i32, String)> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
+    stdout_written(out.write_all(bytes).and_then(|()| out.flush()))
+}
+
+fn stdout_written(written: std::io::Result<()>) -> Result<(), (i32, String)> {
+    match written {
         Ok(()) => Ok(()),
         // A closed pipe (`gnaw | head`) is the reader's choice, not a failure.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

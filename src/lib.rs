@@ -14,7 +14,7 @@
 //!
 //! [`config`] resolves `.gnawconfig` plus overrides into [`config::Options`]; [`spec`] holds what a
 //! caller asks for and [`extraction`] what it gets back. Both `gnaw` and `gnaw-mcp` call
-//! [`run_extraction`] and nothing else.
+//! [`run_extraction`] (or its streaming form, [`run_extraction_to`]) and nothing else.
 
 pub mod budget;
 pub mod cache;
@@ -42,7 +42,7 @@ use filter::Filter;
 use gnaw_sandbox::BeneathDir;
 use read::ReadOptions;
 use render::{FileView, RenderOptions};
-use std::io::Read as _;
+use std::io::{Read as _, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -66,8 +66,34 @@ fn repo_open_error(e: &std::io::Error) -> Error {
     }
 }
 
-/// Run the whole pipeline for one spec. The CLI and gnaw-mcp both call this and nothing else.
+/// Run the whole pipeline for one spec. The CLI and gnaw-mcp both call this (or
+/// [`run_extraction_to`]) and nothing else.
 pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
+    run(spec, None).map(|(ex, _)| ex)
+}
+
+/// Opens the writer a streamed prompt goes to.
+type Sink<'s> = Box<dyn FnOnce() -> std::io::Result<Box<dyn Write + 's>> + 's>;
+
+/// Like [`run_extraction`], but the prompt (in [`Mode::Render`] or [`Mode::RenderUncounted`]) is
+/// written to the writer `open` returns instead of being kept, and `Extraction::output` is
+/// `None`. `open` is called only once the prompt is fully decided, so a failed run creates
+/// nothing. Each file's text is dropped as soon as its piece is written: peak memory is the file
+/// texts, not the texts plus the prompt. The second value is the outcome of opening and writing
+/// (`Ok` when nothing was to be written, in [`Mode::Estimate`]).
+pub fn run_extraction_to<'s, W: Write + 's>(
+    spec: &ExtractionSpec<'_>,
+    open: impl FnOnce() -> std::io::Result<W> + 's,
+) -> Result<(Extraction, std::io::Result<()>), Error> {
+    let sink: Sink<'s> = Box::new(move || open().map(|w| Box::new(w) as Box<dyn Write + 's>));
+    run(spec, Some(sink))
+}
+
+/// The pipeline; the prompt is kept in the extraction, or streamed to `sink`.
+fn run(
+    spec: &ExtractionSpec<'_>,
+    sink: Option<Sink<'_>>,
+) -> Result<(Extraction, std::io::Result<()>), Error> {
     let repo = spec.repo.contained().path();
     let dir = spec.repo.open().map_err(|e| repo_open_error(&e))?;
     let options = resolve_options(&dir, spec)?;
@@ -97,7 +123,7 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
     }
 
     // read and scan, on a shared queue, largest first
-    let ropts = ReadOptions {
+    let ropts_read = ReadOptions {
         max_file_size: options.max_file_size,
         follow_links: options.follow_links,
         skip_hard_links: spec.policy.skip_hard_links,
@@ -108,18 +134,47 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
     )
     .map_err(|e| Error::Config(format!("{}: {e}", config::CONFIG_FILE)))?;
     let explicit = explicit_includes(&options.config_include)?;
+    let ropts = RenderOptions {
+        format: options.format,
+        line_numbers: options.line_numbers,
+        tree: options.tree,
+    };
+    let enc = options.encoding;
+    let keep_text = spec.mode != Mode::Estimate;
+    let counting = spec.mode != Mode::RenderUncounted;
+    if !counting && options.budget.is_some() {
+        return Err(Error::Config(
+            "a token budget needs token counts; drop --no-count or the budget".into(),
+        ));
+    }
+    // Everything besides the file itself and its path that shapes what is derived from it.
+    let context = cache::context_key(&format!(
+        "{:?}",
+        (
+            (ropts.format, ropts.line_numbers, enc, counting),
+            (options.secrets, &options.secrets_allow_paths),
+            (&options.secrets_allow_fingerprints, &options.config_include),
+        )
+    ));
     let ctx = FileContext {
         dir: &dir,
-        read: ropts,
+        read: ropts_read,
         secrets: options.secrets,
         allow: &allow,
         explicit: &explicit,
         cache: spec.cache,
+        render: &ropts,
+        enc,
+        counting,
+        context,
     };
     let candidates = &sourced.candidates;
     let total = candidates.len();
     let done = AtomicUsize::new(0);
     let order = par::largest_first(candidates, |c| c.size);
+    // Read, scan, render and count every file's piece, on the shared queue, largest first.
+    // Pieces are counted here and rendered again at assembly rather than kept: peak memory stays
+    // near the file texts plus the output.
     let processed = par::map(candidates, &order, threads, &stop, |c| {
         let r = process_file(&ctx, c);
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -153,21 +208,8 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         })
         .collect();
     let ranking = rank::rank(&docs, spec.overrides.query.as_deref());
+    drop(docs);
 
-    // render and count every file's piece, on the shared queue
-    let ropts = RenderOptions {
-        format: options.format,
-        line_numbers: options.line_numbers,
-        tree: options.tree,
-    };
-    let enc = options.encoding;
-    let keep_text = spec.mode != Mode::Estimate;
-    let counting = spec.mode != Mode::RenderUncounted;
-    if !counting && options.budget.is_some() {
-        return Err(Error::Config(
-            "a token budget needs token counts; drop --no-count or the budget".into(),
-        ));
-    }
     let count = |text: &str| match (counting, spec.cache) {
         (false, _) => 0,
         (true, Some(cache)) => cache.count(enc, text),
@@ -179,13 +221,7 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         lossy: kept[i].1.lossy,
     };
     let indices: Vec<usize> = (0..kept.len()).collect();
-    let order = par::largest_first(&kept, |(_, t)| t.bytes);
-    // Pieces are counted here and rendered again at assembly rather than kept: peak memory stays
-    // near the file texts plus the output.
-    let piece_tokens = par::map(&indices, &order, threads, &stop, |&i| {
-        count(&render::file_piece(&ropts, &view_of(i), false))
-    })
-    .ok_or(Error::Cancelled)?;
+    let piece_tokens: Vec<usize> = kept.iter().map(|(_, b)| b.tokens).collect();
 
     // budget: choose what is kept, measuring every candidate prompt exactly
     let repo_name = repo
@@ -236,25 +272,21 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
     // assemble
     let kept_paths: Vec<&str> = plan.kept.iter().map(|&i| paths[i]).collect();
     let preamble = render::preamble(&ropts, &repo_name, &kept_paths, &plan.view);
+    drop(kept_paths);
     let last = plan.kept.last().copied();
-    let piece = |i: usize| render::file_piece(&ropts, &view_of(i), Some(i) == last);
-    let output = keep_text.then(|| {
-        let body: usize = plan.kept.iter().map(|&i| kept[i].1.text.len() + 64).sum();
-        let mut out = String::with_capacity(preamble.len() + body + epilogue.len());
-        out.push_str(&preamble);
-        for &i in &plan.kept {
-            out.push_str(&piece(i));
-        }
-        out.push_str(&epilogue);
-        out
-    });
-    let output_bytes = match &output {
-        Some(o) => o.len(),
-        None => {
-            let body: usize = plan.kept.iter().map(|&i| piece(i).len()).sum();
-            preamble.len() + body + epilogue.len()
-        }
-    };
+    // Only json's last piece differs from the one measured (no trailing comma).
+    let last_piece = last
+        .filter(|_| ropts.format == config::Format::Json)
+        .map(|l| render::file_piece(&ropts, &view_of(l), true));
+    let body_bytes: usize = plan
+        .kept
+        .iter()
+        .map(|&i| match (&last_piece, Some(i) == last) {
+            (Some(p), true) => p.len(),
+            _ => kept[i].1.piece_len,
+        })
+        .sum();
+    let output_bytes = preamble.len() + body_bytes + epilogue.len();
     let files = plan
         .kept
         .iter()
@@ -284,7 +316,52 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
             score,
         })
         .collect();
-    Ok(Extraction {
+    // The output is built at its exact size (or streamed), and each file's text is dropped as
+    // soon as its piece is in: the texts shrink as the output grows.
+    let mut texts: Vec<Option<(String, Body)>> = if keep_text {
+        kept.into_iter().map(Some).collect()
+    } else {
+        Vec::new()
+    };
+    let mut pieces = plan.kept.iter().filter_map(|&i| {
+        let (path, body) = texts.get_mut(i)?.take()?;
+        let view = FileView {
+            path: &path,
+            text: &body.text,
+            lossy: body.lossy,
+        };
+        Some(match (&last_piece, Some(i) == last) {
+            (Some(p), true) => p.clone(),
+            _ => render::file_piece(&ropts, &view, false),
+        })
+    });
+    let mut written = Ok(());
+    let output = match sink {
+        _ if !keep_text => None,
+        Some(open) => {
+            written = (|| {
+                let mut w = std::io::BufWriter::with_capacity(1 << 20, open()?);
+                w.write_all(preamble.as_bytes())?;
+                for p in pieces.by_ref() {
+                    w.write_all(p.as_bytes())?;
+                }
+                w.write_all(epilogue.as_bytes())?;
+                w.flush()
+            })();
+            None
+        }
+        None => {
+            let mut out = String::with_capacity(output_bytes);
+            out.push_str(&preamble);
+            for p in pieces.by_ref() {
+                out.push_str(&p);
+            }
+            out.push_str(&epilogue);
+            debug_assert_eq!(out.len(), output_bytes);
+            Some(out)
+        }
+    };
+    let ex = Extraction {
         output,
         tokens: plan.tokens,
         output_bytes,
@@ -296,10 +373,11 @@ pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
         budget: options.budget,
         omitted,
         ranking,
-    })
+    };
+    Ok((ex, written))
 }
 
-/// What every file's read-and-scan step shares.
+/// What every file's read, scan, render and count step shares.
 struct FileContext<'a> {
     dir: &'a BeneathDir,
     read: ReadOptions,
@@ -307,13 +385,21 @@ struct FileContext<'a> {
     allow: &'a scan::Allow,
     explicit: &'a globset::GlobSet,
     cache: Option<&'a cache::Cache>,
+    render: &'a RenderOptions,
+    enc: count::Encoding,
+    counting: bool,
+    /// The cache key of everything above that shapes a piece (see [`cache::context_key`]).
+    context: u128,
 }
 
-/// A kept file's text: shared with the cache, or the scan's redacted copy.
+/// A kept file: its text (shared with the cache, or the scan's redacted copy) and its piece's
+/// exact token count and length.
 struct Body {
     bytes: u64,
     lossy: bool,
     text: BodyText,
+    tokens: usize,
+    piece_len: usize,
 }
 
 enum BodyText {
@@ -331,8 +417,10 @@ impl std::ops::Deref for BodyText {
     }
 }
 
-/// Read (or take from the cache), keep sensitive files out, and scan one candidate. Returns the
-/// body or why it is skipped, and the secrets found either way.
+/// Read (or take from the cache), keep sensitive files out, scan, and render and count one
+/// candidate's piece. Returns the body or why it is skipped, and the secrets found either way.
+/// On a warm cache hit for an unchanged file nothing but one lookup is done (and a scan again
+/// for a redacted file, to rebuild its text).
 fn process_file(
     ctx: &FileContext<'_>,
     c: &source::Candidate,
@@ -353,6 +441,17 @@ fn process_file(
         max_file_size: ctx.read.max_file_size,
         skip_hard_links: ctx.read.skip_hard_links,
     });
+    if let (Some(cache), Some(key)) = (ctx.cache, &key) {
+        match cache.piece(key, ctx.context, &path) {
+            Some(Err(reason)) => return (Err(reason), Vec::new()),
+            Some(Ok((text, piece))) => {
+                if let Some(hit) = from_piece(ctx, &path, text, &piece) {
+                    return hit;
+                }
+            }
+            None => {}
+        }
+    }
     let cached = match (ctx.cache, &key) {
         (Some(cache), Some(key)) => cache.file(key),
         _ => None,
@@ -370,24 +469,106 @@ fn process_file(
         Ok(t) => t,
         Err(reason) => return (Err(reason), Vec::new()),
     };
-    if let Some(what) = scan::sensitive_file(&path, Some(text.text.as_bytes()))
+    let (kept, findings) = scan_text(ctx, &path, text, explicit);
+    let result = kept.map(|(text, bytes, lossy)| {
+        let piece = render::file_piece(
+            ctx.render,
+            &FileView {
+                path: &path,
+                text: &text,
+                lossy,
+            },
+            false,
+        );
+        let tokens = match (ctx.counting, ctx.cache) {
+            (false, _) => 0,
+            (true, Some(cache)) => cache.count(ctx.enc, &piece),
+            (true, None) => count::count(ctx.enc, &piece),
+        };
+        Body {
+            bytes,
+            lossy,
+            tokens,
+            piece_len: piece.len(),
+            text,
+        }
+    });
+    if let (Some(cache), Some(key)) = (ctx.cache, &key) {
+        let piece = cache::Piece {
+            outcome: result
+                .as_ref()
+                .map(|b| cache::PieceInfo {
+                    redacted: matches!(b.text, BodyText::Redacted(_)),
+                    tokens: b.tokens,
+                    len: b.piece_len,
+                })
+                .map_err(Clone::clone),
+            findings: findings.clone(),
+        };
+        cache.put_piece(key, ctx.context, &path, piece);
+    }
+    (result, findings)
+}
+
+/// A warm hit: the cached piece with the file's cached text. `None` if the redacted text cannot
+/// be rebuilt as it was (then the file goes the cold way).
+fn from_piece(
+    ctx: &FileContext<'_>,
+    path: &str,
+    text: Arc<read::Text>,
+    piece: &cache::Piece,
+) -> Option<(Result<Body, SkipReason>, Vec<scan::Finding>)> {
+    let info = match &piece.outcome {
+        Ok(info) => info,
+        Err(reason) => return Some((Err(reason.clone()), piece.findings.clone())),
+    };
+    let (bytes, lossy) = (text.bytes, text.lossy);
+    let body_text = if info.redacted {
+        match scan::scan(&text.text, path, ctx.secrets, ctx.allow) {
+            scan::Scanned::Redacted { text, .. } => BodyText::Redacted(text),
+            _ => return None,
+        }
+    } else {
+        BodyText::Shared(text)
+    };
+    let body = Body {
+        bytes,
+        lossy,
+        text: body_text,
+        tokens: info.tokens,
+        piece_len: info.len,
+    };
+    Some((Ok(body), piece.findings.clone()))
+}
+
+/// Keep a sensitive file out (by its content) and scan the text for secrets: the text to render
+/// with its size and lossiness, or why the file is skipped; and the findings either way.
+#[allow(clippy::type_complexity)]
+fn scan_text(
+    ctx: &FileContext<'_>,
+    path: &str,
+    text: Arc<read::Text>,
+    explicit: impl Fn() -> bool,
+) -> (
+    Result<(BodyText, u64, bool), SkipReason>,
+    Vec<scan::Finding>,
+) {
+    if let Some(what) = scan::sensitive_file(path, Some(text.text.as_bytes()))
         && !explicit()
     {
         return (Err(SkipReason::Sensitive { what }), Vec::new());
     }
     let (bytes, lossy) = (text.bytes, text.lossy);
-    let body = |text| Body { bytes, lossy, text };
-    if ctx.secrets == config::SecretsMode::Off || ctx.allow.allows_path(&path) {
-        return (Ok(body(BodyText::Shared(text))), Vec::new());
+    let kept = |text| Ok((text, bytes, lossy));
+    if ctx.secrets == config::SecretsMode::Off || ctx.allow.allows_path(path) {
+        return (kept(BodyText::Shared(text)), Vec::new());
     }
-    match scan::scan(&text.text, &path, ctx.secrets, ctx.allow) {
-        scan::Scanned::Clean(_) => (Ok(body(BodyText::Shared(text))), Vec::new()),
+    match scan::scan(&text.text, path, ctx.secrets, ctx.allow) {
+        scan::Scanned::Clean(_) => (kept(BodyText::Shared(text)), Vec::new()),
         scan::Scanned::Warned { findings, .. } => {
-            (Ok(body(BodyText::Shared(Arc::clone(&text)))), findings)
+            (kept(BodyText::Shared(Arc::clone(&text))), findings)
         }
-        scan::Scanned::Redacted { text, findings } => {
-            (Ok(body(BodyText::Redacted(text))), findings)
-        }
+        scan::Scanned::Redacted { text, findings } => (kept(BodyText::Redacted(text)), findings),
         scan::Scanned::Blocked { findings } => (Err(SkipReason::Secret), findings),
     }
 }

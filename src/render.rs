@@ -134,6 +134,13 @@ pub fn preamble(
 
 /// One file's piece. `last` matters only for json, where it decides the trailing comma.
 pub fn file_piece(opts: &RenderOptions, file: &FileView<'_>, last: bool) -> String {
+    let mut out = String::with_capacity(file.text.len() + file.path.len() + 64);
+    push_file_piece(&mut out, opts, file, last);
+    out
+}
+
+/// Append one file's piece to `out` (what [`file_piece`] returns, without a copy).
+pub fn push_file_piece(out: &mut String, opts: &RenderOptions, file: &FileView<'_>, last: bool) {
     let numbered;
     let text = if opts.line_numbers {
         numbered = number_lines(file.text);
@@ -141,7 +148,6 @@ pub fn file_piece(opts: &RenderOptions, file: &FileView<'_>, last: bool) -> Stri
     } else {
         file.text
     };
-    let mut out = String::with_capacity(text.len() + file.path.len() + 64);
     match opts.format {
         Format::Markdown => {
             let note = if file.lossy {
@@ -185,7 +191,6 @@ pub fn file_piece(opts: &RenderOptions, file: &FileView<'_>, last: bool) -> Stri
             out.push_str(if last { "}\n" } else { "},\n" });
         }
     }
-    out
 }
 
 /// Everything after the last file.

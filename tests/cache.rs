@@ -5,6 +5,8 @@
 mod mcp_client;
 
 use gnaw::cache::Cache;
+use gnaw::config::{Format, SecretsMode};
+use gnaw::count::Encoding;
 use gnaw::{ExtractionSpec, Mode, Overrides, Policy, run_extraction};
 use gnaw_sandbox::Root;
 use mcp_client::Server;
@@ -14,10 +16,19 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 fn run(repo: &Path, cache: Option<&Cache>, mode: Mode) -> gnaw::Extraction {
+    run_with(repo, cache, mode, Overrides::default())
+}
+
+fn run_with(
+    repo: &Path,
+    cache: Option<&Cache>,
+    mode: Mode,
+    overrides: Overrides,
+) -> gnaw::Extraction {
     let root = Root::new(repo, false).unwrap();
     let spec = ExtractionSpec {
         repo: root.as_dir(),
-        overrides: Overrides::default(),
+        overrides,
         paths: None,
         mode,
         observer: None,
@@ -176,5 +187,207 @@ fn server_estimates_follow_edits() {
     assert!(
         stderr.contains("cache CacheStats"),
         "the server logs cache stats"
+    );
+}
+
+/// A fake GitHub token, assembled so no real-looking key sits in this file.
+fn fake_token() -> String {
+    format!("{}{}", "gh", "p_") + &"aZ3kQ9mX2pL7vB4nR8tY1wE6uI5oP0sD".repeat(2)[..36]
+}
+
+/// Everything a warm run reports must equal a cold run's with the same options.
+fn assert_same(warm: &gnaw::Extraction, cold: &gnaw::Extraction, what: &str) {
+    assert_eq!(warm.tokens, cold.tokens, "{what}: tokens");
+    assert_eq!(warm.output, cold.output, "{what}: output");
+    assert_eq!(warm.output_bytes, cold.output_bytes, "{what}: output bytes");
+    assert_eq!(warm.files, cold.files, "{what}: files");
+    assert_eq!(warm.skipped, cold.skipped, "{what}: skipped");
+    assert_eq!(warm.findings, cold.findings, "{what}: findings");
+}
+
+#[test]
+fn warm_pieces_follow_every_option_that_shapes_them() {
+    let (_tmp, repo) = fixture();
+    fs::write(
+        repo.join("src/conf.rs"),
+        format!("pub const TOKEN: &str = \"{}\";\n", fake_token()),
+    )
+    .unwrap();
+    // A second name for the same inode: a piece is per path, not per file.
+    fs::hard_link(repo.join("src/m1.rs"), repo.join("src/hard.rs")).unwrap();
+    std::thread::sleep(Duration::from_millis(2100));
+    let o = |format, encoding, line_numbers, secrets| Overrides {
+        format: Some(format),
+        encoding: Some(encoding),
+        line_numbers: Some(line_numbers),
+        secrets: Some(secrets),
+        ..Overrides::default()
+    };
+    // Each set differs from the one before in one option, so a piece reused across options
+    // would show up as a wrong count or a wrong text.
+    let sets = [
+        o(
+            Format::Markdown,
+            Encoding::O200kBase,
+            false,
+            SecretsMode::Warn,
+        ),
+        o(Format::Xml, Encoding::O200kBase, false, SecretsMode::Warn),
+        o(Format::Json, Encoding::O200kBase, false, SecretsMode::Warn),
+        o(Format::Json, Encoding::Cl100kBase, false, SecretsMode::Warn),
+        o(Format::Json, Encoding::Cl100kBase, true, SecretsMode::Warn),
+        o(
+            Format::Json,
+            Encoding::Cl100kBase,
+            true,
+            SecretsMode::Redact,
+        ),
+        o(
+            Format::Markdown,
+            Encoding::Cl100kBase,
+            true,
+            SecretsMode::Redact,
+        ),
+        o(
+            Format::Markdown,
+            Encoding::O200kBase,
+            true,
+            SecretsMode::Redact,
+        ),
+        o(
+            Format::Markdown,
+            Encoding::O200kBase,
+            false,
+            SecretsMode::Redact,
+        ),
+        o(
+            Format::Markdown,
+            Encoding::O200kBase,
+            false,
+            SecretsMode::Block,
+        ),
+        o(
+            Format::Markdown,
+            Encoding::O200kBase,
+            false,
+            SecretsMode::Off,
+        ),
+    ];
+    let cache = Cache::new(64 << 20);
+    let cold: Vec<_> = sets
+        .iter()
+        .map(|s| run_with(&repo, None, Mode::Render, s.clone()))
+        .collect();
+    let mut distinct: Vec<usize> = cold.iter().map(|c| c.tokens).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert!(distinct.len() >= 8, "the option sets give different counts");
+    for pass in 0..2 {
+        let before = cache.stats();
+        for (s, cold) in sets.iter().zip(&cold) {
+            let what = format!("pass {pass}, {s:?}");
+            let warm = run_with(&repo, Some(&cache), Mode::Render, s.clone());
+            assert_same(&warm, cold, &what);
+            let est = run_with(&repo, Some(&cache), Mode::Estimate, s.clone());
+            assert_eq!(est.tokens, cold.tokens, "{what}: estimate");
+            assert_eq!(
+                est.output_bytes, cold.output_bytes,
+                "{what}: estimate bytes"
+            );
+            let out = warm.output.as_deref().unwrap();
+            let secret_shown = out.contains(&fake_token());
+            let hidden = matches!(s.secrets, Some(SecretsMode::Redact | SecretsMode::Block));
+            assert_eq!(secret_shown, !hidden, "{what}: secret shown");
+        }
+        let after = cache.stats();
+        if pass == 1 {
+            assert_eq!(after.piece_misses, before.piece_misses, "all pieces warm");
+            assert_eq!(after.file_misses, before.file_misses, "nothing read again");
+            assert_eq!(after.count_misses, before.count_misses, "nothing tokenized");
+            assert!(after.piece_hits >= before.piece_hits + 2 * 11 * 42);
+        }
+    }
+}
+
+#[test]
+fn allow_list_and_config_changes_are_seen_by_warm_calls() {
+    let (_tmp, repo) = fixture();
+    fs::write(
+        repo.join("src/conf.rs"),
+        format!("pub const TOKEN: &str = \"{}\";\n", fake_token()),
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(2100));
+    let redact = || Overrides {
+        secrets: Some(SecretsMode::Redact),
+        ..Overrides::default()
+    };
+    let cache = Cache::new(64 << 20);
+    let check = |what: &str, shown: bool| {
+        let warm = run_with(&repo, Some(&cache), Mode::Render, redact());
+        let cold = run_with(&repo, None, Mode::Render, redact());
+        assert_same(&warm, &cold, what);
+        assert_eq!(
+            warm.output.unwrap().contains(&fake_token()),
+            shown,
+            "{what}"
+        );
+    };
+    check("redacted", false);
+    check("redacted, warm", false);
+    fs::write(
+        repo.join(".gnawconfig"),
+        "[secrets]\nallow_paths = [\"src/conf.rs\"]\n",
+    )
+    .unwrap();
+    check("allowed by path", true);
+    fs::remove_file(repo.join(".gnawconfig")).unwrap();
+    let found = run_with(&repo, None, Mode::Estimate, redact()).findings;
+    assert_eq!(found.len(), 1, "{found:?}");
+    fs::write(
+        repo.join(".gnawconfig"),
+        format!(
+            "[secrets]\nallow_fingerprints = [\"{}\"]\n",
+            found[0].fingerprint
+        ),
+    )
+    .unwrap();
+    check("allowed by fingerprint", true);
+    fs::remove_file(repo.join(".gnawconfig")).unwrap();
+    check("allow list gone", false);
+}
+
+#[test]
+fn editing_a_file_changes_the_warm_count() {
+    let (_tmp, repo) = fixture();
+    let cache = Cache::new(64 << 20);
+    let first = run(&repo, Some(&cache), Mode::Estimate);
+    assert_eq!(
+        run(&repo, Some(&cache), Mode::Estimate).tokens,
+        first.tokens
+    );
+    let p = repo.join("src/m7.rs");
+    let mut text = fs::read_to_string(&p).unwrap();
+    text.push_str("pub fn added_later(x: u64) -> u64 { x * 3 + 1 }\n");
+    fs::write(&p, &text).unwrap();
+    let before = cache.stats();
+    let edited = run(&repo, Some(&cache), Mode::Estimate);
+    assert!(edited.tokens > first.tokens, "the new line is counted");
+    assert_eq!(edited.tokens, run(&repo, None, Mode::Estimate).tokens);
+    let after = cache.stats();
+    assert!(
+        after.piece_misses > before.piece_misses,
+        "the edited file missed"
+    );
+    assert!(
+        after.count_misses > before.count_misses,
+        "and was tokenized"
+    );
+    // Racy: the edit is under two seconds old, so it is not cached yet and is read every time.
+    let again = run(&repo, Some(&cache), Mode::Estimate);
+    assert_eq!(again.tokens, edited.tokens);
+    assert!(
+        cache.stats().file_misses > after.file_misses,
+        "racy file read again"
     );
 }

@@ -450,3 +450,78 @@ proptest! {
         }
     }
 }
+
+/// A streamed prompt (`run_extraction_to`, what the CLI writes) is byte for byte the prompt
+/// `run_extraction` keeps, its reported count is the reference count of those bytes, a run that
+/// fails opens no writer, and a failing writer is reported.
+#[test]
+fn streamed_prompt_is_the_kept_prompt_and_counts_exactly() {
+    use gnaw::config::Format;
+    use gnaw::{ExtractionSpec, Mode, Overrides, Policy, run_extraction, run_extraction_to};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap();
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    let mut rng = Rng(0x5717_ea11);
+    for i in 0..12 {
+        let text = random_text(&mut rng, 30 + 10 * i);
+        std::fs::write(repo.join(format!("src/f{i}.txt")), text).unwrap();
+    }
+    std::fs::write(repo.join("src/lossy.txt"), b"caf\xe9 au lait\n").unwrap();
+    let root = gnaw_sandbox::Root::new(&repo, false).unwrap();
+    for format in [Format::Markdown, Format::Xml, Format::Json] {
+        let spec = |mode, budget| ExtractionSpec {
+            repo: root.as_dir(),
+            overrides: Overrides {
+                format: Some(format),
+                budget,
+                ..Overrides::default()
+            },
+            paths: None,
+            mode,
+            observer: None,
+            policy: Policy::cli(),
+            cache: None,
+        };
+        let kept = run_extraction(&spec(Mode::Render, None)).unwrap();
+        let mut streamed = Vec::new();
+        let (ex, written) = run_extraction_to(&spec(Mode::Render, None), || {
+            Ok(std::io::Cursor::new(&mut streamed))
+        })
+        .unwrap();
+        written.unwrap();
+        assert!(ex.output.is_none(), "{format:?}: not kept");
+        let streamed = String::from_utf8(streamed).unwrap();
+        assert_eq!(Some(&streamed), kept.output.as_ref(), "{format:?}");
+        assert_eq!(ex.output_bytes, streamed.len(), "{format:?}");
+        assert_eq!(ex.tokens, kept.tokens, "{format:?}");
+        assert_eq!(
+            ex.tokens,
+            reference(Encoding::O200kBase, &streamed),
+            "{format:?}"
+        );
+        // An estimate reports the size the prompt would have.
+        let est = run_extraction(&spec(Mode::Estimate, None)).unwrap();
+        assert_eq!(est.output_bytes, streamed.len(), "{format:?}");
+
+        // A budget no prompt fits: the run fails before anything is opened.
+        let failed = run_extraction_to(
+            &spec(Mode::Render, Some(1)),
+            || -> std::io::Result<Vec<u8>> { panic!("opened a writer for a failed run") },
+        );
+        assert!(failed.is_err(), "{format:?}");
+
+        // A writer that fails is reported, not ignored.
+        struct Full;
+        impl std::io::Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let (_, written) = run_extraction_to(&spec(Mode::Render, None), || Ok(Full)).unwrap();
+        assert!(written.is_err(), "{format:?}");
+    }
+}

@@ -460,7 +460,7 @@ pub fn from_list(
                 path: display_path(&rel),
                 reason: SkipReason::NotRegular { kind: "directory" },
             }),
-            Ok(meta) => candidates.push(candidate(rel, &stat_of(&meta))),
+            Ok(meta) => candidates.push(candidate(rel, &Stat::from(&meta))),
             Err(e) => skipped.push(Skipped {
                 path: display_path(&rel),
                 reason: SkipReason::Unreadable {
@@ -514,39 +514,6 @@ fn candidate(rel: Vec<u8>, st: &Stat) -> Candidate {
         size: st.size,
         mtime_ns: st.mtime_ns,
         ctime_ns: st.ctime_ns,
-    }
-}
-
-/// The walk's [`Stat`] for a `std` metadata (the `--stdin` list is checked by path first).
-fn stat_of(meta: &std::fs::Metadata) -> Stat {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let ft = meta.file_type();
-    let kind = if ft.is_file() {
-        FileKind::File
-    } else if ft.is_dir() {
-        FileKind::Dir
-    } else if ft.is_symlink() {
-        FileKind::Symlink
-    } else if ft.is_fifo() {
-        FileKind::Fifo
-    } else if ft.is_socket() {
-        FileKind::Socket
-    } else if ft.is_char_device() {
-        FileKind::CharDevice
-    } else if ft.is_block_device() {
-        FileKind::BlockDevice
-    } else {
-        FileKind::Unknown
-    };
-    let ns = |secs: i64, nsec: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsec);
-    Stat {
-        kind,
-        dev: meta.dev(),
-        ino: meta.ino(),
-        size: meta.size(),
-        nlink: meta.nlink(),
-        mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
-        ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
     }
 }
 

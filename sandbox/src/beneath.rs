@@ -373,15 +373,14 @@ impl From<&FileStat> for Stat {
             SFlag::S_IFBLK => FileKind::BlockDevice,
             _ => FileKind::Unknown,
         };
-        let ns = |secs: i64, nsec: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsec);
         Stat {
             kind,
             dev: st.st_dev,
             ino: st.st_ino,
             size: u64::try_from(st.st_size).unwrap_or(0),
             nlink: st.st_nlink,
-            mtime_ns: ns(st.st_mtime, st.st_mtime_nsec),
-            ctime_ns: ns(st.st_ctime, st.st_ctime_nsec),
+            mtime_ns: nanos(st.st_mtime, st.st_mtime_nsec),
+            ctime_ns: nanos(st.st_ctime, st.st_ctime_nsec),
         }
     }
 }
@@ -408,6 +407,43 @@ pub(crate) fn read_link_fd(link: BorrowedFd<'_>) -> io::Result<OsString> {
 pub(crate) fn stat_fd(fd: BorrowedFd<'_>) -> io::Result<Stat> {
     let st = retry_eintr(|| nix::sys::stat::fstat(fd))?;
     Ok(Stat::from(&st))
+}
+
+impl From<&Metadata> for Stat {
+    fn from(meta: &Metadata) -> Stat {
+        use std::os::unix::fs::FileTypeExt;
+        let ft = meta.file_type();
+        let kind = if ft.is_file() {
+            FileKind::File
+        } else if ft.is_dir() {
+            FileKind::Dir
+        } else if ft.is_symlink() {
+            FileKind::Symlink
+        } else if ft.is_fifo() {
+            FileKind::Fifo
+        } else if ft.is_socket() {
+            FileKind::Socket
+        } else if ft.is_char_device() {
+            FileKind::CharDevice
+        } else if ft.is_block_device() {
+            FileKind::BlockDevice
+        } else {
+            FileKind::Unknown
+        };
+        Stat {
+            kind,
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            nlink: meta.nlink(),
+            mtime_ns: nanos(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: nanos(meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+fn nanos(secs: i64, nsec: i64) -> i128 {
+    i128::from(secs) * 1_000_000_000 + i128::from(nsec)
 }
 
 /// A single path component: not empty, no `/`, not `.` or `..`.

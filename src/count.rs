@@ -32,11 +32,14 @@
 //! unsafe junctions; [`count_many`] counts many texts on a shared queue, largest first.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bpe_openai::Tokenizer;
 use bpe_openai::byte_pair_encoding::BytePairEncoding;
+use rustc_hash::FxBuildHasher;
 use tiktoken_rs::CoreBPE;
 
 /// A tiktoken encoding.
@@ -103,11 +106,62 @@ pub fn count_with(engine: Engine, encoding: Encoding, text: &str) -> usize {
     }
     match engine {
         Engine::Bpe => match bpe_tokenizer(encoding) {
-            Some(tokenizer) => tokenizer.count(text),
+            Some(tokenizer) => count_memoized(tokenizer, encoding, text),
             None => tiktoken(encoding).encode_ordinary(text).len(),
         },
         Engine::Tiktoken => tiktoken(encoding).encode_ordinary(text).len(),
     }
+}
+
+/// Pre-tokens longer than this many bytes are counted without the memo.
+const MEMO_MAX_PIECE: usize = 64;
+/// Entries one thread's memo holds before it starts over (a few MiB at most).
+const MEMO_MAX_ENTRIES: usize = 1 << 16;
+
+/// One thread's memo of pre-token counts, for one encoding at a time.
+#[derive(Default)]
+struct Memo {
+    encoding: Option<Encoding>,
+    counts: HashMap<Box<str>, u8, FxBuildHasher>,
+}
+
+thread_local! {
+    static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+}
+
+/// [`Tokenizer::count`], with each short pre-token's count remembered by this thread. BPE runs
+/// inside each pre-token independently, so a pre-token's count is a function of its bytes alone
+/// and the memo cannot change a total. Source code repeats its words: on 22 MB of crate sources,
+/// 5.9 M pre-tokens hold 56 k distinct ones, and BPE was about two thirds of the counting time.
+fn count_memoized(tokenizer: &Tokenizer, encoding: Encoding, text: &str) -> usize {
+    let text = tokenizer.normalize(text);
+    MEMO.with_borrow_mut(|memo| {
+        if memo.encoding != Some(encoding) {
+            memo.counts.clear();
+            memo.encoding = Some(encoding);
+        }
+        let mut total = 0;
+        for piece in tokenizer.split(text.as_str()) {
+            if piece.len() > MEMO_MAX_PIECE {
+                total += tokenizer.bpe.count(piece.as_bytes());
+                continue;
+            }
+            if let Some(&n) = memo.counts.get(piece) {
+                total += usize::from(n);
+                continue;
+            }
+            let n = tokenizer.bpe.count(piece.as_bytes());
+            // At most one token per byte, so a piece of at most 64 bytes fits in a u8.
+            if let Ok(small) = u8::try_from(n) {
+                if memo.counts.len() >= MEMO_MAX_ENTRIES {
+                    memo.counts.clear();
+                }
+                memo.counts.insert(piece.into(), small);
+            }
+            total += n;
+        }
+        total
+    })
 }
 
 /// Build the tokenizer [`count`] uses for `encoding` now, instead of on first use.
@@ -456,6 +510,31 @@ pub fn count_parallel(encoding: Encoding, text: &str, threads: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The memo is per thread and per encoding: switching encodings on one thread, and meeting
+    /// the same pre-tokens again in other texts, must give tiktoken's counts every time.
+    #[test]
+    fn memoized_counts_match_tiktoken_across_encodings_and_repeats() {
+        let texts = [
+            "fn main() { let x = 1; println!(\"{x}\"); }\n",
+            "fn main() { let y = 2; }\n\n\n    // fn main again\n",
+            "  indentation\n\tand tabs\r\n caf\u{e9} cafe\u{301} \u{1F600}\u{1F600} 12345678901234567890\n",
+            &"x".repeat(200),
+            &"longidentifier_".repeat(10),
+        ];
+        for round in 0..3 {
+            for e in Encoding::ALL {
+                for t in &texts {
+                    assert_eq!(
+                        count(e, t),
+                        count_with(Engine::Tiktoken, e, t),
+                        "{} round {round}: {t:?}",
+                        e.name()
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn names_round_trip() {

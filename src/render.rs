@@ -53,7 +53,7 @@ pub fn preamble(
         Format::Markdown => {
             let _ = writeln!(out, "# {}\n", md_inline(repo_name));
             if let Some(t) = &tree {
-                let fence = fence_for(t, '`');
+                let fence = fence_for(t, b'`');
                 let _ = write!(out, "## Directory tree\n\n{fence}text\n{t}{fence}\n\n");
             }
             if omitted.files > 0 {
@@ -156,7 +156,7 @@ pub fn push_file_piece(out: &mut String, opts: &RenderOptions, file: &FileView<'
                 String::new()
             };
             let _ = write!(out, "### {}{note}\n\n", md_inline(file.path));
-            let fence = fence_for(text, '`');
+            let fence = fence_for(text, b'`');
             let _ = writeln!(out, "{fence}{}", language(file.path));
             out.push_str(text);
             if !text.is_empty() && !text.ends_with('\n') {
@@ -272,32 +272,27 @@ pub fn tree(root_name: &str, paths: &[&str]) -> String {
 }
 
 /// A fence of `ch` longer than any run of `ch` in `text`, and at least three long.
-fn fence_for(text: &str, ch: char) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        if c == ch {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
+fn fence_for(text: &str, ch: u8) -> String {
+    let len = (longest_run(text.as_bytes(), ch) + 1).max(3);
+    String::from_utf8(vec![ch; len]).unwrap_or_default()
+}
+
+/// The longest run of the ASCII byte `b` in `bytes` (found with `memchr`: this runs over every
+/// file's whole text).
+fn longest_run(bytes: &[u8], b: u8) -> usize {
+    let (mut longest, mut run) = (0, 0);
+    let mut next_expected = None;
+    for i in memchr::memchr_iter(b, bytes) {
+        run = if next_expected == Some(i) { run + 1 } else { 1 };
+        next_expected = Some(i + 1);
+        longest = longest.max(run);
     }
-    std::iter::repeat_n(ch, (longest + 1).max(3)).collect()
+    longest
 }
 
 /// A markdown inline code span holding `s` literally, whatever backticks it contains.
 fn md_inline(s: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in s.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
+    let longest = longest_run(s.as_bytes(), b'`');
     let ticks: String = std::iter::repeat_n('`', longest + 1).collect();
     let pad = if s.starts_with('`') || s.ends_with('`') || s.is_empty() {
         " "
@@ -311,7 +306,20 @@ fn md_inline(s: &str) -> String {
 /// controls) become U+FFFD; `\r` is kept as a character reference so parsers do not fold it.
 fn xml_escape(s: &str, attribute: bool) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 16);
-    for c in s.chars() {
+    // Copy runs of bytes that need nothing; stop only at ASCII specials and at the lead byte
+    // 0xEF of U+FFFE / U+FFFF.
+    let bytes = s.as_bytes();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !(b < 0x20 || matches!(b, b'&' | b'<' | b'>' | b'"' | 0xEF)) {
+            i += 1;
+            continue;
+        }
+        // `i` is at a char boundary: every byte that stops the scan is ASCII or a lead byte.
+        out.push_str(&s[copied..i]);
+        let c = s[i..].chars().next().unwrap_or('\u{FFFD}');
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -324,12 +332,16 @@ fn xml_escape(s: &str, attribute: bool) -> String {
             c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
             c => out.push(c),
         }
+        i += c.len_utf8();
+        copied = i;
     }
+    out.push_str(&s[copied..]);
     out
 }
 
 fn json_str(s: &str) -> String {
-    serde_json::Value::String(s.to_owned()).to_string()
+    // Serializing a string cannot fail.
+    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// Prefix every line with its right-aligned number and ` | `.
@@ -395,10 +407,24 @@ mod tests {
 
     #[test]
     fn fences_outgrow_backticks() {
-        assert_eq!(fence_for("no ticks", '`'), "```");
-        assert_eq!(fence_for("a ```` b", '`'), "`````");
+        assert_eq!(fence_for("no ticks", b'`'), "```");
+        assert_eq!(fence_for("a ```` b", b'`'), "`````");
+        assert_eq!(fence_for("`` x ` y ```", b'`'), "````");
+        assert_eq!(fence_for("````", b'`'), "`````");
         assert_eq!(md_inline("a`b"), "``a`b``");
         assert_eq!(md_inline("`a"), "`` `a ``");
+    }
+
+    #[test]
+    fn xml_escape_handles_every_special_and_leaves_the_rest() {
+        let text = "a<b>&\"c\"\r\n\t\u{1}\u{FFFE}\u{FFFF}\u{FFFD}\u{F000}caf\u{e9} \u{1F600}";
+        assert_eq!(
+            xml_escape(text, false),
+            "a&lt;b&gt;&amp;\"c\"&#13;\n\t\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{F000}caf\u{e9} \u{1F600}"
+        );
+        assert_eq!(xml_escape("p\"\n\t", true), "p&quot;&#10;&#9;");
+        assert_eq!(xml_escape("", false), "");
+        assert_eq!(xml_escape("plain", false), "plain");
     }
 
     #[test]

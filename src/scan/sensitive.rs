@@ -74,6 +74,14 @@ pub fn sensitive_file(rel_path: &str, content: Option<&[u8]>) -> Option<&'static
         return Some("Azure CLI credentials file");
     }
 
+    // Only these names depend on content; other files are not decoded here at all.
+    let by_content = matches!(name, ".npmrc" | ".pypirc" | ".netrc" | "_netrc")
+        || (name == "config.json" && parent == ".docker")
+        || (name == "config" && parent == ".kube")
+        || ext == "json";
+    if !by_content {
+        return None;
+    }
     let text = String::from_utf8_lossy(content?);
     match name {
         ".npmrc" if npmrc_has_credentials(&text) => Some("credentials in .npmrc"),

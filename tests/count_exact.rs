@@ -525,3 +525,36 @@ fn streamed_prompt_is_the_kept_prompt_and_counts_exactly() {
         assert!(written.is_err(), "{format:?}");
     }
 }
+
+/// Every file of this repository (sources, tests, docs, scripts), counted on several threads at
+/// once in every encoding: the per-thread memo and pre-token splitter must agree with
+/// tiktoken-rs on real text of many kinds, whatever pre-tokens each thread met before.
+#[test]
+fn every_file_of_this_repository_counts_exactly() {
+    fn collect(dir: &std::path::Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths {
+            if p.is_dir() {
+                collect(&p, out);
+            } else if let Ok(bytes) = std::fs::read(&p) {
+                out.push(String::from_utf8_lossy(&bytes).into_owned());
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts = Vec::new();
+    for dir in ["src", "tests", "docs", "scripts", "sandbox/src", "examples"] {
+        collect(&root.join(dir), &mut texts);
+    }
+    assert!(texts.len() > 40, "expected the repository's files");
+    for enc in Encoding::ALL {
+        let fast = count_many(enc, &texts, 3);
+        for (text, n) in texts.iter().zip(fast) {
+            assert_eq!(n, reference(enc, text), "{} {}", enc.name(), preview(text));
+        }
+    }
+}

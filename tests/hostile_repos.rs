@@ -5,7 +5,7 @@
 //! watchdog (the child is killed and the test fails past its deadline), and every skipped file
 //! must be reported with its reason. Timings are printed (`-- --nocapture`).
 //!
-//! The many-files test uses 20,000 files; `GNAW_HEAVY_TESTS=1` makes it 200,000.
+//! The many-files test uses 200,000 files (about 20 s in a debug build on 2 cores).
 
 mod mcp_client;
 
@@ -322,8 +322,7 @@ fn a_tree_10000_directories_deep_finishes() {
 
 #[test]
 fn many_files() {
-    let heavy = std::env::var("GNAW_HEAVY_TESTS").is_ok_and(|v| v == "1");
-    let n: usize = if heavy { 200_000 } else { 20_000 };
+    let n: usize = 200_000;
     let base = tempfile::tempdir().unwrap();
     let repo = base.path().join("repo");
     let built = Instant::now();
@@ -335,7 +334,7 @@ fn many_files() {
         }
     }
     println!("{n} files built in {:?}", built.elapsed());
-    let deadline = Duration::from_secs(if heavy { 900 } else { 120 });
+    let deadline = Duration::from_secs(600);
     let run = cli(&repo, &["--estimate", "-q"], deadline);
     assert!(run.status.success(), "{}", run.stderr);
     println!(

@@ -6,6 +6,7 @@
 //! and profile is byte-identical to `gnaw` with the same flags.
 
 mod mcp_client;
+mod xorshift;
 
 use mcp_client::Server;
 use serde_json::{Value, json};
@@ -13,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use xorshift::Rng;
 
 /// The reference token count: tiktoken-rs, independent of gnaw's own counter.
 fn reference_count(text: &str) -> usize {
@@ -68,21 +70,6 @@ fn paths_of(list: &Value) -> Vec<String> {
         .collect()
 }
 
-/// A small deterministic generator (xorshift), so repos differ but every run is reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 const WORDS: &[&str] = &[
     "parse",
     "token",
@@ -120,7 +107,7 @@ const WORDS: &[&str] = &[
 fn text(rng: &mut Rng, words: u64) -> String {
     let mut s = String::new();
     for _ in 0..words {
-        s.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        s.push_str(WORDS[rng.below(WORDS.len())]);
         s.push(if rng.below(5) == 0 { '\n' } else { ' ' });
     }
     s
@@ -150,12 +137,12 @@ fn generated_repo(root: &Path, seed: u64, files: usize) {
         "vendor/dep",
     ];
     for k in 0..files {
-        let dir = dirs[rng.below(dirs.len() as u64) as usize];
-        let ext = ["rs", "md", "txt", "py"][rng.below(4) as usize];
+        let dir = dirs[rng.below(dirs.len())];
+        let ext = ["rs", "md", "txt", "py"][rng.below(4)];
         let path = root.join(dir).join(format!("f{k}.{ext}"));
         fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let size = [5, 40, 200, 900][rng.below(4) as usize];
-        let words = rng.below(size) + 1;
+        let size = [5, 40, 200, 900][rng.below(4)];
+        let words = rng.below(size) as u64 + 1;
         fs::write(path, text(&mut rng, words)).unwrap();
     }
 }

@@ -3,6 +3,8 @@
 //! additivity rules (`is_safe_boundary`, `split_for_parallel`, `exact_units`) checked both
 //! exhaustively on the characters around a cut and by property tests.
 
+mod xorshift;
+
 use std::time::{Duration, Instant};
 
 use gnaw::count::{
@@ -11,6 +13,7 @@ use gnaw::count::{
 };
 use proptest::prelude::*;
 use tiktoken_rs::CoreBPE;
+use xorshift::Rng;
 
 fn reference_bpe(enc: Encoding) -> &'static CoreBPE {
     match enc {
@@ -40,22 +43,6 @@ fn assert_exact(text: &str) {
 
 fn preview(text: &str) -> String {
     text.chars().take(80).collect()
-}
-
-/// Deterministic pseudo-random numbers (xorshift), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// Fragments chosen to hit every alternative of the four pre-tokenizer patterns and their edges.

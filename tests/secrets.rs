@@ -4,30 +4,14 @@
 //! list, the operator's floor, sensitive files and the counts of the redacted text are checked.
 
 mod mcp_client;
+mod xorshift;
 
 use mcp_client::Server;
 use serde_json::{Value, json};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-/// A deterministic generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn from(&mut self, alphabet: &str, n: usize) -> String {
-        let a: Vec<char> = alphabet.chars().collect();
-        (0..n)
-            .map(|_| a[(self.next() % a.len() as u64) as usize])
-            .collect()
-    }
-}
+use xorshift::Rng;
 
 const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";

@@ -16,9 +16,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use gnaw::mcp::{self, Containment, Rejected};
-use gnaw_sandbox::{ContainedDir, Root, RootError, SandboxMode, confine};
-use serde_json::Value;
+use gnaw::mcp::{self, RootContainment};
+use gnaw_sandbox::{Root, RootError, SandboxMode, confine};
 
 const AFTER_HELP: &str = "\
 Environment:
@@ -57,19 +56,6 @@ struct Args {
     /// adds restrictions to its own process and runs the probes; it never serves a request.
     #[arg(long, hide = true)]
     self_test_child: bool,
-}
-
-/// The sandbox's root as the server's containment: the only route from a `repo` argument to
-/// a path the pipeline reads.
-struct RootContainment(Root);
-
-impl Containment for RootContainment {
-    fn contain(&self, repo: &Value) -> Result<ContainedDir, Rejected> {
-        self.0.contain_json(repo).map_err(|r| Rejected {
-            kind: r.kind(),
-            message: r.to_string(),
-        })
-    }
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {

@@ -18,4 +18,4 @@ pub mod server;
 pub mod tools;
 
 pub use server::{Config, LEGACY_VERSIONS, MODERN_VERSIONS, serve};
-pub use tools::{Containment, Rejected};
+pub use tools::{Containment, Rejected, RootContainment};

@@ -6,7 +6,7 @@
 
 use super::server::Config;
 use crate::{Error, Extraction, ExtractionSpec, Mode, Observer, Overrides};
-use gnaw_sandbox::ContainedDir;
+use gnaw_sandbox::{ContainedDir, Root};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
@@ -21,9 +21,22 @@ pub struct Rejected {
 }
 
 /// Turns an untrusted `repo` value into a directory proven to lie under the server's root.
-/// gnaw-mcp implements it with `gnaw_sandbox::Root::contain_json`.
+/// gnaw-mcp implements it with [`RootContainment`]; tests may substitute their own.
 pub trait Containment: Send + Sync {
     fn contain(&self, repo: &Value) -> Result<ContainedDir, Rejected>;
+}
+
+/// The sandbox's root as the server's containment (`gnaw_sandbox::Root::contain_json`): the only
+/// route from a `repo` argument to a path the pipeline reads.
+pub struct RootContainment(pub Root);
+
+impl Containment for RootContainment {
+    fn contain(&self, repo: &Value) -> Result<ContainedDir, Rejected> {
+        self.0.contain_json(repo).map_err(|r| Rejected {
+            kind: r.kind(),
+            message: r.to_string(),
+        })
+    }
 }
 
 /// Which tool a call is for.

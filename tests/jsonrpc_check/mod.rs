@@ -18,8 +18,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use gnaw::mcp::framing::{Frame, LineReader};
 use gnaw::mcp::jsonrpc::{self, Incoming, Parsed};
-use gnaw::mcp::{Config, Containment, Rejected};
-use gnaw_sandbox::{ContainedDir, Root};
+use gnaw::mcp::{Config, RootContainment};
+use gnaw_sandbox::Root;
 use serde_json::Value;
 
 /// A longest line small enough that random inputs hit the cap.
@@ -39,17 +39,6 @@ impl Write for Sink {
     }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
-    }
-}
-
-struct RootContainment(Root);
-
-impl Containment for RootContainment {
-    fn contain(&self, repo: &Value) -> Result<ContainedDir, Rejected> {
-        self.0.contain_json(repo).map_err(|r| Rejected {
-            kind: r.kind(),
-            message: r.to_string(),
-        })
     }
 }
 

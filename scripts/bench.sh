@@ -7,6 +7,7 @@
 #   scripts/bench.sh                  # medium and many-files corpora, 5 runs after a warm-up
 #   scripts/bench.sh --quick          # smoke run: a small corpus, 1 run (well under 2 minutes)
 #   scripts/bench.sh --install-peers  # install yek, code2prompt, repomix into the cache dir, then run
+#   scripts/bench.sh --corpora-only   # build the pinned corpora and exit (scripts/same-bytes.sh uses them)
 #   options: --corpus medium|many|all  --runs N  --no-peers
 #
 # Scratch and cache live in $GNAW_BENCH_DIR (default ~/.cache/gnaw-bench): corpus/, peers/,
@@ -33,11 +34,13 @@ runs=5
 quick=0
 install=0
 no_peers=0
+corpora_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --install-peers) install=1 ;;
         --no-peers) no_peers=1 ;;
+        --corpora-only) corpora_only=1 ;;
         --runs) runs=${2:?--runs needs a number}; shift ;;
         --corpus)
             case "${2:-}" in
@@ -46,7 +49,7 @@ while [ $# -gt 0 ]; do
                 *) echo "bench.sh: --corpus takes medium, many or all" >&2; exit 2 ;;
             esac
             shift ;;
-        -h|--help) sed -n "2,16p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n "2,17p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -118,6 +121,12 @@ for name, text in [("one-letter", "a" * (4 << 20)),
 EOF
     mv "$out.tmp" "$out"
 }
+
+if [ "$corpora_only" = 1 ]; then
+    for c in $corpora; do build_corpus "$c"; done
+    echo "$dir/corpus"
+    exit 0
+fi
 
 [ "$install" = 1 ] && install_peers
 

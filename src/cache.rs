@@ -21,10 +21,8 @@
 //! Only outcomes that are a pure function of the file's content and metadata are kept: transient
 //! failures (unreadable, changed during the walk) are always retried.
 
-use crate::count::Encoding;
-use crate::extraction::SkipReason;
-use crate::read::Text;
-use crate::scan::Finding;
+use crate::par::lock;
+use crate::vocab::{Encoding, Finding, SkipReason, Text};
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -135,7 +133,7 @@ impl Cache {
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.inner)
     }
 
     /// The cached read outcome for `key`, if any.
@@ -336,10 +334,11 @@ fn piece_cost(path: &str, piece: &Piece) -> usize {
             .sum::<usize>()
 }
 
-/// The key of one set of options that shape a piece: a 128-bit digest of their full description
-/// (for instance their `Debug` form). Two different descriptions never share a key in practice.
-pub fn context_key(description: &str) -> u128 {
-    hash128(description)
+/// The key of one set of options that shape a piece: a 128-bit digest of the options value
+/// (the driver hashes the very struct its per-file step receives). Two different option sets
+/// never share a key in practice.
+pub fn context_key(options: &impl Hash) -> u128 {
+    hash128(options)
 }
 
 /// How recent a change must be for its file to stay out of the cache.
@@ -355,14 +354,14 @@ pub fn is_racy(changed_ns: i128) -> bool {
     now - changed_ns < RACY_NS
 }
 
-/// Two independent 64-bit SipHashes of the text: a 128-bit key, so that a collision (which would
+/// Two independent 64-bit SipHashes of a value: a 128-bit key, so that a collision (which would
 /// give a wrong count, never a wrong text) is out of reach in practice.
-fn hash128(text: &str) -> u128 {
+fn hash128<T: Hash + ?Sized>(value: &T) -> u128 {
     let mut a = DefaultHasher::new();
-    text.hash(&mut a);
+    value.hash(&mut a);
     let mut b = DefaultHasher::new();
     0x9e37_79b9_7f4a_7c15_u64.hash(&mut b);
-    text.hash(&mut b);
+    value.hash(&mut b);
     (u128::from(a.finish()) << 64) | u128::from(b.finish())
 }
 

@@ -5,10 +5,11 @@
 //! scalar keys from the overrides replace the file's. An unknown key or a bad value is an error
 //! that names the key and, for an unknown key, the nearest valid one.
 
-use crate::count::Encoding;
+use crate::error::ConfigError;
 use crate::spec::Overrides;
+use crate::vocab::Encoding;
 
-pub use crate::scan::SecretsMode;
+pub use crate::vocab::{Format, SecretsMode};
 
 /// The config file's name, at the repo root.
 pub const CONFIG_FILE: &str = ".gnawconfig";
@@ -18,36 +19,6 @@ pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// Default cap on a file's size (1 MiB).
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 20;
-
-/// Output format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
-pub enum Format {
-    #[default]
-    Markdown,
-    Xml,
-    Json,
-}
-
-impl Format {
-    pub const ALL: [Format; 3] = [Format::Markdown, Format::Xml, Format::Json];
-
-    /// The name used in flags and `.gnawconfig`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Markdown => "markdown",
-            Format::Xml => "xml",
-            Format::Json => "json",
-        }
-    }
-
-    /// Parse a format name (`md` is accepted for markdown).
-    pub fn from_name(name: &str) -> Option<Format> {
-        match name {
-            "md" => Some(Format::Markdown),
-            _ => Format::ALL.into_iter().find(|f| f.name() == name),
-        }
-    }
-}
 
 /// Everything the stages need, resolved from `.gnawconfig` plus overrides.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,40 +89,58 @@ pub const SECRETS_KEYS: &[&str] = &["mode", "allow_paths", "allow_fingerprints"]
 /// Parse a `.gnawconfig` text into options, starting from `base` (the caller's defaults), then
 /// applying the `[profiles.NAME]` table when `profile` names one. Every profile is validated,
 /// selected or not, so a typo anywhere in the file is reported.
-pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options, String> {
+pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options, ConfigError> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        format!("{CONFIG_FILE} is not valid TOML: {}", e.message())
+        let at = e
+            .span()
+            .map(|span| {
+                let before = &text.as_bytes()[..span.start.min(text.len())];
+                let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+                let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+                format!(" at line {line}, column {column}")
+            })
+            .unwrap_or_default();
+        ConfigError::file(format!(
+            "{CONFIG_FILE} is not valid TOML{at}: {}",
+            e.message()
+        ))
     })?;
     let mut o = base;
     let mut profiles: Vec<(&String, &toml::Table)> = Vec::new();
     for (key, value) in &table {
         if key == "profiles" {
             let toml::Value::Table(t) = value else {
-                return Err(format!(
-                    "{CONFIG_FILE}: `profiles` must be a table of [profiles.NAME] tables"
+                return Err(ConfigError::key(
+                    "profiles",
+                    format!("{CONFIG_FILE}: `profiles` must be a table of [profiles.NAME] tables"),
                 ));
             };
             for (name, p) in t {
                 let toml::Value::Table(p) = p else {
-                    return Err(format!(
-                        "{CONFIG_FILE}: profile `{name}` must be a [profiles.{name}] table"
+                    return Err(ConfigError::key(
+                        &format!("profiles.{name}"),
+                        format!("{CONFIG_FILE}: profile `{name}` must be a [profiles.{name}] table"),
                     ));
                 };
                 profiles.push((name, p));
             }
             continue;
         }
-        apply_key(&mut o, key, value, "")?;
+        apply_key(&mut o, key, value, "").map_err(|m| ConfigError::key(key, m))?;
     }
     for (name, p) in &profiles {
         let mut scratch = o.clone();
         for (key, value) in p.iter() {
+            let prefix = format!("profiles.{name}.");
             if key == "profiles" {
-                return Err(format!(
-                    "{CONFIG_FILE}: profile `{name}` cannot define profiles"
+                return Err(ConfigError::key(
+                    &format!("{prefix}{key}"),
+                    format!("{CONFIG_FILE}: profile `{name}` cannot define profiles"),
                 ));
             }
-            apply_key(&mut scratch, key, value, &format!("profiles.{name}."))?;
+            apply_key(&mut scratch, key, value, &prefix)
+                .map_err(|m| ConfigError::key(&format!("{prefix}{key}"), m))?;
         }
     }
     if let Some(wanted) = profile {
@@ -161,17 +150,22 @@ pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options
                 profiles.iter().map(|(n, _)| n.as_str()),
             ));
         };
+        let prefix = format!("profiles.{wanted}.");
         for (key, value) in p.iter() {
-            apply_key(&mut o, key, value, &format!("profiles.{wanted}."))?;
+            apply_key(&mut o, key, value, &prefix)
+                .map_err(|m| ConfigError::key(&format!("{prefix}{key}"), m))?;
         }
     }
     Ok(o)
 }
 
 /// The error for a profile that does not exist, listing those that do.
-pub fn unknown_profile<'a>(wanted: &str, available: impl Iterator<Item = &'a str>) -> String {
+pub fn unknown_profile<'a>(
+    wanted: &str,
+    available: impl Iterator<Item = &'a str>,
+) -> ConfigError {
     let names: Vec<&str> = available.collect();
-    if names.is_empty() {
+    let message = if names.is_empty() {
         format!(
             "unknown profile `{wanted}`: {CONFIG_FILE} defines no profiles (add a [profiles.{wanted}] table)"
         )
@@ -180,7 +174,8 @@ pub fn unknown_profile<'a>(wanted: &str, available: impl Iterator<Item = &'a str
             "unknown profile `{wanted}`; available profiles: {}",
             names.join(", ")
         )
-    }
+    };
+    ConfigError::key("profile", message)
 }
 
 /// Apply one key. `prefix` is where the key sits (`""` or `profiles.NAME.`), for messages.
@@ -196,17 +191,12 @@ fn apply_key(o: &mut Options, key: &str, value: &toml::Value, prefix: &str) -> R
         "format" => {
             let s = string(key, value)?;
             o.format = Format::from_name(s)
-                .ok_or_else(|| bad_value(key, s, "one of markdown, xml, json"))?;
+                .ok_or_else(|| bad_value(key, s, &one_of(Format::NAMES)))?;
         }
         "encoding" => {
             let s = string(key, value)?;
-            o.encoding = Encoding::from_name(s).ok_or_else(|| {
-                bad_value(
-                    key,
-                    s,
-                    "one of o200k_base, cl100k_base, p50k_base, r50k_base",
-                )
-            })?;
+            o.encoding = Encoding::from_name(s)
+                .ok_or_else(|| bad_value(key, s, &one_of(Encoding::NAMES)))?;
         }
         "line_numbers" => o.line_numbers = boolean(key, value)?,
         "hidden" => o.hidden = boolean(key, value)?,
@@ -257,8 +247,11 @@ fn parse_secrets(value: &toml::Value, o: &mut Options) -> Result<(), String> {
 }
 
 fn secrets_mode(key: &str, s: &str) -> Result<SecretsMode, String> {
-    s.parse()
-        .map_err(|_| bad_value(key, s, "one of off, warn, redact, block"))
+    SecretsMode::from_name(s).ok_or_else(|| bad_value(key, s, &one_of(SecretsMode::NAMES)))
+}
+
+fn one_of(names: &[&str]) -> String {
+    format!("one of {}", names.join(", "))
 }
 
 /// Layer per-run overrides on top of resolved config options.
@@ -404,7 +397,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
 
-    fn parse_test(text: &str, base: Options) -> Result<Options, String> {
+    fn parse_test(text: &str, base: Options) -> Result<Options, ConfigError> {
         parse(text, base, None)
     }
 
@@ -417,12 +410,12 @@ mod tests {
         assert_eq!(o.include, vec!["src/**"]);
         let o = parse(text, Options::default(), None).unwrap();
         assert_eq!(o.budget, Some(5000));
-        let err = parse(text, Options::default(), Some("big")).unwrap_err();
+        let err = parse(text, Options::default(), Some("big")).unwrap_err().message;
         assert!(
             err.contains("small") && err.contains("docs") && err.contains("`big`"),
             "{err}"
         );
-        let err = parse("[profiles.x]\nbudgett = 1", Options::default(), None).unwrap_err();
+        let err = parse("[profiles.x]\nbudgett = 1", Options::default(), None).unwrap_err().message;
         assert!(
             err.contains("profiles.x.budgett") && err.contains("profiles.x.budget"),
             "{err}"
@@ -431,10 +424,10 @@ mod tests {
 
     #[test]
     fn unknown_key_names_the_nearest() {
-        let err = parse_test("includes = [\"a\"]", Options::default()).unwrap_err();
+        let err = parse_test("includes = [\"a\"]", Options::default()).unwrap_err().message;
         assert!(err.contains("`includes`"), "{err}");
         assert!(err.contains("did you mean `include`"), "{err}");
-        let err = parse_test("[secrets]\nmod = \"off\"", Options::default()).unwrap_err();
+        let err = parse_test("[secrets]\nmod = \"off\"", Options::default()).unwrap_err().message;
         assert!(err.contains("did you mean `secrets.mode`"), "{err}");
     }
 
@@ -449,7 +442,7 @@ mod tests {
             ("include = [1]", "include"),
             ("secrets = \"loud\"", "secrets"),
         ] {
-            let err = parse_test(text, Options::default()).unwrap_err();
+            let err = parse_test(text, Options::default()).unwrap_err().message;
             assert!(err.contains(&format!("`{key}`")), "{text}: {err}");
         }
     }

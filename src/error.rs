@@ -1,19 +1,66 @@
-//! Errors a run can end with, each with the exit code the CLI uses and a message that says what
-//! went wrong and what to do about it.
+//! Errors a run can end with. Each variant carries what it is about (the key, the glob, the path)
+//! as fields, so a front end can name the kind ([`Error::kind`]) and the CLI its exit code
+//! ([`Error::exit_code`]); the message says what went wrong and what to do about it.
 
 use std::fmt;
+
+/// A `.gnawconfig` problem: the key to blame, when there is one, and the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The full key (`secrets.mode`, `profiles.x.budget`), or `None` for the file as a whole.
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl ConfigError {
+    /// An error about `key`.
+    pub fn key(key: &str, message: String) -> ConfigError {
+        ConfigError {
+            key: Some(key.to_string()),
+            message,
+        }
+    }
+
+    /// An error about the file as a whole.
+    pub fn file(message: String) -> ConfigError {
+        ConfigError { key: None, message }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
 
 /// Why a run failed.
 #[derive(Debug)]
 pub enum Error {
-    /// `.gnawconfig` or an option is invalid (exit 2).
-    Config(String),
+    /// `.gnawconfig` is invalid (exit 2).
+    Config(ConfigError),
+    /// Options that cannot work together, such as a budget without counting (exit 2).
+    Usage { message: String },
+    /// A glob cannot be used: where it came from (`include`, `secrets.allow_paths`, ...), the
+    /// pattern, and why (exit 2).
+    Glob {
+        source: String,
+        pattern: String,
+        why: String,
+    },
     /// A path from the explicit path list (stdin) escapes the repo or is invalid (exit 2).
     PathRejected { path: String, why: String },
     /// Not even the smallest prompt fits the token budget (exit 2).
-    Budget(String),
-    /// An I/O failure that is not about one file (exit 1).
-    Io(String),
+    Budget {
+        budget: usize,
+        /// Tokens of the smallest prompt: no files, one summary line.
+        floor: usize,
+        files: usize,
+    },
+    /// The repository directory was moved or replaced while it was being opened (exit 1).
+    RepoChanged,
+    /// An I/O failure that is not about one file: what was being done, and the OS's words
+    /// (exit 1).
+    Io { what: String, error: String },
     /// The observer asked to stop.
     Cancelled,
 }
@@ -22,21 +69,66 @@ impl Error {
     /// Exit code for the CLI: 2 for usage or config errors, 1 for runtime failures.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Config(_) | Error::PathRejected { .. } | Error::Budget(_) => 2,
-            Error::Io(_) | Error::Cancelled => 1,
+            Error::Config(_)
+            | Error::Usage { .. }
+            | Error::Glob { .. }
+            | Error::PathRejected { .. }
+            | Error::Budget { .. } => 2,
+            Error::RepoChanged | Error::Io { .. } | Error::Cancelled => 1,
         }
+    }
+
+    /// A stable name for the kind of failure (MCP's `data.kind`, JSON summaries).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Config(_) => "InvalidConfig",
+            Error::Usage { .. } => "InvalidArguments",
+            Error::Glob { .. } => "InvalidGlob",
+            Error::PathRejected { .. } => "PathRejected",
+            Error::Budget { .. } => "BudgetTooSmall",
+            Error::RepoChanged => "RepoChanged",
+            Error::Io { .. } => "Io",
+            Error::Cancelled => "Cancelled",
+        }
+    }
+}
+
+impl From<ConfigError> for Error {
+    fn from(e: ConfigError) -> Error {
+        Error::Config(e)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Config(msg) => write!(f, "{msg}"),
+            Error::Config(e) => write!(f, "{e}"),
+            Error::Usage { message } => write!(f, "{message}"),
+            Error::Glob {
+                source,
+                pattern,
+                why,
+            } => write!(f, "invalid {source} pattern {pattern:?}: {why}"),
             Error::PathRejected { path, why } => write!(
                 f,
                 "path {path} from the path list was rejected: {why}; every listed path must lie inside the repository"
             ),
-            Error::Io(msg) | Error::Budget(msg) => write!(f, "{msg}"),
+            Error::Budget {
+                budget,
+                floor,
+                files,
+            } => write!(
+                f,
+                "a budget of {budget} tokens is too small: even the prompt with no files and a \
+                 one-line summary of the {files} omitted file(s) needs {floor} tokens; raise the \
+                 budget to at least {floor}, or narrow the request with include/exclude"
+            ),
+            Error::RepoChanged => write!(
+                f,
+                "the repository directory was moved or replaced while it was being opened \
+                 (a concurrent rename?); nothing was read; try again"
+            ),
+            Error::Io { what, error } => write!(f, "{what}: {error}"),
             Error::Cancelled => write!(f, "the run was cancelled"),
         }
     }

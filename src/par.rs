@@ -4,7 +4,19 @@
 //! thread exists, and scoped threads started later inherit it.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+
+/// Lock a mutex, taking the data even when another thread panicked while holding it. Every
+/// mutex in gnaw guards data that stays consistent between statements (a queue, a map, a
+/// counter), and a panic in one tool call must not take the next call down with it.
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A mutex's data once no thread holds it, poisoned or not (see [`lock`]).
+pub fn into_inner<T>(m: Mutex<T>) -> T {
+    m.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
 
 static THREADS: OnceLock<usize> = OnceLock::new();
 
@@ -99,7 +111,7 @@ where
     });
     let idle_hint = AtomicUsize::new(0);
     let wake = Condvar::new();
-    let lock = || shared.lock().unwrap_or_else(|p| p.into_inner());
+    let lock_shared = || lock(&shared);
     // Ends the walk for everyone if a worker panics, instead of leaving them waiting.
     struct PanicGuard<'a, J> {
         shared: &'a Mutex<Shared<J>>,
@@ -108,7 +120,7 @@ where
     impl<J> Drop for PanicGuard<'_, J> {
         fn drop(&mut self) {
             if std::thread::panicking() {
-                self.shared.lock().unwrap_or_else(|p| p.into_inner()).done = true;
+                lock(self.shared).done = true;
                 self.wake.notify_all();
             }
         }
@@ -123,7 +135,7 @@ where
             let job = match local.pop() {
                 Some(job) => job,
                 None => {
-                    let mut st = lock();
+                    let mut st = lock_shared();
                     loop {
                         if st.done {
                             return;
@@ -138,7 +150,7 @@ where
                             wake.notify_all();
                             return;
                         }
-                        st = wake.wait(st).unwrap_or_else(|p| p.into_inner());
+                        st = wake.wait(st).unwrap_or_else(PoisonError::into_inner);
                         st.idle -= 1;
                         idle_hint.store(st.idle, Ordering::Relaxed);
                     }
@@ -148,7 +160,7 @@ where
             if local.len() > 1 && idle_hint.load(Ordering::Relaxed) > 0 {
                 let give: Vec<J> = local.drain(..local.len() / 2).collect();
                 let n = give.len();
-                lock().jobs.extend(give);
+                lock_shared().jobs.extend(give);
                 for _ in 0..n {
                     wake.notify_one();
                 }

@@ -1,8 +1,8 @@
 //! What a caller asks the pipeline for: the contained repo, per-call overrides of `.gnawconfig`,
 //! an optional explicit path list (the stdin source), and whether the body is wanted at all.
 
-use crate::config::{Format, SecretsMode};
-use crate::count::Encoding;
+use crate::cache::Cache;
+use crate::vocab::{Encoding, Format, SecretsMode};
 use gnaw_sandbox::ContainedDir;
 
 /// One extraction request. Built by the CLI from its flags and by gnaw-mcp from tool arguments;
@@ -22,7 +22,7 @@ pub struct ExtractionSpec<'a> {
     /// The surface's defaults and the operator's floors ([`Policy::cli`] or [`Policy::server`]).
     pub policy: Policy,
     /// gnaw-mcp's warm cache of read outcomes and token counts; `None` in the CLI.
-    pub cache: Option<&'a crate::cache::Cache>,
+    pub cache: Option<&'a Cache>,
 }
 
 /// gnaw-mcp's default ceiling on `max_file_size` (`GNAW_MCP_MAX_FILE_SIZE` changes it).

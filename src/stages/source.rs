@@ -19,45 +19,21 @@
 //! [`MAX_IGNORE_FILE`] bytes are read: a FIFO or a link to `/dev/zero` named `.gitignore` neither
 //! hangs nor exhausts memory. `.git` itself is never emitted.
 
-use crate::extraction::{SkipReason, Skipped};
-use crate::filter::Filter;
-use crate::render::display_path;
+use crate::bounded::{os_message, read_capped};
+use crate::par::{into_inner, lock};
+use crate::stages::filter::Filter;
+use crate::vocab::{Candidate, EntryKind, SkipReason, Skipped, display_path};
 use gnaw_sandbox::beneath::{FileKind, Stat};
 use gnaw_sandbox::{BeneathDir, Rejection, Root};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::ffi::OsStr;
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Largest ignore file honoured, in bytes. A larger one is reported and not honoured.
 pub const MAX_IGNORE_FILE: u64 = 16 << 20;
-
-/// A path the read stage will look at.
-#[derive(Clone, Debug)]
-pub struct Candidate {
-    /// Relative to the repo, `/`-separated, raw bytes.
-    pub rel: Vec<u8>,
-    pub kind: EntryKind,
-    /// Device and inode seen by the walk's `lstat`; the open must see the same.
-    pub dev: u64,
-    pub ino: u64,
-    /// Size seen by the walk: schedules the largest files first, and keys the warm cache.
-    pub size: u64,
-    /// Modification and status-change times seen by the walk, in nanoseconds (cache key).
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
-}
-
-/// The walk's view of what a path is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EntryKind {
-    File,
-    Symlink,
-    Other(&'static str),
-}
 
 /// The walk's settings.
 pub struct WalkOptions<'a> {
@@ -148,7 +124,7 @@ pub fn walk(dir: &BeneathDir, opts: &WalkOptions<'_>) -> Sourced {
                 skipped: vec![Skipped {
                     path: ".".into(),
                     reason: SkipReason::Unreadable {
-                        error: io_message(&e.to_string()),
+                        error: os_message(&e),
                     },
                 }],
             };
@@ -175,9 +151,9 @@ pub fn walk(dir: &BeneathDir, opts: &WalkOptions<'_>) -> Sourced {
     crate::par::drain(vec![first], opts.threads.max(1), |job, more| {
         list(job, opts, &found, &skipped, more);
     });
-    let mut candidates = found.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut candidates = into_inner(found);
     candidates.sort_by(|a, b| a.rel.cmp(&b.rel));
-    let mut skipped = skipped.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut skipped = into_inner(skipped);
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
     Sourced {
         candidates,
@@ -211,7 +187,7 @@ fn list(
     };
     let entries = match job.dir.entries() {
         Ok(entries) => entries,
-        Err(e) => return unreadable(&job.rel, io_message(&e.to_string())),
+        Err(e) => return unreadable(&job.rel, os_message(&e)),
     };
     let mut level = job.level;
     if !opts.no_ignore {
@@ -252,7 +228,7 @@ fn list(
                 Ok(st) => stat.insert(st).kind,
                 Err(e) if e.raw_os_error() == Some(libc::ENOENT) => continue,
                 Err(e) => {
-                    unreadable(&rel, io_message(&e.to_string()));
+                    unreadable(&rel, os_message(&e));
                     continue;
                 }
             },
@@ -274,7 +250,7 @@ fn list(
                     // Gone since the listing.
                     Err(e) if e.raw_os_error() == Some(libc::ENOENT) => continue,
                     Err(e) => {
-                        unreadable(&rel, io_message(&e.to_string()));
+                        unreadable(&rel, os_message(&e));
                         continue;
                     }
                 },
@@ -302,7 +278,7 @@ fn list(
                 changed(&rel);
             }
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {}
-            Err(e) => unreadable(&rel, io_message(&e.to_string())),
+            Err(e) => unreadable(&rel, os_message(&e)),
         }
     }
     if !files.is_empty() {
@@ -383,25 +359,18 @@ fn read_bounded(dir: &BeneathDir, name: &OsStr) -> Result<Option<String>, String
                 "it is a symbolic link, and links are not followed for ignore files".into(),
             );
         }
-        Err(e) => return Err(io_message(&e.to_string())),
+        Err(e) => return Err(os_message(&e)),
     };
-    let meta = file.metadata().map_err(|e| io_message(&e.to_string()))?;
+    let meta = file.metadata().map_err(|e| os_message(&e))?;
     if !meta.is_file() {
         return Err("it is not a regular file".into());
     }
     if meta.len() > MAX_IGNORE_FILE {
         return Err(format!("it is larger than {} MiB", MAX_IGNORE_FILE >> 20));
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_IGNORE_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_message(&e.to_string()))?;
-    if bytes.len() as u64 > MAX_IGNORE_FILE {
-        return Err(format!(
-            "it grew past {} MiB while it was read",
-            MAX_IGNORE_FILE >> 20
-        ));
-    }
+    let bytes = read_capped(file, MAX_IGNORE_FILE, meta.len())
+        .map_err(|e| os_message(&e))?
+        .ok_or_else(|| format!("it grew past {} MiB while it was read", MAX_IGNORE_FILE >> 20))?;
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
@@ -464,7 +433,7 @@ pub fn from_list(
             Err(e) => skipped.push(Skipped {
                 path: display_path(&rel),
                 reason: SkipReason::Unreadable {
-                    error: io_message(&e.to_string()),
+                    error: os_message(&e),
                 },
             }),
         }
@@ -558,11 +527,3 @@ fn git_info_exclude(root: &BeneathDir, skipped: &Mutex<Vec<Skipped>>) -> Option<
     b.build().ok().filter(|gi| !gi.is_empty())
 }
 
-/// Error text without any absolute path in it (the caller shows the relative path).
-fn io_message(s: &str) -> String {
-    s.split(" (os error").next().unwrap_or(s).to_string()
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}

@@ -9,11 +9,12 @@
 //! - A NUL byte, or mostly control bytes, in the first 8 KiB means binary.
 //! - Text that is not UTF-8 is decoded lossily (U+FFFD) and marked, never dropped.
 
-use crate::extraction::SkipReason;
-use crate::source::{Candidate, EntryKind};
+use crate::bounded::{os_message, read_capped};
+use crate::vocab::{Candidate, EntryKind, SkipReason};
+pub use crate::vocab::Text;
 use gnaw_sandbox::BeneathDir;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
@@ -22,19 +23,11 @@ use std::path::Path;
 pub const SNIFF_BYTES: usize = 8 << 10;
 
 /// The read stage's settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ReadOptions {
     pub max_file_size: u64,
     pub follow_links: bool,
     pub skip_hard_links: bool,
-}
-
-/// A file's text, as read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Text {
-    pub text: String,
-    pub bytes: u64,
-    pub lossy: bool,
 }
 
 /// Read one candidate, or say why it is skipped.
@@ -97,14 +90,9 @@ fn open_link(dir: &BeneathDir, rel: &Path) -> Result<File, SkipReason> {
 }
 
 fn read_bounded(file: File, st_size: u64, max: u64) -> Result<Text, SkipReason> {
-    let cap = st_size.min(max.saturating_add(1)).min(64 << 20) as usize;
-    let mut buf = Vec::with_capacity(cap);
-    file.take(max.saturating_add(1))
-        .read_to_end(&mut buf)
-        .map_err(|e| unreadable(&e))?;
-    if buf.len() as u64 > max {
-        return Err(SkipReason::TooLarge { limit: max });
-    }
+    let buf = read_capped(file, max, st_size)
+        .map_err(|e| unreadable(&e))?
+        .ok_or(SkipReason::TooLarge { limit: max })?;
     if is_binary(&buf[..buf.len().min(SNIFF_BYTES)]) {
         return Err(SkipReason::Binary);
     }
@@ -130,9 +118,8 @@ pub fn is_binary(sample: &[u8]) -> bool {
 }
 
 fn unreadable(e: &io::Error) -> SkipReason {
-    let msg = e.to_string();
     SkipReason::Unreadable {
-        error: msg.split(" (os error").next().unwrap_or(&msg).to_string(),
+        error: os_message(e),
     }
 }
 

@@ -10,22 +10,8 @@
 //! Every candidate selection is measured exactly (the caller renders and counts the preamble);
 //! estimates only choose what to try first.
 
-/// One line of the omitted section: a file, or a directory standing for several files.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OmittedLine {
-    /// A file path, or a directory path ending in `/` (empty for "everything else").
-    pub label: String,
-    pub files: usize,
-    pub tokens: usize,
-}
-
-/// What the omitted section shows.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct OmittedView {
-    pub files: usize,
-    pub tokens: usize,
-    pub lines: Vec<OmittedLine>,
-}
+use crate::error::Error;
+pub use crate::vocab::{OmittedLine, OmittedView};
 
 /// The fitted selection.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,7 +46,7 @@ pub fn fit(
     tokens: &[usize],
     measure: &dyn Fn(&[usize], &OmittedView) -> usize,
     estimate_line: &dyn Fn(usize) -> usize,
-) -> Result<Plan, String> {
+) -> Result<Plan, Error> {
     let n = paths.len();
     let all: Vec<usize> = (0..n).collect();
     // Everything fits: no omitted section at all.
@@ -78,11 +64,11 @@ pub fn fit(
     let floor_view = view_at(&all, paths, tokens, Some(0));
     let floor = measure(&none, &floor_view);
     if floor > budget {
-        return Err(format!(
-            "a budget of {budget} tokens is too small: even the prompt with no files and a one-line \
-             summary of the {n} omitted file(s) needs {floor} tokens; raise the budget to at least \
-             {floor}, or narrow the request with include/exclude"
-        ));
+        return Err(Error::Budget {
+            budget,
+            floor,
+            files: n,
+        });
     }
     // Greedy by rank against an estimate, then shrink until the exact count fits, then grow
     // with whatever still fits. The estimate reserves room for the omitted section: what the

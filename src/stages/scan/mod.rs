@@ -15,6 +15,7 @@ mod rules;
 mod sensitive;
 mod shape;
 
+pub use crate::vocab::{Finding, SecretsMode};
 pub use rules::RuleInfo;
 pub use sensitive::sensitive_file;
 
@@ -24,83 +25,7 @@ use regex::Regex;
 use rules::{Detector, Kind};
 use std::collections::HashSet;
 use std::fmt;
-use std::str::FromStr;
 use std::sync::OnceLock;
-
-/// What the scan stage does with secrets it finds. Ordered from weakest to strongest, so an
-/// operator's floor can be enforced with `max`.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum SecretsMode {
-    /// Don't scan.
-    Off,
-    /// Report findings, leave the text as it is.
-    Warn,
-    /// Replace each secret with `[REDACTED:<rule>]` and report it.
-    Redact,
-    /// Drop the whole file and report its findings.
-    Block,
-}
-
-impl SecretsMode {
-    /// Every mode, weakest first.
-    pub const ALL: [SecretsMode; 4] = [Self::Off, Self::Warn, Self::Redact, Self::Block];
-
-    /// The mode's name as written in flags and `.gnawconfig`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Off => "off",
-            Self::Warn => "warn",
-            Self::Redact => "redact",
-            Self::Block => "block",
-        }
-    }
-}
-
-impl fmt::Display for SecretsMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for SecretsMode {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|m| m.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                format!("unknown secrets mode `{s}`: use one of off, warn, redact, block")
-            })
-    }
-}
-
-/// One secret found. Never holds the secret itself.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-pub struct Finding {
-    /// The rule id, as listed by [`rules`].
-    pub rule: &'static str,
-    /// The file's path relative to the repo, as given to [`scan`].
-    pub path: String,
-    /// 1-based line of the original text where the secret starts.
-    pub line: usize,
-    /// `path:rule:line`; put it in the allow list to accept this finding.
-    pub fingerprint: String,
-}
-
-impl Finding {
-    fn new(rule: &'static str, path: &str, line: usize) -> Finding {
-        Finding {
-            rule,
-            path: path.to_string(),
-            line,
-            fingerprint: format!("{path}:{rule}:{line}"),
-        }
-    }
-}
 
 /// False positives the operator accepts: whole paths (globs) and single findings (fingerprints).
 #[derive(Clone, Debug)]
@@ -121,8 +46,9 @@ impl Default for Allow {
 /// A path glob in the allow list that does not parse.
 #[derive(Debug)]
 pub struct AllowError {
-    glob: String,
-    error: globset::Error,
+    /// The pattern (empty when the set as a whole failed to build).
+    pub glob: String,
+    pub error: globset::Error,
 }
 
 impl fmt::Display for AllowError {

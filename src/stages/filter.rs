@@ -9,6 +9,7 @@
 //! - A pattern that matches a directory matches everything beneath it (`-e vendor`, `-i src`).
 //! - No include patterns means everything is included. Exclude wins over include.
 
+use crate::error::Error;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// The compiled include and exclude sets.
@@ -19,7 +20,7 @@ pub struct Filter {
 
 impl Filter {
     /// Compile the patterns; a bad pattern is an error naming it.
-    pub fn new(include: &[String], exclude: &[String]) -> Result<Filter, String> {
+    pub fn new(include: &[String], exclude: &[String]) -> Result<Filter, Error> {
         let include = if include.is_empty() {
             None
         } else {
@@ -73,13 +74,18 @@ fn bytes_path(b: &[u8]) -> &std::path::Path {
 }
 
 /// Compile patterns into one set: a pattern without `/` is matched as `**/pattern`.
-pub fn compile(patterns: &[String], what: &str) -> Result<GlobSet, String> {
+/// `what` names where the patterns came from (`include`, `exclude`), for the error.
+pub fn compile(patterns: &[String], what: &str) -> Result<GlobSet, Error> {
+    let bad = |pattern: &str, e: globset::Error| Error::Glob {
+        source: what.to_string(),
+        pattern: pattern.to_string(),
+        why: e.to_string(),
+    };
     let mut b = GlobSetBuilder::new();
     for p in patterns {
-        b.add(glob(p).map_err(|e| format!("invalid {what} pattern {p:?}: {e}"))?);
+        b.add(glob(p).map_err(|e| bad(p, e))?);
     }
-    b.build()
-        .map_err(|e| format!("invalid {what} patterns: {e}"))
+    b.build().map_err(|e| bad("", e))
 }
 
 fn glob(pattern: &str) -> Result<Glob, globset::Error> {
@@ -147,7 +153,7 @@ mod tests {
 
     #[test]
     fn bad_pattern_is_named() {
-        let err = Filter::new(&["a[".into()], &[]).err().unwrap();
+        let err = Filter::new(&["a[".into()], &[]).err().unwrap().to_string();
         assert!(err.contains("\"a[\""), "{err}");
     }
 }

@@ -1,0 +1,207 @@
+//! The driver: runs the stages, in order, for one [`ExtractionSpec`]. The CLI and gnaw-mcp both
+//! call [`run_extraction`] (or its streaming form, [`run_extraction_to`]) and nothing else.
+//!
+//! | step | module | what |
+//! |---|---|---|
+//! | options | [`options`] | `.gnawconfig` + overrides + the operator's floors; the per-file settings |
+//! | source | [`crate::stages::source`] | walk the repo (the filter prunes inside the walk) or take the path list |
+//! | per file | [`file`] | cache, read, scan, render and count each file's piece, in parallel |
+//! | plan | [`plan`] | rank, then fit the budget, measuring every candidate prompt exactly |
+//! | assemble | [`assemble`] | the prompt, in memory or streamed to its destination |
+//!
+//! [`extraction`] is what a run hands back.
+
+pub mod assemble;
+pub mod extraction;
+pub mod file;
+pub mod options;
+pub mod plan;
+
+use crate::error::Error;
+use crate::par;
+use crate::spec::{ExtractionSpec, Mode};
+use crate::stages::filter::Filter;
+use crate::stages::source;
+use crate::vocab::{Skipped, display_path};
+use assemble::{Frame, Sink, Target};
+use extraction::{Extraction, FileEntry, Omitted, Ranked};
+use file::FileContext;
+use options::FileOptions;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Run the whole pipeline for one spec.
+pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
+    run(spec, None).map(|(ex, _)| ex)
+}
+
+/// Like [`run_extraction`], but the prompt (in [`Mode::Render`] or [`Mode::RenderUncounted`]) is
+/// written to the writer `open` returns instead of being kept, and `Extraction::output` is
+/// `None`. `open` is called only once the prompt is fully decided, so a failed run creates
+/// nothing. Each file's text is dropped as soon as its piece is written: peak memory is the file
+/// texts, not the texts plus the prompt. The second value is the outcome of opening and writing
+/// (`Ok` when nothing was to be written, in [`Mode::Estimate`]).
+pub fn run_extraction_to<'s, W: Write + 's>(
+    spec: &ExtractionSpec<'_>,
+    open: impl FnOnce() -> std::io::Result<W> + 's,
+) -> Result<(Extraction, std::io::Result<()>), Error> {
+    let sink: Sink<'s> = Box::new(move || open().map(|w| Box::new(w) as Box<dyn Write + 's>));
+    run(spec, Some(sink))
+}
+
+/// Why the proven repository directory could not be opened.
+fn repo_open_error(e: &std::io::Error) -> Error {
+    if gnaw_sandbox::is_file_changed(e)
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::ELOOP | libc::EXDEV | libc::ENOTDIR)
+        )
+    {
+        Error::RepoChanged
+    } else {
+        Error::Io {
+            what: "cannot open the repository directory".into(),
+            error: e.to_string(),
+        }
+    }
+}
+
+/// The pipeline; the prompt is kept in the extraction, or streamed to `sink`.
+fn run(
+    spec: &ExtractionSpec<'_>,
+    sink: Option<Sink<'_>>,
+) -> Result<(Extraction, std::io::Result<()>), Error> {
+    // options
+    let dir = spec.repo.open().map_err(|e| repo_open_error(&e))?;
+    let options = options::resolve(&dir, spec)?;
+    let counting = spec.mode != Mode::RenderUncounted;
+    if !counting && options.budget.is_some() {
+        return Err(Error::Usage {
+            message: "a token budget needs token counts; drop --no-count or the budget".into(),
+        });
+    }
+    let filter = Arc::new(Filter::new(&options.include, &options.exclude)?);
+    let threads = par::threads();
+    let stop = || spec.observer.is_some_and(|o| o.cancelled());
+
+    // source (the filter prunes inside the walk)
+    let sourced = match &spec.paths {
+        None => source::walk(
+            &dir,
+            &source::WalkOptions {
+                hidden: options.hidden,
+                no_ignore: options.no_ignore,
+                filter: &filter,
+                threads,
+            },
+        ),
+        Some(paths) => {
+            let repo_root = spec.repo.as_root().map_err(|e| repo_open_error(&e))?;
+            source::from_list(&repo_root, paths, &filter)
+                .map_err(|(path, why)| Error::PathRejected { path, why })?
+        }
+    };
+    if stop() {
+        return Err(Error::Cancelled);
+    }
+
+    // per file: read, scan, render and count every piece on a shared queue, largest first.
+    // Pieces are counted here and rendered again at assembly rather than kept: peak memory stays
+    // near the file texts plus the output.
+    let file_options = FileOptions::new(&options, spec, counting);
+    let ctx = FileContext::new(&dir, &file_options, spec.cache)?;
+    let candidates = &sourced.candidates;
+    let total = candidates.len();
+    let done = AtomicUsize::new(0);
+    let order = par::largest_first(candidates, |c| c.size);
+    let processed = par::map(candidates, &order, threads, &stop, |c| {
+        let r = file::process(&ctx, c);
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(o) = spec.observer {
+            o.progress(n, total);
+        }
+        r
+    })
+    .ok_or(Error::Cancelled)?;
+    let mut skipped = sourced.skipped;
+    let mut kept = Vec::new();
+    let mut findings = Vec::new();
+    for (c, (r, found)) in candidates.iter().zip(processed) {
+        let path = display_path(&c.rel);
+        findings.extend(found);
+        match r {
+            Ok(body) => kept.push((path, body)),
+            Err(reason) => skipped.push(Skipped { path, reason }),
+        }
+    }
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    findings.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
+
+    // plan: rank, then budget
+    let repo_name = spec
+        .repo
+        .contained()
+        .path()
+        .file_name()
+        .map(|n| display_path(n.as_bytes()))
+        .unwrap_or_else(|| "/".into());
+    let ranking = plan::rank(&kept, spec.overrides.query.as_deref());
+    let m = plan::Measure::new(&ctx, &kept, &repo_name);
+    let fitted = plan::fit(&m, options.budget, &ranking)?;
+    let last = fitted.kept.last().copied();
+    let files = fitted
+        .kept
+        .iter()
+        .map(|&i| FileEntry {
+            path: kept[i].0.clone(),
+            bytes: kept[i].1.bytes,
+            tokens: if Some(i) == last {
+                m.last_tokens(i)
+            } else {
+                m.piece_tokens(i)
+            },
+            lossy: kept[i].1.lossy,
+        })
+        .collect();
+    let omitted = fitted
+        .omitted
+        .iter()
+        .map(|&i| Omitted {
+            path: kept[i].0.clone(),
+            tokens: m.piece_tokens(i),
+        })
+        .collect();
+    let ranking = ranking
+        .into_iter()
+        .map(|(i, score)| Ranked {
+            path: kept[i].0.clone(),
+            score,
+        })
+        .collect();
+    let frame = Frame::new(&m, &file_options.render, &fitted);
+    drop(m);
+
+    // assemble
+    let target = match (spec.mode, sink) {
+        (Mode::Estimate, _) => Target::Nowhere,
+        (_, Some(open)) => Target::Stream(open),
+        (_, None) => Target::Memory,
+    };
+    let assembled = assemble::assemble(frame, &file_options.render, &fitted, kept, target);
+    let ex = Extraction {
+        output: assembled.output,
+        tokens: fitted.tokens,
+        output_bytes: assembled.output_bytes,
+        encoding: options.encoding,
+        format: options.format,
+        files,
+        skipped,
+        findings,
+        budget: options.budget,
+        omitted,
+        ranking,
+    };
+    Ok((ex, assembled.written))
+}

@@ -1,0 +1,25 @@
+//! The shared vocabulary: the types every stage, the driver and both front ends speak. It sits at
+//! the bottom of the crate and imports nothing else from it.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`names`] | the named modes: [`Format`], [`Encoding`], [`SecretsMode`] (one parse rule) |
+//! | [`file`] | a walked [`Candidate`] and its [`EntryKind`]; the [`Text`] read from it |
+//! | [`skip`] | [`Skipped`] and its [`SkipReason`] |
+//! | [`finding`] | a secret [`Finding`] (never the secret) |
+//! | [`omitted`] | the [`OmittedView`] a budget leaves |
+//! | [`display`] | [`display_path`]: how any path is shown |
+
+pub mod names;
+pub mod display;
+pub mod file;
+pub mod finding;
+pub mod omitted;
+pub mod skip;
+
+pub use display::display_path;
+pub use file::{Candidate, EntryKind, Text};
+pub use finding::Finding;
+pub use names::{Encoding, Format, SecretsMode, UnknownName};
+pub use omitted::{OmittedLine, OmittedView};
+pub use skip::{SkipReason, Skipped};

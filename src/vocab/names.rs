@@ -1,0 +1,157 @@
+//! The named modes a user picks by name (`--format`, `--encoding`, `--secrets`, `.gnawconfig`):
+//! one macro gives each its list, its canonical name, `Display` and `FromStr`, so every mode
+//! parses by the same rule: ASCII-case-insensitive, surrounding spaces ignored, with a few
+//! documented aliases (`md`, `o200k`).
+
+use std::fmt;
+
+/// A name that is not one of a mode's names: says what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    /// What kind of name it was meant to be (`format`, `encoding`, `secrets mode`).
+    pub what: &'static str,
+    /// What was given (at most 64 characters of it).
+    pub got: String,
+    /// The valid names, canonical first.
+    pub valid: &'static [&'static str],
+}
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown {} {:?}; use one of {}",
+            self.what,
+            self.got,
+            self.valid.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
+/// Defines a mode enum: `name = "canonical" | "alias"...` per variant.
+macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident as $what:literal {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal $(| $alias:literal)* ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: [$name; [$( $text ),+].len()] = [ $( $name::$variant ),+ ];
+            /// The canonical names, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[ $( $text ),+ ];
+
+            /// The canonical name, as written in flags and `.gnawconfig`.
+            pub fn name(self) -> &'static str {
+                match self { $( $name::$variant => $text, )+ }
+            }
+
+            /// Parse a name or an alias: ASCII-case-insensitive, surrounding spaces ignored.
+            pub fn from_name(name: &str) -> Option<$name> {
+                let name = name.trim();
+                $(
+                    if name.eq_ignore_ascii_case($text) $(|| name.eq_ignore_ascii_case($alias))* {
+                        return Some($name::$variant);
+                    }
+                )+
+                None
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = $crate::vocab::names::UnknownName;
+
+            fn from_str(s: &str) -> Result<$name, Self::Err> {
+                $name::from_name(s).ok_or_else(|| $crate::vocab::names::UnknownName {
+                    what: $what,
+                    got: s.chars().take(64).collect(),
+                    valid: $name::NAMES,
+                })
+            }
+        }
+    };
+}
+
+named_enum! {
+    /// Output format.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+    pub enum Format as "format" {
+        #[default]
+        Markdown = "markdown" | "md",
+        Xml = "xml",
+        Json = "json",
+    }
+}
+
+named_enum! {
+    /// A tiktoken encoding.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub enum Encoding as "encoding" {
+        #[default]
+        O200kBase = "o200k_base" | "o200k",
+        Cl100kBase = "cl100k_base" | "cl100k",
+        P50kBase = "p50k_base" | "p50k",
+        R50kBase = "r50k_base" | "r50k",
+    }
+}
+
+impl Encoding {
+    /// Position in [`Encoding::ALL`], for per-encoding tables.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+named_enum! {
+    /// What the scan stage does with secrets it finds. Ordered from weakest to strongest, so an
+    /// operator's floor can be enforced with `max`.
+    #[derive(
+        Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default,
+        serde::Serialize, serde::Deserialize,
+    )]
+    #[serde(rename_all = "lowercase")]
+    pub enum SecretsMode as "secrets mode" {
+        /// Don't scan.
+        Off = "off",
+        /// Report findings, leave the text as it is.
+        #[default]
+        Warn = "warn",
+        /// Replace each secret with `[REDACTED:<rule>]` and report it.
+        Redact = "redact",
+        /// Drop the whole file and report its findings.
+        Block = "block",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_parse_rule_for_every_mode() {
+        assert_eq!("XML".parse::<Format>(), Ok(Format::Xml));
+        assert_eq!(" md ".parse::<Format>(), Ok(Format::Markdown));
+        assert_eq!("O200K".parse::<Encoding>(), Ok(Encoding::O200kBase));
+        assert_eq!("Redact".parse::<SecretsMode>(), Ok(SecretsMode::Redact));
+        let err = "html".parse::<Format>().unwrap_err().to_string();
+        assert_eq!(err, "unknown format \"html\"; use one of markdown, xml, json");
+        for m in SecretsMode::ALL {
+            assert_eq!(m.to_string().parse::<SecretsMode>(), Ok(m));
+        }
+        assert!(SecretsMode::Off < SecretsMode::Warn && SecretsMode::Redact < SecretsMode::Block);
+    }
+}

@@ -1,0 +1,19 @@
+//! The omitted section's view: what a budget left out, one line per file or collapsed
+//! directory. The budget stage decides it and the render stage shows it.
+
+/// One line of the omitted section: a file, or a directory standing for several files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OmittedLine {
+    /// A file path, or a directory path ending in `/` (empty for "everything else").
+    pub label: String,
+    pub files: usize,
+    pub tokens: usize,
+}
+
+/// What the omitted section shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OmittedView {
+    pub files: usize,
+    pub tokens: usize,
+    pub lines: Vec<OmittedLine>,
+}

@@ -159,7 +159,7 @@ fn adversarial_inputs_count_exactly() {
         &long_spaces,
         &long_newlines,
         &tabs_then_end,
-        include_str!("../src/count.rs"),
+        include_str!("../src/stages/count.rs"),
         include_str!("../Cargo.toml"),
     ];
     for case in cases {
@@ -306,7 +306,7 @@ fn the_rules_reject_known_non_additive_cuts() {
 #[test]
 fn split_for_parallel_is_exact_on_source_code() {
     let source = [
-        include_str!("../src/count.rs"),
+        include_str!("../src/stages/count.rs"),
         include_str!("../examples/tokenizer_bench.rs"),
         "x;\r\n//crlf\r\n",
     ]

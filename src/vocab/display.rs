@@ -35,3 +35,19 @@ fn is_invisible(c: char) -> bool {
         | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
         | 0xFEFF | 0xFFA0 | 0xFFF9..=0xFFFB | 0xE0000..=0xE007F)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_path_is_unambiguous() {
+        assert_eq!(display_path(b"a/b.rs"), "a/b.rs");
+        assert_eq!(display_path(b"a\nb"), "a\\nb");
+        assert_eq!(display_path(b"a\\nb"), "a\\\\nb");
+        assert_eq!(display_path(b"\xffx"), "\\xffx");
+        assert_eq!(display_path("x\u{202e}y".as_bytes()), "x\\u{202e}y");
+        assert_eq!(display_path(b"\x1b[31m"), "\\u{1b}[31m");
+        assert_eq!(display_path("caf\u{e9}".as_bytes()), "caf\u{e9}");
+    }
+}

@@ -72,15 +72,23 @@ macro_rules! named_enum {
             }
         }
 
-        impl std::str::FromStr for $name {
-            type Err = $crate::vocab::names::UnknownName;
-
-            fn from_str(s: &str) -> Result<$name, Self::Err> {
+        impl $name {
+            /// Parse like [`Self::from_name`], or say what was expected.
+            pub fn parse_name(s: &str) -> Result<$name, $crate::vocab::names::UnknownName> {
                 $name::from_name(s).ok_or_else(|| $crate::vocab::names::UnknownName {
                     what: $what,
                     got: s.chars().take(64).collect(),
                     valid: $name::NAMES,
                 })
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+
+            /// Like [`Self::parse_name`], with the error as its message.
+            fn from_str(s: &str) -> Result<$name, String> {
+                $name::parse_name(s).map_err(|e| e.to_string())
             }
         }
     };
@@ -147,7 +155,7 @@ mod tests {
         assert_eq!(" md ".parse::<Format>(), Ok(Format::Markdown));
         assert_eq!("O200K".parse::<Encoding>(), Ok(Encoding::O200kBase));
         assert_eq!("Redact".parse::<SecretsMode>(), Ok(SecretsMode::Redact));
-        let err = "html".parse::<Format>().unwrap_err().to_string();
+        let err = "html".parse::<Format>().unwrap_err();
         assert_eq!(err, "unknown format \"html\"; use one of markdown, xml, json");
         for m in SecretsMode::ALL {
             assert_eq!(m.to_string().parse::<SecretsMode>(), Ok(m));

@@ -11,6 +11,8 @@ pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
+/// Server-defined: the queue of pending calls is full; nothing was run, retry later.
+pub const SERVER_BUSY: i64 = -32001;
 /// MCP 2026-07-28: the request's `_meta` protocol version is not one this server implements.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 

@@ -1,21 +1,29 @@
-//! gnaw-mcp's MCP server: hand-written JSON-RPC 2.0 over newline-delimited stdio, no SDK, no
-//! async runtime.
+//! gnaw-mcp's MCP server: JSON-RPC 2.0 over newline-delimited stdio, no SDK, no async runtime.
 //!
 //! | module | job |
 //! |---|---|
-//! | [`framing`] | split input into lines, discarding any line over the size cap unbuffered |
+//! | [`config`] | limits and the operator's policy, from `GNAW_MCP_*` |
+//! | [`framing`] | transport in: split input into lines, discarding any over the size cap unbuffered |
+//! | [`transport`] | transport out: one message per line on stdout |
 //! | [`jsonrpc`] | parse and classify messages; build responses and notifications |
-//! | [`server`] | dispatch, both protocol eras, the worker thread, cancel and progress |
-//! | [`tools`] | the `extract` and `estimate` tools: schemas, argument checks, running them |
+//! | [`dispatch`] | the protocol loop: both eras, the bounded queue, the worker, cancel and progress |
+//! | [`containment`] | the only route from a `repo` argument to a directory: a [`Containment`] |
+//! | [`tool`] | the [`tool::Tool`] trait, the context a call runs with, typed arguments |
+//! | [`tools`] | the registry: one file per tool |
 //!
 //! The server never sees a filesystem path of its own making: a tool's `repo` argument goes
-//! through a [`Containment`] (in gnaw-mcp, the sandbox's `Root`) and reaches the pipeline only
+//! through the [`Containment`] (in gnaw-mcp, the sandbox's `Root`) and reaches the pipeline only
 //! as a `ContainedDir`.
 
+pub mod config;
+pub mod containment;
+pub mod dispatch;
 pub mod framing;
 pub mod jsonrpc;
-pub mod server;
+pub mod tool;
 pub mod tools;
+pub mod transport;
 
-pub use server::{Config, LEGACY_VERSIONS, MODERN_VERSIONS, serve};
-pub use tools::{Containment, Rejected, RootContainment};
+pub use config::Config;
+pub use containment::{Containment, Rejected, RootContainment};
+pub use dispatch::{LEGACY_VERSIONS, MODERN_VERSIONS, serve};

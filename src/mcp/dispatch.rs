@@ -1,5 +1,8 @@
-//! The MCP server loop: read framed JSON-RPC from stdin, answer on stdout, and run tool calls
-//! on a worker thread so `ping` and `notifications/cancelled` are handled while one runs.
+//! Dispatch: the server's protocol loop. Each framed line from the transport is classified
+//! ([`super::jsonrpc`]) and answered here, on the reading thread, except `tools/call`, which is
+//! queued for the worker thread so `ping` and `notifications/cancelled` are handled while a
+//! call runs. The queue is bounded in calls and bytes; past the bound a call is refused at once
+//! with an error that says to retry.
 //!
 //! Both protocol eras are served on the same stream, chosen per message as the 2026-07-28
 //! versioning page says:
@@ -7,23 +10,29 @@
 //!   *modern*: stateless, validated on its own, answered with `resultType: "complete"`;
 //! - anything else is *legacy*: `initialize` negotiates one of 2024-11-05 .. 2025-11-25 for
 //!   the life of the process, and results are shaped for that revision.
+//!
+//! At end of input every request already received is answered, then [`serve`] returns.
 
 use std::collections::HashMap;
 use std::io::{self, BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::scan::SecretsMode;
-use crate::spec::Policy;
 use serde_json::{Map, Value, json};
 
+use super::config::Config;
+use super::containment::Containment;
 use super::framing::{Frame, LineReader};
 use super::jsonrpc::{self, Incoming, Parsed, RpcError};
-use super::tools::{self, Containment, Outcome, Shape};
-use crate::Observer;
+use super::tool::{Outcome, Shape, Tool, ToolContext};
+use super::tools;
+use super::transport::Output;
+use crate::cache::Cache;
+use crate::par::lock;
+use crate::spec::Observer;
 
 /// Legacy (initialize-handshake) revisions we speak, oldest first.
 pub const LEGACY_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -41,151 +50,9 @@ const CACHE_TTL_MS: u64 = 3_600_000;
 /// Minimum gap between two progress notifications for one call.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 
-const INSTRUCTIONS: &str = "gnaw turns a local source repository under this server's root \
-directory into one LLM-ready prompt with an exact token count. Call `estimate` to learn the \
-size, then `extract` with `include`/`exclude` globs to get the text. Both tools are read-only.";
-
-/// Limits, from the environment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Config {
-    /// Longest accepted input line (`GNAW_MCP_MAX_LINE_BYTES`).
-    pub max_line_bytes: usize,
-    /// Largest prompt `extract` returns (`GNAW_MCP_MAX_OUTPUT_BYTES`).
-    pub max_output_bytes: usize,
-    /// Bytes the warm cache may hold (`GNAW_MCP_CACHE_BYTES`; 0 turns it off).
-    pub cache_bytes: usize,
-    /// Defaults and floors for every call: `GNAW_MCP_DEFAULT_BUDGET`, `GNAW_MCP_MAX_FILE_SIZE`,
-    /// `GNAW_MCP_HARD_LINKS` and
-    /// `GNAW_MCP_SECRETS_FLOOR` on top of [`Policy::server`].
-    pub policy: Policy,
-}
-
-impl Default for Config {
-    /// 4 MiB for both. A line holds one request, and requests are a few hundred bytes, so 4 MiB
-    /// is generous without letting a client make us hold an unbounded line. For output, about
-    /// 4 bytes of source make one token, so 4 MiB is roughly one million tokens: as much as the
-    /// largest context windows take. Anything bigger could only be truncated by the client.
-    fn default() -> Config {
-        Config {
-            max_line_bytes: 4 << 20,
-            max_output_bytes: 4 << 20,
-            cache_bytes: crate::cache::DEFAULT_CACHE_BYTES,
-            policy: Policy::server(),
-        }
-    }
-}
-
-impl Config {
-    /// Read `GNAW_MCP_MAX_LINE_BYTES` and `GNAW_MCP_MAX_OUTPUT_BYTES` (positive byte counts).
-    pub fn from_env() -> Result<Config, String> {
-        let mut config = Config::default();
-        for (name, slot) in [
-            ("GNAW_MCP_MAX_LINE_BYTES", &mut config.max_line_bytes),
-            ("GNAW_MCP_MAX_OUTPUT_BYTES", &mut config.max_output_bytes),
-        ] {
-            if let Some(raw) = std::env::var_os(name) {
-                let value = raw
-                    .to_str()
-                    .and_then(|s| s.trim().parse::<usize>().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| {
-                        format!(
-                            "{name} must be a positive number of bytes, got {:?}; unset it to use the default ({})",
-                            raw,
-                            slot
-                        )
-                    })?;
-                *slot = value;
-            }
-        }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_CACHE_BYTES") {
-            config.cache_bytes = raw
-                .to_str()
-                .and_then(crate::config::parse_size)
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| {
-                    format!(
-                        "GNAW_MCP_CACHE_BYTES must be a byte count such as 268435456 or \"256MiB\" (0 turns the cache off), got {raw:?}"
-                    )
-                })?;
-        }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_DEFAULT_BUDGET") {
-            let budget = raw
-                .to_str()
-                .and_then(|s| s.trim().parse::<usize>().ok())
-                .ok_or_else(|| {
-                    format!(
-                        "GNAW_MCP_DEFAULT_BUDGET must be a token count (0 for unlimited), got {raw:?}"
-                    )
-                })?;
-            config.policy.budget_default = (budget > 0).then_some(budget);
-        }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_MAX_FILE_SIZE") {
-            let cap = raw
-                .to_str()
-                .and_then(crate::config::parse_size)
-                .filter(|&n| n > 0)
-                .ok_or_else(|| {
-                    format!(
-                        "GNAW_MCP_MAX_FILE_SIZE must be a byte count such as 16777216 or \"16MiB\", got {raw:?}"
-                    )
-                })?;
-            config.policy.max_file_size_cap = Some(cap);
-        }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_HARD_LINKS") {
-            config.policy.skip_hard_links = match raw.to_str().map(str::trim) {
-                Some("skip") => true,
-                Some("read") => false,
-                _ => {
-                    return Err(format!(
-                        "GNAW_MCP_HARD_LINKS must be skip (the default: files with more than one hard link are left out, since they may be links to files outside the root) or read, got {raw:?}"
-                    ));
-                }
-            };
-        }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_SECRETS_FLOOR") {
-            config.policy.secrets_floor = raw
-                .to_str()
-                .and_then(|s| s.trim().parse::<SecretsMode>().ok())
-                .ok_or_else(|| {
-                    format!(
-                        "GNAW_MCP_SECRETS_FLOOR must be off, warn, redact or block, got {raw:?}"
-                    )
-                })?;
-        }
-        Ok(config)
-    }
-}
-
 /// The server's own name and version, as `serverInfo`.
 fn server_info() -> Value {
     json!({ "name": "gnaw-mcp", "version": env!("CARGO_PKG_VERSION") })
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// stdout, shared by the reader and the worker: one compact message per line, flushed each time.
-struct Output {
-    writer: Mutex<Box<dyn Write + Send>>,
-}
-
-impl Output {
-    fn send(&self, message: &Value) {
-        let mut line = match serde_json::to_vec(message) {
-            Ok(line) => line,
-            Err(e) => {
-                log::error!("could not serialize a response: {e}");
-                return;
-            }
-        };
-        line.push(b'\n');
-        let mut w = lock(&self.writer);
-        if let Err(e) = w.write_all(&line).and_then(|()| w.flush()) {
-            log::warn!("could not write to stdout: {e}");
-        }
-    }
 }
 
 /// How one request is to be answered.
@@ -237,10 +104,21 @@ struct Job {
     id: Value,
     key: String,
     era: Era,
-    call: tools::Call,
+    tool: &'static dyn Tool,
+    args: Map<String, Value>,
+    /// Bytes of the request line, counted against the queue's byte bound.
+    bytes: usize,
     shape: Shape,
     progress_token: Option<Value>,
     cancel: Arc<AtomicBool>,
+}
+
+/// How much is waiting for the worker, against [`Config::max_queued_calls`] and
+/// [`Config::max_queued_bytes`].
+#[derive(Default)]
+struct Queued {
+    calls: usize,
+    bytes: usize,
 }
 
 /// The observer handed to the pipeline for one call: cancellation and progress.
@@ -286,42 +164,65 @@ fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
-fn worker(jobs: mpsc::Receiver<Job>, out: Arc<Output>, inflight: InFlight, config: Config) {
+/// What the worker shares with the dispatcher.
+struct Shared {
+    out: Arc<Output>,
+    inflight: InFlight,
+    queued: Arc<Mutex<Queued>>,
+    containment: Arc<dyn Containment>,
+    config: Config,
+}
+
+fn worker(jobs: mpsc::Receiver<Job>, shared: Shared) {
     // The warm cache lives as long as the worker: in memory only, bounded, shared by every call.
-    let cache = crate::cache::Cache::new(config.cache_bytes);
-    let cache = (config.cache_bytes > 0).then_some(&cache);
+    let cache = Cache::new(shared.config.cache_bytes);
+    let cache = (shared.config.cache_bytes > 0).then_some(&cache);
+    let out = &shared.out;
     for job in jobs {
+        {
+            let mut q = lock(&shared.queued);
+            q.calls -= 1;
+            q.bytes -= job.bytes;
+        }
         let started = Instant::now();
         let outcome = if job.cancel.load(Ordering::Relaxed) {
             Some(Outcome::Cancelled)
         } else {
             let observer = CallObserver {
                 cancel: &job.cancel,
-                out: &out,
+                out,
                 token: job.progress_token.as_ref(),
                 last: Mutex::new((0, None)),
             };
-            let tool = job.call.tool;
-            let shape = job.shape;
-            let call = job.call;
+            let ctx = ToolContext {
+                containment: shared.containment.as_ref(),
+                cache,
+                config: &shared.config,
+                observer: &observer,
+                shape: job.shape,
+            };
             let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                tools::run(call, &observer, shape, &config, cache)
+                job.tool.call(&job.args, &ctx)
             }));
             match cache {
                 Some(c) => log::info!(
                     "{} finished in {:?}; cache {:?}",
-                    tool.name(),
+                    job.tool.name(),
                     started.elapsed(),
                     c.stats()
                 ),
-                None => log::info!("{} finished in {:?}", tool.name(), started.elapsed()),
+                None => log::info!("{} finished in {:?}", job.tool.name(), started.elapsed()),
             }
             run.ok()
         };
-        lock(&inflight).remove(&job.key);
+        lock(&shared.inflight).remove(&job.key);
         match outcome {
             Some(Outcome::Done(result)) if !job.cancel.load(Ordering::Relaxed) => {
                 out.send(&jsonrpc::result(&job.id, finish(job.era, result)));
+            }
+            Some(Outcome::Rejected(e)) if !job.cancel.load(Ordering::Relaxed) => {
+                log::info!("tools/call rejected: {}", e.message);
+                out.send(&jsonrpc::error(&job.id, &e));
             }
             Some(_) => log::info!("request {} was cancelled; no response sent", job.key),
             None => out.send(&jsonrpc::error(
@@ -339,11 +240,13 @@ fn worker(jobs: mpsc::Receiver<Job>, out: Arc<Output>, inflight: InFlight, confi
 struct Server {
     out: Arc<Output>,
     config: Config,
-    containment: Arc<dyn Containment>,
     inflight: InFlight,
+    queued: Arc<Mutex<Queued>>,
     jobs: mpsc::Sender<Job>,
     /// The legacy revision `initialize` negotiated, if any.
     legacy_version: Option<&'static str>,
+    /// Bytes of the line being handled.
+    line_bytes: usize,
 }
 
 impl Server {
@@ -362,7 +265,10 @@ impl Server {
                     ),
                 ));
             }
-            Frame::Line(line) => match jsonrpc::parse(&line) {
+            Frame::Line(line) => match {
+                self.line_bytes = line.len();
+                jsonrpc::parse(&line)
+            } {
                 Parsed::Reject { id, error } => {
                     log::debug!("rejected a message: {}", error.message);
                     self.out.send(&jsonrpc::error(&id, &error));
@@ -415,7 +321,7 @@ impl Server {
             ("server/discover", Era::Modern) => Ok(json!({
                 "supportedVersions": MODERN_VERSIONS,
                 "capabilities": { "tools": {} },
-                "instructions": INSTRUCTIONS,
+                "instructions": tools::instructions(),
                 "ttlMs": CACHE_TTL_MS,
                 "cacheScope": "public",
             })),
@@ -456,7 +362,7 @@ impl Server {
             "protocolVersion": chosen,
             "capabilities": { "tools": {} },
             "serverInfo": server_info(),
-            "instructions": INSTRUCTIONS,
+            "instructions": tools::instructions(),
         }))
     }
 
@@ -482,13 +388,63 @@ impl Server {
     }
 
     fn tools_call(&mut self, id: &Value, era: Era, params: Map<String, Value>) -> Option<Value> {
-        let call = match tools::prepare(&params, self.containment.as_ref()) {
-            Ok(call) => call,
-            Err(e) => {
-                log::info!("tools/call rejected: {}", e.message);
-                return Some(jsonrpc::error(id, &e));
+        let tool = match params.get("name") {
+            Some(Value::String(name)) => match tools::find(name) {
+                Some(tool) => tool,
+                None => {
+                    return Some(jsonrpc::error(
+                        id,
+                        &RpcError::invalid_params(tools::unknown_tool_message()),
+                    ));
+                }
+            },
+            _ => {
+                return Some(jsonrpc::error(
+                    id,
+                    &RpcError::invalid_params("\"name\" must be a tool name string"),
+                ));
             }
         };
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(args)) => args.clone(),
+            Some(_) => {
+                return Some(jsonrpc::error(
+                    id,
+                    &super::tool::bad_argument("\"arguments\" must be an object".into()),
+                ));
+            }
+        };
+        let bytes = self.line_bytes;
+        {
+            let mut q = lock(&self.queued);
+            if q.calls >= self.config.max_queued_calls
+                || q.bytes + bytes > self.config.max_queued_bytes
+            {
+                log::warn!(
+                    "tools/call refused: {} calls ({} bytes) are already waiting",
+                    q.calls,
+                    q.bytes
+                );
+                let message = format!(
+                    "Server busy: {} calls ({} bytes of requests) are already waiting, the most \
+                     this server queues (GNAW_MCP_MAX_QUEUED_CALLS={}, \
+                     GNAW_MCP_MAX_QUEUED_BYTES={}); nothing was run; retry once an earlier call \
+                     has been answered",
+                    q.calls,
+                    q.bytes,
+                    self.config.max_queued_calls,
+                    self.config.max_queued_bytes
+                );
+                return Some(jsonrpc::error(
+                    id,
+                    &RpcError::new(jsonrpc::SERVER_BUSY, message.clone())
+                        .with_data(json!({ "kind": "Busy", "message": message, "retry": true })),
+                ));
+            }
+            q.calls += 1;
+            q.bytes += bytes;
+        }
         let progress_token = params
             .get("_meta")
             .and_then(|m| m.get("progressToken"))
@@ -497,12 +453,14 @@ impl Server {
         let key = id_key(id);
         let cancel = Arc::new(AtomicBool::new(false));
         lock(&self.inflight).insert(key.clone(), Arc::clone(&cancel));
-        log::info!("tools/call {} (request {key})", call.tool.name());
+        log::info!("tools/call {} (request {key})", tool.name());
         let job = Job {
             id: id.clone(),
             key,
             era,
-            call,
+            tool,
+            args,
+            bytes,
             shape: self.shape(era),
             progress_token,
             cancel,
@@ -521,32 +479,38 @@ impl Server {
     }
 }
 
-/// Serve MCP on `input`/`output` until end of input. Returns once the worker has stopped;
-/// calls still running at end of input are cancelled.
+/// Serve MCP on `input`/`output` until end of input. Every request received before the end is
+/// answered (a call the client cancelled gets no answer), then the worker stops and this returns.
 pub fn serve(
     input: impl Read,
     output: impl Write + Send + 'static,
     config: Config,
     containment: Arc<dyn Containment>,
 ) -> io::Result<()> {
-    let out = Arc::new(Output {
-        writer: Mutex::new(Box::new(output)),
-    });
+    let out = Arc::new(Output::new(output));
     let inflight: InFlight = Arc::default();
+    let queued: Arc<Mutex<Queued>> = Arc::default();
     let (tx, rx) = mpsc::channel();
     let worker = {
-        let (out, inflight) = (Arc::clone(&out), Arc::clone(&inflight));
+        let shared = Shared {
+            out: Arc::clone(&out),
+            inflight: Arc::clone(&inflight),
+            queued: Arc::clone(&queued),
+            containment,
+            config,
+        };
         thread::Builder::new()
             .name("gnaw-mcp-worker".into())
-            .spawn(move || worker(rx, out, inflight, config))?
+            .spawn(move || worker(rx, shared))?
     };
     let mut server = Server {
         out,
         config,
-        containment,
-        inflight: Arc::clone(&inflight),
+        inflight,
+        queued,
         jobs: tx,
         legacy_version: None,
+        line_bytes: 0,
     };
     let mut reader = LineReader::new(BufReader::new(input), config.max_line_bytes);
     let result = loop {
@@ -556,10 +520,7 @@ pub fn serve(
             Err(e) => break Err(e),
         }
     };
-    log::info!("end of input; stopping");
-    for flag in lock(&inflight).values() {
-        flag.store(true, Ordering::Relaxed);
-    }
+    log::info!("end of input; answering what was received, then stopping");
     drop(server);
     if worker.join().is_err() {
         log::error!("the worker thread panicked");

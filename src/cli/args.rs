@@ -1,0 +1,183 @@
+//! The `gnaw` command's flags: one table (the [`Args`] struct, parsed by clap), and what they
+//! override in `.gnawconfig` ([`Args::overrides`]). Every enumerated flag lists its values in
+//! `--help`, taken from the same names the parser accepts.
+
+use crate::spec::Overrides;
+use crate::vocab::{Encoding, Format, SecretsMode};
+use clap::{ArgAction, Parser};
+use std::path::PathBuf;
+
+/// Turn a repository into one LLM-ready prompt: a directory tree and every file's contents,
+/// with an exact token count.
+///
+/// gnaw walks REPO honouring the .gitignore and .ignore files inside it (never any outside it),
+/// leaves out hidden, binary, oversized and non-regular files, and renders the rest as markdown,
+/// xml or json. A .gnawconfig TOML file at the repo root sets defaults; flags override it.
+#[derive(Parser, Debug)]
+#[command(name = "gnaw", version, max_term_width = 100)]
+pub struct Args {
+    /// The repository to extract
+    #[arg(default_value = ".")]
+    pub repo: PathBuf,
+
+    /// Write the prompt to FILE instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Output format [possible values: markdown (or md), xml, json] [default: markdown]
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub format: Option<Format>,
+
+    /// Tokenizer encoding [possible values: o200k_base (GPT-4o and later), cl100k_base,
+    /// p50k_base, r50k_base] [default: o200k_base]
+    #[arg(long, value_name = "ENCODING", value_parser = parse_encoding)]
+    pub encoding: Option<Encoding>,
+
+    /// Only include paths matching these globs (repeatable, comma-separated; added to .gnawconfig's)
+    #[arg(short, long, value_name = "GLOB", value_delimiter = ',', action = ArgAction::Append)]
+    pub include: Vec<String>,
+
+    /// Leave out paths matching these globs (repeatable, comma-separated; wins over --include)
+    #[arg(short, long, value_name = "GLOB", value_delimiter = ',', action = ArgAction::Append)]
+    pub exclude: Vec<String>,
+
+    /// Print only the token count and encoding
+    #[arg(long)]
+    pub estimate: bool,
+
+    /// Do not count tokens (fastest; the reported count is 0; incompatible with --budget)
+    #[arg(long, conflicts_with_all = ["estimate", "budget"])]
+    pub no_count: bool,
+
+    /// Print a machine-readable JSON summary on stdout (the prompt goes only to --output)
+    #[arg(long)]
+    pub json: bool,
+
+    /// Silence the summary on stderr
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Include hidden files and directories
+    #[arg(long, overrides_with = "no_hidden")]
+    pub hidden: bool,
+    /// Leave out hidden files and directories (the default; overrides .gnawconfig)
+    #[arg(long, overrides_with = "hidden")]
+    pub no_hidden: bool,
+
+    /// Do not honour .gitignore, .ignore or .git/info/exclude
+    #[arg(long, overrides_with = "ignore_files")]
+    pub no_ignore: bool,
+    /// Honour ignore files (the default; overrides .gnawconfig)
+    #[arg(long, overrides_with = "no_ignore")]
+    pub ignore_files: bool,
+
+    /// Follow symlinks whose target stays inside the repository
+    #[arg(short = 'L', long)]
+    pub follow: bool,
+
+    /// Skip files larger than this (bytes, or e.g. 512KiB, 2MiB) [default: 1MiB]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_file_size: Option<u64>,
+
+    /// Prefix every line of every file with its line number
+    #[arg(long, overrides_with = "no_line_numbers")]
+    pub line_numbers: bool,
+    /// Do not number lines (overrides .gnawconfig)
+    #[arg(long, overrides_with = "line_numbers")]
+    pub no_line_numbers: bool,
+
+    /// Leave out the directory tree
+    #[arg(long, overrides_with = "tree")]
+    pub no_tree: bool,
+    /// Show the directory tree (the default; overrides .gnawconfig)
+    #[arg(long, overrides_with = "no_tree")]
+    pub tree: bool,
+
+    /// Secrets handling [possible values: off, warn, redact, block] [default: warn]
+    #[arg(long, value_name = "MODE", value_parser = parse_secrets)]
+    pub secrets: Option<SecretsMode>,
+
+    /// Fit the prompt into N tokens: whole files, best-ranked first; the rest are listed as
+    /// omitted (0 means unlimited)
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+
+    /// Rank files by relevance to this text (decides what a --budget keeps)
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+
+    /// Apply [profiles.NAME] from .gnawconfig
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// Explain the ranking: each file's score and its parts (on stderr, or in --json)
+    #[arg(long)]
+    pub explain: bool,
+
+    /// Read the paths to extract from stdin, one per line (e.g. from git diff --name-only)
+    #[arg(long)]
+    pub stdin: bool,
+
+    /// With --stdin: paths are separated by NUL bytes (e.g. from git ls-files -z)
+    #[arg(short = '0', long = "null", requires = "stdin")]
+    pub null: bool,
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse()
+}
+
+fn parse_encoding(s: &str) -> Result<Encoding, String> {
+    s.parse()
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    crate::config::parse_size(s)
+        .ok_or_else(|| format!("invalid size {s:?}; use a byte count or e.g. 512KiB, 2MiB"))
+}
+
+fn parse_secrets(s: &str) -> Result<SecretsMode, String> {
+    s.parse()
+}
+
+/// Pair `--x` / `--no-x` into an override: `None` leaves `.gnawconfig` in charge.
+fn tri(yes: bool, no: bool) -> Option<bool> {
+    match (yes, no) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    }
+}
+
+impl Args {
+    /// The overrides these flags make on top of `.gnawconfig`.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            include: self
+                .include
+                .iter()
+                .filter(|s| !s.is_empty())
+                .cloned()
+                .collect(),
+            exclude: self
+                .exclude
+                .iter()
+                .filter(|s| !s.is_empty())
+                .cloned()
+                .collect(),
+            format: self.format,
+            encoding: self.encoding,
+            line_numbers: tri(self.line_numbers, self.no_line_numbers),
+            hidden: tri(self.hidden, self.no_hidden),
+            no_ignore: tri(self.no_ignore, self.ignore_files),
+            follow_links: self.follow.then_some(true),
+            max_file_size: self.max_file_size,
+            tree: tri(self.tree, self.no_tree),
+            secrets: self.secrets,
+            budget: self.budget,
+            query: self.query.clone(),
+            profile: self.profile.clone(),
+        }
+    }
+}
+

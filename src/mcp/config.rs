@@ -1,0 +1,130 @@
+//! gnaw-mcp's configuration: the limits and the operator's policy, read once from the
+//! environment at startup (`GNAW_MCP_*`). `gnaw-mcp --help` lists every variable.
+
+use crate::cache::DEFAULT_CACHE_BYTES;
+use crate::config::parse_size;
+use crate::spec::Policy;
+use crate::vocab::SecretsMode;
+
+/// Limits, from the environment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Longest accepted input line (`GNAW_MCP_MAX_LINE_BYTES`).
+    pub max_line_bytes: usize,
+    /// Largest prompt `extract` returns (`GNAW_MCP_MAX_OUTPUT_BYTES`).
+    pub max_output_bytes: usize,
+    /// Bytes the warm cache may hold (`GNAW_MCP_CACHE_BYTES`; 0 turns it off).
+    pub cache_bytes: usize,
+    /// Most `tools/call`s waiting for the worker (`GNAW_MCP_MAX_QUEUED_CALLS`).
+    pub max_queued_calls: usize,
+    /// Most bytes of waiting `tools/call` requests (`GNAW_MCP_MAX_QUEUED_BYTES`).
+    pub max_queued_bytes: usize,
+    /// Defaults and floors for every call: `GNAW_MCP_DEFAULT_BUDGET`, `GNAW_MCP_MAX_FILE_SIZE`,
+    /// `GNAW_MCP_HARD_LINKS` and
+    /// `GNAW_MCP_SECRETS_FLOOR` on top of [`Policy::server`].
+    pub policy: Policy,
+}
+
+impl Default for Config {
+    /// 4 MiB for lines and output. A line holds one request, and requests are a few hundred
+    /// bytes, so 4 MiB is generous without letting a client make us hold an unbounded line. For
+    /// output, about 4 bytes of source make one token, so 4 MiB is roughly one million tokens:
+    /// as much as the largest context windows take. The queue holds at most 64 calls and 64 MiB
+    /// of request lines: a client that sends faster than calls finish is told to retry instead
+    /// of growing the server's memory.
+    fn default() -> Config {
+        Config {
+            max_line_bytes: 4 << 20,
+            max_output_bytes: 4 << 20,
+            cache_bytes: DEFAULT_CACHE_BYTES,
+            max_queued_calls: 64,
+            max_queued_bytes: 64 << 20,
+            policy: Policy::server(),
+        }
+    }
+}
+
+impl Config {
+    /// Read every `GNAW_MCP_*` setting; an invalid value is an error naming the variable.
+    pub fn from_env() -> Result<Config, String> {
+        let mut config = Config::default();
+        for (name, slot) in [
+            ("GNAW_MCP_MAX_LINE_BYTES", &mut config.max_line_bytes),
+            ("GNAW_MCP_MAX_OUTPUT_BYTES", &mut config.max_output_bytes),
+            ("GNAW_MCP_MAX_QUEUED_CALLS", &mut config.max_queued_calls),
+            ("GNAW_MCP_MAX_QUEUED_BYTES", &mut config.max_queued_bytes),
+        ] {
+            if let Some(raw) = std::env::var_os(name) {
+                let value = raw
+                    .to_str()
+                    .and_then(|s| s.trim().parse::<usize>().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| {
+                        format!(
+                            "{name} must be a positive number, got {:?}; unset it to use the default ({})",
+                            raw,
+                            slot
+                        )
+                    })?;
+                *slot = value;
+            }
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_CACHE_BYTES") {
+            config.cache_bytes = raw
+                .to_str()
+                .and_then(parse_size)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| {
+                    format!(
+                        "GNAW_MCP_CACHE_BYTES must be a byte count such as 268435456 or \"256MiB\" (0 turns the cache off), got {raw:?}"
+                    )
+                })?;
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_DEFAULT_BUDGET") {
+            let budget = raw
+                .to_str()
+                .and_then(|s| s.trim().parse::<usize>().ok())
+                .ok_or_else(|| {
+                    format!(
+                        "GNAW_MCP_DEFAULT_BUDGET must be a token count (0 for unlimited), got {raw:?}"
+                    )
+                })?;
+            config.policy.budget_default = (budget > 0).then_some(budget);
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_MAX_FILE_SIZE") {
+            let cap = raw
+                .to_str()
+                .and_then(parse_size)
+                .filter(|&n| n > 0)
+                .ok_or_else(|| {
+                    format!(
+                        "GNAW_MCP_MAX_FILE_SIZE must be a byte count such as 16777216 or \"16MiB\", got {raw:?}"
+                    )
+                })?;
+            config.policy.max_file_size_cap = Some(cap);
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_HARD_LINKS") {
+            config.policy.skip_hard_links = match raw.to_str().map(str::trim) {
+                Some("skip") => true,
+                Some("read") => false,
+                _ => {
+                    return Err(format!(
+                        "GNAW_MCP_HARD_LINKS must be skip (the default: files with more than one hard link are left out, since they may be links to files outside the root) or read, got {raw:?}"
+                    ));
+                }
+            };
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_SECRETS_FLOOR") {
+            config.policy.secrets_floor = raw
+                .to_str()
+                .and_then(|s| s.trim().parse::<SecretsMode>().ok())
+                .ok_or_else(|| {
+                    format!(
+                        "GNAW_MCP_SECRETS_FLOOR must be off, warn, redact or block, got {raw:?}"
+                    )
+                })?;
+        }
+        Ok(config)
+    }
+}
+

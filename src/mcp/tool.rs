@@ -1,0 +1,236 @@
+//! What a tool is: the [`Tool`] trait every tool implements, the [`ToolContext`] a call runs
+//! with, the [`Outcome`] it ends with, and the typed-argument parsing every tool shares. A tool
+//! is one file in `tools/` plus one line in the registry ([`super::tools`]).
+
+use super::config::Config;
+use super::containment::Containment;
+use super::jsonrpc::RpcError;
+use crate::cache::Cache;
+use crate::spec::Observer;
+use gnaw_sandbox::ContainedDir;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+/// Which fields the client's protocol revision knows about. Annotations arrived in
+/// 2025-03-26; `title`, `outputSchema` and `structuredContent` in 2025-06-18.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub annotations: bool,
+    pub structured: bool,
+}
+
+impl Shape {
+    /// Everything: the 2026-07-28 revision and the newest legacy ones.
+    pub const FULL: Shape = Shape {
+        annotations: true,
+        structured: true,
+    };
+
+    /// The shape for a negotiated legacy revision (`YYYY-MM-DD` strings sort by date).
+    pub fn for_version(version: &str) -> Shape {
+        Shape {
+            annotations: version >= "2025-03-26",
+            structured: version >= "2025-06-18",
+        }
+    }
+}
+
+/// What a call runs with.
+pub struct ToolContext<'a> {
+    /// Turns a `repo` argument into a directory proven to lie under the root.
+    pub containment: &'a dyn Containment,
+    /// The warm cache, shared by every call (`None` when turned off).
+    pub cache: Option<&'a Cache>,
+    /// The limits and the operator's policy.
+    pub config: &'a Config,
+    /// Progress reports and cancellation.
+    pub observer: &'a dyn Observer,
+    /// What the client's protocol revision can receive.
+    pub shape: Shape,
+}
+
+impl ToolContext<'_> {
+    /// Prove a `repo` argument, or the `-32602` answer that names why it was refused.
+    pub fn contain(&self, repo: &Value) -> Result<ContainedDir, RpcError> {
+        self.containment.contain(repo).map_err(|r| {
+            RpcError::invalid_params(format!("Invalid repo: {}", r.message))
+                .with_data(json!({ "kind": r.kind, "message": r.message }))
+        })
+    }
+}
+
+/// How a call ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// A `CallToolResult` body (possibly with `isError: true`).
+    Done(Value),
+    /// The request itself was wrong (bad arguments, a path outside the root): a JSON-RPC error.
+    Rejected(RpcError),
+    /// The client cancelled: send nothing.
+    Cancelled,
+}
+
+/// A tool as `tools/list` shows it and `tools/call` runs it.
+pub trait Tool: Sync {
+    /// The name clients call it by: lowercase ASCII, digits and `_`.
+    fn name(&self) -> &'static str;
+    /// A short human title.
+    fn title(&self) -> &'static str;
+    /// What it does and when a model should use it.
+    fn description(&self) -> &'static str;
+    /// One line for the server's `instructions`: when to reach for this tool.
+    fn summary(&self) -> &'static str;
+    /// The JSON Schema of its arguments: an object with `additionalProperties: false`.
+    fn input_schema(&self) -> Value;
+    /// The JSON Schema of its `structuredContent`, when it returns one.
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
+    /// Behaviour hints. Every gnaw tool is read-only, idempotent and closed-world.
+    fn annotations(&self) -> Value {
+        json!({
+            "readOnlyHint": true,
+            "destructiveHint": false,
+            "idempotentHint": true,
+            "openWorldHint": false,
+        })
+    }
+    /// Check the arguments, prove every path in them, and run.
+    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome;
+}
+
+/// `-32602` for a bad argument, with `data.kind: "InvalidArguments"`.
+pub fn bad_argument(message: String) -> RpcError {
+    RpcError::invalid_params(message.clone())
+        .with_data(json!({ "kind": "InvalidArguments", "message": message }))
+}
+
+/// Parse a call's arguments into the tool's typed struct. An argument the schema does not list
+/// is refused by name with the list of valid ones; a mistyped one is refused by name with what
+/// was expected.
+pub fn parse_args<T: DeserializeOwned>(
+    tool: &dyn Tool,
+    args: &Map<String, Value>,
+) -> Result<T, RpcError> {
+    let schema = tool.input_schema();
+    let known: Vec<&str> = schema["properties"]
+        .as_object()
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    if let Some(unknown) = args.keys().find(|k| !known.contains(&k.as_str())) {
+        let shown: String = unknown.chars().take(64).collect();
+        return Err(bad_argument(format!(
+            "unknown argument \"{shown}\"; {} takes {}",
+            tool.name(),
+            list(&known)
+        )));
+    }
+    let value = Value::Object(args.clone());
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let message = match path.as_str() {
+            "." | "" => format!("invalid arguments for {}: {inner}", tool.name()),
+            p => {
+                let name = p.split(['.', '[']).next().unwrap_or(p);
+                format!("argument \"{name}\": {inner}")
+            }
+        };
+        bad_argument(message)
+    })
+}
+
+/// `a, b and c`.
+fn list(names: &[&str]) -> String {
+    match names {
+        [] => "no arguments".into(),
+        [one] => (*one).into(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A `CallToolResult` that reports a failure to the model (`isError: true`).
+pub fn tool_error(text: String) -> Value {
+    json!({ "content": [{ "type": "text", "text": text }], "isError": true })
+}
+
+/// Typed argument pieces with messages that say what is expected.
+pub mod arg {
+    use serde::de::{self, Deserializer, Visitor};
+    use std::fmt;
+
+    /// A string without NUL bytes.
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct Text(pub String);
+
+    impl<'de> serde::Deserialize<'de> for Text {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = Text;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a string")
+                }
+                fn visit_str<E: de::Error>(self, s: &str) -> Result<Text, E> {
+                    if s.contains('\0') {
+                        return Err(E::custom("must not contain NUL bytes"));
+                    }
+                    Ok(Text(s.to_string()))
+                }
+            }
+            d.deserialize_str(V)
+        }
+    }
+
+    /// A list of glob strings.
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct Globs(pub Vec<String>);
+
+    impl<'de> serde::Deserialize<'de> for Globs {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Globs, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Globs;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an array of glob strings such as [\"src/**\"]")
+                }
+                fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Globs, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(item) = seq.next_element::<serde_json::Value>()? {
+                        match item {
+                            serde_json::Value::String(s) if !s.contains('\0') => out.push(s),
+                            _ => {
+                                return Err(de::Error::custom(
+                                    "must be an array of glob strings such as [\"src/**\"] \
+                                     (each a string without NUL bytes)",
+                                ));
+                            }
+                        }
+                    }
+                    Ok(Globs(out))
+                }
+            }
+            d.deserialize_seq(V)
+        }
+    }
+
+    /// A token count: a non-negative integer, 0 for unlimited.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Tokens(pub usize);
+
+    impl<'de> serde::Deserialize<'de> for Tokens {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Tokens, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = Tokens;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a non-negative integer number of tokens (0 for unlimited)")
+                }
+                fn visit_u64<E: de::Error>(self, n: u64) -> Result<Tokens, E> {
+                    Ok(Tokens(usize::try_from(n).unwrap_or(usize::MAX)))
+                }
+            }
+            d.deserialize_u64(V)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! `extract`: the repository as one prompt, fitted to the budget, refused with advice (never
+//! cut short) when it is larger than the server's response limit.
+
+use super::super::tool::{Outcome, Tool, ToolContext, tool_error};
+use super::extraction::{self, EXTRACT_DESCRIPTION};
+use crate::driver::extraction::Extraction;
+use crate::spec::Mode;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// The `extract` tool.
+pub struct Extract;
+
+impl Tool for Extract {
+    fn name(&self) -> &'static str {
+        "extract"
+    }
+    fn title(&self) -> &'static str {
+        "Extract repository"
+    }
+    fn description(&self) -> &'static str {
+        EXTRACT_DESCRIPTION
+    }
+    fn summary(&self) -> &'static str {
+        "get the text, narrowed with include/exclude globs and fitted to a token budget"
+    }
+    fn input_schema(&self) -> Value {
+        extraction::input_schema()
+    }
+    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
+        match extraction::run(self, args, ctx, Mode::Render) {
+            Ok(e) => Outcome::Done(result(e, ctx.config.max_output_bytes)),
+            Err(outcome) => outcome,
+        }
+    }
+}
+
+fn result(e: Extraction, max_output_bytes: usize) -> Value {
+    let Some(output) = e.output.as_deref() else {
+        return tool_error("extract failed: the pipeline returned no prompt".into());
+    };
+    if output.len() > max_output_bytes {
+        return tool_error(too_large_message(&e, output.len(), max_output_bytes));
+    }
+    let mut content = vec![json!({ "type": "text", "text": output })];
+    if !e.omitted.is_empty() {
+        let tokens: usize = e.omitted.iter().map(|o| o.tokens).sum();
+        content.push(json!({ "type": "text", "text": format!(
+            "Trimmed to fit a budget of {} tokens: {} files ({tokens} tokens) were left out and are \
+             listed in the prompt's omitted section. Ask for them with `include`, pass a `query` \
+             to change which files are kept, or raise `budget` (0 means unlimited).",
+            e.budget.unwrap_or(0),
+            e.omitted.len()
+        )}));
+    }
+    json!({ "content": content })
+}
+
+/// Tell the agent the prompt is too big, and where the bulk of it is, so it can narrow the
+/// request with `include`/`exclude`.
+fn too_large_message(e: &Extraction, size: usize, max: usize) -> String {
+    let mut by_top: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for f in &e.files {
+        let top = match f.path.split_once('/') {
+            Some((dir, _)) => dir,
+            None => f.path.as_str(),
+        };
+        let entry = by_top.entry(top).or_insert((0, 0));
+        entry.0 += f.tokens;
+        entry.1 += 1;
+    }
+    let mut tops: Vec<_> = by_top.into_iter().collect();
+    tops.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
+    let mut largest: Vec<_> = e.files.iter().collect();
+    largest.sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.path.cmp(&b.path)));
+
+    let mut msg = format!(
+        "The prompt is {size} bytes ({} tokens, {} files), over this server's response limit \
+         of {max} bytes (GNAW_MCP_MAX_OUTPUT_BYTES), so nothing was returned. Call extract \
+         again with a narrower request: `include` globs for only the parts you need (e.g. \
+         [\"src/**\"]) and/or `exclude` globs for bulky parts (e.g. [\"tests/**\", \
+         \"**/*.json\"]). Use estimate to check the size first.",
+        e.tokens,
+        e.files.len()
+    );
+    msg.push_str("\nLargest top-level entries by tokens:");
+    for (name, (tokens, files)) in tops.iter().take(8) {
+        msg.push_str(&format!("\n  {name}: {tokens} tokens in {files} files"));
+    }
+    msg.push_str("\nLargest files:");
+    for f in largest.iter().take(8) {
+        msg.push_str(&format!("\n  {}: {} tokens", f.path, f.tokens));
+    }
+    msg
+}
+

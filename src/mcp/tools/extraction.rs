@@ -1,0 +1,131 @@
+//! What `extract` and `estimate` share: their arguments (the same ones, so an estimate is of
+//! exactly the prompt the same `extract` call returns), their schema, and the pipeline run.
+
+use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args, tool_error};
+use crate::driver::extraction::Extraction;
+use crate::driver::run_extraction;
+use crate::error::Error;
+use crate::spec::{ExtractionSpec, Mode, Overrides};
+use serde_json::{Map, Value, json};
+
+const REPO_DESCRIPTION: &str = "Path of the repository directory to read. A relative path \
+resolves against the server's root directory (\".\" is the root itself); an absolute path must \
+lie inside the root. Paths outside the root, missing paths and files are rejected.";
+
+const INCLUDE_DESCRIPTION: &str = "Optional glob patterns, relative to the repository, of the \
+files to include, e.g. [\"src/**/*.rs\", \"README.md\"]. Added to any include patterns in the \
+repository's .gnawconfig. Omit to include every file that is not excluded.";
+
+const EXCLUDE_DESCRIPTION: &str = "Optional glob patterns, relative to the repository, of files \
+to leave out, e.g. [\"tests/**\", \"**/*.lock\", \"docs/**\"]. Added to the repository's \
+.gnawconfig excludes and its .gitignore rules.";
+
+const BUDGET_DESCRIPTION: &str = "Optional maximum size of the prompt in tokens. Whole files \
+are kept, most relevant first (see `query`); the rest are listed in an \"omitted\" section with \
+their token counts so you can ask for them with `include`. 0 means unlimited. When omitted, the \
+repository's .gnawconfig budget or the server's default applies.";
+
+const QUERY_DESCRIPTION: &str = "Optional text describing what you are looking for, e.g. \
+\"where are HTTP retries configured\" or an identifier like \"parseConfig\". Files are ranked by \
+relevance to it (BM25 over code-aware terms, boosted when it names a file, directory or \
+symbol), which decides what a budget keeps. The prompt itself stays in path order.";
+
+const PROFILE_DESCRIPTION: &str = "Optional name of a [profiles.NAME] table in the \
+repository's .gnawconfig whose settings (include, exclude, budget, format, ...) apply to this call.";
+
+pub const EXTRACT_DESCRIPTION: &str = "Read a local source repository and return it as one \
+LLM-ready prompt: a directory tree followed by the contents of every included text file. \
+Honours .gitignore and the repository's .gnawconfig; binary, oversized and sensitive files \
+(.env, private keys, credentials) are left out. Read-only. On a large repository call \
+`estimate` first and narrow the request with `include`/`exclude`; a prompt larger than the \
+server's response limit is refused with advice on what to exclude, never cut short.";
+
+pub const ESTIMATE_DESCRIPTION: &str = "Count exactly how many tokens `extract` would return for \
+the same arguments, without returning the text. Reports tokens, the tokenizer encoding, the \
+number of files and bytes included, the size of the prompt in bytes, and how many files were \
+skipped for each reason. Fast and read-only: use it to choose `include`/`exclude` globs that \
+fit your context before calling `extract`.";
+
+/// The arguments of `extract` and `estimate`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractionArgs {
+    repo: Option<Value>,
+    #[serde(default)]
+    include: Option<arg::Globs>,
+    #[serde(default)]
+    exclude: Option<arg::Globs>,
+    #[serde(default)]
+    budget: Option<arg::Tokens>,
+    #[serde(default)]
+    query: Option<arg::Text>,
+    #[serde(default)]
+    profile: Option<arg::Text>,
+}
+
+/// The input schema of `extract` and `estimate`.
+pub fn input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "repo": { "type": "string", "description": REPO_DESCRIPTION },
+            "include": {
+                "type": "array",
+                "items": { "type": "string" },
+                "description": INCLUDE_DESCRIPTION,
+            },
+            "exclude": {
+                "type": "array",
+                "items": { "type": "string" },
+                "description": EXCLUDE_DESCRIPTION,
+            },
+            "budget": { "type": "integer", "minimum": 0, "description": BUDGET_DESCRIPTION },
+            "query": { "type": "string", "description": QUERY_DESCRIPTION },
+            "profile": { "type": "string", "description": PROFILE_DESCRIPTION },
+        },
+        "required": ["repo"],
+        "additionalProperties": false,
+    })
+}
+
+/// Parse the arguments, prove the repo and run the pipeline in `mode`. `Err` is the outcome to
+/// return as it is (rejected arguments, a failed or cancelled run).
+pub fn run(
+    tool: &dyn Tool,
+    args: &Map<String, Value>,
+    ctx: &ToolContext<'_>,
+    mode: Mode,
+) -> Result<Extraction, Outcome> {
+    let args: ExtractionArgs = parse_args(tool, args).map_err(Outcome::Rejected)?;
+    let repo = args.repo.as_ref().ok_or_else(|| {
+        Outcome::Rejected(bad_argument(
+            "argument \"repo\" is required: the path of the repository to read".into(),
+        ))
+    })?;
+    let repo = ctx.contain(repo).map_err(Outcome::Rejected)?;
+    let spec = ExtractionSpec {
+        repo,
+        overrides: Overrides {
+            include: args.include.map(|g| g.0).unwrap_or_default(),
+            exclude: args.exclude.map(|g| g.0).unwrap_or_default(),
+            budget: args.budget.map(|t| t.0),
+            query: args.query.map(|t| t.0),
+            profile: args.profile.map(|t| t.0),
+            ..Default::default()
+        },
+        paths: None,
+        mode,
+        observer: Some(ctx.observer),
+        policy: ctx.config.policy,
+        cache: ctx.cache,
+    };
+    let extraction = match run_extraction(&spec) {
+        Ok(e) => e,
+        Err(Error::Cancelled) => return Err(Outcome::Cancelled),
+        Err(e) => return Err(Outcome::Done(tool_error(format!("{} failed: {e}", tool.name())))),
+    };
+    if ctx.observer.cancelled() {
+        return Err(Outcome::Cancelled);
+    }
+    Ok(extraction)
+}

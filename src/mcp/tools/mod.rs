@@ -1,0 +1,125 @@
+//! The registry: every tool the server offers, in `tools/list` order. `tools/list`, the
+//! unknown-tool error and the `instructions` text are all derived from it, and each tool parses
+//! its own typed arguments. Adding a tool is one new file in this folder and one line in
+//! [`registry!`] below.
+
+use super::tool::{Shape, Tool};
+use serde_json::{Value, json};
+
+/// Declares each tool's module and lists its value, in order.
+macro_rules! registry {
+    ($($module:ident :: $tool:ident),+ $(,)?) => {
+        $(pub mod $module;)+
+        /// Every tool, in `tools/list` order.
+        pub static TOOLS: &[&dyn Tool] = &[$(&$module::$tool),+];
+    };
+}
+
+// What extract and estimate share (not a tool).
+pub mod extraction;
+
+registry! {
+    extract::Extract,
+    estimate::Estimate,
+}
+
+/// The tool called `name`.
+pub fn find(name: &str) -> Option<&'static dyn Tool> {
+    TOOLS.iter().copied().find(|t| t.name() == name)
+}
+
+/// The answer to a call of a tool that does not exist.
+pub fn unknown_tool_message() -> String {
+    let names: Vec<&str> = TOOLS.iter().map(|t| t.name()).collect();
+    format!("Unknown tool; this server has the tools {}", names.join(", "))
+}
+
+/// The server's `instructions`: what gnaw is, and one line per tool on when to use it.
+pub fn instructions() -> String {
+    let mut text = String::from(
+        "gnaw reads local source repositories under this server's root directory and hands \
+         them to you with exact token counts. Every tool is read-only.",
+    );
+    for tool in TOOLS {
+        text.push_str(&format!(" `{}`: {}.", tool.name(), tool.summary()));
+    }
+    text
+}
+
+/// The tool definitions for `tools/list`, shaped for the client's revision.
+pub fn definitions(shape: Shape) -> Vec<Value> {
+    TOOLS
+        .iter()
+        .map(|tool| {
+            let mut def = json!({
+                "name": tool.name(),
+                "description": tool.description(),
+                "inputSchema": tool.input_schema(),
+            });
+            if shape.structured {
+                def["title"] = json!(tool.title());
+                if let Some(schema) = tool.output_schema() {
+                    def["outputSchema"] = schema;
+                }
+            }
+            if shape.annotations {
+                let mut annotations = tool.annotations();
+                annotations["title"] = json!(tool.title());
+                def["annotations"] = annotations;
+            }
+            def
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_follow_the_rules() {
+        for shape in [Shape::FULL, Shape::for_version("2024-11-05")] {
+            let defs = definitions(shape);
+            assert_eq!(defs.len(), TOOLS.len());
+            for def in &defs {
+                let name = def["name"].as_str().unwrap();
+                assert!(
+                    name.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                );
+                assert!(find(name).is_some());
+                let schema = &def["inputSchema"];
+                assert_eq!(schema["type"], "object");
+                assert_eq!(schema["additionalProperties"], false);
+                for key in ["oneOf", "anyOf", "allOf", "$ref"] {
+                    assert!(schema.get(key).is_none());
+                }
+                for (_, prop) in schema["properties"].as_object().unwrap() {
+                    assert!(prop["type"].is_string());
+                    assert!(prop["description"].as_str().unwrap().len() > 40);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shapes_follow_the_negotiated_revision() {
+        let old = definitions(Shape::for_version("2024-11-05"));
+        assert!(old.iter().all(|d| d.get("annotations").is_none()));
+        let mid = definitions(Shape::for_version("2025-03-26"));
+        assert!(mid.iter().all(|d| d["annotations"]["readOnlyHint"] == true));
+        assert!(mid.iter().all(|d| d.get("outputSchema").is_none()));
+        let new = definitions(Shape::for_version("2025-11-25"));
+        let estimate = new.iter().find(|d| d["name"] == "estimate").unwrap();
+        assert_eq!(estimate["outputSchema"]["type"], "object");
+        assert_eq!(new, definitions(Shape::FULL));
+    }
+
+    #[test]
+    fn instructions_and_errors_name_every_tool() {
+        for tool in TOOLS {
+            assert!(instructions().contains(&format!("`{}`", tool.name())));
+            assert!(unknown_tool_message().contains(tool.name()));
+        }
+    }
+}

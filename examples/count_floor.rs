@@ -12,6 +12,8 @@
 //! median run. Prints one JSON line:
 //! `{"files", "bytes", "tokens", "threads", "build_ms", "runs_ms": [...]}`.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;

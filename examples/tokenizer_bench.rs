@@ -6,6 +6,8 @@
 //! The corpus defaults to the `.rs` files of the crate sources cargo has fetched
 //! (`~/.cargo/registry/src`), read in sorted path order up to 20 MB.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

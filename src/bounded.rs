@@ -29,7 +29,7 @@ mod tests {
 
     #[test]
     fn the_cap_holds_whatever_the_hint() {
-        let data = vec![7u8; 100];
+        let data = [7u8; 100];
         assert_eq!(read_capped(&data[..], 100, 0).unwrap().unwrap().len(), 100);
         assert_eq!(read_capped(&data[..], 99, u64::MAX).unwrap(), None);
         assert_eq!(read_capped(io::repeat(1), 10, 5).unwrap(), None);

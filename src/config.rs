@@ -96,8 +96,14 @@ pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options
             .map(|span| {
                 let before = &text.as_bytes()[..span.start.min(text.len())];
                 let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-                let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-                let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+                let line_start = before
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1);
+                let column = String::from_utf8_lossy(&before[line_start..])
+                    .chars()
+                    .count()
+                    + 1;
                 format!(" at line {line}, column {column}")
             })
             .unwrap_or_default();
@@ -120,7 +126,9 @@ pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options
                 let toml::Value::Table(p) = p else {
                     return Err(ConfigError::key(
                         &format!("profiles.{name}"),
-                        format!("{CONFIG_FILE}: profile `{name}` must be a [profiles.{name}] table"),
+                        format!(
+                            "{CONFIG_FILE}: profile `{name}` must be a [profiles.{name}] table"
+                        ),
                     ));
                 };
                 profiles.push((name, p));
@@ -160,10 +168,7 @@ pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options
 }
 
 /// The error for a profile that does not exist, listing those that do.
-pub fn unknown_profile<'a>(
-    wanted: &str,
-    available: impl Iterator<Item = &'a str>,
-) -> ConfigError {
+pub fn unknown_profile<'a>(wanted: &str, available: impl Iterator<Item = &'a str>) -> ConfigError {
     let names: Vec<&str> = available.collect();
     let message = if names.is_empty() {
         format!(
@@ -190,8 +195,8 @@ fn apply_key(o: &mut Options, key: &str, value: &toml::Value, prefix: &str) -> R
         "exclude" => o.exclude = string_list(key, value)?,
         "format" => {
             let s = string(key, value)?;
-            o.format = Format::from_name(s)
-                .ok_or_else(|| bad_value(key, s, &one_of(Format::NAMES)))?;
+            o.format =
+                Format::from_name(s).ok_or_else(|| bad_value(key, s, &one_of(Format::NAMES)))?;
         }
         "encoding" => {
             let s = string(key, value)?;
@@ -410,12 +415,16 @@ mod tests {
         assert_eq!(o.include, vec!["src/**"]);
         let o = parse(text, Options::default(), None).unwrap();
         assert_eq!(o.budget, Some(5000));
-        let err = parse(text, Options::default(), Some("big")).unwrap_err().message;
+        let err = parse(text, Options::default(), Some("big"))
+            .unwrap_err()
+            .message;
         assert!(
             err.contains("small") && err.contains("docs") && err.contains("`big`"),
             "{err}"
         );
-        let err = parse("[profiles.x]\nbudgett = 1", Options::default(), None).unwrap_err().message;
+        let err = parse("[profiles.x]\nbudgett = 1", Options::default(), None)
+            .unwrap_err()
+            .message;
         assert!(
             err.contains("profiles.x.budgett") && err.contains("profiles.x.budget"),
             "{err}"
@@ -424,10 +433,14 @@ mod tests {
 
     #[test]
     fn unknown_key_names_the_nearest() {
-        let err = parse_test("includes = [\"a\"]", Options::default()).unwrap_err().message;
+        let err = parse_test("includes = [\"a\"]", Options::default())
+            .unwrap_err()
+            .message;
         assert!(err.contains("`includes`"), "{err}");
         assert!(err.contains("did you mean `include`"), "{err}");
-        let err = parse_test("[secrets]\nmod = \"off\"", Options::default()).unwrap_err().message;
+        let err = parse_test("[secrets]\nmod = \"off\"", Options::default())
+            .unwrap_err()
+            .message;
         assert!(err.contains("did you mean `secrets.mode`"), "{err}");
     }
 

@@ -18,6 +18,8 @@
 //! test runs in turn, `cargo test --test attack_corpus -- NAME` runs the ones whose name
 //! contains NAME. A per-class table is printed.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 mod mcp_client;
 
 use gnaw_sandbox::{Root, SandboxMode, confine};
@@ -282,9 +284,10 @@ fn corpus(base: &Path) -> Vec<Case> {
     add(c, format!("procroot{o}"), out, EACCES);
     add(c, format!("procroot{r}/repo"), out, OK);
     add(c, "proccwd".into(), out, EACCES);
-    // Spelled through /proc but resolving inside: the kernel canonicalizes it back into the
-    // root, so it is a legitimate (if odd) spelling of the repo.
-    add(c, format!("/proc/self/root{r}/repo"), Want::Ok, OK);
+    // Spelled through /proc but resolving inside. Landlock lets the open through (it resolves
+    // into the root), but containment refuses it: an absolute path is accepted only under the
+    // root as the operator spelled it, so no outside spelling can be probed for where it leads.
+    add(c, format!("/proc/self/root{r}/repo"), out, OK);
 
     let c = "long";
     add(c, "a".repeat(256), inv, ENAMETOOLONG);
@@ -667,12 +670,20 @@ fn test_symlinked_root_both_spellings() {
         }
         assert!(got[0].contains("pub fn inside()"), "{start}: {got:?}");
         assert_eq!(got[0], got[1], "{start}: real spelling differs");
-        assert_eq!(got[0], got[2], "{start}: link spelling differs");
+        if start == "rootlink" {
+            // The root as the operator spelled it is accepted.
+            assert_eq!(got[0], got[2], "{start}: link spelling differs");
+        } else {
+            // An outside link into the root is another outside spelling: refused without
+            // saying where it leads (issue 12, outside aliases).
+            assert_eq!(got[2], "OutsideRoot", "{start}: {got:?}");
+        }
         assert_eq!(&got[3..], ["OutsideRoot"; 4], "{start}");
         answers.push(got);
     }
     assert_eq!(
-        answers[0], answers[1],
+        (&answers[0][..2], &answers[0][3..]),
+        (&answers[1][..2], &answers[1][3..]),
         "the two root spellings behave differently"
     );
 }

@@ -5,6 +5,8 @@
 //! deterministic; profiles merge and unknown ones are listed; MCP `extract` with a budget, query
 //! and profile is byte-identical to `gnaw` with the same flags.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 mod mcp_client;
 mod xorshift;
 

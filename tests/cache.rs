@@ -2,6 +2,8 @@
 //! touch, edit or rename is seen on the next call, with counts equal to a cold run's. Checked on
 //! the library (with the cache's own counters) and through a real gnaw-mcp process.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 mod mcp_client;
 
 use gnaw::cache::Cache;

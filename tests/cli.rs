@@ -2,6 +2,8 @@
 //! rules, config merging and errors, every format, files that must be skipped, weird names,
 //! determinism, stdin confinement and exact token totals.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 use std::fs;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;

@@ -3,6 +3,8 @@
 //! additivity rules (`is_safe_boundary`, `split_for_parallel`, `exact_units`) checked both
 //! exhaustively on the characters around a cut and by property tests.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 mod xorshift;
 
 use std::time::{Duration, Instant};

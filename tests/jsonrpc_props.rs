@@ -3,6 +3,8 @@
 //! nothing else answered, and the loop never panics (see `jsonrpc_check`). The same invariant
 //! is fuzzed by `fuzz/fuzz_targets/jsonrpc.rs`. `GNAW_PROPTEST_CASES` raises the case count.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 mod jsonrpc_check;
 
 use proptest::prelude::*;

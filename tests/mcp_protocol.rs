@@ -2,6 +2,8 @@
 //! negotiation, tools/list schemas, malformed input of every kind (after each of which the
 //! server must still answer a ping), notifications, ids, EOF, and startup configuration.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 mod mcp_client;
 
 use mcp_client::{MODERN, Server, modern_meta, run};

@@ -2,6 +2,8 @@
 //! crate), and, through the real pipeline, extract == CLI bytes with `.gnawconfig`, estimate ==
 //! the count of extract's text, progress, cancellation during a long run, and the output cap.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 mod mcp_client;
 
 use mcp_client::{Server, TIMEOUT, modern_meta};

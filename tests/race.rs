@@ -12,6 +12,8 @@
 //! file or directory (a read, a directory listing) by the server is an event, whether or not its
 //! content reaches the output.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 mod mcp_client;
 
 use mcp_client::Server;

@@ -10,6 +10,8 @@
 //! kinds (`*` for all), `GNAW_SCAN_BENCH_MB=60` a larger sample and `GNAW_SCAN_BENCH_DIR` another
 //! tree than the registry.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 use gnaw::scan::{self, Allow, Scanned, SecretsMode};
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -2,6 +2,8 @@
 //! generated here at test time from a seeded generator and split prefixes, so no real-looking
 //! key is ever committed.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 use gnaw::scan::{self, Allow, Finding, Scanned, SecretsMode, rules, sensitive_file};
 use std::collections::BTreeSet;
 

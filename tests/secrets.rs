@@ -3,6 +3,8 @@
 //! through gnaw-mcp. No secret substring may appear anywhere; markers, findings, modes, the allow
 //! list, the operator's floor, sensitive files and the counts of the redacted text are checked.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 mod mcp_client;
 mod xorshift;
 

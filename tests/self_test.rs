@@ -2,6 +2,8 @@
 //! per probe and the summary line, leaves the root untouched, and fails loudly when the sandbox
 //! is off.
 
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
 use std::fs;
 use std::process::Command;
 

@@ -67,6 +67,9 @@ pub const MAX_SYMLINK_HOPS: usize = 40;
 #[derive(Clone, Debug)]
 pub struct Root {
     path: PathBuf,
+    /// The root as the operator spelled it, made absolute without resolving anything: the one
+    /// other spelling under which an absolute path is accepted.
+    given: PathBuf,
     /// The root directory, opened when the root was made; every [`ContainedDir::open`] starts
     /// here.
     dir: Arc<BeneathDir>,
@@ -184,6 +187,8 @@ pub struct Contained {
     dev: u64,
     ino: u64,
     is_dir: bool,
+    /// The node's `lstat` when it was proven.
+    stat: Stat,
 }
 
 impl Contained {
@@ -195,6 +200,11 @@ impl Contained {
     /// Path relative to the root; `""` for the root itself.
     pub fn relative(&self) -> &Path {
         &self.relative
+    }
+
+    /// What the proof saw of the node (type, identity, size, times): no second look by path.
+    pub fn stat(&self) -> &Stat {
+        &self.stat
     }
 }
 
@@ -237,6 +247,7 @@ impl ContainedDir {
     pub fn as_root(&self) -> io::Result<Root> {
         Ok(Root {
             path: self.inner.path.clone(),
+            given: self.inner.path.clone(),
             dir: Arc::new(self.open()?),
         })
     }
@@ -280,8 +291,10 @@ impl Root {
                 io::Error::other("the directory changed while it was being opened; try again"),
             ));
         }
+        let given = std::path::absolute(path).unwrap_or_else(|_| canonical.clone());
         Ok(Root {
             path: canonical,
+            given,
             dir: Arc::new(dir),
         })
     }
@@ -293,7 +306,16 @@ impl Root {
 
     /// The root itself as a contained directory.
     pub fn as_dir(&self) -> ContainedDir {
-        let (dev, ino) = self.dir.stat().map_or((0, 0), |st| (st.dev, st.ino));
+        let stat = self.dir.stat().unwrap_or(Stat {
+            kind: FileKind::Dir,
+            dev: 0,
+            ino: 0,
+            size: 0,
+            nlink: 0,
+            mtime_ns: 0,
+            ctime_ns: 0,
+        });
+        let (dev, ino) = (stat.dev, stat.ino);
         ContainedDir {
             inner: Contained {
                 path: self.path.clone(),
@@ -301,6 +323,7 @@ impl Root {
                 dev,
                 ino,
                 is_dir: true,
+                stat,
             },
             dev,
             ino,
@@ -334,20 +357,16 @@ impl Root {
         let input = Path::new(untrusted);
 
         let rest = if input.is_absolute() {
-            match input.strip_prefix(&self.path) {
+            // Only spellings under the root as the operator gave it (canonical, or as given)
+            // are accepted. Anything else is OutsideRoot without being resolved: an outside
+            // link that leads in would otherwise tell the client that the outside path exists
+            // and where it points.
+            match input
+                .strip_prefix(&self.path)
+                .or_else(|_| input.strip_prefix(&self.given))
+            {
                 Ok(rest) => rest.to_path_buf(),
-                // Not spelled under the root: let the kernel resolve it; accept only a result
-                // under the root. A failure here is OutsideRoot, never NotFound (no oracle).
-                Err(_) => match std::fs::canonicalize(input) {
-                    Ok(real) => match real.strip_prefix(&self.path) {
-                        Ok(rest) => rest.to_path_buf(),
-                        Err(_) => return Err(Rejection::OutsideRoot),
-                    },
-                    Err(e) if e.raw_os_error() == Some(libc::ENAMETOOLONG) => {
-                        return Err(Rejection::InvalidPath("path is too long".into()));
-                    }
-                    Err(_) => return Err(Rejection::OutsideRoot),
-                },
+                Err(_) => return Err(Rejection::OutsideRoot),
             }
         } else {
             input.to_path_buf()
@@ -376,6 +395,7 @@ impl Root {
             dev: found.stat.dev,
             ino: found.stat.ino,
             is_dir,
+            stat: found.stat,
         })
     }
 

@@ -10,6 +10,8 @@
 //! root (it can only add restrictions), runs the probes of `gnaw_sandbox::selftest`, prints
 //! their results and exits. It never reads stdin and never serves a request.
 
+#![forbid(unsafe_code)]
+
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,5 +1,7 @@
 //! `gnaw`: the command-line front end. All of the work is in the library (`gnaw::cli`).
 
+#![forbid(unsafe_code)]
+
 use clap::Parser;
 
 fn main() {

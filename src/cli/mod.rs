@@ -142,4 +142,3 @@ fn stdout_written(written: std::io::Result<()>) -> Result<(), (i32, String)> {
         Err(e) => Err((1, format!("cannot write to stdout: {e}"))),
     }
 }
-

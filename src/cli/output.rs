@@ -76,4 +76,3 @@ pub fn open_output(path: &Path) -> Result<File, String> {
         .map_err(|e| format!("cannot truncate {shown}: {e}"))?;
     Ok(file)
 }
-

@@ -54,7 +54,9 @@ impl<'a> FileContext<'a> {
     pub fn count(&self, text: &str) -> usize {
         match (self.options.counting, self.cache) {
             (false, _) => 0,
-            (true, Some(cache)) => cache.count(self.options.encoding, text),
+            (true, Some(cache)) => cache.count(self.options.encoding, text, || {
+                count::count(self.options.encoding, text)
+            }),
             (true, None) => count::count(self.options.encoding, text),
         }
     }

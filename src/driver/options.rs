@@ -121,7 +121,7 @@ fn read_config(dir: &BeneathDir) -> Result<Option<String>, Error> {
                 config::MAX_CONFIG_BYTES
             ))
         })?;
-    String::from_utf8(bytes).map(Some).map_err(|e| {
-        ConfigError::file(format!("cannot read {name} as UTF-8 text: {e}")).into()
-    })
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| ConfigError::file(format!("cannot read {name} as UTF-8 text: {e}")).into())
 }

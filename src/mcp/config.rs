@@ -127,4 +127,3 @@ impl Config {
         Ok(config)
     }
 }
-

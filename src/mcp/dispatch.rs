@@ -265,28 +265,32 @@ impl Server {
                     ),
                 ));
             }
-            Frame::Line(line) => match {
+            Frame::Line(line) => {
                 self.line_bytes = line.len();
-                jsonrpc::parse(&line)
-            } {
-                Parsed::Reject { id, error } => {
-                    log::debug!("rejected a message: {}", error.message);
-                    self.out.send(&jsonrpc::error(&id, &error));
+                self.handle_message(jsonrpc::parse(&line));
+            }
+        }
+    }
+
+    fn handle_message(&mut self, parsed: Parsed) {
+        match parsed {
+            Parsed::Reject { id, error } => {
+                log::debug!("rejected a message: {}", error.message);
+                self.out.send(&jsonrpc::error(&id, &error));
+            }
+            Parsed::Ignore(why) => log::debug!("ignored a notification: {why}"),
+            Parsed::Message(Incoming::Response) => {
+                log::debug!("ignored a response: this server sends no requests")
+            }
+            Parsed::Message(Incoming::Notification { method, params }) => {
+                self.notification(&method, &params)
+            }
+            Parsed::Message(Incoming::Request { id, method, params }) => {
+                log::debug!("request {method}");
+                if let Some(reply) = self.request(&id, &method, params) {
+                    self.out.send(&reply);
                 }
-                Parsed::Ignore(why) => log::debug!("ignored a notification: {why}"),
-                Parsed::Message(Incoming::Response) => {
-                    log::debug!("ignored a response: this server sends no requests")
-                }
-                Parsed::Message(Incoming::Notification { method, params }) => {
-                    self.notification(&method, &params)
-                }
-                Parsed::Message(Incoming::Request { id, method, params }) => {
-                    log::debug!("request {method}");
-                    if let Some(reply) = self.request(&id, &method, params) {
-                        self.out.send(&reply);
-                    }
-                }
-            },
+            }
         }
     }
 
@@ -431,10 +435,7 @@ impl Server {
                      this server queues (GNAW_MCP_MAX_QUEUED_CALLS={}, \
                      GNAW_MCP_MAX_QUEUED_BYTES={}); nothing was run; retry once an earlier call \
                      has been answered",
-                    q.calls,
-                    q.bytes,
-                    self.config.max_queued_calls,
-                    self.config.max_queued_bytes
+                    q.calls, q.bytes, self.config.max_queued_calls, self.config.max_queued_bytes
                 );
                 return Some(jsonrpc::error(
                     id,
@@ -526,4 +527,135 @@ pub fn serve(
         log::error!("the worker thread panicked");
     }
     result
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+mod tests {
+    use super::*;
+    use crate::mcp::containment::RootContainment;
+    use gnaw_sandbox::Root;
+
+    /// stdout for the server under test.
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            lock(&self.0).extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Serve `lines` (then end of input) on a root holding `repo/a.rs`; the answers by id.
+    fn serve_lines(lines: &[Value], config: Config) -> HashMap<String, Value> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("repo")).unwrap();
+        std::fs::write(dir.path().join("repo/a.rs"), "fn a() {}\n").unwrap();
+        let root = Root::new(dir.path(), false).unwrap();
+        let input: Vec<u8> = lines
+            .iter()
+            .flat_map(|l| format!("{l}\n").into_bytes())
+            .collect();
+        let sink = Sink::default();
+        serve(
+            &input[..],
+            sink.clone(),
+            config,
+            Arc::new(RootContainment(root)),
+        )
+        .unwrap();
+        let out = String::from_utf8(lock(&sink.0).clone()).unwrap();
+        out.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|m| m.get("id").is_some())
+            .map(|m| (m["id"].to_string(), m))
+            .collect()
+    }
+
+    fn call(id: u64, args: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "estimate", "arguments": args}})
+    }
+
+    #[test]
+    fn every_request_before_end_of_input_is_answered() {
+        let answers = serve_lines(
+            &[
+                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}),
+                call(2, json!({"repo": "repo"})),
+                call(3, json!({"repo": "../.."})),
+                json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}),
+            ],
+            Config::default(),
+        );
+        assert_eq!(answers.len(), 4, "{answers:?}");
+        assert!(answers["2"]["result"]["structuredContent"]["tokens"].as_u64() > Some(0));
+        assert_eq!(answers["3"]["error"]["data"]["kind"], "OutsideRoot");
+        assert_eq!(answers["4"]["result"], json!({}));
+    }
+
+    #[test]
+    fn a_full_queue_refuses_at_once_and_says_to_retry() {
+        for config in [
+            Config {
+                max_queued_calls: 0,
+                ..Config::default()
+            },
+            Config {
+                max_queued_bytes: 10,
+                ..Config::default()
+            },
+        ] {
+            let answers = serve_lines(&[call(1, json!({"repo": "repo"}))], config);
+            let err = &answers["1"]["error"];
+            assert_eq!(err["code"], jsonrpc::SERVER_BUSY, "{err}");
+            assert_eq!(err["data"]["kind"], "Busy");
+            assert_eq!(err["data"]["retry"], true);
+            assert!(err["message"].as_str().unwrap().contains("retry"));
+        }
+    }
+
+    #[test]
+    fn unknown_tools_and_arguments_are_named() {
+        let answers = serve_lines(
+            &[
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "nope", "arguments": {}}}),
+                call(2, json!({"repo": "repo", "verbose": true})),
+                call(3, json!({"repo": "repo", "budget": "big"})),
+                call(4, json!({})),
+            ],
+            Config::default(),
+        );
+        let message = |id: &str| {
+            answers[id]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert!(
+            message("1").contains("extract, estimate"),
+            "{}",
+            message("1")
+        );
+        let m = message("2");
+        assert!(
+            m.contains("\"verbose\"") && m.contains("takes repo, budget"),
+            "{m}"
+        );
+        let m = message("3");
+        assert!(
+            m.contains("\"budget\"") && m.contains("non-negative integer"),
+            "{m}"
+        );
+        assert!(message("4").contains("\"repo\" is required"));
+        for id in ["2", "3", "4"] {
+            assert_eq!(answers[id]["error"]["data"]["kind"], "InvalidArguments");
+        }
+    }
 }

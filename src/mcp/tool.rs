@@ -113,10 +113,20 @@ pub fn parse_args<T: DeserializeOwned>(
     args: &Map<String, Value>,
 ) -> Result<T, RpcError> {
     let schema = tool.input_schema();
-    let known: Vec<&str> = schema["properties"]
-        .as_object()
-        .map(|p| p.keys().map(String::as_str).collect())
+    // Required arguments first, then the rest by name.
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    let mut known = required.clone();
+    if let Some(props) = schema["properties"].as_object() {
+        known.extend(
+            props
+                .keys()
+                .map(String::as_str)
+                .filter(|k| !required.contains(k)),
+        );
+    }
     if let Some(unknown) = args.keys().find(|k| !known.contains(&k.as_str())) {
         let shown: String = unknown.chars().take(64).collect();
         return Err(bad_argument(format!(

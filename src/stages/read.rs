@@ -10,8 +10,8 @@
 //! - Text that is not UTF-8 is decoded lossily (U+FFFD) and marked, never dropped.
 
 use crate::bounded::{os_message, read_capped};
-use crate::vocab::{Candidate, EntryKind, SkipReason};
 pub use crate::vocab::Text;
+use crate::vocab::{Candidate, EntryKind, SkipReason};
 use gnaw_sandbox::BeneathDir;
 use std::fs::File;
 use std::io;

@@ -359,7 +359,6 @@ fn language(path: &str) -> &'static str {
 mod tests {
     use super::*;
 
-
     #[test]
     fn fences_outgrow_backticks() {
         assert_eq!(fence_for("no ticks", b'`'), "```");

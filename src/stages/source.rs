@@ -370,7 +370,12 @@ fn read_bounded(dir: &BeneathDir, name: &OsStr) -> Result<Option<String>, String
     }
     let bytes = read_capped(file, MAX_IGNORE_FILE, meta.len())
         .map_err(|e| os_message(&e))?
-        .ok_or_else(|| format!("it grew past {} MiB while it was read", MAX_IGNORE_FILE >> 20))?;
+        .ok_or_else(|| {
+            format!(
+                "it grew past {} MiB while it was read",
+                MAX_IGNORE_FILE >> 20
+            )
+        })?;
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
@@ -424,18 +429,15 @@ pub fn from_list(
         if !filter.keeps(&rel) {
             continue;
         }
-        match std::fs::symlink_metadata(contained.path()) {
-            Ok(meta) if meta.is_dir() => skipped.push(Skipped {
+        // The proof's own lstat: the path is not looked up again.
+        let st = contained.stat();
+        if st.kind == FileKind::Dir {
+            skipped.push(Skipped {
                 path: display_path(&rel),
                 reason: SkipReason::NotRegular { kind: "directory" },
-            }),
-            Ok(meta) => candidates.push(candidate(rel, &Stat::from(&meta))),
-            Err(e) => skipped.push(Skipped {
-                path: display_path(&rel),
-                reason: SkipReason::Unreadable {
-                    error: os_message(&e),
-                },
-            }),
+            });
+        } else {
+            candidates.push(candidate(rel, st));
         }
     }
     candidates.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -527,3 +529,118 @@ fn git_info_exclude(root: &BeneathDir, skipped: &Mutex<Vec<Skipped>>) -> Option<
     b.build().ok().filter(|gi| !gi.is_empty())
 }
 
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        dir
+    }
+
+    fn walked(dir: &Path, hidden: bool, no_ignore: bool, include: &[&str]) -> Vec<String> {
+        let root = Root::new(dir, false).unwrap();
+        let beneath = root.as_dir().open().unwrap();
+        let include: Vec<String> = include.iter().map(|s| s.to_string()).collect();
+        let filter = Arc::new(Filter::new(&include, &[]).unwrap());
+        let sourced = walk(
+            &beneath,
+            &WalkOptions {
+                hidden,
+                no_ignore,
+                filter: &filter,
+                threads: 2,
+            },
+        );
+        sourced
+            .candidates
+            .iter()
+            .map(|c| display_path(&c.rel))
+            .collect()
+    }
+
+    #[test]
+    fn the_walk_honours_ignore_files_inside_the_repo_only() {
+        let dir = tree(&[
+            (".gitignore", "*.log\nbuild/\n"),
+            ("a.rs", ""),
+            ("debug.log", ""),
+            ("build/out.rs", ""),
+            (".hidden/x.rs", ""),
+            ("sub/.ignore", "keep.log\n"),
+            ("sub/keep.log", ""),
+            ("nested/.git/HEAD", ""),
+            ("nested/z.log", ""),
+        ]);
+        // A nested repository is not subject to the .gitignore above it.
+        assert_eq!(
+            walked(dir.path(), false, false, &[]),
+            ["a.rs", "nested/z.log"]
+        );
+        let all = walked(dir.path(), true, false, &[]);
+        assert!(all.contains(&".hidden/x.rs".to_string()), "{all:?}");
+        assert!(!all.iter().any(|p| p.starts_with("nested/.git")), "{all:?}");
+        let everything = walked(dir.path(), false, true, &[]);
+        assert!(
+            everything.contains(&"debug.log".to_string()),
+            "{everything:?}"
+        );
+        assert!(everything.contains(&"build/out.rs".to_string()));
+        assert_eq!(
+            walked(dir.path(), false, true, &["build"]),
+            ["build/out.rs"]
+        );
+    }
+
+    #[test]
+    fn a_path_list_is_proven_inside_the_repo_and_uses_the_proofs_stat() {
+        let dir = tree(&[("a.rs", "hello"), ("sub/b.rs", ""), (".git/config", "")]);
+        let root = Root::new(dir.path(), false).unwrap();
+        let filter = Filter::new(&[], &[]).unwrap();
+        let list = split_list(b"a.rs\nsub\n.git/config\nmissing.rs\n\n", false);
+        let sourced = from_list(&root, &list, &filter).unwrap();
+        let rels: Vec<String> = sourced
+            .candidates
+            .iter()
+            .map(|c| display_path(&c.rel))
+            .collect();
+        assert_eq!(rels, ["a.rs"]);
+        assert_eq!(sourced.candidates[0].size, 5);
+        let skipped: Vec<(&str, &str)> = sourced
+            .skipped
+            .iter()
+            .map(|s| (s.path.as_str(), s.reason.kind()))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                (".git/config", "sensitive"),
+                ("missing.rs", "unreadable"),
+                ("sub", "not_regular")
+            ]
+        );
+        for escaping in ["../x", "/etc/passwd", "sub/../../x"] {
+            let err = from_list(&root, &[escaping.as_bytes().to_vec()], &filter);
+            assert!(err.is_err(), "{escaping} was accepted");
+        }
+    }
+
+    #[test]
+    fn lists_split_on_newlines_or_nul() {
+        assert_eq!(
+            split_list(b"a\nb\r\n\n", false),
+            [b"a".to_vec(), b"b\r".to_vec()]
+        );
+        assert_eq!(
+            split_list(b"a\nb\0c\0", true),
+            [b"a\nb".to_vec(), b"c".to_vec()]
+        );
+    }
+}

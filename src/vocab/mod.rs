@@ -10,10 +10,10 @@
 //! | [`omitted`] | the [`OmittedView`] a budget leaves |
 //! | [`display`] | [`display_path`]: how any path is shown |
 
-pub mod names;
 pub mod display;
 pub mod file;
 pub mod finding;
+pub mod names;
 pub mod omitted;
 pub mod skip;
 

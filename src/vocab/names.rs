@@ -156,7 +156,10 @@ mod tests {
         assert_eq!("O200K".parse::<Encoding>(), Ok(Encoding::O200kBase));
         assert_eq!("Redact".parse::<SecretsMode>(), Ok(SecretsMode::Redact));
         let err = "html".parse::<Format>().unwrap_err();
-        assert_eq!(err, "unknown format \"html\"; use one of markdown, xml, json");
+        assert_eq!(
+            err,
+            "unknown format \"html\"; use one of markdown, xml, json"
+        );
         for m in SecretsMode::ALL {
             assert_eq!(m.to_string().parse::<SecretsMode>(), Ok(m));
         }

@@ -122,7 +122,12 @@ pub fn run(
     let extraction = match run_extraction(&spec) {
         Ok(e) => e,
         Err(Error::Cancelled) => return Err(Outcome::Cancelled),
-        Err(e) => return Err(Outcome::Done(tool_error(format!("{} failed: {e}", tool.name())))),
+        Err(e) => {
+            return Err(Outcome::Done(tool_error(format!(
+                "{} failed: {e}",
+                tool.name()
+            ))));
+        }
     };
     if ctx.observer.cancelled() {
         return Err(Outcome::Cancelled);

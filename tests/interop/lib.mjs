@@ -114,8 +114,10 @@ export function schemaErrors(schema, value) {
 
 /** The checks every client runs for one tool, over a `call(args)` that returns
  *  `{ result }` on success or `{ error: { code, data, message } }` on a JSON-RPC error
- *  (code/data may be unknown for a client that hides them: then `hidesErrorData` is true). */
-export async function checkTool(rep, tool, config, call, { hidesErrorData = false } = {}) {
+ *  (code/data may be unknown for a client that hides them: then `hidesErrorData` is true).
+ *  `thorough: false` (for a client that costs a process per call) tries one escape and one
+ *  wrongly typed property instead of all of them. */
+export async function checkTool(rep, tool, config, call, { hidesErrorData = false, thorough = true } = {}) {
   const schema = tool.inputSchema ?? {};
   rep.check(schema.type === 'object', `${tool.name}: inputSchema is an object schema`);
   const props = schema.properties ?? {};
@@ -157,7 +159,7 @@ export async function checkTool(rep, tool, config, call, { hidesErrorData = fals
 
   const base = sets[0];
   if (Object.hasOwn(props, 'repo')) {
-    for (const escape of config.escapes) {
+    for (const escape of thorough ? config.escapes : config.escapes.slice(0, 1)) {
       await expectError(`${tool.name} repo=${JSON.stringify(escape)} is refused`,
         { ...base, repo: escape }, 'OutsideRoot');
     }
@@ -167,12 +169,15 @@ export async function checkTool(rep, tool, config, call, { hidesErrorData = fals
   const unknown = config.unknown_argument;
   await expectError(`${tool.name} unknown argument ${JSON.stringify(unknown)} is refused`,
     { ...base, [unknown]: true }, 'InvalidArguments');
+  let typed = 0;
   for (const [prop, propSchema] of Object.entries(props)) {
     const bad = wrongValue(propSchema);
     if (bad === undefined) {
       rep.note(`${tool.name}.${prop}: type ${JSON.stringify(propSchema.type)}; wrong-type check skipped`);
       continue;
     }
+    if (!thorough && (prop === 'repo' || typed > 0)) continue;
+    typed += 1;
     await expectError(`${tool.name} ${prop}=${JSON.stringify(bad)} (wrong type) is refused`,
       { ...base, [prop]: bad }, prop === 'repo' ? 'InvalidPath' : 'InvalidArguments');
   }

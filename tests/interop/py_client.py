@@ -199,6 +199,13 @@ async def run_mode(mode: str, opts: argparse.Namespace, config: dict) -> None:
                 expect_error(rep, f"{tool.name} {prop}={json.dumps(bad)} (wrong type) is refused", exc, kind)
 
 
+def describe(exc: BaseException) -> str:
+    """`Type: message`, with the leaves of an exception group (anyio wraps errors in them)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(describe(e) for e in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True)
@@ -213,7 +220,7 @@ def main() -> int:
         try:
             anyio.run(run_mode, mode, opts, config)
         except BaseException as exc:  # noqa: BLE001 - a crash is a failure, then go on
-            print(f"FAIL python-sdk[{mode}] session: {type(exc).__name__}: {exc}", flush=True)
+            print(f"FAIL python-sdk[{mode}] session: {describe(exc)}", flush=True)
             status = 1
     return status
 

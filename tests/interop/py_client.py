@@ -1,0 +1,229 @@
+"""gnaw-mcp interop: drive the server with the official Python MCP SDK (`mcp`, pinned in
+tests/interop/requirements.txt) in each of its connect modes (`legacy`: the initialize
+handshake; `auto`: probe `server/discover`, fall back to initialize on a legacy server).
+
+For every tool that tools/list returns: a success call per known-good argument set (structured
+content validated against outputSchema, by the SDK and again here with jsonschema), calls with an
+escaping `repo` (expects -32602, data.kind OutsideRoot), with an unknown argument and with a
+wrongly typed value for each property (expects -32602, data.kind InvalidArguments, or
+InvalidPath for `repo`). Prints `ok ...` / `FAIL ...` lines that scripts/interop.sh counts.
+
+Usage: py_client.py --bin PATH --root DIR --args tool_args.json [--mode legacy|auto]...
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import sys
+import time
+
+import anyio
+import jsonschema
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+# Versions the server speaks (docs/mcp.md, "Protocol versions").
+LEGACY_VERSIONS = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+MODERN_VERSION = "2026-07-28"
+AUTO_CONNECT_BOUND_S = 5.0
+CALL_TIMEOUT_S = 60.0
+
+
+class Report:
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def check(self, ok: bool, what: str, detail: str = "") -> bool:
+        if ok:
+            print(f"ok   {self.label} {what}", flush=True)
+        else:
+            print(f"FAIL {self.label} {what}{': ' + detail if detail else ''}", flush=True)
+        return ok
+
+    def note(self, text: str) -> None:
+        print(f"     {self.label} {text}", flush=True)
+
+
+def placeholder(schema: dict) -> object:
+    """A plausible valid value for a required property no known-good set names."""
+    kind = schema.get("type")
+    if kind == "string":
+        return "README.md"
+    if kind in ("integer", "number"):
+        return max(schema.get("minimum", 1), 1)
+    if kind == "boolean":
+        return False
+    if kind == "array":
+        return ["README.md"]
+    if kind == "object":
+        return {}
+    return "README.md"
+
+
+def wrong_value(schema: dict) -> object | None:
+    """A value of the wrong JSON type for `schema`, never a string or null (clients such as
+    MCP Inspector coerce strings, and the server treats null as absent), or None to skip."""
+    kind = schema.get("type")
+    if kind == "string":
+        return 12345
+    if kind in ("integer", "number"):
+        return True
+    if kind == "boolean":
+        return 7
+    if kind == "array":
+        return {"not": "an array"}
+    if kind == "object":
+        return [1, 2]
+    return None
+
+
+def argument_sets(tool, known: dict) -> tuple[list[dict], bool]:
+    """Known-good sets for the tool, else one made from its inputSchema."""
+    if tool.name in known:
+        return copy.deepcopy(known[tool.name]), True
+    schema = tool.input_schema or {}
+    props = schema.get("properties", {})
+    args = {}
+    for name in schema.get("required", []):
+        args[name] = "repo" if name == "repo" else placeholder(props.get(name, {}))
+    return [args], False
+
+
+def expect_error(rep: Report, what: str, exc: BaseException | None, kind: str) -> None:
+    if exc is None:
+        rep.check(False, what, "the call succeeded; expected a JSON-RPC error")
+        return
+    if not isinstance(exc, MCPError):
+        rep.check(False, what, f"raised {type(exc).__name__}: {exc}, not an MCPError")
+        return
+    data = exc.data if isinstance(exc.data, dict) else {}
+    rep.check(
+        exc.code == -32602 and data.get("kind") == kind,
+        f"{what} ({kind})",
+        f"got code {exc.code}, data {json.dumps(exc.data)}; expected -32602 with kind {kind}",
+    )
+
+
+async def call(client: Client, name: str, args: dict):
+    """(result, None) on success, (None, exception) on any failure."""
+    try:
+        return await client.call_tool(name, args, read_timeout_seconds=CALL_TIMEOUT_S), None
+    except Exception as exc:  # noqa: BLE001 - the caller judges the exception
+        return None, exc
+
+
+async def run_mode(mode: str, opts: argparse.Namespace, config: dict) -> None:
+    rep = Report(f"python-sdk[{mode}]")
+    params = StdioServerParameters(
+        command=opts.bin,
+        env={"GNAW_MCP_ROOT": opts.root, "RUST_LOG": "warn", "PATH": os.environ.get("PATH", "")},
+    )
+    known = config["tools"]
+    started = time.monotonic()
+    async with Client(params, mode=mode, read_timeout_seconds=CALL_TIMEOUT_S) as client:
+        listing = await client.list_tools()
+        elapsed = time.monotonic() - started
+        version = client.protocol_version
+        print(f"time {rep.label} connect+list {elapsed * 1000:.0f} ms (protocol {version})", flush=True)
+        if mode == "auto":
+            rep.check(
+                elapsed < AUTO_CONNECT_BOUND_S,
+                f"connect+list within {AUTO_CONNECT_BOUND_S:.0f} s ({elapsed * 1000:.0f} ms)",
+                "auto mode stalled on server/discover",
+            )
+            rep.check(
+                version == MODERN_VERSION,
+                f"auto negotiates {MODERN_VERSION} through server/discover",
+                f"negotiated {version}",
+            )
+        else:
+            rep.check(version in LEGACY_VERSIONS, f"legacy handshake negotiates {version}", "")
+
+        tools = listing.tools
+        names = [t.name for t in tools]
+        rep.check(len(tools) >= 1 and len(set(names)) == len(names), f"tools/list lists {names}")
+        for name in known:
+            rep.check(name in names, f"tools/list includes known tool {name}")
+
+        for tool in tools:
+            schema = tool.input_schema or {}
+            rep.check(schema.get("type") == "object", f"{tool.name}: inputSchema is an object schema")
+            props = schema.get("properties", {})
+            sets, is_known = argument_sets(tool, known)
+            if not is_known:
+                rep.note(f"{tool.name}: no known-good arguments in tool_args.json; made {sets[0]}")
+
+            for args in sets:
+                result, exc = await call(client, tool.name, args)
+                what = f"{tool.name} {json.dumps(args)} succeeds"
+                if exc is not None:
+                    rep.check(False, what, f"{type(exc).__name__}: {exc}")
+                    continue
+                content_ok = bool(result.content) and not result.is_error
+                rep.check(content_ok, what, f"isError={result.is_error}, content={result.content!r:.300}")
+                if tool.output_schema is not None:
+                    sc = result.structured_content
+                    errors = (
+                        ["no structuredContent"]
+                        if sc is None
+                        else [e.message for e in jsonschema.validators.validator_for(tool.output_schema)(
+                            tool.output_schema).iter_errors(sc)]
+                    )
+                    rep.check(not errors, f"{tool.name} structuredContent validates against outputSchema",
+                              "; ".join(errors[:3]))
+
+            base = sets[0]
+            if "repo" in props:
+                for escape in config["escapes"]:
+                    args = dict(base, repo=escape)
+                    _, exc = await call(client, tool.name, args)
+                    expect_error(rep, f"{tool.name} repo={escape!r} is refused", exc, "OutsideRoot")
+            else:
+                rep.note(f"{tool.name}: takes no repo; escape check not applicable")
+
+            unknown = config["unknown_argument"]
+            _, exc = await call(client, tool.name, dict(base, **{unknown: True}))
+            expect_error(rep, f"{tool.name} unknown argument {unknown!r} is refused", exc, "InvalidArguments")
+
+            for prop, prop_schema in props.items():
+                bad = wrong_value(prop_schema)
+                if bad is None:
+                    rep.note(f"{tool.name}.{prop}: type {prop_schema.get('type')!r}; wrong-type check skipped")
+                    continue
+                kind = "InvalidPath" if prop == "repo" else "InvalidArguments"
+                _, exc = await call(client, tool.name, dict(base, **{prop: bad}))
+                expect_error(rep, f"{tool.name} {prop}={json.dumps(bad)} (wrong type) is refused", exc, kind)
+
+
+def describe(exc: BaseException) -> str:
+    """`Type: message`, with the leaves of an exception group (anyio wraps errors in them)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(describe(e) for e in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--args", required=True)
+    parser.add_argument("--mode", action="append", choices=["legacy", "auto"])
+    opts = parser.parse_args()
+    with open(opts.args, encoding="utf-8") as f:
+        config = json.load(f)
+    status = 0
+    for mode in opts.mode or ["legacy", "auto"]:
+        try:
+            anyio.run(run_mode, mode, opts, config)
+        except BaseException as exc:  # noqa: BLE001 - a crash is a failure, then go on
+            print(f"FAIL python-sdk[{mode}] session: {describe(exc)}", flush=True)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -219,7 +219,7 @@ fn budgets_are_never_exceeded_and_the_omitted_list_is_exact() {
                     assert_eq!(s["tokens"].as_u64().unwrap() as usize, counted, "{ctx}");
                     // Kept and omitted partition the readable files.
                     let kept: BTreeSet<String> = paths_of(&s["file_list"]).into_iter().collect();
-                    let omitted: BTreeMap<String, u64> = s["omitted"]
+                    let omitted: BTreeMap<String, u64> = s["omitted_list"]
                         .as_array()
                         .unwrap()
                         .iter()
@@ -294,7 +294,7 @@ fn a_thousand_files_under_a_few_thousand_tokens_collapse_by_directory() {
         "the omitted list is collapsed by directory: {entries:?}"
     );
     assert!(entries.len() < 50, "{} entries", entries.len());
-    let omitted: BTreeMap<String, u64> = s["omitted"]
+    let omitted: BTreeMap<String, u64> = s["omitted_list"]
         .as_array()
         .unwrap()
         .iter()
@@ -423,7 +423,7 @@ fn profiles_merge_over_the_config_and_unknown_ones_are_listed() {
     .unwrap();
     let (base_prompt, base) = run(&repo, &[]);
     assert!(base_prompt.starts_with("<repository"));
-    assert_eq!(base["budget"], Value::Null);
+    assert_eq!(base["budget"], 0, "0 is unlimited, as in the input");
     assert!(
         paths_of(&base["file_list"])
             .iter()
@@ -440,7 +440,7 @@ fn profiles_merge_over_the_config_and_unknown_ones_are_listed() {
     assert_eq!(small["trimmed"], true);
     // A flag wins over the profile.
     let (_, flag) = run(&repo, &["--profile", "small", "--budget", "0"]);
-    assert_eq!(flag["budget"], Value::Null);
+    assert_eq!(flag["budget"], 0);
     assert_eq!(flag["file_list"], base["file_list"]);
 
     let (docs_prompt, docs) = run(&repo, &["--profile", "docs"]);
@@ -546,7 +546,7 @@ fn mcp_extract_equals_the_cli_with_budget_query_and_profile() {
         assert_eq!(e["omitted"], summary["omitted"], "{args}");
         assert_eq!(e["budget"], summary["budget"], "{args}");
         if trimmed {
-            assert!(!e["omitted"].as_array().unwrap().is_empty());
+            assert!(!e["omitted"]["entries"].as_array().unwrap().is_empty());
         }
     }
     // An unknown profile is a tool error that lists the available ones.

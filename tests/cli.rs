@@ -85,7 +85,7 @@ impl Fixture {
     }
 
     fn skipped(&self, args: &[&str]) -> Vec<(String, String)> {
-        self.summary(args)["skipped"]
+        self.summary(args)["skipped_list"]
             .as_array()
             .unwrap()
             .iter()

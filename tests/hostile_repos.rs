@@ -88,7 +88,7 @@ fn summary(repo: &Path, args: &[&str], deadline: Duration) -> (Value, Duration) 
 
 /// The reason the summary gives for skipping `path`, if it was skipped.
 fn skip_reason(summary: &Value, path: &str) -> Option<String> {
-    summary["skipped"]
+    summary["skipped_list"]
         .as_array()?
         .iter()
         .find(|s| s["path"] == path)

@@ -214,7 +214,7 @@ fn block_drops_files_and_off_reports_nothing() {
     let v: Value =
         serde_json::from_slice(&gnaw(&r.repo, &["--json", "-q", "--secrets", "block"]).stdout)
             .unwrap();
-    let skipped: Vec<(&str, &str)> = v["skipped"]
+    let skipped: Vec<(&str, &str)> = v["skipped_list"]
         .as_array()
         .unwrap()
         .iter()

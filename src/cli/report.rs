@@ -49,6 +49,13 @@ pub fn summary(ex: &Extraction) -> String {
     for f in &ex.findings {
         let _ = writeln!(s, "  secret {} at {}:{}", f.rule, f.path, f.line);
     }
+    if ex.findings_left_out > 0 {
+        let _ = writeln!(
+            s,
+            "  {} more secret finding(s) in files that are not in the prompt",
+            ex.findings_left_out
+        );
+    }
     s
 }
 

@@ -20,8 +20,11 @@ pub struct Extraction {
     pub files: Vec<FileEntry>,
     /// Files left out, sorted bytewise by path, each with its reason.
     pub skipped: Vec<Skipped>,
-    /// Secrets found by the scan stage (never the secret itself).
+    /// Secrets found by the scan stage in the files of the prompt (never the secret itself).
     pub findings: Vec<Finding>,
+    /// How many findings were in files that are not in the prompt (left out by the budget, or
+    /// blocked): counted, not described.
+    pub findings_left_out: usize,
     /// The token budget the prompt was fitted to, if any.
     pub budget: Option<usize>,
     /// Files that were readable but left out to fit the budget, in path order.
@@ -63,32 +66,9 @@ fn round3(x: f64) -> f64 {
 }
 
 impl Extraction {
-    /// Machine-readable summary (everything but the prompt body).
+    /// Machine-readable summary (everything but the prompt body), as `gnaw --json` prints it.
     pub fn summary_json(&self) -> Value {
-        let mut by_reason = serde_json::Map::new();
-        for s in &self.skipped {
-            let n = by_reason.entry(s.reason.kind()).or_insert(json!(0));
-            *n = json!(n.as_u64().unwrap_or(0) + 1);
-        }
-        json!({
-            "tokens": self.tokens,
-            "encoding": self.encoding.name(),
-            "format": self.format.name(),
-            "files": self.files.len(),
-            "bytes": self.files.iter().map(|f| f.bytes).sum::<u64>(),
-            "output_bytes": self.output_bytes,
-            "skipped_by_reason": by_reason,
-            "file_list": self.files.iter().map(|f| json!({
-                "path": f.path, "bytes": f.bytes, "tokens": f.tokens, "lossy": f.lossy,
-            })).collect::<Vec<_>>(),
-            "skipped": self.skipped.iter().map(|s| json!({
-                "path": s.path, "reason": s.reason.kind(), "detail": s.reason.describe(),
-            })).collect::<Vec<_>>(),
-            "secrets": self.findings.iter().map(|f| serde_json::to_value(f).unwrap_or(Value::Null)).collect::<Vec<_>>(),
-            "budget": self.budget,
-            "trimmed": !self.omitted.is_empty(),
-            "omitted": self.omitted.iter().map(|o| json!({"path": o.path, "tokens": o.tokens})).collect::<Vec<_>>(),
-        })
+        super::summary::Summary::new(self, super::summary::Detail::Full).to_json()
     }
 
     /// The ranking with each file's score parts (`--explain`).

@@ -9,13 +9,14 @@
 //! | plan | [`plan`] | rank, then fit the budget, measuring every candidate prompt exactly |
 //! | assemble | [`assemble`] | the prompt, in memory or streamed to its destination |
 //!
-//! [`extraction`] is what a run hands back.
+//! [`extraction`] is what a run hands back, and [`summary`] its bounded summary.
 
 pub mod assemble;
 pub mod extraction;
 pub mod file;
 pub mod options;
 pub mod plan;
+pub mod summary;
 
 use crate::error::Error;
 use crate::par;
@@ -180,6 +181,13 @@ fn run(
             score,
         })
         .collect();
+    // Findings are described only for files in the prompt; the rest are counted.
+    let in_prompt: std::collections::HashSet<&str> =
+        fitted.kept.iter().map(|&i| kept[i].0.as_str()).collect();
+    let (findings, left_out): (Vec<_>, Vec<_>) = findings
+        .into_iter()
+        .partition(|f| in_prompt.contains(f.path.as_str()));
+    drop(in_prompt);
     let frame = Frame::new(&m, &file_options.render, &fitted);
     drop(m);
 
@@ -199,6 +207,7 @@ fn run(
         files,
         skipped,
         findings,
+        findings_left_out: left_out.len(),
         budget: options.budget,
         omitted,
         ranking,

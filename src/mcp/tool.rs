@@ -95,6 +95,14 @@ pub trait Tool: Sync {
             "openWorldHint": false,
         })
     }
+    /// The most characters an answer may have, for clients that keep larger results out of the
+    /// model's context (Claude Code saves results over 50,000 characters to a file unless the
+    /// tool declares more with `_meta["anthropic/maxResultSizeChars"]`, up to 500,000). The
+    /// default covers an answer at the default budget of 20,000 tokens: source averages 3.5 to
+    /// 4 characters a token, dense text up to about 8.
+    fn max_result_chars(&self) -> usize {
+        200_000
+    }
     /// Check the arguments, prove every path in them, and run.
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome;
 }

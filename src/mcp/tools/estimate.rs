@@ -4,9 +4,9 @@
 use super::super::tool::{Outcome, Tool, ToolContext};
 use super::extraction::{self, ESTIMATE_DESCRIPTION};
 use crate::driver::extraction::Extraction;
+use crate::driver::summary::{Detail, MAX_LISTED_FINDINGS, MAX_OMITTED_ENTRIES, Summary};
 use crate::spec::Mode;
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
 
 /// The `estimate` tool.
 pub struct Estimate;
@@ -32,7 +32,7 @@ impl Tool for Estimate {
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
         match extraction::run(self, args, ctx, Mode::Estimate) {
-            Ok(e) => Outcome::Done(result(&e, ctx.shape.structured)),
+            Ok(e) => Outcome::Done(result(&e, ctx.shape.structured, ctx.config.max_output_bytes / 2)),
             Err(outcome) => outcome,
         }
     }
@@ -42,7 +42,8 @@ fn count(description: &str) -> Value {
     json!({ "type": "integer", "minimum": 0, "description": description })
 }
 
-/// The schema of `estimate`'s `structuredContent`.
+/// The schema of `estimate`'s `structuredContent`: the bounded [`Summary`]. Every property has
+/// one JSON type (strict clients accept nothing else).
 fn output_schema() -> Value {
     json!({
         "type": "object",
@@ -52,6 +53,10 @@ fn output_schema() -> Value {
                 "type": "string",
                 "description": "The tiktoken encoding the tokens were counted in, e.g. o200k_base.",
             },
+            "format": {
+                "type": "string",
+                "description": "The prompt's format: markdown, xml or json.",
+            },
             "files": count("Number of files included in the prompt."),
             "bytes": count("Total bytes of the included files as read from disk."),
             "output_bytes": count("Size of the prompt in bytes (UTF-8)."),
@@ -60,30 +65,35 @@ fn output_schema() -> Value {
                 "description": "Number of files left out, by reason (binary, too_large, sensitive, ...).",
                 "additionalProperties": { "type": "integer", "minimum": 0 },
             },
-            "budget": {
-                "type": ["integer", "null"],
-                "minimum": 0,
-                "description": "The token budget applied, or null when unlimited.",
-            },
+            "budget": count("The token budget applied; 0 when unlimited."),
             "trimmed": {
                 "type": "boolean",
                 "description": "True when the budget left files out.",
             },
             "omitted": {
-                "type": "array",
-                "description": "Files the budget would leave out, with the tokens each would take. Ask for them with include.",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "path": { "type": "string" },
-                        "tokens": { "type": "integer", "minimum": 0 },
+                "type": "object",
+                "description": "What the budget would leave out: totals, and the largest entries (files, or directories ending in / standing for the files beneath them), largest first. Ask for them with include.",
+                "properties": {
+                    "files": count("Number of files left out."),
+                    "tokens": count("Tokens they would take."),
+                    "entries": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "path": { "type": "string" },
+                                "files": { "type": "integer", "minimum": 1 },
+                                "tokens": { "type": "integer", "minimum": 0 },
+                            },
+                            "required": ["path", "files", "tokens"],
+                        },
                     },
-                    "required": ["path", "tokens"],
                 },
+                "required": ["files", "tokens", "entries"],
             },
             "secrets": {
                 "type": "array",
-                "description": "Secrets found (rule, path, line, fingerprint); the secret itself is never shown.",
+                "description": "Secrets found in the files of the prompt (rule, path, line, fingerprint); the secret itself is never shown.",
                 "items": {
                     "type": "object",
                     "properties": {
@@ -95,34 +105,28 @@ fn output_schema() -> Value {
                     "required": ["rule", "path", "line", "fingerprint"],
                 },
             },
+            "secrets_not_listed": count("Findings not listed: beyond the list's cap, or in files that are not in the prompt."),
         },
-        "required": ["tokens", "encoding", "files", "bytes", "output_bytes", "skipped", "budget", "trimmed", "omitted", "secrets"],
+        "required": ["tokens", "encoding", "format", "files", "bytes", "output_bytes", "skipped", "budget", "trimmed", "omitted", "secrets", "secrets_not_listed"],
         "additionalProperties": false,
     })
 }
 
-/// `estimate`'s structured summary.
-pub fn summary(e: &Extraction) -> Value {
-    let mut skipped: BTreeMap<&str, u64> = BTreeMap::new();
-    for s in &e.skipped {
-        *skipped.entry(s.reason.kind()).or_insert(0) += 1;
+/// The bounded summary, within `max_bytes` when serialized: the lists shrink until it fits.
+pub fn summary(e: &Extraction, max_bytes: usize) -> Value {
+    let (mut entries, mut findings) = (MAX_OMITTED_ENTRIES, MAX_LISTED_FINDINGS);
+    loop {
+        let value = Summary::with_limits(e, Detail::Bounded, entries, findings).to_json();
+        if value.to_string().len() <= max_bytes || (entries <= 1 && findings == 0) {
+            return value;
+        }
+        entries = (entries / 2).max(1);
+        findings /= 2;
     }
-    json!({
-        "tokens": e.tokens,
-        "encoding": e.encoding.name(),
-        "files": e.files.len(),
-        "bytes": e.files.iter().map(|f| f.bytes).sum::<u64>(),
-        "output_bytes": e.output_bytes,
-        "skipped": skipped,
-        "budget": e.budget,
-        "trimmed": !e.omitted.is_empty(),
-        "omitted": e.omitted.iter().map(|o| json!({"path": o.path, "tokens": o.tokens})).collect::<Vec<_>>(),
-        "secrets": e.findings.iter().map(|f| serde_json::to_value(f).unwrap_or(Value::Null)).collect::<Vec<_>>(),
-    })
 }
 
-fn result(e: &Extraction, structured: bool) -> Value {
-    let summary = summary(e);
+fn result(e: &Extraction, structured: bool, max_bytes: usize) -> Value {
+    let summary = summary(e, max_bytes);
     // Clients before 2025-06-18 only read `content`, so the text carries the same JSON.
     let mut result = json!({ "content": [{ "type": "text", "text": summary.to_string() }] });
     if structured {

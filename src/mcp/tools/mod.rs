@@ -64,6 +64,7 @@ pub fn definitions(shape: Shape) -> Vec<Value> {
                 if let Some(schema) = tool.output_schema() {
                     def["outputSchema"] = schema;
                 }
+                def["_meta"] = json!({ "anthropic/maxResultSizeChars": tool.max_result_chars() });
             }
             if shape.annotations {
                 let mut annotations = tool.annotations();

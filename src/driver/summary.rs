@@ -1,0 +1,216 @@
+//! The summary of a run: one shape, serialized by `gnaw --json` and by gnaw-mcp's `estimate`.
+//! Everything in it is bounded (the omitted files collapse by directory, the secret findings are
+//! capped) so the server's answer fits its client whatever the repository; the CLI adds the
+//! unbounded per-file lists a person or a script on the same machine may want, in fields of
+//! their own that the server leaves out ([`Detail`]).
+
+use super::extraction::Extraction;
+use crate::stages::budget::view_at;
+use crate::vocab::Finding;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Most lines in the collapsed omitted list.
+pub const MAX_OMITTED_ENTRIES: usize = 40;
+/// Most secret findings listed; the rest are counted.
+pub const MAX_LISTED_FINDINGS: usize = 100;
+
+/// How much a summary lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Bounded fields only: what gnaw-mcp answers.
+    Bounded,
+    /// Also every included, skipped and omitted file: the CLI's `--json`.
+    Full,
+}
+
+/// What a run produced, without the prompt.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Exact token count of the prompt.
+    pub tokens: usize,
+    pub encoding: &'static str,
+    pub format: &'static str,
+    /// Files in the prompt, and their bytes as read.
+    pub files: usize,
+    pub bytes: u64,
+    /// Size of the prompt in bytes.
+    pub output_bytes: usize,
+    /// Files left out, by reason.
+    pub skipped: BTreeMap<&'static str, u64>,
+    /// The token budget the prompt was fitted to; 0 when unlimited (one JSON type, as the input).
+    pub budget: usize,
+    /// The budget left files out.
+    pub trimmed: bool,
+    pub omitted: OmittedSummary,
+    /// Secrets found in the files of the prompt (rule, path, line, fingerprint; never the secret),
+    /// at most [`MAX_LISTED_FINDINGS`].
+    pub secrets: Vec<Finding>,
+    /// Findings not listed: beyond the cap, or in files that are not in the prompt (left out by
+    /// the budget, or blocked). Only counted: what is not shown is not described.
+    pub secrets_not_listed: usize,
+    /// [`Detail::Full`] only: every file in the prompt. The server leaves it out, since a
+    /// repository can have any number of files and its answers are bounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_list: Option<Vec<FileRow>>,
+    /// [`Detail::Full`] only: every skipped file with its reason (the server gives the counts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped_list: Option<Vec<SkippedRow>>,
+    /// [`Detail::Full`] only: every file the budget left out (the server gives `omitted`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub omitted_list: Option<Vec<OmittedRow>>,
+}
+
+/// What the budget left out: totals and the largest entries, collapsed by directory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OmittedSummary {
+    pub files: usize,
+    pub tokens: usize,
+    /// Largest first: a file, or a directory (ending in `/`, `./` for everything) standing for
+    /// the omitted files beneath it.
+    pub entries: Vec<OmittedEntry>,
+}
+
+/// One line of the omitted list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OmittedEntry {
+    pub path: String,
+    pub files: usize,
+    pub tokens: usize,
+}
+
+/// A file in the prompt.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileRow {
+    pub path: String,
+    pub bytes: u64,
+    pub tokens: usize,
+    pub lossy: bool,
+}
+
+/// A skipped file.
+#[derive(Clone, Debug, Serialize)]
+pub struct SkippedRow {
+    pub path: String,
+    pub reason: &'static str,
+    pub detail: String,
+}
+
+/// A file the budget left out.
+#[derive(Clone, Debug, Serialize)]
+pub struct OmittedRow {
+    pub path: String,
+    pub tokens: usize,
+}
+
+/// The omitted files collapsed by directory, as deep as fits in `max` lines, largest first.
+pub fn collapse_omitted(ex: &Extraction, max: usize) -> OmittedSummary {
+    let paths: Vec<&str> = ex.omitted.iter().map(|o| o.path.as_str()).collect();
+    let tokens: Vec<usize> = ex.omitted.iter().map(|o| o.tokens).collect();
+    let all: Vec<usize> = (0..paths.len()).collect();
+    let deepest = paths
+        .iter()
+        .map(|p| p.matches('/').count())
+        .max()
+        .unwrap_or(0);
+    let mut view = view_at(&all, &paths, &tokens, None);
+    let mut depth = deepest;
+    while view.lines.len() > max.max(1) {
+        view = view_at(&all, &paths, &tokens, Some(depth));
+        if depth == 0 {
+            break;
+        }
+        depth -= 1;
+    }
+    let mut entries: Vec<OmittedEntry> = view
+        .lines
+        .into_iter()
+        .map(|l| OmittedEntry {
+            path: if l.label.is_empty() {
+                "./".into()
+            } else {
+                l.label
+            },
+            files: l.files,
+            tokens: l.tokens,
+        })
+        .collect();
+    entries.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.path.cmp(&b.path)));
+    OmittedSummary {
+        files: view.files,
+        tokens: view.tokens,
+        entries,
+    }
+}
+
+impl Summary {
+    /// The summary of `ex`, listing at most `max_entries` omitted lines and `max_findings`
+    /// findings.
+    pub fn with_limits(
+        ex: &Extraction,
+        detail: Detail,
+        max_entries: usize,
+        max_findings: usize,
+    ) -> Summary {
+        let mut skipped: BTreeMap<&'static str, u64> = BTreeMap::new();
+        for s in &ex.skipped {
+            *skipped.entry(s.reason.kind()).or_insert(0) += 1;
+        }
+        let listed: Vec<Finding> = ex.findings.iter().take(max_findings).cloned().collect();
+        let full = detail == Detail::Full;
+        Summary {
+            tokens: ex.tokens,
+            encoding: ex.encoding.name(),
+            format: ex.format.name(),
+            files: ex.files.len(),
+            bytes: ex.files.iter().map(|f| f.bytes).sum(),
+            output_bytes: ex.output_bytes,
+            skipped,
+            budget: ex.budget.unwrap_or(0),
+            trimmed: !ex.omitted.is_empty(),
+            omitted: collapse_omitted(ex, max_entries),
+            secrets_not_listed: ex.findings.len() - listed.len() + ex.findings_left_out,
+            secrets: listed,
+            file_list: full.then(|| {
+                ex.files
+                    .iter()
+                    .map(|f| FileRow {
+                        path: f.path.clone(),
+                        bytes: f.bytes,
+                        tokens: f.tokens,
+                        lossy: f.lossy,
+                    })
+                    .collect()
+            }),
+            skipped_list: full.then(|| {
+                ex.skipped
+                    .iter()
+                    .map(|s| SkippedRow {
+                        path: s.path.clone(),
+                        reason: s.reason.kind(),
+                        detail: s.reason.describe(),
+                    })
+                    .collect()
+            }),
+            omitted_list: full.then(|| {
+                ex.omitted
+                    .iter()
+                    .map(|o| OmittedRow {
+                        path: o.path.clone(),
+                        tokens: o.tokens,
+                    })
+                    .collect()
+            }),
+        }
+    }
+
+    /// The summary of `ex` with the default limits.
+    pub fn new(ex: &Extraction, detail: Detail) -> Summary {
+        Summary::with_limits(ex, detail, MAX_OMITTED_ENTRIES, MAX_LISTED_FINDINGS)
+    }
+
+    /// As JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}

@@ -277,7 +277,7 @@ fn sensitive_files_stay_out_unless_the_operator_names_them() {
     .unwrap();
     let v: Value =
         serde_json::from_slice(&gnaw(&r.repo, &["--json", "-q", "--hidden"]).stdout).unwrap();
-    let reasons: Vec<(&str, &str)> = v["skipped"]
+    let reasons: Vec<(&str, &str)> = v["skipped_list"]
         .as_array()
         .unwrap()
         .iter()

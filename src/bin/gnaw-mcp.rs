@@ -34,11 +34,13 @@ Environment:
   GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size (default 16MiB)
   GNAW_MCP_HARD_LINKS        skip (default) or read files with more than one hard link
   GNAW_MCP_CACHE_BYTES       warm cache size, e.g. 256MiB (0 turns the cache off)
+  GNAW_MCP_MAX_QUEUED_CALLS  most tools/call requests waiting for the worker (default 64)
+  GNAW_MCP_MAX_QUEUED_BYTES  most bytes of waiting tools/call requests (default 67108864)
   RUST_LOG                   log filter; logs go to stderr (default: info)
 
 The MCP client starts gnaw-mcp and talks JSON-RPC over its stdin/stdout. See docs/mcp.md.";
 
-/// Serve gnaw's `extract` and `estimate` tools over MCP (JSON-RPC on stdio).
+/// Serve gnaw's tools (extract, estimate, ...) over MCP (JSON-RPC on stdio).
 #[derive(Parser)]
 #[command(name = "gnaw-mcp", version, about, after_help = AFTER_HELP)]
 struct Args {

@@ -79,7 +79,13 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         }
         None if !args.json && !args.estimate => run_extraction_to(&spec, || {
             progress.clear();
-            Ok(std::io::stdout().lock())
+            let stdout = std::io::stdout().lock();
+            // A terminal gets no raw control characters from the files (ESC, OSC, ...).
+            Ok(if stdout.is_terminal() {
+                Box::new(output::TerminalSafe(stdout)) as Box<dyn Write>
+            } else {
+                Box::new(stdout)
+            })
         })
         .map(|(ex, w)| (ex, stdout_written(w))),
         None => run_extraction(&spec).map(|ex| (ex, Ok(()))),

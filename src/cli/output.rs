@@ -6,6 +6,7 @@
 //! itself is accepted.
 
 use std::fs::File;
+use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -75,4 +76,59 @@ pub fn open_output(path: &Path) -> Result<File, String> {
     file.set_len(0)
         .map_err(|e| format!("cannot truncate {shown}: {e}"))?;
     Ok(file)
+}
+
+/// A writer for a terminal: control characters from the files (ESC, which starts colour,
+/// cursor and OSC sequences such as hyperlinks and title changes, and every other C0 and C1
+/// control but tab, newline and carriage return) are shown in caret notation (`^[`) or as
+/// `\u{9b}` instead of being passed to the terminal raw. Used only when stdout is a terminal:
+/// a file or a pipe gets the prompt's exact bytes.
+pub struct TerminalSafe<W: io::Write>(pub W);
+
+impl<W: io::Write> io::Write for TerminalSafe<W> {
+    /// Takes whole UTF-8 pieces, as the pipeline writes them.
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut start = 0;
+        let mut i = 0;
+        while i < buf.len() {
+            let b = buf[i];
+            let c1 = b == 0xC2 && buf.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n));
+            let c0 = (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7F;
+            if c0 || c1 {
+                self.0.write_all(&buf[start..i])?;
+                if c1 {
+                    write!(self.0, "\\u{{{:x}}}", buf[i + 1])?;
+                    i += 2;
+                } else {
+                    self.0.write_all(&[b'^', b ^ 0x40])?;
+                    i += 1;
+                }
+                start = i;
+            } else {
+                i += 1;
+            }
+        }
+        self.0.write_all(&buf[start..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn escapes_and_osc_never_reach_a_terminal_raw() {
+        let mut out = TerminalSafe(Vec::new());
+        out.write_all("a\x1b]8;;http://x\x07link\x1b[31m\tb\n\u{9b}2J ok".as_bytes())
+            .unwrap();
+        let shown = String::from_utf8(out.0).unwrap();
+        assert_eq!(shown, "a^[]8;;http://x^Glink^[[31m\tb\n\\u{9b}2J ok");
+        assert!(!shown.bytes().any(|b| b == 0x1b || b == 0x07));
+    }
 }

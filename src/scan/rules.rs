@@ -4,7 +4,7 @@
 
 use super::shape::{
     base64url_decode, entropy, entropy_threshold, is_hash_or_uuid, is_identifier_words,
-    is_placeholder,
+    is_placeholder, is_reference,
 };
 use regex::Captures;
 
@@ -19,8 +19,8 @@ pub struct RuleInfo {
 /// How a detector finds its secrets.
 pub enum Kind {
     /// The detector's regex runs on each line holding one of its keywords; the `s` group is the
-    /// secret, kept only if `check` accepts the match.
-    Line { check: fn(&Captures) -> bool },
+    /// secret, kept only if `check` accepts the match (given with the line it was found in).
+    Line { check: fn(&Captures, &str) -> bool },
     /// A PEM / OpenSSH / PGP private key block, which spans lines (see `private_key_body`).
     PrivateKey,
 }
@@ -287,11 +287,25 @@ pub fn detectors() -> Vec<Detector> {
 /// The BEGIN line of a private key block. The body is found by [`private_key_body`].
 pub const PRIVATE_KEY_BEGIN: &str = r"-----BEGIN (?:(?:RSA|EC|DSA|ENCRYPTED|OPENSSH|SSH2 ENCRYPTED|ANY) )?PRIVATE KEY(?: BLOCK)?-----|-----BEGIN PGP PRIVATE KEY BLOCK-----";
 
-/// Given the text right after a BEGIN marker, returns the byte range of the key body: the run of
-/// base64, armor headers (`Proc-Type: ...`) and line breaks (real or `\n`-escaped, as in JSON)
-/// that follows, trimmed of surrounding whitespace. None unless it holds 64 or more base64
+/// What [`private_key_body`] found after one BEGIN marker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyBody {
+    /// The key body's byte range, relative to the text given; None unless it holds 64 or more
+    /// base64 characters.
+    pub body: Option<(usize, usize)>,
+    /// How far the scan read: the first byte that cannot be part of a body. A BEGIN marker
+    /// before this point sits inside an armor header value of this block, and its own body
+    /// would be a tail of this one, so the caller need not scan it again.
+    pub scanned: usize,
+}
+
+/// Given the text right after a BEGIN marker, finds the key body: the run of base64, armor
+/// headers (`Proc-Type: ...`) and line breaks (real or `\n`-escaped, as in JSON) that follows,
+/// trimmed of surrounding whitespace. The body is None unless it holds 64 or more base64
 /// characters, so code that merely mentions the marker is left alone.
-pub fn private_key_body(after: &str) -> Option<(usize, usize)> {
+///
+/// Reads each byte once: the armor header test looks only at the start of the current line.
+pub fn private_key_body(after: &str) -> KeyBody {
     let b = after.as_bytes();
     let mut i = 0;
     let mut first = None;
@@ -300,7 +314,7 @@ pub fn private_key_body(after: &str) -> Option<(usize, usize)> {
     let mut line_start = true;
     while i < b.len() {
         let c = b[i];
-        if line_start && let Some(n) = armor_header_len(&after[i..]) {
+        if line_start && let Some(n) = armor_header_len(&b[i..]) {
             first.get_or_insert(i);
             i += n;
             last = i;
@@ -326,50 +340,57 @@ pub fn private_key_body(after: &str) -> Option<(usize, usize)> {
             _ => break,
         }
     }
-    (b64 >= 64).then(|| (first.unwrap_or(0), last))
+    KeyBody {
+        body: (b64 >= 64).then(|| (first.unwrap_or(0), last)),
+        scanned: i,
+    }
 }
 
+/// The longest armor header name looked for (`Proc-Type`, `DEK-Info`, `Version`, `Comment`,
+/// `Hash`, `Charset`, `MessageID`: all far shorter).
+const ARMOR_NAME_MAX: usize = 24;
+
 /// Length of an RFC 1421 / RFC 4880 armor header line (`Proc-Type: 4,ENCRYPTED`,
-/// `Version: ...`) starting at the beginning of `s`, including its line break.
-fn armor_header_len(s: &str) -> Option<usize> {
-    let colon = s.find(": ")?;
-    let name = &s[..colon];
-    if name.is_empty()
-        || name.len() > 24
-        || !name.bytes().all(|c| c.is_ascii_alphabetic() || c == b'-')
-    {
+/// `Version: ...`) starting at the beginning of `s`, including its line break. Only the current
+/// line is read: the `: ` must come within the first `ARMOR_NAME_MAX + 2` bytes, after a name
+/// of letters and `-`, and the line's end is the header's end.
+fn armor_header_len(s: &[u8]) -> Option<usize> {
+    let head = &s[..s.len().min(ARMOR_NAME_MAX + 2)];
+    let colon = head
+        .iter()
+        .position(|&c| !(c.is_ascii_alphabetic() || c == b'-'))?;
+    if colon == 0 || !head[colon..].starts_with(b": ") {
         return None;
     }
-    let end = s.find('\n').map_or(s.len(), |n| n + 1);
-    (end > colon).then_some(end)
+    Some(memchr::memchr(b'\n', &s[colon..]).map_or(s.len(), |n| colon + n + 1))
 }
 
 fn secret<'h>(c: &Captures<'h>) -> &'h str {
     c.name("s").map_or("", |m| m.as_str())
 }
 
-fn always(_: &Captures) -> bool {
+fn always(_: &Captures, _: &str) -> bool {
     true
 }
 
 /// AWS documents `AKIAIOSFODNN7EXAMPLE` and friends; those are not secrets.
-fn not_aws_example(c: &Captures) -> bool {
+fn not_aws_example(c: &Captures, _line: &str) -> bool {
     !secret(c).ends_with("EXAMPLE")
 }
 
-fn aws_secret(c: &Captures) -> bool {
+fn aws_secret(c: &Captures, _line: &str) -> bool {
     let s = secret(c);
     !s.contains("EXAMPLE") && !is_hash_or_uuid(s) && entropy(s) >= 4.0
 }
 
-fn high_entropy(c: &Captures) -> bool {
+fn high_entropy(c: &Captures, _line: &str) -> bool {
     let s = secret(c);
     !is_placeholder(s) && !is_hash_or_uuid(s) && entropy(s) >= entropy_threshold(s.len())
 }
 
 /// A JWT's header must decode to a JSON object with an `alg` member, and its payload to a JSON
 /// object; base64url text that merely starts with `eyJ` does not count.
-fn jwt(c: &Captures) -> bool {
+fn jwt(c: &Captures, _line: &str) -> bool {
     let json = |name| {
         c.name(name)
             .and_then(|m| base64url_decode(m.as_str()))
@@ -382,7 +403,7 @@ fn jwt(c: &Captures) -> bool {
 /// The password of `scheme://user:password@host`, unless it is a placeholder, repeats the user
 /// name, is a short number (a `host:port@` misparse), or the host is a name reserved for
 /// documentation (RFC 2606: `example.com`, `*.example`, `*.test`, `*.invalid`).
-fn url_password(c: &Captures) -> bool {
+fn url_password(c: &Captures, _line: &str) -> bool {
     let s = secret(c);
     let user = c.name("user").map_or("", |m| m.as_str());
     let host = c
@@ -403,15 +424,30 @@ fn url_password(c: &Captures) -> bool {
         || s.len() <= 5 && s.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// What every generic value must pass, quoted or bare: the key is a name of its own, and the
+/// value is neither a reference (URL, version, package) nor a placeholder, hash or UUID, and
+/// clears the entropy bar.
+fn generic_value(c: &Captures, line: &str) -> bool {
+    key_stands_alone(c, line) && !is_reference(secret(c)) && high_entropy(c, line)
+}
+
+/// The key must not be the tail of a path or of a scoped package name: in
+/// `"@octokit/auth-token": "npm:^4.0.0"` the key the regex sees is `auth-token`, right after a
+/// `/`. Shapes without a `key` group (URL parameters) pass.
+fn key_stands_alone(c: &Captures, line: &str) -> bool {
+    c.name("key")
+        .is_none_or(|k| k.start() == 0 || line.as_bytes()[k.start() - 1] != b'/')
+}
+
 /// Quoted values must not be identifier words either: `private_key: "_RSAPrivateKey"` is a
 /// Python type annotation.
-fn generic_quoted(c: &Captures) -> bool {
-    high_entropy(c) && !is_identifier_words(secret(c))
+fn generic_quoted(c: &Captures, line: &str) -> bool {
+    generic_value(c, line) && !is_identifier_words(secret(c))
 }
 
 /// Unquoted values also must not look like code: they need a letter and a digit, must not be
 /// a word followed by digits (`TokenStream2`).
-fn generic_bare(c: &Captures) -> bool {
+fn generic_bare(c: &Captures, line: &str) -> bool {
     let s = secret(c);
     let has_letter = s.bytes().any(|b| b.is_ascii_alphabetic());
     let has_digit = s.bytes().any(|b| b.is_ascii_digit());
@@ -419,5 +455,5 @@ fn generic_bare(c: &Captures) -> bool {
         .trim_end_matches(|c: char| c.is_ascii_digit())
         .bytes()
         .all(|b| b.is_ascii_alphabetic() || b == b'_');
-    has_letter && has_digit && !word_then_digits && high_entropy(c)
+    has_letter && has_digit && !word_then_digits && generic_value(c, line)
 }

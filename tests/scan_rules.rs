@@ -234,6 +234,13 @@ fn single_line_cases(r: &mut Rng) -> Vec<Case> {
             value,
         ));
     }
+    // A hex password is a password, not a hash.
+    let pw = r.from(HEX, 32);
+    v.push(case(
+        "connection-string",
+        format!("REDIS_URL=rediss://default:{pw}@cache.internal:6380"),
+        pw,
+    ));
     v
 }
 
@@ -835,6 +842,23 @@ fn lockfile_and_ci_lines_are_not_secrets() {
         "      id-token: write",
         "        uses: rust-lang/crates-io-auth-action@v1.0.1",
         "          api-key: ${{ steps.auth.outputs.token }}",
+        // Real lines of the benchmark corpora (scripts/bench.sh): a header name restating its
+        // key (aws-sigv4), AWS's example key varied by a test, Codecov badge tokens, URL parser
+        // test vectors (url, reqwest).
+        "    pub(crate) const X_AMZ_CREDENTIAL: &str = \"X-Amz-Credential\";",
+        "            \"AKIAIOSFODNN7EXAMPLF\",",
+        "[coverage-image]: https://codecov.io/gh/RustCrypto/hybrid-array/graph/badge.svg?token=Z92NHFQ70G",
+        "[![Codecov](https://codecov.io/gh/vorner/arc-swap/branch/master/graph/badge.svg?token=3KA3R2D9fV)](https://codecov.io/gh/vorner/arc-swap)",
+        "                \"href\": \"javascript://:bowser@x/\",",
+        "    let mut base: Url = \"moz://foo:bar@servo/baz\".parse().unwrap();",
+        "        (\"ftp://😅:🙂@🙂.com\", \"ftp://🙂.com\"),",
+        "    \"input\": \"http://&a:foo(b]c@d:2/\",",
+        "    \"password\": \"foo(b%5Dc\",",
+        "    \"input\": \"http://%25DOMAIN:foobar@foodomain.com/\",",
+        "    \"input\": \"https://user:pass[\\u007F@foo/bar\",",
+        "    \"password\": \"pass%5B%7F\",",
+        "                        Proxy::http(\"http://ldap%5Cgremlin:pass%3Bword@127.0.0.1:8080\").unwrap();",
+        "    oauth_url = f\"https://{token}:x-oauth-basic@github.com/{SLUG}.git\"",
         // GitLab CI
         "    - docker login -u \"$CI_REGISTRY_USER\" -p \"$CI_REGISTRY_PASSWORD\" $CI_REGISTRY",
         "    TWINE_PASSWORD: ${PYPI_TOKEN}",
@@ -854,10 +878,7 @@ fn lockfile_and_ci_lines_are_not_secrets() {
 fn secrets_beside_lockfile_shapes_are_still_found() {
     let mut r = Rng(29);
     let v = r.alnum(22) + "7q";
-    let hook = format!(
-        "https://chat.internal/api/webhooks/1234/{}",
-        r.alnum(40)
-    );
+    let hook = format!("https://chat.internal/api/webhooks/1234/{}", r.alnum(40));
     let cases = [
         (format!("    auth-token: \"{v}\""), v.clone()),
         (format!("    parse-passwd: \"{v}\""), v.clone()),
@@ -868,6 +889,11 @@ fn secrets_beside_lockfile_shapes_are_still_found() {
         (format!("NPM_TOKEN={v}"), v.clone()),
         (format!("    registry-password: {v}"), v.clone()),
         (format!("token: \"v1.2.{v}\""), format!("v1.2.{v}")),
+        (format!("see https://api.internal/v1?token={v})"), v.clone()),
+        (
+            format!("img src=\"https://ci.internal/b.svg\" a=b?token={v}"),
+            v.clone(),
+        ),
     ];
     for (line, secret) in cases {
         let text = format!("x\n{line}\n");

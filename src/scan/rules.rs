@@ -149,7 +149,7 @@ pub fn detectors() -> Vec<Detector> {
     let bare = format!(
         r#"(?i)^\s*(?:export\s+|-\s+|set\s+)?["']?(?-u:\b){GENERIC_KEY}["']?\s*[=:]\s*(?P<s>[^\s"'`,;(){{}}\[\]<>]{{8,256}})\s*(?:[#;].*)?$"#
     );
-    let param = r#"(?i)[?&;](?:password|passwd|pwd|pass|secret|token|api_?key|access_?token|client_?secret)=(?P<s>[^\s&;#'"`<>]{8,256})"#;
+    let param = r#"(?i)[?&;](?:password|passwd|pwd|pass|secret|token|api_?key|access_?token|client_?secret)=(?P<s>[^\s&;#'"`<>()\[\]]{8,256})"#;
 
     let line = |rule, keywords, pattern: &'static str, check| Detector {
         rule,
@@ -280,7 +280,7 @@ pub fn detectors() -> Vec<Detector> {
     };
     v.push(generic(quoted, generic_quoted));
     v.push(generic(bare, generic_bare));
-    v.push(generic(param.to_string(), generic_quoted));
+    v.push(generic(param.to_string(), generic_param));
     v
 }
 
@@ -373,14 +373,16 @@ fn always(_: &Captures, _: &str) -> bool {
     true
 }
 
-/// AWS documents `AKIAIOSFODNN7EXAMPLE` and friends; those are not secrets.
+/// AWS documents `AKIAIOSFODNN7EXAMPLE` and `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`, and
+/// test suites vary them (`AKIAIOSFODNN7EXAMPLF`): an id or key holding `EXAMPL` is not a
+/// secret. Random base32 holds those six letters once in about 10^8 keys.
 fn not_aws_example(c: &Captures, _line: &str) -> bool {
-    !secret(c).ends_with("EXAMPLE")
+    !secret(c).contains("EXAMPL")
 }
 
 fn aws_secret(c: &Captures, _line: &str) -> bool {
     let s = secret(c);
-    !s.contains("EXAMPLE") && !is_hash_or_uuid(s) && entropy(s) >= 4.0
+    !s.contains("EXAMPL") && !is_hash_or_uuid(s) && entropy(s) >= 4.0
 }
 
 fn high_entropy(c: &Captures, _line: &str) -> bool {
@@ -400,9 +402,12 @@ fn jwt(c: &Captures, _line: &str) -> bool {
     header_ok && json("p").is_some_and(|p| p.is_object())
 }
 
-/// The password of `scheme://user:password@host`, unless it is a placeholder, repeats the user
-/// name, is a short number (a `host:port@` misparse), or the host is a name reserved for
-/// documentation (RFC 2606: `example.com`, `*.example`, `*.test`, `*.invalid`).
+/// The password of `scheme://user:password@host`, held to nearly the generic rule's bar: 8 or
+/// more characters, not a placeholder, and the entropy bar capped at 3 bits (a hex password is a
+/// password, not a hash). Also not when it repeats the user name, is GitHub's fixed `x-oauth-basic` (the token
+/// is then the user name), or the host is a name reserved for documentation (RFC 2606:
+/// `example.com`, `*.example`, `*.test`, `*.invalid`). URL parsers' test vectors
+/// (`moz://foo:bar@servo`, `javascript://:bowser@x`) fall below the bar.
 fn url_password(c: &Captures, _line: &str) -> bool {
     let s = secret(c);
     let user = c.name("user").map_or("", |m| m.as_str());
@@ -410,25 +415,59 @@ fn url_password(c: &Captures, _line: &str) -> bool {
         .name("host")
         .map_or(String::new(), |m| m.as_str().to_ascii_lowercase());
     let lower = s.to_ascii_lowercase();
-    let trivial = [
-        "pass", "pwd", "passwd", "password", "secret", "changeme", "xxx", "xyz", "***", "...",
-    ];
+    let trivial = ["changeme", "x-oauth-basic"];
     let doc_host = ["example.com", "example.org", "example.net", "example"]
         .iter()
         .any(|d| host == *d || host.ends_with(&format!(".{d}")))
         || [".test", ".invalid"].iter().any(|t| host.ends_with(t));
-    !(is_placeholder(s)
-        || trivial.contains(&lower.as_str())
-        || s == user
-        || doc_host
-        || s.len() <= 5 && s.bytes().all(|b| b.is_ascii_digit()))
+    !(is_placeholder(s) || trivial.contains(&lower.as_str()) || s == user || doc_host)
+        && s.chars().count() >= 8
+        && entropy(s) >= entropy_threshold(s.len()).min(URL_PASSWORD_ENTROPY)
 }
+
+/// The entropy bar for URL passwords stops at 3 bits per character instead of 3.5: a random
+/// hex password (4 bits at most, often under 3.5 over 32 characters) is still a password.
+const URL_PASSWORD_ENTROPY: f64 = 3.0;
 
 /// What every generic value must pass, quoted or bare: the key is a name of its own, and the
 /// value is neither a reference (URL, version, package) nor a placeholder, hash or UUID, and
 /// clears the entropy bar.
 fn generic_value(c: &Captures, line: &str) -> bool {
-    key_stands_alone(c, line) && !is_reference(secret(c)) && high_entropy(c, line)
+    key_stands_alone(c, line)
+        && !value_restates_key(c)
+        && !is_reference(secret(c))
+        && high_entropy(c, line)
+}
+
+/// A value that spells its own key is a name, not a secret: `X_AMZ_CREDENTIAL: &str =
+/// "X-Amz-Credential"`, `PASSWORD_FIELD = "password_field"`. Compared without case and
+/// without `_`, `-`, `.`.
+fn value_restates_key(c: &Captures) -> bool {
+    let norm = |t: &str| -> Vec<u8> {
+        t.bytes()
+            .filter(|b| !matches!(b, b'_' | b'-' | b'.'))
+            .map(|b| b.to_ascii_lowercase())
+            .collect()
+    };
+    c.name("key")
+        .is_some_and(|k| norm(k.as_str()) == norm(secret(c)))
+}
+
+/// A URL parameter (`?token=...`): as a quoted value, and not in the query of an image URL
+/// (`.../graph/badge.svg?token=...`): badge tokens are made to be embedded in public pages,
+/// and an image is fetched without credentials.
+fn generic_param(c: &Captures, line: &str) -> bool {
+    let start = c.get(0).map_or(0, |m| m.start());
+    let before = &line[..start];
+    let url = before
+        .rsplit(|ch: char| ch.is_whitespace() || "\"'`(<[".contains(ch))
+        .next()
+        .unwrap_or("");
+    let path = url.split('?').next().unwrap_or("").to_ascii_lowercase();
+    let image = [".svg", ".png", ".gif", ".jpg", ".jpeg", ".webp"]
+        .iter()
+        .any(|x| path.ends_with(x));
+    !image && generic_quoted(c, line)
 }
 
 /// The key must not be the tail of a path or of a scoped package name: in

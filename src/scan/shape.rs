@@ -88,6 +88,8 @@ const PLACEHOLDER_WORDS: &[&str] = &[
     "todo",
     "password",
     "passwd",
+    "pass",
+    "foo",
     "secret",
     "token",
     "test",

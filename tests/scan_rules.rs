@@ -910,3 +910,25 @@ fn secrets_beside_lockfile_shapes_are_still_found() {
         assert!(!redacted.contains(&secret), "{redacted}");
     }
 }
+
+/// A line shaped like an armor header (`name: value`) that holds a whole one-line key is a key
+/// of its own, also right after a BEGIN line that has no body: the BEGIN line's block does not
+/// swallow it as a header.
+#[test]
+fn one_line_key_after_a_bare_marker_line() {
+    let mut r = Rng(31);
+    let dash = "-".repeat(5);
+    let body = r.from(B64, 200);
+    let text = format!(
+        "{dash}BEGIN PRIVATE KEY{dash}\ntls-key: {dash}BEGIN PRIVATE KEY{dash}{body}{dash}END PRIVATE KEY{dash}\n"
+    );
+    let (redacted, findings) = redact(&text, "values.yaml");
+    assert_eq!(
+        findings
+            .iter()
+            .map(|f| (f.rule, f.line))
+            .collect::<Vec<_>>(),
+        vec![("private-key", 2)]
+    );
+    assert_eq!(redacted, text.replace(&body, "[REDACTED:private-key]"));
+}

@@ -6,10 +6,14 @@
 //! Text with no keyword is clean and costs that pass and nothing else: no allocation, no regex.
 //! Each line holding a keyword is handed to the regexes of the rules whose keywords it holds,
 //! and each candidate is checked (entropy, placeholders, hash and UUID shapes, JWT header).
-//! Private key blocks span lines and are measured from their BEGIN marker.
+//! Private key blocks span lines and are measured from their BEGIN marker. Every step reads
+//! each byte a bounded number of times, so a scan is linear in the text whatever it holds
+//! (tests/scan_linearity.rs holds every rule to that).
 //!
 //! Findings name the rule, the path and the 1-based line where the secret starts, never the
 //! secret. Line numbers are those of the original text, also after redaction.
+//!
+//! [`scan_name`] applies the same rules to a path or file name, for secrets used as names.
 
 mod rules;
 mod sensitive;
@@ -417,14 +421,13 @@ impl Engine {
         let mut spans = Vec::new();
         // The line being gathered: its range and the detectors its keywords woke.
         let mut line: Option<(usize, usize, u64)> = None;
-        let mut key_scanned = 0;
         for m in self.keywords.find_overlapping_iter(text) {
             let woken = self.keyword_detectors[m.pattern().as_usize()];
             match &mut line {
                 Some((_, end, set)) if m.start() < *end => *set |= woken,
                 _ => {
                     if let Some(l) = line {
-                        self.check_line(text, l, &mut key_scanned, &mut spans);
+                        self.check_line(text, l, &mut spans);
                     }
                     let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
                     let end = text[m.end()..]
@@ -435,7 +438,7 @@ impl Engine {
             }
         }
         if let Some(l) = line {
-            self.check_line(text, l, &mut key_scanned, &mut spans);
+            self.check_line(text, l, &mut spans);
         }
         if spans.len() > 1 {
             spans.sort_by_key(|s| (s.start, s.detector));
@@ -451,13 +454,11 @@ impl Engine {
         spans
     }
 
-    /// Runs the woken detectors over `text[start..end]`, one line. `key_scanned` is how far
-    /// private key bodies have been read so far.
+    /// Runs the woken detectors over `text[start..end]`, one line.
     fn check_line(
         &self,
         text: &str,
         (start, end, woken): (usize, usize, u64),
-        key_scanned: &mut usize,
         spans: &mut Vec<Span>,
     ) {
         let line = &text[start..end];
@@ -469,15 +470,7 @@ impl Engine {
                 Kind::PrivateKey => {
                     for m in self.regexes[i].find_iter(line) {
                         let after = start + m.end();
-                        // A marker inside the armor header of a block already read: its body
-                        // is a tail of that block's, so reading it again finds nothing new and
-                        // would make many such markers quadratic.
-                        if after < *key_scanned {
-                            continue;
-                        }
-                        let found = rules::private_key_body(&text[after..]);
-                        *key_scanned = after + found.scanned;
-                        if let Some((s, e)) = found.body {
+                        if let Some((s, e)) = rules::private_key_body(&text[after..]) {
                             spans.push(Span {
                                 start: after + s,
                                 end: after + e,

@@ -287,25 +287,15 @@ pub fn detectors() -> Vec<Detector> {
 /// The BEGIN line of a private key block. The body is found by [`private_key_body`].
 pub const PRIVATE_KEY_BEGIN: &str = r"-----BEGIN (?:(?:RSA|EC|DSA|ENCRYPTED|OPENSSH|SSH2 ENCRYPTED|ANY) )?PRIVATE KEY(?: BLOCK)?-----|-----BEGIN PGP PRIVATE KEY BLOCK-----";
 
-/// What [`private_key_body`] found after one BEGIN marker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KeyBody {
-    /// The key body's byte range, relative to the text given; None unless it holds 64 or more
-    /// base64 characters.
-    pub body: Option<(usize, usize)>,
-    /// How far the scan read: the first byte that cannot be part of a body. A BEGIN marker
-    /// before this point sits inside an armor header value of this block, and its own body
-    /// would be a tail of this one, so the caller need not scan it again.
-    pub scanned: usize,
-}
-
-/// Given the text right after a BEGIN marker, finds the key body: the run of base64, armor
-/// headers (`Proc-Type: ...`) and line breaks (real or `\n`-escaped, as in JSON) that follows,
-/// trimmed of surrounding whitespace. The body is None unless it holds 64 or more base64
+/// Given the text right after a BEGIN marker, returns the byte range of the key body: the run of
+/// base64, armor headers (`Proc-Type: ...`) and line breaks (real or `\n`-escaped, as in JSON)
+/// that follows, trimmed of surrounding whitespace. None unless it holds 64 or more base64
 /// characters, so code that merely mentions the marker is left alone.
 ///
-/// Reads each byte once: the armor header test looks only at the start of the current line.
-pub fn private_key_body(after: &str) -> KeyBody {
+/// Linear: each byte is read once (the armor header test looks only at the current line), and
+/// the run read never holds another marker (a marker's dashes end it, and a line holding
+/// `-----` is no armor header), so the runs after successive markers do not overlap.
+pub fn private_key_body(after: &str) -> Option<(usize, usize)> {
     let b = after.as_bytes();
     let mut i = 0;
     let mut first = None;
@@ -340,10 +330,7 @@ pub fn private_key_body(after: &str) -> KeyBody {
             _ => break,
         }
     }
-    KeyBody {
-        body: (b64 >= 64).then(|| (first.unwrap_or(0), last)),
-        scanned: i,
-    }
+    (b64 >= 64).then(|| (first.unwrap_or(0), last))
 }
 
 /// The longest armor header name looked for (`Proc-Type`, `DEK-Info`, `Version`, `Comment`,
@@ -353,7 +340,8 @@ const ARMOR_NAME_MAX: usize = 24;
 /// Length of an RFC 1421 / RFC 4880 armor header line (`Proc-Type: 4,ENCRYPTED`,
 /// `Version: ...`) starting at the beginning of `s`, including its line break. Only the current
 /// line is read: the `: ` must come within the first `ARMOR_NAME_MAX + 2` bytes, after a name
-/// of letters and `-`, and the line's end is the header's end.
+/// of letters and `-`, and the line's end is the header's end. A line holding `-----` is no
+/// header (`tls-key: -----BEGIN PRIVATE KEY-----MIIE...` is a key of its own).
 fn armor_header_len(s: &[u8]) -> Option<usize> {
     let head = &s[..s.len().min(ARMOR_NAME_MAX + 2)];
     let colon = head
@@ -362,7 +350,10 @@ fn armor_header_len(s: &[u8]) -> Option<usize> {
     if colon == 0 || !head[colon..].starts_with(b": ") {
         return None;
     }
-    Some(memchr::memchr(b'\n', &s[colon..]).map_or(s.len(), |n| colon + n + 1))
+    let end = memchr::memchr(b'\n', &s[colon..]).map_or(s.len(), |n| colon + n + 1);
+    memchr::memmem::find(&s[..end], b"-----")
+        .is_none()
+        .then_some(end)
 }
 
 fn secret<'h>(c: &Captures<'h>) -> &'h str {

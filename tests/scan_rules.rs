@@ -236,6 +236,13 @@ fn single_line_cases(r: &mut Rng) -> Vec<Case> {
             value,
         ));
     }
+    // A hex password is a password, not a hash.
+    let pw = r.from(HEX, 32);
+    v.push(case(
+        "connection-string",
+        format!("REDIS_URL=rediss://default:{pw}@cache.internal:6380"),
+        pw,
+    ));
     v
 }
 
@@ -783,4 +790,147 @@ fn short_varied_literal_password_is_flagged() {
             .collect::<Vec<_>>(),
         vec![("generic-secret", 2)]
     );
+}
+
+/// Issue 13: lines from real lockfiles and CI configs, exactly as the package managers and
+/// projects write them. Keys that hold a keyword only as part of a package name
+/// (`@octokit/auth-token`, `parse-passwd`, `jsonwebtoken`) and values that are versions, version
+/// ranges, dependency descriptors, URLs, hashes or `${{ secrets.X }}` references are no secrets.
+#[test]
+fn lockfile_and_ci_lines_are_not_secrets() {
+    let lines = [
+        // yarn berry (babel's yarn.lock, the issue's two lines)
+        "    \"@octokit/auth-token\": \"npm:^4.0.0\"",
+        "    parse-passwd: \"npm:^1.0.0\"",
+        "    jsonwebtoken: \"npm:^9.0.0\"",
+        "    jsonwebtoken: \"npm:9.0.2\"",
+        "  resolution: \"@octokit/auth-token@npm:4.0.0\"",
+        "\"@octokit/auth-token@npm:^4.0.0\":",
+        "    \"@babel/helper-plugin-utils\": \"workspace:^\"",
+        "    \"@octokit/auth-token\": \"patch:@octokit/auth-token@npm%3A4.0.0#~/.yarn/patches/x.patch\"",
+        "    csrf-token: \"npm:@scope/csrf-token@^2.1.0\"",
+        // yarn v1
+        "\"@octokit/auth-token@^4.0.0\":",
+        "  resolved \"https://registry.yarnpkg.com/@octokit/auth-token/-/auth-token-4.0.0.tgz#9bbb4e6c0e8ce9b2f1c09beb2d8bfb9c8dd1e4b7\"",
+        "    parse-passwd \"^1.0.0\"",
+        // npm package-lock.json
+        "    \"node_modules/@octokit/auth-token\": {",
+        "      \"resolved\": \"https://registry.npmjs.org/@octokit/auth-token/-/auth-token-4.0.0.tgz\",",
+        "        \"@octokit/auth-token\": \"^4.0.0-beta.1\",",
+        "        \"jsonwebtoken\": \">=8.5.1 || ^9.0.0\",",
+        "        \"passport-oauth2-client-password\": \"~0.1.2\",",
+        // pnpm-lock.yaml
+        "  '@octokit/auth-token@4.0.0':",
+        "      '@octokit/auth-token': 4.0.0",
+        "      parse-passwd: 1.0.0",
+        "      jsonwebtoken: 9.0.2(supports-color@8.1.1)",
+        "        specifier: ^9.0.2",
+        // Cargo.lock
+        "name = \"password-hash\"",
+        "checksum = \"346f04948ba92c43e8469c1ee6736c7563d71012b17d40745260fe106aac2166\"",
+        " \"password-hash 0.5.0\",",
+        // poetry.lock and pyproject.toml
+        "pyjwt-token = \">=2.4.0,<3.0.0\"",
+        "django-secret = \"==5.1.3\"",
+        "keyring-token = \"~=25.5\"",
+        // go.sum and go.mod
+        "github.com/golang-jwt/jwt/v4 v4.4.3 h1:Hxl6lhQFj4AnOX6MLrsCb/+7tCj7DxP7VA+2rDIq5AU=",
+        "\tgolang.org/x/oauth2 v0.3.0 // indirect",
+        // GitHub Actions
+        "          password: ${{ secrets.PYPI_API_TOKEN }}",
+        "          token: ${{ secrets.CODECOV_TOKEN }}",
+        "      CARGO_REGISTRY_TOKEN: ${{ secrets.CARGO_REGISTRY_TOKEN }}",
+        "          github-token: ${{ github.token }}",
+        "      id-token: write",
+        "        uses: rust-lang/crates-io-auth-action@v1.0.1",
+        "          api-key: ${{ steps.auth.outputs.token }}",
+        // Real lines of the benchmark corpora (scripts/bench.sh): a header name restating its
+        // key (aws-sigv4), AWS's example key varied by a test, Codecov badge tokens, URL parser
+        // test vectors (url, reqwest).
+        "    pub(crate) const X_AMZ_CREDENTIAL: &str = \"X-Amz-Credential\";",
+        "            \"AKIAIOSFODNN7EXAMPLF\",",
+        "[coverage-image]: https://codecov.io/gh/RustCrypto/hybrid-array/graph/badge.svg?token=Z92NHFQ70G",
+        "[![Codecov](https://codecov.io/gh/vorner/arc-swap/branch/master/graph/badge.svg?token=3KA3R2D9fV)](https://codecov.io/gh/vorner/arc-swap)",
+        "                \"href\": \"javascript://:bowser@x/\",",
+        "    let mut base: Url = \"moz://foo:bar@servo/baz\".parse().unwrap();",
+        "        (\"ftp://😅:🙂@🙂.com\", \"ftp://🙂.com\"),",
+        "    \"input\": \"http://&a:foo(b]c@d:2/\",",
+        "    \"password\": \"foo(b%5Dc\",",
+        "    \"input\": \"http://%25DOMAIN:foobar@foodomain.com/\",",
+        "    \"input\": \"https://user:pass[\\u007F@foo/bar\",",
+        "    \"password\": \"pass%5B%7F\",",
+        "                        Proxy::http(\"http://ldap%5Cgremlin:pass%3Bword@127.0.0.1:8080\").unwrap();",
+        "    oauth_url = f\"https://{token}:x-oauth-basic@github.com/{SLUG}.git\"",
+        // GitLab CI
+        "    - docker login -u \"$CI_REGISTRY_USER\" -p \"$CI_REGISTRY_PASSWORD\" $CI_REGISTRY",
+        "    TWINE_PASSWORD: ${PYPI_TOKEN}",
+        "    - echo \"//${CI_SERVER_HOST}/api/v4/projects/${CI_PROJECT_ID}/packages/npm/:_authToken=${CI_JOB_TOKEN}\">.npmrc",
+        "    - cargo publish --token $CRATES_IO_TOKEN",
+    ];
+    for line in lines {
+        let text = format!("x\n{line}\ny\n");
+        assert_eq!(warn(&text, "yarn.lock"), Vec::new(), "flagged: {line}");
+    }
+}
+
+/// What the precision fixes of issue 13 must not let through: a keyword key, also hyphenated like
+/// a package name, still flags a random value; a URL whose path carries a token is still a
+/// secret; a key after `.` or `@` (a field or an instance variable) is still a key.
+#[test]
+fn secrets_beside_lockfile_shapes_are_still_found() {
+    let mut r = Rng(29);
+    let v = r.alnum(22) + "7q";
+    let hook = format!("https://chat.internal/api/webhooks/1234/{}", r.alnum(40));
+    let cases = [
+        (format!("    auth-token: \"{v}\""), v.clone()),
+        (format!("    parse-passwd: \"{v}\""), v.clone()),
+        (format!("    \"auth_token\": \"{v}\","), v.clone()),
+        (format!("webhook_token = \"{hook}\""), hook.clone()),
+        (format!("  @api_token = '{v}'"), v.clone()),
+        (format!("this.token = \"{v}\";"), v.clone()),
+        (format!("NPM_TOKEN={v}"), v.clone()),
+        (format!("    registry-password: {v}"), v.clone()),
+        (format!("token: \"v1.2.{v}\""), format!("v1.2.{v}")),
+        (format!("see https://api.internal/v1?token={v})"), v.clone()),
+        (
+            format!("img src=\"https://ci.internal/b.svg\" a=b?token={v}"),
+            v.clone(),
+        ),
+    ];
+    for (line, secret) in cases {
+        let text = format!("x\n{line}\n");
+        assert_eq!(warn(&text, "c.yml").len(), 1, "missed: {line}");
+        let (redacted, findings) = redact(&text, "c.yml");
+        assert_eq!(
+            findings
+                .iter()
+                .map(|f| (f.rule, f.line))
+                .collect::<Vec<_>>(),
+            vec![("generic-secret", 2)],
+            "{line}"
+        );
+        assert!(!redacted.contains(&secret), "{redacted}");
+    }
+}
+
+/// A line shaped like an armor header (`name: value`) that holds a whole one-line key is a key
+/// of its own, also right after a BEGIN line that has no body: the BEGIN line's block does not
+/// swallow it as a header.
+#[test]
+fn one_line_key_after_a_bare_marker_line() {
+    let mut r = Rng(31);
+    let dash = "-".repeat(5);
+    let body = r.from(B64, 200);
+    let text = format!(
+        "{dash}BEGIN PRIVATE KEY{dash}\ntls-key: {dash}BEGIN PRIVATE KEY{dash}{body}{dash}END PRIVATE KEY{dash}\n"
+    );
+    let (redacted, findings) = redact(&text, "values.yaml");
+    assert_eq!(
+        findings
+            .iter()
+            .map(|f| (f.rule, f.line))
+            .collect::<Vec<_>>(),
+        vec![("private-key", 2)]
+    );
+    assert_eq!(redacted, text.replace(&body, "[REDACTED:private-key]"));
 }

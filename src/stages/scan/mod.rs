@@ -6,10 +6,14 @@
 //! Text with no keyword is clean and costs that pass and nothing else: no allocation, no regex.
 //! Each line holding a keyword is handed to the regexes of the rules whose keywords it holds,
 //! and each candidate is checked (entropy, placeholders, hash and UUID shapes, JWT header).
-//! Private key blocks span lines and are measured from their BEGIN marker.
+//! Private key blocks span lines and are measured from their BEGIN marker. Every step reads
+//! each byte a bounded number of times, so a scan is linear in the text whatever it holds
+//! (tests/scan_linearity.rs holds every rule to that).
 //!
 //! Findings name the rule, the path and the 1-based line where the secret starts, never the
 //! secret. Line numbers are those of the original text, also after redaction.
+//!
+//! [`scan_name`] applies the same rules to a path or file name, for secrets used as names.
 
 mod rules;
 mod sensitive;
@@ -166,17 +170,26 @@ pub fn scan<'a>(text: &'a str, rel_path: &str, mode: SecretsMode, allow: &Allow)
     }
     // Line numbers, then findings, dropping what the allow list accepts.
     let mut findings: Vec<Finding> = Vec::new();
-    let (mut pos, mut line) = (0, 1);
+    // Findings of the current line start at this index: a duplicate (same rule, same line) can
+    // only be among them, since spans come sorted by position. Searching all findings instead
+    // was quadratic in their number.
+    let (mut pos, mut line, mut line_first) = (0, 1, 0);
     spans.retain(|span| {
-        line += count_newlines(&text.as_bytes()[pos..span.start]);
+        let newlines = count_newlines(&text.as_bytes()[pos..span.start]);
+        if newlines > 0 {
+            line += newlines;
+            line_first = findings.len();
+        }
         pos = span.start;
-        let finding = Finding::new(engine.detectors[span.detector].rule, rel_path, line);
+        let rule = engine.detectors[span.detector].rule;
+        if findings[line_first..].iter().any(|f| f.rule == rule) {
+            return true;
+        }
+        let finding = Finding::new(rule, rel_path, line);
         if allow.fingerprints.contains(&finding.fingerprint) {
             return false;
         }
-        if !findings.contains(&finding) {
-            findings.push(finding);
-        }
+        findings.push(finding);
         true
     });
     if findings.is_empty() {
@@ -186,22 +199,68 @@ pub fn scan<'a>(text: &'a str, rel_path: &str, mode: SecretsMode, allow: &Allow)
         SecretsMode::Off => Scanned::Clean(text),
         SecretsMode::Warn => Scanned::Warned { text, findings },
         SecretsMode::Block => Scanned::Blocked { findings },
-        SecretsMode::Redact => {
-            let mut out = String::with_capacity(text.len());
-            let mut last = 0;
-            for span in &spans {
-                out.push_str(&text[last..span.start]);
-                out.push_str("[REDACTED:");
-                out.push_str(engine.detectors[span.detector].rule);
-                out.push(']');
-                last = span.end;
-            }
-            out.push_str(&text[last..]);
-            Scanned::Redacted {
-                text: out,
-                findings,
-            }
+        SecretsMode::Redact => Scanned::Redacted {
+            text: engine.redact(text, &spans),
+            findings,
+        },
+    }
+}
+
+/// Scans a path for secrets: a file or directory name, or a whole display path such as
+/// `src/ghp_.../notes.txt`, with the same rules as file text. Each `/`-separated component is
+/// scanned as a line of its own, so a secret never spans a separator. A secret is replaced by
+/// the same `[REDACTED:<rule>]` marker the content gets.
+///
+/// The result follows `mode` like [`scan`]: `Clean` (borrowed, nothing found, mode off, or the
+/// path is allowed), `Warned` (the path unchanged), `Redacted` (the display form with each
+/// secret replaced) or `Blocked` (the caller should leave the entry out). Findings never hold
+/// the secret: their `path` is the display form with *every* secret redacted, their `line` is
+/// 0 (the name, not a line of content), and their fingerprint is `<that path>:<rule>:0`, which
+/// the allow list accepts like any other. Path globs in the allow list match the original path.
+pub fn scan_name<'a>(path: &'a str, mode: SecretsMode, allow: &Allow) -> Scanned<'a> {
+    if mode == SecretsMode::Off || allow.allows_path(path) {
+        return Scanned::Clean(path);
+    }
+    let engine = engine();
+    if !engine.keywords.is_match(path) {
+        return Scanned::Clean(path);
+    }
+    // Same length, byte for byte: spans found in `lines` apply to `path`.
+    let lines = path.replace('/', "\n");
+    let mut spans = engine.find(&lines);
+    if spans.is_empty() {
+        return Scanned::Clean(path);
+    }
+    let shown = engine.redact(path, &spans);
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut allowed: Vec<&str> = Vec::new();
+    for span in &spans {
+        let rule = engine.detectors[span.detector].rule;
+        if findings.iter().any(|f| f.rule == rule) || allowed.contains(&rule) {
+            continue;
         }
+        let finding = Finding::new(rule, &shown, 0);
+        if allow.fingerprints.contains(&finding.fingerprint) {
+            allowed.push(rule);
+        } else {
+            findings.push(finding);
+        }
+    }
+    spans.retain(|span| !allowed.contains(&engine.detectors[span.detector].rule));
+    if findings.is_empty() {
+        return Scanned::Clean(path);
+    }
+    match mode {
+        SecretsMode::Off => Scanned::Clean(path),
+        SecretsMode::Warn => Scanned::Warned {
+            text: path,
+            findings,
+        },
+        SecretsMode::Block => Scanned::Blocked { findings },
+        SecretsMode::Redact => Scanned::Redacted {
+            text: engine.redact(path, &spans),
+            findings,
+        },
     }
 }
 
@@ -268,6 +327,21 @@ impl Engine {
         }
     }
 
+    /// `text` with each span replaced by `[REDACTED:<rule>]`. `spans` are sorted and disjoint.
+    fn redact(&self, text: &str, spans: &[Span]) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for span in spans {
+            out.push_str(&text[last..span.start]);
+            out.push_str("[REDACTED:");
+            out.push_str(self.detectors[span.detector].rule);
+            out.push(']');
+            last = span.end;
+        }
+        out.push_str(&text[last..]);
+        out
+    }
+
     /// Every secret in `text`, sorted, without overlaps (the earlier detector wins a tie).
     fn find(&self, text: &str) -> Vec<Span> {
         let mut spans = Vec::new();
@@ -278,8 +352,8 @@ impl Engine {
             match &mut line {
                 Some((_, end, set)) if m.start() < *end => *set |= woken,
                 _ => {
-                    if let Some((s, e, set)) = line {
-                        self.check_line(text, s, e, set, &mut spans);
+                    if let Some(l) = line {
+                        self.check_line(text, l, &mut spans);
                     }
                     let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
                     let end = text[m.end()..]
@@ -289,8 +363,8 @@ impl Engine {
                 }
             }
         }
-        if let Some((s, e, set)) = line {
-            self.check_line(text, s, e, set, &mut spans);
+        if let Some(l) = line {
+            self.check_line(text, l, &mut spans);
         }
         if spans.len() > 1 {
             spans.sort_by_key(|s| (s.start, s.detector));
@@ -307,7 +381,12 @@ impl Engine {
     }
 
     /// Runs the woken detectors over `text[start..end]`, one line.
-    fn check_line(&self, text: &str, start: usize, end: usize, woken: u64, spans: &mut Vec<Span>) {
+    fn check_line(
+        &self,
+        text: &str,
+        (start, end, woken): (usize, usize, u64),
+        spans: &mut Vec<Span>,
+    ) {
         let line = &text[start..end];
         let mut set = woken;
         while set != 0 {
@@ -329,7 +408,7 @@ impl Engine {
                 Kind::Line { check } => {
                     for caps in self.regexes[i].captures_iter(line) {
                         if let Some(s) = caps.name("s")
-                            && check(&caps)
+                            && check(&caps, line)
                         {
                             spans.push(Span {
                                 start: start + s.start(),

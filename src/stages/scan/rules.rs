@@ -4,7 +4,7 @@
 
 use super::shape::{
     base64url_decode, entropy, entropy_threshold, is_hash_or_uuid, is_identifier_words,
-    is_placeholder,
+    is_placeholder, is_reference,
 };
 use regex::Captures;
 
@@ -19,8 +19,8 @@ pub struct RuleInfo {
 /// How a detector finds its secrets.
 pub enum Kind {
     /// The detector's regex runs on each line holding one of its keywords; the `s` group is the
-    /// secret, kept only if `check` accepts the match.
-    Line { check: fn(&Captures) -> bool },
+    /// secret, kept only if `check` accepts the match (given with the line it was found in).
+    Line { check: fn(&Captures, &str) -> bool },
     /// A PEM / OpenSSH / PGP private key block, which spans lines (see `private_key_body`).
     PrivateKey,
 }
@@ -149,7 +149,7 @@ pub fn detectors() -> Vec<Detector> {
     let bare = format!(
         r#"(?i)^\s*(?:export\s+|-\s+|set\s+)?["']?(?-u:\b){GENERIC_KEY}["']?\s*[=:]\s*(?P<s>[^\s"'`,;(){{}}\[\]<>]{{8,256}})\s*(?:[#;].*)?$"#
     );
-    let param = r#"(?i)[?&;](?:password|passwd|pwd|pass|secret|token|api_?key|access_?token|client_?secret)=(?P<s>[^\s&;#'"`<>]{8,256})"#;
+    let param = r#"(?i)[?&;](?:password|passwd|pwd|pass|secret|token|api_?key|access_?token|client_?secret)=(?P<s>[^\s&;#'"`<>()\[\]]{8,256})"#;
 
     let line = |rule, keywords, pattern: &'static str, check| Detector {
         rule,
@@ -280,7 +280,7 @@ pub fn detectors() -> Vec<Detector> {
     };
     v.push(generic(quoted, generic_quoted));
     v.push(generic(bare, generic_bare));
-    v.push(generic(param.to_string(), generic_quoted));
+    v.push(generic(param.to_string(), generic_param));
     v
 }
 
@@ -291,6 +291,10 @@ pub const PRIVATE_KEY_BEGIN: &str = r"-----BEGIN (?:(?:RSA|EC|DSA|ENCRYPTED|OPEN
 /// base64, armor headers (`Proc-Type: ...`) and line breaks (real or `\n`-escaped, as in JSON)
 /// that follows, trimmed of surrounding whitespace. None unless it holds 64 or more base64
 /// characters, so code that merely mentions the marker is left alone.
+///
+/// Linear: each byte is read once (the armor header test looks only at the current line), and
+/// the run read never holds another marker (a marker's dashes end it, and a line holding
+/// `-----` is no armor header), so the runs after successive markers do not overlap.
 pub fn private_key_body(after: &str) -> Option<(usize, usize)> {
     let b = after.as_bytes();
     let mut i = 0;
@@ -300,7 +304,7 @@ pub fn private_key_body(after: &str) -> Option<(usize, usize)> {
     let mut line_start = true;
     while i < b.len() {
         let c = b[i];
-        if line_start && let Some(n) = armor_header_len(&after[i..]) {
+        if line_start && let Some(n) = armor_header_len(&b[i..]) {
             first.get_or_insert(i);
             i += n;
             last = i;
@@ -329,47 +333,57 @@ pub fn private_key_body(after: &str) -> Option<(usize, usize)> {
     (b64 >= 64).then(|| (first.unwrap_or(0), last))
 }
 
+/// The longest armor header name looked for (`Proc-Type`, `DEK-Info`, `Version`, `Comment`,
+/// `Hash`, `Charset`, `MessageID`: all far shorter).
+const ARMOR_NAME_MAX: usize = 24;
+
 /// Length of an RFC 1421 / RFC 4880 armor header line (`Proc-Type: 4,ENCRYPTED`,
-/// `Version: ...`) starting at the beginning of `s`, including its line break.
-fn armor_header_len(s: &str) -> Option<usize> {
-    let colon = s.find(": ")?;
-    let name = &s[..colon];
-    if name.is_empty()
-        || name.len() > 24
-        || !name.bytes().all(|c| c.is_ascii_alphabetic() || c == b'-')
-    {
+/// `Version: ...`) starting at the beginning of `s`, including its line break. Only the current
+/// line is read: the `: ` must come within the first `ARMOR_NAME_MAX + 2` bytes, after a name
+/// of letters and `-`, and the line's end is the header's end. A line holding `-----` is no
+/// header (`tls-key: -----BEGIN PRIVATE KEY-----MIIE...` is a key of its own).
+fn armor_header_len(s: &[u8]) -> Option<usize> {
+    let head = &s[..s.len().min(ARMOR_NAME_MAX + 2)];
+    let colon = head
+        .iter()
+        .position(|&c| !(c.is_ascii_alphabetic() || c == b'-'))?;
+    if colon == 0 || !head[colon..].starts_with(b": ") {
         return None;
     }
-    let end = s.find('\n').map_or(s.len(), |n| n + 1);
-    (end > colon).then_some(end)
+    let end = memchr::memchr(b'\n', &s[colon..]).map_or(s.len(), |n| colon + n + 1);
+    memchr::memmem::find(&s[..end], b"-----")
+        .is_none()
+        .then_some(end)
 }
 
 fn secret<'h>(c: &Captures<'h>) -> &'h str {
     c.name("s").map_or("", |m| m.as_str())
 }
 
-fn always(_: &Captures) -> bool {
+fn always(_: &Captures, _: &str) -> bool {
     true
 }
 
-/// AWS documents `AKIAIOSFODNN7EXAMPLE` and friends; those are not secrets.
-fn not_aws_example(c: &Captures) -> bool {
-    !secret(c).ends_with("EXAMPLE")
+/// AWS documents `AKIAIOSFODNN7EXAMPLE` and `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`, and
+/// test suites vary them (`AKIAIOSFODNN7EXAMPLF`): an id or key holding `EXAMPL` is not a
+/// secret. Random base32 holds those six letters once in about 10^8 keys.
+fn not_aws_example(c: &Captures, _line: &str) -> bool {
+    !secret(c).contains("EXAMPL")
 }
 
-fn aws_secret(c: &Captures) -> bool {
+fn aws_secret(c: &Captures, _line: &str) -> bool {
     let s = secret(c);
-    !s.contains("EXAMPLE") && !is_hash_or_uuid(s) && entropy(s) >= 4.0
+    !s.contains("EXAMPL") && !is_hash_or_uuid(s) && entropy(s) >= 4.0
 }
 
-fn high_entropy(c: &Captures) -> bool {
+fn high_entropy(c: &Captures, _line: &str) -> bool {
     let s = secret(c);
     !is_placeholder(s) && !is_hash_or_uuid(s) && entropy(s) >= entropy_threshold(s.len())
 }
 
 /// A JWT's header must decode to a JSON object with an `alg` member, and its payload to a JSON
 /// object; base64url text that merely starts with `eyJ` does not count.
-fn jwt(c: &Captures) -> bool {
+fn jwt(c: &Captures, _line: &str) -> bool {
     let json = |name| {
         c.name(name)
             .and_then(|m| base64url_decode(m.as_str()))
@@ -379,39 +393,91 @@ fn jwt(c: &Captures) -> bool {
     header_ok && json("p").is_some_and(|p| p.is_object())
 }
 
-/// The password of `scheme://user:password@host`, unless it is a placeholder, repeats the user
-/// name, is a short number (a `host:port@` misparse), or the host is a name reserved for
-/// documentation (RFC 2606: `example.com`, `*.example`, `*.test`, `*.invalid`).
-fn url_password(c: &Captures) -> bool {
+/// The password of `scheme://user:password@host`, held to nearly the generic rule's bar: 8 or
+/// more characters, not a placeholder, and the entropy bar capped at 3 bits (a hex password is a
+/// password, not a hash). Also not when it repeats the user name, is GitHub's fixed `x-oauth-basic` (the token
+/// is then the user name), or the host is a name reserved for documentation (RFC 2606:
+/// `example.com`, `*.example`, `*.test`, `*.invalid`). URL parsers' test vectors
+/// (`moz://foo:bar@servo`, `javascript://:bowser@x`) fall below the bar.
+fn url_password(c: &Captures, _line: &str) -> bool {
     let s = secret(c);
     let user = c.name("user").map_or("", |m| m.as_str());
     let host = c
         .name("host")
         .map_or(String::new(), |m| m.as_str().to_ascii_lowercase());
     let lower = s.to_ascii_lowercase();
-    let trivial = [
-        "pass", "pwd", "passwd", "password", "secret", "changeme", "xxx", "xyz", "***", "...",
-    ];
+    let trivial = ["changeme", "x-oauth-basic"];
     let doc_host = ["example.com", "example.org", "example.net", "example"]
         .iter()
         .any(|d| host == *d || host.ends_with(&format!(".{d}")))
         || [".test", ".invalid"].iter().any(|t| host.ends_with(t));
-    !(is_placeholder(s)
-        || trivial.contains(&lower.as_str())
-        || s == user
-        || doc_host
-        || s.len() <= 5 && s.bytes().all(|b| b.is_ascii_digit()))
+    !(is_placeholder(s) || trivial.contains(&lower.as_str()) || s == user || doc_host)
+        && s.chars().count() >= 8
+        && entropy(s) >= entropy_threshold(s.len()).min(URL_PASSWORD_ENTROPY)
+}
+
+/// The entropy bar for URL passwords stops at 3 bits per character instead of 3.5: a random
+/// hex password (4 bits at most, often under 3.5 over 32 characters) is still a password.
+const URL_PASSWORD_ENTROPY: f64 = 3.0;
+
+/// What every generic value must pass, quoted or bare: the key is a name of its own, and the
+/// value is neither a reference (URL, version, package) nor a placeholder, hash or UUID, and
+/// clears the entropy bar.
+fn generic_value(c: &Captures, line: &str) -> bool {
+    key_stands_alone(c, line)
+        && !value_restates_key(c)
+        && !is_reference(secret(c))
+        && high_entropy(c, line)
+}
+
+/// A value that spells its own key is a name, not a secret: `X_AMZ_CREDENTIAL: &str =
+/// "X-Amz-Credential"`, `PASSWORD_FIELD = "password_field"`. Compared without case and
+/// without `_`, `-`, `.`.
+fn value_restates_key(c: &Captures) -> bool {
+    let norm = |t: &str| -> Vec<u8> {
+        t.bytes()
+            .filter(|b| !matches!(b, b'_' | b'-' | b'.'))
+            .map(|b| b.to_ascii_lowercase())
+            .collect()
+    };
+    c.name("key")
+        .is_some_and(|k| norm(k.as_str()) == norm(secret(c)))
+}
+
+/// A URL parameter (`?token=...`): as a quoted value, and not in the query of an image URL
+/// (`.../graph/badge.svg?token=...`): badge tokens are made to be embedded in public pages,
+/// and an image is fetched without credentials.
+fn generic_param(c: &Captures, line: &str) -> bool {
+    let start = c.get(0).map_or(0, |m| m.start());
+    let before = &line[..start];
+    let url = before
+        .rsplit(|ch: char| ch.is_whitespace() || "\"'`(<[".contains(ch))
+        .next()
+        .unwrap_or("");
+    let path = url.split('?').next().unwrap_or("").to_ascii_lowercase();
+    let image = [".svg", ".png", ".gif", ".jpg", ".jpeg", ".webp"]
+        .iter()
+        .any(|x| path.ends_with(x));
+    !image && generic_quoted(c, line)
+}
+
+/// The key must not be the tail of a path or of a scoped package name: in
+/// `"@octokit/auth-token": "npm:^4.0.0"` the key the regex sees is `auth-token`, right after a
+/// `/`. Shapes without a `key` group (URL parameters) pass.
+fn key_stands_alone(c: &Captures, line: &str) -> bool {
+    c.name("key")
+        .is_none_or(|k| k.start() == 0 || line.as_bytes()[k.start() - 1] != b'/')
 }
 
 /// Quoted values must not be identifier words either: `private_key: "_RSAPrivateKey"` is a
 /// Python type annotation.
-fn generic_quoted(c: &Captures) -> bool {
-    high_entropy(c) && !is_identifier_words(secret(c))
+fn generic_quoted(c: &Captures, line: &str) -> bool {
+    generic_value(c, line) && !is_identifier_words(secret(c))
 }
 
 /// Unquoted values also must not look like code: they need a letter and a digit, must not be
 /// a word followed by digits (`TokenStream2`).
-fn generic_bare(c: &Captures) -> bool {
+fn generic_bare(c: &Captures, line: &str) -> bool {
     let s = secret(c);
     let has_letter = s.bytes().any(|b| b.is_ascii_alphabetic());
     let has_digit = s.bytes().any(|b| b.is_ascii_digit());
@@ -419,5 +485,5 @@ fn generic_bare(c: &Captures) -> bool {
         .trim_end_matches(|c: char| c.is_ascii_digit())
         .bytes()
         .all(|b| b.is_ascii_alphabetic() || b == b'_');
-    has_letter && has_digit && !word_then_digits && high_entropy(c)
+    has_letter && has_digit && !word_then_digits && generic_value(c, line)
 }

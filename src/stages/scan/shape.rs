@@ -88,6 +88,8 @@ const PLACEHOLDER_WORDS: &[&str] = &[
     "todo",
     "password",
     "passwd",
+    "pass",
+    "foo",
     "secret",
     "token",
     "test",
@@ -95,6 +97,135 @@ const PLACEHOLDER_WORDS: &[&str] = &[
     "environ",
     "getenv",
 ];
+
+/// The protocols a package manager writes before a dependency's descriptor: yarn berry
+/// (`npm:^4.0.0`, `workspace:^`, `patch:...`, `portal:`, `link:`, `exec:`), pnpm (`catalog:`,
+/// `jsr:`), npm and yarn v1 (`file:`, `github:`, `git+ssh:`...).
+const DEPENDENCY_PROTOCOLS: &[&str] = &[
+    "npm:",
+    "workspace:",
+    "patch:",
+    "portal:",
+    "link:",
+    "exec:",
+    "file:",
+    "catalog:",
+    "jsr:",
+    "github:",
+    "gitlab:",
+    "bitbucket:",
+    "git:",
+    "git+ssh:",
+    "git+https:",
+    "git+http:",
+    "git+file:",
+];
+
+/// True if `value` refers to something published rather than holding a credential: a URL
+/// (`https://registry.yarnpkg.com/...`; a password inside one is the `connection-string`
+/// rule's) unless a part of it looks like a token (see [`url_carries_token`]), a dependency
+/// descriptor behind a package manager's protocol (`npm:^4.0.0`,
+/// `workspace:^1.0.0`, `npm:@scope/name@^2`), a package pinned to a version (`name@1.2.3`,
+/// `@scope/name@npm:1.2.3`), or a version or version range (see [`is_version_spec`]).
+pub fn is_reference(value: &str) -> bool {
+    if value.contains("://") {
+        return !url_carries_token(value);
+    }
+    let lower = value.to_ascii_lowercase();
+    if DEPENDENCY_PROTOCOLS.iter().any(|p| lower.starts_with(p)) {
+        return true;
+    }
+    if let Some((name, version)) = value.rsplit_once('@')
+        && is_package_name(name)
+    {
+        return is_version_spec(version) || is_reference(version);
+    }
+    is_version_spec(value)
+}
+
+/// True if a part of the URL between `/ ? & = # ;` looks like a random token rather than a
+/// name: 20 or more of `[A-Za-z0-9_-]` with upper case, lower case and digits, and not a hash
+/// (`https://hooks.example/api/webhooks/123/<token>`). Host names, package file names
+/// (`auth-token-4.0.0.tgz`) and commit hashes do not.
+pub fn url_carries_token(url: &str) -> bool {
+    url.split(['/', '?', '&', '=', '#', ';']).any(|part| {
+        part.len() >= 20
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            && part.bytes().any(|b| b.is_ascii_uppercase())
+            && part.bytes().any(|b| b.is_ascii_lowercase())
+            && part.bytes().any(|b| b.is_ascii_digit())
+            && !is_hash_or_uuid(part)
+    })
+}
+
+/// An npm, PyPI or crates.io style package name, optionally scoped: `parse-passwd`,
+/// `@octokit/auth-token`, `zope.interface`.
+fn is_package_name(s: &str) -> bool {
+    let bare = s
+        .strip_prefix('@')
+        .and_then(|t| t.split_once('/'))
+        .map_or(Some(s), |(scope, name)| {
+            (!scope.is_empty() && is_name_part(scope)).then_some(name)
+        });
+    bare.is_some_and(|n| !n.is_empty() && is_name_part(n))
+}
+
+fn is_name_part(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// True if `value` is a version or a version range as manifests and lockfiles write them:
+/// `1.2.3`, `^4.0.0`, `~1.0`, `>=1.2.3`, `1.x`, `2.0.0-rc.1+build.5`, `0.0.0-20240101-abcdef`,
+/// `>=2.0,<3` (PEP 440), `^1.0.0||^2.0.0`. An operator or at least `major.minor` is required, so
+/// a bare run of digits does not count. Suffixes (pre-release, build, local version) are
+/// identifiers separated by `.`, `-`, `+` or `_`: letters and digits, and if longer than 12,
+/// hex digits only.
+pub fn is_version_spec(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .split("||")
+            .flat_map(|part| part.split(','))
+            .all(is_one_version)
+}
+
+fn is_one_version(part: &str) -> bool {
+    let ops = part
+        .bytes()
+        .take_while(|b| matches!(b, b'^' | b'~' | b'<' | b'>' | b'=' | b'!' | b'v'))
+        .count();
+    let rest = &part.as_bytes()[ops..];
+    let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let major = digits(rest);
+    if major == 0 {
+        return false;
+    }
+    let mut i = major;
+    let mut dots = 0;
+    while i + 1 < rest.len() && rest[i] == b'.' {
+        let n = match rest[i + 1] {
+            b'x' | b'X' | b'*' => 1,
+            _ => digits(&rest[i + 1..]),
+        };
+        if n == 0 {
+            break;
+        }
+        dots += 1;
+        i += 1 + n;
+    }
+    // Pre-release, build and local parts: short identifiers (`rc.1`, `post1`, `cu118`), or long
+    // ones of hex digits only (dates, commit hashes: `0.0.0-20240101120000-abcdef123456`). A
+    // long mixed run after `1.2.` is not a version but something hiding behind one.
+    (ops > 0 || dots > 0)
+        && rest[i..]
+            .split(|b| matches!(b, b'.' | b'-' | b'+' | b'_'))
+            .all(|id| {
+                id.iter().all(u8::is_ascii_alphanumeric)
+                    && (id.len() <= 12 || id.iter().all(u8::is_ascii_hexdigit))
+            })
+}
 
 /// True if `value` is a placeholder, template or variable reference: `${VAR}`, `$VAR`, `{{ x }}`,
 /// `<password>`, `%(x)s`, `changeme`, `xxxx`, a file path (`PWD=/home/me`), a run of one
@@ -199,6 +330,46 @@ mod tests {
             assert!(is_placeholder(p), "{p}");
         }
         assert!(!is_placeholder("Zk3q9XvB2mLp7RtY"));
+    }
+
+    #[test]
+    fn versions_and_references() {
+        for v in [
+            "npm:^4.0.0",
+            "npm:^1.0.0",
+            "^4.0.0",
+            "~1.2.3",
+            ">=1.2.3",
+            "1.2.3",
+            "1.x",
+            "v2.0.0-rc.1+build.5",
+            "0.0.0-20240101120000-abcdef123456",
+            ">=2.0,<3",
+            "^1.0.0||^2.0.0",
+            "1.0.0.post1",
+            "workspace:^",
+            "patch:foo@npm%3A1.0.0#~/.yarn/patches/foo.patch",
+            "npm:@scope/name@^2.0.0",
+            "@octokit/auth-token@npm:4.0.0",
+            "parse-passwd@1.0.0",
+            "https://registry.yarnpkg.com/x/-/x-1.0.0.tgz",
+            "git+ssh://git@github.com/o/r.git",
+        ] {
+            assert!(is_reference(v), "{v}");
+        }
+        for s in [
+            "Zk3q9XvB2mLp7RtY",
+            "hunter2!x",
+            "12345678",
+            "1a2b3c4d5e6f",
+            "4xK9-qLm2",
+            "user@Zk3q9XvB2mLp7RtY",
+            "@x@1.0",
+            "v1.2.Zk3q9XvB2mLp7RtYwq",
+            "https://hooks.example.net/api/webhooks/1234/aZ09bY18cX27dW36eV45fU54",
+        ] {
+            assert!(!is_reference(s), "{s}");
+        }
     }
 
     #[test]

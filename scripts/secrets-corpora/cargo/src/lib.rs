@@ -1,0 +1,1 @@
+//! Never built: the manifest exists only to be vendored and locked.

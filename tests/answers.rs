@@ -288,3 +288,54 @@ fn the_output_file_is_never_written_through_a_link() {
         .unwrap();
     assert!(out.status.success());
 }
+
+#[test]
+fn a_secret_in_a_file_or_directory_name_is_never_shown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let token = format!("ghp_{}", "Zq8Wx2Lm4Np6Rt1Vy3Bc5Df7Gh9Jk0Ps2Qu4");
+    let repo = tmp.path().join("repo");
+    fs::create_dir_all(repo.join(format!("keys-{token}"))).unwrap();
+    fs::write(repo.join(format!("keys-{token}/notes.txt")), "hello\n").unwrap();
+    fs::write(
+        repo.join(format!("{token}.txt")),
+        "password = \"x\"\nplain\n",
+    )
+    .unwrap();
+    fs::write(repo.join("ok.rs"), "fn ok() {}\n").unwrap();
+    let mut s = Server::start(tmp.path(), &[]);
+    s.initialize("2025-11-25");
+    for (tool, args) in [
+        ("extract", json!({"repo": "repo", "budget": 0})),
+        ("estimate", json!({"repo": "repo", "budget": 0})),
+        ("estimate", json!({"repo": "repo", "budget": 60})),
+    ] {
+        let resp = s.call(tool, args.clone());
+        let text = resp.to_string();
+        assert!(!text.contains(&token), "{tool} {args}: {text}");
+        if tool == "extract" {
+            assert!(text.contains("[REDACTED:github-token]"), "{text}");
+            assert!(text.contains("hello"), "{text}");
+        }
+    }
+    s.finish();
+    // The CLI (warn mode) shows names as they are, but its findings never hold the secret.
+    let out = Command::new(gnaw_bin())
+        .args(["--json", "-q"])
+        .arg(&repo)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let secrets = v["secrets"].to_string();
+    assert!(secrets.contains("github-token"), "{secrets}");
+    assert!(!secrets.contains(&token), "{secrets}");
+    let blocked = Command::new(gnaw_bin())
+        .args(["-q", "--secrets", "block"])
+        .arg(&repo)
+        .output()
+        .unwrap();
+    let prompt = String::from_utf8_lossy(&blocked.stdout);
+    assert!(
+        !prompt.contains(&token) && prompt.contains("fn ok()"),
+        "{prompt}"
+    );
+}

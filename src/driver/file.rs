@@ -93,11 +93,45 @@ impl std::ops::Deref for BodyText {
 /// What the step makes of one candidate: the body or why it is skipped, and its findings.
 pub type Processed = (Result<Body, SkipReason>, Vec<Finding>);
 
+/// How a path is shown under the run's secrets mode: its display form, with any secret in a
+/// file or directory name redacted (in `redact` and `block` modes), and the findings in it.
+/// `None` when `block` mode leaves the entry out; the findings then name the redacted form.
+pub fn shown_path(ctx: &FileContext<'_>, display: String) -> (Option<String>, Vec<Finding>) {
+    match scan::scan_name(&display, ctx.options.secrets, &ctx.allow) {
+        scan::Scanned::Clean(_) => (Some(display), Vec::new()),
+        scan::Scanned::Warned { findings, .. } => (Some(display), findings),
+        scan::Scanned::Redacted { text, findings } => (Some(text), findings),
+        scan::Scanned::Blocked { findings } => (None, findings),
+    }
+}
+
+/// [`process`], after the path itself is scanned (issue 12: secrets in names): the path as it
+/// is shown everywhere (tree, headings, omitted list, findings), the outcome, and the findings
+/// of the name and the content.
+pub fn process_named(ctx: &FileContext<'_>, c: &Candidate) -> (String, Processed) {
+    let (shown, mut found) = shown_path(ctx, display_path(&c.rel));
+    let Some(path) = shown else {
+        let path = found.first().map(|f| f.path.clone()).unwrap_or_default();
+        return (path, (Err(SkipReason::Secret), found));
+    };
+    let (result, mut more) = process(ctx, c, &path);
+    // In warn mode the name is shown as it is, but a finding never holds a secret: the content's
+    // findings name the redacted form too.
+    if let Some(redacted) = found.first().map(|f| f.path.clone()) {
+        for f in more.iter_mut().filter(|f| f.path != redacted) {
+            f.fingerprint = format!("{redacted}:{}:{}", f.rule, f.line);
+            f.path = redacted.clone();
+        }
+    }
+    found.extend(more);
+    (path, (result, found))
+}
+
 /// Read (or take from the cache), keep sensitive files out, scan, and render and count one
 /// candidate's piece. On a warm cache hit for an unchanged file nothing but one lookup is done
 /// (and a scan again for a redacted file, to rebuild its text).
-pub fn process(ctx: &FileContext<'_>, c: &Candidate) -> Processed {
-    let path = display_path(&c.rel);
+pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
+    let path = path.to_string();
     let explicit = || ctx.explicit.is_match(std::ffi::OsStr::from_bytes(&c.rel));
     if let Some(what) = scan::sensitive_file(&path, None)
         && !explicit()

@@ -23,7 +23,7 @@ use crate::par;
 use crate::spec::{ExtractionSpec, Mode};
 use crate::stages::filter::Filter;
 use crate::stages::source;
-use crate::vocab::{Skipped, display_path};
+use crate::vocab::{Finding, Skipped, display_path};
 use assemble::{Frame, Sink, Target};
 use extraction::{Extraction, FileEntry, Omitted, Ranked};
 use file::FileContext;
@@ -118,7 +118,7 @@ fn run(
     let done = AtomicUsize::new(0);
     let order = par::largest_first(candidates, |c| c.size);
     let processed = par::map(candidates, &order, threads, &stop, |c| {
-        let r = file::process(&ctx, c);
+        let r = file::process_named(&ctx, c);
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(o) = spec.observer {
             o.progress(n, total);
@@ -126,19 +126,32 @@ fn run(
         r
     })
     .ok_or(Error::Cancelled)?;
-    let mut skipped = sourced.skipped;
+    // Paths skipped by the walk are shown under the same rule for secrets in names.
+    let mut skipped: Vec<Skipped> = sourced
+        .skipped
+        .into_iter()
+        .filter_map(|s| match file::shown_path(&ctx, s.path) {
+            (Some(path), _) => Some(Skipped { path, ..s }),
+            (None, _) => None,
+        })
+        .collect();
     let mut kept = Vec::new();
-    let mut findings = Vec::new();
-    for (c, (r, found)) in candidates.iter().zip(processed) {
-        let path = display_path(&c.rel);
-        findings.extend(found);
+    // Each kept file's findings (by kept index); findings of skipped files are only counted.
+    let mut kept_findings: Vec<Vec<Finding>> = Vec::new();
+    let mut left_out = 0;
+    for (path, (r, found)) in processed {
         match r {
-            Ok(body) => kept.push((path, body)),
-            Err(reason) => skipped.push(Skipped { path, reason }),
+            Ok(body) => {
+                kept.push((path, body));
+                kept_findings.push(found);
+            }
+            Err(reason) => {
+                left_out += found.len();
+                skipped.push(Skipped { path, reason });
+            }
         }
     }
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    findings.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
 
     // plan: rank, then budget
     let repo_name = spec
@@ -182,12 +195,19 @@ fn run(
         })
         .collect();
     // Findings are described only for files in the prompt; the rest are counted.
-    let in_prompt: std::collections::HashSet<&str> =
-        fitted.kept.iter().map(|&i| kept[i].0.as_str()).collect();
-    let (findings, left_out): (Vec<_>, Vec<_>) = findings
-        .into_iter()
-        .partition(|f| in_prompt.contains(f.path.as_str()));
-    drop(in_prompt);
+    let mut in_prompt = vec![false; kept.len()];
+    for &i in &fitted.kept {
+        in_prompt[i] = true;
+    }
+    let mut findings = Vec::new();
+    for (i, found) in kept_findings.into_iter().enumerate() {
+        if in_prompt[i] {
+            findings.extend(found);
+        } else {
+            left_out += found.len();
+        }
+    }
+    findings.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
     let frame = Frame::new(&m, &file_options.render, &fitted);
     drop(m);
 
@@ -207,7 +227,7 @@ fn run(
         files,
         skipped,
         findings,
-        findings_left_out: left_out.len(),
+        findings_left_out: left_out,
         budget: options.budget,
         omitted,
         ranking,

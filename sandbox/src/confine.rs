@@ -341,6 +341,8 @@ pub fn confine_layers(
     } else {
         failures.push("Landlock left out (test-only layer selection)".into());
     }
+    // Read back now: after the seccomp filter, prctl and capget are refused.
+    let mut status = plan.status(root, mode);
 
     // After Landlock (whose setup needs no capability either), before seccomp (whose allow-list
     // has no capset).
@@ -381,7 +383,6 @@ pub fn confine_layers(
         SeccompStatus::planned()
     };
 
-    let mut status = plan.status(root, mode);
     status.applied = true;
     status.threads_checked = Some(threads);
     status.capabilities = capabilities;
@@ -397,6 +398,9 @@ pub fn confine_layers(
             .not_enforced
             .push("the Landlock ruleset is not enforced".into());
     }
+    // Landlock sets no_new_privs, and so does the seccomp installation (it needs it once the
+    // capabilities are gone); PR_GET_NO_NEW_PRIVS passes the filter.
+    status.no_new_privs = nix::sys::prctl::get_no_new_privs().unwrap_or(false);
     if !status.no_new_privs {
         status.not_enforced.push("no_new_privs is not set".into());
     }

@@ -123,14 +123,7 @@ fn allow_list() -> Vec<(&'static str, libc::c_long, Args)> {
         (
             "ioctl",
             libc::SYS_ioctl,
-            OneOf(
-                1,
-                &[
-                    libc::TCGETS as u64,
-                    libc::FIOCLEX as u64,
-                    libc::FIONCLEX as u64,
-                ],
-            ),
+            OneOf(1, &[libc::TCGETS, libc::FIOCLEX, libc::FIONCLEX]),
         ),
         // Memory.
         ("brk", libc::SYS_brk, Any),

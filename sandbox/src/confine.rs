@@ -1,8 +1,10 @@
-//! Process confinement: a Landlock read-only ruleset on the root, plus process hardening.
+//! Process confinement: a Landlock read-only ruleset on the root, process hardening, the
+//! capability drop and the seccomp filter.
 //!
 //! [`confine`] must run in `main` before any thread exists (Landlock before ABI 8 restricts only
-//! the calling thread and its future children), so it counts the process's threads first and
-//! refuses if there is more than one. It then:
+//! the calling thread and its future children, and a seccomp filter is inherited only by threads
+//! created after it), so it counts the process's threads first and refuses if there is more
+//! than one. It then:
 //!
 //! 1. probes the per-open mechanism ([`BeneathDir::mechanism`]) while `/` is still reachable;
 //! 2. sets `PR_SET_DUMPABLE` to 0 and `RLIMIT_CORE` to 0 (no core dumps, no ptrace by peers);
@@ -10,12 +12,20 @@
 //!    `ReadFile | ReadDir` beneath the root: no execute, no write, truncate, refer or ioctl;
 //! 4. handles TCP bind and connect with no rule (all denied) and scopes abstract UNIX sockets
 //!    and signals, where the kernel's ABI has them;
-//! 5. sets `no_new_privs` and restricts itself.
+//! 5. sets `no_new_privs` and restricts itself;
+//! 6. drops every capability ([`caps::drop_all`]);
+//! 7. installs the seccomp allow-list ([`seccomp::install`]), which refuses every call the
+//!    server does not make, among them all that Landlock cannot see.
 //!
 //! Modes: `strict` requires the read-only filesystem part to be enforced by the kernel (every
-//! write right, truncate included: Landlock ABI 3 or newer; the crate's `HardRequirement`) and
-//! refuses to start otherwise. `best-effort` applies what the kernel supports and lists the rest
-//! in [`SandboxStatus::not_enforced`]. `off` applies nothing; the caller must say so loudly.
+//! write right, truncate included: Landlock ABI 3 or newer; the crate's `HardRequirement`), no
+//! capability left and the seccomp filter installed, and refuses to start otherwise.
+//! `best-effort` applies what the kernel supports and lists the rest in
+//! [`SandboxStatus::not_enforced`]. `off` applies nothing; the caller must say so loudly.
+//!
+//! [`confine_layers`] applies only some of the layers. It exists for the tests that prove each
+//! probe of [`crate::selftest`] succeeds when the layer that stops it is left out; gnaw-mcp
+//! calls [`confine`] only, and nothing in its environment or arguments selects layers.
 //!
 //! `--sandbox-status`: the recommended use is to call [`confine`] and print the status it
 //! returns, since that status is read back from the kernel after the restriction is in force.
@@ -36,7 +46,51 @@ use nix::sys::resource::{Resource, getrlimit, setrlimit};
 use serde::Serialize;
 
 use crate::beneath::BeneathDir;
+use crate::caps::{self, CapStatus};
 use crate::contain::Root;
+use crate::seccomp::{self, SeccompStatus};
+
+/// Which layers [`confine_layers`] applies. gnaw-mcp always applies [`Layers::ALL`] through
+/// [`confine`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layers {
+    /// The Landlock ruleset and the process hardening (dumpable, core limit).
+    pub landlock: bool,
+    /// Dropping every capability.
+    pub capabilities: bool,
+    /// The seccomp filter.
+    pub seccomp: bool,
+}
+
+impl Layers {
+    /// Everything: what the server runs under.
+    pub const ALL: Layers = Layers {
+        landlock: true,
+        capabilities: true,
+        seccomp: true,
+    };
+    /// Nothing (still the same code path: thread check, mode handling).
+    pub const NONE: Layers = Layers {
+        landlock: false,
+        capabilities: false,
+        seccomp: false,
+    };
+    /// Landlock and hardening alone.
+    pub const LANDLOCK: Layers = Layers {
+        landlock: true,
+        ..Layers::NONE
+    };
+    /// The capability drop alone.
+    pub const CAPABILITIES: Layers = Layers {
+        capabilities: true,
+        ..Layers::NONE
+    };
+    /// The seccomp filter alone.
+    pub const SECCOMP: Layers = Layers {
+        seccomp: true,
+        ..Layers::NONE
+    };
+}
 
 /// The Landlock ABI whose rights this crate handles and is tested against. Newer kernels keep
 /// this exact behaviour; older ones get the subset they support (strict needs at least ABI 3).
@@ -185,6 +239,10 @@ pub struct SandboxStatus {
     pub per_open: &'static str,
     /// Threads counted before restricting (`None` when not checked).
     pub threads_checked: Option<usize>,
+    /// The capability sets before and after the drop.
+    pub capabilities: CapStatus,
+    /// The seccomp filter.
+    pub seccomp: SeccompStatus,
     /// Everything the tested ABI would enforce that is not enforced, in words.
     pub not_enforced: Vec<String>,
 }
@@ -203,6 +261,8 @@ impl SandboxStatus {
             && self.no_new_privs
             && !self.dumpable
             && self.core_rlimit.soft == 0
+            && self.capabilities.holds_none()
+            && self.seccomp.installed
             && self.not_enforced.is_empty()
     }
 }
@@ -222,12 +282,26 @@ pub fn probe_status(root: &Root, mode: SandboxMode) -> SandboxStatus {
 
 /// Confine this process to reading beneath `root` (see the module documentation).
 pub fn confine(root: &Root, mode: SandboxMode) -> Result<SandboxStatus, ConfineError> {
+    confine_layers(root, mode, Layers::ALL)
+}
+
+/// [`confine`] with only `layers` applied: for the tests that leave one layer out to prove a
+/// probe needs it. The status lists every layer left out in `not_enforced`, so it is never
+/// [`SandboxStatus::fully_enforced`] unless `layers` is [`Layers::ALL`].
+pub fn confine_layers(
+    root: &Root,
+    mode: SandboxMode,
+    layers: Layers,
+) -> Result<SandboxStatus, ConfineError> {
     let plan = Plan::new(kernel_abi());
     if mode == SandboxMode::Off {
         let mut status = plan.status(root, mode);
         status.ruleset = "off";
         status.not_enforced = vec!["sandbox is off (GNAW_MCP_SANDBOX=off)".into()];
-        log::warn!("SANDBOX OFF: no Landlock ruleset, no hardening; for debugging only");
+        log::warn!(
+            "SANDBOX OFF: no Landlock ruleset, no hardening, capabilities kept, no seccomp \
+             filter; for debugging only"
+        );
         return Ok(status);
     }
     let strict = mode == SandboxMode::Strict;
@@ -245,37 +319,88 @@ pub fn confine(root: &Root, mode: SandboxMode) -> Result<SandboxStatus, ConfineE
     // Probe while `/` can still be opened.
     let _ = BeneathDir::mechanism();
     let mut failures = Vec::new();
-    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
-        failures.push(format!("PR_SET_DUMPABLE 0 failed: {e}"));
-    }
-    if let Err(e) = setrlimit(Resource::RLIMIT_CORE, 0, 0) {
-        failures.push(format!("RLIMIT_CORE 0 failed: {e}"));
-    }
-    if strict && !failures.is_empty() {
-        return Err(ConfineError::Setup(failures.join("; ")));
-    }
+    let mut ruleset = None;
+    if layers.landlock {
+        if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+            failures.push(format!("PR_SET_DUMPABLE 0 failed: {e}"));
+        }
+        if let Err(e) = setrlimit(Resource::RLIMIT_CORE, 0, 0) {
+            failures.push(format!("RLIMIT_CORE 0 failed: {e}"));
+        }
+        if strict && !failures.is_empty() {
+            return Err(ConfineError::Setup(failures.join("; ")));
+        }
 
-    let ruleset = restrict(root, strict).map_err(ConfineError::Setup)?;
-    if strict && ruleset == RulesetStatus::NotEnforced {
-        return Err(ConfineError::Unenforceable {
-            missing: vec!["the kernel did not enforce the Landlock ruleset".into()],
-        });
+        let applied = restrict(root, strict).map_err(ConfineError::Setup)?;
+        if strict && applied == RulesetStatus::NotEnforced {
+            return Err(ConfineError::Unenforceable {
+                missing: vec!["the kernel did not enforce the Landlock ruleset".into()],
+            });
+        }
+        ruleset = Some(applied);
+    } else {
+        failures.push("Landlock left out (test-only layer selection)".into());
     }
-
+    // Read back now: after the seccomp filter, prctl and capget are refused.
     let mut status = plan.status(root, mode);
+
+    // After Landlock (whose setup needs no capability either), before seccomp (whose allow-list
+    // has no capset).
+    let capabilities = if layers.capabilities {
+        let dropped = caps::drop_all();
+        if !dropped.holds_none() {
+            let why = format!("capabilities not dropped: {}", dropped.notes.join("; "));
+            if strict {
+                return Err(ConfineError::Setup(format!(
+                    "{why} (the Landlock ruleset is already in force)"
+                )));
+            }
+            failures.push(why);
+        }
+        dropped
+    } else {
+        failures.push("capabilities kept (test-only layer selection)".into());
+        CapStatus::not_applied()
+    };
+
+    let seccomp_status = if layers.seccomp {
+        match seccomp::install() {
+            Ok(s) => s,
+            Err(e) => {
+                if strict {
+                    return Err(ConfineError::Setup(format!(
+                        "{e} (Landlock and the capability drop are already in force)"
+                    )));
+                }
+                let mut s = SeccompStatus::planned();
+                failures.push(format!("seccomp filter not installed: {e}"));
+                s.error = Some(e);
+                s
+            }
+        }
+    } else {
+        failures.push("seccomp filter left out (test-only layer selection)".into());
+        SeccompStatus::planned()
+    };
+
     status.applied = true;
     status.threads_checked = Some(threads);
+    status.capabilities = capabilities;
+    status.seccomp = seccomp_status;
     status.ruleset = match ruleset {
-        RulesetStatus::FullyEnforced => "fully_enforced",
-        RulesetStatus::PartiallyEnforced => "partially_enforced",
-        RulesetStatus::NotEnforced => "not_enforced",
+        Some(RulesetStatus::FullyEnforced) => "fully_enforced",
+        Some(RulesetStatus::PartiallyEnforced) => "partially_enforced",
+        Some(RulesetStatus::NotEnforced) | None => "not_enforced",
     };
     status.not_enforced.extend(failures);
-    if ruleset == RulesetStatus::NotEnforced && status.not_enforced.is_empty() {
+    if ruleset == Some(RulesetStatus::NotEnforced) && status.not_enforced.is_empty() {
         status
             .not_enforced
             .push("the Landlock ruleset is not enforced".into());
     }
+    // Landlock sets no_new_privs, and so does the seccomp installation (it needs it once the
+    // capabilities are gone); PR_GET_NO_NEW_PRIVS passes the filter.
+    status.no_new_privs = nix::sys::prctl::get_no_new_privs().unwrap_or(false);
     if !status.no_new_privs {
         status.not_enforced.push("no_new_privs is not set".into());
     }
@@ -408,6 +533,8 @@ impl Plan {
             core_rlimit: CoreLimit { soft, hard },
             per_open: BeneathDir::mechanism(),
             threads_checked: None,
+            capabilities: CapStatus::not_applied(),
+            seccomp: SeccompStatus::planned(),
             not_enforced: self.missing(),
         }
     }
@@ -440,6 +567,7 @@ fn fs_names(set: BitFlags<AccessFs>) -> Vec<&'static str> {
 }
 
 /// The kernel's Landlock ABI version, or `None` when Landlock is not available.
+#[allow(unsafe_code)]
 fn kernel_abi() -> Option<i32> {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
     // SAFETY: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) only returns the

@@ -5,17 +5,30 @@
 //! - [`beneath`]: per-open kernel containment. [`BeneathDir`] opens files relative to a
 //!   directory fd with `openat2(RESOLVE_BENEATH)` and checks they are the files the walk saw.
 //! - [`confine`](mod@confine): the process-wide Landlock read-only ruleset and process
-//!   hardening ([`confine()`], [`SandboxMode`], [`SandboxStatus`]).
+//!   hardening, then the capability drop and the seccomp filter ([`confine()`], [`SandboxMode`],
+//!   [`SandboxStatus`]).
+//! - [`caps`]: reading and dropping the capability sets.
+//! - [`seccomp`]: the seccomp-bpf allow-list.
+//! - [`syscall_probes`]: raw system calls for what Landlock does not cover, used by the probes.
 //! - [`selftest`]: the Landlock probes shared by `gnaw-mcp --self-test` and the real-Landlock
 //!   test.
 //!
-//! This crate does not depend on the pipeline.
+//! This crate does not depend on the pipeline. `unsafe` is denied here and allowed only on
+//! the functions that make raw system calls, each block with a `SAFETY` comment.
+
+#![deny(unsafe_code)]
 
 pub mod beneath;
+pub mod caps;
 pub mod confine;
 pub mod contain;
+pub mod seccomp;
 pub mod selftest;
+pub mod syscall_probes;
 
 pub use beneath::{BeneathDir, FileChanged, Mechanism, is_file_changed, refusal_reason};
-pub use confine::{ConfineError, SandboxMode, SandboxStatus, TESTED_ABI, confine, probe_status};
+pub use confine::{
+    ConfineError, Layers, SandboxMode, SandboxStatus, TESTED_ABI, confine, confine_layers,
+    probe_status,
+};
 pub use contain::{Contained, ContainedDir, Rejection, Root, RootError};

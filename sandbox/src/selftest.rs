@@ -1,14 +1,24 @@
-//! The Landlock probes: raw system calls that bypass every userspace check, run inside the
-//! sandbox to prove what the kernel itself enforces. `gnaw-mcp --self-test` and the crate's
-//! real-Landlock test (`tests/landlock.rs`) run this same list.
+//! The sandbox probes: raw system calls that bypass every userspace check, run inside the
+//! sandbox to prove what the kernel itself enforces. `gnaw-mcp --self-test`, the crate's
+//! real-Landlock test (`tests/landlock.rs`) and its layer-by-layer test (`tests/layers.rs`) run
+//! this same list ([`PROBES`]).
+//!
+//! Each [`Probe`] says which layer stops it, and with which errno: Landlock (files, TCP, abstract
+//! sockets, signals, ptrace), the capability drop, or the seccomp filter (everything Landlock
+//! does not see: UDP, UNIX pathname, raw, packet, netlink and MPTCP sockets, TCP fast open,
+//! io_uring, memfd + execveat, namespaces, bpf, perf, keyrings, fanotify, x32 calls). So the
+//! expected result under any set of [`Layers`] follows from the table, and the layer test proves
+//! both directions: each probe is stopped with its layer and succeeds without it.
 //!
 //! The parent side ([`run`]) prepares targets while still unconfined ([`Prepared`]): a scratch
-//! directory and file *outside* the root, a TCP listener and an abstract UNIX socket to connect
-//! to, its own pid to signal, and an existing readable file *inside* the root for the positive
-//! control. It re-executes the binary as a child, which enters the sandbox through the same
-//! [`confine`] the server uses ([`child`]), runs [`run_probes`] and prints one wire line per
-//! probe. The parent checks every expected probe answered; a missing one counts as failed, so a
-//! crashed child never passes.
+//! directory and file *outside* the root, TCP, UDP, abstract and pathname UNIX listeners to
+//! reach, its own pid to signal, a forked victim process to trace and read, and an existing
+//! readable file *inside* the root for the positive control. It re-executes the binary as a
+//! child, which enters the sandbox through the same [`confine`] the server uses ([`child`]), runs
+//! [`run_probes`] and prints one wire line per probe, then waits while the parent reads its
+//! capability sets from `/proc/PID/status`. The parent checks every expected probe answered; a
+//! missing one counts as failed, so a crashed child never passes. A second child makes one i386
+//! (`int 0x80`) system call and must be killed by the filter's architecture check.
 //!
 //! The probes never damage the root, even on a host where the sandbox does not hold: writes open
 //! an existing file for writing without writing to it, `truncate` keeps the current length,
@@ -19,7 +29,7 @@
 use std::fmt;
 use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::net::{SocketAddr, UnixListener, UnixStream};
@@ -30,8 +40,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use nix::errno::Errno;
 use nix::unistd::{AccessFlags, access};
 
-use crate::confine::{SandboxMode, confine, probe_status};
+use crate::caps::CapSets;
+use crate::confine::{Layers, SandboxMode, confine, probe_status};
 use crate::contain::Root;
+use crate::syscall_probes as sys;
 
 /// What a probe must observe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,6 +177,14 @@ pub struct Targets {
     pub abstract_socket: Option<String>,
     /// A process outside the sandbox to signal (signal 0: nothing is delivered).
     pub signal_pid: Option<i32>,
+    /// A bound UDP socket on 127.0.0.1.
+    pub udp_port: Option<u16>,
+    /// A listening pathname UNIX socket, outside the root.
+    pub unix_socket: Option<PathBuf>,
+    /// A process outside the sandbox to trace and read, and the address of [`VICTIM_MARKER`]
+    /// in it.
+    pub victim_pid: Option<i32>,
+    pub victim_addr: Option<usize>,
     /// A name unused in the root, for the create probes.
     pub scratch_name: String,
 }
@@ -197,6 +217,18 @@ impl Targets {
         if let Some(p) = self.signal_pid {
             put("SIGNAL_PID", p.to_string().into());
         }
+        if let Some(p) = self.udp_port {
+            put("UDP_PORT", p.to_string().into());
+        }
+        if let Some(p) = &self.unix_socket {
+            put("UNIX_SOCKET", p.clone().into());
+        }
+        if let Some(p) = self.victim_pid {
+            put("VICTIM_PID", p.to_string().into());
+        }
+        if let Some(a) = self.victim_addr {
+            put("VICTIM_ADDR", a.to_string().into());
+        }
         put("SCRATCH_NAME", self.scratch_name.clone().into());
         env
     }
@@ -220,6 +252,10 @@ impl Targets {
             tcp_port: text("TCP_PORT").and_then(|p| p.parse().ok()),
             abstract_socket: text("ABSTRACT_SOCKET"),
             signal_pid: text("SIGNAL_PID").and_then(|p| p.parse().ok()),
+            udp_port: text("UDP_PORT").and_then(|p| p.parse().ok()),
+            unix_socket: get("UNIX_SOCKET").map(PathBuf::from),
+            victim_pid: text("VICTIM_PID").and_then(|p| p.parse().ok()),
+            victim_addr: text("VICTIM_ADDR").and_then(|p| p.parse().ok()),
             scratch_name: text("SCRATCH_NAME").unwrap_or_else(|| ".gnaw-self-test".into()),
         })
     }
@@ -229,30 +265,108 @@ fn bool_str(b: bool) -> &'static str {
     if b { "1" } else { "0" }
 }
 
-/// The probe names, in order, with what each must observe. [`run_probes`] answers each once.
-pub const PROBES: &[(&str, Expect)] = &[
-    ("read_inside", Expect::Allowed),
-    ("list_root", Expect::Allowed),
-    ("read_outside", Expect::Denied(libc::EACCES)),
-    ("list_outside", Expect::Denied(libc::EACCES)),
-    ("read_etc_passwd", Expect::Denied(libc::EACCES)),
-    ("read_proc_self_status", Expect::Denied(libc::EACCES)),
-    ("open_write_inside", Expect::Denied(libc::EACCES)),
-    ("open_append_inside", Expect::Denied(libc::EACCES)),
-    ("truncate_inside", Expect::Denied(libc::EACCES)),
-    ("rename_inside", Expect::Denied(libc::EACCES)),
-    ("create_file_inside", Expect::Denied(libc::EACCES)),
-    ("mkdir_inside", Expect::Denied(libc::EACCES)),
-    ("symlink_inside", Expect::Denied(libc::EACCES)),
-    ("mkfifo_inside", Expect::Denied(libc::EACCES)),
-    ("hardlink_inside", Expect::Denied(libc::EACCES)),
-    ("exec_bin_true", Expect::Denied(libc::EACCES)),
-    ("tcp_connect", Expect::Denied(libc::EACCES)),
-    ("tcp_bind", Expect::Denied(libc::EACCES)),
-    ("abstract_unix_connect", Expect::Denied(libc::EPERM)),
-    ("signal_other_process", Expect::Denied(libc::EPERM)),
-    ("stdout_still_works", Expect::Allowed),
+/// One probe and the layers that stop it. `None` in a column: that layer alone does not stop
+/// it. With several layers applied the first that stops it answers, in the order seccomp (it
+/// refuses the call at entry), Landlock, capabilities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub name: &'static str,
+    pub seccomp: Option<i32>,
+    pub landlock: Option<i32>,
+    pub capabilities: Option<i32>,
+}
+
+impl Probe {
+    /// What this probe must observe under `layers`.
+    pub fn expect(&self, layers: Layers) -> Expect {
+        let by = |on: bool, errno: Option<i32>| errno.filter(|_| on);
+        by(layers.seccomp, self.seccomp)
+            .or(by(layers.landlock, self.landlock))
+            .or(by(layers.capabilities, self.capabilities))
+            .map_or(Expect::Allowed, Expect::Denied)
+    }
+
+    /// A positive control: no layer stops it.
+    pub fn is_control(&self) -> bool {
+        self.seccomp.is_none() && self.landlock.is_none() && self.capabilities.is_none()
+    }
+}
+
+const fn probe(
+    name: &'static str,
+    seccomp: Option<i32>,
+    landlock: Option<i32>,
+    capabilities: Option<i32>,
+) -> Probe {
+    Probe {
+        name,
+        seccomp,
+        landlock,
+        capabilities,
+    }
+}
+
+const EPERM: Option<i32> = Some(libc::EPERM);
+const EACCES: Option<i32> = Some(libc::EACCES);
+
+/// Every probe, in the order they run. [`run_probes`] answers each once. `unshare_newuser` moves
+/// the process into a new user namespace when it succeeds, so it is the last kernel probe.
+pub const PROBES: &[Probe] = &[
+    // Positive controls: reading inside the root, threads.
+    probe("read_inside", None, None, None),
+    probe("list_root", None, None, None),
+    probe("threads", None, None, None),
+    // Landlock: files outside the root (seccomp allows read-only opens: Landlock decides).
+    probe("read_outside", None, EACCES, None),
+    probe("list_outside", None, EACCES, None),
+    probe("read_etc_passwd", None, EACCES, None),
+    probe("read_proc_self_status", None, EACCES, None),
+    // Writes inside the root: Landlock, and seccomp refuses every write-side call.
+    probe("open_write_inside", EPERM, EACCES, None),
+    probe("open_append_inside", EPERM, EACCES, None),
+    probe("truncate_inside", EPERM, EACCES, None),
+    probe("rename_inside", EPERM, EACCES, None),
+    probe("create_file_inside", EPERM, EACCES, None),
+    probe("mkdir_inside", EPERM, EACCES, None),
+    probe("symlink_inside", EPERM, EACCES, None),
+    probe("mkfifo_inside", EPERM, EACCES, None),
+    probe("hardlink_inside", EPERM, EACCES, None),
+    // Execute, TCP, abstract UNIX sockets, signals, ptrace: Landlock and seccomp.
+    probe("exec_bin_true", EPERM, EACCES, None),
+    probe("tcp_connect", EPERM, EACCES, None),
+    probe("tcp_bind", EPERM, EACCES, None),
+    probe("abstract_unix_connect", EPERM, EPERM, None),
+    probe("signal_other_process", EPERM, EPERM, None),
+    // Without capabilities a process cannot trace one whose permitted set is not a subset of
+    // its own (a victim started as root), hence the third column.
+    probe("ptrace_attach", EPERM, EPERM, EPERM),
+    probe("process_vm_readv", EPERM, EPERM, EPERM),
+    // What Landlock ABI 7 does not see: seccomp, and for some the capability drop.
+    probe("udp_sendto", EPERM, None, None),
+    probe("unix_pathname_connect", EPERM, None, None),
+    probe("raw_socket", EPERM, None, EPERM),
+    probe("packet_socket", EPERM, None, EPERM),
+    probe("netlink_socket", EPERM, None, None),
+    probe("mptcp_connect", EPERM, None, None),
+    probe("tcp_fastopen_sendto", EPERM, None, None),
+    probe("io_uring_setup", EPERM, None, None),
+    probe("memfd_execveat", EPERM, None, None),
+    probe("bpf_map_create", EPERM, None, EPERM),
+    probe("perf_event_open", EPERM, None, None),
+    probe("keyctl", EPERM, None, None),
+    probe("fanotify_init", EPERM, None, EPERM),
+    probe("mount_bind", EPERM, EPERM, EPERM),
+    probe("setns_net", EPERM, None, EPERM),
+    probe("x32_syscall", EPERM, None, None),
+    probe("clone_newuser", EPERM, None, None),
+    probe("unshare_newuser", EPERM, None, None),
+    probe("stdout_still_works", None, None, None),
 ];
+
+/// The probe named `name`.
+pub fn find_probe(name: &str) -> Option<&'static Probe> {
+    PROBES.iter().find(|p| p.name == name)
+}
 
 fn code(r: io::Result<()>) -> Observed {
     Observed::Code(match r {
@@ -270,14 +384,15 @@ fn under(root: &Path, p: &Path) -> bool {
     p.starts_with(root)
 }
 
-/// Run every probe of [`PROBES`] in this process (normally after [`confine`]), in order.
-pub fn run_probes(t: &Targets) -> Vec<ProbeResult> {
+/// Run every probe of [`PROBES`] in this process (normally after [`confine`] or
+/// [`crate::confine_layers`] with `layers`), in order, each expecting what `layers` implies.
+pub fn run_probes(t: &Targets, layers: Layers) -> Vec<ProbeResult> {
     PROBES
         .iter()
-        .map(|&(name, expect)| ProbeResult {
-            name: name.to_string(),
-            expect,
-            observed: run_one(name, t),
+        .map(|p| ProbeResult {
+            name: p.name.to_string(),
+            expect: p.expect(layers),
+            observed: run_one(p.name, t),
         })
         .collect()
 }
@@ -384,14 +499,8 @@ fn run_one(name: &str, t: &Targets) -> Observed {
             if under(&t.root, p) {
                 skip("/bin/true is inside the root")
             } else {
-                code(
-                    Command::new(p)
-                        .stdin(Stdio::null())
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::null())
-                        .status()
-                        .map(drop),
-                )
+                // Inherited stdio: opening /dev/null would be refused before the exec is tried.
+                code(Command::new(p).status().map(drop))
             }
         }
         "tcp_connect" => t
@@ -419,6 +528,59 @@ fn run_one(name: &str, t: &Targets) -> Observed {
             )
         }),
         "stdout_still_works" => code(io::stdout().flush()),
+        "threads" => code(sys::threads()),
+        "ptrace_attach" => t
+            .victim_pid
+            .map_or(skip("no victim process was prepared"), |pid| {
+                code(sys::ptrace_seize(pid))
+            }),
+        "process_vm_readv" => match (t.victim_pid, t.victim_addr) {
+            (Some(pid), Some(addr)) => code(sys::process_vm_readv(pid, addr, &VICTIM_MARKER)),
+            _ => skip("no victim process was prepared"),
+        },
+        "udp_sendto" => t
+            .udp_port
+            .map_or(skip("no UDP socket was prepared"), |port| {
+                code(sys::udp_sendto(port))
+            }),
+        "unix_pathname_connect" => t
+            .unix_socket
+            .as_ref()
+            .map_or(skip("no pathname UNIX socket was prepared"), |p| {
+                code(sys::unix_pathname_connect(p))
+            }),
+        "raw_socket" => code(sys::raw_socket()),
+        "packet_socket" => code(sys::packet_socket()),
+        "netlink_socket" => code(sys::netlink_socket()),
+        "mptcp_connect" => t
+            .tcp_port
+            .map_or(skip("no TCP listener was prepared"), |port| {
+                code(sys::mptcp_connect(port))
+            }),
+        "tcp_fastopen_sendto" => t
+            .tcp_port
+            .map_or(skip("no TCP listener was prepared"), |port| {
+                code(sys::tcp_fastopen_sendto(port))
+            }),
+        "io_uring_setup" => code(sys::io_uring_setup()),
+        "memfd_execveat" => code(sys::memfd_exec()),
+        "bpf_map_create" => code(sys::bpf_map_create()),
+        "perf_event_open" => code(sys::perf_event_open()),
+        "keyctl" => code(sys::keyctl()),
+        "fanotify_init" => code(sys::fanotify_init()),
+        "mount_bind" => t.outside_dir.as_ref().map_or(
+            skip("no place outside the root for a scratch directory"),
+            |d| code(sys::mount_bind(d)),
+        ),
+        "setns_net" => code(sys::setns_net()),
+        "x32_syscall" => match sys::x32_getpid() {
+            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
+                skip("this kernel has no x32 system calls (ENOSYS): nothing to refuse")
+            }
+            r => code(r),
+        },
+        "clone_newuser" => code(sys::clone_newuser()),
+        "unshare_newuser" => code(sys::unshare_newuser()),
         _ => skip("unknown probe"),
     }
 }
@@ -435,8 +597,53 @@ fn undo<T>(scratch: &Path, r: &io::Result<T>) {
 pub struct Prepared {
     pub targets: Targets,
     _tcp: Option<TcpListener>,
+    _udp: Option<UdpSocket>,
     _unix: Option<UnixListener>,
+    _unix_path: Option<UnixListener>,
+    victim: Option<Victim>,
     scratch_dir: Option<PathBuf>,
+}
+
+/// What the ptrace and `process_vm_readv` probes look for in the victim's memory.
+pub static VICTIM_MARKER: [u8; 32] = *b"gnaw-self-test: victim memory.\n\0";
+
+/// A forked copy of the preparing process that waits until its pipe closes. It holds
+/// [`VICTIM_MARKER`] at the same address as its parent.
+struct Victim {
+    pid: i32,
+    pipe: Option<std::os::fd::OwnedFd>,
+}
+
+impl Victim {
+    #[allow(unsafe_code)]
+    fn fork() -> Option<Victim> {
+        use std::os::fd::AsRawFd;
+        let (read, write) = nix::unistd::pipe().ok()?;
+        // SAFETY: the child calls only close, read and _exit (async-signal-safe) on descriptors
+        // it owns a copy of, so forking a multi-threaded parent is sound; the parent keeps the
+        // write end and closes it on drop, which ends the child.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            let mut byte = 0u8;
+            // SAFETY: see above; `byte` is live and one byte long.
+            unsafe {
+                libc::close(write.as_raw_fd());
+                while libc::read(read.as_raw_fd(), (&raw mut byte).cast(), 1) > 0 {}
+                libc::_exit(0);
+            }
+        }
+        (pid > 0).then_some(Victim {
+            pid,
+            pipe: Some(write),
+        })
+    }
+}
+
+impl Drop for Victim {
+    fn drop(&mut self) {
+        drop(self.pipe.take());
+        let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(self.pid), None);
+    }
 }
 
 impl Prepared {
@@ -469,6 +676,16 @@ impl Prepared {
         let unix = SocketAddr::from_abstract_name(abstract_name.as_bytes())
             .and_then(|a| UnixListener::bind_addr(&a))
             .ok();
+        let udp = UdpSocket::bind(("127.0.0.1", 0)).ok();
+        let udp_port = udp
+            .as_ref()
+            .and_then(|s| s.local_addr().ok())
+            .map(|a| a.port());
+        let unix_socket = scratch_dir.as_ref().map(|d| d.join("socket"));
+        let unix_path = unix_socket
+            .as_ref()
+            .and_then(|p| UnixListener::bind(p).ok());
+        let victim = Victim::fork();
         let targets = Targets {
             root: root_path,
             inside_file,
@@ -479,12 +696,19 @@ impl Prepared {
             tcp_port,
             abstract_socket: unix.as_ref().map(|_| abstract_name),
             signal_pid: i32::try_from(std::process::id()).ok(),
+            udp_port,
+            unix_socket: unix_socket.filter(|_| unix_path.is_some()),
+            victim_pid: victim.as_ref().map(|v| v.pid),
+            victim_addr: victim.as_ref().map(|_| VICTIM_MARKER.as_ptr() as usize),
             scratch_name: format!(".gnaw-self-test-{unique}"),
         };
         Prepared {
             targets,
             _tcp: tcp,
+            _udp: udp,
             _unix: unix,
+            _unix_path: unix_path,
+            victim,
             scratch_dir,
         }
     }
@@ -492,6 +716,7 @@ impl Prepared {
 
 impl Drop for Prepared {
     fn drop(&mut self) {
+        drop(self.victim.take());
         if let Some(dir) = &self.scratch_dir {
             let _ = fs::remove_dir_all(dir);
         }
@@ -580,6 +805,74 @@ pub struct Summary {
     pub failed: usize,
 }
 
+/// What a probe child printed, how it ended, and its capability sets read from
+/// `/proc/PID/status` while it waited after confining itself.
+#[derive(Debug)]
+pub struct ChildRun {
+    pub stdout: String,
+    pub stderr: String,
+    pub status: std::process::ExitStatus,
+    /// `None` when the child never printed [`CONFINED`] or its status could not be read.
+    pub caps: Option<CapSets>,
+}
+
+/// The line a probe child prints once confined, before any probe; it then waits for a line on
+/// stdin ([`checkpoint`]). Read then, its capabilities are the sandbox's own: a probe that
+/// succeeds (a new user namespace) could change them later.
+pub const CONFINED: &str = "confined";
+
+/// Spawn a probe child (`cmd` must lead to [`child`] or an equivalent that calls
+/// [`checkpoint`] once confined), read its output, and read its capabilities from outside while
+/// it waits at the checkpoint.
+pub fn run_child(mut cmd: Command) -> io::Result<ChildRun> {
+    let mut proc = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stdin = proc.stdin.take();
+    let stdout = proc.stdout.take();
+    let mut stderr_pipe = proc.stderr.take();
+    let stderr_thread = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(pipe) = stderr_pipe.as_mut() {
+            let _ = io::Read::read_to_string(pipe, &mut text);
+        }
+        text
+    });
+    let mut out = String::new();
+    let mut caps = None;
+    let mut stdin = stdin;
+    if let Some(pipe) = stdout {
+        for line in BufReader::new(pipe).lines() {
+            let line = line?;
+            if line == CONFINED && caps.is_none() {
+                caps = fs::read_to_string(format!("/proc/{}/status", proc.id()))
+                    .ok()
+                    .and_then(|s| CapSets::from_proc_status(&s));
+                if let Some(mut pipe) = stdin.take() {
+                    let _ = pipe.write_all(b"go\n");
+                }
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    drop(stdin);
+    let status = proc.wait()?;
+    let stderr = stderr_thread.join().unwrap_or_default();
+    Ok(ChildRun {
+        stdout: out,
+        stderr,
+        status,
+        caps,
+    })
+}
+
+/// The environment variable that makes [`child`] make one i386 system call instead of the
+/// probes. Only the self-test parent sets it, for its second child.
+const I386_ONLY: &str = "GNAW_SELF_TEST_I386";
+
 /// The parent side of the self-test: prepare targets for `root`, re-execute `exe` with
 /// `child_args` (which must lead to [`child`]), and write one line per probe and the final
 /// `N passed, N failed` line to `out`. Never reports success when the host lacks Landlock or
@@ -617,21 +910,22 @@ pub fn run(
         summary.passed += 1;
     }
     let prepared = Prepared::new(root);
-    let output = Command::new(exe)
+    let mut cmd = Command::new(exe);
+    cmd.args(child_args).envs(prepared.targets.to_env());
+    let output = run_child(cmd)?;
+    let mut i386_cmd = Command::new(exe);
+    i386_cmd
         .args(child_args)
         .envs(prepared.targets.to_env())
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .stdout(Stdio::piped())
-        .output()?;
+        .env(I386_ONLY, "1");
+    let i386 = run_child(i386_cmd)?;
     drop(prepared);
 
     let mut answered: Vec<ProbeResult> = Vec::new();
     let mut enforced = None;
     let mut errors = Vec::new();
-    for line in BufReader::new(&output.stdout[..]).lines() {
-        let line = line?;
-        if let Some(r) = ProbeResult::from_wire(&line) {
+    for line in output.stdout.lines() {
+        if let Some(r) = ProbeResult::from_wire(line) {
             answered.push(r);
         } else if let Some(rest) = line.strip_prefix("enforced ") {
             enforced = Some(rest.to_string());
@@ -661,10 +955,50 @@ pub fn run(
         }
         None => {}
     }
-    for &(name, expect) in PROBES {
+    // What the parent process holds shows what the child could have kept.
+    let parent_caps = CapSets::current().ok();
+    match (&output.caps, mode) {
+        (Some(c), _) if c.holds_none() => {
+            let h = c.hex();
+            writeln!(
+                out,
+                "ok         capabilities: none held (CapEff {}, CapPrm {}, CapInh {}, CapAmb {}, \
+                 CapBnd {})",
+                h.effective, h.permitted, h.inheritable, h.ambient, h.bounding
+            )?;
+            summary.passed += 1;
+        }
+        (Some(c), _) => {
+            let h = c.hex();
+            writeln!(
+                out,
+                "UNEXPECTED capabilities: the sandboxed child holds CapEff {}, CapPrm {}, \
+                 CapInh {}, CapAmb {}",
+                h.effective, h.permitted, h.inheritable, h.ambient
+            )?;
+            summary.failed += 1;
+        }
+        (None, _) if parent_caps.is_some_and(|c| c.holds_none()) => {
+            writeln!(
+                out,
+                "skipped    capabilities: the child's sets could not be read, and this user \
+                 holds none to drop"
+            )?;
+        }
+        (None, _) => {
+            writeln!(
+                out,
+                "UNEXPECTED capabilities: the child's capability sets could not be read from \
+                 /proc"
+            )?;
+            summary.failed += 1;
+        }
+    }
+    for p in PROBES {
+        let expect = p.expect(Layers::ALL);
         let r = answered
             .iter()
-            .find(|r| r.name == name && r.expect == expect);
+            .find(|r| r.name == p.name && r.expect == expect);
         match r {
             Some(r) => {
                 writeln!(out, "{r}")?;
@@ -675,7 +1009,11 @@ pub fn run(
                 }
             }
             None => {
-                writeln!(out, "UNEXPECTED {name}: the sandboxed child did not run it")?;
+                writeln!(
+                    out,
+                    "UNEXPECTED {}: the sandboxed child did not run it",
+                    p.name
+                )?;
                 summary.failed += 1;
             }
         }
@@ -688,9 +1026,19 @@ pub fn run(
         )?;
         summary.failed += 1;
     }
+    match i386_verdict(&i386) {
+        (Some(true), line) => {
+            writeln!(out, "ok         i386_syscall: {line}")?;
+            summary.passed += 1;
+        }
+        (Some(false), line) => {
+            writeln!(out, "UNEXPECTED i386_syscall: {line}")?;
+            summary.failed += 1;
+        }
+        (None, line) => writeln!(out, "skipped    i386_syscall: {line}")?,
+    }
     if summary.failed > 0 {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        for line in stderr.lines().take(20) {
+        for line in output.stderr.lines().take(20) {
             writeln!(out, "  child stderr: {line}")?;
         }
     }
@@ -698,9 +1046,43 @@ pub fn run(
     Ok(summary)
 }
 
+/// Whether the i386 child was killed by the filter (`Some(true)`), got through (`Some(false)`)
+/// or could not try (`None`), with the line to print.
+pub fn i386_verdict(run: &ChildRun) -> (Option<bool>, String) {
+    use std::os::unix::process::ExitStatusExt;
+    if run.status.signal() == Some(libc::SIGSYS) {
+        return (
+            Some(true),
+            "killed by SIGSYS (the filter checks the architecture)".into(),
+        );
+    }
+    if let Some(rest) = run
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("i386 skip "))
+    {
+        return (None, rest.to_string());
+    }
+    if let Some(rest) = run
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("i386 returned "))
+    {
+        return (
+            Some(false),
+            format!("int 0x80 getpid returned {rest}; the 32-bit entry point is open"),
+        );
+    }
+    (
+        Some(false),
+        format!("the child ended with {} without reporting", run.status),
+    )
+}
+
 /// The child side: enter the sandbox with the identical [`confine`] the server uses, on the
-/// root the parent passed, then run [`run_probes`] and print wire lines. Returns the exit code.
-/// This only ever adds restrictions to the process and never serves requests.
+/// root the parent passed, stop at the [`checkpoint`], then run [`run_probes`] and print wire
+/// lines. Returns the exit code. This only ever adds restrictions to the
+/// process and never serves requests.
 pub fn child(mode: SandboxMode) -> i32 {
     let Some(targets) = Targets::from_env() else {
         println!("error the self-test child was started without its targets");
@@ -721,6 +1103,11 @@ pub fn child(mode: SandboxMode) -> i32 {
             return 1;
         }
     };
+    if std::env::var_os(I386_ONLY).is_some() {
+        i386_probe();
+        return 0;
+    }
+    checkpoint();
     if status.fully_enforced() {
         println!("enforced true");
     } else {
@@ -731,11 +1118,32 @@ pub fn child(mode: SandboxMode) -> i32 {
             status.not_enforced.join("; ")
         );
     }
-    for r in run_probes(&targets) {
+    for r in run_probes(&targets, Layers::ALL) {
         println!("{}", r.to_wire());
     }
     let _ = io::stdout().flush();
     0
+}
+
+/// Print [`CONFINED`] and wait for the parent's line on stdin (it reads `/proc/PID/status`
+/// first). Returns at once when stdin is closed or not a pipe.
+pub fn checkpoint() {
+    println!("{CONFINED}");
+    let _ = io::stdout().flush();
+    let _ = io::stdin().read_line(&mut String::new());
+}
+
+/// Make one i386 system call and print what came back (if this process survives it).
+pub fn i386_probe() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let _ = io::stdout().flush();
+        let got = sys::i386_getpid();
+        println!("i386 returned {got}");
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    println!("i386 skip this architecture has no i386 entry point");
+    let _ = io::stdout().flush();
 }
 
 #[cfg(test)]
@@ -797,6 +1205,10 @@ mod tests {
             tcp_port: Some(4242),
             abstract_socket: Some("abs".into()),
             signal_pid: Some(7),
+            udp_port: Some(53),
+            unix_socket: Some("/o/s".into()),
+            victim_pid: Some(8),
+            victim_addr: Some(4096),
             scratch_name: ".s".into(),
         };
         let env = t.to_env();

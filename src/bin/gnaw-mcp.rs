@@ -1,9 +1,10 @@
 //! gnaw-mcp: serve gnaw's extraction pipeline to AI agents as an MCP server over stdio,
-//! confined with Landlock to `GNAW_MCP_ROOT`.
+//! confined with Landlock to `GNAW_MCP_ROOT`, with every capability dropped and a seccomp
+//! allow-list installed (all three by `gnaw_sandbox::confine`).
 //!
 //! Order matters: read everything the process needs (environment, CPU count), resolve the
 //! root, apply the sandbox while the process is still single-threaded, and only then start
-//! the server (which spawns its worker thread).
+//! the server (which spawns its worker threads; the filter lets plain threads through).
 //!
 //! `--self-test` re-executes this binary with the hidden `--self-test-child` flag. That child is
 //! not a switch that weakens the shipped server: it applies the same `confine()` to the same
@@ -51,9 +52,11 @@ struct Args {
     #[arg(long)]
     allow_filesystem_root: bool,
     /// Prove that this host enforces the sandbox: a child process enters the identical sandbox
-    /// on GNAW_MCP_ROOT and tries to read outside it, write inside it, execute, connect and
-    /// signal. Prints one line per probe and `N passed, N failed`; exits 1 on any unexpected
-    /// result, including a host without Landlock.
+    /// on GNAW_MCP_ROOT and tries to read outside it, write inside it, execute, connect, signal,
+    /// trace, and use what Landlock does not cover (UDP, raw sockets, io_uring, namespaces,
+    /// bpf, ...); its capabilities are checked too. Prints one line per probe and
+    /// `N passed, N failed`; exits 1 on any unexpected result, including a host without
+    /// Landlock.
     #[arg(long, conflicts_with = "sandbox_status")]
     self_test: bool,
     /// Internal: the sandboxed half of --self-test (set only by the self-test parent). It only
@@ -164,9 +167,10 @@ fn main() -> ExitCode {
     log::info!("sandbox: {status_json}");
     if mode == SandboxMode::Off {
         log::warn!(
-            "GNAW_MCP_SANDBOX=off: NO Landlock ruleset is applied. Only userspace containment \
-             and per-open openat2 stand between a request and the rest of the filesystem. Use \
-             this only to debug; unset GNAW_MCP_SANDBOX for the default (strict)."
+            "GNAW_MCP_SANDBOX=off: NO Landlock ruleset, NO seccomp filter, capabilities KEPT. \
+             Only userspace containment and per-open openat2 stand between a request and the \
+             rest of the filesystem. Use this only to debug; unset GNAW_MCP_SANDBOX for the \
+             default (strict)."
         );
     } else if !status.fully_enforced() {
         log::warn!("the sandbox is not fully enforced (mode {mode}); see the status above");

@@ -1,0 +1,406 @@
+//! The seccomp-bpf filter: an allow-list of the system calls gnaw-mcp makes once confined.
+//!
+//! Landlock (ABI 7) governs files, TCP and a few scopes; it does not see UDP, UNIX pathname,
+//! raw, packet or netlink sockets, `io_uring`, `memfd_create` + `execveat`, namespaces, bpf,
+//! `perf_event_open`, keyrings, fanotify, MPTCP or TCP fast open. After Landlock and the
+//! capability drop, [`install`] puts the process under a filter that allows only the calls the
+//! served server was seen to make (its whole test suite runs under it), some with their
+//! arguments checked, and fails everything else with `EPERM`:
+//!
+//! - **Files:** read, stat, list, seek, close, `openat` only without any write, create,
+//!   truncate, append or `O_TMPFILE` flag (`openat2`, whose flags live in memory a filter
+//!   cannot read, is allowed for the per-open beneath checks; Landlock denies writes there),
+//!   `readlink(at)`, `fcntl` only to get or set descriptor and status flags or duplicate with
+//!   close-on-exec, `ioctl` only `TCGETS`, `FIOCLEX` and `FIONCLEX`.
+//! - **Memory and threads:** `mmap` family, `brk`, `futex`, `rseq`, robust lists; `clone`
+//!   only with `CLONE_THREAD` and no namespace flag (plain threads; no process can be forked);
+//!   `clone3`, whose flags a filter cannot read, fails with `ENOSYS` so that glibc falls back to
+//!   `clone`.
+//! - **Signals:** own handlers and masks, and `tgkill` only to this process (`abort`).
+//! - **Misc:** `getrandom`, clocks and sleeps, `sched_getaffinity`/`sched_yield`, `getpid`,
+//!   `gettid`, `prlimit64` only to read, `prctl` only to name threads and read flags, `exit`.
+//!
+//! Every `socket`, `socketpair`, `execve(at)`, `memfd_create`, `io_uring_*`, `unshare`,
+//! `setns`, `mount`, `ptrace`, `process_vm_*`, `bpf`, `perf_event_open`, `keyctl`,
+//! `fanotify_init`, `userfaultfd`, `kill`, write-side file call and so on is therefore refused.
+//!
+//! The architecture is checked first: seccompiler's program kills the process when
+//! `seccomp_data.arch` is not this build's (an `int 0x80` i386 call on x86_64). x32 calls (number
+//! with bit `0x40000000` set) match no allowed number and fail with `EPERM`.
+//!
+//! Two filters are installed, because one seccompiler filter has a single "no match" action.
+//! First a one-rule filter that answers `clone3` with `ENOSYS` and allows everything else, then
+//! the allow-list, which lets `clone3` through to it. The kernel runs every filter and keeps the
+//! most restrictive answer (an errno beats "allow"), so `clone3` gets `ENOSYS` and every other
+//! call the allow-list's answer. (The other order cannot work: the allow-list refuses the
+//! `seccomp` call that would install a second filter, and between two errnos the newer
+//! filter's wins.)
+//!
+//! The filter is inherited by every thread created afterwards, so [`install`] must run while
+//! the process is single-threaded (`confine` checks). It also sets `no_new_privs`.
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+use serde::Serialize;
+
+/// What a denied call gets.
+const DENY_ERRNO: i32 = libc::EPERM;
+
+/// Namespace flags of `clone`, all refused.
+const CLONE_NAMESPACES: u64 = (libc::CLONE_NEWNS
+    | libc::CLONE_NEWCGROUP
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET) as u64
+    | 0x80; // CLONE_NEWTIME
+
+/// `openat` flags that write, create or truncate; none may be set.
+const OPEN_WRITE_FLAGS: u64 =
+    (libc::O_WRONLY | libc::O_RDWR | libc::O_CREAT | libc::O_TRUNC | libc::O_APPEND | libc::O_EXCL)
+        as u64
+        | 0o2000_0000; // __O_TMPFILE
+
+/// How one allowed call's arguments are checked.
+#[derive(Clone, Copy, Debug)]
+enum Args {
+    /// Any arguments.
+    Any,
+    /// The 32-bit argument `index` is one of `values`.
+    OneOf(u8, &'static [u64]),
+    /// `arg[index] & mask == value`, on all 64 bits.
+    Masked(u8, u64, u64),
+    /// The 64-bit argument `index` is zero (a NULL pointer).
+    Null(u8),
+    /// The 32-bit argument `index` is this process's pid (filled in at install).
+    OwnPid(u8),
+}
+
+/// The allow-list: name (for the status), number, argument check.
+fn allow_list() -> Vec<(&'static str, libc::c_long, Args)> {
+    use Args::*;
+    let mut list = vec![
+        // Files, read-only.
+        ("read", libc::SYS_read, Any),
+        ("readv", libc::SYS_readv, Any),
+        ("pread64", libc::SYS_pread64, Any),
+        ("preadv", libc::SYS_preadv, Any),
+        ("write", libc::SYS_write, Any),
+        ("writev", libc::SYS_writev, Any),
+        ("close", libc::SYS_close, Any),
+        ("lseek", libc::SYS_lseek, Any),
+        ("fstat", libc::SYS_fstat, Any),
+        ("newfstatat", libc::SYS_newfstatat, Any),
+        ("statx", libc::SYS_statx, Any),
+        ("getdents64", libc::SYS_getdents64, Any),
+        ("openat", libc::SYS_openat, Masked(2, OPEN_WRITE_FLAGS, 0)),
+        ("openat2", libc::SYS_openat2, Any),
+        ("readlinkat", libc::SYS_readlinkat, Any),
+        ("getcwd", libc::SYS_getcwd, Any),
+        // A permission check by path, like stat: seen once per server in the suite's
+        // 200,000-file test (the caller is in a dependency); Landlock does not govern it either.
+        ("faccessat", libc::SYS_faccessat, Any),
+        ("faccessat2", libc::SYS_faccessat2, Any),
+        (
+            "fcntl",
+            libc::SYS_fcntl,
+            OneOf(
+                1,
+                &[
+                    libc::F_GETFD as u64,
+                    libc::F_SETFD as u64,
+                    libc::F_GETFL as u64,
+                    libc::F_SETFL as u64,
+                    libc::F_DUPFD_CLOEXEC as u64,
+                ],
+            ),
+        ),
+        (
+            "ioctl",
+            libc::SYS_ioctl,
+            OneOf(1, &[libc::TCGETS, libc::FIOCLEX, libc::FIONCLEX]),
+        ),
+        // Memory.
+        ("brk", libc::SYS_brk, Any),
+        ("mmap", libc::SYS_mmap, Any),
+        ("munmap", libc::SYS_munmap, Any),
+        ("mremap", libc::SYS_mremap, Any),
+        ("mprotect", libc::SYS_mprotect, Any),
+        ("madvise", libc::SYS_madvise, Any),
+        // Threads.
+        (
+            "clone",
+            libc::SYS_clone,
+            Masked(
+                0,
+                CLONE_NAMESPACES | libc::CLONE_THREAD as u64,
+                libc::CLONE_THREAD as u64,
+            ),
+        ),
+        ("futex", libc::SYS_futex, Any),
+        ("set_robust_list", libc::SYS_set_robust_list, Any),
+        ("rseq", libc::SYS_rseq, Any),
+        ("set_tid_address", libc::SYS_set_tid_address, Any),
+        ("sched_getaffinity", libc::SYS_sched_getaffinity, Any),
+        ("sched_yield", libc::SYS_sched_yield, Any),
+        ("gettid", libc::SYS_gettid, Any),
+        ("getpid", libc::SYS_getpid, Any),
+        ("exit", libc::SYS_exit, Any),
+        ("exit_group", libc::SYS_exit_group, Any),
+        // Signals, own process only.
+        ("rt_sigaction", libc::SYS_rt_sigaction, Any),
+        ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Any),
+        ("rt_sigreturn", libc::SYS_rt_sigreturn, Any),
+        ("sigaltstack", libc::SYS_sigaltstack, Any),
+        ("tgkill", libc::SYS_tgkill, OwnPid(0)),
+        ("restart_syscall", libc::SYS_restart_syscall, Any),
+        // Time, randomness, limits, names.
+        ("clock_gettime", libc::SYS_clock_gettime, Any),
+        ("clock_getres", libc::SYS_clock_getres, Any),
+        ("clock_nanosleep", libc::SYS_clock_nanosleep, Any),
+        ("nanosleep", libc::SYS_nanosleep, Any),
+        ("gettimeofday", libc::SYS_gettimeofday, Any),
+        ("getrandom", libc::SYS_getrandom, Any),
+        ("prlimit64", libc::SYS_prlimit64, Null(2)),
+        (
+            "prctl",
+            libc::SYS_prctl,
+            OneOf(
+                0,
+                &[
+                    libc::PR_SET_NAME as u64,
+                    libc::PR_GET_NAME as u64,
+                    libc::PR_GET_NO_NEW_PRIVS as u64,
+                    libc::PR_GET_DUMPABLE as u64,
+                    libc::PR_GET_SECCOMP as u64,
+                    0x5356_4d41, // PR_SET_VMA (glibc names its mappings)
+                ],
+            ),
+        ),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    list.extend([
+        // glibc's realpath (canonicalizing absolute inputs) uses the legacy calls.
+        ("readlink", libc::SYS_readlink, Any),
+        ("access", libc::SYS_access, Any),
+        ("stat", libc::SYS_stat, Any),
+        ("lstat", libc::SYS_lstat, Any),
+        ("getrlimit", libc::SYS_getrlimit, Any),
+    ]);
+    list
+}
+
+/// The calls answered with `ENOSYS` by the second filter.
+const ENOSYS_CALLS: &[(&str, libc::c_long)] = &[("clone3", libc::SYS_clone3)];
+
+/// The filter's description for `--sandbox-status`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SeccompStatus {
+    /// Whether the filter is in force in this process.
+    pub installed: bool,
+    /// `allow-list`: everything not listed is refused.
+    pub mode: &'static str,
+    /// The architecture the filter checks (`null` when none is supported).
+    pub arch: Option<&'static str>,
+    /// Number of allowed system calls.
+    pub allowed_syscalls: usize,
+    /// Of which this many with their arguments checked.
+    pub argument_checked: usize,
+    /// The allowed calls, by name.
+    pub allowed: Vec<&'static str>,
+    /// What a refused call gets.
+    pub default_action: &'static str,
+    /// Calls answered otherwise, and how.
+    pub exceptions: Vec<String>,
+    /// What a call from another architecture (i386 `int 0x80`) gets.
+    pub foreign_arch_action: &'static str,
+    /// BPF instructions of the two filters.
+    pub bpf_instructions: usize,
+    /// Why the filter is not installed, if it is not.
+    pub error: Option<String>,
+}
+
+impl SeccompStatus {
+    /// The filter as it would be installed, without installing it.
+    pub fn planned() -> SeccompStatus {
+        let list = allow_list();
+        let (instructions, error) = match build(0) {
+            Ok((a, b)) => (a.len() + b.len(), None),
+            Err(e) => (0, Some(e)),
+        };
+        SeccompStatus {
+            installed: false,
+            mode: "allow-list",
+            arch: arch().map(|_| std::env::consts::ARCH),
+            allowed_syscalls: list.len(),
+            argument_checked: list
+                .iter()
+                .filter(|(_, _, a)| !matches!(a, Args::Any))
+                .count(),
+            allowed: list.iter().map(|(n, _, _)| *n).collect(),
+            default_action: "errno EPERM",
+            exceptions: ENOSYS_CALLS
+                .iter()
+                .map(|(n, _)| format!("{n}: errno ENOSYS"))
+                .collect(),
+            foreign_arch_action: "kill process",
+            bpf_instructions: instructions,
+            error,
+        }
+    }
+}
+
+/// seccompiler's architecture for this build, if the policy supports it.
+fn arch() -> Option<TargetArch> {
+    match std::env::consts::ARCH {
+        "x86_64" => Some(TargetArch::x86_64),
+        "aarch64" => Some(TargetArch::aarch64),
+        _ => None,
+    }
+}
+
+/// Compile both filters for a process whose pid is `pid`.
+fn build(pid: u32) -> Result<(BpfProgram, BpfProgram), String> {
+    let arch = arch().ok_or_else(|| {
+        format!(
+            "no seccomp policy for the {} architecture (only x86_64 and aarch64)",
+            std::env::consts::ARCH
+        )
+    })?;
+    let err = |e: seccompiler::BackendError| format!("compiling the seccomp filter: {e}");
+    let cond =
+        |index: u8, len, op, value| SeccompCondition::new(index, len, op, value).map_err(err);
+    // The ENOSYS calls pass the allow-list; the older filter answers them.
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = ENOSYS_CALLS
+        .iter()
+        .map(|&(_, nr)| (nr, Vec::new()))
+        .collect();
+    for (_, nr, args) in allow_list() {
+        let chain = match args {
+            Args::Any => Vec::new(),
+            Args::OneOf(index, values) => values
+                .iter()
+                .map(|&v| {
+                    SeccompRule::new(vec![cond(
+                        index,
+                        SeccompCmpArgLen::Dword,
+                        SeccompCmpOp::Eq,
+                        v,
+                    )?])
+                    .map_err(err)
+                })
+                .collect::<Result<_, _>>()?,
+            Args::Masked(index, mask, value) => vec![
+                SeccompRule::new(vec![cond(
+                    index,
+                    SeccompCmpArgLen::Qword,
+                    SeccompCmpOp::MaskedEq(mask),
+                    value,
+                )?])
+                .map_err(err)?,
+            ],
+            Args::Null(index) => vec![
+                SeccompRule::new(vec![cond(
+                    index,
+                    SeccompCmpArgLen::Qword,
+                    SeccompCmpOp::Eq,
+                    0,
+                )?])
+                .map_err(err)?,
+            ],
+            Args::OwnPid(index) => vec![
+                SeccompRule::new(vec![cond(
+                    index,
+                    SeccompCmpArgLen::Dword,
+                    SeccompCmpOp::Eq,
+                    u64::from(pid),
+                )?])
+                .map_err(err)?,
+            ],
+        };
+        rules.insert(nr, chain);
+    }
+    let allow = SeccompFilter::new(
+        rules,
+        SeccompAction::Errno(DENY_ERRNO as u32),
+        SeccompAction::Allow,
+        arch,
+    )
+    .map_err(err)?;
+    let enosys = SeccompFilter::new(
+        ENOSYS_CALLS
+            .iter()
+            .map(|&(_, nr)| (nr, Vec::new()))
+            .collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        arch,
+    )
+    .map_err(err)?;
+    Ok((
+        BpfProgram::try_from(allow).map_err(err)?,
+        BpfProgram::try_from(enosys).map_err(err)?,
+    ))
+}
+
+/// Install both filters on this (single-threaded) process: the `ENOSYS` one, then the
+/// allow-list. On error the message says which, if any, is in force.
+pub fn install() -> Result<SeccompStatus, String> {
+    let mut status = SeccompStatus::planned();
+    let (allow, enosys) = build(std::process::id())?;
+    seccompiler::apply_filter(&enosys)
+        .map_err(|e| format!("installing the seccomp clone3 filter failed: {e}"))?;
+    seccompiler::apply_filter(&allow).map_err(|e| {
+        format!(
+            "installing the seccomp allow-list failed (only the clone3 filter is in force): {e}"
+        )
+    })?;
+    status.installed = true;
+    Ok(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_compiles_and_lists_no_dangerous_call() {
+        let status = SeccompStatus::planned();
+        assert_eq!(status.error, None);
+        assert!(status.allowed_syscalls > 40, "{status:?}");
+        assert!(status.bpf_instructions < 4096, "{status:?}");
+        for denied in [
+            "socket",
+            "socketpair",
+            "connect",
+            "sendto",
+            "execve",
+            "execveat",
+            "memfd_create",
+            "io_uring_setup",
+            "unshare",
+            "setns",
+            "mount",
+            "ptrace",
+            "process_vm_readv",
+            "bpf",
+            "perf_event_open",
+            "keyctl",
+            "fanotify_init",
+            "clone3",
+            "kill",
+            "capset",
+        ] {
+            assert!(!status.allowed.contains(&denied), "{denied} is allowed");
+        }
+        let mut names = status.allowed.clone();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), status.allowed.len(), "no call listed twice");
+    }
+}

@@ -10,6 +10,7 @@ pub mod report;
 pub use args::Args;
 pub use report::{explain, summary};
 
+use crate::driver::summary::{Detail, Summary};
 use crate::driver::{run_extraction, run_extraction_to};
 use crate::spec::{ExtractionSpec, Mode, Policy};
 use crate::stages::source;
@@ -94,7 +95,7 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
     let (ex, written) = result.map_err(|e| (e.exit_code(), e.to_string()))?;
     written?;
     if args.json {
-        let mut summary = ex.summary_json();
+        let mut summary = Summary::new(&ex, Detail::Full).to_json();
         if args.explain {
             summary["ranking"] = ex.ranking_json();
         }

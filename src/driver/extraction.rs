@@ -66,11 +66,6 @@ fn round3(x: f64) -> f64 {
 }
 
 impl Extraction {
-    /// Machine-readable summary (everything but the prompt body), as `gnaw --json` prints it.
-    pub fn summary_json(&self) -> Value {
-        super::summary::Summary::new(self, super::summary::Detail::Full).to_json()
-    }
-
     /// The ranking with each file's score parts (`--explain`).
     pub fn ranking_json(&self) -> Value {
         Value::Array(

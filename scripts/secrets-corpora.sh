@@ -2,14 +2,14 @@
 # The secrets scanner's precision check on real text: builds pinned corpora of other people's
 # repositories, lockfiles and CI configs, runs `gnaw --json --secrets warn` on each, and prints
 # the number of findings per corpus (a markdown table) and every finding's fingerprint
-# (path:rule:line, never the matched text). The goal is zero findings: none of these corpora holds
-# a real secret, so each finding is a false positive, and in the default redact mode it corrupts
-# what the model reads.
+# (path:rule:line, never the matched text). The goal is zero findings in all but the two *-trees
+# corpora: none holds a real secret, so each finding is a false positive, and in the default
+# redact mode it corrupts what the model reads. docs/secrets.md has the latest counts.
 #
 #   scripts/secrets-corpora.sh                 # every corpus
 #   scripts/secrets-corpora.sh npm cargo       # only these
 #   scripts/secrets-corpora.sh --list          # the corpora and what each holds
-#   options: --gnaw PATH (default: target/release/gnaw, built if missing)
+#   options: --gnaw PATH (default: target/release/gnaw, built first)
 #
 # Corpora (manifests and pins under scripts/secrets-corpora/):
 #   medium, many   the benchmark corpora of scripts/bench.sh (cargo vendor of pinned Cargo.locks)

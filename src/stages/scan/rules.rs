@@ -424,24 +424,24 @@ const URL_PASSWORD_ENTROPY: f64 = 3.0;
 /// value is neither a reference (URL, version, package) nor a placeholder, hash or UUID, and
 /// clears the entropy bar.
 fn generic_value(c: &Captures, line: &str) -> bool {
-    key_stands_alone(c, line)
-        && !value_restates_key(c)
+    // The entropy bar rejects most candidates: it goes first.
+    high_entropy(c, line)
+        && key_stands_alone(c, line)
         && !is_reference(secret(c))
-        && high_entropy(c, line)
+        && !value_restates_key(c)
 }
 
 /// A value that spells its own key is a name, not a secret: `X_AMZ_CREDENTIAL: &str =
 /// "X-Amz-Credential"`, `PASSWORD_FIELD = "password_field"`. Compared without case and
 /// without `_`, `-`, `.`.
 fn value_restates_key(c: &Captures) -> bool {
-    let norm = |t: &str| -> Vec<u8> {
+    fn norm(t: &str) -> impl Iterator<Item = u8> + '_ {
         t.bytes()
             .filter(|b| !matches!(b, b'_' | b'-' | b'.'))
             .map(|b| b.to_ascii_lowercase())
-            .collect()
-    };
+    }
     c.name("key")
-        .is_some_and(|k| norm(k.as_str()) == norm(secret(c)))
+        .is_some_and(|k| norm(k.as_str()).eq(norm(secret(c))))
 }
 
 /// A URL parameter (`?token=...`): as a quoted value, and not in the query of an image URL

@@ -131,8 +131,11 @@ pub fn is_reference(value: &str) -> bool {
     if value.contains("://") {
         return !url_carries_token(value);
     }
-    let lower = value.to_ascii_lowercase();
-    if DEPENDENCY_PROTOCOLS.iter().any(|p| lower.starts_with(p)) {
+    if DEPENDENCY_PROTOCOLS.iter().any(|p| {
+        value
+            .get(..p.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(p))
+    }) {
         return true;
     }
     if let Some((name, version)) = value.rsplit_once('@')

@@ -7,7 +7,7 @@
 //! | query terms (de-duplication, in process) | 40k, 80k, 160k distinct words | `rank::query_terms` |
 //! | query length (refused over 4 KiB) | 0.5, 1, 2 MiB | an `estimate` call |
 //! | path depth, under the default budget | 500, 1000, 2000 directories | an `estimate` call |
-//! | files, under the default budget | 1000, 2000, 4000 files | an `estimate` call |
+//! | files, under the default budget | 800, 1600, 3200 files | an `estimate` call |
 //! | queued calls (the queue holds 64 calls, 64 MiB) | 16 .. 128 calls | all answered |
 //!
 //! Time is CPU time (user + system, from `/proc`): the server's own for a call, the test
@@ -209,7 +209,7 @@ fn path_depth_under_a_budget_costs_linear_time_and_memory() {
 fn files_under_a_budget_cost_linear_time_and_memory() {
     let _g = serial();
     let root = tempfile::tempdir().unwrap();
-    let sizes = [1000, 2000, 4000];
+    let sizes = [800, 1600, 3200];
     for &n in &sizes {
         let repo = root.path().join(format!("f{n}"));
         for i in 0..n {

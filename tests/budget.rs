@@ -7,6 +7,7 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
+mod deep_repo;
 mod mcp_client;
 mod xorshift;
 
@@ -16,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 use xorshift::Rng;
 
 /// The reference token count: tiktoken-rs, independent of gnaw's own counter.
@@ -571,4 +573,141 @@ fn the_config_budget_beats_the_server_default() {
     let text = extract_text(&s.call("extract", json!({"repo": "proj", "budget": 2500})));
     assert!(reference_count(&text) > 1200 && reference_count(&text) <= 2500);
     assert_eq!(text, ok_stdout(gnaw(&repo, &["--budget", "2500"])));
+}
+
+/// Run gnaw with `args`, killing it after `limit`: `None` when it did not finish in time.
+fn gnaw_within(repo: &Path, args: &[&str], limit: Duration) -> Option<Output> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gnaw"))
+        .arg(repo)
+        .args(args)
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gnaw");
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Some(child.wait_with_output().unwrap())
+}
+
+/// A few one-line files 2,000 directories deep under the server's default budget: the tree of
+/// one such file is ~8 MB of indentation, so fitting must neither draw it per trial nor keep it
+/// on a guess. Before the fix this took over 15 minutes (the budget's estimate ignored the
+/// tree's cost, and every trial redrew and recounted the preamble once per directory level);
+/// it is killed here after 60 s.
+#[test]
+fn deep_paths_under_a_budget_fit_quickly_and_exactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("deep");
+    deep_repo::deep_repo(&repo, 2000, 3);
+    let out = tmp.path().join("prompt");
+    for format in ["markdown", "json"] {
+        let started = Instant::now();
+        let args = [
+            "--json",
+            "-q",
+            "--budget",
+            "20000",
+            "--format",
+            format,
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        let run = gnaw_within(&repo, &args, Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("{format}: gnaw ran for more than 60 s"));
+        let summary: Value = serde_json::from_str(&ok_stdout(run)).unwrap();
+        let prompt = fs::read_to_string(&out).unwrap();
+        let tokens = reference_count(&prompt);
+        assert_eq!(summary["tokens"], tokens, "{format}");
+        assert!(tokens <= 20_000, "{format}: {tokens}");
+        // The deep files are listed as omitted, with their token counts.
+        assert_eq!(summary["omitted"].as_array().unwrap().len(), 3, "{summary}");
+        eprintln!("{format}: {:?}", started.elapsed());
+    }
+}
+
+/// No token of any supported encoding is longer than `MAX_TOKEN_BYTES`: the lower bound that
+/// lets the budget skip measuring a prompt (at least its bytes / 128 tokens) rests on it.
+#[test]
+fn no_token_is_longer_than_the_bound_the_budget_relies_on() {
+    for (name, bpe) in [
+        ("o200k_base", tiktoken_rs::o200k_base().unwrap()),
+        ("cl100k_base", tiktoken_rs::cl100k_base().unwrap()),
+        ("p50k_base", tiktoken_rs::p50k_base().unwrap()),
+        ("r50k_base", tiktoken_rs::r50k_base().unwrap()),
+    ] {
+        let mut longest = 0;
+        let mut seen = 0;
+        for rank in 0..300_000u32 {
+            if let Ok(bytes) = bpe.decode_bytes(&[rank]) {
+                longest = longest.max(bytes.len());
+                seen += 1;
+            }
+        }
+        assert!(seen > 50_000, "{name}: only {seen} tokens decoded");
+        assert!(
+            longest <= gnaw::driver::plan::MAX_TOKEN_BYTES,
+            "{name}: a token of {longest} bytes"
+        );
+    }
+}
+
+/// A query is bounded in bytes and in distinct terms; over a bound it is refused before the
+/// repository is read, with the limit in the message, on both surfaces. Before the fix the
+/// server de-duplicated terms in quadratic time: a 1.3 MB query pinned the worker for a minute,
+/// a 4 MiB one for about ten (this test's call would time out after 30 s).
+#[test]
+fn a_query_over_its_bounds_is_refused_at_once_naming_the_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("r");
+    generated_repo(&repo, 9, 20);
+    // CLI: too long (distinct words), too many terms.
+    let words: Vec<String> = (0..10_000).map(|i| format!("w{i}")).collect();
+    let long = words.join(" ");
+    let out = gnaw(&repo, &["--estimate", "--query", &long]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("4096 bytes"), "{err}");
+    let many = words[..300].join(" ");
+    let out = gnaw(&repo, &["--estimate", "--query", &many]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("300 distinct terms") && err.contains("256"),
+        "{err}"
+    );
+    // Within the bounds it ranks as before.
+    let ok = words[..200].join(" ");
+    assert!(
+        gnaw(&repo, &["--estimate", "--query", &ok])
+            .status
+            .success()
+    );
+    // MCP: a query of nearly 4 MiB (the line limit), 500,000 distinct words.
+    let mut s = Server::start(tmp.path(), &[]);
+    s.initialize("2025-11-25");
+    let huge: String = (0..500_000).map(|i| format!("t{i:x} ")).collect();
+    assert!(huge.len() > 3 << 20 && huge.len() < 4 << 20);
+    let started = Instant::now();
+    let resp = s.call("estimate", json!({ "repo": "r", "query": huge }));
+    let elapsed = started.elapsed();
+    let result = &resp["result"];
+    assert_eq!(result["isError"], true, "{resp}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("the limit is 4096 bytes"), "{text}");
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+    // The worker is free: a normal call is answered.
+    let resp = s.call("estimate", json!({ "repo": "r", "query": "parse token" }));
+    assert!(
+        resp["result"]["structuredContent"]["tokens"].as_u64() > Some(0),
+        "{resp}"
+    );
 }

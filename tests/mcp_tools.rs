@@ -4,6 +4,7 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
+mod deep_repo;
 mod mcp_client;
 
 use mcp_client::{Server, TIMEOUT, modern_meta};
@@ -324,4 +325,60 @@ fn gnawconfig_max_file_size_is_capped_by_the_operator() {
         mcp_client::run(base.path(), &[], &[("GNAW_MCP_MAX_FILE_SIZE", "lots")]);
     assert!(!status.success());
     assert!(err.contains("GNAW_MCP_MAX_FILE_SIZE"), "{err}");
+}
+
+/// Cancellation reaches inside the stages: a call whose files are all read (progress says so)
+/// but whose tree is still being drawn and counted — six files 2,000 directories deep with no
+/// budget, about 50 MB of tree — stops when cancelled, and the next call is answered within a
+/// second. Before the fix the worker checked only between files, so the cancelled call ran to
+/// its end (many seconds) and the small call waited behind it.
+#[test]
+fn cancel_reaches_inside_the_tree_and_the_next_call_is_answered_within_a_second() {
+    let root = tempfile::tempdir().unwrap();
+    deep_repo::deep_repo(&root.path().join("deep"), 2000, 6);
+    fs::create_dir_all(root.path().join("tiny")).unwrap();
+    fs::write(root.path().join("tiny/a.txt"), "a\n").unwrap();
+    let mut s = Server::start(root.path(), &[("GNAW_MCP_CACHE_BYTES", "0")]);
+    s.initialize("2025-11-25");
+    // Warm up the tokenizer so the small call's time is only its own.
+    text_of(&s.call("estimate", json!({ "repo": "tiny" })));
+    s.send(&json!({
+        "jsonrpc": "2.0", "id": "long", "method": "tools/call",
+        "params": { "name": "estimate", "arguments": { "repo": "deep", "budget": 0 },
+                    "_meta": { "progressToken": "p" } }
+    }));
+    // Every file is read and counted: what is left is ranking, fitting and the tree.
+    loop {
+        let msg = s.recv();
+        assert_ne!(
+            msg["id"], "long",
+            "the long call ended before it could be cancelled"
+        );
+        if msg["method"] == "notifications/progress"
+            && msg["params"]["progress"] == msg["params"]["total"]
+        {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    s.send(
+        &json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": { "requestId": "long", "reason": "test" } }),
+    );
+    let cancelled_at = Instant::now();
+    let id = s.fresh_id();
+    s.send(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                    "params": { "name": "estimate", "arguments": { "repo": "tiny" } } }));
+    let resp = s.response(&id);
+    let waited = cancelled_at.elapsed();
+    text_of(&resp);
+    assert!(
+        waited < Duration::from_secs(1),
+        "the small call was answered {waited:?} after the cancel"
+    );
+    // The cancelled call never gets a response.
+    assert!(
+        s.recv_within(Duration::from_millis(300))
+            .is_none_or(|m| m["id"] != "long")
+    );
 }

@@ -4,6 +4,7 @@
 
 use super::file::Body;
 use super::plan::Measure;
+use crate::error::Error;
 use crate::stages::budget::Plan;
 use crate::stages::render::{self, FileView, RenderOptions};
 use crate::vocab::Format;
@@ -39,28 +40,32 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// The frame of `plan`'s prompt.
-    pub fn new(m: &Measure<'_>, render_opts: &RenderOptions, plan: &Plan) -> Frame {
-        Frame {
-            preamble: m.preamble(&plan.kept, &plan.view),
+    /// The frame of `plan`'s prompt; `None` when the run was cancelled while it was drawn.
+    pub fn new(m: &Measure<'_>, render_opts: &RenderOptions, plan: &Plan) -> Option<Frame> {
+        Some(Frame {
+            preamble: m.preamble(&plan.kept, &plan.view)?,
             epilogue: m.epilogue().to_string(),
             last_piece: plan
                 .kept
                 .last()
                 .filter(|_| render_opts.format == Format::Json)
                 .map(|&l| render::file_piece(render_opts, &m.view(l), true)),
-        }
+        })
     }
 }
 
 /// Render the plan's prompt to `target`. `kept` is consumed: texts are dropped as they go out.
+/// In memory, `stop` is asked before each piece ([`Error::Cancelled`] when it says so); a
+/// stream is asked once, before it is opened, so a cancelled run creates nothing and an opened
+/// one is written whole.
 pub fn assemble(
     frame: Frame,
     render_opts: &RenderOptions,
     plan: &Plan,
     kept: Vec<(String, Body)>,
     target: Target<'_>,
-) -> Assembled {
+    stop: &dyn Fn() -> bool,
+) -> Result<Assembled, Error> {
     let Frame {
         preamble,
         epilogue,
@@ -95,6 +100,7 @@ pub fn assemble(
     let mut written = Ok(());
     let output = match target {
         Target::Nowhere => None,
+        Target::Stream(_) if stop() => return Err(Error::Cancelled),
         Target::Stream(open) => {
             written = (|| {
                 let mut w = std::io::BufWriter::with_capacity(1 << 20, open()?);
@@ -110,7 +116,11 @@ pub fn assemble(
         Target::Memory => {
             let mut out = String::with_capacity(output_bytes);
             out.push_str(&preamble);
-            for p in pieces.by_ref() {
+            loop {
+                if stop() {
+                    return Err(Error::Cancelled);
+                }
+                let Some(p) = pieces.next() else { break };
                 out.push_str(&p);
             }
             out.push_str(&epilogue);
@@ -118,9 +128,9 @@ pub fn assemble(
             Some(out)
         }
     };
-    Assembled {
+    Ok(Assembled {
         output,
         output_bytes,
         written,
-    }
+    })
 }

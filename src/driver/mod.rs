@@ -22,6 +22,7 @@ use crate::error::Error;
 use crate::par;
 use crate::spec::{ExtractionSpec, Mode};
 use crate::stages::filter::Filter;
+use crate::stages::rank::Query;
 use crate::stages::source;
 use crate::vocab::{Finding, Skipped, display_path};
 use assemble::{Frame, Sink, Target};
@@ -83,8 +84,17 @@ fn run(
             message: "a token budget needs token counts; drop --no-count or the budget".into(),
         });
     }
+    // A query over its bounds is refused before anything is read.
+    let query = spec
+        .overrides
+        .query
+        .as_deref()
+        .map(Query::parse)
+        .transpose()?;
     let filter = Arc::new(Filter::new(&options.include, &options.exclude)?);
     let threads = par::threads();
+    // Asked between files and inside every long loop after them: ranking, fitting, drawing the
+    // tree, counting big parts, assembling.
     let stop = || spec.observer.is_some_and(|o| o.cancelled());
 
     // source (the filter prunes inside the walk)
@@ -161,8 +171,8 @@ fn run(
         .file_name()
         .map(|n| display_path(n.as_bytes()))
         .unwrap_or_else(|| "/".into());
-    let ranking = plan::rank(&kept, spec.overrides.query.as_deref());
-    let m = plan::Measure::new(&ctx, &kept, &repo_name);
+    let ranking = plan::rank(&kept, query.as_ref(), &stop).ok_or(Error::Cancelled)?;
+    let m = plan::Measure::new(&ctx, &kept, &repo_name, &stop);
     let fitted = plan::fit(&m, options.budget, &ranking)?;
     let last = fitted.kept.last().copied();
     let files = fitted
@@ -208,7 +218,7 @@ fn run(
         }
     }
     findings.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
-    let frame = Frame::new(&m, &file_options.render, &fitted);
+    let frame = Frame::new(&m, &file_options.render, &fitted).ok_or(Error::Cancelled)?;
     drop(m);
 
     // assemble
@@ -217,7 +227,7 @@ fn run(
         (_, Some(open)) => Target::Stream(open),
         (_, None) => Target::Memory,
     };
-    let assembled = assemble::assemble(frame, &file_options.render, &fitted, kept, target);
+    let assembled = assemble::assemble(frame, &file_options.render, &fitted, kept, target, &stop)?;
     let ex = Extraction {
         output: assembled.output,
         tokens: fitted.tokens,

@@ -1,16 +1,35 @@
 //! The driver's choice of what goes in: rank the kept files, then fit them to the budget,
-//! measuring every candidate prompt exactly. A prompt's count is the preamble's (rendered and
-//! counted for each trial) plus the kept pieces' counts (known from the per-file step) plus the
-//! epilogue's; only json's last piece differs from its measured form (no trailing comma), and its
-//! count is memoized per file.
+//! measuring every candidate prompt exactly. A prompt's count is the preamble's plus the kept
+//! pieces' counts (known from the per-file step) plus the epilogue's; only json's last piece
+//! differs from its measured form (no trailing comma), and its count is memoized per file.
+//!
+//! The preamble is counted in parts (title and tree, the omitted section's header, each omitted
+//! line), joined only around junctions where a tokenizer could merge them
+//! ([`count::exact_units`]), so the sum is exact; a part already counted in this run is not
+//! counted again. A measurement whose prompt is provably over its limit is not rendered at all:
+//! no token is longer than [`MAX_TOKEN_BYTES`], so a prompt has at least its bytes divided by
+//! that many tokens, and the tree's length is known without drawing it
+//! ([`render::tree_len`]). Big parts are counted in chunks, asking between chunks whether the
+//! run was cancelled.
 
 use super::file::{Body, FileContext};
 use crate::error::Error;
+use crate::stages::budget::{self, Prompt};
+use crate::stages::count;
+use crate::stages::rank::{self, Query};
 use crate::stages::render::{self, FileView, RenderOptions};
-use crate::stages::{budget, rank};
 use crate::vocab::{Format, OmittedView};
 use std::collections::HashMap;
 use std::sync::Mutex;
+
+/// The longest token of every supported encoding, in bytes (o200k_base, cl100k_base,
+/// p50k_base and r50k_base all top out at 128; `tests/linearity.rs` checks their vocabularies).
+pub const MAX_TOKEN_BYTES: usize = 128;
+
+/// Parts up to this size are counted once per run and remembered by their text; larger ones go
+/// through the warm cache in chunks of [`CHUNK_BYTES`].
+const MEMO_BYTES: usize = 16 << 10;
+const CHUNK_BYTES: usize = 256 << 10;
 
 /// The measure of every prompt a run could render from its kept files.
 pub struct Measure<'a> {
@@ -23,10 +42,20 @@ pub struct Measure<'a> {
     tail_tokens: usize,
     piece_tokens: Vec<usize>,
     last_memo: Mutex<HashMap<usize, usize>>,
+    /// Counts of the small preamble parts met so far.
+    part_memo: Mutex<HashMap<String, usize>>,
+    /// The tree's length for the last kept set asked about.
+    tree_memo: Mutex<Option<(Vec<usize>, usize)>>,
+    stop: &'a (dyn Fn() -> bool + Sync),
 }
 
 impl<'a> Measure<'a> {
-    pub fn new(ctx: &'a FileContext<'a>, kept: &'a [(String, Body)], repo_name: &'a str) -> Self {
+    pub fn new(
+        ctx: &'a FileContext<'a>,
+        kept: &'a [(String, Body)],
+        repo_name: &'a str,
+        stop: &'a (dyn Fn() -> bool + Sync),
+    ) -> Self {
         let render = &ctx.options.render;
         let epilogue = render::epilogue(render);
         Measure {
@@ -38,6 +67,9 @@ impl<'a> Measure<'a> {
             epilogue,
             piece_tokens: kept.iter().map(|(_, b)| b.tokens).collect(),
             last_memo: Mutex::new(HashMap::new()),
+            part_memo: Mutex::new(HashMap::new()),
+            tree_memo: Mutex::new(None),
+            stop,
         }
     }
 
@@ -72,25 +104,126 @@ impl<'a> Measure<'a> {
         })
     }
 
-    /// The text before the first file, for these kept files (path order) and omitted view.
-    pub fn preamble(&self, kept_ix: &[usize], view: &OmittedView) -> String {
-        let kept_paths: Vec<&str> = kept_ix.iter().map(|&i| self.kept[i].0.as_str()).collect();
-        render::preamble(self.render, self.repo_name, &kept_paths, view)
+    fn paths(&self, kept_ix: &[usize]) -> Vec<&str> {
+        kept_ix.iter().map(|&i| self.kept[i].0.as_str()).collect()
+    }
+
+    /// The text before the first file, for these kept files (path order) and omitted view;
+    /// `None` when the run was cancelled while it was drawn.
+    pub fn preamble(&self, kept_ix: &[usize], view: &OmittedView) -> Option<String> {
+        render::preamble_parts(
+            self.render,
+            self.repo_name,
+            &self.paths(kept_ix),
+            view,
+            self.stop,
+        )
+        .map(|(text, _)| text)
+    }
+
+    /// A lower bound of [`Measure::measure`]'s count, without rendering: the kept pieces (but
+    /// the last), the epilogue, and the tree's and omitted labels' bytes over
+    /// [`MAX_TOKEN_BYTES`].
+    fn lower_bound(&self, kept_ix: &[usize], view: &OmittedView) -> usize {
+        let body: usize = kept_ix
+            .iter()
+            .take(kept_ix.len().saturating_sub(1))
+            .map(|&i| self.piece_tokens[i])
+            .sum();
+        let tree = if self.render.tree {
+            let mut memo = crate::par::lock(&self.tree_memo);
+            match &*memo {
+                Some((ix, len)) if ix == kept_ix => *len,
+                _ => {
+                    let len = render::tree_len(self.repo_name, &self.paths(kept_ix));
+                    *memo = Some((kept_ix.to_vec(), len));
+                    len
+                }
+            }
+        } else {
+            0
+        };
+        let labels: usize = view.lines.iter().map(|l| l.label.len()).sum();
+        body + self.tail_tokens + (tree + labels) / MAX_TOKEN_BYTES
     }
 
     /// The exact token count of the whole prompt with exactly these kept files (path order) and
-    /// this omitted section.
-    pub fn measure(&self, kept_ix: &[usize], view: &OmittedView) -> usize {
-        let head = self.preamble(kept_ix, view);
+    /// this omitted section; `None` when it is proven above `limit` without rendering it, or
+    /// when the run was cancelled.
+    pub fn measure(&self, kept_ix: &[usize], view: &OmittedView, limit: usize) -> Option<usize> {
+        if (self.stop)() || self.lower_bound(kept_ix, view) > limit {
+            return None;
+        }
+        let (head, cuts) = render::preamble_parts(
+            self.render,
+            self.repo_name,
+            &self.paths(kept_ix),
+            view,
+            self.stop,
+        )?;
+        let mut parts = Vec::with_capacity(cuts.len() + 1);
+        let mut start = 0;
+        for cut in cuts.into_iter().chain([head.len()]) {
+            parts.push(&head[start..cut]);
+            start = cut;
+        }
+        let mut head_tokens = 0;
+        for unit in count::exact_units(&parts) {
+            head_tokens += self.count_part(&unit)?;
+        }
         let body: usize = kept_ix.iter().map(|&i| self.piece_tokens[i]).sum();
         let last_fix = kept_ix.last().map_or(0, |&l| self.last_tokens(l)) as isize
             - kept_ix.last().map_or(0, |&l| self.piece_tokens[l]) as isize;
-        (self.ctx.count(&head) + body + self.tail_tokens).saturating_add_signed(last_fix)
+        Some((head_tokens + body + self.tail_tokens).saturating_add_signed(last_fix))
+    }
+
+    /// The exact count of one part of a preamble: remembered when small; in chunks cut at safe
+    /// points ([`count::split_for_parallel`]) through the warm cache when large, stopping between
+    /// chunks when the run is cancelled.
+    fn count_part(&self, part: &str) -> Option<usize> {
+        if !self.ctx.options.counting {
+            return Some(0);
+        }
+        if part.len() <= MEMO_BYTES {
+            if let Some(&n) = crate::par::lock(&self.part_memo).get(part) {
+                return Some(n);
+            }
+            let n = count::count(self.ctx.options.encoding, part);
+            crate::par::lock(&self.part_memo).insert(part.to_string(), n);
+            return Some(n);
+        }
+        let mut n = 0;
+        for chunk in count::split_for_parallel(part, CHUNK_BYTES) {
+            if (self.stop)() {
+                return None;
+            }
+            n += self.ctx.count(chunk);
+        }
+        Some(n)
     }
 }
 
-/// Rank the kept files by `query` (path order when there is none): best first, with scores.
-pub fn rank(kept: &[(String, Body)], query: Option<&str>) -> Vec<(usize, rank::Score)> {
+impl Prompt for Measure<'_> {
+    fn measure(&self, kept: &[usize], view: &OmittedView, limit: usize) -> Option<usize> {
+        Measure::measure(self, kept, view, limit)
+    }
+
+    fn path_tokens(&self, i: usize) -> usize {
+        self.ctx.count(&self.kept[i].0)
+    }
+
+    fn cancelled(&self) -> bool {
+        (self.stop)()
+    }
+}
+
+/// Rank the kept files by `query` (path order when there is none): best first, with scores;
+/// `None` when the run was cancelled.
+pub fn rank(
+    kept: &[(String, Body)],
+    query: Option<&Query>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<(usize, rank::Score)>> {
     let docs: Vec<rank::Doc<'_>> = kept
         .iter()
         .map(|(path, t)| rank::Doc {
@@ -98,7 +231,7 @@ pub fn rank(kept: &[(String, Body)], query: Option<&str>) -> Vec<(usize, rank::S
             text: &t.text,
         })
         .collect();
-    rank::rank(&docs, query)
+    rank::rank(&docs, query, stop)
 }
 
 /// Choose what is kept: everything when there is no budget, else the budget stage's fit of the
@@ -112,7 +245,7 @@ pub fn fit(
     let Some(b) = budget else {
         let all: Vec<usize> = (0..n).collect();
         let view = OmittedView::default();
-        let tokens = m.measure(&all, &view);
+        let tokens = m.measure(&all, &view, usize::MAX).ok_or(Error::Cancelled)?;
         return Ok(budget::Plan {
             kept: all,
             omitted: Vec::new(),
@@ -122,12 +255,5 @@ pub fn fit(
     };
     let ranked: Vec<usize> = ranking.iter().map(|(i, _)| *i).collect();
     let paths: Vec<&str> = m.kept.iter().map(|(p, _)| p.as_str()).collect();
-    budget::fit(
-        b,
-        &ranked,
-        &paths,
-        &m.piece_tokens,
-        &|kept, view| m.measure(kept, view),
-        &|i| m.ctx.count(paths[i]) + 2,
-    )
+    budget::fit(b, &ranked, &paths, &m.piece_tokens, m)
 }

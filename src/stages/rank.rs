@@ -14,8 +14,23 @@
 //! measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
 //!
 //! Ranking decides only what is kept; the rendered output stays sorted by path.
+//!
+//! A query is bounded: at most [`MAX_QUERY_BYTES`] bytes and [`MAX_QUERY_TERMS`] distinct terms
+//! ([`Query::parse`]); over either bound it is an error that names the limit, never silently
+//! cut. Ranking costs one pass over every file's text and path plus a sort, and stops between
+//! files when the caller cancels.
 
+use crate::error::Error;
 use std::collections::{HashMap, HashSet};
+
+/// The longest query accepted, in bytes: about 600 words of prose, ten times the longest
+/// question a person asks, and room for a pasted error message with a few stack frames.
+pub const MAX_QUERY_BYTES: usize = 4096;
+
+/// The most distinct terms a query may have (after splitting identifiers and dropping stop
+/// words). BM25 over hundreds of terms ranks by vocabulary overlap rather than by what was asked
+/// for; a query that long is better split into several narrower ones.
+pub const MAX_QUERY_TERMS: usize = 256;
 
 /// One file to rank.
 pub struct Doc<'a> {
@@ -31,6 +46,49 @@ pub struct Score {
     pub parts: Vec<(&'static str, f64)>,
 }
 
+/// A query, split into its terms and the names it mentions, within the bounds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Query {
+    /// Distinct terms, in order of first appearance.
+    terms: Vec<String>,
+    /// Distinct whole words (see [`query_names`]).
+    names: Vec<String>,
+}
+
+impl Query {
+    /// Split `q` into terms and names, or say which bound it exceeds. Linear in `q`'s length.
+    pub fn parse(q: &str) -> Result<Query, Error> {
+        let advice = "shorten it to the words that name what you are looking for (identifiers, \
+                      file or directory names), or run several narrower queries";
+        if q.len() > MAX_QUERY_BYTES {
+            return Err(Error::Usage {
+                message: format!(
+                    "the query is {} bytes; the limit is {MAX_QUERY_BYTES} bytes: {advice}",
+                    q.len()
+                ),
+            });
+        }
+        let terms = query_terms(q);
+        if terms.len() > MAX_QUERY_TERMS {
+            return Err(Error::Usage {
+                message: format!(
+                    "the query has {} distinct terms; the limit is {MAX_QUERY_TERMS}: {advice}",
+                    terms.len()
+                ),
+            });
+        }
+        Ok(Query {
+            terms,
+            names: query_names(q),
+        })
+    }
+
+    /// The query's distinct terms, in order of first appearance.
+    pub fn terms(&self) -> &[String] {
+        &self.terms
+    }
+}
+
 /// BM25 parameters (the usual defaults).
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -44,109 +102,142 @@ const SECONDARY_FACTOR: f64 = 0.5;
 const PATH_WEIGHT: usize = 5;
 
 /// Rank `docs`: returns indices into `docs`, best first, with each one's score. Deterministic:
-/// ties are broken by path.
-pub fn rank(docs: &[Doc<'_>], query: Option<&str>) -> Vec<(usize, Score)> {
-    let query_terms: Vec<String> = query.map(query_terms).unwrap_or_default();
-    let mut scored: Vec<(usize, Score)> = if query_terms.is_empty() {
-        docs.iter()
-            .enumerate()
-            .map(|(i, d)| (i, prior(d.path, d.text.len())))
-            .collect()
-    } else {
-        let names = query.map(query_names).unwrap_or_default();
-        bm25(docs, &query_terms, &names)
+/// ties are broken by path. `None` when `stop` returned true (it is asked between files).
+pub fn rank(
+    docs: &[Doc<'_>],
+    query: Option<&Query>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<(usize, Score)>> {
+    let mut scored: Vec<(usize, Score)> = match query {
+        Some(q) if !q.terms.is_empty() => bm25(docs, q, stop)?,
+        _ => {
+            let mut out = Vec::with_capacity(docs.len());
+            for (i, d) in docs.iter().enumerate() {
+                if stop() {
+                    return None;
+                }
+                out.push((i, prior(d.path, d.text.len())));
+            }
+            out
+        }
     };
     scored.sort_by(|(ia, a), (ib, b)| {
         b.total
             .total_cmp(&a.total)
             .then_with(|| docs[*ia].path.as_bytes().cmp(docs[*ib].path.as_bytes()))
     });
-    scored
+    Some(scored)
 }
 
-fn bm25(docs: &[Doc<'_>], query: &[String], names: &[String]) -> Vec<(usize, Score)> {
-    let wanted: HashSet<&str> = query.iter().map(String::as_str).collect();
-    let named: HashSet<&str> = names.iter().map(String::as_str).collect();
+fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Vec<(usize, Score)>> {
+    // Each term by its position in the query: per-file frequencies are kept by position and
+    // summed in query order, so a score does not depend on a hash map's iteration order.
+    let wanted: HashMap<&str, usize> = query
+        .terms
+        .iter()
+        .enumerate()
+        .map(|(k, t)| (t.as_str(), k))
+        .collect();
+    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
     // Tests, examples, fixtures and generated files usually only use what a query is about;
     // they count for less, unless the query asks for them.
     let wants_tests = named.iter().any(|n| TEST_WORDS.contains(n));
     // Term frequencies of the query's terms only: everything else is irrelevant to the score.
-    let per_doc: Vec<(HashMap<&str, usize>, usize)> = docs
-        .iter()
-        .map(|d| {
-            let mut tf: HashMap<&str, usize> = HashMap::new();
-            let mut len = 0;
-            let mut add = |t: &str, w: usize| {
-                len += w;
-                if let Some(k) = wanted.get(t) {
-                    *tf.entry(k).or_default() += w;
-                }
-            };
-            for_each_term(d.text, |t| add(t, 1));
-            for_each_term(d.path, |t| add(t, PATH_WEIGHT));
-            (tf, len)
-        })
-        .collect();
+    let mut per_doc: Vec<(Vec<(usize, usize)>, usize)> = Vec::with_capacity(docs.len());
+    let mut df = vec![0usize; query.terms.len()];
+    for d in docs {
+        if stop() {
+            return None;
+        }
+        let mut tf: HashMap<usize, usize> = HashMap::new();
+        let mut len = 0;
+        let mut add = |t: &str, w: usize| {
+            len += w;
+            if let Some(&k) = wanted.get(t) {
+                *tf.entry(k).or_default() += w;
+            }
+        };
+        for_each_term(d.text, |t| add(t, 1));
+        for_each_term(d.path, |t| add(t, PATH_WEIGHT));
+        let mut tf: Vec<(usize, usize)> = tf.into_iter().collect();
+        tf.sort_unstable();
+        for &(k, _) in &tf {
+            df[k] += 1;
+        }
+        per_doc.push((tf, len));
+    }
     let n = docs.len() as f64;
     let avg_len = per_doc.iter().map(|(_, l)| *l as f64).sum::<f64>() / n.max(1.0);
-    let df: HashMap<&str, usize> = wanted
-        .iter()
-        .map(|t| {
-            (
-                *t,
-                per_doc.iter().filter(|(tf, _)| tf.contains_key(t)).count(),
-            )
-        })
-        .collect();
-    docs.iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let (tf, len) = &per_doc[i];
-            let mut text_score = 0.0;
-            for t in &wanted {
-                let f = *tf.get(t).unwrap_or(&0) as f64;
-                if f == 0.0 {
-                    continue;
-                }
-                let dfi = df[t] as f64;
-                let idf = ((n - dfi + 0.5) / (dfi + 0.5) + 1.0).ln();
-                let norm =
-                    f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * *len as f64 / avg_len.max(1.0)));
-                text_score += idf * norm;
-            }
-            let (file_hit, dir_hit) = path_hits(d.path, &named);
-            let symbol_hits = defined_symbols(d.text)
-                .filter(|s| named.contains(s.as_str()))
-                .collect::<HashSet<_>>()
-                .len();
-            let base = prior(d.path, d.text.len());
-            let mut parts = vec![("bm25", text_score)];
-            if file_hit {
-                parts.push(("names_file", FILE_BOOST));
-            }
-            if dir_hit {
-                parts.push(("names_directory", DIR_BOOST));
-            }
-            if symbol_hits > 0 {
-                parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
-            }
-            let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
-            if !wants_tests && class_of(d.path) >= Class::Test && relevant > 0.0 {
-                parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
-                relevant *= SECONDARY_FACTOR;
-            }
-            // The prior is scaled down so it only breaks ties between relevant files, and keeps
-            // files the query does not touch in their default order below all that it does.
-            let prior_part = base.total / 1000.0;
-            parts.push(("prior", prior_part));
-            let total = if relevant > 0.0 {
-                relevant + prior_part
-            } else {
-                prior_part - 10.0
-            };
-            (i, Score { total, parts })
-        })
-        .collect()
+    let mut out = Vec::with_capacity(docs.len());
+    for (i, d) in docs.iter().enumerate() {
+        if stop() {
+            return None;
+        }
+        out.push(score_one(
+            i,
+            d,
+            &per_doc[i],
+            &df,
+            n,
+            avg_len,
+            &named,
+            wants_tests,
+        ));
+    }
+    Some(out)
+}
+
+/// One file's BM25 score with its boosts and the prior.
+#[allow(clippy::too_many_arguments)]
+fn score_one(
+    i: usize,
+    d: &Doc<'_>,
+    (tf, len): &(Vec<(usize, usize)>, usize),
+    df: &[usize],
+    n: f64,
+    avg_len: f64,
+    named: &HashSet<&str>,
+    wants_tests: bool,
+) -> (usize, Score) {
+    let mut text_score = 0.0;
+    for &(k, f) in tf {
+        let f = f as f64;
+        let dfi = df[k] as f64;
+        let idf = ((n - dfi + 0.5) / (dfi + 0.5) + 1.0).ln();
+        let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * *len as f64 / avg_len.max(1.0)));
+        text_score += idf * norm;
+    }
+    let (file_hit, dir_hit) = path_hits(d.path, named);
+    let symbol_hits = defined_symbols(d.text)
+        .filter(|s| named.contains(s.as_str()))
+        .collect::<HashSet<_>>()
+        .len();
+    let base = prior(d.path, d.text.len());
+    let mut parts = vec![("bm25", text_score)];
+    if file_hit {
+        parts.push(("names_file", FILE_BOOST));
+    }
+    if dir_hit {
+        parts.push(("names_directory", DIR_BOOST));
+    }
+    if symbol_hits > 0 {
+        parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
+    }
+    let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
+    if !wants_tests && class_of(d.path) >= Class::Test && relevant > 0.0 {
+        parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
+        relevant *= SECONDARY_FACTOR;
+    }
+    // The prior is scaled down so it only breaks ties between relevant files, and keeps files
+    // the query does not touch in their default order below all that it does.
+    let prior_part = base.total / 1000.0;
+    parts.push(("prior", prior_part));
+    let total = if relevant > 0.0 {
+        relevant + prior_part
+    } else {
+        prior_part - 10.0
+    };
+    (i, Score { total, parts })
 }
 
 /// Whether the query names the file (its name or stem) or a directory on its path.
@@ -210,13 +301,14 @@ const TEST_WORDS: &[&str] = &[
 /// A part of an identifier (`map` in `deserialize_map`) names nothing on its own.
 fn query_names(q: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for word in q.split(|c: char| !c.is_alphanumeric() && c != '_') {
         let name: String = word
             .chars()
             .filter(|c| *c != '_')
             .flat_map(char::to_lowercase)
             .collect();
-        if name.len() > 1 && !STOP.contains(&name.as_str()) && !out.contains(&name) {
+        if name.len() > 1 && !STOP.contains(&name.as_str()) && seen.insert(name.clone()) {
             out.push(name);
         }
     }
@@ -230,11 +322,15 @@ const STOP: &[&str] = &[
     "which", "who", "why", "with", "we", "you",
 ];
 
-/// Split a query into terms the same way contents are split, without stop words.
+/// Split a query into terms the same way contents are split, without stop words: each distinct
+/// term once, in order of first appearance. Linear in `q`'s length (a set remembers what was
+/// seen).
 pub fn query_terms(q: &str) -> Vec<String> {
     let mut out = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for_each_term(q, |t| {
-        if !STOP.contains(&t) && !out.iter().any(|o: &String| o == t) {
+        if !STOP.contains(&t) && !seen.contains(t) {
+            seen.insert(t.to_string());
             out.push(t.to_string());
         }
     });
@@ -466,6 +562,56 @@ pub fn class_of(path: &str) -> Class {
 mod tests {
     use super::*;
 
+    fn ranked(docs: &[Doc<'_>], q: Option<&str>) -> Vec<(usize, Score)> {
+        let q = q.map(|q| Query::parse(q).unwrap());
+        rank(docs, q.as_ref(), &|| false).unwrap()
+    }
+
+    #[test]
+    fn queries_over_a_bound_are_errors_that_name_the_limit() {
+        let long = "word ".repeat(MAX_QUERY_BYTES / 5 + 1);
+        let e = Query::parse(&long).unwrap_err().to_string();
+        assert!(e.contains(&format!("{} bytes", long.len())), "{e}");
+        assert!(e.contains(&MAX_QUERY_BYTES.to_string()), "{e}");
+        // Distinct terms: `ab`, `ac`, ... two letters each, under the byte bound.
+        let many: Vec<String> = (0..MAX_QUERY_TERMS + 1)
+            .map(|i| {
+                format!(
+                    "q{}{}",
+                    (b'a' + (i / 26) as u8) as char,
+                    (b'a' + (i % 26) as u8) as char
+                )
+            })
+            .collect();
+        let many = many.join(" ");
+        assert!(many.len() <= MAX_QUERY_BYTES);
+        let e = Query::parse(&many).unwrap_err().to_string();
+        assert!(e.contains("257 distinct terms"), "{e}");
+        assert!(e.contains(&MAX_QUERY_TERMS.to_string()), "{e}");
+        // At the bounds it is accepted.
+        let at = Query::parse(&"x".repeat(MAX_QUERY_BYTES)).unwrap();
+        assert_eq!(at.terms().len(), 1);
+    }
+
+    #[test]
+    fn query_terms_are_distinct_in_first_appearance_order() {
+        assert_eq!(
+            query_terms("parse the Config, parse_config and CONFIG"),
+            vec!["parse", "config", "parseconfig"]
+        );
+    }
+
+    #[test]
+    fn ranking_stops_when_asked() {
+        let docs = [Doc {
+            path: "a.rs",
+            text: "fn a() {}",
+        }];
+        let q = Query::parse("a").unwrap();
+        assert!(rank(&docs, Some(&q), &|| true).is_none());
+        assert!(rank(&docs, None, &|| true).is_none());
+    }
+
     #[test]
     fn identifiers_split_with_acronyms_whole() {
         assert_eq!(
@@ -494,7 +640,7 @@ mod tests {
             "Cargo.toml",
         ];
         let docs: Vec<Doc> = paths.iter().map(|p| Doc { path: p, text: "x" }).collect();
-        let order: Vec<&str> = rank(&docs, None).iter().map(|(i, _)| paths[*i]).collect();
+        let order: Vec<&str> = ranked(&docs, None).iter().map(|(i, _)| paths[*i]).collect();
         assert_eq!(
             order,
             vec![
@@ -525,7 +671,7 @@ mod tests {
                 text: "let r = get_http_response(); // http response",
             },
         ];
-        let r = rank(&docs, Some("getHTTPResponse"));
+        let r = ranked(&docs, Some("getHTTPResponse"));
         assert_eq!(r[0].0, 1, "{r:?}");
         assert_eq!(r[1].0, 2);
         assert_eq!(r[2].0, 0);
@@ -545,11 +691,11 @@ mod tests {
             },
         ];
         // `map` is only a part of `deserialize_map`: map.rs is not "named" by the query.
-        let r = rank(&docs, Some("Deserializer::deserialize_map"));
+        let r = ranked(&docs, Some("Deserializer::deserialize_map"));
         assert_eq!(r[0].0, 1, "{r:?}");
         assert!(r[1].1.parts.iter().all(|p| p.0 != "names_file"));
         // Asked for by its whole name, it is.
-        let r = rank(&docs, Some("map"));
+        let r = ranked(&docs, Some("map"));
         assert_eq!(r[0].0, 0, "{r:?}");
         assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
     }
@@ -567,10 +713,10 @@ mod tests {
                 text,
             },
         ];
-        let r = rank(&docs, Some("parse_header"));
+        let r = ranked(&docs, Some("parse_header"));
         assert_eq!(r[0].0, 1, "{r:?}");
         assert!(r[1].1.parts.iter().any(|p| p.0 == "secondary_file"));
-        let r = rank(&docs, Some("tests for parse_header"));
+        let r = ranked(&docs, Some("tests for parse_header"));
         assert!(
             r.iter()
                 .all(|(_, s)| s.parts.iter().all(|p| p.0 != "secondary_file"))

@@ -42,12 +42,29 @@ pub fn preamble(
     paths: &[&str],
     omitted: &OmittedView,
 ) -> String {
+    preamble_parts(opts, repo_name, paths, omitted, &|| false)
+        .map(|(text, _)| text)
+        .unwrap_or_default()
+}
+
+/// [`preamble`], with the byte offsets where its parts meet: after the title and tree, after
+/// the omitted section's header, after each omitted line. A caller that counts the parts one by
+/// one (joined at unsafe junctions, see [`crate::count::exact_units`]) counts only what changed
+/// between two preambles. `None` when `stop` returned true while the tree was drawn.
+pub fn preamble_parts(
+    opts: &RenderOptions,
+    repo_name: &str,
+    paths: &[&str],
+    omitted: &OmittedView,
+    stop: &dyn Fn() -> bool,
+) -> Option<(String, Vec<usize>)> {
     let tree = if opts.tree {
-        Some(tree(repo_name, paths))
+        Some(tree_until(repo_name, paths, stop)?)
     } else {
         None
     };
     let mut out = String::new();
+    let mut cuts = Vec::new();
     match opts.format {
         Format::Markdown => {
             let _ = writeln!(out, "# {}\n", md_inline(repo_name));
@@ -56,6 +73,7 @@ pub fn preamble(
                 let _ = write!(out, "## Directory tree\n\n{fence}text\n{t}{fence}\n\n");
             }
             if omitted.files > 0 {
+                cuts.push(out.len());
                 let _ = write!(
                     out,
                     "## Omitted to fit the token budget\n\n{} files ({} tokens) are not shown. \
@@ -63,6 +81,7 @@ pub fn preamble(
                     omitted.files, omitted.tokens
                 );
                 for l in &omitted.lines {
+                    cuts.push(out.len());
                     let _ = match (l.label.as_str(), l.files) {
                         ("", _) => {
                             writeln!(out, "- everything: {} files, {} tokens", l.files, l.tokens)
@@ -79,6 +98,7 @@ pub fn preamble(
                         ),
                     };
                 }
+                cuts.push(out.len());
                 out.push('\n');
             }
             out.push_str("## Files\n");
@@ -89,12 +109,14 @@ pub fn preamble(
                 let _ = write!(out, "<tree>\n{}</tree>\n", xml_escape(t, false));
             }
             if omitted.files > 0 {
+                cuts.push(out.len());
                 let _ = writeln!(
                     out,
                     "<omitted files=\"{}\" tokens=\"{}\" hint=\"ask for these paths with include\">",
                     omitted.files, omitted.tokens
                 );
                 for l in &omitted.lines {
+                    cuts.push(out.len());
                     let _ = writeln!(
                         out,
                         "<entry path=\"{}\" files=\"{}\" tokens=\"{}\"/>",
@@ -103,6 +125,7 @@ pub fn preamble(
                         l.tokens
                     );
                 }
+                cuts.push(out.len());
                 out.push_str("</omitted>\n");
             }
         }
@@ -112,6 +135,7 @@ pub fn preamble(
                 let _ = writeln!(out, "\"tree\":{},", json_str(t));
             }
             if omitted.files > 0 {
+                cuts.push(out.len());
                 let entries: Vec<serde_json::Value> = omitted
                     .lines
                     .iter()
@@ -128,7 +152,7 @@ pub fn preamble(
             out.push_str("\"files\":[\n");
         }
     }
-    out
+    Some((out, cuts))
 }
 
 /// One file's piece. `last` matters only for json, where it decides the trailing comma.
@@ -203,37 +227,119 @@ pub fn epilogue(opts: &RenderOptions) -> String {
 
 /// The directory tree of `paths` (sorted, `/`-separated display paths) under `root_name`.
 pub fn tree(root_name: &str, paths: &[&str]) -> String {
-    #[derive(Default)]
-    struct Node<'a> {
-        children: std::collections::BTreeMap<&'a [u8], Node<'a>>,
-        is_file: bool,
-    }
-    let mut root = Node::default();
-    for p in paths {
-        let mut node = &mut root;
-        for part in p.as_bytes().split(|&b| b == b'/') {
-            node = node.children.entry(part).or_default();
+    tree_until(root_name, paths, &|| false).unwrap_or_default()
+}
+
+/// Indentation under a directory that has more entries below, and under its last entry.
+const BAR: &str = "│   ";
+const SPACE: &str = "    ";
+/// The connector before an entry, and before the last entry of a directory (equal lengths).
+const TEE: &str = "├── ";
+const ELBOW: &str = "└── ";
+
+/// The tree's directories and files: node 0 is the root; each node's children by name. Nodes
+/// live in one vector, so neither building nor dropping recurses, however deep the paths go.
+struct Nodes<'a> {
+    children: Vec<std::collections::BTreeMap<&'a [u8], usize>>,
+}
+
+impl<'a> Nodes<'a> {
+    fn new(paths: &[&'a str]) -> Nodes<'a> {
+        let mut children = vec![std::collections::BTreeMap::new()];
+        for p in paths {
+            let mut node = 0;
+            for part in p.as_bytes().split(|&b| b == b'/') {
+                let next = children.len();
+                let id = *children[node].entry(part).or_insert(next);
+                if id == next {
+                    children.push(std::collections::BTreeMap::new());
+                }
+                node = id;
+            }
         }
-        node.is_file = true;
+        Nodes { children }
     }
-    fn walk(node: &Node<'_>, prefix: &str, out: &mut String) {
-        let n = node.children.len();
-        for (i, (name, child)) in node.children.iter().enumerate() {
-            let last = i + 1 == n;
-            let name = String::from_utf8_lossy(name);
-            let slash = if child.children.is_empty() { "" } else { "/" };
-            let _ = writeln!(
-                out,
-                "{prefix}{}{name}{slash}",
-                if last { "└── " } else { "├── " }
-            );
-            let deeper = format!("{prefix}{}", if last { "    " } else { "│   " });
-            walk(child, &deeper, out);
+
+    /// Visit every entry in drawing order: `f(depth, name, is_last, is_dir)`, where `is_last`
+    /// is whether each enclosing level's entry is its directory's last (outermost first, the
+    /// entry itself last). Iterative: depth costs no stack. Stops early, returning false, when
+    /// `f` does.
+    fn visit(&self, mut f: impl FnMut(&[bool], &'a [u8], bool) -> bool) -> bool {
+        let mut stack = vec![self.children[0].iter().peekable()];
+        let mut lasts: Vec<bool> = Vec::new();
+        while let Some(level) = stack.last_mut() {
+            let Some((name, &child)) = level.next() else {
+                stack.pop();
+                continue;
+            };
+            let last = level.peek().is_none();
+            lasts.truncate(stack.len() - 1);
+            lasts.push(last);
+            let is_dir = !self.children[child].is_empty();
+            if !f(&lasts, name, is_dir) {
+                return false;
+            }
+            if is_dir {
+                stack.push(self.children[child].iter().peekable());
+            }
         }
+        true
     }
+}
+
+/// [`tree`], or `None` when `stop` returned true (it is asked once per line).
+pub fn tree_until(root_name: &str, paths: &[&str], stop: &dyn Fn() -> bool) -> Option<String> {
+    let nodes = Nodes::new(paths);
     let mut out = format!("{root_name}/\n");
-    walk(&root, "", &mut out);
-    out
+    // The indentation of the current line, kept between lines: `depth` units deep.
+    let mut prefix = String::new();
+    let mut units: Vec<usize> = Vec::new();
+    let finished = nodes.visit(|lasts, name, is_dir| {
+        if stop() {
+            return false;
+        }
+        let depth = lasts.len() - 1;
+        if units.len() > depth {
+            prefix.truncate(units[depth]);
+            units.truncate(depth);
+        }
+        while units.len() < depth {
+            units.push(prefix.len());
+            prefix.push_str(if lasts[units.len() - 1] { SPACE } else { BAR });
+        }
+        let last = lasts[depth];
+        out.push_str(&prefix);
+        out.push_str(if last { ELBOW } else { TEE });
+        out.push_str(&String::from_utf8_lossy(name));
+        if is_dir {
+            out.push('/');
+        }
+        out.push('\n');
+        true
+    });
+    finished.then_some(out)
+}
+
+/// The length in bytes of [`tree`]`(root_name, paths)`, without drawing it: linear in the
+/// paths' length, where the tree itself grows with the square of their depth.
+pub fn tree_len(root_name: &str, paths: &[&str]) -> usize {
+    let nodes = Nodes::new(paths);
+    let mut len = root_name.len() + 2;
+    // Bytes of indentation at each depth so far.
+    let mut indent: Vec<usize> = vec![0];
+    nodes.visit(|lasts, name, is_dir| {
+        let depth = lasts.len() - 1;
+        indent.truncate(depth + 1);
+        while indent.len() <= depth {
+            let k = indent.len() - 1;
+            let unit = if lasts[k] { SPACE.len() } else { BAR.len() };
+            indent.push(indent[k] + unit);
+        }
+        // Paths are `&str`, so each name is UTF-8 and is drawn as it is.
+        len += indent[depth] + TEE.len() + name.len() + usize::from(is_dir) + 1;
+        true
+    });
+    len
 }
 
 /// A fence of `ch` longer than any run of `ch` in `text`, and at least three long.
@@ -388,6 +494,60 @@ mod tests {
             t,
             "r/\n├── a/\n│   ├── b.rs\n│   └── c/\n│       └── d.rs\n└── e.md\n"
         );
+    }
+
+    #[test]
+    fn tree_len_is_the_drawn_length_and_depth_costs_no_stack() {
+        let cases: [&[&str]; 4] = [
+            &[],
+            &["a/b.rs", "a/c/d.rs", "e.md"],
+            &["x/y/z/1", "x/y/z/2", "x/y/3", "x/4", "w/é/ü.txt", "zz"],
+            &["a/b/c/d/e/f", "a/b/c/d/g", "a/h", "b"],
+        ];
+        for paths in cases {
+            assert_eq!(
+                tree_len("root", paths),
+                tree("root", paths).len(),
+                "{paths:?}"
+            );
+        }
+        // Thousands of levels: no recursion anywhere (a recursive walk or drop would overflow
+        // the 2 MiB stack of a test thread long before this).
+        let deep = format!("{}f.txt", "d/".repeat(20_000));
+        let t = tree("r", &[deep.as_str()]);
+        assert_eq!(t.len(), tree_len("r", &[deep.as_str()]));
+        assert!(t.ends_with("└── f.txt\n"));
+        assert!(tree_until("r", &[deep.as_str()], &|| true).is_none());
+    }
+
+    #[test]
+    fn preamble_parts_join_to_the_preamble() {
+        let view = OmittedView {
+            files: 2,
+            tokens: 30,
+            lines: vec![
+                crate::vocab::OmittedLine {
+                    label: "a/".into(),
+                    files: 1,
+                    tokens: 10,
+                },
+                crate::vocab::OmittedLine {
+                    label: "b.rs".into(),
+                    files: 1,
+                    tokens: 20,
+                },
+            ],
+        };
+        for format in [Format::Markdown, Format::Xml, Format::Json] {
+            let opts = RenderOptions {
+                format,
+                line_numbers: false,
+                tree: true,
+            };
+            let (text, cuts) = preamble_parts(&opts, "r", &["x.rs"], &view, &|| false).unwrap();
+            assert_eq!(text, preamble(&opts, "r", &["x.rs"], &view));
+            assert!(cuts.windows(2).all(|w| w[0] < w[1]) && cuts.iter().all(|&c| c < text.len()));
+        }
     }
 
     #[test]

@@ -107,6 +107,11 @@ impl Server {
         }
     }
 
+    /// The server's process id (for `/proc/PID/status`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn stderr(&self) -> String {
         String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
     }

@@ -310,7 +310,7 @@ pub fn confine_layers(
     if threads > 1 {
         return Err(ConfineError::MultiThreaded { threads });
     }
-    if strict && !plan.read_only_enforceable() {
+    if strict && layers.landlock && !plan.read_only_enforceable() {
         return Err(ConfineError::Unenforceable {
             missing: plan.missing(),
         });

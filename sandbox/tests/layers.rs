@@ -10,7 +10,8 @@
 //!
 //! Also: the i386 entry point kills a filtered process (and works without the filter), `clone3`
 //! gets `ENOSYS` (so glibc falls back to `clone`), plain threads keep working under the filter,
-//! and the status JSON reports the capability sets and the filter.
+//! the status JSON reports the capability sets and the filter, and when the filter cannot be
+//! installed `strict` refuses to start while `best-effort` starts and says so.
 //!
 //! This binary has its own `main` (harness = false) so that it can re-execute itself as a
 //! single-threaded child, selected by an environment variable (a test-only mechanism: the
@@ -61,6 +62,10 @@ fn child(scenario: &str) {
             return;
         }
     };
+    if what == "install_fails" {
+        install_fails(&root, set);
+        return;
+    }
     let layers = layers(set);
     match confine_layers(&root, SandboxMode::Strict, layers) {
         Ok(status) => {
@@ -86,6 +91,20 @@ fn child(scenario: &str) {
         }
         "i386" => selftest::i386_probe(),
         other => println!("error unknown scenario {other}"),
+    }
+}
+
+/// Install the filter, then try again in `mode`: the second installation is refused by the
+/// first filter (no `seccomp` call is allowed), which is how a kernel without seccomp looks.
+fn install_fails(root: &Root, mode: &str) {
+    let mode: SandboxMode = mode.parse().expect("mode");
+    if let Err(e) = confine_layers(root, SandboxMode::Strict, Layers::SECCOMP) {
+        println!("error first installation: {e}");
+        return;
+    }
+    match confine_layers(root, mode, Layers::SECCOMP) {
+        Ok(status) => println!("second ok {}", status.to_json()),
+        Err(e) => println!("second refused {e}"),
     }
 }
 
@@ -305,6 +324,40 @@ fn i386_entry_point() {
     assert_eq!(filtered.child.status.signal(), Some(libc::SIGSYS));
 }
 
+fn strict_refuses_to_start_without_the_filter() {
+    let strict = run("install_fails:strict");
+    let line = strict
+        .child
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("second "))
+        .expect("second attempt reported");
+    assert!(line.starts_with("second refused "), "{line}");
+    assert!(
+        line.contains("seccomp") && line.contains("GNAW_MCP_SANDBOX=best-effort"),
+        "the message says what failed and how to opt out: {line}"
+    );
+
+    let best = run("install_fails:best-effort");
+    let json = best
+        .child
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("second ok "))
+        .expect("best-effort starts");
+    let json: serde_json::Value = serde_json::from_str(json).expect("status JSON");
+    assert_eq!(json["seccomp"]["installed"], false, "{json}");
+    assert!(json["seccomp"]["error"].is_string(), "{json}");
+    assert!(
+        json["not_enforced"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|n| n
+                .as_str()
+                .is_some_and(|n| n.starts_with("seccomp filter not installed")))),
+        "{json}"
+    );
+}
+
 fn parent() {
     let tests: Vec<(&str, fn())> = vec![
         (
@@ -317,6 +370,10 @@ fn parent() {
         ("seccomp_alone", seccomp_alone),
         ("all_layers", all_layers),
         ("i386_entry_point", i386_entry_point),
+        (
+            "strict_refuses_to_start_without_the_filter",
+            strict_refuses_to_start_without_the_filter,
+        ),
     ];
     let filter: Vec<String> = std::env::args()
         .skip(1)

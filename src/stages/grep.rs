@@ -98,13 +98,17 @@ impl Matcher {
         let mut found = Vec::new();
         // The line being looked at: its number and where it starts.
         let (mut no, mut start) = (1u32, 0usize);
-        while start < text.len() || (start == 0 && text.is_empty()) {
+        while start < text.len() {
             if stop() {
                 return None;
             }
             let Some(m) = self.regex.search(&Input::new(text).range(start..)) else {
                 break;
             };
+            if m.start() == text.len() && text.ends_with('\n') {
+                // An empty match after the last newline: that is not a line.
+                break;
+            }
             // Move to the line holding the match's start.
             let skipped = memchr::memchr_iter(b'\n', &bytes[start..m.start()]).count();
             if skipped > 0 {
@@ -202,6 +206,10 @@ mod tests {
             assert_eq!(m(p).lines(text, &never).unwrap(), naive(p, text), "{p}");
         }
         assert_eq!(m("a").lines("", &never).unwrap(), Vec::<u32>::new());
+        assert_eq!(m("^\\s*$").lines("", &never).unwrap(), Vec::<u32>::new());
+        assert_eq!(m("^\\s*$").lines("a\n", &never).unwrap(), Vec::<u32>::new());
+        assert_eq!(m("^\\s*$").lines("a\n\n", &never).unwrap(), vec![2]);
+        assert_eq!(m("$").lines("a\nb", &never).unwrap(), vec![1, 2]);
         assert_eq!(m("^").lines("x\n", &never).unwrap(), vec![1]);
     }
 

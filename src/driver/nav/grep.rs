@@ -230,7 +230,7 @@ fn parse_after(req: &Request<'_>, given: &str) -> Result<(Vec<u8>, u32), NavErro
         )
     };
     let (path, line) = given.rsplit_once(':').ok_or_else(bad)?;
-    if path.is_empty() || line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) {
+    if line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad());
     }
     let line: u32 = line.parse().map_err(|_| bad())?;

@@ -43,7 +43,7 @@ struct Args {
     #[serde(default)]
     budget: Option<arg::Tokens>,
     #[serde(default)]
-    after: Option<arg::Text>,
+    after: Option<Value>,
 }
 
 impl Tool for Grep {
@@ -131,6 +131,11 @@ impl Tool for Grep {
                 "argument \"pattern\" is required: what to search for".into(),
             ));
         };
+        let after = match args.after.as_ref().map(|a| navigation::path_arg("after", a)) {
+            None => None,
+            Some(Ok(a)) => Some(a),
+            Some(Err(o)) => return o,
+        };
         let req = match navigation::request(
             ctx,
             repo,
@@ -149,7 +154,7 @@ impl Tool for Grep {
             },
             context: args.context.map_or(0, |t| t.0),
             max_matches: args.max_matches.map(|t| t.0),
-            after: args.after.map(|t| t.0),
+            after,
         };
         match grep::grep(&req, &grep_args) {
             Ok(a) => {

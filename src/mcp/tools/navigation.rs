@@ -32,6 +32,31 @@ pub fn repo_arg(repo: Option<&Value>) -> Result<&Value, Outcome> {
     })
 }
 
+/// A path argument inside the repo (`what` names it): a string, decoded and proven by the
+/// driver; anything else is refused as `InvalidPath`, like a `repo` that is not a string.
+pub fn path_arg(what: &str, value: &Value) -> Result<String, Outcome> {
+    match value {
+        Value::String(s) => Ok(s.clone()),
+        other => {
+            let message = format!(
+                "{what} must be a string path inside the repository, got {}",
+                match other {
+                    Value::Null => "null",
+                    Value::Bool(_) => "a boolean",
+                    Value::Number(_) => "a number",
+                    Value::Array(_) => "an array",
+                    Value::Object(_) => "an object",
+                    Value::String(_) => "a string",
+                }
+            );
+            Err(Outcome::Rejected(
+                RpcError::invalid_params(message.clone())
+                    .with_data(json!({ "kind": "InvalidPath", "message": message })),
+            ))
+        }
+    }
+}
+
 /// The request for a call on `repo` with these globs and budget.
 pub fn request<'a>(
     ctx: &ToolContext<'a>,

@@ -23,7 +23,7 @@ pub struct Read;
 #[serde(deny_unknown_fields)]
 struct Args {
     repo: Option<Value>,
-    paths: Option<Vec<arg::Text>>,
+    paths: Option<Vec<Value>>,
     #[serde(default)]
     budget: Option<arg::Tokens>,
 }
@@ -112,12 +112,18 @@ impl Tool for Read {
                     .into(),
             ));
         };
-        let paths: Vec<String> = paths.into_iter().map(|t| t.0).collect();
+        let mut given = Vec::with_capacity(paths.len());
+        for (i, p) in paths.iter().enumerate() {
+            match navigation::path_arg(&format!("paths[{i}]"), p) {
+                Ok(p) => given.push(p),
+                Err(o) => return o,
+            }
+        }
         let req = match navigation::request(ctx, repo, Vec::new(), Vec::new(), args.budget.map(|t| t.0)) {
             Ok(r) => r,
             Err(o) => return o,
         };
-        match read::read(&req, &paths) {
+        match read::read(&req, &given) {
             Ok(a) => {
                 let structured = structured(&a);
                 navigation::result(ctx, a.text, structured)

@@ -26,7 +26,7 @@ pub struct Tree;
 struct Args {
     repo: Option<Value>,
     #[serde(default)]
-    path: Option<arg::Text>,
+    path: Option<Value>,
     #[serde(default)]
     depth: Option<arg::Tokens>,
     #[serde(default)]
@@ -115,6 +115,11 @@ impl Tool for Tree {
             Ok(r) => r,
             Err(o) => return o,
         };
+        let path = match args.path.as_ref().map(|p| navigation::path_arg("path", p)) {
+            None => None,
+            Some(Ok(p)) => Some(p),
+            Some(Err(o)) => return o,
+        };
         let req = match navigation::request(
             ctx,
             repo,
@@ -126,7 +131,7 @@ impl Tool for Tree {
             Err(o) => return o,
         };
         let tree_args = TreeArgs {
-            path: args.path.map(|t| t.0),
+            path,
             depth: args.depth.map(|t| t.0),
         };
         match tree::tree(&req, &tree_args) {

@@ -32,6 +32,9 @@ use std::fmt::Write as _;
 /// Most entries one call may name.
 pub const MAX_PATHS: usize = 100;
 
+/// Rows longer than this are estimated, not counted, when guessing the fit.
+const HUGE_ROW: usize = 64 << 10;
+
 /// One entry of `paths`, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -272,7 +275,13 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
             return (0, 0);
         };
         let row = r.item_text(s, j);
-        (count(&row) + if j == 0 { 12 } else { 0 }, row.len())
+        // A huge row is not worth counting to guess: a generous guess sends it to the cut.
+        let tokens = if row.len() > HUGE_ROW {
+            row.len() / 2
+        } else {
+            count(&row)
+        };
+        (tokens + if j == 0 { 12 } else { 0 }, row.len())
     };
     let fitted = fit::fit(n, limits, &count, &mut cost, &|k| r.render(k))?;
     let fitted = if fitted.k == 0 && n > 0 {
@@ -292,7 +301,7 @@ fn body(
     p: &Proven,
     allowance: &mut usize,
 ) -> Body {
-    let note = |why: String| Body::Note("not_shown", why, 0);
+    let note = |why: String| Body::Note("not_shown", format!("not shown: {why}"), 0);
     if p.is_dir() {
         return note("a directory; list it with tree".into());
     }
@@ -325,8 +334,7 @@ fn body(
         }
         Err(SkipReason::Sensitive { what }) => {
             return note(format!(
-                "sensitive file ({what}); not shown unless the repository's .gnawconfig \
-                 includes it by name"
+                "sensitive file ({what}); the repository's .gnawconfig can include it by name"
             ));
         }
         Err(reason) => return note(reason.describe()),
@@ -340,7 +348,7 @@ fn body(
         return Body::Note(
             "not_shown",
             format!(
-                "the range starts at line {} but the file has {total} lines",
+                "not shown: the range starts at line {} but the file has {total} lines",
                 entry.start
             ),
             total,
@@ -546,7 +554,23 @@ impl Render<'_> {
             let text = render(0);
             return Err(fit::too_small(self.limits, count(&text), text.len()));
         };
+        // Gallop up from a short prefix, then bisect: no count is much longer than the answer.
         let (mut lo, mut hi) = (0, line.len());
+        let mut step = 256;
+        while step < line.len() {
+            let at = boundary(step);
+            match fits(at) {
+                Some(f) => {
+                    best = f;
+                    lo = at;
+                    step *= 2;
+                }
+                None => {
+                    hi = at;
+                    break;
+                }
+            }
+        }
         while hi > lo + 1 {
             let mid = boundary(lo + (hi - lo) / 2);
             if mid <= lo {
@@ -622,7 +646,7 @@ impl Render<'_> {
                     }
                     Body::Note(status, why, total) if n > 0 => {
                         report.status = status;
-                        report.reason = why.clone();
+                        report.reason = why.strip_prefix("not shown: ").unwrap_or(why).to_string();
                         report.total_lines = *total;
                     }
                     _ => {}

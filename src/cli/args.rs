@@ -14,7 +14,17 @@ use std::path::PathBuf;
 /// leaves out hidden, binary, oversized and non-regular files, and renders the rest as markdown,
 /// xml or json. A .gnawconfig TOML file at the repo root sets defaults; flags override it.
 #[derive(Parser, Debug)]
-#[command(name = "gnaw", version, max_term_width = 100)]
+#[command(
+    name = "gnaw",
+    version,
+    max_term_width = 100,
+    after_help = "Navigate a repository instead (the text gnaw-mcp's tools answer):\n  \
+                  gnaw read REPO PATH[:START-END]...   numbered lines, within --budget\n  \
+                  gnaw grep REPO PATTERN               matching lines by file, with totals\n  \
+                  gnaw tree REPO [PATH]                the tree with lines, bytes and tokens\n\
+                  See gnaw read --help (grep, tree). To extract a directory named read, grep or \
+                  tree, write ./tree."
+)]
 pub struct Args {
     /// The repository to extract
     #[arg(default_value = ".")]
@@ -136,7 +146,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("invalid size {s:?}; use a byte count or e.g. 512KiB, 2MiB"))
 }
 
-fn parse_secrets(s: &str) -> Result<SecretsMode, String> {
+pub(super) fn parse_secrets(s: &str) -> Result<SecretsMode, String> {
     s.parse()
 }
 

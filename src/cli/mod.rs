@@ -1,9 +1,11 @@
 //! The `gnaw` command line: flags ([`args`]) into an [`ExtractionSpec`], the prompt onto stdout
-//! or the `-o` file ([`output`]), and the summary onto stderr ([`report`]).
+//! or the `-o` file ([`output`]), and the summary onto stderr ([`report`]). `gnaw read|grep|tree`
+//! are the navigation subcommands ([`nav`]); any other first argument is a repository.
 //!
 //! Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error.
 
 pub mod args;
+pub mod nav;
 pub mod output;
 pub mod report;
 
@@ -17,6 +19,17 @@ use crate::stages::source;
 use gnaw_sandbox::{Root, RootError};
 use report::Progress;
 use std::io::{IsTerminal, Read, Write};
+
+/// Parse the process's arguments (program name first) and run: a navigation subcommand when
+/// the first argument names one, else an extraction. Returns the process exit code.
+pub fn main_from(args: Vec<std::ffi::OsString>) -> i32 {
+    use clap::Parser;
+    if nav::is_nav(&args) {
+        nav::main_with(nav::NavArgs::parse_from(args))
+    } else {
+        main_with(Args::parse_from(args))
+    }
+}
 
 /// Run the CLI; returns the process exit code.
 pub fn main_with(args: Args) -> i32 {

@@ -9,11 +9,13 @@
 //! | plan | [`plan`] | rank, then fit the budget, measuring every candidate prompt exactly |
 //! | assemble | [`assemble`] | the prompt, in memory or streamed to its destination |
 //!
-//! [`extraction`] is what a run hands back, and [`summary`] its bounded summary.
+//! [`extraction`] is what a run hands back, and [`summary`] its bounded summary. [`nav`] drives
+//! the navigation tools (`read`, `grep`, `tree`) with the same per-file step.
 
 pub mod assemble;
 pub mod extraction;
 pub mod file;
+pub mod nav;
 pub mod options;
 pub mod plan;
 pub mod summary;

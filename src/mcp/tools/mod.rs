@@ -17,10 +17,15 @@ macro_rules! registry {
 
 // What extract and estimate share (not a tool).
 pub mod extraction;
+// What read, grep and tree share (not a tool).
+pub mod navigation;
 
 registry! {
     extract::Extract,
     estimate::Estimate,
+    tree::Tree,
+    grep::Grep,
+    read::Read,
 }
 
 /// The tool called `name`.

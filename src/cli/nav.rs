@@ -1,0 +1,197 @@
+//! The `gnaw read`, `gnaw grep` and `gnaw tree` subcommands: the navigation tools on the command
+//! line, printing exactly the text the MCP tools of the same names answer (under the CLI's
+//! policy: secrets are reported, not redacted, unless `--secrets redact` or `.gnawconfig` says
+//! so). A first argument other than these three names is a repository to extract, as always, so
+//! `gnaw .` and `gnaw some/dir` are unchanged; a repository directory named like a subcommand is
+//! extracted as `gnaw ./tree`.
+
+use super::args::parse_secrets;
+use crate::driver::nav::grep::{GrepArgs, grep};
+use crate::driver::nav::read::read;
+use crate::driver::nav::tree::{TreeArgs, tree};
+use crate::driver::nav::{NavError, Request};
+use crate::spec::{Overrides, Policy};
+use crate::stages::grep::PatternOptions;
+use crate::vocab::SecretsMode;
+use clap::{ArgAction, Args as ClapArgs, Parser, Subcommand};
+use gnaw_sandbox::Root;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// The subcommand names; any other first argument is a repository.
+pub const SUBCOMMANDS: [&str; 3] = ["read", "grep", "tree"];
+
+/// Navigate a repository: read lines, search, or list the tree with token counts.
+#[derive(Parser, Debug)]
+#[command(name = "gnaw", version, max_term_width = 100)]
+pub struct NavArgs {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print lines of files, numbered: PATH, PATH:START-END, PATH:START- or PATH:N (1-based)
+    Read {
+        /// The repository
+        repo: PathBuf,
+        /// Files to read, relative to the repository, each with an optional range
+        #[arg(required = true, value_name = "PATH[:RANGE]")]
+        paths: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the lines matching a pattern (Rust regex syntax), grouped by file, with totals
+    Grep {
+        /// The repository
+        repo: PathBuf,
+        /// What to find
+        pattern: String,
+        /// Treat PATTERN as a literal string
+        #[arg(short = 'F', long)]
+        fixed_strings: bool,
+        /// Match letters in either case
+        #[arg(short, long)]
+        ignore_case: bool,
+        /// Lines of context before and after each match
+        #[arg(short = 'C', long, value_name = "N", default_value_t = 0)]
+        context: usize,
+        /// Most matches to print (default 200)
+        #[arg(short = 'm', long, value_name = "N")]
+        max_matches: Option<usize>,
+        /// Continue after this position (PATH:LINE), as a cut answer says
+        #[arg(long, value_name = "PATH:LINE")]
+        after: Option<String>,
+        #[command(flatten)]
+        filter: Filter,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the directory tree with lines, bytes and exact tokens per entry, biggest first
+    Tree {
+        /// The repository
+        repo: PathBuf,
+        /// A directory inside it to list
+        path: Option<String>,
+        /// Most levels to show
+        #[arg(long, value_name = "N")]
+        depth: Option<usize>,
+        #[command(flatten)]
+        filter: Filter,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+/// Include and exclude globs.
+#[derive(ClapArgs, Debug)]
+pub struct Filter {
+    /// Only consider paths matching these globs (repeatable, comma-separated)
+    #[arg(long, value_name = "GLOB", value_delimiter = ',', action = ArgAction::Append)]
+    pub include: Vec<String>,
+    /// Leave out paths matching these globs (repeatable, comma-separated)
+    #[arg(long, value_name = "GLOB", value_delimiter = ',', action = ArgAction::Append)]
+    pub exclude: Vec<String>,
+}
+
+/// What every subcommand takes.
+#[derive(ClapArgs, Debug)]
+pub struct Common {
+    /// Fit the answer into N tokens, with the continuation when cut (0 means unlimited)
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+    /// Secrets handling [possible values: off, warn, redact, block] [default: warn]
+    #[arg(long, value_name = "MODE", value_parser = parse_secrets)]
+    pub secrets: Option<SecretsMode>,
+    /// Apply [profiles.NAME] from .gnawconfig
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+}
+
+/// Whether `args` (the process's arguments, program name first) name a subcommand.
+pub fn is_nav(args: &[std::ffi::OsString]) -> bool {
+    args.get(1)
+        .and_then(|a| a.to_str())
+        .is_some_and(|a| SUBCOMMANDS.contains(&a))
+}
+
+/// Run a subcommand; returns the process exit code.
+pub fn main_with(args: NavArgs) -> i32 {
+    match run(args) {
+        Ok(()) => 0,
+        Err((code, msg)) => {
+            eprintln!("gnaw: error: {msg}");
+            code
+        }
+    }
+}
+
+fn run(args: NavArgs) -> Result<(), (i32, String)> {
+    let (repo, common, filter) = match &args.command {
+        Command::Read { repo, common, .. } => (repo, common, None),
+        Command::Grep {
+            repo,
+            common,
+            filter,
+            ..
+        }
+        | Command::Tree {
+            repo,
+            common,
+            filter,
+            ..
+        } => (repo, common, Some(filter)),
+    };
+    let root = Root::new(repo, true).map_err(|e| (2, super::repo_error(&e)))?;
+    let req = Request {
+        repo: root.as_dir(),
+        overrides: Overrides {
+            include: filter.map(|f| f.include.clone()).unwrap_or_default(),
+            exclude: filter.map(|f| f.exclude.clone()).unwrap_or_default(),
+            budget: common.budget,
+            secrets: common.secrets,
+            profile: common.profile.clone(),
+            ..Default::default()
+        },
+        policy: Policy::cli(),
+        cache: None,
+        observer: None,
+        max_text_bytes: usize::MAX,
+    };
+    let text = match args.command {
+        Command::Read { paths, .. } => read(&req, &paths).map(|a| a.text),
+        Command::Grep {
+            pattern,
+            fixed_strings,
+            ignore_case,
+            context,
+            max_matches,
+            after,
+            ..
+        } => grep(
+            &req,
+            &GrepArgs {
+                pattern,
+                options: PatternOptions {
+                    fixed_strings,
+                    ignore_case,
+                },
+                context,
+                max_matches,
+                after,
+            },
+        )
+        .map(|a| a.text),
+        Command::Tree { path, depth, .. } => tree(&req, &TreeArgs { path, depth }).map(|a| a.text),
+    }
+    .map_err(|e| match e {
+        NavError::Argument { message, .. } => (2, message),
+        NavError::Run(e) => (e.exit_code(), e.to_string()),
+    })?;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err((1, format!("cannot write to stdout: {e}"))),
+    }
+}

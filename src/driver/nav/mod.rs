@@ -1,0 +1,22 @@
+//! The navigation tools' driver: `read`, `grep` and `tree`, for the MCP tools of the same names
+//! and the `gnaw read|grep|tree` subcommands, which print the same text.
+//!
+//! | module | job |
+//! |---|---|
+//! | [`session`] | one call's settings (as `extract` resolves them), path arguments proven inside the repo, the per-file step over many files |
+//! | [`fit`] | the most items whose rendered answer, counted whole, fits the budget and the byte ceiling |
+//! | [`read`] | lines of files by range, numbered, with the exact continuation |
+//! | [`grep`] | matching lines of the text the model would be shown, grouped by file, with totals and the continuation |
+//! | [`tree`] | the directory tree with each entry's lines, bytes and exact tokens, biggest first |
+//!
+//! Every tool reads files only through the per-file step `extract` uses ([`crate::driver::file`]):
+//! the same read stage, sensitive-file rule and secrets scan, the same warm cache. What a tool
+//! searches, counts or shows is the scanned (by default redacted) text, never the raw file.
+
+pub mod fit;
+pub mod grep;
+pub mod read;
+pub mod session;
+pub mod tree;
+
+pub use session::{NavError, Request};

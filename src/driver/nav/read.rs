@@ -1,0 +1,704 @@
+//! `read`: the lines of one or more files, by range, numbered, exactly within a token budget and
+//! a byte ceiling, with the exact continuation when cut.
+//!
+//! Each entry is `path`, `path:START-END`, `path:START-` or `path:N` (1-based, inclusive; the
+//! range is what follows the *last* `:`, so `a:b.txt:1-` reads `a:b.txt`). Every path is proven
+//! inside the repo before anything is read. Files are read by the per-file step `extract` uses:
+//! regular files only, opened beneath the repo and checked against the proof's identity, binary,
+//! sensitive and hard-linked files reported and not shown, secrets handled by the policy in
+//! force (redacted by default in gnaw-mcp), non-UTF-8 text marked. The whole file is scanned
+//! before any range of it is cut out, so a range can never show part of a secret.
+//!
+//! A file over `max_file_size` is read only when a range is given, up to the operator's ceiling
+//! ([`super::session::Session::range_ceiling`]). Lines are shown as the scanned text has them.
+//!
+//! The answer is the sections of the entries in order (a header, then `N | line` rows), cut so
+//! that its exact token count is within the budget and its size within the ceiling. When cut, its
+//! last line names the `paths` argument that continues it: the rest of the cut file's range and
+//! every entry not reached, as given. Following continuations shows every line exactly once. A
+//! single line too long for the whole budget is shown cut, and marked so.
+
+use super::fit::{self, Fitted, Limits};
+use super::session::{NavError, Proven, Request, Session, prove, quote, repo_root};
+use crate::driver::file::FileContext;
+use crate::error::Error;
+use crate::stages::count;
+use crate::stages::filter::Filter;
+use crate::vocab::{Encoding, SkipReason, display_path};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// Most entries one call may name.
+pub const MAX_PATHS: usize = 100;
+
+/// Rows longer than this are estimated, not counted, when guessing the fit.
+const HUGE_ROW: usize = 64 << 10;
+
+/// One entry of `paths`, parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The entry as given.
+    pub given: String,
+    /// Its path part.
+    pub path: String,
+    /// First line (1-based).
+    pub start: u64,
+    /// Last line, when given.
+    pub end: Option<u64>,
+    /// A range was given.
+    pub ranged: bool,
+}
+
+/// Parse `path[:START[-[END]]]`. `what` names the entry in messages.
+pub fn parse_entry(what: &str, given: &str) -> Result<Entry, NavError> {
+    let whole = Entry {
+        given: given.to_string(),
+        path: given.to_string(),
+        start: 1,
+        end: None,
+        ranged: false,
+    };
+    let Some((path, range)) = given.rsplit_once(':') else {
+        return Ok(whole);
+    };
+    let (a, b) = match range.split_once('-') {
+        Some((a, b)) => (a, Some(b)),
+        None => (range, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    if !digits(a) || b.is_some_and(|b| !b.is_empty() && !digits(b)) {
+        return Ok(whole);
+    }
+    let bad = |why: String| {
+        NavError::argument(
+            "InvalidArguments",
+            format!(
+                "{what} {}: {why}; write path, path:START-END, path:START- or path:N (lines \
+                 count from 1)",
+                quote(given)
+            ),
+        )
+    };
+    let num = |s: &str| {
+        s.parse::<u64>()
+            .map_err(|_| bad(format!("{s} is too large")))
+    };
+    let start = num(a)?;
+    let end = match b {
+        None => Some(start),
+        Some("") => None,
+        Some(b) => Some(num(b)?),
+    };
+    if start == 0 {
+        return Err(bad("line 0 does not exist".into()));
+    }
+    if let Some(e) = end
+        && e < start
+    {
+        return Err(bad(format!(
+            "the range ends ({e}) before it starts ({start})"
+        )));
+    }
+    if path.is_empty() {
+        return Err(bad("the path is empty".into()));
+    }
+    Ok(Entry {
+        given: given.to_string(),
+        path: path.to_string(),
+        start,
+        end,
+        ranged: true,
+    })
+}
+
+/// How one entry ended up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileReport {
+    /// The file's path, as gnaw shows paths.
+    pub path: String,
+    /// `shown`, `partial`, `empty`, `not_shown` or `not_reached`.
+    pub status: &'static str,
+    /// Why it is not shown (empty otherwise).
+    pub reason: String,
+    /// Lines in the file (0 when not read).
+    pub total_lines: u64,
+    /// First and last line shown (0 when none).
+    pub start: u64,
+    pub end: u64,
+    /// Exact tokens of the shown rows (counted alone).
+    pub tokens: usize,
+    pub lossy: bool,
+}
+
+/// What `read` answers.
+#[derive(Clone, Debug)]
+pub struct ReadAnswer {
+    /// The text for the model.
+    pub text: String,
+    /// Its exact token count.
+    pub tokens: usize,
+    pub encoding: Encoding,
+    pub budget: Option<usize>,
+    pub files: Vec<FileReport>,
+    /// The `paths` argument that continues the answer; empty when it is complete.
+    pub next: Vec<String>,
+}
+
+/// A read entry's content.
+enum Body {
+    /// Rows `start..start + lines.len()` of a file of `total` lines; the range ends at `last`.
+    Lines {
+        total: u64,
+        start: u64,
+        last: u64,
+        lines: Vec<String>,
+        lossy: bool,
+    },
+    /// One line of note instead of rows: `status` and the note.
+    Note(&'static str, String, u64),
+    /// Not read: the answer was full before it.
+    NotReached,
+}
+
+struct Section {
+    entry: Entry,
+    shown: String,
+    body: Body,
+}
+
+impl Section {
+    fn items(&self) -> usize {
+        match &self.body {
+            Body::Lines { lines, .. } => lines.len(),
+            Body::Note(..) => 1,
+            Body::NotReached => 0,
+        }
+    }
+
+    /// The entry that continues this section after `shown` of its items.
+    fn rest(&self, shown: usize) -> Option<String> {
+        match &self.body {
+            Body::Lines { start, last, .. } if shown > 0 => {
+                let next = start + shown as u64;
+                (next <= *last).then(|| match self.entry.end {
+                    Some(e) => format!("{}:{next}-{e}", self.entry.path),
+                    None => format!("{}:{next}-", self.entry.path),
+                })
+            }
+            Body::Note(..) if shown > 0 => None,
+            _ => Some(self.entry.given.clone()),
+        }
+    }
+}
+
+/// Read `paths` in `req`'s repository.
+pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError> {
+    if paths.is_empty() {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            "paths is empty; name at least one file, e.g. [\"src/main.rs\"] or [\"src/main.rs:1-200\"]",
+        ));
+    }
+    if paths.len() > MAX_PATHS {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            format!(
+                "paths names {} files; at most {MAX_PATHS} per call",
+                paths.len()
+            ),
+        ));
+    }
+    // Every entry is parsed and proven before anything is read (.gnawconfig included).
+    let root = repo_root(req)?;
+    let mut proven: Vec<(Entry, Proven)> = Vec::with_capacity(paths.len());
+    for (i, given) in paths.iter().enumerate() {
+        let what = format!("paths[{i}]");
+        let entry = parse_entry(&what, given)?;
+        let p = prove(&root, &what, &entry.path)?;
+        proven.push((entry, p));
+    }
+    let session = Session::open(req)?;
+    let fo = session.file_options(false, None);
+    let ctx = session.context(&fo)?;
+    let big_fo = session.file_options(false, Some(session.range_ceiling()));
+    let big_ctx = session.context(&big_fo)?;
+    let excluded = Filter::new(&[], &session.options.exclude)?;
+    let budget = session.budget();
+    let limits = Limits {
+        budget,
+        max_bytes: req.max_text_bytes,
+    };
+    // Rows are copied out of a file only while the answer could still show them.
+    let mut allowance = limits
+        .max_bytes
+        .min(budget.map_or(usize::MAX, |b| b.saturating_mul(16)));
+    let total = proven.len();
+    let mut sections = Vec::with_capacity(total);
+    for (n, (entry, p)) in proven.into_iter().enumerate() {
+        if session.cancelled() {
+            return Err(Error::Cancelled.into());
+        }
+        let shown = display_path(&p.rel);
+        let body = if allowance == 0 {
+            Body::NotReached
+        } else {
+            let b = body(&ctx, &big_ctx, &excluded, &entry, &p, &mut allowance);
+            if let Some(o) = req.observer {
+                o.progress(n + 1, total);
+            }
+            b
+        };
+        sections.push(Section { entry, shown, body });
+    }
+    let encoding = session.encoding();
+    let r = Render {
+        sections: &sections,
+        limits,
+        encoding,
+        memo: RefCell::new(HashMap::new()),
+    };
+    let n: usize = sections.iter().map(Section::items).sum();
+    let count = |s: &str| count::count(encoding, s);
+    // Each row's own count guides the fit; the first row of a section carries its header.
+    let item_at = |mut i: usize| -> Option<(usize, usize)> {
+        for (s, sec) in sections.iter().enumerate() {
+            if i < sec.items() {
+                return Some((s, i));
+            }
+            i -= sec.items();
+        }
+        None
+    };
+    let mut cost = |i: usize| -> (usize, usize) {
+        let Some((s, j)) = item_at(i) else {
+            return (0, 0);
+        };
+        let row = r.item_text(s, j);
+        // A huge row is not worth counting to guess: a generous guess sends it to the cut.
+        let tokens = if row.len() > HUGE_ROW {
+            row.len() / 2
+        } else {
+            count(&row)
+        };
+        (tokens + if j == 0 { 12 } else { 0 }, row.len())
+    };
+    let fitted = fit::fit(n, limits, &count, &mut cost, &|k| r.render(k))?;
+    let fitted = if fitted.k == 0 && n > 0 {
+        r.cut_first_line(&count)?
+    } else {
+        fitted
+    };
+    Ok(r.answer(fitted, budget))
+}
+
+/// Read one proven entry into its section body; `allowance` is what rows may still take.
+fn body(
+    ctx: &FileContext<'_>,
+    big_ctx: &FileContext<'_>,
+    excluded: &Filter,
+    entry: &Entry,
+    p: &Proven,
+    allowance: &mut usize,
+) -> Body {
+    let note = |why: String| Body::Note("not_shown", format!("not shown: {why}"), 0);
+    if p.is_dir() {
+        return note("a directory; list it with tree".into());
+    }
+    if p.in_git() {
+        return note("inside .git, which is never read".into());
+    }
+    if !excluded.keeps(&p.rel) {
+        return note("excluded by the repository's .gnawconfig".into());
+    }
+    let c = p.candidate();
+    let mut outcome = crate::driver::file::process_named(ctx, &c).1.0;
+    let limit = ctx.options.read.max_file_size;
+    let ceiling = big_ctx.options.read.max_file_size;
+    if matches!(outcome, Err(SkipReason::TooLarge { .. })) && entry.ranged && ceiling > limit {
+        outcome = crate::driver::file::process_named(big_ctx, &c).1.0;
+    }
+    let body = match outcome {
+        Ok(b) => b,
+        Err(SkipReason::TooLarge { .. }) if !entry.ranged && ceiling > limit => {
+            return note(format!(
+                "larger than max_file_size ({limit} bytes); read it by range, e.g. \"{}:1-400\" \
+                 (a range may read files of up to {ceiling} bytes)",
+                entry.path
+            ));
+        }
+        Err(SkipReason::TooLarge { limit }) => {
+            return note(format!(
+                "larger than {limit} bytes, the most this server reads of one file"
+            ));
+        }
+        Err(SkipReason::Sensitive { what }) => {
+            return note(format!(
+                "sensitive file ({what}); the repository's .gnawconfig can include it by name"
+            ));
+        }
+        Err(reason) => return note(reason.describe()),
+    };
+    let text: &str = &body.text;
+    let total = line_count(text);
+    if total == 0 {
+        return Body::Note("empty", "empty file".into(), 0);
+    }
+    if entry.start > total {
+        return Body::Note(
+            "not_shown",
+            format!(
+                "not shown: the range starts at line {} but the file has {total} lines",
+                entry.start
+            ),
+            total,
+        );
+    }
+    let last = entry.end.map_or(total, |e| e.min(total));
+    let mut lines = Vec::new();
+    for line in text
+        .split('\n')
+        .skip((entry.start - 1) as usize)
+        .take((last - entry.start + 1) as usize)
+    {
+        if *allowance == 0 && !lines.is_empty() {
+            break;
+        }
+        *allowance = allowance.saturating_sub(line.len() + 8);
+        lines.push(line.to_string());
+    }
+    Body::Lines {
+        total,
+        start: entry.start,
+        last,
+        lines,
+        lossy: body.lossy,
+    }
+}
+
+/// Lines in `text`: a last line without `\n` counts.
+pub fn line_count(text: &str) -> u64 {
+    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
+    newlines + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// Renders answers for a read.
+struct Render<'a> {
+    sections: &'a [Section],
+    limits: Limits,
+    encoding: Encoding,
+    /// Tokens of a section's first `n` rows, by (section, n).
+    memo: RefCell<HashMap<(usize, usize), usize>>,
+}
+
+impl Render<'_> {
+    /// Width of the row numbers of section `s`.
+    fn width(&self, s: usize) -> usize {
+        match &self.sections[s].body {
+            Body::Lines { last, .. } => last.to_string().len(),
+            _ => 1,
+        }
+    }
+
+    /// Item `j` of section `s` as rendered (a row, or the note line).
+    fn item_text(&self, s: usize, j: usize) -> String {
+        let sec = &self.sections[s];
+        match &sec.body {
+            Body::Lines { start, lines, .. } => {
+                let w = self.width(s);
+                format!("{:>w$} | {}\n", start + j as u64, lines[j])
+            }
+            Body::Note(_, why, _) => format!("==> {}: {why}\n", sec.shown),
+            Body::NotReached => String::new(),
+        }
+    }
+
+    /// The rows of section `s`, first `n`.
+    fn rows(&self, s: usize, n: usize) -> String {
+        let mut out = String::new();
+        for j in 0..n {
+            out.push_str(&self.item_text(s, j));
+        }
+        out
+    }
+
+    fn rows_tokens(&self, s: usize, n: usize, rows: &str) -> usize {
+        *self
+            .memo
+            .borrow_mut()
+            .entry((s, n))
+            .or_insert_with(|| count::count(self.encoding, rows))
+    }
+
+    /// How many items each section shows when the answer shows `k`.
+    fn allot(&self, mut k: usize) -> Vec<usize> {
+        self.sections
+            .iter()
+            .map(|sec| {
+                let n = sec.items().min(k);
+                k -= n;
+                n
+            })
+            .collect()
+    }
+
+    /// The answer showing the first `k` items.
+    fn render(&self, k: usize) -> String {
+        let shown = self.allot(k);
+        let mut out = String::new();
+        for (s, sec) in self.sections.iter().enumerate() {
+            let n = shown[s];
+            if n == 0 {
+                continue;
+            }
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            match &sec.body {
+                Body::Lines {
+                    total,
+                    start,
+                    lossy,
+                    ..
+                } => {
+                    let rows = self.rows(s, n);
+                    let tokens = self.rows_tokens(s, n, &rows);
+                    let _ = writeln!(
+                        out,
+                        "==> {}: lines {start}-{} of {total} ({tokens} tokens){}",
+                        sec.shown,
+                        start + n as u64 - 1,
+                        lossy_note(*lossy)
+                    );
+                    out.push_str(&rows);
+                }
+                _ => out.push_str(&self.item_text(s, 0)),
+            }
+        }
+        self.footer(&mut out, &self.next(&shown, None));
+        out
+    }
+
+    /// The continuation after `shown` items per section; `cut_first` when the first row shown
+    /// was cut (its section continues after it).
+    fn next(&self, shown: &[usize], cut_first: Option<usize>) -> Vec<String> {
+        self.sections
+            .iter()
+            .enumerate()
+            .filter_map(|(s, sec)| match cut_first {
+                Some(c) if c == s => sec.rest(1),
+                _ => sec.rest(shown[s]),
+            })
+            .collect()
+    }
+
+    fn footer(&self, out: &mut String, next: &[String]) {
+        if next.is_empty() {
+            return;
+        }
+        let limit = match self.limits.budget {
+            Some(b) => format!("the budget of {b} tokens"),
+            None => format!("the limit of {} bytes", self.limits.max_bytes),
+        };
+        let args = serde_json::json!({ "paths": next });
+        let _ = write!(out, "\n--- cut to fit {limit}. Continue with: {args}\n");
+    }
+
+    /// The answer when not even the first row fits: that row cut to the longest prefix that
+    /// does, marked, with the continuation after it.
+    fn cut_first_line(&self, count: &dyn Fn(&str) -> usize) -> Result<Fitted, Error> {
+        let Some(s) = self.sections.iter().position(|sec| sec.items() > 0) else {
+            return Err(fit::too_small(self.limits, 0, 0));
+        };
+        let sec = &self.sections[s];
+        let Body::Lines {
+            total,
+            start,
+            lines,
+            lossy,
+            ..
+        } = &sec.body
+        else {
+            let text = self.render(0);
+            return Err(fit::too_small(self.limits, count(&text), text.len()));
+        };
+        let line = &lines[0];
+        let mut shown = vec![0; self.sections.len()];
+        shown[s] = 1;
+        let next = self.next(&shown, Some(s));
+        let render = |len: usize| {
+            let mut out = format!(
+                "==> {}: line {start} of {total}, cut to its first {len} of {} bytes: the whole \
+                 line does not fit{}\n{start} | {} [line cut]\n",
+                sec.shown,
+                line.len(),
+                lossy_note(*lossy),
+                &line[..len]
+            );
+            self.footer(&mut out, &next);
+            out
+        };
+        let fits = |len: usize| -> Option<(String, usize)> {
+            let text = render(len);
+            let tokens = count(&text);
+            (text.len() <= self.limits.max_bytes && self.limits.budget.is_none_or(|b| tokens <= b))
+                .then_some((text, tokens))
+        };
+        let boundary = |mut i: usize| {
+            while !line.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let Some(mut best) = fits(0) else {
+            let text = render(0);
+            return Err(fit::too_small(self.limits, count(&text), text.len()));
+        };
+        // Gallop up from a short prefix, then bisect: no count is much longer than the answer.
+        let (mut lo, mut hi) = (0, line.len());
+        let mut step = 256;
+        while step < line.len() {
+            let at = boundary(step);
+            match fits(at) {
+                Some(f) => {
+                    best = f;
+                    lo = at;
+                    step *= 2;
+                }
+                None => {
+                    hi = at;
+                    break;
+                }
+            }
+        }
+        while hi > lo + 1 {
+            let mid = boundary(lo + (hi - lo) / 2);
+            if mid <= lo {
+                break;
+            }
+            match fits(mid) {
+                Some(f) => {
+                    best = f;
+                    lo = mid;
+                }
+                None => hi = mid,
+            }
+        }
+        Ok(Fitted {
+            k: usize::MAX,
+            text: best.0,
+            tokens: best.1,
+        })
+    }
+
+    /// The answer for the fitted text (`k == usize::MAX`: the first row was cut).
+    fn answer(&self, fitted: Fitted, budget: Option<usize>) -> ReadAnswer {
+        let cut = fitted.k == usize::MAX;
+        let shown = if cut {
+            let mut v = vec![0; self.sections.len()];
+            if let Some(s) = self.sections.iter().position(|sec| sec.items() > 0) {
+                v[s] = 1;
+            }
+            v
+        } else {
+            self.allot(fitted.k)
+        };
+        let cut_at = cut.then(|| shown.iter().position(|&n| n > 0)).flatten();
+        let files = self
+            .sections
+            .iter()
+            .enumerate()
+            .map(|(s, sec)| {
+                let n = shown[s];
+                let mut report = FileReport {
+                    path: sec.shown.clone(),
+                    status: "not_reached",
+                    reason: String::new(),
+                    total_lines: 0,
+                    start: 0,
+                    end: 0,
+                    tokens: 0,
+                    lossy: false,
+                };
+                match &sec.body {
+                    Body::Lines {
+                        total,
+                        start,
+                        last,
+                        lossy,
+                        ..
+                    } => {
+                        report.total_lines = *total;
+                        report.lossy = *lossy;
+                        if n > 0 {
+                            let end = start + n as u64 - 1;
+                            report.status = if end == *last && cut_at != Some(s) {
+                                "shown"
+                            } else {
+                                "partial"
+                            };
+                            report.start = *start;
+                            report.end = end;
+                            if cut_at != Some(s) {
+                                report.tokens = self.rows_tokens(s, n, &self.rows(s, n));
+                            }
+                        }
+                    }
+                    Body::Note(status, why, total) if n > 0 => {
+                        report.status = status;
+                        report.reason = why.strip_prefix("not shown: ").unwrap_or(why).to_string();
+                        report.total_lines = *total;
+                    }
+                    _ => {}
+                }
+                report
+            })
+            .collect();
+        ReadAnswer {
+            next: self.next(&shown, cut_at),
+            text: fitted.text,
+            tokens: fitted.tokens,
+            encoding: self.encoding,
+            budget,
+            files,
+        }
+    }
+}
+
+fn lossy_note(lossy: bool) -> &'static str {
+    if lossy {
+        " (not valid UTF-8; invalid bytes shown as U+FFFD)"
+    } else {
+        ""
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_parse() {
+        let e = |s: &str| parse_entry("p", s).unwrap();
+        assert_eq!((e("a.rs").path.as_str(), e("a.rs").ranged), ("a.rs", false));
+        let r = e("src/a.rs:10-20");
+        assert_eq!(
+            (r.path.as_str(), r.start, r.end),
+            ("src/a.rs", 10, Some(20))
+        );
+        let r = e("a.rs:401-");
+        assert_eq!((r.start, r.end), (401, None));
+        let r = e("a.rs:7");
+        assert_eq!((r.start, r.end), (7, Some(7)));
+        let r = e("a:b.txt:1-");
+        assert_eq!(r.path, "a:b.txt");
+        assert_eq!(e("c:notarange").path, "c:notarange");
+        for bad in ["a.rs:0-3", "a.rs:9-3", ":1-2", "a.rs:99999999999999999999-"] {
+            assert!(parse_entry("p", bad).is_err(), "{bad}");
+        }
+        assert_eq!(line_count(""), 0);
+        assert_eq!(line_count("a"), 1);
+        assert_eq!(line_count("a\n"), 1);
+        assert_eq!(line_count("a\n\nb"), 3);
+    }
+}

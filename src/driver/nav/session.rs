@@ -1,0 +1,383 @@
+//! What the navigation tools share: one call's request and settings (`.gnawconfig`, overrides and
+//! the operator's floors, resolved exactly as for `extract`), the proof of every path argument
+//! inside the repo, and the per-file step (`driver::file`) run over a set of candidates with
+//! progress and cancellation.
+//!
+//! Path arguments are spelled as gnaw shows paths ([`crate::vocab::display_path`]): `\\`, `\n`,
+//! `\t`, `\r`, `\u{..}` and `\xNN` stand for the bytes they show, so every path a tool prints can
+//! be passed back as it is; a backslash that starts no such escape stands for itself. The decoded
+//! bytes are then proven inside the repo component by component, through directory fds, with the
+//! same containment as `--stdin` ([`gnaw_sandbox::ContainedDir::as_root`] then
+//! [`gnaw_sandbox::Root::contain`]): escaping cannot get around the proof, it only names bytes.
+
+use crate::cache::Cache;
+use crate::config::Options;
+use crate::driver::file::{self, FileContext, Processed};
+use crate::driver::options::{self, FileOptions};
+use crate::error::Error;
+use crate::par;
+use crate::spec::{ExtractionSpec, Mode, Observer, Overrides, Policy};
+use crate::stages::filter::Filter;
+use crate::stages::source::{self, Sourced, WalkOptions};
+use crate::vocab::{Candidate, Encoding, EntryKind};
+use gnaw_sandbox::beneath::{FileKind, Stat};
+use gnaw_sandbox::{BeneathDir, ContainedDir, Rejection, Root};
+use std::ffi::OsStr;
+use std::fmt;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// One navigation call.
+pub struct Request<'a> {
+    /// The repository, proven under the root.
+    pub repo: ContainedDir,
+    /// Include and exclude globs (added to `.gnawconfig`'s) and the budget (`Some(0)`: none).
+    pub overrides: Overrides,
+    /// The surface's defaults and the operator's floors.
+    pub policy: Policy,
+    /// The server's warm cache.
+    pub cache: Option<&'a Cache>,
+    pub observer: Option<&'a dyn Observer>,
+    /// Most bytes the answer's text may take (`usize::MAX`: no limit).
+    pub max_text_bytes: usize,
+}
+
+/// Why a navigation call gave no answer.
+#[derive(Debug)]
+pub enum NavError {
+    /// An argument cannot be used (a path that is not inside the repo, a bad range or
+    /// pattern): `kind` is stable (`OutsideRoot`, `NotFound`, `InvalidPath`, `NotADirectory`,
+    /// `NotAFile`, `InvalidArguments`, `InvalidPattern`).
+    Argument { kind: &'static str, message: String },
+    /// The run failed or was cancelled.
+    Run(Error),
+}
+
+impl NavError {
+    /// An argument error with `kind` and `message`.
+    pub fn argument(kind: &'static str, message: impl Into<String>) -> NavError {
+        NavError::Argument {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<Error> for NavError {
+    fn from(e: Error) -> NavError {
+        NavError::Run(e)
+    }
+}
+
+impl fmt::Display for NavError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NavError::Argument { message, .. } => f.write_str(message),
+            NavError::Run(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// A call's resolved settings and its open repository.
+pub struct Session<'r, 'a> {
+    pub req: &'r Request<'a>,
+    pub dir: BeneathDir,
+    pub options: Options,
+    spec: ExtractionSpec<'a>,
+}
+
+impl<'r, 'a> Session<'r, 'a> {
+    /// Open the repository and resolve `.gnawconfig` with the request's overrides and floors.
+    pub fn open(req: &'r Request<'a>) -> Result<Session<'r, 'a>, NavError> {
+        let spec = ExtractionSpec {
+            repo: req.repo.clone(),
+            overrides: req.overrides.clone(),
+            paths: None,
+            mode: Mode::Estimate,
+            observer: req.observer,
+            policy: req.policy,
+            cache: req.cache,
+        };
+        let dir = req.repo.open().map_err(|e| repo_open_error(&e))?;
+        let options = options::resolve(&dir, &spec)?;
+        Ok(Session {
+            req,
+            dir,
+            options,
+            spec,
+        })
+    }
+
+    /// The per-file settings: the very ones `extract` uses when `counting` (so the warm cache's
+    /// pieces are shared with it), else the same without token counts. `max_file_size` raises
+    /// the read limit (a range of a large file).
+    pub fn file_options(&self, counting: bool, max_file_size: Option<u64>) -> FileOptions {
+        let mut fo = FileOptions::new(&self.options, &self.spec, counting);
+        if let Some(max) = max_file_size {
+            fo.read.max_file_size = max;
+        }
+        fo
+    }
+
+    /// The file context for `fo`, sharing the request's cache.
+    pub fn context<'s>(&'s self, fo: &'s FileOptions) -> Result<FileContext<'s>, NavError> {
+        Ok(FileContext::new(&self.dir, fo, self.req.cache)?)
+    }
+
+    /// The token budget: the call's, else `.gnawconfig`'s, else the surface's default.
+    pub fn budget(&self) -> Option<usize> {
+        self.options.budget
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        self.options.encoding
+    }
+
+    /// The largest file a range may be read from: the operator's ceiling on `max_file_size`
+    /// (the server's default ceiling when the surface sets none), and never below the limit in
+    /// force.
+    pub fn range_ceiling(&self) -> u64 {
+        self.req
+            .policy
+            .max_file_size_cap
+            .unwrap_or(crate::spec::SERVER_MAX_FILE_SIZE_CAP)
+            .max(self.options.max_file_size)
+    }
+
+    /// Whether the call was cancelled.
+    pub fn cancelled(&self) -> bool {
+        self.req.observer.is_some_and(|o| o.cancelled())
+    }
+
+    /// Walk the repository as `extract` does: its ignore files, hidden and filter rules.
+    pub fn walk(&self) -> Result<Sourced, NavError> {
+        let filter = Arc::new(Filter::new(&self.options.include, &self.options.exclude)?);
+        let sourced = source::walk(
+            &self.dir,
+            &WalkOptions {
+                hidden: self.options.hidden,
+                no_ignore: self.options.no_ignore,
+                filter: &filter,
+                threads: par::threads(),
+            },
+        );
+        if self.cancelled() {
+            return Err(Error::Cancelled.into());
+        }
+        Ok(sourced)
+    }
+
+    /// Run the per-file step on every candidate in parallel (largest first), reporting progress,
+    /// and hand each outcome to `f` on the worker thread. Results come back in input order.
+    pub fn each_file<R: Send>(
+        &self,
+        ctx: &FileContext<'_>,
+        candidates: &[Candidate],
+        f: impl Fn(&Candidate, Processed) -> R + Sync,
+    ) -> Result<Vec<R>, NavError> {
+        let total = candidates.len();
+        let done = AtomicUsize::new(0);
+        let order = par::largest_first(candidates, |c| c.size);
+        let stop = || self.cancelled();
+        par::map(candidates, &order, par::threads(), &stop, |c| {
+            let r = f(c, file::process_named(ctx, c).1);
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(o) = self.req.observer {
+                o.progress(n, total);
+            }
+            r
+        })
+        .ok_or(NavError::Run(Error::Cancelled))
+    }
+}
+
+/// The request's repository as a root of its own, to prove paths given relative to it. Done
+/// before anything in the repository is read.
+pub fn repo_root(req: &Request<'_>) -> Result<Root, NavError> {
+    req.repo.as_root().map_err(|e| repo_open_error(&e).into())
+}
+
+/// Why the proven repository directory could not be opened.
+fn repo_open_error(e: &std::io::Error) -> Error {
+    if gnaw_sandbox::is_file_changed(e)
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::ELOOP | libc::EXDEV | libc::ENOTDIR)
+        )
+    {
+        Error::RepoChanged
+    } else {
+        Error::Io {
+            what: "cannot open the repository directory".into(),
+            error: e.to_string(),
+        }
+    }
+}
+
+/// A path argument proven inside the repo.
+#[derive(Clone, Debug)]
+pub struct Proven {
+    /// Relative to the repo, resolved (no links, `.` or `..`), raw bytes; empty for the repo.
+    pub rel: Vec<u8>,
+    /// What the proof saw of it.
+    pub stat: Stat,
+}
+
+impl Proven {
+    pub fn is_dir(&self) -> bool {
+        self.stat.kind == FileKind::Dir
+    }
+
+    /// The candidate the read stage opens: the proof's own identity, so a file swapped after
+    /// the proof is refused at the open.
+    pub fn candidate(&self) -> Candidate {
+        Candidate {
+            rel: self.rel.clone(),
+            kind: match self.stat.kind {
+                FileKind::File => EntryKind::File,
+                FileKind::Symlink => EntryKind::Symlink,
+                FileKind::Fifo => EntryKind::Other("fifo"),
+                FileKind::Socket => EntryKind::Other("socket"),
+                FileKind::CharDevice => EntryKind::Other("character device"),
+                FileKind::BlockDevice => EntryKind::Other("block device"),
+                FileKind::Dir => EntryKind::Other("directory"),
+                FileKind::Unknown => EntryKind::Other("unknown type"),
+            },
+            dev: self.stat.dev,
+            ino: self.stat.ino,
+            size: self.stat.size,
+            mtime_ns: self.stat.mtime_ns,
+            ctime_ns: self.stat.ctime_ns,
+        }
+    }
+
+    /// Whether it lies inside `.git` (never read).
+    pub fn in_git(&self) -> bool {
+        self.rel.split(|&b| b == b'/').any(|part| part == b".git")
+    }
+}
+
+/// Prove the path argument `given` (named `what` in messages, e.g. `paths[2]`) inside the repo
+/// `root`, or the `-32602` answer naming why not.
+pub fn prove(root: &Root, what: &str, given: &str) -> Result<Proven, NavError> {
+    let raw = parse_display(given);
+    match root.contain(OsStr::from_bytes(&raw)) {
+        Ok(c) => Ok(Proven {
+            rel: c.relative().as_os_str().as_bytes().to_vec(),
+            stat: *c.stat(),
+        }),
+        Err(r) => Err(NavError::argument(r.kind(), rejected(what, given, &r))),
+    }
+}
+
+/// The message for a refused path argument: only the caller's own input is echoed.
+fn rejected(what: &str, given: &str, r: &Rejection) -> String {
+    let shown = quote(given);
+    match r {
+        Rejection::OutsideRoot => format!(
+            "{what} {shown} resolves outside the repository; give a path inside it, relative to \
+             the repository, as tree and grep show them"
+        ),
+        Rejection::NotFound => format!(
+            "{what} {shown}: no such file or directory in the repository; find paths with tree \
+             or grep"
+        ),
+        Rejection::InvalidPath(why) => format!("{what} {shown} is not a usable path: {why}"),
+        Rejection::NotADirectory => format!("{what} {shown} ends with / but is not a directory"),
+    }
+}
+
+/// Quote an argument for a message: escaped, and cut after 200 bytes.
+pub fn quote(given: &str) -> String {
+    if given.len() > 200 {
+        let mut cut = 200;
+        while !given.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{:?}… ({} bytes)", &given[..cut], given.len())
+    } else {
+        format!("{given:?}")
+    }
+}
+
+/// The bytes a path spelled as [`crate::vocab::display_path`] shows it stand for: the inverse
+/// of `display_path` on everything it produces; a backslash that starts no escape it writes is
+/// kept as it is.
+pub fn parse_display(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let rest = &s[i + 1..];
+        let simple = match rest.as_bytes().first() {
+            Some(b'\\') => Some(b'\\'),
+            Some(b'n') => Some(b'\n'),
+            Some(b'r') => Some(b'\r'),
+            Some(b't') => Some(b'\t'),
+            _ => None,
+        };
+        if let Some(byte) = simple {
+            out.push(byte);
+            i += 2;
+            continue;
+        }
+        if let Some(hex) = rest.strip_prefix('x')
+            && hex.len() >= 2
+            && hex.as_bytes()[..2].iter().all(u8::is_ascii_hexdigit)
+            && let Ok(byte) = u8::from_str_radix(&hex[..2], 16)
+        {
+            out.push(byte);
+            i += 4;
+            continue;
+        }
+        if let Some(body) = rest.strip_prefix("u{")
+            && let Some(close) = body.find('}')
+            && (1..=6).contains(&close)
+            && let Ok(n) = u32::from_str_radix(&body[..close], 16)
+            && let Some(c) = char::from_u32(n)
+        {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            i += 1 + 2 + close + 1;
+            continue;
+        }
+        out.push(b'\\');
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::display_path;
+
+    #[test]
+    fn parse_display_inverts_display_path() {
+        let names: [&[u8]; 9] = [
+            b"a/b.rs",
+            b"nl\nname",
+            b"back\\slash",
+            b"lit\\nname",
+            b"bad\xffname\x80",
+            "rlo\u{202e}txt".as_bytes(),
+            b"ansi\x1b[31m",
+            b"tab\tcr\r",
+            "caf\u{e9}/\u{1F600}".as_bytes(),
+        ];
+        for name in names {
+            assert_eq!(parse_display(&display_path(name)), name, "{name:?}");
+        }
+        // Backslashes that start no escape stand for themselves.
+        assert_eq!(parse_display("back\\slash"), b"back\\slash");
+        assert_eq!(parse_display("a\\x4"), b"a\\x4");
+        assert_eq!(parse_display("a\\u{zz}"), b"a\\u{zz}");
+        assert_eq!(parse_display("end\\"), b"end\\");
+    }
+}

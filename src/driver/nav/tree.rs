@@ -1,0 +1,445 @@
+//! `tree`: the directory tree of the repository (or of one directory in it) with, for every
+//! entry, its lines, bytes and exact tokens: for a file, the tokens `extract` would spend on it
+//! (its rendered piece, as `Extraction.files[].tokens`); for a directory, the sums.
+//!
+//! Files are walked and read exactly as `extract` walks and reads them (ignore files, hidden
+//! files, include/exclude, the per-file step with `extract`'s own settings, so the warm cache's
+//! pieces are shared both ways). Files `extract` leaves out are counted by reason, not listed.
+//!
+//! The answer is bounded by the budget and the byte ceiling: entries are revealed biggest first
+//! (the largest entry not yet shown, then its children, and so on, down to `depth`), and what
+//! is not shown is summed up per directory as `… N more entries`. When anything is hidden the
+//! answer names the directories to expand, as `path` arguments.
+
+use super::fit::{self, Limits};
+use super::read::line_count;
+use super::session::{NavError, Request, Session, prove, quote, repo_root};
+use crate::stages::count;
+use crate::vocab::{Encoding, display_path};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::fmt::Write as _;
+
+/// Directories named as ways to expand a cut tree.
+pub const MAX_EXPAND_HINTS: usize = 5;
+
+/// What to list.
+#[derive(Clone, Debug, Default)]
+pub struct TreeArgs {
+    /// A directory inside the repo (`None`: the repo itself).
+    pub path: Option<String>,
+    /// Most levels below it (`None`: no limit).
+    pub depth: Option<usize>,
+}
+
+/// One entry as shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Path relative to the repo, as gnaw shows paths.
+    pub path: String,
+    pub is_dir: bool,
+    /// Levels below the listed directory (1 for its own entries).
+    pub depth: usize,
+    pub files: u64,
+    pub lines: u64,
+    pub bytes: u64,
+    pub tokens: u64,
+    /// A directory's entries not shown, and their tokens.
+    pub hidden_entries: usize,
+    pub hidden_tokens: u64,
+}
+
+/// What `tree` answers.
+#[derive(Clone, Debug)]
+pub struct TreeAnswer {
+    pub text: String,
+    /// Exact token count of `text`.
+    pub tokens: usize,
+    pub encoding: Encoding,
+    pub budget: Option<usize>,
+    /// The listed directory, as gnaw shows paths (`.` for the repo).
+    pub root: Entry,
+    /// Files left out by `extract`'s rules, by reason.
+    pub not_included: BTreeMap<&'static str, usize>,
+    /// Shown entries, in the order of the text.
+    pub entries: Vec<Entry>,
+    /// Directories to expand next (`path` arguments), biggest hidden part first; empty when
+    /// everything is shown.
+    pub expand: Vec<String>,
+}
+
+struct Node {
+    name: String,
+    path: String,
+    is_dir: bool,
+    depth: usize,
+    children: Vec<usize>,
+    files: u64,
+    lines: u64,
+    bytes: u64,
+    tokens: u64,
+}
+
+/// List `req`'s repository.
+pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> {
+    if args.depth == Some(0) {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            "depth is 0; give 1 or more levels, or leave it out for no limit",
+        ));
+    }
+    let prefix = match &args.path {
+        None => Vec::new(),
+        Some(p) => {
+            let root = repo_root(req)?;
+            let proven = prove(&root, "path", p)?;
+            if !proven.is_dir() {
+                return Err(NavError::argument(
+                    "NotADirectory",
+                    format!(
+                        "path {} is a file, not a directory; read it with read",
+                        quote(p)
+                    ),
+                ));
+            }
+            proven.rel
+        }
+    };
+    let session = Session::open(req)?;
+    let under = |rel: &[u8]| {
+        prefix.is_empty()
+            || rel.len() > prefix.len() && rel.starts_with(&prefix) && rel[prefix.len()] == b'/'
+    };
+    let mut sourced = session.walk()?;
+    sourced.candidates.retain(|c| under(&c.rel));
+    let fo = session.file_options(true, None);
+    let ctx = session.context(&fo)?;
+    let measured = session.each_file(&ctx, &sourced.candidates, |_, (r, _)| {
+        r.map(|body| (line_count(&body.text), body.bytes, body.tokens as u64))
+            .map_err(|reason| reason.kind())
+    })?;
+    let mut not_included: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for s in sourced
+        .skipped
+        .iter()
+        .filter(|s| prefix.is_empty() || s.path.starts_with(&format!("{}/", display_path(&prefix))))
+    {
+        *not_included.entry(s.reason.kind()).or_default() += 1;
+    }
+    let root_path = if prefix.is_empty() {
+        ".".to_string()
+    } else {
+        display_path(&prefix)
+    };
+    let mut nodes = vec![Node {
+        name: root_path.clone(),
+        path: root_path,
+        is_dir: true,
+        depth: 0,
+        children: Vec::new(),
+        files: 0,
+        lines: 0,
+        bytes: 0,
+        tokens: 0,
+    }];
+    let mut dirs: HashMap<Vec<u8>, usize> = HashMap::new();
+    for (c, m) in sourced.candidates.iter().zip(measured) {
+        let (lines, bytes, tokens) = match m {
+            Ok(m) => m,
+            Err(kind) => {
+                *not_included.entry(kind).or_default() += 1;
+                continue;
+            }
+        };
+        let rest = if prefix.is_empty() {
+            &c.rel[..]
+        } else {
+            &c.rel[prefix.len() + 1..]
+        };
+        let parts: Vec<&[u8]> = rest.split(|&b| b == b'/').collect();
+        let mut at = 0;
+        let mut seen = prefix.clone();
+        for (i, part) in parts.iter().enumerate() {
+            let node = &mut nodes[at];
+            node.files += 1;
+            node.lines += lines;
+            node.bytes += bytes;
+            node.tokens += tokens;
+            if !seen.is_empty() {
+                seen.push(b'/');
+            }
+            seen.extend_from_slice(part);
+            let is_file = i + 1 == parts.len();
+            let next = match dirs.get(&seen) {
+                Some(&n) if !is_file => n,
+                _ => {
+                    let n = nodes.len();
+                    nodes.push(Node {
+                        name: display_path(part),
+                        path: display_path(&seen),
+                        is_dir: !is_file,
+                        depth: i + 1,
+                        children: Vec::new(),
+                        files: 0,
+                        lines: 0,
+                        bytes: 0,
+                        tokens: 0,
+                    });
+                    nodes[at].children.push(n);
+                    if !is_file {
+                        dirs.insert(seen.clone(), n);
+                    }
+                    n
+                }
+            };
+            at = next;
+        }
+        let leaf = &mut nodes[at];
+        leaf.files = 1;
+        leaf.lines = lines;
+        leaf.bytes = bytes;
+        leaf.tokens = tokens;
+    }
+    // Biggest first; ties by name.
+    let order: Vec<Vec<usize>> = nodes
+        .iter()
+        .map(|n| {
+            let mut c = n.children.clone();
+            c.sort_by(|&a, &b| {
+                nodes[b]
+                    .tokens
+                    .cmp(&nodes[a].tokens)
+                    .then(nodes[b].bytes.cmp(&nodes[a].bytes))
+                    .then(nodes[a].name.cmp(&nodes[b].name))
+            });
+            c
+        })
+        .collect();
+    for (n, c) in order.into_iter().enumerate() {
+        nodes[n].children = c;
+    }
+    // The order entries are revealed in: the biggest entry not yet shown whose directory is.
+    let max_depth = args.depth.unwrap_or(usize::MAX);
+    let mut items = Vec::new();
+    // Ordered by tokens, then by the entry's place among its siblings, then by node id.
+    let mut heap: BinaryHeap<(u64, Reverse<(usize, usize)>)> = BinaryHeap::new();
+    let reveal = |heap: &mut BinaryHeap<(u64, Reverse<(usize, usize)>)>, n: usize| {
+        if nodes[n].depth < max_depth {
+            for (rank, &c) in nodes[n].children.iter().enumerate() {
+                heap.push((nodes[c].tokens, Reverse((rank, c))));
+            }
+        }
+    };
+    reveal(&mut heap, 0);
+    while let Some((_, Reverse((_, n)))) = heap.pop() {
+        items.push(n);
+        if nodes[n].is_dir {
+            reveal(&mut heap, n);
+        }
+    }
+    let encoding = session.encoding();
+    let budget = session.budget();
+    let limits = Limits {
+        budget,
+        max_bytes: req.max_text_bytes,
+    };
+    let r = Render {
+        nodes: &nodes,
+        items: &items,
+        not_included: &not_included,
+        limits,
+    };
+    let count = |s: &str| count::count(encoding, s);
+    let mut cost = |i: usize| {
+        let line = r.line(items[i], "│   ├── ");
+        (count(&line) + 2, line.len() + 12)
+    };
+    let fitted = fit::fit(items.len(), limits, &count, &mut cost, &|k| r.render(k))?;
+    let shown = r.shown(fitted.k);
+    let mut entries = Vec::new();
+    r.walk(0, &shown, &mut |n, hidden| {
+        if n != 0 {
+            entries.push(r.entry(n, hidden));
+        }
+    });
+    let root = r.entry(0, r.hidden(0, &shown));
+    let expand = r.expand(&shown);
+    Ok(TreeAnswer {
+        text: fitted.text,
+        tokens: fitted.tokens,
+        encoding,
+        budget,
+        root,
+        not_included: not_included.clone(),
+        entries,
+        expand,
+    })
+}
+
+struct Render<'a> {
+    nodes: &'a [Node],
+    items: &'a [usize],
+    not_included: &'a BTreeMap<&'static str, usize>,
+    limits: Limits,
+}
+
+impl Render<'_> {
+    fn shown(&self, k: usize) -> Vec<bool> {
+        let mut shown = vec![false; self.nodes.len()];
+        shown[0] = true;
+        for &n in &self.items[..k] {
+            shown[n] = true;
+        }
+        shown
+    }
+
+    /// A directory's children not shown: how many, and their tokens.
+    fn hidden(&self, n: usize, shown: &[bool]) -> (usize, u64, u64) {
+        let node = &self.nodes[n];
+        let mut h = (0, 0, 0);
+        for &c in &node.children {
+            if !shown[c] {
+                h.0 += 1;
+                h.1 += self.nodes[c].files;
+                h.2 += self.nodes[c].tokens;
+            }
+        }
+        h
+    }
+
+    fn entry(&self, n: usize, hidden: (usize, u64, u64)) -> Entry {
+        let node = &self.nodes[n];
+        Entry {
+            path: node.path.clone(),
+            is_dir: node.is_dir,
+            depth: node.depth,
+            files: node.files,
+            lines: node.lines,
+            bytes: node.bytes,
+            tokens: node.tokens,
+            hidden_entries: hidden.0,
+            hidden_tokens: hidden.2,
+        }
+    }
+
+    /// Visit shown nodes in the order of the text, with what each hides.
+    fn walk(&self, n: usize, shown: &[bool], f: &mut dyn FnMut(usize, (usize, u64, u64))) {
+        f(n, self.hidden(n, shown));
+        for &c in &self.nodes[n].children {
+            if shown[c] {
+                self.walk(c, shown, f);
+            }
+        }
+    }
+
+    /// One entry's line after `lead` (the tree drawing).
+    fn line(&self, n: usize, lead: &str) -> String {
+        let node = &self.nodes[n];
+        if node.is_dir {
+            format!(
+                "{lead}{}/ ({} files, {} lines, {} bytes, {} tokens)\n",
+                node.name, node.files, node.lines, node.bytes, node.tokens
+            )
+        } else {
+            format!(
+                "{lead}{} ({} lines, {} bytes, {} tokens)\n",
+                node.name, node.lines, node.bytes, node.tokens
+            )
+        }
+    }
+
+    fn draw(&self, n: usize, indent: &str, shown: &[bool], out: &mut String) {
+        let kids: Vec<usize> = self.nodes[n]
+            .children
+            .iter()
+            .copied()
+            .filter(|&c| shown[c])
+            .collect();
+        let (hidden, files, tokens) = self.hidden(n, shown);
+        let lines = kids.len() + usize::from(hidden > 0);
+        for (i, &c) in kids.iter().enumerate() {
+            let last = i + 1 == lines;
+            out.push_str(&self.line(
+                c,
+                &format!("{indent}{}", if last { "└── " } else { "├── " }),
+            ));
+            if self.nodes[c].is_dir {
+                self.draw(
+                    c,
+                    &format!("{indent}{}", if last { "    " } else { "│   " }),
+                    shown,
+                    out,
+                );
+            }
+        }
+        if hidden > 0 {
+            let _ = writeln!(
+                out,
+                "{indent}└── … {hidden} {}{}: {files} {}, {tokens} tokens",
+                if kids.is_empty() { "" } else { "more " },
+                if hidden == 1 { "entry" } else { "entries" },
+                if files == 1 { "file" } else { "files" },
+            );
+        }
+    }
+
+    /// The directories to expand, biggest hidden part first.
+    fn expand(&self, shown: &[bool]) -> Vec<String> {
+        let mut dirs: Vec<(u64, usize)> = (0..self.nodes.len())
+            .filter(|&n| shown[n] && self.nodes[n].is_dir)
+            .filter_map(|n| {
+                let (h, _, t) = self.hidden(n, shown);
+                (h > 0).then_some((t, n))
+            })
+            .collect();
+        dirs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        dirs.iter()
+            .map(|&(_, n)| self.nodes[n].path.clone())
+            .collect()
+    }
+
+    /// The answer showing the first `k` entries revealed.
+    fn render(&self, k: usize) -> String {
+        let shown = self.shown(k);
+        let root = &self.nodes[0];
+        let mut out = format!(
+            "tree {}: {} files, {} lines, {} bytes, {} tokens (each file's tokens are what extract \
+             spends on it)",
+            root.path, root.files, root.lines, root.bytes, root.tokens
+        );
+        if !self.not_included.is_empty() {
+            let parts: Vec<String> = self
+                .not_included
+                .iter()
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect();
+            let _ = write!(out, "; not included: {}", parts.join(", "));
+        }
+        out.push_str("\n\n");
+        out.push_str(&self.line(0, ""));
+        self.draw(0, "", &shown, &mut out);
+        let expand = self.expand(&shown);
+        if !expand.is_empty() {
+            let why = if k < self.items.len() {
+                match self.limits.budget {
+                    Some(b) => format!("cut to fit the budget of {b} tokens"),
+                    None => format!("cut to fit the limit of {} bytes", self.limits.max_bytes),
+                }
+            } else {
+                "depth reached".to_string()
+            };
+            let args: Vec<String> = expand
+                .iter()
+                .take(MAX_EXPAND_HINTS)
+                .map(|p| serde_json::json!({ "path": p }).to_string())
+                .collect();
+            let _ = write!(
+                out,
+                "\n--- {why}; biggest entries first. Expand a directory with {}, or narrow with \
+                 include/exclude.\n",
+                args.join(" or ")
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,185 @@
+//! `grep`: the lines of a repository matching a pattern, searched in the text the model would
+//! be shown (secrets already redacted), with totals and a plain `after` continuation (see
+//! [`crate::driver::nav::grep`]).
+
+use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args};
+use super::navigation::{
+    self, BUDGET_DESCRIPTION, EXCLUDE_DESCRIPTION, INCLUDE_DESCRIPTION, REPO_DESCRIPTION,
+    integer, string,
+};
+use crate::driver::nav::grep::{self, GrepAnswer, GrepArgs};
+use crate::stages::grep::PatternOptions;
+use serde_json::{Map, Value, json};
+
+const DESCRIPTION: &str = "Search a local repository for a pattern and get the matching lines \
+with line numbers, grouped by file, with the total number of matches and files. Use it to find \
+where something is defined or used before reading it with read. `pattern` is a Rust regular \
+expression (linear time; set fixed_strings for a literal string). Searches the files extract \
+would include (honours .gitignore, skips binary, oversized and sensitive files) in the text \
+extract would show, so redacted secrets are never matched. The answer fits the token budget \
+exactly; when cut, it ends with the `after` argument (\"path:line\") that continues it: pass \
+the same arguments plus that plain `after`.";
+
+/// The `grep` tool.
+pub struct Grep;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    repo: Option<Value>,
+    pattern: Option<arg::Text>,
+    #[serde(default)]
+    fixed_strings: Option<bool>,
+    #[serde(default)]
+    ignore_case: Option<bool>,
+    #[serde(default)]
+    include: Option<arg::Globs>,
+    #[serde(default)]
+    exclude: Option<arg::Globs>,
+    #[serde(default)]
+    context: Option<arg::Tokens>,
+    #[serde(default)]
+    max_matches: Option<arg::Tokens>,
+    #[serde(default)]
+    budget: Option<arg::Tokens>,
+    #[serde(default)]
+    after: Option<Value>,
+}
+
+impl Tool for Grep {
+    fn name(&self) -> &'static str {
+        "grep"
+    }
+    fn title(&self) -> &'static str {
+        "Search repository text"
+    }
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+    fn summary(&self) -> &'static str {
+        "find where something is defined or used: matching lines with numbers and totals"
+    }
+    fn input_schema(&self) -> Value {
+        let boolean = |d: &str| json!({ "type": "boolean", "description": d });
+        json!({
+            "type": "object",
+            "properties": {
+                "repo": string(REPO_DESCRIPTION),
+                "pattern": string("What to find: a Rust regular expression, e.g. \"fn \\\\w+_config\" \
+                    or \"TODO|FIXME\", matched on each line (at most 4096 bytes)."),
+                "fixed_strings": boolean("Treat pattern as a literal string, not a regular expression. Default false."),
+                "ignore_case": boolean("Match letters in either case. Default false."),
+                "include": { "type": "array", "items": { "type": "string" }, "description": INCLUDE_DESCRIPTION },
+                "exclude": { "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION },
+                "context": integer("Lines shown before and after each match (at most 50). Default 0."),
+                "max_matches": integer("Most matches in this answer (default 200); the totals count all, and a cut answer continues with after."),
+                "budget": integer(BUDGET_DESCRIPTION),
+                "after": string("Continue after this position, \"path:line\", exactly as a previous answer's continuation gives it."),
+            },
+            "required": ["repo", "pattern"],
+            "additionalProperties": false,
+        })
+    }
+    fn output_schema(&self) -> Option<Value> {
+        let n = integer;
+        Some(json!({
+            "type": "object",
+            "properties": {
+                "answer_tokens": n("Exact token count of the text answer."),
+                "encoding": string("The tiktoken encoding of the count."),
+                "budget": n("The token budget applied; 0 when none."),
+                "total_matches": n("Matching lines in the whole search."),
+                "total_files": n("Files holding them."),
+                "files_searched": n("Files searched."),
+                "not_searched": {
+                    "type": "object",
+                    "description": "Files not searched, by reason (binary, too_large, sensitive, ...).",
+                    "additionalProperties": { "type": "integer", "minimum": 0 },
+                },
+                "first": n("Position of the first shown match among all (1-based; 0 when none is shown)."),
+                "matches": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "path": string("The file, as gnaw shows paths."),
+                            "line": { "type": "integer", "minimum": 1 },
+                            "text": string("The line, cut around the match when long."),
+                        },
+                        "required": ["path", "line", "text"],
+                    },
+                },
+                "complete": { "type": "boolean", "description": "True when every match after the start position is shown." },
+                "after": string("The after argument that continues the answer; empty when complete."),
+            },
+            "required": ["answer_tokens", "encoding", "budget", "total_matches", "total_files",
+                         "files_searched", "not_searched", "first", "matches", "complete", "after"],
+            "additionalProperties": false,
+        }))
+    }
+    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
+        let args: Args = match parse_args(self, args) {
+            Ok(a) => a,
+            Err(e) => return Outcome::Rejected(e),
+        };
+        let repo = match navigation::repo_arg(args.repo.as_ref()) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let Some(pattern) = args.pattern else {
+            return Outcome::Rejected(bad_argument(
+                "argument \"pattern\" is required: what to search for".into(),
+            ));
+        };
+        let after = match args.after.as_ref().map(|a| navigation::path_arg("after", a)) {
+            None => None,
+            Some(Ok(a)) => Some(a),
+            Some(Err(o)) => return o,
+        };
+        let req = match navigation::request(
+            ctx,
+            repo,
+            args.include.map(|g| g.0).unwrap_or_default(),
+            args.exclude.map(|g| g.0).unwrap_or_default(),
+            args.budget.map(|t| t.0),
+        ) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let grep_args = GrepArgs {
+            pattern: pattern.0,
+            options: PatternOptions {
+                fixed_strings: args.fixed_strings.unwrap_or(false),
+                ignore_case: args.ignore_case.unwrap_or(false),
+            },
+            context: args.context.map_or(0, |t| t.0),
+            max_matches: args.max_matches.map(|t| t.0),
+            after,
+        };
+        match grep::grep(&req, &grep_args) {
+            Ok(a) => {
+                let structured = structured(&a);
+                navigation::result(ctx, a.text, structured)
+            }
+            Err(e) => navigation::failure(self, e),
+        }
+    }
+}
+
+fn structured(a: &GrepAnswer) -> Value {
+    json!({
+        "answer_tokens": a.tokens,
+        "encoding": a.encoding.name(),
+        "budget": a.budget.unwrap_or(0),
+        "total_matches": a.total_matches,
+        "total_files": a.total_files,
+        "files_searched": a.files_searched,
+        "not_searched": a.not_searched,
+        "first": a.first,
+        "matches": a.matches.iter().map(|m| json!({
+            "path": m.path, "line": m.line, "text": m.text,
+        })).collect::<Vec<_>>(),
+        "complete": a.next.is_empty(),
+        "after": a.next,
+    })
+}

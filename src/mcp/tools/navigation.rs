@@ -1,0 +1,118 @@
+//! What `read`, `grep` and `tree` share (not a tool): their common arguments' descriptions, the
+//! request built from a call's context, and how a navigation failure is answered.
+
+use super::super::jsonrpc::RpcError;
+use super::super::tool::{Outcome, Tool, ToolContext, bad_argument, tool_error};
+use crate::driver::nav::{NavError, Request};
+use crate::error::Error;
+use crate::spec::Overrides;
+use serde_json::{Value, json};
+
+pub const REPO_DESCRIPTION: &str = "Path of the repository directory, as for extract: relative \
+to the server's root (\".\" is the root itself) or absolute inside it.";
+
+pub const BUDGET_DESCRIPTION: &str = "Optional maximum size of the answer in tokens, counted \
+exactly; 0 means no budget (the server's byte limit still applies). When omitted, the \
+repository's .gnawconfig budget or the server's default applies. A cut answer ends with the \
+argument that continues it.";
+
+pub const INCLUDE_DESCRIPTION: &str = "Optional glob patterns, relative to the repository, of \
+the files to consider, e.g. [\"src/**/*.rs\"]. Added to the repository's .gnawconfig includes.";
+
+pub const EXCLUDE_DESCRIPTION: &str = "Optional glob patterns, relative to the repository, of \
+files to leave out, e.g. [\"tests/**\", \"*.lock\"]. Added to .gnawconfig excludes and \
+.gitignore rules.";
+
+/// The `repo` argument, required.
+pub fn repo_arg(repo: Option<&Value>) -> Result<&Value, Outcome> {
+    repo.ok_or_else(|| {
+        Outcome::Rejected(bad_argument(
+            "argument \"repo\" is required: the path of the repository".into(),
+        ))
+    })
+}
+
+/// A path argument inside the repo (`what` names it): a string, decoded and proven by the
+/// driver; anything else is refused as `InvalidPath`, like a `repo` that is not a string.
+pub fn path_arg(what: &str, value: &Value) -> Result<String, Outcome> {
+    match value {
+        Value::String(s) => Ok(s.clone()),
+        other => {
+            let message = format!(
+                "{what} must be a string path inside the repository, got {}",
+                match other {
+                    Value::Null => "null",
+                    Value::Bool(_) => "a boolean",
+                    Value::Number(_) => "a number",
+                    Value::Array(_) => "an array",
+                    Value::Object(_) => "an object",
+                    Value::String(_) => "a string",
+                }
+            );
+            Err(Outcome::Rejected(
+                RpcError::invalid_params(message.clone())
+                    .with_data(json!({ "kind": "InvalidPath", "message": message })),
+            ))
+        }
+    }
+}
+
+/// The request for a call on `repo` with these globs and budget.
+pub fn request<'a>(
+    ctx: &ToolContext<'a>,
+    repo: &Value,
+    include: Vec<String>,
+    exclude: Vec<String>,
+    budget: Option<usize>,
+) -> Result<Request<'a>, Outcome> {
+    let repo = ctx.contain(repo).map_err(Outcome::Rejected)?;
+    Ok(Request {
+        repo,
+        overrides: Overrides {
+            include,
+            exclude,
+            budget,
+            ..Default::default()
+        },
+        policy: ctx.config.policy,
+        cache: ctx.cache,
+        observer: Some(ctx.observer),
+        // The text and its structured copy together stay within the server's response limit.
+        max_text_bytes: ctx.config.max_output_bytes / 2,
+    })
+}
+
+/// How a navigation failure is answered: a refused argument is `-32602` with its kind, a
+/// cancelled call gets no answer, any other failure is reported to the model.
+pub fn failure(tool: &dyn Tool, e: NavError) -> Outcome {
+    match e {
+        NavError::Argument { kind, message } => Outcome::Rejected(
+            RpcError::invalid_params(message.clone())
+                .with_data(json!({ "kind": kind, "message": message })),
+        ),
+        NavError::Run(Error::Cancelled) => Outcome::Cancelled,
+        NavError::Run(e) => Outcome::Done(tool_error(format!("{} failed: {e}", tool.name()))),
+    }
+}
+
+/// The result: the text for the model and, for clients that take it, the structured copy.
+pub fn result(ctx: &ToolContext<'_>, text: String, structured: Value) -> Outcome {
+    if ctx.observer.cancelled() {
+        return Outcome::Cancelled;
+    }
+    let mut result = json!({ "content": [{ "type": "text", "text": text }] });
+    if ctx.shape.structured {
+        result["structuredContent"] = structured;
+    }
+    Outcome::Done(result)
+}
+
+/// A JSON Schema integer property.
+pub fn integer(description: &str) -> Value {
+    json!({ "type": "integer", "minimum": 0, "description": description })
+}
+
+/// A JSON Schema string property.
+pub fn string(description: &str) -> Value {
+    json!({ "type": "string", "description": description })
+}

@@ -1,0 +1,149 @@
+//! `read`: the lines of files by range, numbered, exactly within a token budget, with the
+//! continuation as a plain `paths` argument (see [`crate::driver::nav::read`]).
+
+use super::super::tool::{Outcome, Tool, ToolContext, arg, parse_args};
+use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, string};
+use crate::driver::nav::read::{self, ReadAnswer};
+use serde_json::{Map, Value, json};
+
+const DESCRIPTION: &str = "Read files of a local repository by line range, with line numbers. \
+Use it after tree or grep to look at the code you found: each entry of `paths` is \"path\", \
+\"path:START-END\" or \"path:START-\" (1-based lines, inclusive), e.g. [\"src/main.rs:120-200\"]. \
+Paths are relative to the repository, spelled as tree and grep show them. Each file gets a \
+header (path, total lines, range returned, tokens) and its lines as `N | text`. The answer fits \
+the token budget exactly; when cut, it ends with the exact `paths` argument that continues it \
+(e.g. [\"src/big.rs:401-\"]), a plain argument to pass back as it is. Binary and sensitive files \
+(.env, keys) are reported, not shown; secrets are redacted. A file over the size limit can still \
+be read by range.";
+
+/// The `read` tool.
+pub struct Read;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    repo: Option<Value>,
+    paths: Option<Vec<Value>>,
+    #[serde(default)]
+    budget: Option<arg::Tokens>,
+}
+
+impl Tool for Read {
+    fn name(&self) -> &'static str {
+        "read"
+    }
+    fn title(&self) -> &'static str {
+        "Read file lines"
+    }
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+    fn summary(&self) -> &'static str {
+        "read files or line ranges you found, numbered, within a budget"
+    }
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "repo": string(REPO_DESCRIPTION),
+                "paths": {
+                    "type": "array",
+                    "items": { "type": "string" },
+                    "minItems": 1,
+                    "maxItems": read::MAX_PATHS,
+                    "description": "Files to read, in order: \"path\", \"path:START-END\", \
+                        \"path:START-\" or \"path:N\" (1-based lines). A cut answer gives the \
+                        paths that continue it.",
+                },
+                "budget": integer(BUDGET_DESCRIPTION),
+            },
+            "required": ["repo", "paths"],
+            "additionalProperties": false,
+        })
+    }
+    fn output_schema(&self) -> Option<Value> {
+        let n = |d: &str| integer(d);
+        Some(json!({
+            "type": "object",
+            "properties": {
+                "answer_tokens": n("Exact token count of the text answer."),
+                "encoding": string("The tiktoken encoding of the counts."),
+                "budget": n("The token budget applied; 0 when none."),
+                "complete": { "type": "boolean", "description": "True when nothing was cut." },
+                "next_paths": {
+                    "type": "array",
+                    "items": { "type": "string" },
+                    "description": "The paths argument that continues the answer; empty when complete.",
+                },
+                "files": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "path": string("The file, as gnaw shows paths."),
+                            "status": string("shown, partial, empty, not_shown or not_reached."),
+                            "reason": string("Why it is not shown; empty otherwise."),
+                            "total_lines": n("Lines in the file (0 when not read)."),
+                            "start": n("First line shown (0 when none)."),
+                            "end": n("Last line shown (0 when none)."),
+                            "tokens": n("Exact tokens of the rows shown, counted alone."),
+                            "lossy": { "type": "boolean", "description": "Not valid UTF-8; shown with U+FFFD." },
+                        },
+                        "required": ["path", "status", "reason", "total_lines", "start", "end", "tokens", "lossy"],
+                    },
+                },
+            },
+            "required": ["answer_tokens", "encoding", "budget", "complete", "next_paths", "files"],
+            "additionalProperties": false,
+        }))
+    }
+    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
+        let args: Args = match parse_args(self, args) {
+            Ok(a) => a,
+            Err(e) => return Outcome::Rejected(e),
+        };
+        let repo = match navigation::repo_arg(args.repo.as_ref()) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let Some(paths) = args.paths else {
+            return Outcome::Rejected(super::super::tool::bad_argument(
+                "argument \"paths\" is required: the files to read, e.g. [\"src/main.rs:1-200\"]"
+                    .into(),
+            ));
+        };
+        let mut given = Vec::with_capacity(paths.len());
+        for (i, p) in paths.iter().enumerate() {
+            match navigation::path_arg(&format!("paths[{i}]"), p) {
+                Ok(p) => given.push(p),
+                Err(o) => return o,
+            }
+        }
+        let req = match navigation::request(ctx, repo, Vec::new(), Vec::new(), args.budget.map(|t| t.0)) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        match read::read(&req, &given) {
+            Ok(a) => {
+                let structured = structured(&a);
+                navigation::result(ctx, a.text, structured)
+            }
+            Err(e) => navigation::failure(self, e),
+        }
+    }
+}
+
+fn structured(a: &ReadAnswer) -> Value {
+    json!({
+        "answer_tokens": a.tokens,
+        "encoding": a.encoding.name(),
+        "budget": a.budget.unwrap_or(0),
+        "complete": a.next.is_empty(),
+        "next_paths": a.next,
+        "files": a.files.iter().map(|f| json!({
+            "path": f.path, "status": f.status, "reason": f.reason,
+            "total_lines": f.total_lines, "start": f.start, "end": f.end,
+            "tokens": f.tokens, "lossy": f.lossy,
+        })).collect::<Vec<_>>(),
+    })
+}

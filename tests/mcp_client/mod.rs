@@ -14,7 +14,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// How long any single expected message may take.
-pub const TIMEOUT: Duration = Duration::from_secs(30);
+pub const TIMEOUT: Duration = Duration::from_secs(90);
 
 pub const MODERN: &str = "2026-07-28";
 

@@ -7,7 +7,9 @@
 #   3. builds a scratch root next to a canary directory, full of hostile links, and drives the
 #      real server over stdio with an attack corpus of `repo` arguments, checking that each one
 #      gets JSON-RPC -32602 with the expected rejection kind;
-#   4. checks that the canary string never appears on the server's stdout or stderr.
+#   4. sends the same corpus through the navigation tools' own path arguments (read's paths,
+#      grep's after, tree's path, relative to the repo "."), each with the kind it must answer;
+#   5. checks that the canary string never appears on the server's stdout or stderr.
 # It ends with `N passed, N failed` and exits 1 on any failure.
 #
 # Usage: scripts/verify-confinement.sh [--binary PATH]      (or GNAW_MCP_BIN=PATH)
@@ -156,13 +158,17 @@ corpus = [
     ("zero\u200bwidth", NF), ("caf\u00e9", NF), ("cafe\u0301", NF),
 ]
 # Wrong JSON types for repo, and a missing repo.
-typed = [(7, INV), (None, INV), (True, INV), (["."], INV), ({"path": "."}, INV)]
+# (A null repo is a missing argument: InvalidArguments.)
+typed = [(7, INV), (None, "InvalidArguments"), (True, INV), (["."], INV), ({"path": "."}, INV)]
 # Non-UTF-8 cannot be carried by JSON; its closest spelling, a lone surrogate escape, must be
 # refused before anything else as a parse error.
 raw_lines = ['{"jsonrpc":"2.0","id":"raw1","method":"tools/call","params":{"name":"extract","arguments":{"repo":"\\udc80"}}}',
              '{"jsonrpc":"2.0","id":"raw2","method":"tools/call","params":{"name":"extract","arguments":{"repo":"..\\ud800/x"}}}']
 # Paths that really lie inside (or resolve to) the root: they must be served.
-positive = [".", "./", "sub", "sub/", R, R + "/", W + "/rootlink", "/proc/self/root" + R, "sub/deeper/.."]
+positive = [".", "./", "sub", "sub/", R, R + "/", "sub/deeper/.."]
+# Outside spellings that lead into the root are refused without saying where they lead (an
+# absolute path is accepted only under the root as the operator spelled it, or canonical).
+corpus += [(W + "/rootlink", OUT), ("/proc/self/root" + R, OUT)]
 
 proc = subprocess.Popen([BIN], cwd=work, env=dict(env, RUST_LOG="debug"), stdin=subprocess.PIPE,
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -235,6 +241,49 @@ for i, value in enumerate(positive):
     ok = r is not None and "result" in r and not r["result"].get("isError")
     text = json.dumps(r)
     verdict(ok, f"extract repo={show(value)} inside the root is served", f"got {text[:200]}")
+# The navigation tools' path arguments, relative to the repo "." (the root). A directory is
+# reported by read and refused as NotAFile by after; a non-directory is served by read and after
+# and refused as NotADirectory by tree. A value that is not a string is a wrongly typed argument
+# (InvalidArguments); JSON null for an optional argument means "absent".
+def nav_call(id_, tool, value):
+    if tool == "read":
+        args = {"repo": ".", "paths": [value]}
+        name = "read"
+    elif tool == "after":
+        args = {"repo": ".", "pattern": "inner", "after": value + ":1" if isinstance(value, str) else value}
+        name = "grep"
+    else:
+        args = {"repo": ".", "path": value, "depth": 1}
+        name = "tree"
+    line = json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
+                       "params": {"name": name, "arguments": args}})
+    return call(id_, None, raw=line)
+
+def nav_expect(tool, value, kind):
+    slash = isinstance(value, str) and value.endswith("/")
+    if not isinstance(value, str):
+        return "InvalidArguments"  # not a string: wrongly typed, as for every argument but repo
+    if kind == NAD and not slash and tool in ("read", "after"):
+        return None
+    return kind
+
+nav_cases = [(v, k) for v, k in corpus + typed] + [(v, "DIR") for v in positive]
+for i, (value, kind) in enumerate(nav_cases):
+    for tool in ("read", "after", "tree"):
+        if value is None and tool != "read":
+            continue
+        want = nav_expect(tool, value, kind)
+        if kind == "DIR":
+            want = "NotAFile" if tool == "after" else None
+        r = nav_call(f"n{i}-{tool}", tool, value)
+        err = (r or {}).get("error") or {}
+        if want is None:
+            ok = r is not None and "result" in r and not r["result"].get("isError")
+            verdict(ok, f"{tool} {show(value)} -> served", f"got {json.dumps(r)[:200]}")
+        else:
+            got = (err.get("code"), (err.get("data") or {}).get("kind"))
+            verdict(got == (-32602, want), f"{tool} {show(value)} -> -32602 {want}", f"got {got if r else 'no answer'}")
+
 r = call("whole", ".")
 text = json.dumps(r)
 verdict("inside the root" in text and "inner file" in text, "extract . includes the root's own files")
@@ -252,7 +301,7 @@ rc = proc.wait(timeout=30)
 verdict(rc == 0, "server exits 0 on end of input", f"exit {rc}")
 verdict(CANARY.encode() not in stdout_buf, "canary never on stdout", f"{len(stdout_buf)} bytes checked")
 verdict(CANARY.encode() not in stderr_buf, "canary never on stderr", f"{len(stderr_buf)} bytes checked")
-print(f"({len(corpus) + len(typed) + len(raw_lines)} attack inputs; {len(stdout_buf)} bytes of stdout and {len(stderr_buf)} of stderr scanned)")
+print(f"({len(corpus) + len(typed) + len(raw_lines)} attack inputs, and {len(nav_cases)} through each navigation path argument; {len(stdout_buf)} bytes of stdout and {len(stderr_buf)} of stderr scanned)")
 
 shutil.rmtree(work, ignore_errors=True)
 print(f"{passed} passed, {failed} failed")

@@ -14,6 +14,13 @@
 //!   and reports the errno. The expected errno is in the table of [`corpus`]: `EACCES` for every
 //!   existing object outside the root; inputs that never reach the kernel (NUL, empty) say so.
 //!
+//! The navigation tools' own path arguments (`read`'s `paths`, `grep`'s `after`, `tree`'s `path`)
+//! get the same corpus, relative to the repo `.` (the root itself, so the Landlock-alone column
+//! is the same table), each with the kind that argument must answer: a directory is reported by
+//! `read`, refused as `NotAFile` by `after`; a file is read by `read` and `after`, refused as
+//! `NotADirectory` by `tree`; path arguments are spelled as gnaw shows paths, so
+//! `weird/nl\nname` names the directory with a newline.
+//!
 //! `harness = false` (the child must be single-threaded), so this file has a tiny runner: every
 //! test runs in turn, `cargo test --test attack_corpus -- NAME` runs the ones whose name
 //! contains NAME. A per-class table is printed.
@@ -724,6 +731,95 @@ fn test_two_servers_two_roots() {
     }
 }
 
+/// The answer a navigation tool's path argument must get for a corpus input.
+fn nav_want(tool: &str, case: &Case) -> Want {
+    let slash = case.input.ends_with('/');
+    // Path arguments are spelled as gnaw shows paths: `\n` is a newline.
+    let base = if case.input == "weird/nl\\nname" {
+        Want::Ok
+    } else {
+        case.want
+    };
+    match (tool, base) {
+        ("read", Want::Reject("NotADirectory")) if !slash => Want::Ok,
+        ("after", Want::Ok) => Want::Reject("NotAFile"),
+        ("after", Want::Reject("NotADirectory")) if !slash => Want::Ok,
+        _ => base,
+    }
+}
+
+/// Every corpus input through every path argument of read, grep and tree, in one mode.
+fn nav_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
+    let ino = watch_outside(base);
+    let mut s = Server::start(&base.join("root"), &[("GNAW_MCP_SANDBOX", mode)]);
+    s.initialize("2025-11-25");
+    let mut tally = BTreeMap::new();
+    for case in corpus(base) {
+        let shown = format!("{:.80?}", case.input);
+        for tool in ["read", "after", "tree"] {
+            let (name, args) = match tool {
+                "read" => ("read", json!({ "repo": ".", "paths": [case.input] })),
+                "after" => (
+                    "grep",
+                    json!({ "repo": ".", "pattern": "marker", "after": format!("{}:1", case.input) }),
+                ),
+                _ => (
+                    "tree",
+                    json!({ "repo": ".", "path": case.input, "depth": 1 }),
+                ),
+            };
+            let resp = s.call(name, args);
+            no_canary(&format!("{mode} {tool} {shown}"), &resp.to_string());
+            let want = nav_want(tool, &case);
+            match (&resp.get("error"), want) {
+                (Some(err), Want::Reject(kind)) => {
+                    assert_eq!(err["code"], -32602, "{mode} {tool} {shown}: {resp}");
+                    assert_eq!(err["data"]["kind"], kind, "{mode} {tool} {shown}: {resp}");
+                }
+                (None, Want::Ok) => {
+                    assert_ne!(
+                        resp["result"]["isError"], true,
+                        "{mode} {tool} {shown}: {resp}"
+                    );
+                }
+                _ => panic!("{mode} {tool} {shown}: wanted {want:?}, got {resp:.600}"),
+            }
+            let key = match want {
+                Want::Ok => format!("{tool} ok"),
+                Want::Reject(kind) => format!("{tool} {kind}"),
+            };
+            *tally.entry(key).or_default() += 1;
+        }
+    }
+    s.ping();
+    let (status, stderr) = s.finish();
+    assert!(status.success());
+    no_canary(&format!("{mode} nav stderr"), &stderr);
+    let seen = opened(&ino);
+    assert!(
+        seen.is_empty(),
+        "{mode}: the server opened outside paths: {seen:?}"
+    );
+    tally
+}
+
+fn test_nav_arguments_every_layer() {
+    let base = tempfile::tempdir().unwrap();
+    let b = base.path();
+    build(b);
+    let strict = nav_through_mcp(b, "strict");
+    let off = nav_through_mcp(b, "off");
+    assert_eq!(strict, off, "layer 1 alone answers differently");
+    println!("\nnavigation path arguments (strict == off):");
+    for (k, n) in &strict {
+        println!("  {k:<26} {n:>4}");
+    }
+    println!(
+        "{} inputs through read's paths, grep's after and tree's path\n",
+        corpus(b).len()
+    );
+}
+
 fn main() {
     if std::env::var_os(CHILD).is_some() {
         child();
@@ -733,8 +829,9 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let tests: [(&str, fn()); 5] = [
+    let tests: [(&str, fn()); 6] = [
         ("corpus_every_layer", test_corpus_every_layer),
+        ("nav_arguments_every_layer", test_nav_arguments_every_layer),
         ("weird_names_are_escaped", test_weird_names_are_escaped),
         ("git_file_pointing_outside", test_git_file_pointing_outside),
         (

@@ -80,8 +80,9 @@ fn path_cases() -> Vec<(Value, &'static str)> {
         (json!("src/lib.rs\u{0}"), "InvalidPath"),
         (json!("src\\x00lib.rs"), "InvalidPath"),
         (json!("a".repeat(300)), "InvalidPath"),
-        (json!(42), "InvalidPath"),
-        (json!(["src"]), "InvalidPath"),
+        // Not a string at all: a wrongly typed argument, as for every argument but repo.
+        (json!(42), "InvalidArguments"),
+        (json!(["src"]), "InvalidArguments"),
         (json!("src/lib.rs/"), "NotADirectory"),
     ]
 }

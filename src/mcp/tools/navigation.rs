@@ -33,26 +33,23 @@ pub fn repo_arg(repo: Option<&Value>) -> Result<&Value, Outcome> {
 }
 
 /// A path argument inside the repo (`what` names it): a string, decoded and proven by the
-/// driver; anything else is refused as `InvalidPath`, like a `repo` that is not a string.
+/// driver (a string that is no usable path is `InvalidPath` there); any other JSON type is a
+/// wrongly typed argument, `InvalidArguments`, like every argument but `repo`.
 pub fn path_arg(what: &str, value: &Value) -> Result<String, Outcome> {
     match value {
         Value::String(s) => Ok(s.clone()),
         other => {
-            let message = format!(
-                "{what} must be a string path inside the repository, got {}",
-                match other {
-                    Value::Null => "null",
-                    Value::Bool(_) => "a boolean",
-                    Value::Number(_) => "a number",
-                    Value::Array(_) => "an array",
-                    Value::Object(_) => "an object",
-                    Value::String(_) => "a string",
-                }
-            );
-            Err(Outcome::Rejected(
-                RpcError::invalid_params(message.clone())
-                    .with_data(json!({ "kind": "InvalidPath", "message": message })),
-            ))
+            let got = match other {
+                Value::Null => "null",
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::Array(_) => "an array",
+                Value::Object(_) => "an object",
+                Value::String(_) => "a string",
+            };
+            Err(Outcome::Rejected(bad_argument(format!(
+                "argument \"{what}\": expected a string path inside the repository, got {got}"
+            ))))
         }
     }
 }

@@ -1,6 +1,7 @@
 //! What the pipeline hands back: the prompt (unless only an estimate was asked for), its exact
 //! token count, per-file counts, and every skipped file with its reason.
 
+use crate::config::Widening;
 use crate::stages::rank::Score;
 use crate::vocab::{Encoding, Finding, Format, Skipped};
 use serde_json::{Value, json};
@@ -28,6 +29,9 @@ pub struct Extraction {
     pub omitted: Vec<Omitted>,
     /// Every readable file's rank, best first, with the parts of its score.
     pub ranking: Vec<Ranked>,
+    /// The settings of the repo's `.gnawconfig` that read more than the defaults, each
+    /// honoured or refused by the surface's policy. Empty for a config that only narrows.
+    pub widenings: Vec<Widening>,
 }
 
 /// A file left out to fit the budget.
@@ -70,7 +74,7 @@ impl Extraction {
             let n = by_reason.entry(s.reason.kind()).or_insert(json!(0));
             *n = json!(n.as_u64().unwrap_or(0) + 1);
         }
-        json!({
+        let mut summary = json!({
             "tokens": self.tokens,
             "encoding": self.encoding.name(),
             "format": self.format.name(),
@@ -88,7 +92,16 @@ impl Extraction {
             "budget": self.budget,
             "trimmed": !self.omitted.is_empty(),
             "omitted": self.omitted.iter().map(|o| json!({"path": o.path, "tokens": o.tokens})).collect::<Vec<_>>(),
-        })
+        });
+        // Only when there is something to say, so a config that only narrows changes nothing.
+        if !self.widenings.is_empty() {
+            summary["repo_config_widens"] = self
+                .widenings
+                .iter()
+                .map(|w| json!({"key": w.key, "what": w.what, "refused": w.refused}))
+                .collect();
+        }
+        summary
     }
 
     /// The ranking with each file's score parts (`--explain`).

@@ -202,6 +202,7 @@ fn run(
         budget: options.budget,
         omitted,
         ranking,
+        widenings: ctx.widenings(&options),
     };
     Ok((ex, assembled.written))
 }

@@ -95,6 +95,7 @@ fn output_schema() -> Value {
                     "required": ["rule", "path", "line", "fingerprint"],
                 },
             },
+            "refused": extraction::refused_schema(),
         },
         "required": ["tokens", "encoding", "files", "bytes", "output_bytes", "skipped", "budget", "trimmed", "omitted", "secrets"],
         "additionalProperties": false,
@@ -107,7 +108,7 @@ pub fn summary(e: &Extraction) -> Value {
     for s in &e.skipped {
         *skipped.entry(s.reason.kind()).or_insert(0) += 1;
     }
-    json!({
+    let mut summary = json!({
         "tokens": e.tokens,
         "encoding": e.encoding.name(),
         "files": e.files.len(),
@@ -118,7 +119,11 @@ pub fn summary(e: &Extraction) -> Value {
         "trimmed": !e.omitted.is_empty(),
         "omitted": e.omitted.iter().map(|o| json!({"path": o.path, "tokens": o.tokens})).collect::<Vec<_>>(),
         "secrets": e.findings.iter().map(|f| serde_json::to_value(f).unwrap_or(Value::Null)).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(refused) = extraction::refused_json(e) {
+        summary["refused"] = refused;
+    }
+    summary
 }
 
 fn result(e: &Extraction, structured: bool) -> Value {

@@ -4,10 +4,19 @@
 //! Rules: list keys (`include`, `exclude`) from the file and from the overrides are concatenated;
 //! scalar keys from the overrides replace the file's. An unknown key or a bad value is an error
 //! that names the key and, for an unknown key, the nearest valid one.
+//!
+//! The file is bounded: at most [`MAX_CONFIG_BYTES`] bytes, [`MAX_PROFILES`] profiles and
+//! [`MAX_LIST_ENTRIES`] entries in any one list. Every profile is validated, selected or not,
+//! each on its own: validating one costs the size of its own table, never a copy of the options.
+//!
+//! [`Options::keys`] remembers which key set each option (`hidden` or `profiles.ci.hidden`), so
+//! that a setting the surface's policy refuses, or the CLI warns about, is named as written
+//! ([`Widening`]).
 
 use crate::error::ConfigError;
-use crate::spec::Overrides;
+use crate::spec::{Overrides, Widen};
 use crate::vocab::Encoding;
+use std::collections::BTreeMap;
 
 pub use crate::vocab::{Format, SecretsMode};
 
@@ -16,6 +25,18 @@ pub const CONFIG_FILE: &str = ".gnawconfig";
 
 /// Largest `.gnawconfig` we read; a bigger one is an error rather than a slow parse.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// Most `[profiles.NAME]` tables a `.gnawconfig` may define. Profiles are written by hand and
+/// chosen by name (`--profile`, the `profile` tool argument); a few dozen is already a lot, and
+/// every one is validated on every run.
+pub const MAX_PROFILES: usize = 256;
+
+/// Most entries in one list key (`include`, `exclude`, `secrets.allow_paths`,
+/// `secrets.allow_fingerprints`), at top level or in a profile. Hand-written lists hold tens of
+/// globs; a directory pattern (`vendor`) covers everything beneath it. Every walked path is
+/// matched against the compiled sets, so their size is paid once per file: 4,096 globs compile
+/// in well under a second and keep a walk's matching cost bounded.
+pub const MAX_LIST_ENTRIES: usize = 4096;
 
 /// Default cap on a file's size (1 MiB).
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 20;
@@ -42,6 +63,13 @@ pub struct Options {
     pub secrets_allow_fingerprints: Vec<String>,
     /// Token budget for the rendered prompt; `None` is unlimited.
     pub budget: Option<usize>,
+    /// For each option `.gnawconfig` set, the full key that set it last: `"hidden"` maps to
+    /// `"hidden"` or to `"profiles.NAME.hidden"`; `"secrets.allow_paths"` to itself or to
+    /// `"profiles.NAME.secrets.allow_paths"`.
+    pub keys: BTreeMap<&'static str, String>,
+    /// The settings of the repo's config that read more than the defaults, honoured or refused
+    /// by the surface's policy (filled in by the driver).
+    pub widenings: Vec<Widening>,
 }
 
 impl Default for Options {
@@ -62,6 +90,42 @@ impl Default for Options {
             secrets_allow_paths: Vec::new(),
             secrets_allow_fingerprints: Vec::new(),
             budget: None,
+            keys: BTreeMap::new(),
+            widenings: Vec::new(),
+        }
+    }
+}
+
+impl Options {
+    /// The key of `.gnawconfig` that set `option` (see [`Options::keys`]), or `option` itself.
+    pub fn key_of(&self, option: &str) -> String {
+        self.keys
+            .get(option)
+            .cloned()
+            .unwrap_or_else(|| option.to_string())
+    }
+}
+
+/// A setting of the repo's `.gnawconfig` that makes the run read more than it would without it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Widening {
+    /// The key as written: `hidden`, `profiles.ci.no_ignore`, `secrets.allow_paths`, `include`.
+    pub key: String,
+    pub widen: Widen,
+    /// What it does in this run: [`Widen::effect`], with specifics (the sensitive files an
+    /// include brings back, the size asked for).
+    pub what: String,
+    /// The surface's policy did not honour it: the default was kept.
+    pub refused: bool,
+}
+
+impl Widening {
+    /// The operator's setting that would honour it: `GNAW_MCP_REPO_MAY_WIDEN=hidden`, or
+    /// `GNAW_MCP_MAX_FILE_SIZE` for the size ceiling.
+    pub fn operator_setting(&self) -> String {
+        match self.widen {
+            Widen::MaxFileSize => "GNAW_MCP_MAX_FILE_SIZE".into(),
+            w => format!("GNAW_MCP_REPO_MAY_WIDEN={}", w.name()),
         }
     }
 }
@@ -85,6 +149,72 @@ pub const KEYS: &[&str] = &[
 
 /// The keys of the `[secrets]` table.
 pub const SECRETS_KEYS: &[&str] = &["mode", "allow_paths", "allow_fingerprints"];
+
+/// One validated setting of `.gnawconfig`, not yet applied to any options.
+enum Setting {
+    Include(Vec<String>),
+    Exclude(Vec<String>),
+    Format(Format),
+    Encoding(Encoding),
+    LineNumbers(bool),
+    Hidden(bool),
+    NoIgnore(bool),
+    FollowLinks(bool),
+    Tree(bool),
+    MaxFileSize(u64),
+    Budget(Option<usize>),
+    SecretsMode(SecretsMode),
+    AllowPaths(Vec<String>),
+    AllowFingerprints(Vec<String>),
+}
+
+impl Setting {
+    /// The option it sets, as named in [`Options::keys`].
+    fn option(&self) -> &'static str {
+        match self {
+            Setting::Include(_) => "include",
+            Setting::Exclude(_) => "exclude",
+            Setting::Format(_) => "format",
+            Setting::Encoding(_) => "encoding",
+            Setting::LineNumbers(_) => "line_numbers",
+            Setting::Hidden(_) => "hidden",
+            Setting::NoIgnore(_) => "no_ignore",
+            Setting::FollowLinks(_) => "follow_links",
+            Setting::Tree(_) => "tree",
+            Setting::MaxFileSize(_) => "max_file_size",
+            Setting::Budget(_) => "budget",
+            Setting::SecretsMode(_) => "secrets.mode",
+            Setting::AllowPaths(_) => "secrets.allow_paths",
+            Setting::AllowFingerprints(_) => "secrets.allow_fingerprints",
+        }
+    }
+
+    fn apply(self, o: &mut Options, key: String) {
+        o.keys.insert(self.option(), key);
+        match self {
+            Setting::Include(v) => {
+                o.config_include = v.clone();
+                o.include = v;
+            }
+            Setting::Exclude(v) => o.exclude = v,
+            Setting::Format(v) => o.format = v,
+            Setting::Encoding(v) => o.encoding = v,
+            Setting::LineNumbers(v) => o.line_numbers = v,
+            Setting::Hidden(v) => o.hidden = v,
+            Setting::NoIgnore(v) => o.no_ignore = v,
+            Setting::FollowLinks(v) => o.follow_links = v,
+            Setting::Tree(v) => o.tree = v,
+            Setting::MaxFileSize(v) => o.max_file_size = v,
+            Setting::Budget(v) => o.budget = v,
+            Setting::SecretsMode(v) => o.secrets = v,
+            Setting::AllowPaths(v) => o.secrets_allow_paths = v,
+            Setting::AllowFingerprints(v) => o.secrets_allow_fingerprints = v,
+        }
+    }
+}
+
+/// The settings of one table (the top level, or a profile's), each with its full key.
+type Settings = Vec<(String, Setting)>;
 
 /// Parse a `.gnawconfig` text into options, starting from `base` (the caller's defaults), then
 /// applying the `[profiles.NAME]` table when `profile` names one. Every profile is validated,
@@ -112,57 +242,62 @@ pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options
             e.message()
         ))
     })?;
-    let mut o = base;
-    let mut profiles: Vec<(&String, &toml::Table)> = Vec::new();
+    let mut top = Settings::new();
+    let mut names: Vec<&str> = Vec::new();
+    let mut chosen: Option<Settings> = None;
     for (key, value) in &table {
-        if key == "profiles" {
-            let toml::Value::Table(t) = value else {
-                return Err(ConfigError::key(
-                    "profiles",
-                    format!("{CONFIG_FILE}: `profiles` must be a table of [profiles.NAME] tables"),
-                ));
-            };
-            for (name, p) in t {
-                let toml::Value::Table(p) = p else {
-                    return Err(ConfigError::key(
-                        &format!("profiles.{name}"),
-                        format!(
-                            "{CONFIG_FILE}: profile `{name}` must be a [profiles.{name}] table"
-                        ),
-                    ));
-                };
-                profiles.push((name, p));
-            }
+        if key != "profiles" {
+            settings(&mut top, key, value, "")?;
             continue;
         }
-        apply_key(&mut o, key, value, "").map_err(|m| ConfigError::key(key, m))?;
-    }
-    for (name, p) in &profiles {
-        let mut scratch = o.clone();
-        for (key, value) in p.iter() {
-            let prefix = format!("profiles.{name}.");
-            if key == "profiles" {
-                return Err(ConfigError::key(
-                    &format!("{prefix}{key}"),
-                    format!("{CONFIG_FILE}: profile `{name}` cannot define profiles"),
-                ));
-            }
-            apply_key(&mut scratch, key, value, &prefix)
-                .map_err(|m| ConfigError::key(&format!("{prefix}{key}"), m))?;
-        }
-    }
-    if let Some(wanted) = profile {
-        let Some((_, p)) = profiles.iter().find(|(n, _)| n.as_str() == wanted) else {
-            return Err(unknown_profile(
-                wanted,
-                profiles.iter().map(|(n, _)| n.as_str()),
+        let toml::Value::Table(t) = value else {
+            return Err(ConfigError::key(
+                "profiles",
+                format!("{CONFIG_FILE}: `profiles` must be a table of [profiles.NAME] tables"),
             ));
         };
-        let prefix = format!("profiles.{wanted}.");
-        for (key, value) in p.iter() {
-            apply_key(&mut o, key, value, &prefix)
-                .map_err(|m| ConfigError::key(&format!("{prefix}{key}"), m))?;
+        if t.len() > MAX_PROFILES {
+            return Err(ConfigError::key(
+                "profiles",
+                format!(
+                    "{CONFIG_FILE}: `profiles` defines {} profiles; at most {MAX_PROFILES} are \
+                     allowed. Remove the [profiles.NAME] tables you do not use.",
+                    t.len()
+                ),
+            ));
         }
+        for (name, p) in t {
+            let toml::Value::Table(p) = p else {
+                return Err(ConfigError::key(
+                    &format!("profiles.{name}"),
+                    format!("{CONFIG_FILE}: profile `{name}` must be a [profiles.{name}] table"),
+                ));
+            };
+            // Validated on its own; only the chosen profile's settings are kept.
+            let prefix = format!("profiles.{name}.");
+            let mut these = Settings::new();
+            for (key, value) in p {
+                if key == "profiles" {
+                    return Err(ConfigError::key(
+                        &format!("{prefix}{key}"),
+                        format!("{CONFIG_FILE}: profile `{name}` cannot define profiles"),
+                    ));
+                }
+                settings(&mut these, key, value, &prefix)?;
+            }
+            if profile == Some(name.as_str()) {
+                chosen = Some(these);
+            }
+            names.push(name);
+        }
+    }
+    let chosen = match profile {
+        Some(wanted) => Some(chosen.ok_or_else(|| unknown_profile(wanted, names.into_iter()))?),
+        None => None,
+    };
+    let mut o = base;
+    for (key, setting) in top.into_iter().chain(chosen.into_iter().flatten()) {
+        setting.apply(&mut o, key);
     }
     Ok(o)
 }
@@ -183,36 +318,44 @@ pub fn unknown_profile<'a>(wanted: &str, available: impl Iterator<Item = &'a str
     ConfigError::key("profile", message)
 }
 
-/// Apply one key. `prefix` is where the key sits (`""` or `profiles.NAME.`), for messages.
-fn apply_key(o: &mut Options, key: &str, value: &toml::Value, prefix: &str) -> Result<(), String> {
+/// Validate one key, where `prefix` is where it sits (`""` or `profiles.NAME.`), and add what it
+/// sets to `out`. The error names the full key.
+fn settings(
+    out: &mut Settings,
+    key: &str,
+    value: &toml::Value,
+    prefix: &str,
+) -> Result<(), ConfigError> {
     let full = format!("{prefix}{key}");
-    let key = full.as_str();
-    match &full[prefix.len()..] {
-        "include" => {
-            o.include = string_list(key, value)?;
-            o.config_include = o.include.clone();
-        }
-        "exclude" => o.exclude = string_list(key, value)?,
+    let at = |m: String| ConfigError::key(&full, m);
+    let k = full.as_str();
+    let setting = match key {
+        "include" => Setting::Include(string_list(k, value).map_err(at)?),
+        "exclude" => Setting::Exclude(string_list(k, value).map_err(at)?),
         "format" => {
-            let s = string(key, value)?;
-            o.format =
-                Format::from_name(s).ok_or_else(|| bad_value(key, s, &one_of(Format::NAMES)))?;
+            let s = string(k, value).map_err(at)?;
+            Setting::Format(
+                Format::from_name(s).ok_or_else(|| at(bad_value(k, s, &one_of(Format::NAMES))))?,
+            )
         }
         "encoding" => {
-            let s = string(key, value)?;
-            o.encoding = Encoding::from_name(s)
-                .ok_or_else(|| bad_value(key, s, &one_of(Encoding::NAMES)))?;
+            let s = string(k, value).map_err(at)?;
+            Setting::Encoding(
+                Encoding::from_name(s)
+                    .ok_or_else(|| at(bad_value(k, s, &one_of(Encoding::NAMES))))?,
+            )
         }
-        "line_numbers" => o.line_numbers = boolean(key, value)?,
-        "hidden" => o.hidden = boolean(key, value)?,
-        "no_ignore" => o.no_ignore = boolean(key, value)?,
-        "follow_links" => o.follow_links = boolean(key, value)?,
-        "tree" => o.tree = boolean(key, value)?,
-        "max_file_size" => o.max_file_size = size(key, value)?,
-        "budget" => o.budget = budget(key, value)?,
-        "secrets" => parse_secrets(value, o)?,
-        other => return Err(unknown_key(other, KEYS, prefix)),
-    }
+        "line_numbers" => Setting::LineNumbers(boolean(k, value).map_err(at)?),
+        "hidden" => Setting::Hidden(boolean(k, value).map_err(at)?),
+        "no_ignore" => Setting::NoIgnore(boolean(k, value).map_err(at)?),
+        "follow_links" => Setting::FollowLinks(boolean(k, value).map_err(at)?),
+        "tree" => Setting::Tree(boolean(k, value).map_err(at)?),
+        "max_file_size" => Setting::MaxFileSize(size(k, value).map_err(at)?),
+        "budget" => Setting::Budget(budget(k, value).map_err(at)?),
+        "secrets" => return secrets_settings(out, value, &full),
+        other => return Err(at(unknown_key(other, KEYS, prefix))),
+    };
+    out.push((full, setting));
     Ok(())
 }
 
@@ -227,26 +370,41 @@ fn budget(key: &str, v: &toml::Value) -> Result<Option<usize>, String> {
     }
 }
 
-fn parse_secrets(value: &toml::Value, o: &mut Options) -> Result<(), String> {
+/// `secrets`, at `full` (`secrets` or `profiles.NAME.secrets`).
+fn secrets_settings(
+    out: &mut Settings,
+    value: &toml::Value,
+    full: &str,
+) -> Result<(), ConfigError> {
     // `secrets = "redact"` is shorthand for `[secrets] mode = "redact"`.
     if let toml::Value::String(s) = value {
-        o.secrets = secrets_mode("secrets", s)?;
+        let mode = secrets_mode(full, s).map_err(|m| ConfigError::key(full, m))?;
+        out.push((full.to_string(), Setting::SecretsMode(mode)));
         return Ok(());
     }
     let toml::Value::Table(t) = value else {
-        return Err(format!(
-            "{CONFIG_FILE}: key `secrets` must be a mode string or a [secrets] table, found {}",
-            value.type_str()
+        return Err(ConfigError::key(
+            full,
+            format!(
+                "{CONFIG_FILE}: key `{full}` must be a mode string or a [secrets] table, found {}",
+                value.type_str()
+            ),
         ));
     };
     for (key, value) in t {
-        let full = format!("secrets.{key}");
-        match key.as_str() {
-            "mode" => o.secrets = secrets_mode(&full, string(&full, value)?)?,
-            "allow_paths" => o.secrets_allow_paths = string_list(&full, value)?,
-            "allow_fingerprints" => o.secrets_allow_fingerprints = string_list(&full, value)?,
-            other => return Err(unknown_key(other, SECRETS_KEYS, "secrets.")),
-        }
+        let sub = format!("{full}.{key}");
+        let at = |m: String| ConfigError::key(&sub, m);
+        let setting = match key.as_str() {
+            "mode" => Setting::SecretsMode(
+                secrets_mode(&sub, string(&sub, value).map_err(at)?).map_err(at)?,
+            ),
+            "allow_paths" => Setting::AllowPaths(string_list(&sub, value).map_err(at)?),
+            "allow_fingerprints" => {
+                Setting::AllowFingerprints(string_list(&sub, value).map_err(at)?)
+            }
+            other => return Err(at(unknown_key(other, SECRETS_KEYS, &format!("{full}.")))),
+        };
+        out.push((sub, setting));
     }
     Ok(())
 }
@@ -352,6 +510,12 @@ fn string_list(key: &str, v: &toml::Value) -> Result<Vec<String>, String> {
     match v {
         // A single string is accepted as a one-element list.
         toml::Value::String(s) => Ok(vec![s.clone()]),
+        toml::Value::Array(items) if items.len() > MAX_LIST_ENTRIES => Err(format!(
+            "{CONFIG_FILE}: key `{key}` lists {} entries; at most {MAX_LIST_ENTRIES} are allowed. \
+             Use fewer, broader globs: a directory pattern such as \"vendor\" covers everything \
+             beneath it.",
+            items.len()
+        )),
         toml::Value::Array(items) => items
             .iter()
             .map(|i| i.as_str().map(str::to_owned).ok_or_else(err))
@@ -428,6 +592,75 @@ mod tests {
         assert!(
             err.contains("profiles.x.budgett") && err.contains("profiles.x.budget"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn keys_name_where_each_option_was_set() {
+        let text = "hidden = true\n[secrets]\nallow_paths = [\"a\"]\n[profiles.ci]\nhidden = false\nno_ignore = true\n[profiles.ci.secrets]\nmode = \"off\"\n";
+        let o = parse(text, Options::default(), None).unwrap();
+        assert_eq!(o.key_of("hidden"), "hidden");
+        assert_eq!(o.key_of("secrets.allow_paths"), "secrets.allow_paths");
+        assert!(!o.no_ignore);
+        let o = parse(text, Options::default(), Some("ci")).unwrap();
+        assert!(!o.hidden && o.no_ignore);
+        assert_eq!(o.key_of("hidden"), "profiles.ci.hidden");
+        assert_eq!(o.key_of("no_ignore"), "profiles.ci.no_ignore");
+        assert_eq!(o.key_of("secrets.mode"), "profiles.ci.secrets.mode");
+        assert_eq!(o.secrets, SecretsMode::Off);
+        let err = parse("[profiles.x.secrets]\nmod = 1\n", Options::default(), None).unwrap_err();
+        assert_eq!(err.key.as_deref(), Some("profiles.x.secrets.mod"));
+        assert!(
+            err.message.contains("`profiles.x.secrets.mode`"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn profiles_and_lists_are_bounded() {
+        let many: String = (0..=MAX_PROFILES)
+            .map(|i| format!("[profiles.p{i}]\n"))
+            .collect();
+        let err = parse_test(&many, Options::default()).unwrap_err();
+        assert_eq!(err.key.as_deref(), Some("profiles"));
+        assert!(
+            err.message.contains(&MAX_PROFILES.to_string()),
+            "{}",
+            err.message
+        );
+        let at_limit: String = (0..MAX_PROFILES)
+            .map(|i| format!("[profiles.p{i}]\n"))
+            .collect();
+        assert!(parse_test(&at_limit, Options::default()).is_ok());
+        let list = |n: usize| format!("[{}]", vec!["\"a\""; n].join(","));
+        for key in ["include", "exclude"] {
+            let err = parse_test(
+                &format!("{key} = {}", list(MAX_LIST_ENTRIES + 1)),
+                Options::default(),
+            )
+            .unwrap_err();
+            assert_eq!(err.key.as_deref(), Some(key));
+            assert!(err.message.contains("4096"), "{}", err.message);
+            assert!(
+                parse_test(
+                    &format!("{key} = {}", list(MAX_LIST_ENTRIES)),
+                    Options::default()
+                )
+                .is_ok()
+            );
+        }
+        let err = parse_test(
+            &format!(
+                "[profiles.x.secrets]\nallow_fingerprints = {}",
+                list(MAX_LIST_ENTRIES + 1)
+            ),
+            Options::default(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.key.as_deref(),
+            Some("profiles.x.secrets.allow_fingerprints")
         );
     }
 

@@ -43,10 +43,14 @@ pub struct Policy {
     /// The largest `max_file_size` a `.gnawconfig` may ask for (`None`: no limit). A repo's own
     /// config must not be able to make the server read arbitrarily large files into memory.
     pub max_file_size_cap: Option<u64>,
+    /// Which settings of a repo's own `.gnawconfig` that read more than the defaults are
+    /// honoured. Those not allowed are refused (the default is left in place) and reported.
+    pub repo_may_widen: RepoMayWiden,
 }
 
 impl Policy {
-    /// The CLI: secrets are reported (`warn`), hard links are read.
+    /// The CLI: secrets are reported (`warn`), hard links are read, and a repo's config is
+    /// honoured in full (the user runs gnaw on their own repos; the CLI warns when it widens).
     pub fn cli() -> Policy {
         Policy {
             secrets_default: SecretsMode::Warn,
@@ -54,10 +58,12 @@ impl Policy {
             skip_hard_links: false,
             budget_default: None,
             max_file_size_cap: None,
+            repo_may_widen: RepoMayWiden::ALL,
         }
     }
 
-    /// gnaw-mcp: secrets are redacted, and multiply linked files are skipped.
+    /// gnaw-mcp: secrets are redacted, multiply linked files are skipped, and a repo's config
+    /// may narrow what is read but not widen it (`GNAW_MCP_REPO_MAY_WIDEN` changes that).
     pub fn server() -> Policy {
         Policy {
             secrets_default: SecretsMode::Redact,
@@ -65,6 +71,7 @@ impl Policy {
             skip_hard_links: true,
             budget_default: Some(20_000),
             max_file_size_cap: Some(SERVER_MAX_FILE_SIZE_CAP),
+            repo_may_widen: RepoMayWiden::NONE,
         }
     }
 }
@@ -72,6 +79,162 @@ impl Policy {
 impl Default for Policy {
     fn default() -> Self {
         Policy::cli()
+    }
+}
+
+/// A `.gnawconfig` setting that makes a run read more than it would without it. In gnaw-mcp the
+/// repository is as untrusted as the model, so these are the settings its own config may not use
+/// unless the operator allows them ([`RepoMayWiden`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Widen {
+    /// `secrets.allow_paths`: files matching these globs are not scanned.
+    AllowPaths,
+    /// `secrets.allow_fingerprints`: these findings are neither reported nor redacted.
+    AllowFingerprints,
+    /// `include` patterns that bring back sensitive files (`.env`, private keys, credentials).
+    SensitiveInclude,
+    /// `hidden = true`.
+    Hidden,
+    /// `no_ignore = true`.
+    NoIgnore,
+    /// `follow_links = true`.
+    FollowLinks,
+    /// `max_file_size` above the operator's ceiling ([`Policy::max_file_size_cap`]); never
+    /// granted by [`RepoMayWiden`], the ceiling itself is the operator's choice.
+    MaxFileSize,
+}
+
+impl Widen {
+    /// The settings an operator can let a repository use, in `GNAW_MCP_REPO_MAY_WIDEN`'s order.
+    pub const GRANTABLE: [Widen; 6] = [
+        Widen::AllowPaths,
+        Widen::AllowFingerprints,
+        Widen::SensitiveInclude,
+        Widen::Hidden,
+        Widen::NoIgnore,
+        Widen::FollowLinks,
+    ];
+
+    /// The name in `GNAW_MCP_REPO_MAY_WIDEN`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Widen::AllowPaths => "allow_paths",
+            Widen::AllowFingerprints => "allow_fingerprints",
+            Widen::SensitiveInclude => "sensitive_include",
+            Widen::Hidden => "hidden",
+            Widen::NoIgnore => "no_ignore",
+            Widen::FollowLinks => "follow_links",
+            Widen::MaxFileSize => "max_file_size",
+        }
+    }
+
+    /// What the setting does, in a few words.
+    pub fn effect(self) -> &'static str {
+        match self {
+            Widen::AllowPaths => "secrets in files matching these globs are not scanned",
+            Widen::AllowFingerprints => "these secret findings are not redacted",
+            Widen::SensitiveInclude => "sensitive files are brought back",
+            Widen::Hidden => "hidden files and directories are read",
+            Widen::NoIgnore => {
+                "files that .gitignore, .ignore and .git/info/exclude leave out are read"
+            }
+            Widen::FollowLinks => "symbolic links are followed",
+            Widen::MaxFileSize => "files larger than the operator's ceiling are read",
+        }
+    }
+}
+
+/// Which widening settings ([`Widen`]) a repository's own `.gnawconfig` may use. The CLI
+/// allows all of them; gnaw-mcp none, unless its operator lists them in
+/// `GNAW_MCP_REPO_MAY_WIDEN`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RepoMayWiden {
+    pub allow_paths: bool,
+    pub allow_fingerprints: bool,
+    pub sensitive_include: bool,
+    pub hidden: bool,
+    pub no_ignore: bool,
+    pub follow_links: bool,
+}
+
+impl RepoMayWiden {
+    /// Every widening setting is honoured.
+    pub const ALL: RepoMayWiden = RepoMayWiden {
+        allow_paths: true,
+        allow_fingerprints: true,
+        sensitive_include: true,
+        hidden: true,
+        no_ignore: true,
+        follow_links: true,
+    };
+
+    /// None is: the repo's config can only narrow.
+    pub const NONE: RepoMayWiden = RepoMayWiden {
+        allow_paths: false,
+        allow_fingerprints: false,
+        sensitive_include: false,
+        hidden: false,
+        no_ignore: false,
+        follow_links: false,
+    };
+
+    /// Whether `w` is honoured. [`Widen::MaxFileSize`] is governed by the ceiling, not here.
+    pub fn allows(self, w: Widen) -> bool {
+        match w {
+            Widen::AllowPaths => self.allow_paths,
+            Widen::AllowFingerprints => self.allow_fingerprints,
+            Widen::SensitiveInclude => self.sensitive_include,
+            Widen::Hidden => self.hidden,
+            Widen::NoIgnore => self.no_ignore,
+            Widen::FollowLinks => self.follow_links,
+            Widen::MaxFileSize => false,
+        }
+    }
+
+    fn slot(&mut self, w: Widen) -> Option<&mut bool> {
+        match w {
+            Widen::AllowPaths => Some(&mut self.allow_paths),
+            Widen::AllowFingerprints => Some(&mut self.allow_fingerprints),
+            Widen::SensitiveInclude => Some(&mut self.sensitive_include),
+            Widen::Hidden => Some(&mut self.hidden),
+            Widen::NoIgnore => Some(&mut self.no_ignore),
+            Widen::FollowLinks => Some(&mut self.follow_links),
+            Widen::MaxFileSize => None,
+        }
+    }
+
+    /// Parse a list of setting names separated by commas or spaces (`hidden, no_ignore`), or
+    /// `all`, or `none` (an empty list is `none`). The error names the word it did not know.
+    pub fn parse(list: &str) -> Result<RepoMayWiden, String> {
+        let mut set = RepoMayWiden::NONE;
+        for word in list
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+        {
+            match word {
+                "all" => set = RepoMayWiden::ALL,
+                "none" => {}
+                _ => {
+                    let w = Widen::GRANTABLE
+                        .into_iter()
+                        .find(|w| w.name() == word)
+                        .ok_or_else(|| format!("unknown setting `{word}`"))?;
+                    if let Some(slot) = set.slot(w) {
+                        *slot = true;
+                    }
+                }
+            }
+        }
+        Ok(set)
+    }
+
+    /// The names of the allowed settings, in [`Widen::GRANTABLE`] order.
+    pub fn names(self) -> Vec<&'static str> {
+        Widen::GRANTABLE
+            .into_iter()
+            .filter(|w| self.allows(*w))
+            .map(Widen::name)
+            .collect()
     }
 }
 
@@ -117,5 +280,27 @@ pub trait Observer: Sync {
     /// Return true to abandon the run; it then ends with [`crate::Error::Cancelled`].
     fn cancelled(&self) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_may_widen_parses_lists_all_and_none() {
+        assert_eq!(RepoMayWiden::parse("").unwrap(), RepoMayWiden::NONE);
+        assert_eq!(RepoMayWiden::parse(" none ").unwrap(), RepoMayWiden::NONE);
+        assert_eq!(RepoMayWiden::parse("all").unwrap(), RepoMayWiden::ALL);
+        let set = RepoMayWiden::parse("hidden, no_ignore follow_links").unwrap();
+        assert_eq!(set.names(), ["hidden", "no_ignore", "follow_links"]);
+        assert!(!set.allows(Widen::AllowPaths));
+        let err = RepoMayWiden::parse("hidden,max_file_size").unwrap_err();
+        assert!(err.contains("`max_file_size`"), "{err}");
+        assert_eq!(
+            RepoMayWiden::ALL.names().len(),
+            Widen::GRANTABLE.len(),
+            "every grantable setting has a field"
+        );
     }
 }

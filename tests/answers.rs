@@ -131,7 +131,15 @@ fn tool_definitions_fit_strict_clients() {
                     assert!(t.is_string(), "{at}: type {t} is not a single type");
                 }
                 for (k, v) in map {
-                    no_type_unions(v, &format!("{at}.{k}"));
+                    match (k.as_str(), v) {
+                        // The names of properties are not keywords: each value is a schema.
+                        ("properties", Value::Object(props)) => {
+                            for (name, schema) in props {
+                                no_type_unions(schema, &format!("{at}.properties.{name}"));
+                            }
+                        }
+                        _ => no_type_unions(v, &format!("{at}.{k}")),
+                    }
                 }
             }
             Value::Array(items) => items.iter().for_each(|v| no_type_unions(v, at)),

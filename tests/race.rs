@@ -97,7 +97,15 @@ fn race(
     watched: &[PathBuf],
 ) -> Outcome {
     let ino = watch(watched);
-    let mut s = Server::start(root, &[("GNAW_MCP_SANDBOX", mode), ("RUST_LOG", "debug")]);
+    // The inside layout's `.gnawconfig` turns on following links; the operator lets it.
+    let mut s = Server::start(
+        root,
+        &[
+            ("GNAW_MCP_SANDBOX", mode),
+            ("RUST_LOG", "debug"),
+            ("GNAW_MCP_REPO_MAY_WIDEN", "follow_links"),
+        ],
+    );
     s.initialize("2025-11-25");
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);

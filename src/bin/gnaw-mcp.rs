@@ -33,6 +33,16 @@ Environment:
   GNAW_MCP_SECRETS_FLOOR     weakest secrets mode a repo or call may choose: off (default),
                              warn, redact or block
   GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size (default 16MiB)
+  GNAW_MCP_REPO_MAY_WIDEN    .gnawconfig settings a repository may use to read more, comma-
+                             separated (default none; all for every one):
+                               allow_paths         secrets.allow_paths (unscanned files)
+                               allow_fingerprints  secrets.allow_fingerprints
+                               sensitive_include   include naming .env, keys, credentials
+                               hidden              hidden = true
+                               no_ignore           no_ignore = true
+                               follow_links        follow_links = true
+                             Refused settings keep their defaults and are reported in
+                             the tool result and on stderr
   GNAW_MCP_HARD_LINKS        skip (default) or read files with more than one hard link
   GNAW_MCP_CACHE_BYTES       warm cache size, e.g. 256MiB (0 turns the cache off)
   GNAW_MCP_MAX_QUEUED_CALLS  most tools/call requests waiting for the worker (default 64)

@@ -106,9 +106,19 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
     };
     progress.clear();
     let (ex, written) = result.map_err(|e| (e.exit_code(), e.to_string()))?;
+    // Even with -q: a cloned repository's config can make gnaw read more than its user expects.
+    eprint!("{}", widening_warning(&ex));
     written?;
     if args.json {
         let mut summary = Summary::new(&ex, Detail::Full).to_json();
+        // Only when there is something to say, so a config that only narrows changes nothing.
+        if !ex.widenings.is_empty() {
+            summary["repo_config_widens"] = ex
+                .widenings
+                .iter()
+                .map(|w| serde_json::json!({"key": w.key, "what": w.what, "refused": w.refused}))
+                .collect();
+        }
         if args.explain {
             summary["ranking"] = ex.ranking_json();
         }
@@ -124,6 +134,30 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         eprint!("{}", summary(&ex));
     }
     Ok(())
+}
+
+/// The warning for the settings of the repo's `.gnawconfig` that read more than the defaults
+/// (empty when there are none). The CLI honours them: the user runs gnaw on their own repos.
+fn widening_warning(ex: &crate::Extraction) -> String {
+    let honoured: Vec<_> = ex.widenings.iter().filter(|w| !w.refused).collect();
+    if honoured.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "gnaw: warning: this repository's .gnawconfig makes gnaw read more than it would by \
+         default:\n",
+    );
+    for w in honoured {
+        s.push_str(&format!("  `{}`: {}\n", w.key, w.what));
+    }
+    s.push_str(
+        "  These are honoured here (gnaw-mcp refuses them unless its operator allows them). If \
+         you did not write them, e.g. in a cloned repository, remove them from .gnawconfig \
+         before sending the output anywhere; flags such as --no-hidden and --ignore-files \
+         override them for one run, and a setting you want can be passed as a flag instead \
+         (--hidden, --no-ignore, -L), which does not warn.\n",
+    );
+    s
 }
 
 /// The repository argument's problem, in the CLI's words (the server speaks of its root).

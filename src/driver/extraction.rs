@@ -1,6 +1,7 @@
 //! What the pipeline hands back: the prompt (unless only an estimate was asked for), its exact
 //! token count, per-file counts, and every skipped file with its reason.
 
+use crate::config::Widening;
 use crate::stages::rank::Score;
 use crate::vocab::{Encoding, Finding, Format, Skipped};
 use serde_json::{Value, json};
@@ -31,6 +32,9 @@ pub struct Extraction {
     pub omitted: Vec<Omitted>,
     /// Every readable file's rank, best first, with the parts of its score.
     pub ranking: Vec<Ranked>,
+    /// The settings of the repo's `.gnawconfig` that read more than the defaults, each
+    /// honoured or refused by the surface's policy. Empty for a config that only narrows.
+    pub widenings: Vec<Widening>,
 }
 
 /// A file left out to fit the budget.

@@ -2,16 +2,33 @@
 //! sensitive files out, scan for secrets, and render and count the file's piece. Runs on every
 //! worker thread; returns the kept body or why the file is skipped, and the secrets found
 //! either way.
+//!
+//! A followed link is checked by its target too: the read stage names the target (its path
+//! relative to the repo, proven to be the opened file), and the target must pass what its own
+//! path would have to: not a sensitive file, not inside `.git`, not hidden unless `hidden`, and,
+//! in a walk that honours ignore files, a file the walk lists by its own path (so not ignored).
+//! That last check walks the repo once more, unfiltered, the first time a link is followed.
+//!
+//! A sensitive file that `.gnawconfig`'s includes name is brought back only when the policy
+//! allows it; either way it is recorded, and [`FileContext::widenings`] reports it.
 
 use super::options::FileOptions;
 use crate::cache::{self, Cache};
+use crate::config::{Options, Widening};
 use crate::error::Error;
-use crate::stages::{count, filter, read, render, scan};
+use crate::par::lock;
+use crate::spec::Widen;
+use crate::stages::filter::Filter;
+use crate::stages::{count, filter, read, render, scan, source};
 use crate::vocab::{Candidate, EntryKind, Finding, SecretsMode, SkipReason, Text, display_path};
-use gnaw_sandbox::BeneathDir;
+use gnaw_sandbox::{BeneathDir, Root};
 use render::FileView;
+use std::collections::BTreeSet;
 use std::os::unix::ffi::OsStrExt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// How many sensitive files a report names before it only counts the rest.
+const NAMED_FILES: usize = 10;
 
 /// What every file's step shares: the settings, and what is compiled from them once per run.
 pub struct FileContext<'a> {
@@ -22,6 +39,13 @@ pub struct FileContext<'a> {
     pub cache: Option<&'a Cache>,
     /// The cache key of `options` (see [`cache::context_key`]).
     context: u128,
+    /// The repo as a [`Root`], to name a followed link's target; made at the first link.
+    repo: OnceLock<Result<Root, String>>,
+    /// Every file an unfiltered walk lists (sorted): what ignore files and `hidden` let in.
+    /// Made at the first link whose target must pass the ignore rules.
+    listed: OnceLock<Vec<Vec<u8>>>,
+    /// Sensitive files that `.gnawconfig`'s includes named, brought back or refused.
+    reincluded: Mutex<BTreeSet<String>>,
 }
 
 impl<'a> FileContext<'a> {
@@ -47,6 +71,124 @@ impl<'a> FileContext<'a> {
             explicit: explicit_includes(&options.config_include)?,
             cache,
             context: cache::context_key(options),
+            repo: OnceLock::new(),
+            listed: OnceLock::new(),
+            reincluded: Mutex::new(BTreeSet::new()),
+        })
+    }
+
+    /// What the repo's config widened in this run: the settings [`super::options::resolve`]
+    /// found, and the sensitive files its includes named, in [`Widen`] order.
+    pub fn widenings(&self, options: &Options) -> Vec<Widening> {
+        let mut all = options.widenings.clone();
+        let files = lock(&self.reincluded);
+        if !files.is_empty() {
+            let mut named: Vec<&str> = files.iter().take(NAMED_FILES).map(String::as_str).collect();
+            let more = files.len() - named.len();
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            named.sort_unstable();
+            all.push(Widening {
+                key: options.key_of("include"),
+                widen: Widen::SensitiveInclude,
+                what: format!(
+                    "{}: {}{more}",
+                    Widen::SensitiveInclude.effect(),
+                    named.join(", ")
+                ),
+                refused: !self.options.sensitive_include,
+            });
+        }
+        all.sort_by_key(|w| w.widen);
+        all
+    }
+
+    /// Why the sensitive file at `rel` (shown as `path`) is left out, or `None` when it is not
+    /// sensitive, or when `.gnawconfig` names it and the policy lets it come back.
+    fn sensitive(&self, rel: &[u8], path: &str, content: Option<&[u8]>) -> Option<SkipReason> {
+        let what = scan::sensitive_file(path, content)?;
+        if !self.names(rel) {
+            return Some(SkipReason::Sensitive { what });
+        }
+        lock(&self.reincluded).insert(path.to_string());
+        (!self.options.sensitive_include).then_some(SkipReason::Sensitive { what })
+    }
+
+    /// Whether `.gnawconfig`'s includes name `rel` explicitly.
+    fn names(&self, rel: &[u8]) -> bool {
+        !self.explicit.is_empty() && self.explicit.is_match(std::ffi::OsStr::from_bytes(rel))
+    }
+
+    /// The repo as a [`Root`], proven to be the directory this run opened.
+    fn repo(&self) -> Result<&Root, SkipReason> {
+        let made = self.repo.get_or_init(|| {
+            let root = Root::new(self.dir.path(), true).map_err(|e| e.to_string())?;
+            let opened = self.dir.stat().map_err(|e| e.to_string())?;
+            let again = *root.as_dir().contained().stat();
+            if (opened.dev, opened.ino) != (again.dev, again.ino) {
+                return Err("the repository directory was moved or replaced".into());
+            }
+            Ok(root)
+        });
+        made.as_ref().map_err(|e| SkipReason::Unreadable {
+            error: format!("cannot resolve the link's target: {e}"),
+        })
+    }
+
+    /// Why a followed link's `target` is left out, or `None` when it passes what its own path
+    /// would have to.
+    fn check_target(&self, target: &[u8]) -> Option<SkipReason> {
+        let shown = display_path(target);
+        let mut parts = target.split(|&b| b == b'/');
+        if parts.clone().any(|p| p == b".git") {
+            return Some(SkipReason::Sensitive {
+                what: "inside .git",
+            });
+        }
+        if let Some(reason) = self.sensitive(target, &shown, None) {
+            return Some(reason);
+        }
+        let checks = self.options.targets;
+        if !checks.hidden && parts.any(|p| p.starts_with(b".")) {
+            return Some(SkipReason::Symlink {
+                detail: "target is hidden or inside a hidden directory (pass --hidden to read it)",
+            });
+        }
+        if checks.ignore_rules
+            && self
+                .listed()
+                .binary_search_by(|p| p.as_slice().cmp(target))
+                .is_err()
+        {
+            return Some(SkipReason::Symlink {
+                detail: "target is left out by .gitignore, .ignore or .git/info/exclude \
+                         (pass --no-ignore to read it)",
+            });
+        }
+        None
+    }
+
+    /// Every file a walk of the repo lists with this run's `hidden`, honouring ignore files,
+    /// with no include or exclude patterns.
+    fn listed(&self) -> &[Vec<u8>] {
+        self.listed.get_or_init(|| {
+            let Ok(everything) = Filter::new(&[], &[]) else {
+                return Vec::new();
+            };
+            let sourced = source::walk(
+                self.dir,
+                &source::WalkOptions {
+                    hidden: self.options.targets.hidden,
+                    no_ignore: false,
+                    filter: &Arc::new(everything),
+                    threads: crate::par::threads(),
+                },
+            );
+            // Sorted by path, without duplicates.
+            sourced.candidates.into_iter().map(|c| c.rel).collect()
         })
     }
 
@@ -132,11 +274,11 @@ pub fn process_named(ctx: &FileContext<'_>, c: &Candidate) -> (String, Processed
 /// (and a scan again for a redacted file, to rebuild its text).
 pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
     let path = path.to_string();
-    let explicit = || ctx.explicit.is_match(std::ffi::OsStr::from_bytes(&c.rel));
-    if let Some(what) = scan::sensitive_file(&path, None)
-        && !explicit()
-    {
-        return (Err(SkipReason::Sensitive { what }), Vec::new());
+    if let Some(reason) = ctx.sensitive(&c.rel, &path, None) {
+        return (Err(reason), Vec::new());
+    }
+    if c.kind == EntryKind::Symlink && ctx.options.read.follow_links {
+        return process_link(ctx, c, &path);
     }
     let read_opts = &ctx.options.read;
     let key = (c.kind == EntryKind::File).then_some(cache::FileKey {
@@ -150,8 +292,17 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
     });
     if let (Some(cache), Some(key)) = (ctx.cache, &key) {
         match cache.piece(key, ctx.context, &path) {
-            Some(Err(reason)) => return (Err(reason), Vec::new()),
+            Some(Err(reason)) => {
+                if matches!(reason, SkipReason::Sensitive { .. }) && ctx.names(&c.rel) {
+                    lock(&ctx.reincluded).insert(path.clone());
+                }
+                return (Err(reason), Vec::new());
+            }
             Some(Ok((text, piece))) => {
+                if ctx.names(&c.rel) {
+                    // Only to record a sensitive file brought back; the outcome is cached.
+                    let _ = ctx.sensitive(&c.rel, &path, Some(text.text.as_bytes()));
+                }
                 if let Some(hit) = from_piece(ctx, &path, text, &piece) {
                     return hit;
                 }
@@ -176,25 +327,8 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
         Ok(t) => t,
         Err(reason) => return (Err(reason), Vec::new()),
     };
-    let (kept, findings) = scan_text(ctx, &path, text, explicit);
-    let result = kept.map(|(text, bytes, lossy)| {
-        let piece = render::file_piece(
-            &ctx.options.render,
-            &FileView {
-                path: &path,
-                text: &text,
-                lossy,
-            },
-            false,
-        );
-        Body {
-            bytes,
-            lossy,
-            tokens: ctx.count(&piece),
-            piece_len: piece.len(),
-            text,
-        }
-    });
+    let (kept, findings) = scan_text(ctx, &c.rel, &path, text);
+    let result = kept.map(|kept| body(ctx, &path, kept));
     if let (Some(cache), Some(key)) = (ctx.cache, &key) {
         let piece = cache::Piece {
             outcome: result
@@ -210,6 +344,51 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
         cache.put_piece(key, ctx.context, &path, piece);
     }
     (result, findings)
+}
+
+/// A followed link (never cached): open its target, check the target's path, read it, and
+/// check the text under both names before the scan.
+fn process_link(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
+    let link = match ctx
+        .repo()
+        .and_then(|repo| read::open_link(ctx.dir, repo, &c.rel))
+    {
+        Ok(link) => link,
+        Err(reason) => return (Err(reason), Vec::new()),
+    };
+    if let Some(reason) = ctx.check_target(&link.target) {
+        return (Err(reason), Vec::new());
+    }
+    let text = match read::read_opened(link.file, &ctx.options.read) {
+        Ok(text) => text,
+        Err(reason) => return (Err(reason), Vec::new()),
+    };
+    let shown = display_path(&link.target);
+    if let Some(reason) = ctx.sensitive(&link.target, &shown, Some(text.text.as_bytes())) {
+        return (Err(reason), Vec::new());
+    }
+    let (kept, findings) = scan_text(ctx, &c.rel, path, Arc::new(text));
+    (kept.map(|kept| body(ctx, path, kept)), findings)
+}
+
+/// Render and count a kept file's piece.
+fn body(ctx: &FileContext<'_>, path: &str, (text, bytes, lossy): ScannedText) -> Body {
+    let piece = render::file_piece(
+        &ctx.options.render,
+        &FileView {
+            path,
+            text: &text,
+            lossy,
+        },
+        false,
+    );
+    Body {
+        bytes,
+        lossy,
+        tokens: ctx.count(&piece),
+        piece_len: piece.len(),
+        text,
+    }
 }
 
 /// A warm hit: the cached piece with the file's cached text. `None` if the redacted text cannot
@@ -250,14 +429,12 @@ type ScannedText = (BodyText, u64, bool);
 /// with its size and lossiness, or why the file is skipped; and the findings either way.
 fn scan_text(
     ctx: &FileContext<'_>,
+    rel: &[u8],
     path: &str,
     text: Arc<Text>,
-    explicit: impl Fn() -> bool,
 ) -> (Result<ScannedText, SkipReason>, Vec<Finding>) {
-    if let Some(what) = scan::sensitive_file(path, Some(text.text.as_bytes()))
-        && !explicit()
-    {
-        return (Err(SkipReason::Sensitive { what }), Vec::new());
+    if let Some(reason) = ctx.sensitive(rel, path, Some(text.text.as_bytes())) {
+        return (Err(reason), Vec::new());
     }
     let (bytes, lossy) = (text.bytes, text.lossy);
     let kept = |text| Ok((text, bytes, lossy));

@@ -243,6 +243,7 @@ fn run(
         budget: options.budget,
         omitted,
         ranking,
+        widenings: ctx.widenings(&options),
     };
     Ok((ex, assembled.written))
 }

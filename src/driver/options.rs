@@ -2,11 +2,16 @@
 //! bounded, without following a link out) is layered over the surface's defaults, then the
 //! spec's overrides, then the operator's floors. The per-file step's settings are cut from the
 //! result as one hashable struct, [`FileOptions`], whose hash keys the warm cache.
+//!
+//! A repo's config may narrow what is read, and widen it only as far as the surface's policy
+//! lets it ([`crate::spec::RepoMayWiden`]): a widening setting the policy does not allow is
+//! refused (the default stays) and recorded in [`Options::widenings`], as is one it allows, so
+//! the CLI can warn about it. An override (a flag) is the caller's own choice, never the repo's.
 
 use crate::bounded::{os_message, read_capped};
-use crate::config::{self, Options};
+use crate::config::{self, Options, Widening};
 use crate::error::{ConfigError, Error};
-use crate::spec::ExtractionSpec;
+use crate::spec::{ExtractionSpec, Overrides, RepoMayWiden, Widen};
 use crate::stages::read::ReadOptions;
 use crate::stages::render::RenderOptions;
 use crate::vocab::{Encoding, SecretsMode};
@@ -28,6 +33,22 @@ pub struct FileOptions {
     pub secrets_allow_fingerprints: Vec<String>,
     /// `.gnawconfig`'s own include patterns: the only ones that bring a sensitive file back.
     pub config_include: Vec<String>,
+    /// Whether those patterns may bring a sensitive file back (the policy's
+    /// [`RepoMayWiden::sensitive_include`]); when not, a match is refused and reported.
+    pub sensitive_include: bool,
+    /// How a followed link's target is checked (all off when links are not followed).
+    pub targets: TargetChecks,
+}
+
+/// How a followed link's target is checked, beyond its name (sensitive files and `.git` are
+/// always left out): as the run would treat the target's own path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TargetChecks {
+    /// A hidden target (or one inside a hidden directory) is read (`hidden`).
+    pub hidden: bool,
+    /// The target must be a file the walk lists by its own path, so not one that ignore files
+    /// leave out. Off with `no_ignore`, and for a path list (which honours no ignore files).
+    pub ignore_rules: bool,
 }
 
 impl FileOptions {
@@ -50,12 +71,21 @@ impl FileOptions {
             secrets_allow_paths: options.secrets_allow_paths.clone(),
             secrets_allow_fingerprints: options.secrets_allow_fingerprints.clone(),
             config_include: options.config_include.clone(),
+            sensitive_include: spec.policy.repo_may_widen.sensitive_include,
+            targets: if options.follow_links {
+                TargetChecks {
+                    hidden: options.hidden,
+                    ignore_rules: !options.no_ignore && spec.paths.is_none(),
+                }
+            } else {
+                TargetChecks::default()
+            },
         }
     }
 }
 
 /// `.gnawconfig` layered over the surface's defaults, then the spec's overrides, then the
-/// operator's floors.
+/// operator's floors. What the repo's config widens is in [`Options::widenings`].
 pub fn resolve(dir: &BeneathDir, spec: &ExtractionSpec<'_>) -> Result<Options, Error> {
     let base = Options {
         secrets: spec.policy.secrets_default,
@@ -63,25 +93,88 @@ pub fn resolve(dir: &BeneathDir, spec: &ExtractionSpec<'_>) -> Result<Options, E
         ..Options::default()
     };
     let from_file = match read_config(dir)? {
-        Some(text) => config::parse(&text, base, spec.overrides.profile.as_deref())?,
+        Some(text) => config::parse(&text, base.clone(), spec.overrides.profile.as_deref())?,
         None => match &spec.overrides.profile {
             Some(p) => return Err(config::unknown_profile(p, std::iter::empty()).into()),
-            None => base,
+            None => base.clone(),
         },
     };
+    let (from_file, mut widenings) = limit(
+        from_file,
+        &base,
+        &spec.overrides,
+        spec.policy.repo_may_widen,
+    );
     let mut options = config::apply_overrides(from_file, &spec.overrides);
     options.secrets = options.secrets.max(spec.policy.secrets_floor);
     if let Some(cap) = spec.policy.max_file_size_cap
         && options.max_file_size > cap
     {
-        log::warn!(
-            "max_file_size {} from {} is above the operator's ceiling; using {cap}",
-            options.max_file_size,
-            config::CONFIG_FILE
-        );
+        if spec.overrides.max_file_size.is_none() {
+            widenings.push(Widening {
+                key: options.key_of("max_file_size"),
+                widen: Widen::MaxFileSize,
+                what: format!(
+                    "files up to {} bytes are read; the operator's ceiling is {cap}",
+                    options.max_file_size
+                ),
+                refused: true,
+            });
+        }
         options.max_file_size = cap;
     }
+    options.widenings = widenings;
     Ok(options)
+}
+
+/// Hold the repo's config (`o`, parsed over `base`) to what `may` allows: each setting that
+/// reads more than `base` and that no override replaces is recorded, and, unless allowed, put
+/// back to `base`'s value. Sensitive re-includes depend on the files, so the per-file step
+/// records them.
+fn limit(
+    mut o: Options,
+    base: &Options,
+    ov: &Overrides,
+    may: RepoMayWiden,
+) -> (Options, Vec<Widening>) {
+    let mut found = Vec::new();
+    let mut note = |o: &Options, widen: Widen, option: &str| {
+        let refused = !may.allows(widen);
+        found.push(Widening {
+            key: o.key_of(option),
+            widen,
+            what: widen.effect().to_string(),
+            refused,
+        });
+        refused
+    };
+    if !o.secrets_allow_paths.is_empty() && note(&o, Widen::AllowPaths, "secrets.allow_paths") {
+        o.secrets_allow_paths.clone_from(&base.secrets_allow_paths);
+    }
+    if !o.secrets_allow_fingerprints.is_empty()
+        && note(&o, Widen::AllowFingerprints, "secrets.allow_fingerprints")
+    {
+        o.secrets_allow_fingerprints
+            .clone_from(&base.secrets_allow_fingerprints);
+    }
+    if o.hidden && !base.hidden && ov.hidden.is_none() && note(&o, Widen::Hidden, "hidden") {
+        o.hidden = base.hidden;
+    }
+    if o.no_ignore
+        && !base.no_ignore
+        && ov.no_ignore.is_none()
+        && note(&o, Widen::NoIgnore, "no_ignore")
+    {
+        o.no_ignore = base.no_ignore;
+    }
+    if o.follow_links
+        && !base.follow_links
+        && ov.follow_links.is_none()
+        && note(&o, Widen::FollowLinks, "follow_links")
+    {
+        o.follow_links = base.follow_links;
+    }
+    (o, found)
 }
 
 /// The text of `.gnawconfig`, or `None` when there is none.

@@ -3,7 +3,7 @@
 
 use crate::cache::DEFAULT_CACHE_BYTES;
 use crate::config::parse_size;
-use crate::spec::Policy;
+use crate::spec::{Policy, RepoMayWiden, Widen};
 use crate::vocab::SecretsMode;
 
 /// Limits, from the environment.
@@ -20,8 +20,8 @@ pub struct Config {
     /// Most bytes of waiting `tools/call` requests (`GNAW_MCP_MAX_QUEUED_BYTES`).
     pub max_queued_bytes: usize,
     /// Defaults and floors for every call: `GNAW_MCP_DEFAULT_BUDGET`, `GNAW_MCP_MAX_FILE_SIZE`,
-    /// `GNAW_MCP_HARD_LINKS` and
-    /// `GNAW_MCP_SECRETS_FLOOR` on top of [`Policy::server`].
+    /// `GNAW_MCP_HARD_LINKS`, `GNAW_MCP_SECRETS_FLOOR` and `GNAW_MCP_REPO_MAY_WIDEN` on top of
+    /// [`Policy::server`].
     pub policy: Policy,
 }
 
@@ -121,6 +121,21 @@ impl Config {
                 .ok_or_else(|| {
                     format!(
                         "GNAW_MCP_SECRETS_FLOOR must be off, warn, redact or block, got {raw:?}"
+                    )
+                })?;
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_REPO_MAY_WIDEN") {
+            let names: Vec<&str> = Widen::GRANTABLE.iter().map(|w| w.name()).collect();
+            config.policy.repo_may_widen = raw
+                .to_str()
+                .ok_or_else(|| "not UTF-8".to_string())
+                .and_then(RepoMayWiden::parse)
+                .map_err(|e| {
+                    format!(
+                        "GNAW_MCP_REPO_MAY_WIDEN: {e}; expected a comma-separated list of the \
+                         .gnawconfig settings a repository may use to read more ({}), or all, \
+                         or none (the default); got {raw:?}",
+                        names.join(", ")
                     )
                 })?;
         }

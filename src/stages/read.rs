@@ -8,11 +8,16 @@
 //! - At most `max_file_size + 1` bytes are read, whatever `st_size` claims.
 //! - A NUL byte, or mostly control bytes, in the first 8 KiB means binary.
 //! - Text that is not UTF-8 is decoded lossily (U+FFFD) and marked, never dropped.
+//! - A link is followed only through [`open_link`]: the kernel opens the target beneath the repo,
+//!   and the sandbox's own resolution ([`Root::contain`], component by component through
+//!   directory fds) names it: the target's path relative to the repo, free of links, proven to
+//!   be the very file that was opened. The caller checks that path as it would the target's own
+//!   (sensitive, hidden, ignored) before reading it with [`read_opened`].
 
 use crate::bounded::{os_message, read_capped};
 pub use crate::vocab::Text;
 use crate::vocab::{Candidate, EntryKind, SkipReason};
-use gnaw_sandbox::BeneathDir;
+use gnaw_sandbox::{BeneathDir, Rejection, Root};
 use std::fs::File;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -30,7 +35,9 @@ pub struct ReadOptions {
     pub skip_hard_links: bool,
 }
 
-/// Read one candidate, or say why it is skipped.
+/// Read one candidate, or say why it is skipped. A link is not followed here, whatever
+/// `opts.follow_links` says: its target must be checked first, so it goes through
+/// [`open_link`] and [`read_opened`].
 pub fn read(dir: &BeneathDir, c: &Candidate, opts: &ReadOptions) -> Result<Text, SkipReason> {
     let rel = Path::new(std::ffi::OsStr::from_bytes(&c.rel));
     let file = match c.kind {
@@ -40,7 +47,11 @@ pub fn read(dir: &BeneathDir, c: &Candidate, opts: &ReadOptions) -> Result<Text,
                 detail: "not followed (pass -L to follow links that stay inside the repository)",
             });
         }
-        EntryKind::Symlink => open_link(dir, rel)?,
+        EntryKind::Symlink => {
+            return Err(SkipReason::Symlink {
+                detail: "not followed: its target was not checked",
+            });
+        }
         EntryKind::File => match dir.open_file_expecting(rel, false, c.dev, c.ino) {
             Ok((file, _)) => file,
             // O_NOFOLLOW met a link, or the identity changed: something was swapped in.
@@ -49,6 +60,57 @@ pub fn read(dir: &BeneathDir, c: &Candidate, opts: &ReadOptions) -> Result<Text,
             Err(e) => return Err(unreadable(&e)),
         },
     };
+    read_opened(file, opts)
+}
+
+/// A followed link: the open target, and its path relative to the repo.
+#[derive(Debug)]
+pub struct Link {
+    pub file: File,
+    /// The target's path relative to the repo, `/`-separated, with no link, `.` or `..` in it.
+    pub target: Vec<u8>,
+}
+
+/// Follow the link at `rel`: the kernel opens the target beneath `dir` (refusing any target
+/// outside), then `repo` (the same directory as a [`Root`]) resolves `rel` through directory
+/// fds, and the two must agree on the file (device and inode), or the tree changed in between.
+pub fn open_link(dir: &BeneathDir, repo: &Root, rel: &[u8]) -> Result<Link, SkipReason> {
+    let path = Path::new(std::ffi::OsStr::from_bytes(rel));
+    let file = dir.open_file(path, true).map_err(|e| match e.kind() {
+        io::ErrorKind::CrossesDevices => SkipReason::Symlink {
+            detail: "target is outside the repository",
+        },
+        io::ErrorKind::NotFound => SkipReason::Symlink {
+            detail: "dangling (target does not exist)",
+        },
+        _ if e.raw_os_error() == Some(libc::ELOOP) => SkipReason::Symlink {
+            detail: "too many levels of links (a loop)",
+        },
+        _ => unreadable(&e),
+    })?;
+    let meta = file.metadata().map_err(|e| unreadable(&e))?;
+    let proof = repo.contain(path.as_os_str()).map_err(|r| match r {
+        Rejection::OutsideRoot => SkipReason::Symlink {
+            detail: "target is outside the repository",
+        },
+        Rejection::InvalidPath(_) => SkipReason::Symlink {
+            detail: "too many levels of links (a loop)",
+        },
+        // The kernel found it a moment ago: the tree changed in between.
+        Rejection::NotFound | Rejection::NotADirectory => SkipReason::Changed,
+    })?;
+    if (proof.stat().dev, proof.stat().ino) != (meta.dev(), meta.ino()) {
+        return Err(SkipReason::Changed);
+    }
+    Ok(Link {
+        file,
+        target: proof.relative().as_os_str().as_bytes().to_vec(),
+    })
+}
+
+/// Read an opened candidate: it must be a regular file (with one link when the policy skips
+/// hard links), read with a bound, and text.
+pub fn read_opened(file: File, opts: &ReadOptions) -> Result<Text, SkipReason> {
     let meta = file.metadata().map_err(|e| unreadable(&e))?;
     let ft = meta.file_type();
     if !ft.is_file() {
@@ -71,22 +133,6 @@ pub fn read(dir: &BeneathDir, c: &Candidate, opts: &ReadOptions) -> Result<Text,
         return Err(SkipReason::HardLinked);
     }
     read_bounded(file, meta.size(), opts.max_file_size)
-}
-
-/// Follow a link, letting the kernel refuse any target outside the repo.
-fn open_link(dir: &BeneathDir, rel: &Path) -> Result<File, SkipReason> {
-    dir.open_file(rel, true).map_err(|e| match e.kind() {
-        io::ErrorKind::CrossesDevices => SkipReason::Symlink {
-            detail: "target is outside the repository",
-        },
-        io::ErrorKind::NotFound => SkipReason::Symlink {
-            detail: "dangling (target does not exist)",
-        },
-        _ if e.raw_os_error() == Some(libc::ELOOP) => SkipReason::Symlink {
-            detail: "too many levels of links (a loop)",
-        },
-        _ => unreadable(&e),
-    })
 }
 
 fn read_bounded(file: File, st_size: u64, max: u64) -> Result<Text, SkipReason> {

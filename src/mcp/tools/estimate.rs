@@ -106,6 +106,7 @@ fn output_schema() -> Value {
                 },
             },
             "secrets_not_listed": count("Findings not listed: beyond the list's cap, or in files that are not in the prompt."),
+            "refused": extraction::refused_schema(),
         },
         "required": ["tokens", "encoding", "format", "files", "bytes", "output_bytes", "skipped", "budget", "trimmed", "omitted", "secrets", "secrets_not_listed"],
         "additionalProperties": false,
@@ -116,7 +117,10 @@ fn output_schema() -> Value {
 pub fn summary(e: &Extraction, max_bytes: usize) -> Value {
     let (mut entries, mut findings) = (MAX_OMITTED_ENTRIES, MAX_LISTED_FINDINGS);
     loop {
-        let value = Summary::with_limits(e, Detail::Bounded, entries, findings).to_json();
+        let mut value = Summary::with_limits(e, Detail::Bounded, entries, findings).to_json();
+        if let Some(refused) = extraction::refused_json(e) {
+            value["refused"] = refused;
+        }
         if value.to_string().len() <= max_bytes || (entries <= 1 && findings == 0) {
             return value;
         }

@@ -43,6 +43,9 @@ fn result(e: Extraction, max_output_bytes: usize) -> Value {
         return tool_error(too_large_message(&e, output.len(), max_output_bytes));
     }
     let mut content = vec![json!({ "type": "text", "text": output })];
+    if let Some(note) = extraction::refused_note(&e) {
+        content.push(json!({ "type": "text", "text": note }));
+    }
     if !e.omitted.is_empty() {
         let tokens: usize = e.omitted.iter().map(|o| o.tokens).sum();
         content.push(json!({ "type": "text", "text": format!(

@@ -132,5 +132,74 @@ pub fn run(
     if ctx.observer.cancelled() {
         return Err(Outcome::Cancelled);
     }
+    for w in extraction.widenings.iter().filter(|w| w.refused) {
+        log::warn!(
+            "{}: repo {}: .gnawconfig key `{}` refused ({}); to let repositories use it, set {}",
+            tool.name(),
+            spec.repo.path().display(),
+            w.key,
+            w.what,
+            w.operator_setting()
+        );
+    }
     Ok(extraction)
+}
+
+/// The settings of the repo's config this server refused, for `estimate`'s `refused`; `None`
+/// when there are none (the result is then as it always was).
+pub fn refused_json(e: &Extraction) -> Option<Value> {
+    let refused: Vec<Value> = e
+        .widenings
+        .iter()
+        .filter(|w| w.refused)
+        .map(|w| {
+            json!({
+                "key": w.key,
+                "what": w.what,
+                "operator_setting": w.operator_setting(),
+            })
+        })
+        .collect();
+    (!refused.is_empty()).then_some(Value::Array(refused))
+}
+
+/// The note `extract` adds after the prompt when settings of the repo's config were refused.
+pub fn refused_note(e: &Extraction) -> Option<String> {
+    let refused: Vec<String> = e
+        .widenings
+        .iter()
+        .filter(|w| w.refused)
+        .map(|w| format!("`{}` ({})", w.key, w.what))
+        .collect();
+    if refused.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Not applied: this repository's .gnawconfig asks to read more than this server lets a \
+         repository choose, so these settings were refused and their defaults kept: {}. The \
+         prompt above is what the server's policy allows; no tool argument changes that. The \
+         server's operator can allow them with GNAW_MCP_REPO_MAY_WIDEN (or \
+         GNAW_MCP_MAX_FILE_SIZE for max_file_size).",
+        refused.join("; ")
+    ))
+}
+
+/// The schema of `refused` in `estimate`'s output.
+pub fn refused_schema() -> Value {
+    json!({
+        "type": "array",
+        "description": "Present only when the repository's .gnawconfig asked to read more than \
+            this server lets a repository choose (secrets allow lists, sensitive includes, \
+            hidden, no_ignore, follow_links, a max_file_size above the ceiling): each refused \
+            key, what it would have done, and the operator's setting that would allow it.",
+        "items": {
+            "type": "object",
+            "properties": {
+                "key": { "type": "string" },
+                "what": { "type": "string" },
+                "operator_setting": { "type": "string" },
+            },
+            "required": ["key", "what", "operator_setting"],
+        },
+    })
 }

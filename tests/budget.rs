@@ -629,7 +629,11 @@ fn deep_paths_under_a_budget_fit_quickly_and_exactly() {
         assert_eq!(summary["tokens"], tokens, "{format}");
         assert!(tokens <= 20_000, "{format}: {tokens}");
         // The deep files are listed as omitted, with their token counts.
-        assert_eq!(summary["omitted_list"].as_array().unwrap().len(), 3, "{summary}");
+        assert_eq!(
+            summary["omitted_list"].as_array().unwrap().len(),
+            3,
+            "{summary}"
+        );
         eprintln!("{format}: {:?}", started.elapsed());
     }
 }

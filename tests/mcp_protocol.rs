@@ -94,7 +94,8 @@ fn modern_discover_and_tools_list() {
         list["cacheScope"].as_str(),
         Some("public" | "private")
     ));
-    assert_eq!(list["tools"].as_array().unwrap().len(), 2);
+    // extract and estimate, then the navigation tools.
+    assert_eq!(list["tools"].as_array().unwrap().len(), 5);
     // Modern requests need no initialize, and leave the legacy side untouched.
     s.ping();
 }
@@ -146,7 +147,7 @@ fn modern_version_and_meta_errors() {
 fn check_tool_schemas(tools: &Value, with_annotations: bool, with_output: bool) {
     let tools = tools.as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["extract", "estimate"]);
+    assert_eq!(names, ["extract", "estimate", "tree", "grep", "read"]);
     for tool in tools {
         let name = tool["name"].as_str().unwrap();
         assert!(

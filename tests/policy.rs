@@ -146,7 +146,7 @@ fn refused(est: &Value) -> Vec<(String, String)> {
 }
 
 fn skipped(summary: &Value) -> Vec<(String, String)> {
-    summary["skipped"]
+    summary["skipped_list"]
         .as_array()
         .unwrap()
         .iter()
@@ -392,7 +392,7 @@ fn followed_links_are_checked_by_their_target() {
             "{path}: {sk:?}"
         );
     }
-    let details: Vec<&str> = v["skipped"]
+    let details: Vec<&str> = v["skipped_list"]
         .as_array()
         .unwrap()
         .iter()

@@ -55,8 +55,8 @@ pub fn run_extraction_to<'s, W: Write + 's>(
     run(spec, Some(sink))
 }
 
-/// Why the proven repository directory could not be opened.
-fn repo_open_error(e: &std::io::Error) -> Error {
+/// Why the proven repository directory could not be opened (also used by [`nav`]).
+pub fn repo_open_error(e: &std::io::Error) -> Error {
     if gnaw_sandbox::is_file_changed(e)
         || matches!(
             e.raw_os_error(),

@@ -14,6 +14,7 @@ use crate::cache::Cache;
 use crate::config::Options;
 use crate::driver::file::{self, FileContext, Processed};
 use crate::driver::options::{self, FileOptions};
+use crate::driver::repo_open_error;
 use crate::error::Error;
 use crate::par;
 use crate::spec::{ExtractionSpec, Mode, Observer, Overrides, Policy};
@@ -196,23 +197,6 @@ impl<'r, 'a> Session<'r, 'a> {
 /// before anything in the repository is read.
 pub fn repo_root(req: &Request<'_>) -> Result<Root, NavError> {
     req.repo.as_root().map_err(|e| repo_open_error(&e).into())
-}
-
-/// Why the proven repository directory could not be opened.
-fn repo_open_error(e: &std::io::Error) -> Error {
-    if gnaw_sandbox::is_file_changed(e)
-        || matches!(
-            e.raw_os_error(),
-            Some(libc::ELOOP | libc::EXDEV | libc::ENOTDIR)
-        )
-    {
-        Error::RepoChanged
-    } else {
-        Error::Io {
-            what: "cannot open the repository directory".into(),
-            error: e.to_string(),
-        }
-    }
 }
 
 /// A path argument proven inside the repo.

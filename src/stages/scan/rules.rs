@@ -444,20 +444,34 @@ fn value_restates_key(c: &Captures) -> bool {
         .is_some_and(|k| norm(k.as_str()).eq(norm(secret(c))))
 }
 
+/// How far back from a URL parameter its URL is looked for.
+const MAX_URL_LOOKBACK: usize = 512;
+
 /// A URL parameter (`?token=...`): as a quoted value, and not in the query of an image URL
 /// (`.../graph/badge.svg?token=...`): badge tokens are made to be embedded in public pages,
 /// and an image is fetched without credentials.
 fn generic_param(c: &Captures, line: &str) -> bool {
     let start = c.get(0).map_or(0, |m| m.start());
-    let before = &line[..start];
-    let url = before
-        .rsplit(|ch: char| ch.is_whitespace() || "\"'`(<[".contains(ch))
-        .next()
-        .unwrap_or("");
-    let path = url.split('?').next().unwrap_or("").to_ascii_lowercase();
+    // Look back at most a URL's worth: on one long line of parameters, looking back to the start
+    // of the line for every candidate is quadratic. A longer URL is not recognised as an image,
+    // so its parameters stay findings.
+    let mut from = start.saturating_sub(MAX_URL_LOOKBACK);
+    while !line.is_char_boundary(from) {
+        from += 1;
+    }
+    let before = &line.as_bytes()[from..start];
+    // The URL this parameter belongs to: back to the nearest delimiter, then its path up to `?`.
+    let url_start = before
+        .iter()
+        .rposition(|&ch| ch.is_ascii_whitespace() || b"\"'`(<[".contains(&ch))
+        .map_or(0, |i| i + 1);
+    let url = &before[url_start..];
+    let path = &url[..url.iter().position(|&ch| ch == b'?').unwrap_or(url.len())];
     let image = [".svg", ".png", ".gif", ".jpg", ".jpeg", ".webp"]
         .iter()
-        .any(|x| path.ends_with(x));
+        .any(|x| {
+            path.len() >= x.len() && path[path.len() - x.len()..].eq_ignore_ascii_case(x.as_bytes())
+        });
     !image && generic_quoted(c, line)
 }
 

@@ -412,7 +412,7 @@ fn a_file_swapped_for_a_link_mid_call_never_leaks() {
                 renameat2(AT_FDCWD, &a, AT_FDCWD, &c, RenameFlags::RENAME_EXCHANGE).unwrap();
                 n += 1;
                 // Mostly quick, sometimes still: calls meet both states and the swaps between.
-                if n % 4 == 0 {
+                if n.is_multiple_of(4) {
                     std::thread::sleep(Duration::from_micros(300));
                 }
             }
@@ -490,7 +490,7 @@ fn the_warm_cache_serves_navigation() {
     std::thread::sleep(Duration::from_millis(2100));
     let mut s = Server::start(&b.join("root"), &[("RUST_LOG", "info")]);
     s.initialize("2025-11-25");
-    let mut settle = |s: &mut Server| {
+    let settle = |s: &mut Server| {
         std::thread::sleep(Duration::from_millis(150));
         last_stats(&s.stderr())
     };

@@ -142,7 +142,7 @@ impl Matcher {
     ) -> Option<Vec<u32>> {
         let bytes = text.as_bytes();
         while start < text.len() {
-            if no % 1024 == 0 && stop() {
+            if no.is_multiple_of(1024) && stop() {
                 return None;
             }
             let end = line_end(bytes, start);

@@ -396,6 +396,48 @@ fn hostile_files_are_reported_without_a_hang_or_a_leak() {
 }
 
 #[test]
+fn pathological_patterns_answer_in_linear_time_or_are_refused() {
+    let base = tempfile::tempdir().unwrap();
+    let repo = base.path().join("r");
+    fs::create_dir_all(&repo).unwrap();
+    fs::write(repo.join("line.txt"), format!("{}\n", "a".repeat(900_000))).unwrap();
+    fs::write(repo.join("words.txt"), "word ".repeat(30).repeat(6000)).unwrap();
+    let mut s = Server::start(base.path(), &[]);
+    s.initialize("2025-11-25");
+    for pattern in [
+        "(a|aa)*b",
+        "(a*)*b",
+        "(\\w+\\s*)*$",
+        ".{0,1000}x",
+        "[\\s\\S]*x",
+        "(?:a|b|c|d|e)*?zz",
+    ] {
+        let start = Instant::now();
+        let resp = s.call(
+            "grep",
+            json!({"repo": "r", "pattern": pattern, "budget": 500}),
+        );
+        assert!(resp.get("result").is_some(), "{pattern}: {resp}");
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(10), "{pattern} took {took:?}");
+    }
+    for (pattern, why) in [
+        ("\\w{1,100}\\w{1,100}\\w{1,100}z", "compiles to more"),
+        ("(", "not a valid regular expression"),
+        (&"a".repeat(5000)[..], "over the limit"),
+        ("", "empty"),
+    ] {
+        let resp = s.call("grep", json!({"repo": "r", "pattern": pattern}));
+        assert_eq!(resp["error"]["data"]["kind"], "InvalidPattern", "{resp}");
+        assert!(
+            resp["error"]["message"].as_str().unwrap().contains(why),
+            "{resp}"
+        );
+    }
+    s.ping();
+}
+
+#[test]
 fn a_file_swapped_for_a_link_mid_call_never_leaks() {
     use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
     let (_base, b) = layout();

@@ -31,14 +31,15 @@ Environment:
                              (default 20000; 0 for unlimited)
   GNAW_MCP_SECRETS_FLOOR     weakest secrets mode a repo or call may choose: off (default),
                              warn, redact or block
-  GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size (default 16MiB)
+  GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size, and the largest file
+                             read takes by range (default 16MiB)
   GNAW_MCP_HARD_LINKS        skip (default) or read files with more than one hard link
   GNAW_MCP_CACHE_BYTES       warm cache size, e.g. 256MiB (0 turns the cache off)
   RUST_LOG                   log filter; logs go to stderr (default: info)
 
 The MCP client starts gnaw-mcp and talks JSON-RPC over its stdin/stdout. See docs/mcp.md.";
 
-/// Serve gnaw's `extract` and `estimate` tools over MCP (JSON-RPC on stdio).
+/// Serve gnaw's tools (extract, estimate, tree, grep, read) over MCP (JSON-RPC on stdio).
 #[derive(Parser)]
 #[command(name = "gnaw-mcp", version, about, after_help = AFTER_HELP)]
 struct Args {

@@ -323,8 +323,24 @@ fn hostile_files_are_reported_without_a_hang_or_a_leak() {
         .map(|i| ["abcdefgh", "ijklmnop"][i % 2])
         .collect();
     fs::write(repo.join("long.txt"), format!("{long}\nsecond line\n")).unwrap();
+    fs::write(repo.join("linked.txt"), "two names\n").unwrap();
+    fs::hard_link(repo.join("linked.txt"), repo.join("twin.txt")).unwrap();
+    fs::write(repo.join("latin1.txt"), b"caf\xe9 au lait\n").unwrap();
     let mut s = Server::start(&b.join("root"), &[]);
     s.initialize("2025-11-25");
+    let resp = s.call(
+        "read",
+        json!({"repo": "repo", "paths": ["twin.txt", "latin1.txt"]}),
+    );
+    let t = text(&resp);
+    assert!(
+        t.contains("twin.txt: not shown: has more than one hard link"),
+        "{t}"
+    );
+    assert!(
+        t.contains("latin1.txt: lines 1-1 of 1") && t.contains("not valid UTF-8"),
+        "{t}"
+    );
     let timed = |s: &mut Server, tool: &str, args: Value| -> Value {
         let start = Instant::now();
         let resp = s.call(tool, args.clone());

@@ -94,7 +94,7 @@ fn modern_discover_and_tools_list() {
         list["cacheScope"].as_str(),
         Some("public" | "private")
     ));
-    assert_eq!(list["tools"].as_array().unwrap().len(), 2);
+    assert_eq!(list["tools"].as_array().unwrap().len(), 5);
     // Modern requests need no initialize, and leave the legacy side untouched.
     s.ping();
 }
@@ -146,7 +146,7 @@ fn modern_version_and_meta_errors() {
 fn check_tool_schemas(tools: &Value, with_annotations: bool, with_output: bool) {
     let tools = tools.as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["extract", "estimate"]);
+    assert_eq!(names, ["extract", "estimate", "tree", "grep", "read"]);
     for tool in tools {
         let name = tool["name"].as_str().unwrap();
         assert!(
@@ -157,13 +157,16 @@ fn check_tool_schemas(tools: &Value, with_annotations: bool, with_output: bool) 
         let schema = &tool["inputSchema"];
         assert_eq!(schema["type"], "object");
         assert_eq!(schema["additionalProperties"], false);
-        assert_eq!(schema["required"], json!(["repo"]));
+        assert_eq!(schema["required"][0], "repo");
         for key in ["oneOf", "anyOf", "allOf", "$ref", "$defs"] {
             assert!(schema.get(key).is_none(), "{name} has {key}");
         }
         let props = schema["properties"].as_object().unwrap();
         assert_eq!(props["repo"]["type"], "string");
-        for list in ["include", "exclude"] {
+        for list in ["include", "exclude"]
+            .into_iter()
+            .filter(|l| props.contains_key(*l))
+        {
             assert_eq!(props[list]["type"], "array");
             assert_eq!(props[list]["items"]["type"], "string");
         }
@@ -188,6 +191,11 @@ fn check_tool_schemas(tools: &Value, with_annotations: bool, with_output: bool) 
                     "outputSchema lacks {key}"
                 );
             }
+        } else if with_output && name != "extract" {
+            // The navigation tools: an object schema with the exact count of their text.
+            let out = out.unwrap();
+            assert_eq!(out["type"], "object");
+            assert!(out["properties"].get("answer_tokens").is_some(), "{name}");
         } else {
             assert!(out.is_none(), "{name} outputSchema");
         }

@@ -158,8 +158,7 @@ fn check_tool_schemas(tools: &Value, with_annotations: bool, with_output: bool) 
         let schema = &tool["inputSchema"];
         assert_eq!(schema["type"], "object");
         assert_eq!(schema["additionalProperties"], false);
-        // Every tool takes a repo; the navigation tools require their own arguments too.
-        assert_eq!(schema["required"][0], json!("repo"));
+        assert_eq!(schema["required"][0], "repo");
         for key in ["oneOf", "anyOf", "allOf", "$ref", "$defs"] {
             assert!(schema.get(key).is_none(), "{name} has {key}");
         }
@@ -193,10 +192,13 @@ fn check_tool_schemas(tools: &Value, with_annotations: bool, with_output: bool) 
                     "outputSchema lacks {key}"
                 );
             }
-        } else if !with_output || name == "extract" {
+        } else if with_output && name != "extract" {
+            // The navigation tools: an object schema with the exact count of their text.
+            let out = out.unwrap();
+            assert_eq!(out["type"], "object");
+            assert!(out["properties"].get("answer_tokens").is_some(), "{name}");
+        } else {
             assert!(out.is_none(), "{name} outputSchema");
-        } else if let Some(out) = out {
-            assert_eq!(out["type"], "object", "{name}");
         }
     }
 }

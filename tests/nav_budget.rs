@@ -322,6 +322,17 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
             "round {round} {pattern} budget {budget} max {max}"
         );
     }
+    // A budget too small for one match is an error, never an answer that continues nowhere.
+    let e = grep(
+        &request(&root, 60),
+        &GrepArgs {
+            pattern: "foo".into(),
+            context: 5,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("too small"), "{e}");
 }
 
 #[test]

@@ -323,8 +323,24 @@ fn hostile_files_are_reported_without_a_hang_or_a_leak() {
         .map(|i| ["abcdefgh", "ijklmnop"][i % 2])
         .collect();
     fs::write(repo.join("long.txt"), format!("{long}\nsecond line\n")).unwrap();
+    fs::write(repo.join("linked.txt"), "two names\n").unwrap();
+    fs::hard_link(repo.join("linked.txt"), repo.join("twin.txt")).unwrap();
+    fs::write(repo.join("latin1.txt"), b"caf\xe9 au lait\n").unwrap();
     let mut s = Server::start(&b.join("root"), &[]);
     s.initialize("2025-11-25");
+    let resp = s.call(
+        "read",
+        json!({"repo": "repo", "paths": ["twin.txt", "latin1.txt"]}),
+    );
+    let t = text(&resp);
+    assert!(
+        t.contains("twin.txt: not shown: has more than one hard link"),
+        "{t}"
+    );
+    assert!(
+        t.contains("latin1.txt: lines 1-1 of 1") && t.contains("not valid UTF-8"),
+        "{t}"
+    );
     let timed = |s: &mut Server, tool: &str, args: Value| -> Value {
         let start = Instant::now();
         let resp = s.call(tool, args.clone());
@@ -393,6 +409,48 @@ fn hostile_files_are_reported_without_a_hang_or_a_leak() {
     let (status, stderr) = s.finish();
     assert!(status.success());
     no_canary("stderr", &stderr);
+}
+
+#[test]
+fn pathological_patterns_answer_in_linear_time_or_are_refused() {
+    let base = tempfile::tempdir().unwrap();
+    let repo = base.path().join("r");
+    fs::create_dir_all(&repo).unwrap();
+    fs::write(repo.join("line.txt"), format!("{}\n", "a".repeat(900_000))).unwrap();
+    fs::write(repo.join("words.txt"), "word ".repeat(30).repeat(6000)).unwrap();
+    let mut s = Server::start(base.path(), &[]);
+    s.initialize("2025-11-25");
+    for pattern in [
+        "(a|aa)*b",
+        "(a*)*b",
+        "(\\w+\\s*)*$",
+        ".{0,1000}x",
+        "[\\s\\S]*x",
+        "(?:a|b|c|d|e)*?zz",
+    ] {
+        let start = Instant::now();
+        let resp = s.call(
+            "grep",
+            json!({"repo": "r", "pattern": pattern, "budget": 500}),
+        );
+        assert!(resp.get("result").is_some(), "{pattern}: {resp}");
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(10), "{pattern} took {took:?}");
+    }
+    for (pattern, why) in [
+        ("\\w{1,100}\\w{1,100}\\w{1,100}z", "compiles to more"),
+        ("(", "not a valid regular expression"),
+        (&"a".repeat(5000)[..], "over the limit"),
+        ("", "empty"),
+    ] {
+        let resp = s.call("grep", json!({"repo": "r", "pattern": pattern}));
+        assert_eq!(resp["error"]["data"]["kind"], "InvalidPattern", "{resp}");
+        assert!(
+            resp["error"]["message"].as_str().unwrap().contains(why),
+            "{resp}"
+        );
+    }
+    s.ping();
 }
 
 #[test]

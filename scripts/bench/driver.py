@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -173,6 +174,117 @@ def server_round(exe, root, repo, log):
     return init, times[0], times[1], tokens, rss
 
 
+# ---------------------------------------------------------------- navigation (read, grep, tree)
+
+NAV_PATTERN = r"fn \w+_new\b"
+
+
+def nav_block(bins, corpus, runs, scratch, log):
+    """grep (CLI vs rg on the same threads), and in a warm server: grep, a 400-line read of a
+    1 MB file, tree vs estimate. Medians over `runs` after a warm-up; nothing is asserted."""
+    g = os.path.join(bins, "gnaw")
+    exe = os.path.join(bins, "gnaw-mcp")
+    name = os.path.basename(corpus)
+    threads = len(os.sched_getaffinity(0))
+    rg = shutil.which("rg")
+    cli = {"gnaw grep (CLI, cold)": [], f"rg --no-config -j{threads}": []}
+    counts = {}
+    for r in range(runs + 1):
+        argv = [g, "grep", corpus, NAV_PATTERN, "--budget", "0", "-m", "100000000"]
+        t, _, code, text, _ = run(argv, stdout_path=os.path.join(scratch, "grep.txt"))
+        if code == 0 and r > 0:
+            cli["gnaw grep (CLI, cold)"].append(t)
+        if code == 0:
+            with open(os.path.join(scratch, "grep.txt")) as f:
+                m = re.match(r"grep .*?: (\d+) match", f.readline())
+                counts["gnaw grep (CLI, cold)"] = int(m.group(1)) if m else None
+        if rg:
+            out = os.path.join(scratch, "rg.txt")
+            t, _, code, _, _ = run([rg, "--no-config", "-j", str(threads), "-n", NAV_PATTERN,
+                                    corpus], stdout_path=out)
+            if code == 0 and r > 0:
+                cli[f"rg --no-config -j{threads}"].append(t)
+            with open(out, "rb") as f:
+                counts[f"rg --no-config -j{threads}"] = sum(1 for _ in f)
+    res = {"pattern": NAV_PATTERN, "threads": threads,
+           "cli": {k: median(v) for k, v in cli.items() if v}, "matches": counts}
+
+    def timed(srv, tool, args):
+        t = time.perf_counter()
+        out = srv.request("tools/call", {"name": tool, "arguments": args})
+        if out.get("isError"):
+            raise RuntimeError(f"{tool} failed: {out}")
+        return time.perf_counter() - t, out
+
+    srv = Server(exe, os.path.dirname(corpus), log)
+    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
+    srv.notify("notifications/initialized")
+    grep_args = {"repo": name, "pattern": NAV_PATTERN, "budget": 0, "max_matches": 100000000}
+    cold_grep, _ = timed(srv, "grep", grep_args)
+    warm_grep = [timed(srv, "grep", grep_args)[0] for _ in range(runs)]
+    cold_est, _ = timed(srv, "estimate", {"repo": name, "budget": 0})
+    tree_after, tr = timed(srv, "tree", {"repo": name})
+    warm_est, warm_tree = [], []
+    for _ in range(runs):
+        warm_est.append(timed(srv, "estimate", {"repo": name, "budget": 0})[0])
+        warm_tree.append(timed(srv, "tree", {"repo": name})[0])
+    srv.close()
+    res["server"] = {"grep cold": cold_grep, "grep warm": median(warm_grep),
+                     "estimate cold": cold_est, "tree after estimate": tree_after,
+                     "estimate warm": median(warm_est), "tree warm": median(warm_tree),
+                     "tree answer tokens": tr.get("structuredContent", {}).get("answer_tokens")}
+
+    # A 1 MB file (corpus text, under the 1 MiB max_file_size) in a root of its own.
+    root = os.path.join(scratch, "navroot")
+    os.makedirs(os.path.join(root, "r"), exist_ok=True)
+    big = os.path.join(root, "r", "big.rs")
+    with open(big, "w") as out:
+        size = 0
+        for dirpath, _, files in sorted(os.walk(corpus)):
+            for fn in sorted(files):
+                if not fn.endswith(".rs") or size > 1_000_000:
+                    continue
+                with open(os.path.join(dirpath, fn), errors="replace") as f:
+                    text = f.read()[: 1_000_000 - size]
+                out.write(text)
+                size += len(text.encode())
+    time.sleep(2.1)  # files changed in the last 2 s are not cached
+    with open(big) as f:
+        lines = sum(1 for _ in f)
+    start = max(1, lines // 2)
+    srv = Server(exe, root, log)
+    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
+    srv.notify("notifications/initialized")
+    window = {"repo": "r", "paths": [f"big.rs:{start}-{start + 399}"], "budget": 0}
+    cold_read, _ = timed(srv, "read", window)
+    warm_read = [timed(srv, "read", window)[0] for _ in range(runs)]
+    srv.close()
+    res["read"] = {"bytes": os.path.getsize(big), "lines": lines, "cold": cold_read,
+                   "warm": median(warm_read)}
+    return res
+
+
+def nav_report(nav):
+    print(f"Navigation (pattern `{nav['pattern']}`, {nav['threads']} threads):\n")
+    print("| what | median wall | notes |")
+    print("|---|---|---|")
+    for k, t in nav["cli"].items():
+        print(f"| {k} | {fmt_s(t)} | {nav['matches'].get(k)} matching lines |")
+    for k, t in nav["server"].items():
+        if k == "tree answer tokens":
+            continue
+        note = f"answer {nav['server']['tree answer tokens']:,} tokens (default budget)" \
+            if k.startswith("tree") else ""
+        print(f"| gnaw-mcp `{k.split()[0]}`, {' '.join(k.split()[1:])} | {fmt_s(t)} | {note} |")
+    r = nav["read"]
+    print(f"| gnaw-mcp `read`, 400-line window of a {r['bytes'] / 1e6:.2f} MB file, cold | "
+          f"{fmt_s(r['cold'])} | {r['lines']:,} lines |")
+    print(f"| gnaw-mcp `read`, same window, warm | {fmt_s(r['warm'])} | |")
+    print()
+
+
 # ---------------------------------------------------------------- the run
 
 def main():
@@ -185,6 +297,7 @@ def main():
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--hostile", help="a dir holding one 4 MB line without whitespace")
     ap.add_argument("--json", help="write the raw results here")
+    ap.add_argument("--no-nav", action="store_true", help="skip the navigation rows")
     a = ap.parse_args()
 
     corpus = os.path.abspath(a.corpus)
@@ -262,6 +375,8 @@ def main():
                        for _ in range(max(3, a.runs // 2))]
             hostile[d] = (median([s[0] for s in samples]), samples[0][3].strip())
 
+    nav = None if a.no_nav else nav_block(a.bins, corpus, a.runs, a.scratch, mcp_log)
+
     # How many files each peer emitted, where its output shows it (one untimed run).
     peer_files = {}
     for label, argv, env, _ in peers:
@@ -287,6 +402,7 @@ def main():
         "peer_files": peer_files,
         "peer_tokens": {p[0]: peer_tokens(p[0], printed.get(p[0], "")) for p in peers},
         "versions": {p[0]: version(p[1][0]) for p in peers},
+        "nav": nav,
     }
     if a.json:
         with open(a.json, "w") as f:
@@ -336,6 +452,9 @@ def report(res, peers, floor_tokens):
         print(f"| one 4 MiB line, no whitespace: {d} (`gnaw --estimate`) | {fmt_s(t)} | | | | "
               f"{out} |")
     print()
+
+    if res.get("nav"):
+        nav_report(res["nav"])
 
     # The targets of issue 6 (ratios in one run).
     rows = []

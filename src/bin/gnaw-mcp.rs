@@ -32,7 +32,8 @@ Environment:
                              (default 20000; 0 for unlimited)
   GNAW_MCP_SECRETS_FLOOR     weakest secrets mode a repo or call may choose: off (default),
                              warn, redact or block
-  GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size (default 16MiB)
+  GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size, and the largest file
+                             read takes by range (default 16MiB)
   GNAW_MCP_REPO_MAY_WIDEN    .gnawconfig settings a repository may use to read more, comma-
                              separated (default none; all for every one):
                                allow_paths         secrets.allow_paths (unscanned files)
@@ -51,7 +52,7 @@ Environment:
 
 The MCP client starts gnaw-mcp and talks JSON-RPC over its stdin/stdout. See docs/mcp.md.";
 
-/// Serve gnaw's tools (extract, estimate, ...) over MCP (JSON-RPC on stdio).
+/// Serve gnaw's tools (extract, estimate, tree, grep, read) over MCP (JSON-RPC on stdio).
 #[derive(Parser)]
 #[command(name = "gnaw-mcp", version, about, after_help = AFTER_HELP)]
 struct Args {

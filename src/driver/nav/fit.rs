@@ -61,6 +61,13 @@ pub fn fit(
             None => Trial::Over(0, byte_over),
         }
     };
+    if limits.budget.is_none()
+        && let Trial::Fits(text, _) = trial(n)
+    {
+        // No budget and everything within the bytes: the whole answer, counted once.
+        let tokens = count(&text);
+        return Ok(Fitted { k: n, text, tokens });
+    }
     let base = match trial(0) {
         Trial::Fits(text, tokens) => (text, tokens),
         Trial::Over(..) => return Err(too_small(limits, count(&render(0)), render(0).len())),

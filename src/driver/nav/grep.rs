@@ -191,6 +191,19 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
     };
     let fitted = fit::fit(items.len(), limits, &count, &mut cost, &|k| r.render(k))?;
     let k = fitted.k;
+    if k == 0 && !items.is_empty() {
+        // Without one match shown the continuation would be this very call again.
+        let mut one = r.head();
+        r.group(&mut one, 0, None);
+        return Err(Error::Usage {
+            message: format!(
+                "the budget is too small to show one match: the first, with its context and the \
+                 summary, takes about {} tokens; raise budget, or lower context",
+                count(&one) + 40
+            ),
+        }
+        .into());
+    }
     let matches = items[..k]
         .iter()
         .map(|&(h, j)| {

@@ -43,6 +43,8 @@ pub struct Policy {
     /// The largest `max_file_size` a `.gnawconfig` may ask for (`None`: no limit). A repo's own
     /// config must not be able to make the server read arbitrarily large files into memory.
     pub max_file_size_cap: Option<u64>,
+    /// Directories more than this many levels below the repo are not walked (reported).
+    pub max_depth: usize,
 }
 
 impl Policy {
@@ -54,6 +56,7 @@ impl Policy {
             skip_hard_links: false,
             budget_default: None,
             max_file_size_cap: None,
+            max_depth: crate::limits::DEFAULT_MAX_DEPTH,
         }
     }
 
@@ -65,6 +68,7 @@ impl Policy {
             skip_hard_links: true,
             budget_default: Some(20_000),
             max_file_size_cap: Some(SERVER_MAX_FILE_SIZE_CAP),
+            max_depth: crate::limits::DEFAULT_MAX_DEPTH,
         }
     }
 }

@@ -32,6 +32,7 @@ Environment:
   GNAW_MCP_SECRETS_FLOOR     weakest secrets mode a repo or call may choose: off (default),
                              warn, redact or block
   GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size (default 16MiB)
+  GNAW_MCP_MAX_DEPTH         deepest directory level walked, below the repo (default 256)
   GNAW_MCP_HARD_LINKS        skip (default) or read files with more than one hard link
   GNAW_MCP_CACHE_BYTES       warm cache size, e.g. 256MiB (0 turns the cache off)
   RUST_LOG                   log filter; logs go to stderr (default: info)

@@ -95,8 +95,9 @@ fn run(
                 no_ignore: options.no_ignore,
                 filter: &filter,
                 threads,
+                max_depth: spec.policy.max_depth,
             },
-        ),
+        )?,
         Some(paths) => {
             let repo_root = spec.repo.as_root().map_err(|e| repo_open_error(&e))?;
             source::from_list(&repo_root, paths, &filter)
@@ -136,6 +137,7 @@ fn run(
             Err(reason) => skipped.push(Skipped { path, reason }),
         }
     }
+    source::out_of_fds_error(&skipped).map_or(Ok(()), Err)?;
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
     findings.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
 

@@ -8,6 +8,15 @@
 //! listed. Links are not followed here: they come out as [`EntryKind::Symlink`] and the read stage
 //! decides, with the kernel, whether a link stays inside the repo.
 //!
+//! Bounds (see [`crate::limits`]): a subdirectory is opened only when its turn comes, so the
+//! directories waiting to be listed hold no fd of their own; a parent's fd is kept for its
+//! waiting subdirectories within a budget of [`MAX_WALK_DIR_FDS`], past which a subdirectory is
+//! reached by its names from the nearest kept ancestor, one `O_NOFOLLOW` step at a time.
+//! Running out of file descriptors ends the walk with an error rather than losing files. The
+//! walk does not descend past [`WalkOptions::max_depth`] levels, nor into a directory whose
+//! entries' relative paths could not fit [`PATH_MAX`]; each such directory is reported. Every
+//! ignore-file line is checked against the glob limits before it is compiled.
+//!
 //! Ignore files are honoured only from *inside* the repo, with the `ignore` crate's gitignore
 //! matcher and its precedence: `.ignore` over `.gitignore` over `.git/info/exclude`, deeper
 //! directories over shallower ones, and a directory holding `.git` (a nested repository) is not

@@ -7,7 +7,7 @@
 //!
 //! | layer | modules | what |
 //! |---|---|---|
-//! | 0 vocabulary | [`vocab`], [`error`], [`bounded`], [`par`] | shared types, errors, capped reads, threads |
+//! | 0 vocabulary | [`vocab`], [`error`], [`bounded`], [`limits`], [`par`] | shared types, errors, capped reads, resource bounds, threads |
 //! | 1 settings | [`config`], [`cache`], [`spec`] | `.gnawconfig`, the warm cache, what a caller asks for |
 //! | 2 stages | [`stages`]: source, filter, read, scan, count, render, rank, budget | one job each, in run order |
 //! | 3 driver | [`driver`] | runs the stages for one spec: options, per file, plan, assemble |
@@ -22,6 +22,7 @@
 // layer 0
 pub mod bounded;
 pub mod error;
+pub mod limits;
 pub mod par;
 pub mod vocab;
 // layer 1

@@ -2,9 +2,16 @@
 //! (largest first, so one big file does not finish last on one core) and results come back in
 //! input order. No thread pool and no async runtime: gnaw-mcp enters its sandbox before any
 //! thread exists, and scoped threads started later inherit it.
+//!
+//! Every worker gets an explicit stack of [`THREAD_STACK_BYTES`] (the main thread's usual
+//! 8 MiB) rather than the 2 MiB default, so that what runs on the main thread with one worker
+//! runs the same with many. The inputs that could use deep stacks are bounded before they get
+//! here ([`crate::limits`]); this is the backstop.
 
+use crate::limits::THREAD_STACK_BYTES;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::thread::{Builder, Scope, ScopedJoinHandle};
 
 /// Lock a mutex, taking the data even when another thread panicked while holding it. Every
 /// mutex in gnaw guards data that stays consistent between statements (a queue, a map, a
@@ -16,6 +23,18 @@ pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A mutex's data once no thread holds it, poisoned or not (see [`lock`]).
 pub fn into_inner<T>(m: Mutex<T>) -> T {
     m.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Start a scoped worker thread with a stack of [`THREAD_STACK_BYTES`]. Like
+/// [`Scope::spawn`], panics when the system cannot start a thread.
+pub fn spawn<'scope, T: Send + 'scope>(
+    s: &'scope Scope<'scope, '_>,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> ScopedJoinHandle<'scope, T> {
+    Builder::new()
+        .stack_size(THREAD_STACK_BYTES)
+        .spawn_scoped(s, f)
+        .unwrap_or_else(|e| panic!("cannot start a worker thread: {e}"))
 }
 
 static THREADS: OnceLock<usize> = OnceLock::new();
@@ -63,7 +82,7 @@ where
         vec![run()]
     } else {
         std::thread::scope(|s| {
-            let handles: Vec<_> = (0..workers).map(|_| s.spawn(run)).collect();
+            let handles: Vec<_> = (0..workers).map(|_| spawn(s, run)).collect();
             handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
@@ -168,7 +187,7 @@ where
         }
     };
     std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads).map(|_| s.spawn(run)).collect();
+        let handles: Vec<_> = (0..threads).map(|_| spawn(s, run)).collect();
         for h in handles {
             if let Err(e) = h.join() {
                 std::panic::resume_unwind(e);
@@ -213,6 +232,28 @@ mod tests {
         let n = (1u64 << 13) - 1;
         assert_eq!(count.load(Ordering::Relaxed) as u64, n);
         assert_eq!(sum.load(Ordering::Relaxed), n * (n + 1) / 2);
+    }
+
+    #[test]
+    fn workers_get_the_main_threads_stack() {
+        // Several MiB of stack each (a debug build): more than the 2 MiB a spawned thread gets
+        // by default.
+        fn burn(n: usize) -> usize {
+            let buf = std::hint::black_box([n as u8; 1024]);
+            if n == 0 {
+                0
+            } else {
+                burn(n - 1) + usize::from(buf[0] & 1)
+            }
+        }
+        let items = [1500usize, 1500];
+        let out = map(&items, &[0, 1], 2, &|| false, |&n| burn(n)).unwrap();
+        assert_eq!(out, [750, 750]);
+        let sum = AtomicUsize::new(0);
+        drain(vec![1500usize, 1500], 2, |n, _| {
+            sum.fetch_add(burn(n), Ordering::Relaxed);
+        });
+        assert_eq!(sum.load(Ordering::Relaxed), 1500);
     }
 
     #[test]

@@ -46,6 +46,8 @@ pub struct Policy {
     /// Which settings of a repo's own `.gnawconfig` that read more than the defaults are
     /// honoured. Those not allowed are refused (the default is left in place) and reported.
     pub repo_may_widen: RepoMayWiden,
+    /// Directories more than this many levels below the repo are not walked (reported).
+    pub max_depth: usize,
 }
 
 impl Policy {
@@ -59,6 +61,7 @@ impl Policy {
             budget_default: None,
             max_file_size_cap: None,
             repo_may_widen: RepoMayWiden::ALL,
+            max_depth: crate::limits::DEFAULT_MAX_DEPTH,
         }
     }
 
@@ -72,6 +75,7 @@ impl Policy {
             budget_default: Some(20_000),
             max_file_size_cap: Some(SERVER_MAX_FILE_SIZE_CAP),
             repo_may_widen: RepoMayWiden::NONE,
+            max_depth: crate::limits::DEFAULT_MAX_DEPTH,
         }
     }
 }

@@ -17,6 +17,7 @@ const GNAW_LAYERS: &[(&str, u8)] = &[
     ("vocab", 0),
     ("error", 0),
     ("bounded", 0),
+    ("limits", 0),
     ("par", 0),
     ("config", 1),
     ("cache", 1),

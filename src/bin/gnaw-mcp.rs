@@ -34,6 +34,7 @@ Environment:
                              warn, redact or block
   GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size, and the largest file
                              read takes by range (default 16MiB)
+  GNAW_MCP_MAX_DEPTH         deepest directory level walked, below the repo (default 256)
   GNAW_MCP_REPO_MAY_WIDEN    .gnawconfig settings a repository may use to read more, comma-
                              separated (default none; all for every one):
                                allow_paths         secrets.allow_paths (unscanned files)

@@ -55,6 +55,7 @@ impl<'a> FileContext<'a> {
         options: &'a FileOptions,
         cache: Option<&'a Cache>,
     ) -> Result<FileContext<'a>, Error> {
+        filter::check_glob_list(&options.secrets_allow_paths, "secrets.allow_paths")?;
         let allow = scan::Allow::new(
             &options.secrets_allow_paths,
             options.secrets_allow_fingerprints.iter().cloned(),

@@ -108,8 +108,9 @@ fn run(
                 no_ignore: options.no_ignore,
                 filter: &filter,
                 threads,
+                max_depth: spec.policy.max_depth,
             },
-        ),
+        )?,
         Some(paths) => {
             let repo_root = spec.repo.as_root().map_err(|e| repo_open_error(&e))?;
             source::from_list(&repo_root, paths, &filter)
@@ -163,6 +164,7 @@ fn run(
             }
         }
     }
+    source::out_of_fds_error(&skipped).map_or(Ok(()), Err)?;
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
 
     // plan: rank, then budget

@@ -20,8 +20,8 @@ pub struct Config {
     /// Most bytes of waiting `tools/call` requests (`GNAW_MCP_MAX_QUEUED_BYTES`).
     pub max_queued_bytes: usize,
     /// Defaults and floors for every call: `GNAW_MCP_DEFAULT_BUDGET`, `GNAW_MCP_MAX_FILE_SIZE`,
-    /// `GNAW_MCP_HARD_LINKS`, `GNAW_MCP_SECRETS_FLOOR` and `GNAW_MCP_REPO_MAY_WIDEN` on top of
-    /// [`Policy::server`].
+    /// `GNAW_MCP_MAX_DEPTH`, `GNAW_MCP_HARD_LINKS`, `GNAW_MCP_SECRETS_FLOOR` and
+    /// `GNAW_MCP_REPO_MAY_WIDEN` on top of [`Policy::server`].
     pub policy: Policy,
 }
 
@@ -102,6 +102,18 @@ impl Config {
                     )
                 })?;
             config.policy.max_file_size_cap = Some(cap);
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_MAX_DEPTH") {
+            config.policy.max_depth = raw
+                .to_str()
+                .and_then(|s| s.trim().parse::<usize>().ok())
+                .filter(|&n| n > 0)
+                .ok_or_else(|| {
+                    format!(
+                        "GNAW_MCP_MAX_DEPTH must be a positive number of directory levels, got {raw:?}; unset it to use the default ({})",
+                        crate::limits::DEFAULT_MAX_DEPTH
+                    )
+                })?;
         }
         if let Some(raw) = std::env::var_os("GNAW_MCP_HARD_LINKS") {
             config.policy.skip_hard_links = match raw.to_str().map(str::trim) {

@@ -8,8 +8,13 @@
 //! - `*` and `?` never cross a `/`; `**` crosses any number of directories.
 //! - A pattern that matches a directory matches everything beneath it (`-e vendor`, `-i src`).
 //! - No include patterns means everything is included. Exclude wins over include.
+//!
+//! Every list is checked against [`crate::limits`] before anything is compiled (the number of
+//! patterns, their total size, and each pattern's length, brace nesting and alternatives): a
+//! pattern past a limit is an error naming it and the limit, never a stack overflow.
 
 use crate::error::Error;
+use crate::limits::{check_globs, shown_glob};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// The compiled include and exclude sets.
@@ -74,18 +79,35 @@ fn bytes_path(b: &[u8]) -> &std::path::Path {
 }
 
 /// Compile patterns into one set: a pattern without `/` is matched as `**/pattern`.
-/// `what` names where the patterns came from (`include`, `exclude`), for the error.
+/// `what` names where the patterns came from (`include`, `exclude`), for the error. The list is
+/// checked against the limits of [`crate::limits`] first.
 pub fn compile(patterns: &[String], what: &str) -> Result<GlobSet, Error> {
-    let bad = |pattern: &str, e: globset::Error| Error::Glob {
+    check_glob_list(patterns, what)?;
+    let bad = |pattern: &str, why: String| Error::Glob {
         source: what.to_string(),
-        pattern: pattern.to_string(),
-        why: e.to_string(),
+        pattern: shown_glob(pattern),
+        why,
     };
     let mut b = GlobSetBuilder::new();
     for p in patterns {
-        b.add(glob(p).map_err(|e| bad(p, e))?);
+        b.add(glob(p).map_err(|e| bad(p, e.to_string()))?);
     }
-    b.build().map_err(|e| bad("", e))
+    b.build().map_err(|e| {
+        bad(
+            &format!("({} patterns)", patterns.len()),
+            format!("the {what} patterns together are too complex to compile ({e}); use fewer or simpler patterns"),
+        )
+    })
+}
+
+/// Check a list of globs from `what` (`include`, `secrets.allow_paths`, ...) against the limits
+/// of [`crate::limits`]: an [`Error::Glob`] naming the pattern (or the list) and the limit.
+pub fn check_glob_list<S: AsRef<str>>(patterns: &[S], what: &str) -> Result<(), Error> {
+    check_globs(patterns).map_err(|(pattern, limit)| Error::Glob {
+        source: what.to_string(),
+        pattern: pattern.map_or_else(|| format!("({} patterns)", patterns.len()), shown_glob),
+        why: limit.to_string(),
+    })
 }
 
 fn glob(pattern: &str) -> Result<Glob, globset::Error> {
@@ -155,5 +177,23 @@ mod tests {
     fn bad_pattern_is_named() {
         let err = Filter::new(&["a[".into()], &[]).err().unwrap().to_string();
         assert!(err.contains("\"a[\""), "{err}");
+    }
+
+    #[test]
+    fn patterns_past_the_limits_are_refused_before_compiling() {
+        // 16,000 levels overflowed a 2 MiB stack inside globset before the limits.
+        let deep = format!("{}a{}", "{a,".repeat(16_000), "}".repeat(16_000));
+        let err = Filter::new(&[], &[deep]).err().unwrap();
+        assert_eq!(err.kind(), "InvalidGlob");
+        let msg = err.to_string();
+        assert!(msg.contains("exclude") && msg.contains("nest"), "{msg}");
+        assert!(
+            msg.len() < 400,
+            "the pattern is shown whole: {} bytes",
+            msg.len()
+        );
+        let many: Vec<String> = (0..1001).map(|i| format!("f{i}")).collect();
+        let msg = Filter::new(&many, &[]).err().unwrap().to_string();
+        assert!(msg.contains("1001 globs"), "{msg}");
     }
 }

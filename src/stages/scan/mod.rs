@@ -80,7 +80,7 @@ impl Allow {
         F::Item: Into<String>,
     {
         let mut set = GlobSetBuilder::new();
-        for g in globs {
+        for g in globs.into_iter().filter(crate::limits::within_glob_limits) {
             let g = g.as_ref();
             let glob = GlobBuilder::new(g)
                 .literal_separator(true)

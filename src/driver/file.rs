@@ -186,10 +186,14 @@ impl<'a> FileContext<'a> {
                     no_ignore: false,
                     filter: &Arc::new(everything),
                     threads: crate::par::threads(),
+                    max_depth: self.options.targets.max_depth,
                 },
             );
-            // Sorted by path, without duplicates.
-            sourced.candidates.into_iter().map(|c| c.rel).collect()
+            // Sorted by path, without duplicates. A walk that fails lists nothing, so every
+            // target is refused rather than let through unchecked.
+            sourced
+                .map(|s| s.candidates.into_iter().map(|c| c.rel).collect())
+                .unwrap_or_default()
         })
     }
 

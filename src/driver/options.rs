@@ -49,6 +49,8 @@ pub struct TargetChecks {
     /// The target must be a file the walk lists by its own path, so not one that ignore files
     /// leave out. Off with `no_ignore`, and for a path list (which honours no ignore files).
     pub ignore_rules: bool,
+    /// The walk's depth limit, for the listing the ignore-rule check compares against.
+    pub max_depth: usize,
 }
 
 impl FileOptions {
@@ -76,6 +78,7 @@ impl FileOptions {
                 TargetChecks {
                     hidden: options.hidden,
                     ignore_rules: !options.no_ignore && spec.paths.is_none(),
+                    max_depth: spec.policy.max_depth,
                 }
             } else {
                 TargetChecks::default()

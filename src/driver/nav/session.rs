@@ -161,8 +161,9 @@ impl<'r, 'a> Session<'r, 'a> {
                 no_ignore: self.options.no_ignore,
                 filter: &filter,
                 threads: par::threads(),
+                max_depth: self.req.policy.max_depth,
             },
-        );
+        )?;
         if self.cancelled() {
             return Err(Error::Cancelled.into());
         }

@@ -33,10 +33,9 @@ pub const MAX_PROFILES: usize = 256;
 
 /// Most entries in one list key (`include`, `exclude`, `secrets.allow_paths`,
 /// `secrets.allow_fingerprints`), at top level or in a profile. Hand-written lists hold tens of
-/// globs; a directory pattern (`vendor`) covers everything beneath it. Every walked path is
-/// matched against the compiled sets, so their size is paid once per file: 4,096 globs compile
-/// in well under a second and keep a walk's matching cost bounded.
-pub const MAX_LIST_ENTRIES: usize = 4096;
+/// globs; a directory pattern (`vendor`) covers everything beneath it. The same bound as a
+/// compiled glob list ([`crate::limits::MAX_GLOBS`]), so the error names the key as written.
+pub const MAX_LIST_ENTRIES: usize = crate::limits::MAX_GLOBS;
 
 /// Default cap on a file's size (1 MiB).
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 20;
@@ -641,7 +640,7 @@ mod tests {
             )
             .unwrap_err();
             assert_eq!(err.key.as_deref(), Some(key));
-            assert!(err.message.contains("4096"), "{}", err.message);
+            assert!(err.message.contains("1000"), "{}", err.message);
             assert!(
                 parse_test(
                     &format!("{key} = {}", list(MAX_LIST_ENTRIES)),

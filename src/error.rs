@@ -61,6 +61,9 @@ pub enum Error {
     /// An I/O failure that is not about one file: what was being done, and the OS's words
     /// (exit 1).
     Io { what: String, error: String },
+    /// An input is past one of gnaw's bounds, and going on without it would change what is
+    /// served: what, and what to do (exit 1).
+    Limit { what: String },
     /// The observer asked to stop.
     Cancelled,
 }
@@ -74,7 +77,7 @@ impl Error {
             | Error::Glob { .. }
             | Error::PathRejected { .. }
             | Error::Budget { .. } => 2,
-            Error::RepoChanged | Error::Io { .. } | Error::Cancelled => 1,
+            Error::RepoChanged | Error::Io { .. } | Error::Limit { .. } | Error::Cancelled => 1,
         }
     }
 
@@ -88,6 +91,7 @@ impl Error {
             Error::Budget { .. } => "BudgetTooSmall",
             Error::RepoChanged => "RepoChanged",
             Error::Io { .. } => "Io",
+            Error::Limit { .. } => "LimitExceeded",
             Error::Cancelled => "Cancelled",
         }
     }
@@ -129,6 +133,7 @@ impl fmt::Display for Error {
                  (a concurrent rename?); nothing was read; try again"
             ),
             Error::Io { what, error } => write!(f, "{what}: {error}"),
+            Error::Limit { what } => write!(f, "{what}"),
             Error::Cancelled => write!(f, "the run was cancelled"),
         }
     }

@@ -103,6 +103,9 @@ pub enum Widen {
     NoIgnore,
     /// `follow_links = true`.
     FollowLinks,
+    /// `secrets` set to a weaker mode than the surface's default (`off` or `warn` where the
+    /// default is `redact`): secrets would reach the reader verbatim.
+    Secrets,
     /// `max_file_size` above the operator's ceiling ([`Policy::max_file_size_cap`]); never
     /// granted by [`RepoMayWiden`], the ceiling itself is the operator's choice.
     MaxFileSize,
@@ -110,13 +113,14 @@ pub enum Widen {
 
 impl Widen {
     /// The settings an operator can let a repository use, in `GNAW_MCP_REPO_MAY_WIDEN`'s order.
-    pub const GRANTABLE: [Widen; 6] = [
+    pub const GRANTABLE: [Widen; 7] = [
         Widen::AllowPaths,
         Widen::AllowFingerprints,
         Widen::SensitiveInclude,
         Widen::Hidden,
         Widen::NoIgnore,
         Widen::FollowLinks,
+        Widen::Secrets,
     ];
 
     /// The name in `GNAW_MCP_REPO_MAY_WIDEN`.
@@ -128,6 +132,7 @@ impl Widen {
             Widen::Hidden => "hidden",
             Widen::NoIgnore => "no_ignore",
             Widen::FollowLinks => "follow_links",
+            Widen::Secrets => "secrets",
             Widen::MaxFileSize => "max_file_size",
         }
     }
@@ -143,6 +148,7 @@ impl Widen {
                 "files that .gitignore, .ignore and .git/info/exclude leave out are read"
             }
             Widen::FollowLinks => "symbolic links are followed",
+            Widen::Secrets => "secrets are shown verbatim (a weaker secrets mode than the default)",
             Widen::MaxFileSize => "files larger than the operator's ceiling are read",
         }
     }
@@ -159,6 +165,7 @@ pub struct RepoMayWiden {
     pub hidden: bool,
     pub no_ignore: bool,
     pub follow_links: bool,
+    pub secrets: bool,
 }
 
 impl RepoMayWiden {
@@ -170,6 +177,7 @@ impl RepoMayWiden {
         hidden: true,
         no_ignore: true,
         follow_links: true,
+        secrets: true,
     };
 
     /// None is: the repo's config can only narrow.
@@ -180,6 +188,7 @@ impl RepoMayWiden {
         hidden: false,
         no_ignore: false,
         follow_links: false,
+        secrets: false,
     };
 
     /// Whether `w` is honoured. [`Widen::MaxFileSize`] is governed by the ceiling, not here.
@@ -191,6 +200,7 @@ impl RepoMayWiden {
             Widen::Hidden => self.hidden,
             Widen::NoIgnore => self.no_ignore,
             Widen::FollowLinks => self.follow_links,
+            Widen::Secrets => self.secrets,
             Widen::MaxFileSize => false,
         }
     }
@@ -203,6 +213,7 @@ impl RepoMayWiden {
             Widen::Hidden => Some(&mut self.hidden),
             Widen::NoIgnore => Some(&mut self.no_ignore),
             Widen::FollowLinks => Some(&mut self.follow_links),
+            Widen::Secrets => Some(&mut self.secrets),
             Widen::MaxFileSize => None,
         }
     }

@@ -128,7 +128,7 @@ fn nested_braces(depth: usize) -> String {
 
 /// The skipped entries of a `--json` summary, as (path, reason kind, detail).
 fn skipped(summary: &Value) -> Vec<(String, String, String)> {
-    summary["skipped"]
+    summary["skipped_list"]
         .as_array()
         .into_iter()
         .flatten()

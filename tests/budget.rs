@@ -614,6 +614,8 @@ fn deep_paths_under_a_budget_fit_quickly_and_exactly() {
         let args = [
             "--json",
             "-q",
+            "--max-depth",
+            "2100",
             "--budget",
             "20000",
             "--format",

@@ -117,7 +117,14 @@ fn vm_hwm_mib(s: &Server) -> f64 {
 fn server(root: &Path) -> (Server, f64) {
     fs::create_dir_all(root.join("tiny")).unwrap();
     fs::write(root.join("tiny/a.txt"), "a\n").unwrap();
-    let mut s = Server::start(root, &[("GNAW_MCP_CACHE_BYTES", "0")]);
+    // Deep enough for the path-depth test (2,000 levels; the default limit is 256).
+    let mut s = Server::start(
+        root,
+        &[
+            ("GNAW_MCP_CACHE_BYTES", "0"),
+            ("GNAW_MCP_MAX_DEPTH", "2100"),
+        ],
+    );
     s.initialize("2025-11-25");
     let r = s.call("estimate", json!({ "repo": "tiny" }));
     assert!(r.get("result").is_some(), "{r}");

@@ -286,6 +286,7 @@ fn output_over_the_cap_is_an_error_with_advice_not_a_cut_body() {
     let resp = s.call("extract", json!({ "repo": "proj" }));
     let result = &resp["result"];
     assert_eq!(result["isError"], true, "{resp}");
+    assert_eq!(result["_meta"]["gnaw/errorKind"], "OutputTooLarge");
     let text = result["content"][0]["text"].as_str().unwrap();
     assert!(!text.contains("MARKER"), "part of the body was sent");
     for word in ["GNAW_MCP_MAX_OUTPUT_BYTES", "include", "exclude", "big"] {
@@ -294,6 +295,20 @@ fn output_over_the_cap_is_an_error_with_advice_not_a_cut_body() {
     // Narrowed as advised, it fits.
     let resp = s.call("extract", json!({ "repo": "proj", "exclude": ["big/**"] }));
     assert!(text_of(&resp).contains("small"));
+    // A failed run names its kind for programs, in every tool that runs the pipeline.
+    fs::write(repo.join(".gnawconfig"), "budget = \"lots\"\n").unwrap();
+    for tool in ["extract", "estimate", "tree", "grep"] {
+        let mut args = json!({ "repo": "proj" });
+        if tool == "grep" {
+            args["pattern"] = json!("small");
+        }
+        let resp = s.call(tool, args);
+        assert_eq!(resp["result"]["isError"], true, "{tool}: {resp}");
+        assert_eq!(
+            resp["result"]["_meta"]["gnaw/errorKind"], "InvalidConfig",
+            "{tool}: {resp}"
+        );
+    }
 }
 
 /// A repo's own `.gnawconfig` cannot make the server read files larger than the operator's
@@ -338,7 +353,13 @@ fn cancel_reaches_inside_the_tree_and_the_next_call_is_answered_within_a_second(
     deep_repo::deep_repo(&root.path().join("deep"), 2000, 6);
     fs::create_dir_all(root.path().join("tiny")).unwrap();
     fs::write(root.path().join("tiny/a.txt"), "a\n").unwrap();
-    let mut s = Server::start(root.path(), &[("GNAW_MCP_CACHE_BYTES", "0")]);
+    let mut s = Server::start(
+        root.path(),
+        &[
+            ("GNAW_MCP_CACHE_BYTES", "0"),
+            ("GNAW_MCP_MAX_DEPTH", "2100"),
+        ],
+    );
     s.initialize("2025-11-25");
     // Warm up the tokenizer so the small call's time is only its own.
     text_of(&s.call("estimate", json!({ "repo": "tiny" })));

@@ -5,7 +5,7 @@
 //! reported to the model (a note after the prompt, `refused` in `estimate`) and to the operator
 //! (stderr). The CLI honours them for the user's own repos and warns, naming the keys. Followed
 //! links are checked by their target as well as their own name. `.gnawconfig` is bounded: 256
-//! profiles, 4,096 entries per list, and profiles are validated without copying the options.
+//! profiles, 1,000 entries per list, and profiles are validated without copying the options.
 //!
 //! Real processes on real files; every secret is generated at test time.
 
@@ -518,16 +518,16 @@ fn profiles_and_lists_are_capped_with_errors_naming_key_and_limit() {
     };
     for (text, key, limit) in [
         (many_profiles, "`profiles`", "256"),
-        (format!("include = {}\n", list(4097)), "`include`", "4096"),
+        (format!("include = {}\n", list(1001)), "`include`", "1000"),
         (
-            format!("[profiles.x]\nexclude = {}\n", list(4097)),
+            format!("[profiles.x]\nexclude = {}\n", list(1001)),
             "`profiles.x.exclude`",
-            "4096",
+            "1000",
         ),
         (
-            format!("[secrets]\nallow_paths = {}\n", list(4097)),
+            format!("[secrets]\nallow_paths = {}\n", list(1001)),
             "`secrets.allow_paths`",
-            "4096",
+            "1000",
         ),
     ] {
         t.write(".gnawconfig", &text);
@@ -537,7 +537,7 @@ fn profiles_and_lists_are_capped_with_errors_naming_key_and_limit() {
         assert!(e.contains(key) && e.contains(limit), "{key}: {e}");
     }
     // At the limits, a file is accepted.
-    let mut text = format!("include = {}\n", list(4096));
+    let mut text = format!("include = {}\n", list(1000));
     for i in 0..256 {
         text.push_str(&format!("[profiles.p{i}]\nbudget = {}\n", 1000 + i));
     }
@@ -586,4 +586,58 @@ fn mcp_reports_the_cap_as_a_tool_error() {
         text.contains("`profiles`") && text.contains("256"),
         "{text}"
     );
+}
+
+/// A repo's `secrets = "off"` (or `[secrets] mode = "warn"`) is a widening like the allow lists:
+/// it would show secrets verbatim where the server redacts them. Before the fix the server
+/// honoured it whatever the operator chose (the first assertion failed: the key was served).
+#[test]
+fn mcp_refuses_a_repos_weaker_secrets_mode() {
+    let mut r = Rng(0x5ec_2026_5eed);
+    let github = format!("{}{}", "gh", "p_") + &r.from(ALNUM, 36);
+    for (config, key) in [
+        ("secrets = \"off\"\n", "secrets"),
+        ("[secrets]\nmode = \"warn\"\n", "secrets.mode"),
+    ] {
+        let t = Tree::new();
+        t.write("src/config.py", &format!("TOKEN = \"{github}\"\n"))
+            .write(".gnawconfig", config);
+        let mut s = t.server(&[]);
+        let resp = s.call("extract", json!({"repo": "app"}));
+        assert_absent(config, &resp.to_string(), &[&github]);
+        let b = blocks(&resp);
+        assert!(b[0].contains("[REDACTED"), "{}", b[0]);
+        assert!(
+            b[1].contains(key) && b[1].contains("GNAW_MCP_REPO_MAY_WIDEN"),
+            "{}",
+            b[1]
+        );
+        let est = s.call("estimate", json!({"repo": "app"}));
+        assert_eq!(
+            refused(&est),
+            [(
+                key.to_string(),
+                "GNAW_MCP_REPO_MAY_WIDEN=secrets".to_string()
+            )]
+        );
+        drop(s);
+        // The operator may let repos choose their mode.
+        let mut s = t.server(&[("GNAW_MCP_REPO_MAY_WIDEN", "secrets")]);
+        let resp = s.call("extract", json!({"repo": "app"}));
+        assert!(blocks(&resp)[0].contains(&github));
+        // But never below the operator's floor.
+        let mut s = t.server(&[
+            ("GNAW_MCP_REPO_MAY_WIDEN", "secrets"),
+            ("GNAW_MCP_SECRETS_FLOOR", "redact"),
+        ]);
+        let resp = s.call("extract", json!({"repo": "app"}));
+        assert_absent("floor", &resp.to_string(), &[&github]);
+        // The CLI honours the user's own config, and says so when it is weaker than the CLI's
+        // default (`warn`).
+        let o = t.gnaw(&["-q"]);
+        if config.contains("off") {
+            assert!(ok(&o).contains(&github));
+            assert!(err(&o).contains(&format!("`{key}`")), "{}", err(&o));
+        }
+    }
 }

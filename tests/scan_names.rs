@@ -149,3 +149,30 @@ fn a_secret_never_spans_a_separator() {
         Scanned::Clean(&path)
     );
 }
+
+/// In a name, `_` separates words: `backup_ghp_...` is a token after a word, where in content
+/// `x_ghp_...` would be one identifier. Before the fix these names came back unchanged
+/// (`Clean`), token and all.
+#[test]
+fn an_underscore_before_a_token_separates_it_in_names() {
+    let ghp = format!("{}{}", "gh", "p_") + &run(11, 36);
+    let aws = format!("{}{}", "AK", "IA") + &run(12, 16).to_uppercase();
+    for (path, want) in [
+        (
+            format!("backup_{ghp}.txt"),
+            "backup_[REDACTED:github-token].txt",
+        ),
+        (
+            format!("dumps/old__{ghp}/x.rs"),
+            "dumps/old__[REDACTED:github-token]/x.rs",
+        ),
+        (
+            format!("creds_{aws}_2024.json"),
+            "creds_[REDACTED:aws-access-key-id]_2024.json",
+        ),
+    ] {
+        let (shown, findings) = redact(&path);
+        assert_eq!(shown, want, "{path}");
+        assert!(!findings.is_empty());
+    }
+}

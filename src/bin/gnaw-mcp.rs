@@ -43,6 +43,7 @@ Environment:
                                hidden              hidden = true
                                no_ignore           no_ignore = true
                                follow_links        follow_links = true
+                               secrets             secrets = off or warn (weaker than redact)
                              Refused settings keep their defaults and are reported in
                              the tool result and on stderr
   GNAW_MCP_HARD_LINKS        skip (default) or read files with more than one hard link

@@ -89,6 +89,11 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_file_size: Option<u64>,
 
+    /// Walk at most this many directory levels below the repository; deeper directories are
+    /// reported as skipped [default: 256]
+    #[arg(long, value_name = "LEVELS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_depth: Option<u32>,
+
     /// Prefix every line of every file with its line number
     #[arg(long, overrides_with = "no_line_numbers")]
     pub line_numbers: bool,

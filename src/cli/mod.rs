@@ -67,7 +67,12 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
             Mode::Render
         },
         observer: Some(&progress),
-        policy: Policy::cli(),
+        policy: Policy {
+            max_depth: args
+                .max_depth
+                .map_or(crate::limits::DEFAULT_MAX_DEPTH, |d| d as usize),
+            ..Policy::cli()
+        },
         cache: None,
     };
     // The prompt is streamed to its destination, never held whole in memory.

@@ -177,6 +177,10 @@ fn limit(
     {
         o.follow_links = base.follow_links;
     }
+    if o.secrets < base.secrets && ov.secrets.is_none() && note(&o, Widen::Secrets, "secrets.mode")
+    {
+        o.secrets = base.secrets;
+    }
     (o, found)
 }
 

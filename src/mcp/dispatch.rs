@@ -502,6 +502,9 @@ pub fn serve(
         };
         thread::Builder::new()
             .name("gnaw-mcp-worker".into())
+            // The stack the pipeline's own workers get (see `par`): a call runs on this thread
+            // when it uses one worker.
+            .stack_size(crate::limits::THREAD_STACK_BYTES)
             .spawn(move || worker(rx, shared))?
     };
     let mut server = Server {

@@ -172,6 +172,14 @@ pub fn tool_error(text: String) -> Value {
     json!({ "content": [{ "type": "text", "text": text }], "isError": true })
 }
 
+/// The failed run of tool `name`, reported to the model with its reason, and to programs with
+/// the error's kind in `_meta["gnaw/errorKind"]` (`InvalidConfig`, `LimitExceeded`, ...).
+pub fn run_failure(name: &str, e: &crate::error::Error) -> Value {
+    let mut result = tool_error(format!("{name} failed: {e}"));
+    result["_meta"] = json!({ "gnaw/errorKind": e.kind() });
+    result
+}
+
 /// Typed argument pieces with messages that say what is expected.
 pub mod arg {
     use serde::de::{self, Deserializer, Visitor};

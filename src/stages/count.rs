@@ -562,7 +562,7 @@ pub fn count_many<S: AsRef<str> + Sync>(
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                scope.spawn(|| {
+                crate::par::spawn(scope, || {
                     let mut done = Vec::new();
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);

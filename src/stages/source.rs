@@ -30,7 +30,7 @@
 
 use crate::bounded::{os_message, read_capped};
 use crate::error::Error;
-use crate::limits::{MAX_WALK_DIR_FDS, PATH_MAX, check_glob};
+use crate::limits::{MAX_IGNORE_PATTERN_BYTES, MAX_WALK_DIR_FDS, PATH_MAX, check_glob};
 use crate::par::{into_inner, lock};
 use crate::stages::filter::Filter;
 use crate::vocab::{Candidate, EntryKind, SkipReason, Skipped, display_path};
@@ -173,6 +173,8 @@ struct Walk<'a> {
     /// The walk cannot go on (out of file descriptors): the first such error.
     fatal: Mutex<Option<Error>>,
     failed: AtomicBool,
+    /// Bytes of ignore patterns compiled so far ([`MAX_IGNORE_PATTERN_BYTES`]).
+    ignore_bytes: AtomicUsize,
 }
 
 impl Walk<'_> {
@@ -275,6 +277,7 @@ pub fn walk(dir: &BeneathDir, opts: &WalkOptions<'_>) -> Result<Sourced, Error> 
         kept: AtomicUsize::new(0),
         fatal: Mutex::new(None),
         failed: AtomicBool::new(false),
+        ignore_bytes: AtomicUsize::new(0),
     };
     let exclude = if opts.no_ignore {
         None
@@ -547,6 +550,7 @@ fn matcher(
     report: bool,
 ) -> Option<Gitignore> {
     let mut b = GitignoreBuilder::new(root);
+    let mut bytes = 0usize;
     let mut bad = 0usize;
     let mut first_bad = None;
     for (n, line) in text.lines().enumerate() {
@@ -556,10 +560,31 @@ fn matcher(
             Err(limit) if pattern => Some(limit.to_string()),
             _ => b.add_line(None, line).err().map(|e| e.to_string()),
         };
+        if pattern && refused.is_none() {
+            bytes += line.len();
+            if bytes > MAX_IGNORE_PATTERN_BYTES {
+                break;
+            }
+        }
         if let Some(why) = refused {
             bad += 1;
             first_bad.get_or_insert((n + 1, why));
         }
+    }
+    // Compiling is what costs: bound the walk's total before it (skipped lines cost nothing).
+    let total = w.ignore_bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    if total > MAX_IGNORE_PATTERN_BYTES {
+        let shown = display_path(file_rel);
+        lock(&w.fatal).get_or_insert(Error::Limit {
+            what: format!(
+                "the repository's ignore files hold more than {} KiB of patterns (reached at \
+                 {shown}); gnaw stops rather than leave some of them out and serve files they \
+                 exclude; shorten the ignore files, or run on a subdirectory",
+                MAX_IGNORE_PATTERN_BYTES >> 10
+            ),
+        });
+        w.failed.store(true, Ordering::Relaxed);
+        return None;
     }
     if let Some((line, why)) = first_bad {
         let shown = display_path(file_rel);

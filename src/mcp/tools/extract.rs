@@ -40,7 +40,9 @@ fn result(e: Extraction, max_output_bytes: usize) -> Value {
         return tool_error("extract failed: the pipeline returned no prompt".into());
     };
     if output.len() > max_output_bytes {
-        return tool_error(too_large_message(&e, output.len(), max_output_bytes));
+        let mut r = tool_error(too_large_message(&e, output.len(), max_output_bytes));
+        r["_meta"] = json!({ "gnaw/errorKind": "OutputTooLarge" });
+        return r;
     }
     let mut content = vec![json!({ "type": "text", "text": output })];
     if let Some(note) = extraction::refused_note(&e) {

@@ -1,7 +1,7 @@
 //! What `extract` and `estimate` share: their arguments (the same ones, so an estimate is of
 //! exactly the prompt the same `extract` call returns), their schema, and the pipeline run.
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args, tool_error};
+use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args, run_failure};
 use crate::driver::extraction::Extraction;
 use crate::driver::run_extraction;
 use crate::error::Error;
@@ -123,10 +123,7 @@ pub fn run(
         Ok(e) => e,
         Err(Error::Cancelled) => return Err(Outcome::Cancelled),
         Err(e) => {
-            return Err(Outcome::Done(tool_error(format!(
-                "{} failed: {e}",
-                tool.name()
-            ))));
+            return Err(Outcome::Done(run_failure(tool.name(), &e)));
         }
     };
     if ctx.observer.cancelled() {

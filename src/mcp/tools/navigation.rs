@@ -2,7 +2,7 @@
 //! request built from a call's context, and how a navigation failure is answered.
 
 use super::super::jsonrpc::RpcError;
-use super::super::tool::{Outcome, Tool, ToolContext, bad_argument, tool_error};
+use super::super::tool::{Outcome, Tool, ToolContext, bad_argument, run_failure};
 use crate::driver::nav::{NavError, Request};
 use crate::error::Error;
 use crate::spec::Overrides;
@@ -88,7 +88,7 @@ pub fn failure(tool: &dyn Tool, e: NavError) -> Outcome {
                 .with_data(json!({ "kind": kind, "message": message })),
         ),
         NavError::Run(Error::Cancelled) => Outcome::Cancelled,
-        NavError::Run(e) => Outcome::Done(tool_error(format!("{} failed: {e}", tool.name()))),
+        NavError::Run(e) => Outcome::Done(run_failure(tool.name(), &e)),
     }
 }
 

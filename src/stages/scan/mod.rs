@@ -228,6 +228,22 @@ pub fn scan_name<'a>(path: &'a str, mode: SecretsMode, allow: &Allow) -> Scanned
     // Same length, byte for byte: spans found in `lines` apply to `path`.
     let lines = path.replace('/', "\n");
     let mut spans = engine.find(&lines);
+    // In a name, `_` also joins words (`backup_ghp_…_2024.txt`), where in content `x_ghp_…`
+    // is one identifier and no token. So scan again with every underscore outside the rules'
+    // keywords as a break, and add what that finds where the first pass found nothing.
+    if lines.contains('_') {
+        let words = underscores_as_breaks(&lines, &engine.keywords);
+        let first = spans.clone();
+        for extra in engine.find(&words) {
+            if !first
+                .iter()
+                .any(|s| s.start < extra.end && extra.start < s.end)
+            {
+                spans.push(extra);
+            }
+        }
+        spans.sort_by_key(|s| (s.start, s.end));
+    }
     if spans.is_empty() {
         return Scanned::Clean(path);
     }
@@ -266,6 +282,23 @@ pub fn scan_name<'a>(path: &'a str, mode: SecretsMode, allow: &Allow) -> Scanned
 
 fn count_newlines(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// `lines` with every `_` that is not part of a rule keyword (`ghp_`, `sk_live_`) replaced by a
+/// line break: the same length, so spans found in it apply to `lines`.
+fn underscores_as_breaks(lines: &str, keywords: &AhoCorasick) -> String {
+    let mut bytes = lines.as_bytes().to_vec();
+    let mut keep = vec![false; bytes.len()];
+    for m in keywords.find_overlapping_iter(lines) {
+        keep[m.start()..m.end()].fill(true);
+    }
+    for (b, kept) in bytes.iter_mut().zip(keep) {
+        if *b == b'_' && !kept {
+            *b = b'\n';
+        }
+    }
+    // ASCII replaced by ASCII: still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|_| lines.to_string())
 }
 
 /// A secret's byte range in the text and the detector that found it.

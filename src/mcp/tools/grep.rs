@@ -2,7 +2,7 @@
 //! be shown (secrets already redacted), with totals and a plain `after` continuation (see
 //! [`crate::driver::nav::grep`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args};
+use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument};
 use super::navigation::{
     self, BUDGET_DESCRIPTION, EXCLUDE_DESCRIPTION, INCLUDE_DESCRIPTION, REPO_DESCRIPTION,
     integer, string,
@@ -118,51 +118,35 @@ impl Tool for Grep {
         }))
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        let args: Args = match parse_args(self, args) {
-            Ok(a) => a,
-            Err(e) => return Outcome::Rejected(e),
-        };
-        let repo = match navigation::repo_arg(args.repo.as_ref()) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let Some(pattern) = args.pattern else {
-            return Outcome::Rejected(bad_argument(
-                "argument \"pattern\" is required: what to search for".into(),
-            ));
-        };
-        let after = match args.after.as_ref().map(|a| navigation::path_arg("after", a)) {
-            None => None,
-            Some(Ok(a)) => Some(a),
-            Some(Err(o)) => return o,
-        };
-        let req = match navigation::request(
-            ctx,
-            repo,
-            args.include.map(|g| g.0).unwrap_or_default(),
-            args.exclude.map(|g| g.0).unwrap_or_default(),
-            args.budget.map(|t| t.0),
-        ) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let grep_args = GrepArgs {
-            pattern: pattern.0,
-            options: PatternOptions {
-                fixed_strings: args.fixed_strings.unwrap_or(false),
-                ignore_case: args.ignore_case.unwrap_or(false),
-            },
-            context: args.context.map_or(0, |t| t.0),
-            max_matches: args.max_matches.map(|t| t.0),
-            after,
-        };
-        match grep::grep(&req, &grep_args) {
-            Ok(a) => {
-                let structured = structured(&a);
-                navigation::result(ctx, a.text, structured)
-            }
-            Err(e) => navigation::failure(self, e),
-        }
+        navigation::outcome(|| {
+            let args: Args = navigation::args(self, args)?;
+            let Some(pattern) = args.pattern else {
+                return Err(Outcome::Rejected(bad_argument(
+                    "argument \"pattern\" is required: what to search for".into(),
+                )));
+            };
+            let after = args.after.as_ref().map(|a| navigation::path_arg("after", a));
+            let grep_args = GrepArgs {
+                pattern: pattern.0,
+                options: PatternOptions {
+                    fixed_strings: args.fixed_strings.unwrap_or(false),
+                    ignore_case: args.ignore_case.unwrap_or(false),
+                },
+                context: args.context.map_or(0, |t| t.0),
+                max_matches: args.max_matches.map(|t| t.0),
+                after: after.transpose()?,
+            };
+            let req = navigation::request(
+                ctx,
+                args.repo.as_ref(),
+                args.include,
+                args.exclude,
+                args.budget,
+            )?;
+            let a = grep::grep(&req, &grep_args).map_err(|e| navigation::failure(self, e))?;
+            let structured = structured(&a);
+            Ok(navigation::result(ctx, a.text, structured))
+        })
     }
 }
 

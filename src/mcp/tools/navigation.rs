@@ -2,11 +2,12 @@
 //! request built from a call's context, and how a navigation failure is answered.
 
 use super::super::jsonrpc::RpcError;
-use super::super::tool::{Outcome, Tool, ToolContext, bad_argument, run_failure};
+use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args, run_failure};
 use crate::driver::nav::{NavError, Request};
 use crate::error::Error;
 use crate::spec::Overrides;
-use serde_json::{Value, json};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
 
 pub const REPO_DESCRIPTION: &str = "Path of the repository directory, as for extract: relative \
 to the server's root (\".\" is the root itself) or absolute inside it.";
@@ -24,7 +25,7 @@ files to leave out, e.g. [\"tests/**\", \"*.lock\"]. Added to .gnawconfig exclud
 .gitignore rules.";
 
 /// The `repo` argument, required.
-pub fn repo_arg(repo: Option<&Value>) -> Result<&Value, Outcome> {
+fn repo_arg(repo: Option<&Value>) -> Result<&Value, Outcome> {
     repo.ok_or_else(|| {
         Outcome::Rejected(bad_argument(
             "argument \"repo\" is required: the path of the repository".into(),
@@ -54,21 +55,32 @@ pub fn path_arg(what: &str, value: &Value) -> Result<String, Outcome> {
     }
 }
 
-/// The request for a call on `repo` with these globs and budget.
+/// A tool's call written with `?`: `body` gives the outcome, or the one that ends it early.
+pub fn outcome(body: impl FnOnce() -> Result<Outcome, Outcome>) -> Outcome {
+    body().unwrap_or_else(|early| early)
+}
+
+/// The call's typed arguments, or the `-32602` answer naming what is wrong with them.
+pub fn args<T: DeserializeOwned>(tool: &dyn Tool, args: &Map<String, Value>) -> Result<T, Outcome> {
+    parse_args(tool, args).map_err(Outcome::Rejected)
+}
+
+/// The request for a call on `repo` (required) with these globs and budget: the repo is proven
+/// under the root here, before anything else is done.
 pub fn request<'a>(
     ctx: &ToolContext<'a>,
-    repo: &Value,
-    include: Vec<String>,
-    exclude: Vec<String>,
-    budget: Option<usize>,
+    repo: Option<&Value>,
+    include: Option<arg::Globs>,
+    exclude: Option<arg::Globs>,
+    budget: Option<arg::Tokens>,
 ) -> Result<Request<'a>, Outcome> {
-    let repo = ctx.contain(repo).map_err(Outcome::Rejected)?;
+    let repo = ctx.contain(repo_arg(repo)?).map_err(Outcome::Rejected)?;
     Ok(Request {
         repo,
         overrides: Overrides {
-            include,
-            exclude,
-            budget,
+            include: include.map(|g| g.0).unwrap_or_default(),
+            exclude: exclude.map(|g| g.0).unwrap_or_default(),
+            budget: budget.map(|t| t.0),
             ..Default::default()
         },
         policy: ctx.config.policy,

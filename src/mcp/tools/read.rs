@@ -1,7 +1,7 @@
 //! `read`: the lines of files by range, numbered, exactly within a token budget, with the
 //! continuation as a plain `paths` argument (see [`crate::driver::nav::read`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, parse_args};
+use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument};
 use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, string};
 use crate::driver::nav::read::{self, ReadAnswer};
 use serde_json::{Map, Value, json};
@@ -98,38 +98,24 @@ impl Tool for Read {
         }))
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        let args: Args = match parse_args(self, args) {
-            Ok(a) => a,
-            Err(e) => return Outcome::Rejected(e),
-        };
-        let repo = match navigation::repo_arg(args.repo.as_ref()) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let Some(paths) = args.paths else {
-            return Outcome::Rejected(super::super::tool::bad_argument(
-                "argument \"paths\" is required: the files to read, e.g. [\"src/main.rs:1-200\"]"
-                    .into(),
-            ));
-        };
-        let mut given = Vec::with_capacity(paths.len());
-        for (i, p) in paths.iter().enumerate() {
-            match navigation::path_arg(&format!("paths[{i}]"), p) {
-                Ok(p) => given.push(p),
-                Err(o) => return o,
-            }
-        }
-        let req = match navigation::request(ctx, repo, Vec::new(), Vec::new(), args.budget.map(|t| t.0)) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        match read::read(&req, &given) {
-            Ok(a) => {
-                let structured = structured(&a);
-                navigation::result(ctx, a.text, structured)
-            }
-            Err(e) => navigation::failure(self, e),
-        }
+        navigation::outcome(|| {
+            let args: Args = navigation::args(self, args)?;
+            let Some(paths) = args.paths else {
+                return Err(Outcome::Rejected(bad_argument(
+                    "argument \"paths\" is required: the files to read, e.g. [\"src/main.rs:1-200\"]"
+                        .into(),
+                )));
+            };
+            let given = paths
+                .iter()
+                .enumerate()
+                .map(|(i, p)| navigation::path_arg(&format!("paths[{i}]"), p))
+                .collect::<Result<Vec<_>, _>>()?;
+            let req = navigation::request(ctx, args.repo.as_ref(), None, None, args.budget)?;
+            let a = read::read(&req, &given).map_err(|e| navigation::failure(self, e))?;
+            let structured = structured(&a);
+            Ok(navigation::result(ctx, a.text, structured))
+        })
     }
 }
 

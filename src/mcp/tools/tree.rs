@@ -2,7 +2,7 @@
 //! extract would spend on it, biggest first, within a budget (see
 //! [`crate::driver::nav::tree`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, parse_args};
+use super::super::tool::{Outcome, Tool, ToolContext, arg};
 use super::navigation::{
     self, BUDGET_DESCRIPTION, EXCLUDE_DESCRIPTION, INCLUDE_DESCRIPTION, REPO_DESCRIPTION,
     integer, string,
@@ -107,40 +107,24 @@ impl Tool for Tree {
         }))
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        let args: Args = match parse_args(self, args) {
-            Ok(a) => a,
-            Err(e) => return Outcome::Rejected(e),
-        };
-        let repo = match navigation::repo_arg(args.repo.as_ref()) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let path = match args.path.as_ref().map(|p| navigation::path_arg("path", p)) {
-            None => None,
-            Some(Ok(p)) => Some(p),
-            Some(Err(o)) => return o,
-        };
-        let req = match navigation::request(
-            ctx,
-            repo,
-            args.include.map(|g| g.0).unwrap_or_default(),
-            args.exclude.map(|g| g.0).unwrap_or_default(),
-            args.budget.map(|t| t.0),
-        ) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let tree_args = TreeArgs {
-            path,
-            depth: args.depth.map(|t| t.0),
-        };
-        match tree::tree(&req, &tree_args) {
-            Ok(a) => {
-                let structured = structured(&a);
-                navigation::result(ctx, a.text, structured)
-            }
-            Err(e) => navigation::failure(self, e),
-        }
+        navigation::outcome(|| {
+            let args: Args = navigation::args(self, args)?;
+            let path = args.path.as_ref().map(|p| navigation::path_arg("path", p));
+            let tree_args = TreeArgs {
+                path: path.transpose()?,
+                depth: args.depth.map(|t| t.0),
+            };
+            let req = navigation::request(
+                ctx,
+                args.repo.as_ref(),
+                args.include,
+                args.exclude,
+                args.budget,
+            )?;
+            let a = tree::tree(&req, &tree_args).map_err(|e| navigation::failure(self, e))?;
+            let structured = structured(&a);
+            Ok(navigation::result(ctx, a.text, structured))
+        })
     }
 }
 

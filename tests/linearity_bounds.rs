@@ -73,6 +73,7 @@ fn walk_repo(repo: &Path) -> usize {
             filter: &filter,
             threads: 2,
             max_depth: gnaw::limits::DEFAULT_MAX_DEPTH,
+            under: &[],
         },
     )
     .unwrap();

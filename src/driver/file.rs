@@ -187,6 +187,7 @@ impl<'a> FileContext<'a> {
                     filter: &Arc::new(everything),
                     threads: crate::par::threads(),
                     max_depth: self.options.targets.max_depth,
+                    under: &[],
                 },
             );
             // Sorted by path, without duplicates. A walk that fails lists nothing, so every

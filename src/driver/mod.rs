@@ -109,6 +109,7 @@ fn run(
                 filter: &filter,
                 threads,
                 max_depth: spec.policy.max_depth,
+                under: &[],
             },
         )?,
         Some(paths) => {

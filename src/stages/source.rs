@@ -57,6 +57,10 @@ pub struct WalkOptions<'a> {
     /// Directories more than this many levels below the repo are not walked, and each one is
     /// reported ([`crate::limits::DEFAULT_MAX_DEPTH`] unless the operator says otherwise).
     pub max_depth: usize,
+    /// Walk only this directory's subtree (repo-relative, no trailing `/`; empty for the whole
+    /// repo). Its ancestors are still listed, for their ignore files, but only the directories
+    /// on the way down are entered, and only files beneath it are kept.
+    pub under: &'a [u8],
 }
 
 /// What the source stage found.
@@ -425,7 +429,7 @@ fn list<'w>(job: Job<'w>, w: &'w Walk<'_>, more: &mut Vec<Job<'w>>) {
             continue;
         }
         if !is_dir {
-            if !opts.filter.keeps(&rel) {
+            if !beneath(&rel, opts.under) || !opts.filter.keeps(&rel) {
                 continue;
             }
             let stat = match stat {
@@ -448,7 +452,9 @@ fn list<'w>(job: Job<'w>, w: &'w Walk<'_>, more: &mut Vec<Job<'w>>) {
             }
             continue;
         }
-        if opts.filter.prunes_dir(&rel) {
+        if opts.filter.prunes_dir(&rel)
+            || !(rel == opts.under || beneath(&rel, opts.under) || beneath(opts.under, &rel))
+        {
             continue;
         }
         if let Some(why) = not_walked(&rel, job.depth + 1, opts.max_depth) {
@@ -487,6 +493,12 @@ fn list<'w>(job: Job<'w>, w: &'w Walk<'_>, more: &mut Vec<Job<'w>>) {
             level: level.clone(),
         });
     }
+}
+
+/// Whether `rel` lies strictly beneath the directory `dir` (everything does when `dir` is empty,
+/// the repo itself).
+fn beneath(rel: &[u8], dir: &[u8]) -> bool {
+    dir.is_empty() || rel.len() > dir.len() && rel.starts_with(dir) && rel[dir.len()] == b'/'
 }
 
 /// `dir/name` for repo-relative byte paths.
@@ -822,6 +834,52 @@ mod tests {
         dir
     }
 
+    #[test]
+    fn a_subtree_walk_enters_only_the_way_down_and_keeps_the_ancestors_ignore_rules() {
+        let dir = tree(&[
+            (".gitignore", "*.log\n"),
+            ("top.rs", ""),
+            ("a/b/.gitignore", "gen/\n"),
+            ("a/b/keep.rs", ""),
+            ("a/b/x.log", ""),
+            ("a/b/gen/out.rs", ""),
+            ("a/b/c/deep.rs", ""),
+            ("a/side.rs", ""),
+            ("other/o.rs", ""),
+        ]);
+        // A directory off the way down whose ignore file has a line over the nesting limit:
+        // entering it would report that line.
+        let nested = format!("{}x{}\n", "{a,".repeat(20), "}".repeat(20));
+        fs::write(dir.path().join("other/.gitignore"), &nested).unwrap();
+        fs::write(dir.path().join("a/.gitignore"), "side.rs\n").unwrap();
+        let root = Root::new(dir.path(), false).unwrap();
+        let beneath = root.as_dir().open().unwrap();
+        let filter = Arc::new(Filter::new(&[], &[]).unwrap());
+        let sourced = walk(
+            &beneath,
+            &WalkOptions {
+                hidden: false,
+                no_ignore: false,
+                filter: &filter,
+                threads: 2,
+                max_depth: crate::limits::DEFAULT_MAX_DEPTH,
+                under: b"a/b",
+            },
+        )
+        .unwrap();
+        let got: Vec<String> = sourced
+            .candidates
+            .iter()
+            .map(|c| String::from_utf8(c.rel.clone()).unwrap())
+            .collect();
+        assert_eq!(got, ["a/b/c/deep.rs", "a/b/keep.rs"]);
+        assert!(sourced.skipped.is_empty(), "{:?}", sourced.skipped);
+        // The same tree walked whole does enter `other` (so the check above means something).
+        let whole = walk_with(dir.path(), false, &[], crate::limits::DEFAULT_MAX_DEPTH);
+        assert_eq!(whole.skipped.len(), 1, "{:?}", whole.skipped);
+        assert_eq!(whole.skipped[0].path, "other/.gitignore");
+    }
+
     fn walk_with(dir: &Path, hidden: bool, include: &[&str], max_depth: usize) -> Sourced {
         let root = Root::new(dir, false).unwrap();
         let beneath = root.as_dir().open().unwrap();
@@ -835,6 +893,7 @@ mod tests {
                 filter: &filter,
                 threads: 2,
                 max_depth,
+                under: &[],
             },
         )
         .unwrap()
@@ -853,6 +912,7 @@ mod tests {
                 filter: &filter,
                 threads: 2,
                 max_depth: crate::limits::DEFAULT_MAX_DEPTH,
+                under: &[],
             },
         )
         .unwrap();

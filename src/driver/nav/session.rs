@@ -153,6 +153,12 @@ impl<'r, 'a> Session<'r, 'a> {
 
     /// Walk the repository as `extract` does: its ignore files, hidden and filter rules.
     pub fn walk(&self) -> Result<Sourced, NavError> {
+        self.walk_under(&[])
+    }
+
+    /// [`Session::walk`], entering only the directory `under` (repo-relative) and the
+    /// directories on the way to it, whose ignore files apply.
+    pub fn walk_under(&self, under: &[u8]) -> Result<Sourced, NavError> {
         let filter = Arc::new(Filter::new(&self.options.include, &self.options.exclude)?);
         let sourced = source::walk(
             &self.dir,
@@ -162,6 +168,7 @@ impl<'r, 'a> Session<'r, 'a> {
                 filter: &filter,
                 threads: par::threads(),
                 max_depth: self.req.policy.max_depth,
+                under,
             },
         )?;
         if self.cancelled() {

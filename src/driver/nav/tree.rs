@@ -110,7 +110,9 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
         prefix.is_empty()
             || rel.len() > prefix.len() && rel.starts_with(&prefix) && rel[prefix.len()] == b'/'
     };
-    let mut sourced = session.walk()?;
+    // Only the listed directory's subtree is walked (and read); its ancestors are listed for
+    // their ignore files. Entries the walk reports above it are not this answer's.
+    let mut sourced = session.walk_under(&prefix)?;
     sourced.candidates.retain(|c| under(&c.rel));
     let fo = session.file_options(true, None);
     let ctx = session.context(&fo)?;

@@ -146,7 +146,9 @@ fn compute(
     let (base_files, base_label) = match base_id {
         Some(id) => {
             let c = repo.commit(id).map_err(git_error)?;
-            let subject = c.message.lines().next().unwrap_or("").trim().to_string();
+            let subject = super::scanned_message(ctx, c.message.lines().next().unwrap_or(""))
+                .trim()
+                .to_string();
             (
                 repo.files(c.tree, filter).map_err(git_error)?,
                 format!("{label} ({} {})", short(&id), quote(&subject)),
@@ -572,9 +574,9 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         .fold((0u64, 0u64), |(p, m), (a, r)| {
             (p + u64::from(a), m + u64::from(r))
         });
-    let _ = write!(
+    let _ = writeln!(
         head,
-        " (+{plus} -{minus}), {} untracked\n",
+        " (+{plus} -{minus}), {} untracked",
         computed.untracked.len() + computed.more_untracked
     );
     if total_changed > MAX_FILES {

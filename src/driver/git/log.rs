@@ -9,10 +9,10 @@
 //! The answer is cut to the budget by whole commits; the continuation is `skip`.
 
 use super::{
-    DEFAULT_CONTEXT, DiffBody, FileDiff, Side, git_error, open, parse_since, path_filter, shown,
-    side,
+    DEFAULT_CONTEXT, DiffBody, FileDiff, Side, git_error, open, parse_since, path_filter,
+    scanned_message, shown, side,
 };
-use crate::driver::file::{self, FileContext};
+use crate::driver::file::FileContext;
 use crate::driver::nav::fit::{self, Limits};
 use crate::driver::nav::{NavError, Request};
 use crate::error::Error;
@@ -20,9 +20,8 @@ use crate::stages::count;
 use crate::stages::git::diff::{self as line_diff, diff_lines};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, PathFilter, TreeChange};
 use crate::stages::git::{Blob, CommitInfo, Repo, is_binary, short};
-use crate::vocab::{Encoding, Text};
+use crate::vocab::Encoding;
 use std::fmt::Write as _;
-use std::sync::Arc;
 
 /// The default number of commits.
 pub const DEFAULT_MAX_COUNT: usize = 20;
@@ -269,9 +268,6 @@ fn changes_of(
 ) -> Result<Option<Vec<TreeChange>>, crate::stages::git::GitError> {
     let filtered = !filter.prefixes.is_empty();
     let parent_tree = |p| -> Result<Option<gix::ObjectId>, crate::stages::git::GitError> {
-        if repo.is_shallow_boundary(&info.id) {
-            return Ok(None);
-        }
         Ok(Some(repo.commit(p)?.tree))
     };
     match info.parents.as_slice() {
@@ -335,11 +331,7 @@ fn render_commit(
     out.push('\n');
     let message = scanned_message(ctx, &info.message);
     for line in message.trim_end().lines() {
-        if line.is_empty() {
-            out.push('\n');
-        } else {
-            let _ = writeln!(out, "    {line}");
-        }
+        let _ = writeln!(out, "    {line}");
     }
     if repo.is_shallow_boundary(&info.id) {
         out.push_str(
@@ -404,17 +396,4 @@ fn render_commit(
     }
     out.push_str(&patches);
     Ok(out)
-}
-
-/// A commit message with secrets handled by the mode in force.
-fn scanned_message(ctx: &FileContext<'_>, message: &str) -> String {
-    let text = Text {
-        text: message.to_string(),
-        bytes: message.len() as u64,
-        lossy: false,
-    };
-    match file::scan_text(ctx, b"", "(commit message)", Arc::new(text)).0 {
-        Ok((body, _, _)) => body.to_string(),
-        Err(_) => "(message not shown: it holds secrets)".into(),
-    }
 }

@@ -321,6 +321,19 @@ pub fn hunk_text(h: &Hunk) -> String {
     out
 }
 
+/// A commit message with secrets handled by the mode in force.
+pub fn scanned_message(ctx: &FileContext<'_>, message: &str) -> String {
+    let text = Text {
+        text: message.to_string(),
+        bytes: message.len() as u64,
+        lossy: false,
+    };
+    match file::scan_text(ctx, b"", "(commit message)", Arc::new(text)).0 {
+        Ok((body, _, _)) => body.to_string(),
+        Err(_) => "(message not shown: it holds secrets)".into(),
+    }
+}
+
 /// A path as shown: escaped, with a secret in it handled by the mode in force.
 pub fn shown(ctx: &FileContext<'_>, rel: &[u8]) -> String {
     file::shown_path(ctx, display_path(rel))

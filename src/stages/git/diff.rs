@@ -195,7 +195,7 @@ mod tests {
         let d = diff_lines(&old, &new, 3);
         assert_eq!(d.hunks.len(), 2);
         assert_eq!(d.hunks[0].header(), "@@ -1,6 +1,6 @@");
-        assert_eq!(d.hunks[1].header(), "@@ -14,6 +14,5 @@");
+        assert_eq!(d.hunks[1].header(), "@@ -14,7 +14,6 @@ line 13");
         assert_eq!((d.added, d.removed), (1, 2));
         // Closer changes merge into one hunk.
         let near = old.replace("line 9\n", "nine\n").replace("line 3\n", "3\n");

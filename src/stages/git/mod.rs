@@ -233,7 +233,7 @@ impl Repo {
         }
     }
 
-    /// Decode the commit `id`.
+    /// Decode the commit `id` (a shallow boundary commit without its parents).
     pub fn commit(&self, id: ObjectId) -> Result<CommitInfo, GitError> {
         let object = self.find(id, "commit")?;
         self.spend(object.data.len() as u64)?;
@@ -244,7 +244,13 @@ impl Repo {
             .decode()
             .map_err(|e| failed(&format!("commit {id} is malformed"), &e))?;
         let tree = decoded.tree();
-        let parents: Vec<ObjectId> = decoded.parents().collect();
+        // A commit at a shallow clone's boundary has no parents in the clone: git shows it as
+        // a root commit, and so does this.
+        let parents: Vec<ObjectId> = if self.is_shallow_boundary(&id) {
+            Vec::new()
+        } else {
+            decoded.parents().collect()
+        };
         let author = decoded.author().ok();
         let (name, email, time, offset) = match author {
             Some(a) => {

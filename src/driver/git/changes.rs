@@ -233,6 +233,15 @@ fn worktree(
     index_time: (u32, u32),
     max: u64,
 ) -> Worktree {
+    if e.skip_worktree {
+        // Outside a sparse checkout: the index's blob, as git takes it.
+        return Worktree::Present {
+            mode: normal_mode(e.mode),
+            id: Some(e.id),
+            bytes: None,
+            note: None,
+        };
+    }
     let rel = Path::new(std::ffi::OsStr::from_bytes(&e.path));
     let st = match ctx.dir.stat_beneath(rel) {
         Ok(st) => st,

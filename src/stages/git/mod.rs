@@ -4,9 +4,10 @@
 //! objects and bytes examined ([`Caps`]).
 //!
 //! What makes it safe to point at a hostile repository:
-//! - Nothing is executed: the `gix` features that could run a filter, textconv driver, hook or
-//!   credential helper (`attributes`, `blob-diff`, `command`, `credentials`, network) are not
-//!   compiled in, and the git binary is never asked where its own config lives.
+//! - Nothing is executed: the `gix` features that could run a filter, textconv driver or
+//!   credential helper (`attributes`, `blob-diff`, `credentials`, the network clients) are not
+//!   compiled in; gix's always-linked transport layer spawns programs only to fetch or clone,
+//!   which nothing here does; and the git binary is never asked where its own config lives.
 //! - No configuration outside the repository is read: the repository is opened with
 //!   [`gix::open::Options::isolated`] (no system, global, XDG or `$HOME` config, no includes, no
 //!   environment variables), and every path the open derives (git dir, common dir, objects,
@@ -117,6 +118,8 @@ pub struct IndexEntry {
     pub mtime: (u32, u32),
     pub ctime: (u32, u32),
     pub ino: u32,
+    /// Outside a sparse checkout: git does not look at the working tree for it.
+    pub skip_worktree: bool,
 }
 
 impl Repo {
@@ -350,6 +353,7 @@ impl Repo {
                 mtime: (e.stat.mtime.secs, e.stat.mtime.nsecs),
                 ctime: (e.stat.ctime.secs, e.stat.ctime.nsecs),
                 ino: e.stat.ino,
+                skip_worktree: e.flags.contains(gix::index::entry::Flags::SKIP_WORKTREE),
             });
         }
         Ok((

@@ -245,6 +245,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 paths,
                 context,
                 after,
+                count: false,
             },
         )
         .map(|a| a.text),
@@ -265,6 +266,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 since,
                 patch,
                 skip,
+                count: false,
             },
         )
         .map(|a| a.text),

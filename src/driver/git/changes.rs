@@ -49,6 +49,9 @@ pub struct ChangesArgs {
     pub context: Option<u32>,
     /// Continue after this `PATH:N` (the last hunk a cut answer showed).
     pub after: Option<String>,
+    /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
+    /// not, and so never loads a tokenizer for an uncut answer).
+    pub count: bool,
 }
 
 /// One changed file, for the structured answer.
@@ -648,7 +651,14 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         }
         out
     };
-    let count = |s: &str| count::count(encoding, s);
+    let counting = args.count || budget.is_some();
+    let count = |s: &str| {
+        if counting {
+            count::count(encoding, s)
+        } else {
+            0
+        }
+    };
     let mut cost = |i: usize| {
         let t = &texts[i];
         let header = diffs[items[i].0].header(false).len();

@@ -21,6 +21,7 @@ use crate::stages::git::diff::{self as line_diff, diff_lines};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, PathFilter, TreeChange};
 use crate::stages::git::{Blob, CommitInfo, Repo, is_binary, short};
 use crate::vocab::Encoding;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// The default number of commits.
@@ -42,6 +43,9 @@ pub struct LogArgs {
     pub patch: bool,
     /// Leave out this many matching commits first (a cut answer's continuation).
     pub skip: usize,
+    /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
+    /// not, and so never loads a tokenizer for an uncut answer).
+    pub count: bool,
 }
 
 /// One commit, for the structured answer.
@@ -126,16 +130,21 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
     let mut skipped = 0usize;
     let mut more = false;
     let mut err: Option<NavError> = None;
+    // Commits decoded as a parent, taken again when the walk reaches them.
+    let mut decoded: HashMap<gix::ObjectId, CommitInfo> = HashMap::new();
     repo.walk(tip, |id| {
         if session.cancelled() {
             err = Some(Error::Cancelled.into());
             return Ok(false);
         }
-        let info = repo.commit(id)?;
+        let info = match decoded.remove(&id) {
+            Some(i) => i,
+            None => repo.commit(id)?,
+        };
         if since.is_some_and(|s| info.commit_time < s) {
             return Ok(false);
         }
-        let Some(changes) = changes_of(&repo, &info, &filter)? else {
+        let Some(changes) = changes_of(&repo, &info, &filter, &mut decoded)? else {
             return Ok(true);
         };
         if skipped < args.skip {
@@ -204,7 +213,14 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
         }
         out
     };
-    let count = |s: &str| count::count(encoding, s);
+    let counting = args.count || budget.is_some();
+    let count = |s: &str| {
+        if counting {
+            count::count(encoding, s)
+        } else {
+            0
+        }
+    };
     let mut cost = |i: usize| {
         let t = &shown_commits[i].text;
         (t.len() / 3 + 4, t.len() + 1)
@@ -265,11 +281,22 @@ fn changes_of(
     repo: &Repo,
     info: &CommitInfo,
     filter: &PathFilter,
+    decoded: &mut HashMap<gix::ObjectId, CommitInfo>,
 ) -> Result<Option<Vec<TreeChange>>, crate::stages::git::GitError> {
     let filtered = !filter.prefixes.is_empty();
-    let parent_tree = |p| -> Result<Option<gix::ObjectId>, crate::stages::git::GitError> {
-        Ok(Some(repo.commit(p)?.tree))
-    };
+    let mut parent_tree =
+        |p: gix::ObjectId| -> Result<Option<gix::ObjectId>, crate::stages::git::GitError> {
+            if let Some(c) = decoded.get(&p) {
+                return Ok(Some(c.tree));
+            }
+            let c = repo.commit(p)?;
+            let tree = c.tree;
+            // Bounded: a parent is taken out again when the walk reaches it.
+            if decoded.len() < 4096 {
+                decoded.insert(p, c);
+            }
+            Ok(Some(tree))
+        };
     match info.parents.as_slice() {
         [] => {
             let c = repo.diff_trees(None, Some(info.tree), filter)?;

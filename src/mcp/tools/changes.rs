@@ -129,6 +129,7 @@ impl Tool for Changes {
             paths,
             context: args.context,
             after: args.after.map(|t| t.0),
+            count: true,
         };
         match changes::changes(&req, &cargs) {
             Ok(a) => {

@@ -132,6 +132,7 @@ impl Tool for Log {
             since: args.since.map(|t| t.0),
             patch: args.patch.unwrap_or(false),
             skip: args.skip.unwrap_or(0),
+            count: true,
         };
         match log::log(&req, &largs) {
             Ok(a) => {

@@ -108,8 +108,10 @@ pub fn open(dir: &BeneathDir, caps: Caps) -> Result<Repo, GitError> {
     let options = gix::open::Options::isolated()
         .open_path_as_is(true)
         .strict_config(false);
-    let repo = gix::open_opts(&git_abs, options)
+    let mut repo = gix::open_opts(&git_abs, options)
         .map_err(|e| failed(&format!("cannot open {}", git_abs.display()), &e))?;
+    // Decoded trees and commits are looked up again (a parent's tree, a log's next commit).
+    repo.object_cache_size_if_unset(16 << 20);
     let allowed: Vec<PathBuf> = checked.iter().map(|c| root.join(c)).collect();
     let within = |what: &str, p: &Path| -> Result<(), GitError> {
         let n = normalize(p);

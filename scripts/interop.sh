@@ -67,6 +67,10 @@ printf 'pub fn greeting() -> &'"'"'static str {\n    "hello"\n}\n' >"$root/repo/
 printf '\000\001\002\003binary\000' >"$root/repo/data.bin"
 printf 'exclude = ["*.bin"]\n\n[profiles.small]\nbudget = 5000\n' >"$root/repo/.gnawconfig"
 printf 'outside the root\n' >"$work/outside/secret.txt"
+# A git history for changes and log (the test harness runs git; gnaw never does).
+(cd "$root/repo" && git init -q && git -c user.name=interop -c user.email=i@example.com add -A \
+    && git -c user.name=interop -c user.email=i@example.com commit -qm "sample" \
+    && printf '// changed\n' >>src/util.rs)
 root="$(cd "$root" && pwd -P)"
 
 # ------------------------------------------------------------------ counting

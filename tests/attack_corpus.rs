@@ -615,7 +615,8 @@ fn test_weird_names_are_escaped() {
 }
 
 /// A `.git` *file* pointing outside: extract succeeds and nothing under the outside gitdir is
-/// opened (its `info/exclude` would hide `*.rs`; its config holds the canary), in both modes.
+/// opened (its `info/exclude` would hide `*.rs`; its config holds the canary), in both modes;
+/// the git tools (`changes`, `log`, `extract` with `changed`) refuse it as `GitDirOutside`.
 fn test_git_file_pointing_outside() {
     let base = tempfile::tempdir().unwrap();
     let b = base.path();
@@ -634,6 +635,28 @@ fn test_git_file_pointing_outside() {
             "{mode}: .git was emitted: {text}"
         );
         no_canary(mode, text);
+        // The git tools refuse the repository by name, before opening anything of its gitdir;
+        // their path filters are checked lexically and never opened.
+        for (tool, args) in [
+            ("changes", json!({ "repo": "repo" })),
+            ("changes", json!({ "repo": "repo", "paths": ["src"] })),
+            ("log", json!({ "repo": "repo", "path": "src" })),
+            ("extract", json!({ "repo": "repo", "changed": "HEAD" })),
+        ] {
+            let resp = s.call(tool, args);
+            no_canary(mode, &resp.to_string());
+            assert_eq!(
+                resp["error"]["data"]["kind"], "GitDirOutside",
+                "{mode} {tool}: {resp}"
+            );
+        }
+        for bad in ["../outside", "/etc", "src/../../x"] {
+            let resp = s.call("changes", json!({ "repo": "repo", "paths": [bad] }));
+            assert_eq!(
+                resp["error"]["data"]["kind"], "InvalidPath",
+                "{mode} {bad}: {resp}"
+            );
+        }
         let (_, stderr) = s.finish();
         no_canary(mode, &stderr);
         let seen = opened(&ino);

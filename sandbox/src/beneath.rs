@@ -359,6 +359,8 @@ pub struct Stat {
     pub mtime_ns: i128,
     /// Status-change time, nanoseconds since the epoch.
     pub ctime_ns: i128,
+    /// `st_mode`: the type and permission bits (git's diff needs the executable bit).
+    pub mode: u32,
 }
 
 impl From<&FileStat> for Stat {
@@ -381,6 +383,7 @@ impl From<&FileStat> for Stat {
             nlink: st.st_nlink,
             mtime_ns: nanos(st.st_mtime, st.st_mtime_nsec),
             ctime_ns: nanos(st.st_ctime, st.st_ctime_nsec),
+            mode: st.st_mode,
         }
     }
 }
@@ -438,6 +441,7 @@ impl From<&Metadata> for Stat {
             nlink: meta.nlink(),
             mtime_ns: nanos(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: nanos(meta.ctime(), meta.ctime_nsec()),
+            mode: meta.mode(),
         }
     }
 }

@@ -314,6 +314,7 @@ impl Root {
             nlink: 0,
             mtime_ns: 0,
             ctime_ns: 0,
+            mode: 0,
         });
         let (dev, ino) = (stat.dev, stat.ino);
         ContainedDir {

@@ -285,6 +285,110 @@ def nav_report(nav):
     print()
 
 
+# ---------------------------------------------------------------- git tools (changes, log)
+
+def git_env(home):
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+           "GIT_PAGER": "cat", "PAGER": "cat"}
+    return env
+
+
+def git_block(bins, corpus, history, runs, scratch):
+    """`gnaw changes` on a copy of the corpus committed to git with 20 files modified, against
+    `git diff HEAD`; `gnaw log -n 1000` on a real history against `git log --numstat -n 1000`.
+    Medians over `runs` after a warm-up; nothing is asserted."""
+    git = shutil.which("git")
+    if not git:
+        return None
+    g = os.path.join(bins, "gnaw")
+    home = os.path.join(scratch, "githome")
+    os.makedirs(home, exist_ok=True)
+    env = git_env(home)
+    repo = os.path.join(scratch, "gitroot", "repo")
+    if os.path.exists(repo):
+        shutil.rmtree(repo)
+    shutil.copytree(corpus, repo, symlinks=True)
+    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "corpus"]):
+        subprocess.run([git, *argv], cwd=repo, env=env, check=True, stdout=subprocess.DEVNULL)
+    texts = []
+    for dirpath, _, files in sorted(os.walk(repo)):
+        if ".git" in dirpath.split(os.sep):
+            continue
+        for fn in sorted(files):
+            if fn.endswith((".rs", ".py", ".js", ".ts", ".go", ".c", ".md", ".txt")):
+                texts.append(os.path.join(dirpath, fn))
+    step = max(1, len(texts) // 20)
+    modified = texts[::step][:20]
+    for path in modified:
+        with open(path, "a") as f:
+            f.write("\n// changed for the benchmark\n")
+    res = {"changed_files": len(modified), "repo_files": len(texts)}
+    t_gnaw, t_git, t_both = [], [], []
+    for r in range(runs + 1):
+        t, _, code, _, _ = run([g, "changes", repo, "--budget", "0"], env=env,
+                               stdout_path=os.path.join(scratch, "changes.txt"))
+        if code == 0 and r > 0:
+            t_gnaw.append(t)
+        t, _, code, _, _ = run([git, "-C", repo, "diff", "--no-color", "HEAD"], env=env,
+                               stdout_path=os.path.join(scratch, "gitdiff.txt"))
+        if code == 0 and r > 0:
+            t_git.append(t)
+        # Like for like: gnaw also lists untracked files (git diff does not look for them).
+        t2, _, code, _, _ = run([git, "-C", repo, "ls-files", "--others", "--exclude-standard"],
+                                env=env, stdout_path=os.path.join(scratch, "gitls.txt"))
+        if code == 0 and r > 0:
+            t_both.append(t + t2)
+    res["changes"] = {"gnaw": median(t_gnaw), "git": median(t_git), "git_untracked": median(t_both)}
+    # A real history: a clone of the given repository (this project's own by default).
+    hist = os.path.join(scratch, "gitroot", "history")
+    if os.path.exists(hist):
+        shutil.rmtree(hist)
+    cl = subprocess.run([git, "clone", "-q", "--no-local", history, hist], env=env,
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if cl.returncode == 0:
+        n = subprocess.run([git, "-C", hist, "rev-list", "--count", "HEAD"], env=env,
+                           capture_output=True, text=True).stdout.strip()
+        l_gnaw, l_git = [], []
+        for r in range(runs + 1):
+            t, _, code, _, _ = run([g, "log", hist, "-n", "1000", "--budget", "0"], env=env,
+                                   stdout_path=os.path.join(scratch, "log.txt"))
+            if code == 0 and r > 0:
+                l_gnaw.append(t)
+            t, _, code, _, _ = run([git, "-C", hist, "log", "--numstat", "--no-renames",
+                                    "-n", "1000"], env=env,
+                                   stdout_path=os.path.join(scratch, "gitlog.txt"))
+            if code == 0 and r > 0:
+                l_git.append(t)
+        res["log"] = {"gnaw": median(l_gnaw), "git": median(l_git), "commits": n}
+    return res
+
+
+def git_report(gitres):
+    print("Git tools (gnaw reads .git in-process; git is the baseline, same tree, same run):\n")
+    print("| what | gnaw | git | ratio (gnaw / git) | target |")
+    print("|---|---|---|---|---|")
+    c = gitres["changes"]
+    if c["gnaw"] and c["git"]:
+        ratio = c["gnaw"] / c["git"]
+        print(f"| `gnaw changes` vs `git diff HEAD`, {gitres['changed_files']} files modified "
+              f"of {gitres['repo_files']:,} | {fmt_s(c['gnaw'])} | {fmt_s(c['git'])} | "
+              f"{ratio:.2f}x | within 2x: {'met' if ratio <= 2 else 'MISSED'} |")
+    if c["gnaw"] and c.get("git_untracked"):
+        ratio = c["gnaw"] / c["git_untracked"]
+        print(f"| `gnaw changes` vs `git diff HEAD` + `git ls-files --others --exclude-standard` "
+              f"(gnaw lists untracked files too) | {fmt_s(c['gnaw'])} | "
+              f"{fmt_s(c['git_untracked'])} | {ratio:.2f}x | like for like |")
+    lg = gitres.get("log")
+    if lg and lg["gnaw"] and lg["git"]:
+        ratio = lg["gnaw"] / lg["git"]
+        print(f"| `gnaw log -n 1000` vs `git log --numstat -n 1000` ({lg['commits']} commits) | "
+              f"{fmt_s(lg['gnaw'])} | {fmt_s(lg['git'])} | {ratio:.2f}x | "
+              f"within 2x: {'met' if ratio <= 2 else 'MISSED'} |")
+    print()
+
+
 # ---------------------------------------------------------------- the run
 
 def main():
@@ -298,6 +402,9 @@ def main():
     ap.add_argument("--hostile", help="a dir holding one 4 MB line without whitespace")
     ap.add_argument("--json", help="write the raw results here")
     ap.add_argument("--no-nav", action="store_true", help="skip the navigation rows")
+    ap.add_argument("--no-git", action="store_true", help="skip the git tools' rows")
+    ap.add_argument("--history", default=os.path.join(os.path.dirname(__file__), "..", ".."),
+                    help="a git repository whose history `log` reads (default: this project)")
     a = ap.parse_args()
 
     corpus = os.path.abspath(a.corpus)
@@ -376,6 +483,7 @@ def main():
             hostile[d] = (median([s[0] for s in samples]), samples[0][3].strip())
 
     nav = None if a.no_nav else nav_block(a.bins, corpus, a.runs, a.scratch, mcp_log)
+    gitres = None if a.no_git else git_block(a.bins, corpus, a.history, a.runs, a.scratch)
 
     # How many files each peer emitted, where its output shows it (one untimed run).
     peer_files = {}
@@ -403,6 +511,7 @@ def main():
         "peer_tokens": {p[0]: peer_tokens(p[0], printed.get(p[0], "")) for p in peers},
         "versions": {p[0]: version(p[1][0]) for p in peers},
         "nav": nav,
+        "git": gitres,
     }
     if a.json:
         with open(a.json, "w") as f:
@@ -455,6 +564,8 @@ def report(res, peers, floor_tokens):
 
     if res.get("nav"):
         nav_report(res["nav"])
+    if res.get("git"):
+        git_report(res["git"])
 
     # The targets of issue 6 (ratios in one run).
     rows = []

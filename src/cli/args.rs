@@ -21,9 +21,11 @@ use std::path::PathBuf;
     after_help = "Navigate a repository instead (the text gnaw-mcp's tools answer):\n  \
                   gnaw read REPO PATH[:START-END]...   numbered lines, within --budget\n  \
                   gnaw grep REPO PATTERN               matching lines by file, with totals\n  \
-                  gnaw tree REPO [PATH]                the tree with lines, bytes and tokens\n\
-                  See gnaw read --help (grep, tree). To extract a directory named read, grep or \
-                  tree, write ./tree."
+                  gnaw tree REPO [PATH]                the tree with lines, bytes and tokens\n  \
+                  gnaw changes REPO [BASE]             changed files and their diff (git)\n  \
+                  gnaw log REPO [REV]                  commits with files and line counts (git)\n\
+                  See gnaw read --help (grep, tree, changes, log). To extract a directory named \
+                  like a subcommand, write ./tree."
 )]
 pub struct Args {
     /// The repository to extract
@@ -132,6 +134,12 @@ pub struct Args {
     /// Read the paths to extract from stdin, one per line (e.g. from git diff --name-only)
     #[arg(long)]
     pub stdin: bool,
+
+    /// Extract only the files changed against BASE (default HEAD): modified, added, renamed
+    /// and untracked files, read from .git in-process (git is never run)
+    #[arg(long, value_name = "BASE", num_args = 0..=1, default_missing_value = "HEAD",
+          conflicts_with = "stdin")]
+    pub changed: Option<String>,
 
     /// With --stdin: paths are separated by NUL bytes (e.g. from git ls-files -z)
     #[arg(short = '0', long = "null", requires = "stdin")]

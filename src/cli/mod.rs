@@ -51,6 +51,8 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
             .read_to_end(&mut buf)
             .map_err(|e| (1, format!("cannot read paths from stdin: {e}")))?;
         Some(source::split_list(&buf, args.null))
+    } else if let Some(base) = &args.changed {
+        Some(changed(&root, args, base)?)
     } else {
         None
     };
@@ -163,6 +165,24 @@ fn widening_warning(ex: &crate::Extraction) -> String {
          (--hidden, --no-ignore, -L), which does not warn.\n",
     );
     s
+}
+
+/// The files changed against `base` (`--changed`), read from `.git` in-process.
+fn changed(root: &Root, args: &Args, base: &str) -> Result<Vec<Vec<u8>>, (i32, String)> {
+    let req = crate::driver::nav::Request {
+        repo: root.as_dir(),
+        overrides: args.overrides(),
+        policy: Policy::cli(),
+        cache: None,
+        observer: None,
+        max_text_bytes: usize::MAX,
+    };
+    crate::driver::git::changes::changed_paths(&req, Some(base)).map_err(|e| match e {
+        crate::driver::nav::NavError::Argument { message, .. } => {
+            (2, format!("--changed: {message}"))
+        }
+        crate::driver::nav::NavError::Run(e) => (e.exit_code(), format!("--changed: {e}")),
+    })
 }
 
 /// The repository argument's problem, in the CLI's words (the server speaks of its root).

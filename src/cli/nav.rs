@@ -1,11 +1,14 @@
-//! The `gnaw read`, `gnaw grep` and `gnaw tree` subcommands: the navigation tools on the command
-//! line, printing exactly the text the MCP tools of the same names answer (under the CLI's
+//! The `gnaw read`, `gnaw grep`, `gnaw tree`, `gnaw changes` and `gnaw log` subcommands: the
+//! navigation and git tools on the command line, printing exactly the text the MCP tools of the
+//! same names answer (under the CLI's
 //! policy: secrets are reported, not redacted, unless `--secrets redact` or `.gnawconfig` says
 //! so). A first argument other than these three names is a repository to extract, as always, so
 //! `gnaw .` and `gnaw some/dir` are unchanged; a repository directory named like a subcommand is
 //! extracted as `gnaw ./tree`.
 
 use super::args::parse_secrets;
+use crate::driver::git::changes::{ChangesArgs, changes};
+use crate::driver::git::log::{LogArgs, log};
 use crate::driver::nav::grep::{GrepArgs, grep};
 use crate::driver::nav::read::read;
 use crate::driver::nav::tree::{TreeArgs, tree};
@@ -19,7 +22,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// The subcommand names; any other first argument is a repository.
-pub const SUBCOMMANDS: [&str; 3] = ["read", "grep", "tree"];
+pub const SUBCOMMANDS: [&str; 5] = ["read", "grep", "tree", "changes", "log"];
 
 /// Navigate a repository: read lines, search, or list the tree with token counts.
 #[derive(Parser, Debug)]
@@ -81,6 +84,50 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Print the working tree's changes against BASE (default HEAD): the changed files, then
+    /// the unified diff. Reads .git in-process; never runs git
+    Changes {
+        /// The repository
+        repo: PathBuf,
+        /// The commit to compare against: a branch, tag or commit id
+        base: Option<String>,
+        /// Only these files or directories (repeatable)
+        #[arg(long = "path", value_name = "PATH", action = ArgAction::Append)]
+        paths: Vec<String>,
+        /// Lines of context around each change (default 3)
+        #[arg(short = 'U', long, value_name = "N")]
+        context: Option<u32>,
+        /// Continue after this hunk (PATH:N), as a cut answer says
+        #[arg(long, value_name = "PATH:N")]
+        after: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the history, newest first: each commit with the files it changed and line counts.
+    /// Reads .git in-process; never runs git
+    Log {
+        /// The repository
+        repo: PathBuf,
+        /// Where to start: a branch, tag or commit id (default HEAD)
+        rev: Option<String>,
+        /// Most commits to print (default 20)
+        #[arg(short = 'n', long, value_name = "N")]
+        max_count: Option<usize>,
+        /// Only commits that change this file or directory
+        #[arg(long, value_name = "PATH")]
+        path: Option<String>,
+        /// Only commits committed since this date (YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ, @SECONDS)
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Print each commit's patch
+        #[arg(short, long)]
+        patch: bool,
+        /// Leave out the first N matching commits, as a cut answer says
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        skip: usize,
+        #[command(flatten)]
+        common: Common,
+    },
 }
 
 /// Include and exclude globs.
@@ -128,7 +175,9 @@ pub fn main_with(args: NavArgs) -> i32 {
 
 fn run(args: NavArgs) -> Result<(), (i32, String)> {
     let (repo, common, filter) = match &args.command {
-        Command::Read { repo, common, .. } => (repo, common, None),
+        Command::Read { repo, common, .. }
+        | Command::Changes { repo, common, .. }
+        | Command::Log { repo, common, .. } => (repo, common, None),
         Command::Grep {
             repo,
             common,
@@ -183,6 +232,44 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
         )
         .map(|a| a.text),
         Command::Tree { path, depth, .. } => tree(&req, &TreeArgs { path, depth }).map(|a| a.text),
+        Command::Changes {
+            base,
+            paths,
+            context,
+            after,
+            ..
+        } => changes(
+            &req,
+            &ChangesArgs {
+                base,
+                paths,
+                context,
+                after,
+                count: false,
+            },
+        )
+        .map(|a| a.text),
+        Command::Log {
+            rev,
+            max_count,
+            path,
+            since,
+            patch,
+            skip,
+            ..
+        } => log(
+            &req,
+            &LogArgs {
+                rev,
+                max_count,
+                path,
+                since,
+                patch,
+                skip,
+                count: false,
+            },
+        )
+        .map(|a| a.text),
     }
     .map_err(|e| match e {
         NavError::Argument { message, .. } => (2, message),

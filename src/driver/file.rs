@@ -429,11 +429,11 @@ fn from_piece(
 }
 
 /// A scanned text to render, with its size and lossiness.
-type ScannedText = (BodyText, u64, bool);
+pub type ScannedText = (BodyText, u64, bool);
 
 /// Keep a sensitive file out (by its content) and scan the text for secrets: the text to render
 /// with its size and lossiness, or why the file is skipped; and the findings either way.
-fn scan_text(
+pub fn scan_text(
     ctx: &FileContext<'_>,
     rel: &[u8],
     path: &str,

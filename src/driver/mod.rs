@@ -10,11 +10,13 @@
 //! | assemble | [`assemble`] | the prompt, in memory or streamed to its destination |
 //!
 //! [`extraction`] is what a run hands back, and [`summary`] its bounded summary. [`nav`] drives
-//! the navigation tools (`read`, `grep`, `tree`) with the same per-file step.
+//! the navigation tools (`read`, `grep`, `tree`) with the same per-file step, and [`git`] the
+//! git tools (`changes`, `log`) over `.git` read in-process.
 
 pub mod assemble;
 pub mod extraction;
 pub mod file;
+pub mod git;
 pub mod nav;
 pub mod options;
 pub mod plan;

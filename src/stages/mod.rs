@@ -13,6 +13,7 @@
 //! | 7 | rank | [`rank`] | order files by relevance to a query (BM25 over code-aware terms) |
 //! | 8 | budget | [`budget`] | keep whole files, best first, so the exact count fits the budget |
 //! | – | grep | [`grep`] | the navigation tools' search: a bounded pattern, and the lines of a shown text it matches |
+//! | – | git | [`git`] | `.git` read in-process (never by running git): safe open, trees, blobs, index, history, line diffs |
 //!
 //! Steps 3 to 6 run per file, in parallel ([`crate::driver::file`]); 7 and 8 on the whole set.
 //! `grep` runs after step 4 on the scanned text, for the navigation tools
@@ -21,6 +22,7 @@
 pub mod budget;
 pub mod count;
 pub mod filter;
+pub mod git;
 pub mod grep;
 pub mod rank;
 pub mod read;

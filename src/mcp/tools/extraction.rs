@@ -46,6 +46,8 @@ number of files and bytes included, the size of the prompt in bytes, and how man
 skipped for each reason. Fast and read-only: use it to choose `include`/`exclude` globs that \
 fit your context before calling `extract`.";
 
+const CHANGED_DESCRIPTION: &str = "Optional commit (a branch, tag or commit id; \"HEAD\" for uncommitted work) to take only the files changed against it: modified, added, renamed and untracked files of the working tree, read from .git without running git, then through the normal pipeline. E.g. \"main\" to review a branch's work.";
+
 /// The arguments of `extract` and `estimate`.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -61,6 +63,8 @@ pub struct ExtractionArgs {
     query: Option<arg::Text>,
     #[serde(default)]
     profile: Option<arg::Text>,
+    #[serde(default)]
+    changed: Option<arg::Text>,
 }
 
 /// The input schema of `extract` and `estimate`.
@@ -82,6 +86,7 @@ pub fn input_schema() -> Value {
             "budget": { "type": "integer", "minimum": 0, "description": BUDGET_DESCRIPTION },
             "query": { "type": "string", "description": QUERY_DESCRIPTION },
             "profile": { "type": "string", "description": PROFILE_DESCRIPTION },
+            "changed": { "type": "string", "description": CHANGED_DESCRIPTION },
         },
         "required": ["repo"],
         "additionalProperties": false,
@@ -103,17 +108,35 @@ pub fn run(
         ))
     })?;
     let repo = ctx.contain(repo).map_err(Outcome::Rejected)?;
+    let overrides = Overrides {
+        include: args.include.map(|g| g.0).unwrap_or_default(),
+        exclude: args.exclude.map(|g| g.0).unwrap_or_default(),
+        budget: args.budget.map(|t| t.0),
+        query: args.query.map(|t| t.0),
+        profile: args.profile.map(|t| t.0),
+        ..Default::default()
+    };
+    let paths = match args.changed {
+        None => None,
+        Some(base) => {
+            let req = crate::driver::nav::Request {
+                repo: repo.clone(),
+                overrides: overrides.clone(),
+                policy: ctx.config.policy,
+                cache: ctx.cache,
+                observer: Some(ctx.observer),
+                max_text_bytes: ctx.config.max_output_bytes / 2,
+            };
+            match crate::driver::git::changes::changed_paths(&req, Some(&base.0)) {
+                Ok(p) => Some(p),
+                Err(e) => return Err(super::navigation::failure(tool, e)),
+            }
+        }
+    };
     let spec = ExtractionSpec {
         repo,
-        overrides: Overrides {
-            include: args.include.map(|g| g.0).unwrap_or_default(),
-            exclude: args.exclude.map(|g| g.0).unwrap_or_default(),
-            budget: args.budget.map(|t| t.0),
-            query: args.query.map(|t| t.0),
-            profile: args.profile.map(|t| t.0),
-            ..Default::default()
-        },
-        paths: None,
+        overrides,
+        paths,
         mode,
         observer: Some(ctx.observer),
         policy: ctx.config.policy,

@@ -26,6 +26,8 @@ registry! {
     tree::Tree,
     grep::Grep,
     read::Read,
+    changes::Changes,
+    log::Log,
 }
 
 /// The tool called `name`.

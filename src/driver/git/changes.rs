@@ -1,0 +1,772 @@
+//! `changes`: the working tree against a commit (`HEAD` by default), as `git diff BASE` shows it
+//! for tracked files, plus the untracked files: first the list of changed files with their
+//! status and line counts, then the unified diff, cut to the budget by hunks with the exact
+//! continuation (`after: "PATH:N"`, the last hunk shown).
+//!
+//! Which files changed is decided as git decides it: the paths of the base commit's tree and of
+//! the index; a working-tree file whose size, times and inode match its index entry (and that
+//! is not newer than the index) has the index's blob; any other is read and hashed. Renames are
+//! paired as git does by default: identical content first, then the most similar text at 50% or
+//! more. Both sides of a diff are what the read stage keeps (binary detected, sensitive files
+//! left out, secrets handled), so the hunks are those of the text the model may see.
+
+use super::{
+    DEFAULT_CONTEXT, DiffBody, FileDiff, MAX_CONTEXT, Side, git_error, open, path_filter,
+    read_worktree, shown, side, skip_note,
+};
+use crate::driver::file::{self, FileContext};
+use crate::driver::nav::fit::{self, Limits};
+use crate::driver::nav::session::quote;
+use crate::driver::nav::{NavError, Request};
+use crate::error::Error;
+use crate::stages::count;
+use crate::stages::git::diff::{diff_lines, similarity};
+use crate::stages::git::tree::{FileAt, MODE_COMMIT, MODE_LINK, PathFilter, normal_mode};
+use crate::stages::git::{Blob, IndexEntry, Repo, short};
+use crate::vocab::{Encoding, SkipReason};
+use gix::ObjectId;
+use gnaw_sandbox::beneath::FileKind;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// The most changed files one call diffs; more are listed and counted.
+pub const MAX_FILES: usize = 5_000;
+/// The most untracked files listed.
+pub const MAX_UNTRACKED: usize = 1_000;
+/// Rename pairs compared by similarity at most (added x deleted).
+const MAX_RENAME_PAIRS: usize = 10_000;
+
+/// What a `changes` call asks.
+#[derive(Clone, Debug, Default)]
+pub struct ChangesArgs {
+    /// The commit to compare against (`HEAD` when `None`).
+    pub base: Option<String>,
+    /// Only these files or directories.
+    pub paths: Vec<String>,
+    /// Lines of context (3 when `None`).
+    pub context: Option<u32>,
+    /// Continue after this `PATH:N` (the last hunk a cut answer showed).
+    pub after: Option<String>,
+    /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
+    /// not, and so never loads a tokenizer for an uncut answer).
+    pub count: bool,
+}
+
+/// One changed file, for the structured answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedFile {
+    /// `added`, `modified`, `deleted`, `renamed`, `type_changed` or `untracked`.
+    pub status: &'static str,
+    pub path: String,
+    /// The old path of a rename (empty otherwise).
+    pub old_path: String,
+    pub added: u32,
+    pub removed: u32,
+    /// Why the diff is not shown (empty when it is).
+    pub note: String,
+}
+
+/// What `changes` answers.
+#[derive(Clone, Debug)]
+pub struct ChangesAnswer {
+    pub text: String,
+    pub tokens: usize,
+    pub encoding: Encoding,
+    pub budget: Option<usize>,
+    /// The base commit's full id (empty in a repository without commits).
+    pub base: String,
+    pub files: Vec<ChangedFile>,
+    /// The `after` argument that continues the answer, when cut.
+    pub next: Option<String>,
+}
+
+/// The working-tree state of an index path.
+enum Worktree {
+    Absent,
+    /// Mode, blob id when known, bytes when read; or why it was not compared.
+    Present {
+        mode: u32,
+        id: Option<ObjectId>,
+        bytes: Option<Vec<u8>>,
+        note: Option<String>,
+    },
+}
+
+/// A tracked change before rendering.
+struct Change {
+    old_rel: Vec<u8>,
+    new_rel: Vec<u8>,
+    old: Option<FileAt>,
+    /// New side: mode, id (when known), bytes (when read).
+    new: Option<(u32, Option<ObjectId>, Option<Vec<u8>>)>,
+    note: Option<String>,
+    similarity: Option<u32>,
+}
+
+/// The paths changed against `base` (added, modified, renamed and untracked; not deleted), for
+/// `extract --changed`.
+pub fn changed_paths(req: &Request<'_>, base: Option<&str>) -> Result<Vec<Vec<u8>>, NavError> {
+    let (session, repo) = open(req)?;
+    let fo = session.file_options(false, None);
+    let ctx = session.context(&fo)?;
+    let computed = compute(&session, &repo, &ctx, base, &PathFilter::default(), false)?;
+    let mut out: Vec<Vec<u8>> = computed
+        .changes
+        .iter()
+        .filter(|c| c.new.is_some())
+        .map(|c| c.new_rel.clone())
+        .collect();
+    out.extend(computed.untracked.iter().map(|c| c.rel.clone()));
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// The changes and untracked files, before their diffs.
+struct Computed {
+    base_id: Option<ObjectId>,
+    base_label: String,
+    changes: Vec<Change>,
+    untracked: Vec<crate::vocab::Candidate>,
+    more_untracked: usize,
+}
+
+fn compute(
+    session: &crate::driver::nav::session::Session<'_, '_>,
+    repo: &Repo,
+    ctx: &FileContext<'_>,
+    base: Option<&str>,
+    filter: &PathFilter,
+    renames: bool,
+) -> Result<Computed, NavError> {
+    let base_id = match base {
+        Some(b) => Some(repo.resolve(b).map_err(git_error)?),
+        None => repo.head().map_err(git_error)?,
+    };
+    let label = base.unwrap_or("HEAD").to_string();
+    let (base_files, base_label) = match base_id {
+        Some(id) => {
+            let c = repo.commit(id).map_err(git_error)?;
+            let subject = super::scanned_message(ctx, c.message.lines().next().unwrap_or(""))
+                .trim()
+                .to_string();
+            (
+                repo.files(c.tree, filter).map_err(git_error)?,
+                format!("{label} ({} {})", short(&id), quote(&subject)),
+            )
+        }
+        None => (
+            BTreeMap::new(),
+            format!("{label} (no commits yet: everything in the index is added)"),
+        ),
+    };
+    let (index, index_time) = repo.index().map_err(git_error)?;
+    let index: BTreeMap<Vec<u8>, IndexEntry> = index
+        .into_iter()
+        .filter(|e| filter.keeps(&e.path))
+        .map(|e| (e.path.clone(), e))
+        .collect();
+    let max = repo.caps().max_blob;
+    let mut changes = Vec::new();
+    let mut paths: Vec<&Vec<u8>> = base_files.keys().chain(index.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    for (n, rel) in paths.into_iter().enumerate() {
+        if n % 256 == 0 && session.cancelled() {
+            return Err(Error::Cancelled.into());
+        }
+        let old = base_files.get(rel).copied();
+        let wt = match index.get(rel) {
+            None => Worktree::Absent,
+            Some(e) => worktree(ctx, repo, e, index_time, max),
+        };
+        let change = match wt {
+            Worktree::Absent => old.map(|_| None),
+            Worktree::Present {
+                mode,
+                id,
+                bytes,
+                note,
+            } => {
+                let same = old.is_some_and(|o| Some(o.id) == id && o.mode == mode);
+                (!same).then_some(Some((mode, id, bytes, note)))
+            }
+        };
+        let Some(new) = change else { continue };
+        let note = new.as_ref().and_then(|n| n.3.clone());
+        changes.push(Change {
+            old_rel: rel.clone(),
+            new_rel: rel.clone(),
+            old,
+            new: new.map(|(m, i, b, _)| (m, i, b)),
+            note,
+            similarity: None,
+        });
+    }
+    if renames {
+        pair_renames(repo, ctx, &mut changes, max)?;
+    }
+    // Untracked: what the walk lists (ignore files and extract's rules) that the index lacks.
+    let sourced = session.walk()?;
+    let mut untracked: Vec<crate::vocab::Candidate> = sourced
+        .candidates
+        .into_iter()
+        .filter(|c| !index.contains_key(&c.rel) && filter.keeps(&c.rel))
+        .filter(|c| !c.rel.split(|&b| b == b'/').any(|p| p == b".git"))
+        .collect();
+    untracked.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let more_untracked = untracked.len().saturating_sub(MAX_UNTRACKED);
+    untracked.truncate(MAX_UNTRACKED);
+    Ok(Computed {
+        base_id,
+        base_label,
+        changes,
+        untracked,
+        more_untracked,
+    })
+}
+
+/// The working-tree state of the index entry `e`.
+fn worktree(
+    ctx: &FileContext<'_>,
+    repo: &Repo,
+    e: &IndexEntry,
+    index_time: (u32, u32),
+    max: u64,
+) -> Worktree {
+    if e.skip_worktree {
+        // Outside a sparse checkout: the index's blob, as git takes it.
+        return Worktree::Present {
+            mode: normal_mode(e.mode),
+            id: Some(e.id),
+            bytes: None,
+            note: None,
+        };
+    }
+    let rel = Path::new(std::ffi::OsStr::from_bytes(&e.path));
+    let st = match ctx.dir.stat_beneath(rel) {
+        Ok(st) => st,
+        Err(_) => return Worktree::Absent,
+    };
+    let index_mode = normal_mode(e.mode);
+    if index_mode == MODE_COMMIT {
+        // A submodule: its recorded commit (its own checkout is not read).
+        return Worktree::Present {
+            mode: MODE_COMMIT,
+            id: Some(e.id),
+            bytes: None,
+            note: None,
+        };
+    }
+    let mode = match st.kind {
+        FileKind::File => normal_mode(st.mode),
+        FileKind::Symlink => MODE_LINK,
+        _ => return Worktree::Absent,
+    };
+    let secs = |ns: i128| {
+        (
+            (ns.div_euclid(1_000_000_000)) as u32,
+            ns.rem_euclid(1_000_000_000) as u32,
+        )
+    };
+    let clean = st.size as u32 == e.size
+        && secs(st.mtime_ns) == e.mtime
+        && secs(st.ctime_ns) == e.ctime
+        && st.ino as u32 == e.ino
+        && (mode == MODE_LINK) == (index_mode == MODE_LINK)
+        && e.mtime < index_time;
+    if clean {
+        return Worktree::Present {
+            mode,
+            id: Some(e.id),
+            bytes: None,
+            note: None,
+        };
+    }
+    if mode == MODE_LINK {
+        return Worktree::Present {
+            mode,
+            id: None,
+            bytes: None,
+            note: Some("a symbolic link that changed; its target is not read".into()),
+        };
+    }
+    match read_worktree(ctx, &e.path, max) {
+        Ok(bytes) => match repo.hash_blob(&bytes) {
+            Ok(id) => Worktree::Present {
+                mode,
+                id: Some(id),
+                bytes: Some(bytes),
+                note: None,
+            },
+            Err(e) => Worktree::Present {
+                mode,
+                id: None,
+                bytes: None,
+                note: Some(e.to_string()),
+            },
+        },
+        Err(reason) => Worktree::Present {
+            mode,
+            id: None,
+            bytes: None,
+            note: Some(format!("not compared: {}", skip_note(&reason))),
+        },
+    }
+}
+
+/// Pair deletions with additions: same content first, then the most similar text (50% or more).
+fn pair_renames(
+    repo: &Repo,
+    ctx: &FileContext<'_>,
+    changes: &mut Vec<Change>,
+    max: u64,
+) -> Result<(), NavError> {
+    let deleted: Vec<usize> = (0..changes.len())
+        .filter(|&i| changes[i].new.is_none() && changes[i].old.is_some())
+        .collect();
+    let added: Vec<usize> = (0..changes.len())
+        .filter(|&i| changes[i].old.is_none() && changes[i].new.is_some())
+        .collect();
+    if deleted.is_empty() || added.is_empty() {
+        return Ok(());
+    }
+    let mut pairs: Vec<(usize, usize, u32)> = Vec::new();
+    let mut used_d = HashSet::new();
+    let mut used_a = HashSet::new();
+    for &a in &added {
+        let aid = changes[a].new.as_ref().and_then(|n| n.1);
+        if let Some(&d) = deleted
+            .iter()
+            .find(|&&d| !used_d.contains(&d) && changes[d].old.map(|o| o.id) == aid)
+        {
+            used_d.insert(d);
+            used_a.insert(a);
+            pairs.push((d, a, 100));
+        }
+    }
+    let rest_d: Vec<usize> = deleted
+        .into_iter()
+        .filter(|d| !used_d.contains(d))
+        .collect();
+    let rest_a: Vec<usize> = added.into_iter().filter(|a| !used_a.contains(a)).collect();
+    if !rest_d.is_empty() && rest_a.len() * rest_d.len() <= MAX_RENAME_PAIRS {
+        let text = |s: Side| match s {
+            Side::Text(t) => Some(t),
+            Side::Note(_) => None,
+        };
+        let olds: Vec<Option<String>> = rest_d
+            .iter()
+            .map(|&d| {
+                let o = changes[d].old?;
+                match repo.blob(o.id) {
+                    Ok(Blob::Bytes(b)) => text(side(ctx, &changes[d].old_rel, "", b)),
+                    _ => None,
+                }
+            })
+            .collect();
+        let mut scored = Vec::new();
+        for &a in &rest_a {
+            let new_text = new_bytes(ctx, &changes[a], max)
+                .and_then(|b| text(side(ctx, &changes[a].new_rel, "", b)));
+            let Some(new_text) = new_text else { continue };
+            for (k, &d) in rest_d.iter().enumerate() {
+                if let Some(old_text) = &olds[k] {
+                    let larger = old_text.len().max(new_text.len());
+                    let smaller = old_text.len().min(new_text.len());
+                    // Sizes alone rule a pair out below 50%.
+                    if smaller * 2 < larger {
+                        continue;
+                    }
+                    let s = similarity(old_text, &new_text);
+                    if s >= 50 {
+                        scored.push((s, d, a));
+                    }
+                }
+            }
+        }
+        scored.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+        for (s, d, a) in scored {
+            if used_d.contains(&d) || used_a.contains(&a) {
+                continue;
+            }
+            used_d.insert(d);
+            used_a.insert(a);
+            pairs.push((d, a, s));
+        }
+    }
+    let mut drop = HashSet::new();
+    for (d, a, s) in pairs {
+        changes[a].old_rel = changes[d].old_rel.clone();
+        changes[a].old = changes[d].old;
+        changes[a].similarity = Some(s);
+        drop.insert(d);
+    }
+    let mut i = 0;
+    changes.retain(|_| {
+        i += 1;
+        !drop.contains(&(i - 1))
+    });
+    Ok(())
+}
+
+/// The new side's bytes of a change: as read, or read now.
+fn new_bytes(ctx: &FileContext<'_>, c: &Change, max: u64) -> Option<Vec<u8>> {
+    match &c.new {
+        Some((_, _, Some(b))) => Some(b.clone()),
+        Some((mode, _, None)) if *mode != MODE_LINK && *mode != MODE_COMMIT => {
+            read_worktree(ctx, &c.new_rel, max).ok()
+        }
+        _ => None,
+    }
+}
+
+/// One side of a change as text or a note.
+fn old_side(
+    repo: &Repo,
+    ctx: &FileContext<'_>,
+    rel: &[u8],
+    path: &str,
+    at: FileAt,
+) -> Result<Side, NavError> {
+    if at.mode == MODE_COMMIT {
+        return Ok(Side::Text(format!("Subproject commit {}\n", at.id)));
+    }
+    Ok(match repo.blob(at.id).map_err(git_error)? {
+        Blob::Bytes(b) => side(ctx, rel, path, b),
+        Blob::TooLarge(n) => Side::Note(format!("larger than max_file_size ({n} bytes)")),
+    })
+}
+
+/// Build a change's diff.
+fn file_diff(
+    repo: &Repo,
+    ctx: &FileContext<'_>,
+    c: &Change,
+    context: u32,
+    max: u64,
+) -> Result<FileDiff, NavError> {
+    let old_path = shown(ctx, &c.old_rel);
+    let new_path = shown(ctx, &c.new_rel);
+    let new_mode = c.new.as_ref().map(|n| n.0);
+    let old_mode = c.old.map(|o| o.mode);
+    let status = match (&c.old, &c.new) {
+        (None, _) => 'A',
+        (_, None) => 'D',
+        _ if c.similarity.is_some() => 'R',
+        (Some(o), Some(n)) if (o.mode == MODE_LINK) != (n.0 == MODE_LINK) => 'T',
+        _ => 'M',
+    };
+    let old_side = match c.old {
+        None => Side::Text(String::new()),
+        Some(at) => old_side(repo, ctx, &c.old_rel, &old_path, at)?,
+    };
+    let new_side = match &c.new {
+        None => Side::Text(String::new()),
+        Some(_) if c.note.is_some() => Side::Note(c.note.clone().unwrap_or_default()),
+        Some((MODE_COMMIT, Some(id), _)) => Side::Text(format!("Subproject commit {id}\n")),
+        Some((MODE_LINK, Some(id), _)) => match repo.blob(*id).map_err(git_error)? {
+            Blob::Bytes(b) => side(ctx, &c.new_rel, &new_path, b),
+            Blob::TooLarge(n) => Side::Note(format!("larger than max_file_size ({n} bytes)")),
+        },
+        Some(_) => match new_bytes(ctx, c, max) {
+            Some(b) => side(ctx, &c.new_rel, &new_path, b),
+            None => match read_worktree(ctx, &c.new_rel, max) {
+                Ok(_) => Side::Note("unreadable".into()),
+                Err(r) => Side::Note(skip_note(&r)),
+            },
+        },
+    };
+    let (counts, body) = match (old_side, new_side) {
+        (Side::Text(a), Side::Text(b)) => {
+            let d = diff_lines(&a, &b, context);
+            (Some((d.added, d.removed)), DiffBody::Hunks(d.hunks))
+        }
+        (Side::Note(n), _) | (_, Side::Note(n)) => {
+            (None, DiffBody::Note(format!("diff not shown: {n}")))
+        }
+    };
+    Ok(FileDiff {
+        status,
+        old_path,
+        new_path,
+        old_mode,
+        new_mode,
+        similarity: c.similarity,
+        counts,
+        body,
+    })
+}
+
+/// An untracked file's diff: its content as extract would show it, all added.
+fn untracked_diff(ctx: &FileContext<'_>, c: &crate::vocab::Candidate, context: u32) -> FileDiff {
+    let (path, (outcome, _)) = file::process_named(ctx, c);
+    let (counts, body) = match outcome {
+        Ok(b) => {
+            let d = diff_lines("", &b.text, context);
+            (Some((d.added, d.removed)), DiffBody::Hunks(d.hunks))
+        }
+        Err(SkipReason::Sensitive { what }) => (
+            None,
+            DiffBody::Note(format!("content not shown: sensitive file ({what})")),
+        ),
+        Err(r) => (
+            None,
+            DiffBody::Note(format!("content not shown: {}", skip_note(&r))),
+        ),
+    };
+    FileDiff {
+        status: '?',
+        old_path: path.clone(),
+        new_path: path,
+        old_mode: None,
+        new_mode: None,
+        similarity: None,
+        counts,
+        body,
+    }
+}
+
+/// Run `changes`.
+pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, NavError> {
+    let context = args.context.unwrap_or(DEFAULT_CONTEXT);
+    if context > MAX_CONTEXT {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            format!("context {context} is over {MAX_CONTEXT} lines"),
+        ));
+    }
+    let filter = path_filter(&args.paths)?;
+    let (session, repo) = open(req)?;
+    let fo = session.file_options(false, None);
+    let ctx = session.context(&fo)?;
+    let computed = compute(&session, &repo, &ctx, args.base.as_deref(), &filter, true)?;
+    let max = repo.caps().max_blob;
+    let total_changed = computed.changes.len();
+    let mut diffs = Vec::with_capacity(total_changed.min(MAX_FILES));
+    for (n, c) in computed.changes.iter().take(MAX_FILES).enumerate() {
+        if session.cancelled() {
+            return Err(Error::Cancelled.into());
+        }
+        diffs.push(file_diff(&repo, &ctx, c, context, max)?);
+        if let Some(o) = req.observer {
+            o.progress(n + 1, total_changed + computed.untracked.len());
+        }
+    }
+    for c in &computed.untracked {
+        diffs.push(untracked_diff(&ctx, c, context));
+    }
+    let encoding = session.encoding();
+    let budget = session.budget();
+    let limits = Limits {
+        budget,
+        max_bytes: req.max_text_bytes,
+    };
+    // Items: every hunk (or note) of every file, in order.
+    let all_items: Vec<(usize, usize)> = diffs
+        .iter()
+        .enumerate()
+        .flat_map(|(f, d)| (0..d.items()).map(move |i| (f, i)))
+        .collect();
+    let start = match &args.after {
+        None => 0,
+        Some(a) => after_position(a, &diffs, &all_items)?,
+    };
+    let items = &all_items[start..];
+    let mut head = format!(
+        "changes: the working tree against {}: {} changed",
+        computed.base_label, total_changed
+    );
+    let (plus, minus) = diffs
+        .iter()
+        .filter(|d| d.status != '?')
+        .filter_map(|d| d.counts)
+        .fold((0u64, 0u64), |(p, m), (a, r)| {
+            (p + u64::from(a), m + u64::from(r))
+        });
+    let _ = writeln!(
+        head,
+        " (+{plus} -{minus}), {} untracked",
+        computed.untracked.len() + computed.more_untracked
+    );
+    if total_changed > MAX_FILES {
+        let _ = writeln!(
+            head,
+            "(only the first {MAX_FILES} changed files are diffed; narrow with paths)"
+        );
+    }
+    for d in &diffs {
+        let name = if d.status == 'R' {
+            format!("{} -> {}", d.old_path, d.new_path)
+        } else {
+            d.path().to_string()
+        };
+        let mut line = format!("{} {name}", d.status);
+        if let Some(s) = d.similarity.filter(|_| d.status == 'R') {
+            let _ = write!(line, " ({s}%)");
+        }
+        let counts = d.counts_text();
+        if !counts.is_empty() {
+            let _ = write!(line, "  {counts}");
+        }
+        head.push_str(&line);
+        head.push('\n');
+    }
+    if computed.more_untracked > 0 {
+        let _ = writeln!(
+            head,
+            "? ... and {} more untracked files",
+            computed.more_untracked
+        );
+    }
+    if let Some(a) = &args.after {
+        let _ = writeln!(head, "(continuing after {})", quote(a));
+    }
+    let texts: Vec<String> = items.iter().map(|&(f, i)| diffs[f].item_text(i)).collect();
+    let render = |k: usize| -> String {
+        let mut out = head.clone();
+        let mut last_file = None;
+        for (n, &(f, i)) in items[..k].iter().enumerate() {
+            if last_file != Some(f) {
+                out.push('\n');
+                out.push_str(&diffs[f].header(i > 0));
+                last_file = Some(f);
+            }
+            out.push_str(&texts[n]);
+        }
+        if k < items.len() {
+            let next = continuation(&diffs, items, k, args.after.as_deref());
+            let why = match limits.budget {
+                Some(b) => format!("cut to fit the budget of {b} tokens"),
+                None => format!("cut to fit the limit of {} bytes", limits.max_bytes),
+            };
+            let _ = write!(
+                out,
+                "\n--- showing {k} of {} hunks, {why}. Continue with the same arguments and: {}\n",
+                items.len(),
+                serde_json::json!({ "after": next })
+            );
+        }
+        out
+    };
+    let counting = args.count || budget.is_some();
+    let count = |s: &str| {
+        if counting {
+            count::count(encoding, s)
+        } else {
+            0
+        }
+    };
+    let mut cost = |i: usize| {
+        let t = &texts[i];
+        let header = diffs[items[i].0].header(false).len();
+        ((t.len() + header) / 3 + 4, t.len() + header + 1)
+    };
+    let fitted = fit::fit(items.len(), limits, &count, &mut cost, &render)?;
+    if fitted.k == 0 && !items.is_empty() {
+        let first = render(1);
+        return Err(NavError::Run(Error::Usage {
+            message: format!(
+                "a budget of {} tokens is too small for the list and the first hunk ({} tokens); \
+                 raise budget, or narrow with paths",
+                budget.unwrap_or(0),
+                count(&first)
+            ),
+        }));
+    }
+    let next = (fitted.k < items.len())
+        .then(|| continuation(&diffs, items, fitted.k, args.after.as_deref()));
+    let files = diffs
+        .iter()
+        .map(|d| {
+            let (added, removed) = d.counts.unwrap_or((0, 0));
+            ChangedFile {
+                status: match d.status {
+                    'A' => "added",
+                    'D' => "deleted",
+                    'R' => "renamed",
+                    'T' => "type_changed",
+                    '?' => "untracked",
+                    _ => "modified",
+                },
+                path: d.path().to_string(),
+                old_path: if d.status == 'R' {
+                    d.old_path.clone()
+                } else {
+                    String::new()
+                },
+                added,
+                removed,
+                note: match &d.body {
+                    DiffBody::Note(n) => n.clone(),
+                    DiffBody::Hunks(_) => String::new(),
+                },
+            }
+        })
+        .collect();
+    let tokens = if budget.is_some() {
+        fitted.tokens
+    } else {
+        count(&fitted.text)
+    };
+    Ok(ChangesAnswer {
+        text: fitted.text,
+        tokens,
+        encoding,
+        budget,
+        base: computed.base_id.map(|i| i.to_string()).unwrap_or_default(),
+        files,
+        next,
+    })
+}
+
+/// The `after` that continues an answer showing `k` of `items`.
+fn continuation(
+    diffs: &[FileDiff],
+    items: &[(usize, usize)],
+    k: usize,
+    after: Option<&str>,
+) -> String {
+    match k.checked_sub(1) {
+        Some(i) => {
+            let (f, j) = items[i];
+            format!("{}:{}", diffs[f].path(), j + 1)
+        }
+        None => after.map(str::to_string).unwrap_or_else(|| {
+            let (f, _) = items[0];
+            format!("{}:0", diffs[f].path())
+        }),
+    }
+}
+
+/// Where `after` (`PATH:N`) leaves off in `items`.
+fn after_position(
+    after: &str,
+    diffs: &[FileDiff],
+    items: &[(usize, usize)],
+) -> Result<usize, NavError> {
+    let bad = |why: &str| {
+        NavError::argument(
+            "InvalidArguments",
+            format!(
+                "after {}: {why}; pass the after a cut answer ended with",
+                quote(after)
+            ),
+        )
+    };
+    let (path, n) = after
+        .rsplit_once(':')
+        .ok_or_else(|| bad("write PATH:N, the last hunk shown"))?;
+    let n: usize = n.parse().map_err(|_| bad("N is not a number"))?;
+    let f = diffs
+        .iter()
+        .position(|d| d.path() == path)
+        .ok_or_else(|| bad("no changed file has that path now; the changes moved on"))?;
+    let i = items
+        .iter()
+        .position(|&(g, j)| g > f || (g == f && j >= n))
+        .unwrap_or(items.len());
+    Ok(i)
+}

@@ -1,0 +1,426 @@
+//! `log`: the history from a commit (`HEAD` by default), newest first, in git's own layout
+//! (`git log --numstat --date=iso --no-renames`): full id, author, date, the message, then each
+//! changed file with its added and removed lines (`-` for binary files). A merge lists no files,
+//! as git's log does not. With `path`, only commits that change something under it (a merge
+//! only when it differs from every parent) and only those files. With `since`, commits
+//! committed before that date end the walk. With `patch`, each file's diff follows (its text as
+//! the read stage keeps it: binary and sensitive files noted, secrets handled).
+//!
+//! The answer is cut to the budget by whole commits; the continuation is `skip`.
+
+use super::{
+    DEFAULT_CONTEXT, DiffBody, FileDiff, Side, git_error, open, parse_since, path_filter,
+    scanned_message, shown, side,
+};
+use crate::driver::file::FileContext;
+use crate::driver::nav::fit::{self, Limits};
+use crate::driver::nav::{NavError, Request};
+use crate::error::Error;
+use crate::stages::count;
+use crate::stages::git::diff::{self as line_diff, diff_lines};
+use crate::stages::git::tree::{FileAt, MODE_COMMIT, PathFilter, TreeChange};
+use crate::stages::git::{Blob, CommitInfo, Repo, is_binary, short};
+use crate::vocab::Encoding;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// The default number of commits.
+pub const DEFAULT_MAX_COUNT: usize = 20;
+/// The most commits one call may ask for.
+pub const MAX_COUNT: usize = 10_000;
+
+/// What a `log` call asks.
+#[derive(Clone, Debug, Default)]
+pub struct LogArgs {
+    /// Where the walk starts (`HEAD` when `None`).
+    pub rev: Option<String>,
+    pub max_count: Option<usize>,
+    /// Only commits touching this file or directory.
+    pub path: Option<String>,
+    /// Only commits committed at or after this date.
+    pub since: Option<String>,
+    /// Show each commit's patch.
+    pub patch: bool,
+    /// Leave out this many matching commits first (a cut answer's continuation).
+    pub skip: usize,
+    /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
+    /// not, and so never loads a tokenizer for an uncut answer).
+    pub count: bool,
+}
+
+/// One commit, for the structured answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitReport {
+    pub id: String,
+    pub short: String,
+    pub author: String,
+    pub date: String,
+    pub subject: String,
+    pub files: usize,
+}
+
+/// What `log` answers.
+#[derive(Clone, Debug)]
+pub struct LogAnswer {
+    pub text: String,
+    pub tokens: usize,
+    pub encoding: Encoding,
+    pub budget: Option<usize>,
+    /// The commits shown.
+    pub commits: Vec<CommitReport>,
+    /// The `skip` that continues the answer, when cut.
+    pub next_skip: Option<usize>,
+}
+
+/// A commit as shown.
+struct Shown {
+    info: CommitInfo,
+    text: String,
+    files: usize,
+}
+
+/// Run `log`.
+pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
+    let max_count = args.max_count.unwrap_or(DEFAULT_MAX_COUNT);
+    if max_count == 0 || max_count > MAX_COUNT {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            format!("max_count must be 1 to {MAX_COUNT}, got {max_count}"),
+        ));
+    }
+    if args.skip > 1_000_000 {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            "skip is over 1000000".to_string(),
+        ));
+    }
+    let since = match &args.since {
+        None => None,
+        Some(s) => Some(parse_since(s).ok_or_else(|| {
+            NavError::argument(
+                "InvalidArguments",
+                format!(
+                    "since {}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or \
+                     @SECONDS",
+                    crate::driver::nav::session::quote(s)
+                ),
+            )
+        })?),
+    };
+    let filter = match &args.path {
+        Some(p) => path_filter(std::slice::from_ref(p))?,
+        None => PathFilter::default(),
+    };
+    let (session, repo) = open(req)?;
+    let fo = session.file_options(false, None);
+    let ctx = session.context(&fo)?;
+    let tip = match &args.rev {
+        Some(r) => repo.resolve(r).map_err(git_error)?,
+        None => match repo.head().map_err(git_error)? {
+            Some(id) => id,
+            None => {
+                return Err(NavError::argument(
+                    "InvalidRevision",
+                    "this repository has no commits yet",
+                ));
+            }
+        },
+    };
+    let mut shown_commits: Vec<Shown> = Vec::new();
+    let mut skipped = 0usize;
+    let mut more = false;
+    let mut err: Option<NavError> = None;
+    // Commits decoded as a parent, taken again when the walk reaches them.
+    let mut decoded: HashMap<gix::ObjectId, CommitInfo> = HashMap::new();
+    repo.walk(tip, |id| {
+        if session.cancelled() {
+            err = Some(Error::Cancelled.into());
+            return Ok(false);
+        }
+        let info = match decoded.remove(&id) {
+            Some(i) => i,
+            None => repo.commit(id)?,
+        };
+        if since.is_some_and(|s| info.commit_time < s) {
+            return Ok(false);
+        }
+        let Some(changes) = changes_of(&repo, &info, &filter, &mut decoded)? else {
+            return Ok(true);
+        };
+        if skipped < args.skip {
+            skipped += 1;
+            return Ok(true);
+        }
+        if shown_commits.len() == max_count {
+            more = true;
+            return Ok(false);
+        }
+        match render_commit(&repo, &ctx, &info, &changes, args.patch) {
+            Ok(text) => {
+                shown_commits.push(Shown {
+                    files: changes.len(),
+                    info,
+                    text,
+                });
+                if let Some(o) = req.observer {
+                    o.progress(shown_commits.len(), max_count);
+                }
+                Ok(true)
+            }
+            Err(e) => {
+                err = Some(e);
+                Ok(false)
+            }
+        }
+    })
+    .map_err(git_error)?;
+    if let Some(e) = err {
+        return Err(e);
+    }
+    let encoding = session.encoding();
+    let budget = session.budget();
+    let limits = Limits {
+        budget,
+        max_bytes: req.max_text_bytes,
+    };
+    let n = shown_commits.len();
+    let render = |k: usize| -> String {
+        let mut out = String::new();
+        for (i, s) in shown_commits[..k].iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(&s.text);
+        }
+        if n == 0 {
+            out.push_str("(no commits match)\n");
+        }
+        let cut = k < n;
+        if cut || more {
+            let why = if cut {
+                match limits.budget {
+                    Some(b) => format!("cut to fit the budget of {b} tokens"),
+                    None => format!("cut to fit the limit of {} bytes", limits.max_bytes),
+                }
+            } else {
+                format!("max_count ({max_count}) reached")
+            };
+            let _ = write!(
+                out,
+                "\n--- showing {k} commits, {why}. Continue with the same arguments and: {}\n",
+                serde_json::json!({ "skip": args.skip + k })
+            );
+        }
+        out
+    };
+    let counting = args.count || budget.is_some();
+    let count = |s: &str| {
+        if counting {
+            count::count(encoding, s)
+        } else {
+            0
+        }
+    };
+    let mut cost = |i: usize| {
+        let t = &shown_commits[i].text;
+        (t.len() / 3 + 4, t.len() + 1)
+    };
+    let fitted = fit::fit(n, limits, &count, &mut cost, &render)?;
+    if fitted.k == 0 && n > 0 {
+        return Err(NavError::Run(Error::Usage {
+            message: format!(
+                "a budget of {} tokens is too small for the first commit ({} tokens); raise \
+                 budget{}",
+                budget.unwrap_or(0),
+                count(&render(1)),
+                if args.patch {
+                    ", or leave out patch"
+                } else {
+                    ""
+                }
+            ),
+        }));
+    }
+    let next_skip = (fitted.k < n || more).then_some(args.skip + fitted.k);
+    let commits = shown_commits[..fitted.k]
+        .iter()
+        .map(|s| CommitReport {
+            id: s.info.id.to_string(),
+            short: short(&s.info.id),
+            author: format!("{} <{}>", s.info.author_name, s.info.author_email),
+            date: super::format_date(s.info.time, s.info.offset),
+            subject: s
+                .info
+                .message
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+            files: s.files,
+        })
+        .collect();
+    let tokens = if budget.is_some() {
+        fitted.tokens
+    } else {
+        count(&fitted.text)
+    };
+    Ok(LogAnswer {
+        text: fitted.text,
+        tokens,
+        encoding,
+        budget,
+        commits,
+        next_skip,
+    })
+}
+
+/// The files a commit changed (against its first parent; none for a merge), or `None` when a
+/// path filter is given and the commit does not touch it.
+fn changes_of(
+    repo: &Repo,
+    info: &CommitInfo,
+    filter: &PathFilter,
+    decoded: &mut HashMap<gix::ObjectId, CommitInfo>,
+) -> Result<Option<Vec<TreeChange>>, crate::stages::git::GitError> {
+    let filtered = !filter.prefixes.is_empty();
+    let mut parent_tree =
+        |p: gix::ObjectId| -> Result<Option<gix::ObjectId>, crate::stages::git::GitError> {
+            if let Some(c) = decoded.get(&p) {
+                return Ok(Some(c.tree));
+            }
+            let c = repo.commit(p)?;
+            let tree = c.tree;
+            // Bounded: a parent is taken out again when the walk reaches it.
+            if decoded.len() < 4096 {
+                decoded.insert(p, c);
+            }
+            Ok(Some(tree))
+        };
+    match info.parents.as_slice() {
+        [] => {
+            let c = repo.diff_trees(None, Some(info.tree), filter)?;
+            Ok((!filtered || !c.is_empty()).then_some(c))
+        }
+        [p] => {
+            let c = repo.diff_trees(parent_tree(*p)?, Some(info.tree), filter)?;
+            Ok((!filtered || !c.is_empty()).then_some(c))
+        }
+        parents => {
+            if filtered {
+                for p in parents {
+                    if repo
+                        .diff_trees(parent_tree(*p)?, Some(info.tree), filter)?
+                        .is_empty()
+                    {
+                        return Ok(None);
+                    }
+                }
+            }
+            Ok(Some(Vec::new()))
+        }
+    }
+}
+
+/// One side's bytes from the object store.
+fn blob_bytes(repo: &Repo, at: Option<FileAt>) -> Result<Option<Vec<u8>>, NavError> {
+    match at {
+        None => Ok(Some(Vec::new())),
+        Some(a) if a.mode == MODE_COMMIT => {
+            Ok(Some(format!("Subproject commit {}\n", a.id).into_bytes()))
+        }
+        Some(a) => match repo.blob(a.id).map_err(git_error)? {
+            Blob::Bytes(b) => Ok(Some(b)),
+            Blob::TooLarge(_) => Ok(None),
+        },
+    }
+}
+
+/// A commit in git's log layout.
+fn render_commit(
+    repo: &Repo,
+    ctx: &FileContext<'_>,
+    info: &CommitInfo,
+    changes: &[TreeChange],
+    patch: bool,
+) -> Result<String, NavError> {
+    let mut out = format!("commit {}\n", info.id);
+    if info.parents.len() > 1 {
+        let shorts: Vec<String> = info.parents.iter().map(short).collect();
+        let _ = writeln!(out, "Merge: {}", shorts.join(" "));
+    }
+    let _ = writeln!(out, "Author: {} <{}>", info.author_name, info.author_email);
+    let _ = writeln!(
+        out,
+        "Date:   {}",
+        super::format_date(info.time, info.offset)
+    );
+    out.push('\n');
+    let message = scanned_message(ctx, &info.message);
+    for line in message.trim_end().lines() {
+        let _ = writeln!(out, "    {line}");
+    }
+    if repo.is_shallow_boundary(&info.id) {
+        out.push_str(
+            "\n(shallow clone boundary: the parents of this commit are not in the clone)\n",
+        );
+    }
+    if changes.is_empty() {
+        return Ok(out);
+    }
+    out.push('\n');
+    let mut patches = String::new();
+    for c in changes {
+        let path = shown(ctx, &c.path);
+        let old = blob_bytes(repo, c.old)?;
+        let new = blob_bytes(repo, c.new)?;
+        let counts = match (&old, &new) {
+            (Some(a), Some(b)) if !is_binary(a) && !is_binary(b) => {
+                let (added, removed) =
+                    line_diff::count(&String::from_utf8_lossy(a), &String::from_utf8_lossy(b));
+                format!("{added}\t{removed}")
+            }
+            (Some(_), Some(_)) => "-\t-".to_string(),
+            _ => "?\t?".to_string(),
+        };
+        let _ = writeln!(out, "{counts}\t{path}");
+        if patch {
+            let to_side = |bytes: Option<Vec<u8>>| match bytes {
+                None => Side::Note("larger than max_file_size".into()),
+                Some(b) if b.is_empty() => Side::Text(String::new()),
+                Some(b) => side(ctx, &c.path, &path, b),
+            };
+            let (a, b) = (to_side(old), to_side(new));
+            let (counts, body) = match (a, b) {
+                (Side::Text(a), Side::Text(b)) => {
+                    let d = diff_lines(&a, &b, DEFAULT_CONTEXT);
+                    (Some((d.added, d.removed)), DiffBody::Hunks(d.hunks))
+                }
+                (Side::Note(n), _) | (_, Side::Note(n)) => {
+                    (None, DiffBody::Note(format!("diff not shown: {n}")))
+                }
+            };
+            let d = FileDiff {
+                status: match (c.old, c.new) {
+                    (None, _) => 'A',
+                    (_, None) => 'D',
+                    _ => 'M',
+                },
+                old_path: path.clone(),
+                new_path: path,
+                old_mode: c.old.map(|o| o.mode),
+                new_mode: c.new.map(|n| n.mode),
+                similarity: None,
+                counts,
+                body,
+            };
+            patches.push('\n');
+            patches.push_str(&d.header(false));
+            for i in 0..d.items() {
+                patches.push_str(&d.item_text(i));
+            }
+        }
+    }
+    out.push_str(&patches);
+    Ok(out)
+}

@@ -1,0 +1,159 @@
+//! `log`: a local repository's history, newest first, each commit with the files it changed and
+//! their line counts (optionally the patch), read from `.git` in-process (never by running
+//! git), within a token budget, with the continuation as a plain `skip` argument (see
+//! [`crate::driver::git::log`]).
+
+use super::super::tool::{Outcome, Tool, ToolContext, arg, parse_args};
+use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, string};
+use crate::driver::git::log::{self, LogAnswer, LogArgs};
+use serde_json::{Map, Value, json};
+
+const DESCRIPTION: &str = "The history of a local git repository, newest first, as `git log \
+--numstat` shows it: each commit's full id, author, date and message, then the files it \
+changed with lines added and removed. Use it to learn how and why code came to be: pass `path` \
+for the history of a file or directory, `since` (YYYY-MM-DD) for recent work, `patch: true` for \
+the diffs. .git is read in-process: git is never run. Secrets in messages and patches are \
+redacted. The answer fits the token budget exactly by whole commits; when cut, it ends with \
+the `skip` argument that continues it.";
+
+/// The `log` tool.
+pub struct Log;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    repo: Option<Value>,
+    #[serde(default)]
+    rev: Option<arg::Text>,
+    #[serde(default)]
+    max_count: Option<usize>,
+    #[serde(default)]
+    path: Option<Value>,
+    #[serde(default)]
+    since: Option<arg::Text>,
+    #[serde(default)]
+    patch: Option<bool>,
+    #[serde(default)]
+    skip: Option<usize>,
+    #[serde(default)]
+    budget: Option<arg::Tokens>,
+}
+
+impl Tool for Log {
+    fn name(&self) -> &'static str {
+        "log"
+    }
+    fn title(&self) -> &'static str {
+        "Commit history (git log)"
+    }
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+    fn summary(&self) -> &'static str {
+        "the commit history with files changed and line counts, optionally with patches"
+    }
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "repo": string(REPO_DESCRIPTION),
+                "rev": string("Optional commit to start from: a branch, tag or commit id \
+                    (default HEAD)."),
+                "max_count": integer("Optional most commits to return (default 20, at most \
+                    10000)."),
+                "path": string("Optional file or directory, relative to the repository: only \
+                    commits that change it, and only its files."),
+                "since": string("Optional date: only commits committed since then, written \
+                    YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or @SECONDS."),
+                "patch": { "type": "boolean", "description": "Optional: also show each \
+                    commit's diff (default false). Use with a budget and a path." },
+                "skip": integer("Optional continuation: how many matching commits to leave out \
+                    first, as a cut answer ends with."),
+                "budget": integer(BUDGET_DESCRIPTION),
+            },
+            "required": ["repo"],
+            "additionalProperties": false,
+        })
+    }
+    fn output_schema(&self) -> Option<Value> {
+        let n = |d: &str| integer(d);
+        Some(json!({
+            "type": "object",
+            "properties": {
+                "answer_tokens": n("Exact token count of the text answer."),
+                "encoding": string("The tiktoken encoding of the counts."),
+                "budget": n("The token budget applied; 0 when none."),
+                "complete": { "type": "boolean", "description": "True when nothing was cut and max_count was not reached." },
+                "next_skip": n("The skip argument that continues the answer; 0 when complete."),
+                "commits": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "id": string("The full commit id."),
+                            "short": string("The short commit id."),
+                            "author": string("Name <email>."),
+                            "date": string("Author date, YYYY-MM-DD HH:MM:SS +ZZZZ."),
+                            "subject": string("The message's first line."),
+                            "files": n("Files changed (0 for a merge)."),
+                        },
+                        "required": ["id", "short", "author", "date", "subject", "files"],
+                    },
+                },
+            },
+            "required": ["answer_tokens", "encoding", "budget", "complete", "next_skip", "commits"],
+            "additionalProperties": false,
+        }))
+    }
+    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
+        let args: Args = match parse_args(self, args) {
+            Ok(a) => a,
+            Err(e) => return Outcome::Rejected(e),
+        };
+        let repo = match navigation::repo_arg(args.repo.as_ref()) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let path = match &args.path {
+            None => None,
+            Some(p) => match navigation::path_arg("path", p) {
+                Ok(p) => Some(p),
+                Err(o) => return o,
+            },
+        };
+        let req = match navigation::request(ctx, repo, Vec::new(), Vec::new(), args.budget.map(|t| t.0)) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let largs = LogArgs {
+            rev: args.rev.map(|t| t.0),
+            max_count: args.max_count,
+            path,
+            since: args.since.map(|t| t.0),
+            patch: args.patch.unwrap_or(false),
+            skip: args.skip.unwrap_or(0),
+            count: true,
+        };
+        match log::log(&req, &largs) {
+            Ok(a) => {
+                let structured = structured(&a);
+                navigation::result(ctx, a.text, structured)
+            }
+            Err(e) => navigation::failure(self, e),
+        }
+    }
+}
+
+fn structured(a: &LogAnswer) -> Value {
+    json!({
+        "answer_tokens": a.tokens,
+        "encoding": a.encoding.name(),
+        "budget": a.budget.unwrap_or(0),
+        "complete": a.next_skip.is_none(),
+        "next_skip": a.next_skip.unwrap_or(0),
+        "commits": a.commits.iter().map(|c| json!({
+            "id": c.id, "short": c.short, "author": c.author, "date": c.date,
+            "subject": c.subject, "files": c.files,
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -26,6 +26,7 @@ registry! {
     tree::Tree,
     grep::Grep,
     read::Read,
+    outline::OutlineTool,
 }
 
 /// The tool called `name`.

@@ -147,7 +147,7 @@ fn modern_version_and_meta_errors() {
 fn check_tool_schemas(tools: &Value, with_annotations: bool, with_output: bool) {
     let tools = tools.as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["extract", "estimate", "tree", "grep", "read"]);
+    assert_eq!(names, ["extract", "estimate", "tree", "grep", "read", "outline"]);
     for tool in tools {
         let name = tool["name"].as_str().unwrap();
         assert!(

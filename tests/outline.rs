@@ -355,7 +355,7 @@ fn a_range_read_at_an_outlined_line_shows_that_definition() {
 fn big_repo(base: &Path) -> PathBuf {
     let repo = base.join("root/proj");
     fs::create_dir_all(repo.join("src")).unwrap();
-    let mut rng = Rng(0x5eed_0f_0a_71);
+    let mut rng = Rng(0x005e_ed0f_0a71);
     for f in 0..6 {
         let mut s = String::new();
         for i in 0..(20 + rng.below(30)) {
@@ -399,7 +399,7 @@ fn budgets_are_exact_and_continuations_show_every_definition_once() {
 
     let mut s = Server::start(&base.path().join("root"), &[]);
     s.initialize("2025-11-25");
-    let mut rng = Rng(0xb0d9_e7);
+    let mut rng = Rng(0x00b0_d9e7);
     let mut complete = 0;
     for round in 0..8 {
         let budget = 150 + rng.below(900);

@@ -74,7 +74,7 @@ const WORDS: &[&str] = &[
 /// One source file in `lang` with `n` functions of random length, in a class where it has one.
 fn source(rng: &mut Rng, lang: &str, n: usize) -> String {
     let mut s = String::new();
-    let mut body = |rng: &mut Rng, indent: &str, comment: &str| {
+    let body = |rng: &mut Rng, indent: &str, comment: &str| {
         let mut b = String::new();
         for _ in 0..rng.below(12) {
             b.push_str(indent);

@@ -628,3 +628,112 @@ fn hostile_files_are_answered_within_their_bounds() {
     assert!(out.contains("bin.rs: not shown:"), "{out}");
     assert!(out.contains("pipe.rs: not shown:"), "{out}");
 }
+
+#[test]
+fn symbol_finds_methods_in_impls_and_classes_and_every_overload() {
+    let base = tempfile::tempdir().unwrap();
+    let repo = base.path().join("proj");
+    fs::create_dir_all(repo.join("src")).unwrap();
+    fs::create_dir_all(repo.join("tests")).unwrap();
+    fs::write(
+        repo.join("src/lib.rs"),
+        "pub struct Config;\n\nimpl Config {\n    /// Loads it.\n    pub fn load(path: &str) -> Config {\n        Config\n    }\n}\n\npub fn load() {}\n",
+    )
+    .unwrap();
+    fs::write(
+        repo.join("src/Shapes.java"),
+        "class Shape {\n  int area(int a) {\n    return a;\n  }\n  int area(int a, int b) {\n    return a * b;\n  }\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        repo.join("tests/it.rs"),
+        "fn load() {}\n#[test]\nfn t() { let c = Config::load(\"x\"); }\n",
+    )
+    .unwrap();
+    fs::write(
+        repo.join("app.py"),
+        "class Cache:\n    def get(self, k):\n        return k\n",
+    )
+    .unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let mut args = vec!["symbol", repo.to_str().unwrap(), name];
+        args.extend_from_slice(extra);
+        ok_stdout(gnaw(&args))
+    };
+    // Type::method: only the method in the impl, with its exact lines and source.
+    let t = run("Config::load", &[]);
+    assert!(t.starts_with("symbol load: 1 definition"), "{t}");
+    assert!(
+        t.contains("==> src/lib.rs:5-7 method load in impl Config (rust)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("5 |     pub fn load(path: &str) -> Config {"),
+        "{t}"
+    );
+    // A bare name: every definition, sources before tests, then the uses.
+    let t = run("load", &[]);
+    let defs: Vec<&str> = t.lines().filter(|l| l.starts_with("==> ")).collect();
+    assert_eq!(
+        defs,
+        [
+            "==> src/lib.rs:5-7 method load in impl Config (rust)",
+            "==> src/lib.rs:10-10 function load (rust)",
+            "==> tests/it.rs:1-1 function load (rust)",
+        ],
+        "{t}"
+    );
+    let use_at = t.find("tests/it.rs:3:").unwrap();
+    assert!(use_at > t.find("==> tests/it.rs").unwrap(), "{t}");
+    // Overloads in a class, both.
+    let t = run("Shape.area", &[]);
+    assert!(
+        t.contains("src/Shapes.java:2-4 method area in class Shape"),
+        "{t}"
+    );
+    assert!(
+        t.contains("src/Shapes.java:5-7 method area in class Shape"),
+        "{t}"
+    );
+    // A Python method in a class; a path narrows the search.
+    let t = run("app.py::Cache::get", &[]);
+    assert!(
+        t.contains("==> app.py:2-3 method get in class Cache (python)"),
+        "{t}"
+    );
+    let t = run("src/::load", &[]);
+    assert!(!t.contains("tests/it.rs"), "{t}");
+    // A miss names the closest names; the limit cuts and says so.
+    let t = run("Confg", &[]);
+    assert!(
+        t.contains("0 definitions") && t.contains("closest names: Config"),
+        "{t}"
+    );
+    let t = run("load", &["--limit", "1"]);
+    assert!(t.contains("--- 1 of"), "{t}");
+    // Through the server: the same text, paths proven.
+    let mut s = Server::start(base.path(), &[]);
+    s.initialize("2025-11-25");
+    let resp = s.call("symbol", json!({"repo": "proj", "name": "Config::load"}));
+    assert_eq!(text(&resp), run("Config::load", &[]));
+    assert_eq!(
+        resp["result"]["structuredContent"]["definitions"], 1,
+        "{resp}"
+    );
+    for (name, kind) in [
+        ("../x/::load", "OutsideRoot"),
+        ("/etc/::load", "OutsideRoot"),
+        ("missing.rs::load", "NotFound"),
+        ("", "InvalidArguments"),
+    ] {
+        let resp = s.call("symbol", json!({"repo": "proj", "name": name}));
+        assert_eq!(resp["error"]["data"]["kind"], kind, "{name}: {resp}");
+    }
+    let resp = s.call(
+        "symbol",
+        json!({"repo": "proj", "name": "load", "limit": 0}),
+    );
+    assert_eq!(resp["error"]["code"], -32602, "{resp}");
+    let (status, _) = s.finish();
+    assert!(status.success());
+}

@@ -9,6 +9,7 @@ use super::args::parse_secrets;
 use crate::driver::nav::grep::{GrepArgs, grep};
 use crate::driver::nav::outline::outline;
 use crate::driver::nav::read::read;
+use crate::driver::nav::symbol::symbol;
 use crate::driver::nav::tree::{TreeArgs, tree};
 use crate::driver::nav::{NavError, Request};
 use crate::spec::{Overrides, Policy};
@@ -20,7 +21,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// The subcommand names; any other first argument is a repository.
-pub const SUBCOMMANDS: [&str; 4] = ["read", "grep", "tree", "outline"];
+pub const SUBCOMMANDS: [&str; 5] = ["read", "grep", "tree", "outline", "symbol"];
 
 /// Navigate a repository: read lines, search, or list the tree with token counts.
 #[derive(Parser, Debug)]
@@ -39,6 +40,20 @@ pub enum Command {
         /// Files to outline, relative to the repository; PATH:START- continues a cut answer
         #[arg(required = true, value_name = "PATH[:START-]")]
         paths: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print where NAME is defined (source, exact lines), then its uses; closest names on a miss
+    Symbol {
+        /// The repository
+        repo: PathBuf,
+        /// Name, Type::method, or path/to/file.rs::Name
+        name: String,
+        /// Most matches to print (default 10, at most 100)
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        #[command(flatten)]
+        filter: Filter,
         #[command(flatten)]
         common: Common,
     },
@@ -153,6 +168,12 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
             common,
             filter,
             ..
+        }
+        | Command::Symbol {
+            repo,
+            common,
+            filter,
+            ..
         } => (repo, common, Some(filter)),
     };
     let root = Root::new(repo, true).map_err(|e| (2, super::repo_error(&e)))?;
@@ -174,6 +195,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
     let text = match args.command {
         Command::Read { paths, .. } => read(&req, &paths).map(|a| a.text),
         Command::Outline { paths, .. } => outline(&req, &paths).map(|a| a.text),
+        Command::Symbol { name, limit, .. } => symbol(&req, &name, limit).map(|a| a.text),
         Command::Grep {
             pattern,
             fixed_strings,

@@ -27,6 +27,7 @@ registry! {
     grep::Grep,
     read::Read,
     outline::OutlineTool,
+    symbol::SymbolTool,
 }
 
 /// The tool called `name`.

@@ -24,8 +24,8 @@ use std::fmt::Write as _;
 /// Default and most matches one call returns.
 pub const DEFAULT_LIMIT: usize = 10;
 pub const MAX_LIMIT: usize = 100;
-/// Longest `name` accepted, in bytes.
-pub const MAX_NAME_BYTES: usize = 512;
+/// Longest `name` accepted, in bytes: a path of up to `PATH_MAX` and a name of up to 512.
+pub const MAX_NAME_BYTES: usize = crate::limits::PATH_MAX + 512;
 /// Most source lines shown of one definition (the rest is named as a range to read).
 const MAX_DEF_LINES: usize = 300;
 /// Most names remembered for suggestions on a miss.
@@ -413,7 +413,7 @@ mod tests {
         assert!(parse_name("").is_err());
         assert!(parse_name("src/::").is_err());
         assert!(parse_name("a b").is_err());
-        assert!(parse_name(&"x".repeat(600)).is_err());
+        assert!(parse_name(&"x".repeat(5000)).is_err());
     }
 
     #[test]

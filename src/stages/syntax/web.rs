@@ -33,6 +33,24 @@ pub(super) fn classify<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
                 field_text(node, "name", src).or_else(|| field_text(node, "property", src))?;
             return Def::new(K::Function, name, value.child_by_field_name("body"));
         }
+        // `app.get = function (...) { ... }`, `exports.f = () => { ... }`, and
+        // `{ key: function () { ... } }`: a function bound to a property.
+        "assignment_expression" | "pair" => {
+            let (left, right) = if node.kind() == "pair" {
+                ("key", "value")
+            } else {
+                ("left", "right")
+            };
+            let value = node.child_by_field_name(right)?;
+            if !matches!(
+                value.kind(),
+                "arrow_function" | "function_expression" | "function" | "generator_function"
+            ) {
+                return None;
+            }
+            let name = field_text(node, left, src)?;
+            return Def::new(K::Function, name, value.child_by_field_name("body"));
+        }
         _ => return None,
     };
     Def::new(kind, field_text(node, "name", src)?, body)

@@ -246,9 +246,9 @@ for i, value in enumerate(positive):
 # and refused as NotADirectory by tree. A value that is not a string is a wrongly typed argument
 # (InvalidArguments); JSON null for an optional argument means "absent".
 def nav_call(id_, tool, value):
-    if tool == "read":
+    if tool in ("read", "outline"):
         args = {"repo": ".", "paths": [value]}
-        name = "read"
+        name = tool
     elif tool == "after":
         args = {"repo": ".", "pattern": "inner", "after": value + ":1" if isinstance(value, str) else value}
         name = "grep"
@@ -263,14 +263,14 @@ def nav_expect(tool, value, kind):
     slash = isinstance(value, str) and value.endswith("/")
     if not isinstance(value, str):
         return "InvalidArguments"  # not a string: wrongly typed, as for every argument but repo
-    if kind == NAD and not slash and tool in ("read", "after"):
+    if kind == NAD and not slash and tool in ("read", "after", "outline"):
         return None
     return kind
 
 nav_cases = [(v, k) for v, k in corpus + typed] + [(v, "DIR") for v in positive]
 for i, (value, kind) in enumerate(nav_cases):
-    for tool in ("read", "after", "tree"):
-        if value is None and tool != "read":
+    for tool in ("read", "after", "tree", "outline"):
+        if value is None and tool not in ("read", "outline"):
             continue
         want = nav_expect(tool, value, kind)
         if kind == "DIR":

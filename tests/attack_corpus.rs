@@ -14,7 +14,8 @@
 //!   and reports the errno. The expected errno is in the table of [`corpus`]: `EACCES` for every
 //!   existing object outside the root; inputs that never reach the kernel (NUL, empty) say so.
 //!
-//! The navigation tools' own path arguments (`read`'s `paths`, `grep`'s `after`, `tree`'s `path`)
+//! The navigation tools' own path arguments (`read`'s and `outline`'s `paths`, `grep`'s
+//! `after`, `tree`'s `path`, the path in `symbol`'s `path::Name`)
 //! get the same corpus, relative to the repo `.` (the root itself, so the Landlock-alone column
 //! is the same table), each with the kind that argument must answer: a directory is reported by
 //! `read`, refused as `NotAFile` by `after`; a file is read by `read` and `after`, refused as
@@ -764,7 +765,9 @@ fn nav_want(tool: &str, case: &Case) -> Want {
         case.want
     };
     match (tool, base) {
-        ("read", Want::Reject("NotADirectory")) if !slash => Want::Ok,
+        // symbol's name is text, which refuses NUL before any path in it is looked at.
+        ("symbol", _) if case.input.contains('\0') => Want::Reject("InvalidArguments"),
+        ("read" | "outline" | "symbol", Want::Reject("NotADirectory")) if !slash => Want::Ok,
         ("after", Want::Ok) => Want::Reject("NotAFile"),
         ("after", Want::Reject("NotADirectory")) if !slash => Want::Ok,
         _ => base,
@@ -779,9 +782,18 @@ fn nav_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
     let mut tally = BTreeMap::new();
     for case in corpus(base) {
         let shown = format!("{:.80?}", case.input);
-        for tool in ["read", "after", "tree"] {
+        for tool in ["read", "after", "tree", "outline", "symbol"] {
+            // symbol's name carries a path only when it has a `/` or `.` before the `::`.
+            if tool == "symbol" && !(case.input.contains('/') || case.input.contains('.')) {
+                continue;
+            }
             let (name, args) = match tool {
                 "read" => ("read", json!({ "repo": ".", "paths": [case.input] })),
+                "outline" => ("outline", json!({ "repo": ".", "paths": [case.input] })),
+                "symbol" => (
+                    "symbol",
+                    json!({ "repo": ".", "name": format!("{}::marker", case.input) }),
+                ),
                 "after" => (
                     "grep",
                     json!({ "repo": ".", "pattern": "marker", "after": format!("{}:1", case.input) }),
@@ -838,7 +850,8 @@ fn test_nav_arguments_every_layer() {
         println!("  {k:<26} {n:>4}");
     }
     println!(
-        "{} inputs through read's paths, grep's after and tree's path\n",
+        "{} inputs through read's and outline's paths, grep's after, tree's path and symbol's \
+         name (path::Name)\n",
         corpus(b).len()
     );
 }

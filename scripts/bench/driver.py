@@ -59,6 +59,7 @@ def gnaw_tools(bins, corpus):
     g = os.path.join(bins, "gnaw")
     return [
         ("gnaw extract", [g, corpus, "-q", "-o", os.devnull]),
+        ("gnaw --compress", [g, corpus, "--compress", "-q", "-o", os.devnull]),
         ("gnaw --estimate", [g, corpus, "--estimate"]),
         ("gnaw --no-count", [g, corpus, "--no-count", "-q", "-o", os.devnull]),
         ("gnaw --secrets off", [g, corpus, "--secrets", "off", "-q", "-o", os.devnull]),
@@ -531,6 +532,7 @@ def report(res, peers, floor_tokens):
     how.update({
         "gnaw extract": "bpe-openai o200k_base, exact, per file piece in parallel",
         "gnaw --estimate": "same count, prompt not kept",
+        "gnaw --compress": "skeletons (tree-sitter parse of every file), counted exactly",
         "gnaw --no-count": "no counting",
         "gnaw --secrets off": "as extract, secrets scan off",
         "gnaw --no-count --secrets off": "no counting, no secrets scan (as yek does neither)",
@@ -584,6 +586,9 @@ def report(res, peers, floor_tokens):
     peer_ratio("code2prompt", 3)
     peer_ratio("repomix", 4)
     target("extract vs count-only floor", "within 1.3x", f"{ext / fl:.2f}x", ext / fl <= 1.3)
+    comp = med.get("gnaw --compress")
+    if comp:
+        target("--compress vs extract (issue 15)", "within 2x", f"{comp / ext:.2f}x", comp / ext <= 2)
     nc, yek = med.get("gnaw --no-count"), med.get("yek")
     if nc and yek:
         target("--no-count vs yek", "no slower (≤ 1.0x)", f"{nc / yek:.2f}x of yek's time",

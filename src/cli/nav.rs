@@ -10,7 +10,9 @@ use super::args::parse_secrets;
 use crate::driver::git::changes::{ChangesArgs, changes};
 use crate::driver::git::log::{LogArgs, log};
 use crate::driver::nav::grep::{GrepArgs, grep};
+use crate::driver::nav::outline::outline;
 use crate::driver::nav::read::read;
+use crate::driver::nav::symbol::symbol;
 use crate::driver::nav::tree::{TreeArgs, tree};
 use crate::driver::nav::{NavError, Request};
 use crate::spec::{Overrides, Policy};
@@ -22,7 +24,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// The subcommand names; any other first argument is a repository.
-pub const SUBCOMMANDS: [&str; 5] = ["read", "grep", "tree", "changes", "log"];
+pub const SUBCOMMANDS: [&str; 7] = [
+    "read", "grep", "tree", "changes", "log", "outline", "symbol",
+];
 
 /// Navigate a repository: read lines, search, or list the tree with token counts.
 #[derive(Parser, Debug)]
@@ -34,6 +38,30 @@ pub struct NavArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Print each file's definitions (tree-sitter), nested: START-END kind name: signature
+    Outline {
+        /// The repository
+        repo: PathBuf,
+        /// Files to outline, relative to the repository; PATH:START- continues a cut answer
+        #[arg(required = true, value_name = "PATH[:START-]")]
+        paths: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print where NAME is defined (source, exact lines), then its uses; closest names on a miss
+    Symbol {
+        /// The repository
+        repo: PathBuf,
+        /// Name, Type::method, or path/to/file.rs::Name
+        name: String,
+        /// Most matches to print (default 10, at most 100)
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        #[command(flatten)]
+        filter: Filter,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Print lines of files, numbered: PATH, PATH:START-END, PATH:START- or PATH:N (1-based)
     Read {
         /// The repository
@@ -177,7 +205,8 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
     let (repo, common, filter) = match &args.command {
         Command::Read { repo, common, .. }
         | Command::Changes { repo, common, .. }
-        | Command::Log { repo, common, .. } => (repo, common, None),
+        | Command::Log { repo, common, .. }
+        | Command::Outline { repo, common, .. } => (repo, common, None),
         Command::Grep {
             repo,
             common,
@@ -185,6 +214,12 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
             ..
         }
         | Command::Tree {
+            repo,
+            common,
+            filter,
+            ..
+        }
+        | Command::Symbol {
             repo,
             common,
             filter,
@@ -209,6 +244,8 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
     };
     let text = match args.command {
         Command::Read { paths, .. } => read(&req, &paths).map(|a| a.text),
+        Command::Outline { paths, .. } => outline(&req, &paths).map(|a| a.text),
+        Command::Symbol { name, limit, .. } => symbol(&req, &name, limit).map(|a| a.text),
         Command::Grep {
             pattern,
             fixed_strings,

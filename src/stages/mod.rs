@@ -12,6 +12,7 @@
 //! | 6 | render | [`render`] | markdown, xml or json pieces, byte-identical for the same input |
 //! | 7 | rank | [`rank`] | order files by relevance to a query (BM25 over code-aware terms) |
 //! | 8 | budget | [`budget`] | keep whole files, best first, so the exact count fits the budget |
+//! | – | syntax | [`syntax`] | tree-sitter outlines of source files (bounded), and their skeletons |
 //! | – | grep | [`grep`] | the navigation tools' search: a bounded pattern, and the lines of a shown text it matches |
 //! | – | git | [`git`] | `.git` read in-process (never by running git): safe open, trees, blobs, index, history, line diffs |
 //!
@@ -29,3 +30,4 @@ pub mod read;
 pub mod render;
 pub mod scan;
 pub mod source;
+pub mod syntax;

@@ -7,6 +7,8 @@
 //! | [`fit`] | the most items whose rendered answer, counted whole, fits the budget and the byte ceiling |
 //! | [`read`] | lines of files by range, numbered, with the exact continuation |
 //! | [`grep`] | matching lines of the text the model would be shown, grouped by file, with totals and the continuation |
+//! | [`outline`] | each file's definitions (tree-sitter), nested, one line each, with the exact continuation |
+//! | [`symbol`] | a name's definitions with their source and exact lines, then its uses; the closest names on a miss |
 //! | [`tree`] | the directory tree with each entry's lines, bytes and exact tokens, biggest first |
 //!
 //! Every tool reads files only through the per-file step `extract` uses ([`crate::driver::file`]):
@@ -15,8 +17,10 @@
 
 pub mod fit;
 pub mod grep;
+pub mod outline;
 pub mod read;
 pub mod session;
+pub mod symbol;
 pub mod tree;
 
 pub use session::{NavError, Request};

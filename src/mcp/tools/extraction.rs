@@ -30,6 +30,12 @@ const QUERY_DESCRIPTION: &str = "Optional text describing what you are looking f
 relevance to it (BM25 over code-aware terms, boosted when it names a file, directory or \
 symbol), which decides what a budget keeps. The prompt itself stays in path order.";
 
+const COMPRESS_DESCRIPTION: &str = "Optional; true to show source files as skeletons: imports, \
+type and function signatures, declarations and doc comments, with each function body replaced \
+by a line like \"⋯ 41 lines (88–128)\" that names the lines to read for it. With a budget, files \
+are kept whole while they fit, then as skeletons, then omitted; the prompt marks which is which. \
+Files in languages without a grammar stay whole.";
+
 const PROFILE_DESCRIPTION: &str = "Optional name of a [profiles.NAME] table in the \
 repository's .gnawconfig whose settings (include, exclude, budget, format, ...) apply to this call.";
 
@@ -65,6 +71,7 @@ pub struct ExtractionArgs {
     profile: Option<arg::Text>,
     #[serde(default)]
     changed: Option<arg::Text>,
+    compress: Option<bool>,
 }
 
 /// The input schema of `extract` and `estimate`.
@@ -87,6 +94,7 @@ pub fn input_schema() -> Value {
             "query": { "type": "string", "description": QUERY_DESCRIPTION },
             "profile": { "type": "string", "description": PROFILE_DESCRIPTION },
             "changed": { "type": "string", "description": CHANGED_DESCRIPTION },
+            "compress": { "type": "boolean", "description": COMPRESS_DESCRIPTION },
         },
         "required": ["repo"],
         "additionalProperties": false,
@@ -114,6 +122,7 @@ pub fn run(
         budget: args.budget.map(|t| t.0),
         query: args.query.map(|t| t.0),
         profile: args.profile.map(|t| t.0),
+        compress: args.compress.unwrap_or(false),
         ..Default::default()
     };
     let paths = match args.changed {

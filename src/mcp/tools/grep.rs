@@ -136,7 +136,7 @@ impl Tool for Grep {
                 max_matches: args.max_matches.map(|t| t.0),
                 after: after.transpose()?,
             };
-            let req = navigation::request(
+            let req = navigation::call_request(
                 ctx,
                 args.repo.as_ref(),
                 args.include,

@@ -28,6 +28,8 @@ registry! {
     read::Read,
     changes::Changes,
     log::Log,
+    outline::OutlineTool,
+    symbol::SymbolTool,
 }
 
 /// The tool called `name`.

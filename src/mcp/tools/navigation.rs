@@ -25,7 +25,7 @@ files to leave out, e.g. [\"tests/**\", \"*.lock\"]. Added to .gnawconfig exclud
 .gitignore rules.";
 
 /// The `repo` argument, required.
-fn repo_arg(repo: Option<&Value>) -> Result<&Value, Outcome> {
+pub fn repo_arg(repo: Option<&Value>) -> Result<&Value, Outcome> {
     repo.ok_or_else(|| {
         Outcome::Rejected(bad_argument(
             "argument \"repo\" is required: the path of the repository".into(),
@@ -67,20 +67,37 @@ pub fn args<T: DeserializeOwned>(tool: &dyn Tool, args: &Map<String, Value>) -> 
 
 /// The request for a call on `repo` (required) with these globs and budget: the repo is proven
 /// under the root here, before anything else is done.
-pub fn request<'a>(
+pub fn call_request<'a>(
     ctx: &ToolContext<'a>,
     repo: Option<&Value>,
     include: Option<arg::Globs>,
     exclude: Option<arg::Globs>,
     budget: Option<arg::Tokens>,
 ) -> Result<Request<'a>, Outcome> {
-    let repo = ctx.contain(repo_arg(repo)?).map_err(Outcome::Rejected)?;
+    request(
+        ctx,
+        repo_arg(repo)?,
+        include.map(|g| g.0).unwrap_or_default(),
+        exclude.map(|g| g.0).unwrap_or_default(),
+        budget.map(|t| t.0),
+    )
+}
+
+/// The request for a call on the proven-to-be-given `repo` with these globs and budget.
+pub fn request<'a>(
+    ctx: &ToolContext<'a>,
+    repo: &Value,
+    include: Vec<String>,
+    exclude: Vec<String>,
+    budget: Option<usize>,
+) -> Result<Request<'a>, Outcome> {
+    let repo = ctx.contain(repo).map_err(Outcome::Rejected)?;
     Ok(Request {
         repo,
         overrides: Overrides {
-            include: include.map(|g| g.0).unwrap_or_default(),
-            exclude: exclude.map(|g| g.0).unwrap_or_default(),
-            budget: budget.map(|t| t.0),
+            include,
+            exclude,
+            budget,
             ..Default::default()
         },
         policy: ctx.config.policy,

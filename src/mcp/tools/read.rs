@@ -111,7 +111,7 @@ impl Tool for Read {
                 .enumerate()
                 .map(|(i, p)| navigation::path_arg(&format!("paths[{i}]"), p))
                 .collect::<Result<Vec<_>, _>>()?;
-            let req = navigation::request(ctx, args.repo.as_ref(), None, None, args.budget)?;
+            let req = navigation::call_request(ctx, args.repo.as_ref(), None, None, args.budget)?;
             let a = read::read(&req, &given).map_err(|e| navigation::failure(self, e))?;
             let structured = structured(&a);
             Ok(navigation::result(ctx, a.text, structured))

@@ -114,7 +114,7 @@ impl Tool for Tree {
                 path: path.transpose()?,
                 depth: args.depth.map(|t| t.0),
             };
-            let req = navigation::request(
+            let req = navigation::call_request(
                 ctx,
                 args.repo.as_ref(),
                 args.include,

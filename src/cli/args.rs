@@ -21,9 +21,10 @@ use std::path::PathBuf;
     after_help = "Navigate a repository instead (the text gnaw-mcp's tools answer):\n  \
                   gnaw read REPO PATH[:START-END]...   numbered lines, within --budget\n  \
                   gnaw grep REPO PATTERN               matching lines by file, with totals\n  \
+                  gnaw search REPO QUERY               files ranked for a query, with line ranges\n  \
                   gnaw tree REPO [PATH]                the tree with lines, bytes and tokens\n\
-                  See gnaw read --help (grep, tree). To extract a directory named read, grep or \
-                  tree, write ./tree."
+                  See gnaw read --help (grep, search, tree). To extract a directory named read, \
+                  grep, search or tree, write ./tree."
 )]
 pub struct Args {
     /// The repository to extract

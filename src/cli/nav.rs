@@ -1,13 +1,14 @@
-//! The `gnaw read`, `gnaw grep` and `gnaw tree` subcommands: the navigation tools on the command
+//! The `gnaw read`, `gnaw grep`, `gnaw search` and `gnaw tree` subcommands: the navigation tools on the command
 //! line, printing exactly the text the MCP tools of the same names answer (under the CLI's
 //! policy: secrets are reported, not redacted, unless `--secrets redact` or `.gnawconfig` says
-//! so). A first argument other than these three names is a repository to extract, as always, so
+//! so). A first argument other than these names is a repository to extract, as always, so
 //! `gnaw .` and `gnaw some/dir` are unchanged; a repository directory named like a subcommand is
 //! extracted as `gnaw ./tree`.
 
 use super::args::parse_secrets;
 use crate::driver::nav::grep::{GrepArgs, grep};
 use crate::driver::nav::read::read;
+use crate::driver::nav::search::{SearchArgs, search};
 use crate::driver::nav::tree::{TreeArgs, tree};
 use crate::driver::nav::{NavError, Request};
 use crate::spec::{Overrides, Policy};
@@ -19,7 +20,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// The subcommand names; any other first argument is a repository.
-pub const SUBCOMMANDS: [&str; 3] = ["read", "grep", "tree"];
+pub const SUBCOMMANDS: [&str; 4] = ["read", "grep", "search", "tree"];
 
 /// Navigate a repository: read lines, search, or list the tree with token counts.
 #[derive(Parser, Debug)]
@@ -62,6 +63,24 @@ pub enum Command {
         /// Continue after this position (PATH:LINE), as a cut answer says
         #[arg(long, value_name = "PATH:LINE")]
         after: Option<String>,
+        #[command(flatten)]
+        filter: Filter,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the files ranked for a query (as extract --query ranks them), each with its score
+    /// and the line ranges that match best
+    Search {
+        /// The repository
+        repo: PathBuf,
+        /// What to look for: an identifier, a file name, or a few words
+        query: String,
+        /// Most files to print (1 to 100, default 10)
+        #[arg(short = 'n', long, value_name = "N")]
+        limit: Option<usize>,
+        /// Skip this many ranked files, as a cut answer says
+        #[arg(long, value_name = "N")]
+        offset: Option<usize>,
         #[command(flatten)]
         filter: Filter,
         #[command(flatten)]
@@ -135,6 +154,12 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
             filter,
             ..
         }
+        | Command::Search {
+            repo,
+            common,
+            filter,
+            ..
+        }
         | Command::Tree {
             repo,
             common,
@@ -179,6 +204,20 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 context,
                 max_matches,
                 after,
+            },
+        )
+        .map(|a| a.text),
+        Command::Search {
+            query,
+            limit,
+            offset,
+            ..
+        } => search(
+            &req,
+            &SearchArgs {
+                query,
+                limit,
+                offset,
             },
         )
         .map(|a| a.text),

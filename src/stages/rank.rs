@@ -46,6 +46,15 @@ pub struct Score {
     pub parts: Vec<(&'static str, f64)>,
 }
 
+impl Score {
+    /// Whether the query touched the file: any part of the score besides the prior.
+    pub fn matched(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|(name, v)| *name != "prior" && *name != "secondary_file" && *v > 0.0)
+    }
+}
+
 /// A query, split into its terms and the names it mentions, within the bounds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Query {
@@ -87,6 +96,12 @@ impl Query {
     pub fn terms(&self) -> &[String] {
         &self.terms
     }
+
+    /// The query's whole words, lowercased and without underscores (what names a file, a
+    /// directory or a symbol).
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
 }
 
 /// BM25 parameters (the usual defaults).
@@ -108,8 +123,27 @@ pub fn rank(
     query: Option<&Query>,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<(usize, Score)>> {
+    rank_weighted(docs, query, stop).map(|(scored, _)| scored)
+}
+
+/// A ranking (indices into the docs, best first, with scores) and each query term's weight.
+pub type Weighted = (Vec<(usize, Score)>, Vec<f64>);
+
+/// [`rank`], with each query term's weight in this set of files (its inverse document
+/// frequency, in the order of [`Query::terms`]; empty without a query), for finding the
+/// best-matching regions of a file ([`regions`]).
+pub fn rank_weighted(
+    docs: &[Doc<'_>],
+    query: Option<&Query>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
+    let mut idf = Vec::new();
     let mut scored: Vec<(usize, Score)> = match query {
-        Some(q) if !q.terms.is_empty() => bm25(docs, q, stop)?,
+        Some(q) if !q.terms.is_empty() => {
+            let (scored, weights) = bm25(docs, q, stop)?;
+            idf = weights;
+            scored
+        }
         _ => {
             let mut out = Vec::with_capacity(docs.len());
             for (i, d) in docs.iter().enumerate() {
@@ -126,10 +160,14 @@ pub fn rank(
             .total_cmp(&a.total)
             .then_with(|| docs[*ia].path.as_bytes().cmp(docs[*ib].path.as_bytes()))
     });
-    Some(scored)
+    Some((scored, idf))
 }
 
-fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Vec<(usize, Score)>> {
+fn bm25(
+    docs: &[Doc<'_>],
+    query: &Query,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
     // Each term by its position in the query: per-file frequencies are kept by position and
     // summed in query order, so a score does not depend on a hash map's iteration order.
     let wanted: HashMap<&str, usize> = query
@@ -184,7 +222,13 @@ fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Vec<
             wants_tests,
         ));
     }
-    Some(out)
+    let idf = df.iter().map(|&d| idf(n, d as f64)).collect();
+    Some((out, idf))
+}
+
+/// BM25's inverse document frequency of a term found in `dfi` of `n` files.
+fn idf(n: f64, dfi: f64) -> f64 {
+    ((n - dfi + 0.5) / (dfi + 0.5) + 1.0).ln()
 }
 
 /// One file's BM25 score with its boosts and the prior.
@@ -202,10 +246,8 @@ fn score_one(
     let mut text_score = 0.0;
     for &(k, f) in tf {
         let f = f as f64;
-        let dfi = df[k] as f64;
-        let idf = ((n - dfi + 0.5) / (dfi + 0.5) + 1.0).ln();
         let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * *len as f64 / avg_len.max(1.0)));
-        text_score += idf * norm;
+        text_score += idf(n, df[k] as f64) * norm;
     }
     let (file_hit, dir_hit) = path_hits(d.path, named);
     let symbol_hits = defined_symbols(d.text)
@@ -238,6 +280,151 @@ fn score_one(
         prior_part - 10.0
     };
     (i, Score { total, parts })
+}
+
+/// A run of lines of a file that matches a query well: what a reader should look at first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Region {
+    /// First and last line, 1-based, inclusive.
+    pub start: u32,
+    pub end: u32,
+    pub score: f64,
+    /// The query terms found in it (indices into [`Query::terms`]), in query order.
+    pub terms: Vec<usize>,
+}
+
+/// The most lines a region found by [`regions`] spans.
+pub const REGION_LINES: usize = 12;
+
+/// The best non-overlapping regions of `text` for `query`, at most `max`, best first; `idf`
+/// weighs each term (from [`rank_weighted`]). A window of [`REGION_LINES`] lines scores the
+/// weights of the distinct terms it holds, plus a quarter of its lines' own scores (each line:
+/// the weights of its distinct terms, more where it holds a word the query names as written,
+/// and more again where it defines it); it is then trimmed to its first and last matching line
+/// (with two lines of context on each side when that leaves fewer than five).
+/// Regions under a third of the best one's score are left out. Linear in `text`'s length (a
+/// sort of the windows aside); `None` when `stop` returned true (asked every 4096 lines).
+pub fn regions(
+    text: &str,
+    query: &Query,
+    idf: &[f64],
+    max: usize,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<Region>> {
+    let wanted: HashMap<&str, usize> = query
+        .terms
+        .iter()
+        .enumerate()
+        .map(|(k, t)| (t.as_str(), k))
+        .collect();
+    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    let weight = |k: usize| idf.get(k).copied().unwrap_or(1.0).max(0.1);
+    // Per line: its score, and its distinct terms (as a range of `hits`).
+    let mut line_score: Vec<f64> = Vec::new();
+    let mut line_hits: Vec<(usize, usize)> = Vec::new();
+    let mut hits: Vec<usize> = Vec::new();
+    let mut seen_on: Vec<usize> = vec![usize::MAX; query.terms.len()];
+    for (li, line) in text.split('\n').enumerate() {
+        if li % 4096 == 0 && stop() {
+            return None;
+        }
+        let from = hits.len();
+        let mut score = 0.0;
+        let mut names_here = false;
+        for_each_term(line, |t| {
+            if let Some(&k) = wanted.get(t)
+                && seen_on[k] != li
+            {
+                seen_on[k] = li;
+                hits.push(k);
+                score += weight(k);
+            }
+            if named.contains(t) {
+                names_here = true;
+            }
+        });
+        if names_here {
+            score += 2.0;
+            if defined_symbols(line).any(|s| named.contains(s.as_str())) {
+                score += 4.0;
+            }
+        }
+        line_score.push(score);
+        line_hits.push((from, hits.len()));
+    }
+    let lines = line_score.len();
+    let w = REGION_LINES.min(lines.max(1));
+    // Slide the window: counts of each term inside, the weight of the distinct ones, and the
+    // sum of the line scores.
+    let mut count = vec![0usize; query.terms.len()];
+    let mut distinct = 0.0;
+    let mut sum = 0.0;
+    let mut windows: Vec<(f64, usize)> = Vec::new();
+    for end in 0..lines {
+        let (a, b) = line_hits[end];
+        for &k in &hits[a..b] {
+            if count[k] == 0 {
+                distinct += weight(k);
+            }
+            count[k] += 1;
+        }
+        sum += line_score[end];
+        if end >= w {
+            let out = end - w;
+            let (a, b) = line_hits[out];
+            for &k in &hits[a..b] {
+                count[k] -= 1;
+                if count[k] == 0 {
+                    distinct -= weight(k);
+                }
+            }
+            sum -= line_score[out];
+        }
+        if end + 1 >= w {
+            let score = distinct + sum / 4.0;
+            if score > 1e-9 {
+                windows.push((score, end + 1 - w));
+            }
+        }
+    }
+    windows.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let best = windows.first().map_or(0.0, |w| w.0);
+    let mut out: Vec<Region> = Vec::new();
+    for (score, start) in windows {
+        if out.len() >= max || score < best / 3.0 {
+            break;
+        }
+        // Trim to the matching lines.
+        let Some(first) = (start..start + w).find(|&l| line_score[l] > 0.0) else {
+            continue;
+        };
+        let last = (start..start + w)
+            .rev()
+            .find(|&l| line_score[l] > 0.0)
+            .unwrap_or(first);
+        // A short region gets two lines of context on each side.
+        let (first, last) = if last - first + 1 < 5 {
+            (first.saturating_sub(2), (last + 2).min(lines - 1))
+        } else {
+            (first, last)
+        };
+        let (s, e) = (first as u32 + 1, last as u32 + 1);
+        if out.iter().any(|r| s <= r.end && r.start <= e) {
+            continue;
+        }
+        let mut terms: Vec<usize> = (first..=last)
+            .flat_map(|l| hits[line_hits[l].0..line_hits[l].1].iter().copied())
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        out.push(Region {
+            start: s,
+            end: e,
+            score,
+            terms,
+        });
+    }
+    Some(out)
 }
 
 /// Whether the query names the file (its name or stem) or a directory on its path.

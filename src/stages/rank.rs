@@ -163,11 +163,7 @@ pub fn rank_weighted(
     Some((scored, idf))
 }
 
-fn bm25(
-    docs: &[Doc<'_>],
-    query: &Query,
-    stop: &dyn Fn() -> bool,
-) -> Option<Weighted> {
+fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Weighted> {
     // Each term by its position in the query: per-file frequencies are kept by position and
     // summed in query order, so a score does not depend on a hash map's iteration order.
     let wanted: HashMap<&str, usize> = query

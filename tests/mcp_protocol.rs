@@ -95,7 +95,7 @@ fn modern_discover_and_tools_list() {
         Some("public" | "private")
     ));
     // extract and estimate, then the navigation tools.
-    assert_eq!(list["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(list["tools"].as_array().unwrap().len(), 7);
     // Modern requests need no initialize, and leave the legacy side untouched.
     s.ping();
 }
@@ -149,7 +149,9 @@ fn check_tool_schemas(tools: &Value, with_annotations: bool, with_output: bool) 
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["extract", "estimate", "tree", "grep", "search", "read"]
+        [
+            "extract", "estimate", "tree", "grep", "search", "read", "outline"
+        ]
     );
     for tool in tools {
         let name = tool["name"].as_str().unwrap();

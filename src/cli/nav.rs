@@ -7,6 +7,7 @@
 
 use super::args::parse_secrets;
 use crate::driver::nav::grep::{GrepArgs, grep};
+use crate::driver::nav::outline::outline;
 use crate::driver::nav::read::read;
 use crate::driver::nav::search::{SearchArgs, search};
 use crate::driver::nav::tree::{TreeArgs, tree};
@@ -20,7 +21,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// The subcommand names; any other first argument is a repository.
-pub const SUBCOMMANDS: [&str; 4] = ["read", "grep", "search", "tree"];
+pub const SUBCOMMANDS: [&str; 5] = ["read", "grep", "search", "tree", "outline"];
 
 /// Navigate a repository: read lines, search, or list the tree with token counts.
 #[derive(Parser, Debug)]
@@ -32,6 +33,16 @@ pub struct NavArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Print each file's definitions (tree-sitter), nested: START-END kind name: signature
+    Outline {
+        /// The repository
+        repo: PathBuf,
+        /// Files to outline, relative to the repository; PATH:START- continues a cut answer
+        #[arg(required = true, value_name = "PATH[:START-]")]
+        paths: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Print lines of files, numbered: PATH, PATH:START-END, PATH:START- or PATH:N (1-based)
     Read {
         /// The repository
@@ -147,7 +158,9 @@ pub fn main_with(args: NavArgs) -> i32 {
 
 fn run(args: NavArgs) -> Result<(), (i32, String)> {
     let (repo, common, filter) = match &args.command {
-        Command::Read { repo, common, .. } => (repo, common, None),
+        Command::Read { repo, common, .. } | Command::Outline { repo, common, .. } => {
+            (repo, common, None)
+        }
         Command::Grep {
             repo,
             common,
@@ -185,6 +198,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
     };
     let text = match args.command {
         Command::Read { paths, .. } => read(&req, &paths).map(|a| a.text),
+        Command::Outline { paths, .. } => outline(&req, &paths).map(|a| a.text),
         Command::Grep {
             pattern,
             fixed_strings,

@@ -12,6 +12,7 @@
 //! | 6 | render | [`render`] | markdown, xml or json pieces, byte-identical for the same input |
 //! | 7 | rank | [`rank`] | order files by relevance to a query (BM25 over code-aware terms) |
 //! | 8 | budget | [`budget`] | keep whole files, best first, so the exact count fits the budget |
+//! | – | syntax | [`syntax`] | tree-sitter outlines of source files (bounded), and their skeletons |
 //! | – | grep | [`grep`] | the navigation tools' search: a bounded pattern, and the lines of a shown text it matches |
 //!
 //! Steps 3 to 6 run per file, in parallel ([`crate::driver::file`]); 7 and 8 on the whole set.
@@ -27,3 +28,4 @@ pub mod read;
 pub mod render;
 pub mod scan;
 pub mod source;
+pub mod syntax;

@@ -9,6 +9,7 @@
 //! | [`finding`] | a secret [`Finding`] (never the secret) |
 //! | [`omitted`] | the [`OmittedView`] a budget leaves |
 //! | [`display`] | [`display_path`]: how any path is shown |
+//! | [`symbol`] | a [`Symbol`] found by the syntax stage: kind, name, signature, lines, doc |
 
 pub mod display;
 pub mod file;
@@ -16,6 +17,7 @@ pub mod finding;
 pub mod names;
 pub mod omitted;
 pub mod skip;
+pub mod symbol;
 
 pub use display::display_path;
 pub use file::{Candidate, EntryKind, Text};
@@ -23,3 +25,4 @@ pub use finding::Finding;
 pub use names::{Encoding, Format, SecretsMode, UnknownName};
 pub use omitted::{OmittedLine, OmittedView};
 pub use skip::{SkipReason, Skipped};
+pub use symbol::{LineRange, Symbol, SymbolKind};

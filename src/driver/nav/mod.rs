@@ -8,6 +8,7 @@
 //! | [`read`] | lines of files by range, numbered, with the exact continuation |
 //! | [`grep`] | matching lines of the text the model would be shown, grouped by file, with totals and the continuation |
 //! | [`search`] | the files ranked for a query (`extract --query`'s ranker), each with its score's parts and best regions as `path:START-END` |
+//! | [`outline`] | each file's definitions (tree-sitter), nested, one line each, with the exact continuation |
 //! | [`tree`] | the directory tree with each entry's lines, bytes and exact tokens, biggest first |
 //!
 //! Every tool reads files only through the per-file step `extract` uses ([`crate::driver::file`]):
@@ -16,6 +17,7 @@
 
 pub mod fit;
 pub mod grep;
+pub mod outline;
 pub mod read;
 pub mod search;
 pub mod session;

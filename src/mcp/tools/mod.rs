@@ -27,6 +27,7 @@ registry! {
     grep::Grep,
     search::Search,
     read::Read,
+    outline::OutlineTool,
 }
 
 /// The tool called `name`.

@@ -1,0 +1,476 @@
+//! `outline`: each named file's definitions, nested, one line each (line range, kind, name,
+//! signature, first doc line), exactly within a token budget and a byte ceiling, with the exact
+//! continuation when cut.
+//!
+//! Each entry of `paths` is `path`, or `path:START-` / `path:START-END` to outline only the
+//! definitions that start in that range (a cut answer continues that way). Paths are proven
+//! inside the repo before anything is read, and files are read by the per-file step `extract`
+//! uses ([`crate::driver::file`]): what is parsed is the scanned text (redacted under the server's
+//! policy), so a signature or doc line shows nothing a `read` would not. A file without a grammar,
+//! or past a parse bound, is reported in one line and not outlined; `read` shows it.
+//!
+//! An agent reads a definition's body with `read path:START-END`, the range the row gives.
+
+use super::fit::{self, Fitted, Limits};
+use super::read::{Entry, parse_entry};
+use super::session::{NavError, Proven, Request, Session, prove, repo_root};
+use crate::driver::file::FileContext;
+use crate::error::Error;
+use crate::stages::count;
+use crate::stages::filter::Filter;
+use crate::stages::syntax::{self, Language, Outline};
+use crate::vocab::{Encoding, SkipReason, Symbol, display_path};
+use std::fmt::Write as _;
+
+/// Most entries one call may name.
+pub const MAX_PATHS: usize = 100;
+
+/// How one entry ended up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutlineFile {
+    /// The file's path, as gnaw shows paths.
+    pub path: String,
+    /// `shown`, `partial`, `no_outline`, `not_shown` or `not_reached`.
+    pub status: &'static str,
+    /// Why it is not outlined (empty otherwise).
+    pub reason: String,
+    /// The grammar used (empty when none).
+    pub language: &'static str,
+    /// Lines in the file (0 when not read).
+    pub total_lines: u64,
+    /// Definitions in the entry's range, and how many of them are shown.
+    pub definitions: usize,
+    pub shown: usize,
+}
+
+/// What `outline` answers.
+#[derive(Clone, Debug)]
+pub struct OutlineAnswer {
+    /// The text for the model.
+    pub text: String,
+    /// Its exact token count.
+    pub tokens: usize,
+    pub encoding: Encoding,
+    pub budget: Option<usize>,
+    pub files: Vec<OutlineFile>,
+    /// The `paths` argument that continues the answer; empty when it is complete.
+    pub next: Vec<String>,
+}
+
+/// One row of an outline: a definition at its nesting depth.
+#[derive(Clone, Debug)]
+struct Row {
+    depth: usize,
+    start: u32,
+    text: String,
+}
+
+enum Body {
+    Rows {
+        language: Language,
+        total: u64,
+        rows: Vec<Row>,
+    },
+    /// One line instead of rows: status, note.
+    Note(&'static str, String, u64),
+}
+
+struct Section {
+    entry: Entry,
+    shown: String,
+    body: Body,
+}
+
+impl Section {
+    fn items(&self) -> usize {
+        match &self.body {
+            Body::Rows { rows, .. } => rows.len().max(1),
+            Body::Note(..) => 1,
+        }
+    }
+
+    /// The entry that continues this section after `shown` of its items.
+    fn rest(&self, shown: usize) -> Option<String> {
+        match &self.body {
+            Body::Rows { rows, .. } if shown > 0 => rows.get(shown).map(|r| match self.entry.end {
+                Some(e) => format!("{}:{}-{e}", self.entry.path, r.start),
+                None => format!("{}:{}-", self.entry.path, r.start),
+            }),
+            _ if shown > 0 => None,
+            _ => Some(self.entry.given.clone()),
+        }
+    }
+}
+
+/// One definition's row: `START-END kind: signature  // doc`, with the name before the colon
+/// when the signature does not show it (`START-END kind name: signature`).
+pub fn row_text(s: &Symbol) -> String {
+    let mut out = format!("{} {}", s.lines, s.kind);
+    if s.signature.is_empty() || !s.signature.contains(s.name.as_str()) {
+        let _ = write!(out, " {}", s.name);
+    }
+    if !s.signature.is_empty() {
+        let _ = write!(out, ": {}", s.signature);
+    }
+    if let Some(doc) = &s.doc {
+        let _ = write!(out, "  // {doc}");
+    }
+    out
+}
+
+/// The definitions of `symbols`, depth first, with their depth. Iterative.
+pub fn rows_of(symbols: &[Symbol]) -> Vec<(usize, &Symbol)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(usize, &Symbol)> = symbols.iter().rev().map(|s| (0, s)).collect();
+    while let Some((d, s)) = stack.pop() {
+        out.push((d, s));
+        stack.extend(s.children.iter().rev().map(|c| (d + 1, c)));
+    }
+    out
+}
+
+/// Outline `paths` in `req`'s repository.
+pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, NavError> {
+    if paths.is_empty() {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            "paths is empty; name at least one file, e.g. [\"src/main.rs\"]",
+        ));
+    }
+    if paths.len() > MAX_PATHS {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            format!(
+                "paths names {} files; at most {MAX_PATHS} per call",
+                paths.len()
+            ),
+        ));
+    }
+    let root = repo_root(req)?;
+    let mut proven: Vec<(Entry, Proven)> = Vec::with_capacity(paths.len());
+    for (i, given) in paths.iter().enumerate() {
+        let what = format!("paths[{i}]");
+        let entry = parse_entry(&what, given)?;
+        let p = prove(&root, &what, &entry.path)?;
+        proven.push((entry, p));
+    }
+    let session = Session::open(req)?;
+    let fo = session.file_options(false, None);
+    let ctx = session.context(&fo)?;
+    let excluded = Filter::new(&[], &session.options.exclude)?;
+    let stop = || session.cancelled();
+    let total = proven.len();
+    let mut sections = Vec::with_capacity(total);
+    for (n, (entry, p)) in proven.into_iter().enumerate() {
+        if session.cancelled() {
+            return Err(Error::Cancelled.into());
+        }
+        let shown = display_path(&p.rel);
+        let body = body(&ctx, &excluded, &entry, &p, &stop);
+        if let Some(o) = req.observer {
+            o.progress(n + 1, total);
+        }
+        sections.push(Section { entry, shown, body });
+    }
+    if session.cancelled() {
+        return Err(Error::Cancelled.into());
+    }
+    let encoding = session.encoding();
+    let budget = session.budget();
+    let limits = Limits {
+        budget,
+        max_bytes: req.max_text_bytes,
+    };
+    let r = Render {
+        sections: &sections,
+        limits,
+    };
+    let n: usize = sections.iter().map(Section::items).sum();
+    let count = |s: &str| count::count(encoding, s);
+    let mut flat: Vec<(usize, usize)> = Vec::with_capacity(n);
+    for (s, sec) in sections.iter().enumerate() {
+        flat.extend((0..sec.items()).map(|j| (s, j)));
+    }
+    let mut cost = |i: usize| -> (usize, usize) {
+        let Some(&(s, j)) = flat.get(i) else {
+            return (0, 0);
+        };
+        let row = r.item_text(s, j);
+        (count(&row) + if j == 0 { 16 } else { 0 }, row.len())
+    };
+    let fitted = fit::fit(n, limits, &count, &mut cost, &|k| r.render(k))?;
+    if fitted.k == 0 && n > 0 {
+        let first = r.render(1);
+        return Err(fit::too_small(limits, count(&first), first.len()).into());
+    }
+    let fitted = r.same_line_cut(fitted, &count);
+    Ok(r.answer(fitted, encoding, budget))
+}
+
+/// Read and outline one proven entry.
+fn body(
+    ctx: &FileContext<'_>,
+    excluded: &Filter,
+    entry: &Entry,
+    p: &Proven,
+    stop: &dyn Fn() -> bool,
+) -> Body {
+    let note = |why: String| Body::Note("not_shown", format!("not shown: {why}"), 0);
+    if p.is_dir() {
+        return note("a directory; list its files with tree, then outline them".into());
+    }
+    if p.in_git() {
+        return note("inside .git, which is never read".into());
+    }
+    if !excluded.keeps(&p.rel) {
+        return note("excluded by the repository's .gnawconfig".into());
+    }
+    let body = match crate::driver::file::process_named(ctx, &p.candidate()).1.0 {
+        Ok(b) => b,
+        Err(SkipReason::TooLarge { limit }) => {
+            return note(format!(
+                "larger than max_file_size ({limit} bytes); grep it or read it by range"
+            ));
+        }
+        Err(SkipReason::Sensitive { what }) => {
+            return note(format!(
+                "sensitive file ({what}); the repository's .gnawconfig can include it by name"
+            ));
+        }
+        Err(reason) => return note(reason.describe()),
+    };
+    let text: &str = &body.text;
+    let total = super::read::line_count(text);
+    let Some(language) = Language::detect(&p.rel) else {
+        return Body::Note(
+            "no_outline",
+            format!("no outline: no grammar for this file's language ({total} lines); read it"),
+            total,
+        );
+    };
+    let symbols = match syntax::outline_of(language, text, stop) {
+        Outline::Parsed(s) => s,
+        Outline::Unsupported => {
+            return Body::Note(
+                "no_outline",
+                format!("no outline: no grammar for this file's language ({total} lines); read it"),
+                total,
+            );
+        }
+        Outline::Skipped(why) => {
+            return Body::Note(
+                "no_outline",
+                format!("no outline: {why} ({total} lines); read it by range"),
+                total,
+            );
+        }
+    };
+    let last = entry.end.unwrap_or(u64::MAX);
+    let rows = rows_of(&symbols)
+        .into_iter()
+        .filter(|(_, s)| {
+            u64::from(s.lines.start) >= entry.start && u64::from(s.lines.start) <= last
+        })
+        .map(|(depth, s)| Row {
+            depth,
+            start: s.lines.start,
+            text: row_text(s),
+        })
+        .collect();
+    Body::Rows {
+        language,
+        total,
+        rows,
+    }
+}
+
+struct Render<'a> {
+    sections: &'a [Section],
+    limits: Limits,
+}
+
+impl Render<'_> {
+    /// Item `j` of section `s` as rendered.
+    fn item_text(&self, s: usize, j: usize) -> String {
+        let sec = &self.sections[s];
+        match &sec.body {
+            Body::Rows { rows, .. } if rows.is_empty() => String::new(),
+            Body::Rows { rows, .. } => {
+                let r = &rows[j];
+                format!("{}{}\n", "  ".repeat(r.depth), r.text)
+            }
+            Body::Note(_, why, _) => format!("==> {}: {why}\n", sec.shown),
+        }
+    }
+
+    fn allot(&self, mut k: usize) -> Vec<usize> {
+        self.sections
+            .iter()
+            .map(|sec| {
+                let n = sec.items().min(k);
+                k -= n;
+                n
+            })
+            .collect()
+    }
+
+    /// The answer showing the first `k` items.
+    fn render(&self, k: usize) -> String {
+        let shown = self.allot(k);
+        let mut out = String::new();
+        for (s, sec) in self.sections.iter().enumerate() {
+            let n = shown[s];
+            if n == 0 {
+                continue;
+            }
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            match &sec.body {
+                Body::Rows {
+                    language,
+                    total,
+                    rows,
+                } => {
+                    let range = match (sec.entry.ranged, rows.first()) {
+                        (true, _) => format!(", starting in lines {}", range_of(&sec.entry)),
+                        _ => String::new(),
+                    };
+                    let count = if rows.is_empty() {
+                        "no definitions".to_string()
+                    } else if n < rows.len() {
+                        format!("{n} of {} definitions", rows.len())
+                    } else {
+                        format!("{} definitions", rows.len())
+                    };
+                    let _ = writeln!(
+                        out,
+                        "==> {} ({}, {total} lines): {count}{range}",
+                        sec.shown,
+                        language.as_str()
+                    );
+                    for j in 0..n.min(rows.len()) {
+                        out.push_str(&self.item_text(s, j));
+                    }
+                }
+                Body::Note(..) => out.push_str(&self.item_text(s, 0)),
+            }
+        }
+        let next = self.next(&shown);
+        if !next.is_empty() {
+            let limit = match self.limits.budget {
+                Some(b) => format!("the budget of {b} tokens"),
+                None => format!("the limit of {} bytes", self.limits.max_bytes),
+            };
+            let args = serde_json::json!({ "paths": next });
+            let _ = write!(out, "\n--- cut to fit {limit}. Continue with: {args}\n");
+        }
+        out
+    }
+
+    fn next(&self, shown: &[usize]) -> Vec<String> {
+        self.sections
+            .iter()
+            .enumerate()
+            .filter_map(|(s, sec)| sec.rest(shown[s]))
+            .collect()
+    }
+
+    /// A continuation names a line, so a cut between two definitions that start on the same
+    /// line would show the first again: cut before both instead, when that still fits and
+    /// shows something.
+    fn same_line_cut(&self, fitted: Fitted, count: &dyn Fn(&str) -> usize) -> Fitted {
+        let shown = self.allot(fitted.k);
+        let Some(s) = shown.iter().rposition(|&n| n > 0) else {
+            return fitted;
+        };
+        let Body::Rows { rows, .. } = &self.sections[s].body else {
+            return fitted;
+        };
+        let n = shown[s];
+        if n >= rows.len() || rows[n].start != rows[n - 1].start {
+            return fitted;
+        }
+        let mut m = n - 1;
+        while m > 0 && rows[m - 1].start == rows[n].start {
+            m -= 1;
+        }
+        if m == 0 && fitted.k == n {
+            return fitted;
+        }
+        let k = fitted.k - (n - m);
+        let text = self.render(k);
+        let tokens = count(&text);
+        if self.limits.budget.is_none_or(|b| tokens <= b) && text.len() <= self.limits.max_bytes {
+            Fitted { k, text, tokens }
+        } else {
+            fitted
+        }
+    }
+
+    fn answer(&self, fitted: Fitted, encoding: Encoding, budget: Option<usize>) -> OutlineAnswer {
+        let shown = self.allot(fitted.k);
+        let files = self
+            .sections
+            .iter()
+            .enumerate()
+            .map(|(s, sec)| {
+                let n = shown[s];
+                let mut f = OutlineFile {
+                    path: sec.shown.clone(),
+                    status: "not_reached",
+                    reason: String::new(),
+                    language: "",
+                    total_lines: 0,
+                    definitions: 0,
+                    shown: 0,
+                };
+                match &sec.body {
+                    Body::Rows {
+                        language,
+                        total,
+                        rows,
+                    } => {
+                        f.language = language.as_str();
+                        f.total_lines = *total;
+                        f.definitions = rows.len();
+                        if n > 0 {
+                            f.shown = n.min(rows.len());
+                            f.status = if f.shown == rows.len() {
+                                "shown"
+                            } else {
+                                "partial"
+                            };
+                        }
+                    }
+                    Body::Note(status, why, total) if n > 0 => {
+                        f.status = status;
+                        f.reason = why
+                            .strip_prefix("not shown: ")
+                            .or_else(|| why.strip_prefix("no outline: "))
+                            .unwrap_or(why)
+                            .to_string();
+                        f.total_lines = *total;
+                    }
+                    _ => {}
+                }
+                f
+            })
+            .collect();
+        OutlineAnswer {
+            next: self.next(&shown),
+            text: fitted.text,
+            tokens: fitted.tokens,
+            encoding,
+            budget,
+            files,
+        }
+    }
+}
+
+fn range_of(e: &Entry) -> String {
+    match e.end {
+        Some(end) => format!("{}-{end}", e.start),
+        None => format!("{}-", e.start),
+    }
+}

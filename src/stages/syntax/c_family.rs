@@ -1,0 +1,79 @@
+//! C's and C++'s definitions: functions (and prototypes), structs, classes, unions, enums,
+//! typedefs and `using` aliases, namespaces and macros. A C++ method defined outside its class
+//! keeps its qualified name (`Type::method`).
+
+use super::{Def, field_text, text_of};
+use crate::vocab::SymbolKind as K;
+use tree_sitter::Node;
+
+pub(super) fn classify<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
+    let body = node.child_by_field_name("body");
+    match node.kind() {
+        "function_definition" => {
+            let name = function_name(node, src)?;
+            let kind = if name.contains("::") {
+                K::Method
+            } else {
+                K::Function
+            };
+            Def::new(kind, name, body)
+        }
+        // A prototype (`int f(int);`) or a method declared in a class body.
+        "declaration" | "field_declaration" => {
+            let name = function_name(node, src)?;
+            Def::new(K::Function, name, None)
+        }
+        "struct_specifier" | "class_specifier" | "union_specifier" => {
+            body?;
+            Def::new(K::Class, field_text(node, "name", src)?, body)
+        }
+        "enum_specifier" => {
+            body?;
+            Def::new(K::Enum, field_text(node, "name", src)?, body)
+        }
+        "namespace_definition" => {
+            let name = field_text(node, "name", src).unwrap_or_default();
+            Def::new(K::Module, name, body)
+        }
+        "type_definition" => {
+            let name = node
+                .children_by_field_name("declarator", &mut node.walk())
+                .last()
+                .map(|d| text_of(d, src))?;
+            Def::new(K::TypeAlias, name, None)
+        }
+        "alias_declaration" => Def::new(K::TypeAlias, field_text(node, "name", src)?, None),
+        "preproc_def" | "preproc_function_def" => {
+            Def::new(K::Macro, field_text(node, "name", src)?, None)
+        }
+        _ => None,
+    }
+}
+
+/// The name in a function's declarator, through pointers, references and the like; `None`
+/// when the declarator is not a function's.
+fn function_name(node: Node, src: &[u8]) -> Option<String> {
+    let mut d = node.child_by_field_name("declarator")?;
+    let mut steps = 0;
+    while d.kind() != "function_declarator" {
+        steps += 1;
+        if steps > 16 {
+            return None;
+        }
+        d = d.child_by_field_name("declarator")?;
+    }
+    let name = d.child_by_field_name("declarator")?;
+    if !matches!(
+        name.kind(),
+        "identifier"
+            | "field_identifier"
+            | "qualified_identifier"
+            | "destructor_name"
+            | "operator_name"
+            | "template_function"
+            | "template_method"
+    ) {
+        return None;
+    }
+    Some(text_of(name, src))
+}

@@ -1,0 +1,731 @@
+//! Syntax stage: find a source file's definitions with tree-sitter, within bounds, for `outline`,
+//! `symbol`, `search` and skeleton extraction (`extract --compress`).
+//!
+//! - [`Language::detect`] names the grammar from the path's extension (or a few well-known file
+//!   names); a file without one is [`Outline::Unsupported`], never an error: the caller shows
+//!   its full text.
+//! - The parse is bounded: at most [`MAX_PARSE_BYTES`] of input and [`MAX_PARSE_TIME`] of time
+//!   (tree-sitter's progress callback stops it, and also asks the caller's cancellation), at most
+//!   [`MAX_SYMBOLS`] definitions and [`MAX_SYMBOL_DEPTH`] levels of them. A file past a bound is
+//!   [`Outline::Skipped`] with the reason.
+//! - The tree is walked with a [`TreeCursor`], iteratively: nothing recurses on the input's
+//!   nesting (a file of 100,000 nested brackets costs heap, not stack).
+//! - Each language family's file says which node kinds are definitions, where their names and
+//!   bodies are ([`Def`]); the walk, doc comments, signatures and line ranges are shared here.
+//! - [`skeleton`] keeps everything but the bodies of functions and methods, each replaced by a
+//!   marker line naming the lines it stands for (`⋯ 41 lines (88–128)`).
+//!
+//! The text given is the one the caller may show (the scanned, redacted text), so a signature
+//! or doc line can reveal nothing a `read` would not.
+
+mod c_family;
+mod functional;
+mod go;
+mod jvm;
+mod python;
+mod ruby_php;
+mod rust;
+mod scripting;
+mod web;
+
+use crate::vocab::symbol::MAX_SIGNATURE_CHARS;
+use crate::vocab::{LineRange, Symbol, SymbolKind};
+use std::cell::RefCell;
+use std::fmt::Write as _;
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, TreeCursor};
+
+/// Largest input parsed, in bytes. Larger files are skipped with that reason (their full text
+/// is what a skeleton shows). Twice the default `max_file_size`.
+pub const MAX_PARSE_BYTES: usize = 2 << 20;
+/// Longest a parse may take before it is stopped and the file skipped. tree-sitter parses
+/// ordinary code at several MB/s, so only a hostile or pathological file comes near it.
+pub const MAX_PARSE_TIME: Duration = Duration::from_secs(2);
+/// Most definitions kept from one file.
+pub const MAX_SYMBOLS: usize = 20_000;
+/// Deepest nesting of definitions (a class in a class in a module ...).
+pub const MAX_SYMBOL_DEPTH: usize = 64;
+/// Longest name kept, in characters.
+const MAX_NAME_CHARS: usize = 200;
+/// Longest doc line kept, in characters.
+const MAX_DOC_CHARS: usize = 200;
+
+/// A language with a grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Language {
+    Rust,
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Go,
+    Java,
+    C,
+    Cpp,
+    CSharp,
+    Ruby,
+    Php,
+    Kotlin,
+    Swift,
+    Scala,
+    Lua,
+    Bash,
+    Elixir,
+    Haskell,
+    Zig,
+}
+
+impl Language {
+    /// Every language, in the order above.
+    pub const ALL: [Language; 20] = [
+        Language::Rust,
+        Language::Python,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::Go,
+        Language::Java,
+        Language::C,
+        Language::Cpp,
+        Language::CSharp,
+        Language::Ruby,
+        Language::Php,
+        Language::Kotlin,
+        Language::Swift,
+        Language::Scala,
+        Language::Lua,
+        Language::Bash,
+        Language::Elixir,
+        Language::Haskell,
+        Language::Zig,
+    ];
+
+    /// The language of a file, from its path's extension or name; `None` when no grammar is
+    /// known for it. `.h` is read as C (a C++ header parses as C with errors, and its
+    /// definitions are still found).
+    pub fn detect(path: &[u8]) -> Option<Language> {
+        let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+        match name {
+            b"Rakefile" | b"Gemfile" | b"Guardfile" | b"Vagrantfile" => {
+                return Some(Language::Ruby);
+            }
+            b".bashrc" | b".bash_profile" | b".profile" | b"PKGBUILD" => {
+                return Some(Language::Bash);
+            }
+            _ => {}
+        }
+        let dot = name.iter().rposition(|&b| b == b'.')?;
+        if dot == 0 {
+            return None;
+        }
+        let ext = &name[dot + 1..];
+        if ext.len() > 8 {
+            return None;
+        }
+        let ext = ext.to_ascii_lowercase();
+        Some(match ext.as_slice() {
+            b"rs" => Language::Rust,
+            b"py" | b"pyi" | b"pyw" => Language::Python,
+            b"js" | b"mjs" | b"cjs" | b"jsx" => Language::JavaScript,
+            b"ts" | b"mts" | b"cts" => Language::TypeScript,
+            b"tsx" => Language::Tsx,
+            b"go" => Language::Go,
+            b"java" => Language::Java,
+            b"c" | b"h" => Language::C,
+            b"cc" | b"cpp" | b"cxx" | b"c++" | b"hh" | b"hpp" | b"hxx" | b"h++" | b"ipp"
+            | b"tpp" | b"inl" => Language::Cpp,
+            b"cs" => Language::CSharp,
+            b"rb" | b"rake" | b"gemspec" | b"ru" => Language::Ruby,
+            b"php" | b"phtml" => Language::Php,
+            b"kt" | b"kts" => Language::Kotlin,
+            b"swift" => Language::Swift,
+            b"scala" | b"sc" => Language::Scala,
+            b"lua" => Language::Lua,
+            b"sh" | b"bash" => Language::Bash,
+            b"ex" | b"exs" => Language::Elixir,
+            b"hs" => Language::Haskell,
+            b"zig" => Language::Zig,
+            _ => return None,
+        })
+    }
+
+    /// The language's name as the tools show it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Rust => "rust",
+            Language::Python => "python",
+            Language::JavaScript => "javascript",
+            Language::TypeScript => "typescript",
+            Language::Tsx => "tsx",
+            Language::Go => "go",
+            Language::Java => "java",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::CSharp => "csharp",
+            Language::Ruby => "ruby",
+            Language::Php => "php",
+            Language::Kotlin => "kotlin",
+            Language::Swift => "swift",
+            Language::Scala => "scala",
+            Language::Lua => "lua",
+            Language::Bash => "bash",
+            Language::Elixir => "elixir",
+            Language::Haskell => "haskell",
+            Language::Zig => "zig",
+        }
+    }
+
+    fn grammar(self) -> tree_sitter::Language {
+        match self {
+            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Language::Python => tree_sitter_python::LANGUAGE.into(),
+            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Language::Go => tree_sitter_go::LANGUAGE.into(),
+            Language::Java => tree_sitter_java::LANGUAGE.into(),
+            Language::C => tree_sitter_c::LANGUAGE.into(),
+            Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+            Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Language::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Language::Swift => tree_sitter_swift::LANGUAGE.into(),
+            Language::Scala => tree_sitter_scala::LANGUAGE.into(),
+            Language::Lua => tree_sitter_lua::LANGUAGE.into(),
+            Language::Bash => tree_sitter_bash::LANGUAGE.into(),
+            Language::Elixir => tree_sitter_elixir::LANGUAGE.into(),
+            Language::Haskell => tree_sitter_haskell::LANGUAGE.into(),
+            Language::Zig => tree_sitter_zig::LANGUAGE.into(),
+        }
+    }
+
+    /// The family's table: which nodes are definitions.
+    fn classify<'t>(self, node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
+        match self {
+            Language::Rust => rust::classify(node, src),
+            Language::Python => python::classify(node, src),
+            Language::JavaScript | Language::TypeScript | Language::Tsx => web::classify(node, src),
+            Language::Go => go::classify(node, src),
+            Language::C | Language::Cpp => c_family::classify(node, src),
+            Language::Java => jvm::classify_java(node, src),
+            Language::CSharp => jvm::classify_csharp(node, src),
+            Language::Kotlin => jvm::classify_kotlin(node, src),
+            Language::Scala => jvm::classify_scala(node, src),
+            Language::Swift => jvm::classify_swift(node, src),
+            Language::Ruby => ruby_php::classify_ruby(node, src),
+            Language::Php => ruby_php::classify_php(node, src),
+            Language::Lua => scripting::classify_lua(node, src),
+            Language::Bash => scripting::classify_bash(node, src),
+            Language::Elixir => functional::classify_elixir(node, src),
+            Language::Haskell => functional::classify_haskell(node, src),
+            Language::Zig => functional::classify_zig(node, src),
+        }
+    }
+}
+
+/// What the syntax stage found in one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outline {
+    /// The file's definitions, nested, in source order.
+    Parsed(Vec<Symbol>),
+    /// No grammar for this file's language: show its full text.
+    Unsupported,
+    /// A bound was hit (size, time, definitions, nesting) or the call was cancelled; the reason
+    /// says which. Show the full text.
+    Skipped(String),
+}
+
+/// A definition as a family's table sees it: its kind, its name, and the node holding its
+/// body (the part a skeleton may elide, for functions and methods; members, for containers).
+pub(crate) struct Def<'t> {
+    pub kind: SymbolKind,
+    pub name: String,
+    pub body: Option<Node<'t>>,
+}
+
+impl<'t> Def<'t> {
+    fn new(kind: SymbolKind, name: String, body: Option<Node<'t>>) -> Option<Def<'t>> {
+        Some(Def { kind, name, body })
+    }
+}
+
+/// The text of `node`'s field `field`, bounded.
+fn field_text(node: Node, field: &str, src: &[u8]) -> Option<String> {
+    node.child_by_field_name(field).map(|n| text_of(n, src))
+}
+
+/// The text of a node, at most [`MAX_NAME_CHARS`] characters, on one line.
+fn text_of(node: Node, src: &[u8]) -> String {
+    let bytes = src.get(node.byte_range()).unwrap_or_default();
+    collapse(bytes, MAX_NAME_CHARS)
+}
+
+/// The first child of `node` whose kind is one of `kinds`.
+fn child_of_kind<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .find(|c| kinds.contains(&c.kind()))
+}
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+/// The definitions of the file at `path` (relative, `/`-separated) whose shown text is `text`.
+pub fn outline(path: &[u8], text: &str) -> Outline {
+    outline_with(path, text, &|| false)
+}
+
+/// [`outline`], stopping (as [`Outline::Skipped`]) when `stop` says the call was cancelled.
+pub fn outline_with(path: &[u8], text: &str, stop: &dyn Fn() -> bool) -> Outline {
+    match Language::detect(path) {
+        Some(lang) => outline_of(lang, text, stop),
+        None => Outline::Unsupported,
+    }
+}
+
+/// The definitions of `text` read as `lang`.
+pub fn outline_of(lang: Language, text: &str, stop: &dyn Fn() -> bool) -> Outline {
+    if text.len() > MAX_PARSE_BYTES {
+        return Outline::Skipped(format!(
+            "{} bytes, over the {} MiB parse bound",
+            text.len(),
+            MAX_PARSE_BYTES >> 20
+        ));
+    }
+    let started = Instant::now();
+    let bytes = text.as_bytes();
+    let tree = PARSER.with(|cell| {
+        let mut parser = cell.borrow_mut();
+        parser.reset();
+        if parser.set_language(&lang.grammar()).is_err() {
+            return Err("its grammar does not load in this tree-sitter version".to_string());
+        }
+        let mut progress = |_: &ParseState| {
+            if stop() || started.elapsed() > MAX_PARSE_TIME {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = ParseOptions::new().progress_callback(&mut progress);
+        let tree = parser.parse_with_options(
+            &mut |i, _| bytes.get(i..).unwrap_or_default(),
+            None,
+            Some(options),
+        );
+        if tree.is_none() {
+            // A stopped parse resumes on the next call unless the parser is reset.
+            parser.reset();
+        }
+        tree.ok_or_else(|| {
+            if stop() {
+                "cancelled".to_string()
+            } else {
+                format!(
+                    "parsing took over {} ms, the parse time bound",
+                    MAX_PARSE_TIME.as_millis()
+                )
+            }
+        })
+    });
+    let tree = match tree {
+        Ok(tree) => tree,
+        Err(reason) => return Outline::Skipped(reason),
+    };
+    match collect(lang, &mut tree.walk(), bytes, stop) {
+        Ok(symbols) => Outline::Parsed(symbols),
+        Err(reason) => Outline::Skipped(reason),
+    }
+}
+
+/// An open definition during the walk, and the cursor depth of its node.
+struct Open {
+    symbol: Symbol,
+    depth: usize,
+}
+
+/// Walk the tree once, iteratively, building the nested definitions.
+fn collect(
+    lang: Language,
+    cursor: &mut TreeCursor,
+    src: &[u8],
+    stop: &dyn Fn() -> bool,
+) -> Result<Vec<Symbol>, String> {
+    let mut top = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
+    let mut depth = 0usize;
+    let mut count = 0usize;
+    let mut visited = 0usize;
+    loop {
+        visited += 1;
+        if visited.is_multiple_of(4096) && stop() {
+            return Err("cancelled".to_string());
+        }
+        let node = cursor.node();
+        let mut descend = true;
+        if node.is_named()
+            && let Some(def) = lang.classify(node, src)
+        {
+            count += 1;
+            if count > MAX_SYMBOLS {
+                return Err(format!("more than {MAX_SYMBOLS} definitions"));
+            }
+            if open.len() >= MAX_SYMBOL_DEPTH {
+                return Err(format!(
+                    "definitions nest more than {MAX_SYMBOL_DEPTH} deep"
+                ));
+            }
+            let in_container = open.last().is_some_and(|o| o.symbol.kind.is_container());
+            let kind = match def.kind {
+                SymbolKind::Function if in_container => SymbolKind::Method,
+                k => k,
+            };
+            descend = !kind.is_callable();
+            open.push(Open {
+                symbol: symbol_of(lang, node, kind, def, src),
+                depth,
+            });
+        }
+        if descend && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if open.last().is_some_and(|o| o.depth == depth) {
+                let done = open.pop().map(|o| o.symbol);
+                match (open.last_mut(), done) {
+                    (Some(parent), Some(s)) => parent.symbol.children.push(s),
+                    (None, Some(s)) => top.push(s),
+                    _ => {}
+                }
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return Ok(top);
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// The last line a node covers (a node ending at a line's start ends on the line before).
+fn last_row(node: Node) -> usize {
+    let (start, end) = (node.start_position(), node.end_position());
+    if end.column == 0 && end.row > start.row {
+        end.row - 1
+    } else {
+        end.row
+    }
+}
+
+fn line(row: usize) -> u32 {
+    u32::try_from(row + 1).unwrap_or(u32::MAX)
+}
+
+fn symbol_of(lang: Language, node: Node, kind: SymbolKind, def: Def, src: &[u8]) -> Symbol {
+    let lines = LineRange {
+        start: line(node.start_position().row),
+        end: line(last_row(node)),
+    };
+    let first_line_only = matches!(
+        lang,
+        Language::Ruby | Language::Elixir | Language::Lua | Language::Bash
+    );
+    let sig_end = match def.body {
+        Some(b) if b.start_byte() > node.start_byte() && !first_line_only => b.start_byte(),
+        _ => {
+            // No body: the declaration's first line.
+            let s = &src[node.start_byte()..node.end_byte().min(src.len())];
+            node.start_byte() + s.iter().position(|&b| b == b'\n').unwrap_or(s.len())
+        }
+    };
+    let raw = src.get(node.start_byte()..sig_end).unwrap_or_default();
+    let mut signature = collapse(raw, MAX_SIGNATURE_CHARS);
+    trim_opener(&mut signature);
+    let docstring = if lang == Language::Python {
+        def.body.and_then(|b| python::docstring(b, src))
+    } else {
+        None
+    };
+    let doc = match &docstring {
+        Some((text, _)) => Some(text.clone()),
+        None => doc_before(node, src),
+    };
+    let body = if kind.is_callable() {
+        def.body
+            .and_then(|b| elidable(b, docstring.as_ref().map(|(_, row)| *row), src))
+    } else {
+        None
+    };
+    let mut name = def.name;
+    if name.chars().count() > MAX_NAME_CHARS {
+        name = name.chars().take(MAX_NAME_CHARS).collect();
+    }
+    Symbol {
+        kind,
+        name,
+        signature,
+        lines,
+        body,
+        doc,
+        children: Vec::new(),
+    }
+}
+
+/// Drop a trailing body opener (`{`, `:`, `=`, `do`, `where`, `=>`) from a signature.
+fn trim_opener(sig: &mut String) {
+    loop {
+        let t = sig.trim_end();
+        let cut = ["{", ":", "=>", "=", ";", " do", " where", " then", "->"]
+            .iter()
+            .find(|o| {
+                t.ends_with(*o) && !t.ends_with("::") && !t.ends_with("==") && !t.ends_with(">=")
+            })
+            .map(|o| t.len() - o.len());
+        let new_len = cut.unwrap_or(t.len());
+        let changed = new_len != sig.len();
+        sig.truncate(new_len);
+        if !changed || cut.is_none() {
+            let t = sig.trim_end().len();
+            sig.truncate(t);
+            return;
+        }
+    }
+}
+
+/// The body lines a skeleton may elide: from the first line after the body's opener (or after
+/// a docstring) to the line before its closer; `None` when that is fewer than two lines.
+fn elidable(body: Node, docstring_end_row: Option<usize>, src: &[u8]) -> Option<LineRange> {
+    let start_row = body.start_position().row;
+    let end_row = last_row(body);
+    let text = src.get(body.byte_range()).unwrap_or_default();
+    // The body starts on a line of its own (Python, Ruby) or after an opener on the line.
+    let line_start = src[..body.start_byte()]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let own_line = src[line_start..body.start_byte()]
+        .iter()
+        .all(|b| b.is_ascii_whitespace());
+    let opens = text
+        .first()
+        .is_some_and(|b| matches!(b, b'{' | b'(' | b'['));
+    let mut first = if own_line && !opens {
+        start_row
+    } else {
+        start_row + 1
+    };
+    if let Some(row) = docstring_end_row {
+        first = first.max(row + 1);
+    }
+    let trimmed = trim_ascii_end(text);
+    let closes = trimmed.ends_with(b"}")
+        || trimmed.ends_with(b"end")
+        || trimmed.ends_with(b")")
+        || trimmed.ends_with(b"]");
+    let last = if closes && end_row > start_row {
+        // Keep the closer's line only when it holds nothing but the closer.
+        let close_line_start = src[..body.start_byte() + trimmed.len()]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let before = &src[close_line_start..body.start_byte() + trimmed.len() - 1];
+        if before.iter().all(|b| b.is_ascii_whitespace()) || trimmed.ends_with(b"end") {
+            end_row - 1
+        } else {
+            end_row
+        }
+    } else {
+        end_row
+    };
+    if last < first + 1 {
+        return None;
+    }
+    Some(LineRange {
+        start: line(first),
+        end: line(last),
+    })
+}
+
+fn trim_ascii_end(b: &[u8]) -> &[u8] {
+    let n = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    &b[..n]
+}
+
+/// Node kinds that wrap a definition and hold its doc comment before them.
+const WRAPPERS: &[&str] = &[
+    "decorated_definition",
+    "export_statement",
+    "template_declaration",
+    "ambient_declaration",
+];
+
+/// Node kinds that may stand between a doc comment and its definition.
+const BETWEEN: &[&str] = &[
+    "attribute_item",
+    "attribute",
+    "attribute_list",
+    "decorator",
+    "annotation",
+    "marker_annotation",
+    "modifiers",
+    // Haskell: a function's type signature stands between its haddock and its equations.
+    "signature",
+];
+
+/// The first line of the comment block right before `node` (attributes and decorators may
+/// stand between; a blank line may not).
+fn doc_before(node: Node, src: &[u8]) -> Option<String> {
+    let mut anchor = node;
+    while let Some(parent) = anchor.parent() {
+        if WRAPPERS.contains(&parent.kind()) {
+            anchor = parent;
+        } else {
+            break;
+        }
+    }
+    let mut next_start = anchor.start_position().row;
+    let mut earliest: Option<Node> = None;
+    let mut prev = anchor.prev_sibling();
+    let mut steps = 0;
+    while let Some(p) = prev {
+        steps += 1;
+        if steps > 256 || last_row(p) + 1 < next_start {
+            break;
+        }
+        let is_doc = p.kind().contains("comment")
+            || p.kind() == "haddock"
+            || (p.kind() == "unary_operator"
+                && src
+                    .get(p.byte_range())
+                    .is_some_and(|t| t.starts_with(b"@doc")));
+        if is_doc {
+            earliest = Some(p);
+        } else if !BETWEEN.contains(&p.kind()) {
+            break;
+        }
+        next_start = p.start_position().row;
+        prev = p.prev_sibling();
+    }
+    let first = earliest?;
+    // From the earliest comment to the definition, the first line with words in it.
+    let end = anchor.start_byte();
+    let text = src.get(first.start_byte()..end).unwrap_or_default();
+    for raw in text.split(|&b| b == b'\n').take(64) {
+        let cleaned = clean_comment_line(raw);
+        if !cleaned.is_empty() {
+            return Some(collapse(cleaned, MAX_DOC_CHARS));
+        }
+    }
+    None
+}
+
+/// A comment line without its markers.
+fn clean_comment_line(raw: &[u8]) -> &[u8] {
+    let mut s = raw.trim_ascii();
+    for marker in [
+        &b"@doc"[..],
+        b"///",
+        b"//!",
+        b"//",
+        b"/**",
+        b"/*!",
+        b"/*",
+        b"*/",
+        b"#!",
+        b"#",
+        b"--",
+        b";;",
+        b"*",
+    ] {
+        if let Some(rest) = s.strip_prefix(marker) {
+            s = rest;
+            break;
+        }
+    }
+    if let Some(rest) = s.strip_suffix(b"*/") {
+        s = rest;
+    }
+    // Elixir's `@doc """`, Haskell's `-- |`.
+    let s = s.trim_ascii();
+    let s = s.strip_prefix(b"|").unwrap_or(s);
+    let quotes = |b: &u8| *b == b'"' || *b == b'\'';
+    let lead = s.iter().take_while(|b| quotes(b)).count();
+    let s = &s[lead..];
+    let trail = s.iter().rev().take_while(|b| quotes(b)).count();
+    let s = s[..s.len() - trail].trim_ascii();
+    // A line of only decoration (`****`, `----`) says nothing.
+    if s.iter().all(|b| !b.is_ascii_alphanumeric()) {
+        return &[];
+    }
+    s
+}
+
+/// `bytes` as one line: whitespace runs to one space, at most `max` characters (cut with `…`).
+fn collapse(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(max * 8)]);
+    let mut out = String::new();
+    let mut chars = 0;
+    let mut space = false;
+    for c in text.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            out.push(' ');
+            chars += 1;
+            space = false;
+        }
+        if chars >= max {
+            out.push('…');
+            return out;
+        }
+        out.push(c);
+        chars += 1;
+    }
+    out
+}
+
+/// The text with each function's and method's body replaced by one marker line naming the lines
+/// it stands for, at the body's indentation: `⋯ 41 lines (88–128)`. Everything else (imports,
+/// declarations, signatures, doc comments, fields) is kept as it is.
+pub fn skeleton(text: &str, symbols: &[Symbol]) -> String {
+    let mut cuts: Vec<LineRange> = Symbol::walk(symbols)
+        .into_iter()
+        .filter_map(|(_, s)| s.body)
+        .collect();
+    cuts.sort();
+    let mut out = String::with_capacity(text.len() / 2);
+    let mut cut = cuts.iter().peekable();
+    let mut skip_until = 0u32;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        let n = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        if n <= skip_until {
+            continue;
+        }
+        while cut.peek().is_some_and(|c| c.start < n) {
+            cut.next();
+        }
+        if let Some(c) = cut.peek().filter(|c| c.start == n) {
+            let indent: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+            let _ = writeln!(out, "{indent}⋯ {} lines ({}–{})", c.len(), c.start, c.end);
+            skip_until = c.end;
+            cut.next();
+            continue;
+        }
+        out.push_str(l);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

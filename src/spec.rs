@@ -273,6 +273,10 @@ pub struct Overrides {
     pub budget: Option<usize>,
     /// Rank files by relevance to this text (BM25 over code-aware terms).
     pub query: Option<String>,
+    /// Show files as skeletons (`--compress`): signatures, declarations and doc comments, with
+    /// bodies elided. With a budget, files are shown in full while they fit, then as skeletons,
+    /// then omitted (the graded budget).
+    pub compress: bool,
     /// Apply `[profiles.NAME]` from `.gnawconfig`.
     pub profile: Option<String>,
 }

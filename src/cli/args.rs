@@ -117,6 +117,12 @@ pub struct Args {
     #[arg(long, value_name = "TEXT")]
     pub query: Option<String>,
 
+    /// Show files as skeletons: imports, signatures, declarations and doc comments, with
+    /// function bodies elided as "⋯ N lines (A–B)"; with --budget, files stay whole while they
+    /// fit, then become skeletons, then are omitted
+    #[arg(long)]
+    pub compress: bool,
+
     /// Apply [profiles.NAME] from .gnawconfig
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
@@ -187,6 +193,7 @@ impl Args {
             secrets: self.secrets,
             budget: self.budget,
             query: self.query.clone(),
+            compress: self.compress,
             profile: self.profile.clone(),
         }
     }

@@ -19,6 +19,10 @@ pub fn summary(ex: &Extraction) -> String {
         ex.encoding.name(),
         ex.output_bytes
     );
+    let skeletons = ex.files.iter().filter(|f| f.skeleton).count();
+    if skeletons > 0 {
+        let _ = write!(s, ", {skeletons} as skeletons");
+    }
     if let Some(b) = ex.budget {
         let _ = write!(s, ", budget {b}");
         if !ex.omitted.is_empty() {

@@ -91,6 +91,7 @@ pub fn assemble(
             path: &path,
             text: &body.text,
             lossy: body.lossy,
+            skeleton: body.is_skeleton(),
         };
         Some(match (&last_piece, Some(i) == last) {
             (Some(p), true) => p.clone(),

@@ -63,6 +63,8 @@ pub struct FileEntry {
     pub tokens: usize,
     /// The file was not valid UTF-8 and was decoded lossily (U+FFFD replacements).
     pub lossy: bool,
+    /// The file is shown as its skeleton (`compress`): bodies elided.
+    pub skeleton: bool,
 }
 
 fn round3(x: f64) -> f64 {

@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::par::lock;
 use crate::spec::Widen;
 use crate::stages::filter::Filter;
-use crate::stages::{count, filter, read, render, scan, source};
+use crate::stages::{count, filter, read, render, scan, source, syntax};
 use crate::vocab::{Candidate, EntryKind, Finding, SecretsMode, SkipReason, Text, display_path};
 use gnaw_sandbox::{BeneathDir, Root};
 use render::FileView;
@@ -225,6 +225,55 @@ pub enum BodyText {
     Shared(Arc<Text>),
     /// The scan's copy, with secrets replaced.
     Redacted(String),
+    /// The skeleton of the scanned text (`extract --compress`), see [`skeleton_of`].
+    Skeleton(String),
+}
+
+impl Body {
+    /// Whether the text is the file's skeleton.
+    pub fn is_skeleton(&self) -> bool {
+        matches!(self.text, BodyText::Skeleton(_))
+    }
+}
+
+/// The skeleton of a kept file (`extract --compress`): its scanned text with the bodies of its
+/// functions and methods elided ([`syntax::skeleton`]), rendered and counted as its piece.
+/// `None` when the file has no grammar, is past a parse bound, or has no body to elide: then
+/// the file is shown in full.
+pub fn skeleton_of(
+    ctx: &FileContext<'_>,
+    path: &str,
+    full: &Body,
+    stop: &dyn Fn() -> bool,
+) -> Option<Body> {
+    let lang = syntax::Language::detect(path.as_bytes())?;
+    let syntax::Outline::Parsed(symbols) = syntax::outline_of(lang, &full.text, stop) else {
+        return None;
+    };
+    if !crate::vocab::Symbol::walk(&symbols)
+        .iter()
+        .any(|(_, s)| s.body.is_some())
+    {
+        return None;
+    }
+    let text = syntax::skeleton(&full.text, &symbols);
+    let piece = render::file_piece(
+        &ctx.options.render,
+        &FileView {
+            path,
+            text: &text,
+            lossy: full.lossy,
+            skeleton: true,
+        },
+        false,
+    );
+    Some(Body {
+        bytes: full.bytes,
+        lossy: full.lossy,
+        tokens: ctx.count(&piece),
+        piece_len: piece.len(),
+        text: BodyText::Skeleton(text),
+    })
 }
 
 impl std::ops::Deref for BodyText {
@@ -232,7 +281,7 @@ impl std::ops::Deref for BodyText {
     fn deref(&self) -> &str {
         match self {
             BodyText::Shared(t) => &t.text,
-            BodyText::Redacted(s) => s,
+            BodyText::Redacted(s) | BodyText::Skeleton(s) => s,
         }
     }
 }
@@ -384,6 +433,7 @@ fn body(ctx: &FileContext<'_>, path: &str, (text, bytes, lossy): ScannedText) ->
             path,
             text: &text,
             lossy,
+            skeleton: false,
         },
         false,
     );

@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::par;
 use crate::spec::{ExtractionSpec, Mode};
 use crate::stages::filter::Filter;
-use crate::stages::rank::Query;
+use crate::stages::rank::{self, Query};
 use crate::stages::source;
 use crate::vocab::{Finding, Skipped, display_path};
 use assemble::{Frame, Sink, Target};
@@ -176,8 +176,34 @@ fn run(
         .map(|n| display_path(n.as_bytes()))
         .unwrap_or_else(|| "/".into());
     let ranking = plan::rank(&kept, query.as_ref(), &stop).ok_or(Error::Cancelled)?;
+    // compress: every file that has one gets its skeleton; without a budget it replaces the
+    // file, with one it is offered for the files that do not fit whole (the graded budget).
+    let mut skeletons = if spec.overrides.compress {
+        skeletons(&ctx, &kept, threads, &stop)?
+    } else {
+        Vec::new()
+    };
+    if spec.overrides.compress && options.budget.is_none() {
+        for (i, s) in skeletons.iter_mut().enumerate() {
+            if let Some(s) = s.take() {
+                kept[i].1 = s;
+            }
+        }
+    }
+    let graded = match options.budget {
+        Some(b) if skeletons.iter().any(Option::is_some) => Some(grade(
+            &ctx,
+            &mut kept,
+            &mut skeletons,
+            &ranking,
+            b,
+            &repo_name,
+            &stop,
+        )?),
+        _ => None,
+    };
     let m = plan::Measure::new(&ctx, &kept, &repo_name, &stop);
-    let fitted = plan::fit(&m, options.budget, &ranking)?;
+    let fitted = plan::fit(&m, options.budget, graded.as_deref().unwrap_or(&ranking))?;
     let last = fitted.kept.last().copied();
     let files = fitted
         .kept
@@ -191,6 +217,7 @@ fn run(
                 m.piece_tokens(i)
             },
             lossy: kept[i].1.lossy,
+            skeleton: kept[i].1.is_skeleton(),
         })
         .collect();
     let omitted = fitted
@@ -248,4 +275,72 @@ fn run(
         widenings: ctx.widenings(&options),
     };
     Ok((ex, assembled.written))
+}
+
+/// The skeleton of each kept file (by index), made in parallel; `None` for a file without one.
+fn skeletons(
+    ctx: &FileContext<'_>,
+    kept: &[(String, file::Body)],
+    threads: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<Option<file::Body>>, Error> {
+    let order = par::largest_first(kept, |(_, b)| b.bytes);
+    par::map(kept, &order, threads, stop, |(path, body)| {
+        file::skeleton_of(ctx, path, body, stop)
+    })
+    .ok_or(Error::Cancelled)
+}
+
+/// The graded budget's order (`compress` with a budget). Walking the ranking, each file is
+/// taken whole when its estimate fits what is left, else as its skeleton when that fits, else
+/// left for the omitted section (as its skeleton, the smaller, should the exact fit find room).
+/// The files taken come first, in rank order, then the rest; the budget stage then fits that
+/// order exactly, measuring every candidate prompt, so the estimates here only decide which
+/// form each file is offered in.
+fn grade(
+    ctx: &FileContext<'_>,
+    kept: &mut [(String, file::Body)],
+    skeletons: &mut [Option<file::Body>],
+    ranking: &[(usize, rank::Score)],
+    budget: usize,
+    repo_name: &str,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<(usize, rank::Score)>, Error> {
+    let base = plan::Measure::new(ctx, kept, repo_name, stop)
+        .measure(&[], &crate::vocab::OmittedView::default(), usize::MAX)
+        .ok_or(Error::Cancelled)?;
+    let path_tokens: Vec<usize> = kept.iter().map(|(p, _)| ctx.count(p)).collect();
+    // Room for the omitted section (collapsed by directory past a fifth of the budget), and a
+    // little for what estimates miss.
+    let omitted_lines: usize = path_tokens.iter().map(|t| t + 6).sum();
+    let reserve = omitted_lines.min(budget / 5) + 32 + budget / 50;
+    let mut left = budget.saturating_sub(base + reserve);
+    let mut taken = vec![false; kept.len()];
+    for &(i, _) in ranking {
+        if stop() {
+            return Err(Error::Cancelled);
+        }
+        // Its piece and its line in the tree.
+        let line = path_tokens[i] + 3;
+        let whole = kept[i].1.tokens + line;
+        if whole <= left {
+            left -= whole;
+            taken[i] = true;
+            continue;
+        }
+        if let Some(s) = skeletons[i].take() {
+            let cost = s.tokens + line;
+            if cost <= left {
+                left -= cost;
+                taken[i] = true;
+            }
+            kept[i].1 = s;
+        }
+    }
+    Ok(ranking
+        .iter()
+        .filter(|(i, _)| taken[*i])
+        .chain(ranking.iter().filter(|(i, _)| !taken[*i]))
+        .cloned()
+        .collect())
 }

@@ -84,6 +84,7 @@ impl<'a> Measure<'a> {
             path: &self.kept[i].0,
             text: &self.kept[i].1.text,
             lossy: self.kept[i].1.lossy,
+            skeleton: self.kept[i].1.is_skeleton(),
         }
     }
 

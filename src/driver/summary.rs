@@ -42,6 +42,8 @@ pub struct Summary {
     pub budget: usize,
     /// The budget left files out.
     pub trimmed: bool,
+    /// Files shown as skeletons (`compress`), bodies elided.
+    pub skeletons: usize,
     pub omitted: OmittedSummary,
     /// Secrets found in the files of the prompt (rule, path, line, fingerprint; never the secret),
     /// at most [`MAX_LISTED_FINDINGS`].
@@ -86,6 +88,7 @@ pub struct FileRow {
     pub bytes: u64,
     pub tokens: usize,
     pub lossy: bool,
+    pub skeleton: bool,
 }
 
 /// A skipped file.
@@ -168,6 +171,7 @@ impl Summary {
             skipped,
             budget: ex.budget.unwrap_or(0),
             trimmed: !ex.omitted.is_empty(),
+            skeletons: ex.files.iter().filter(|f| f.skeleton).count(),
             omitted: collapse_omitted(ex, max_entries),
             secrets_not_listed: ex.findings.len() - listed.len() + ex.findings_left_out,
             secrets: listed,
@@ -179,6 +183,7 @@ impl Summary {
                         bytes: f.bytes,
                         tokens: f.tokens,
                         lossy: f.lossy,
+                        skeleton: f.skeleton,
                     })
                     .collect()
             }),

@@ -29,10 +29,17 @@ pub struct FileView<'a> {
     pub text: &'a str,
     /// The file was not valid UTF-8 and was decoded lossily.
     pub lossy: bool,
+    /// `text` is the file's skeleton (`extract --compress`): bodies elided, each replaced by a
+    /// line naming the lines it stands for.
+    pub skeleton: bool,
 }
 
 /// The note shown for a lossily decoded file.
 pub const LOSSY_NOTE: &str = "not valid UTF-8; invalid bytes shown as U+FFFD";
+
+/// The note shown for a file given as its skeleton.
+pub const SKELETON_NOTE: &str =
+    "skeleton: function bodies elided, each marked with the lines it stands for";
 
 /// Everything before the first file: the title, the tree of `paths` (display forms, sorted),
 /// and, when a budget left files out, the omitted section.
@@ -173,11 +180,14 @@ pub fn push_file_piece(out: &mut String, opts: &RenderOptions, file: &FileView<'
     };
     match opts.format {
         Format::Markdown => {
-            let note = if file.lossy {
+            let mut note = if file.lossy {
                 format!(" ({LOSSY_NOTE})")
             } else {
                 String::new()
             };
+            if file.skeleton {
+                let _ = write!(note, " ({SKELETON_NOTE})");
+            }
             let _ = write!(out, "### {}{note}\n\n", md_inline(file.path));
             let fence = fence_for(text, b'`');
             let _ = writeln!(out, "{fence}{}", language(file.path));
@@ -188,11 +198,14 @@ pub fn push_file_piece(out: &mut String, opts: &RenderOptions, file: &FileView<'
             let _ = writeln!(out, "{fence}");
         }
         Format::Xml => {
-            let note = if file.lossy {
+            let mut note = if file.lossy {
                 format!(" note=\"{LOSSY_NOTE}\"")
             } else {
                 String::new()
             };
+            if file.skeleton {
+                let _ = write!(note, " skeleton=\"{SKELETON_NOTE}\"");
+            }
             let _ = writeln!(out, "<file path=\"{}\"{note}>", xml_escape(file.path, true));
             let body = xml_escape(text, false);
             out.push_str(&body);
@@ -210,6 +223,9 @@ pub fn push_file_piece(out: &mut String, opts: &RenderOptions, file: &FileView<'
             );
             if file.lossy {
                 out.push_str(",\"lossy\":true");
+            }
+            if file.skeleton {
+                out.push_str(",\"skeleton\":true");
             }
             out.push_str(if last { "}\n" } else { "},\n" });
         }

@@ -273,7 +273,7 @@ impl<'b> View<'b> {
     fn new(body: &'b Body) -> View<'b> {
         let text: &str = match &body.text {
             BodyText::Shared(t) => &t.text,
-            BodyText::Redacted(s) => s,
+            BodyText::Redacted(s) | BodyText::Skeleton(s) => s,
         };
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));

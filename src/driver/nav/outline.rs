@@ -244,7 +244,10 @@ fn body(
     let Some(language) = Language::detect(&p.rel) else {
         return Body::Note(
             "no_outline",
-            format!("no outline: no grammar for this file's language ({total} lines); read it"),
+            format!(
+                "no outline: no grammar for this file's language ({}); read it",
+                lines(total)
+            ),
             total,
         );
     };
@@ -253,14 +256,17 @@ fn body(
         Outline::Unsupported => {
             return Body::Note(
                 "no_outline",
-                format!("no outline: no grammar for this file's language ({total} lines); read it"),
+                format!(
+                    "no outline: no grammar for this file's language ({}); read it",
+                    lines(total)
+                ),
                 total,
             );
         }
         Outline::Skipped(why) => {
             return Body::Note(
                 "no_outline",
-                format!("no outline: {why} ({total} lines); read it by range"),
+                format!("no outline: {why} ({}); read it by range", lines(total)),
                 total,
             );
         }
@@ -338,6 +344,8 @@ impl Render<'_> {
                     };
                     let count = if rows.is_empty() {
                         "no definitions".to_string()
+                    } else if rows.len() == 1 {
+                        "1 definition".to_string()
                     } else if n < rows.len() {
                         format!("{n} of {} definitions", rows.len())
                     } else {
@@ -345,9 +353,10 @@ impl Render<'_> {
                     };
                     let _ = writeln!(
                         out,
-                        "==> {} ({}, {total} lines): {count}{range}",
+                        "==> {} ({}, {}): {count}{range}",
                         sec.shown,
-                        language.as_str()
+                        language.as_str(),
+                        lines(*total)
                     );
                     for j in 0..n.min(rows.len()) {
                         out.push_str(&self.item_text(s, j));
@@ -472,5 +481,14 @@ fn range_of(e: &Entry) -> String {
     match e.end {
         Some(end) => format!("{}-{end}", e.start),
         None => format!("{}-", e.start),
+    }
+}
+
+/// `N lines`, or `1 line`.
+fn lines(n: u64) -> String {
+    if n == 1 {
+        "1 line".to_string()
+    } else {
+        format!("{n} lines")
     }
 }

@@ -70,6 +70,7 @@ fn output_schema() -> Value {
                 "type": "boolean",
                 "description": "True when the budget left files out.",
             },
+            "skeletons": count("Files shown as skeletons (compress), their bodies elided."),
             "omitted": {
                 "type": "object",
                 "description": "What the budget would leave out: totals, and the largest entries (files, or directories ending in / standing for the files beneath them), largest first. Ask for them with include.",

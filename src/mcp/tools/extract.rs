@@ -46,6 +46,14 @@ fn result(e: Extraction, max_output_bytes: usize) -> Value {
     if let Some(note) = extraction::refused_note(&e) {
         content.push(json!({ "type": "text", "text": note }));
     }
+    let skeletons = e.files.iter().filter(|f| f.skeleton).count();
+    if skeletons > 0 {
+        content.push(json!({ "type": "text", "text": format!(
+            "{skeletons} files are shown as skeletons (marked so in their headings): their \
+             function bodies are elided, each replaced by a line naming the lines it stands for; \
+             read those lines with `read` (\"path:START-END\")."
+        )}));
+    }
     if !e.omitted.is_empty() {
         let tokens: usize = e.omitted.iter().map(|o| o.tokens).sum();
         content.push(json!({ "type": "text", "text": format!(

@@ -30,6 +30,12 @@ const QUERY_DESCRIPTION: &str = "Optional text describing what you are looking f
 relevance to it (BM25 over code-aware terms, boosted when it names a file, directory or \
 symbol), which decides what a budget keeps. The prompt itself stays in path order.";
 
+const COMPRESS_DESCRIPTION: &str = "Optional; true to show source files as skeletons: imports, \
+type and function signatures, declarations and doc comments, with each function body replaced \
+by a line like \"⋯ 41 lines (88–128)\" that names the lines to read for it. With a budget, files \
+are kept whole while they fit, then as skeletons, then omitted; the prompt marks which is which. \
+Files in languages without a grammar stay whole.";
+
 const PROFILE_DESCRIPTION: &str = "Optional name of a [profiles.NAME] table in the \
 repository's .gnawconfig whose settings (include, exclude, budget, format, ...) apply to this call.";
 
@@ -61,6 +67,8 @@ pub struct ExtractionArgs {
     query: Option<arg::Text>,
     #[serde(default)]
     profile: Option<arg::Text>,
+    #[serde(default)]
+    compress: Option<bool>,
 }
 
 /// The input schema of `extract` and `estimate`.
@@ -82,6 +90,7 @@ pub fn input_schema() -> Value {
             "budget": { "type": "integer", "minimum": 0, "description": BUDGET_DESCRIPTION },
             "query": { "type": "string", "description": QUERY_DESCRIPTION },
             "profile": { "type": "string", "description": PROFILE_DESCRIPTION },
+            "compress": { "type": "boolean", "description": COMPRESS_DESCRIPTION },
         },
         "required": ["repo"],
         "additionalProperties": false,
@@ -111,6 +120,7 @@ pub fn run(
             budget: args.budget.map(|t| t.0),
             query: args.query.map(|t| t.0),
             profile: args.profile.map(|t| t.0),
+            compress: args.compress.unwrap_or(false),
             ..Default::default()
         },
         paths: None,

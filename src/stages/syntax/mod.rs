@@ -436,7 +436,12 @@ fn symbol_of(lang: Language, node: Node, kind: SymbolKind, def: Def, src: &[u8])
         lang,
         Language::Ruby | Language::Elixir | Language::Lua | Language::Bash
     );
+    // Python: up to the `:` that opens the body (a comment may follow it).
+    let colon = (lang == Language::Python)
+        .then(|| child_of_kind(node, &[":"]).map(|c| c.start_byte()))
+        .flatten();
     let sig_end = match def.body {
+        _ if colon.is_some() => colon.unwrap_or_default(),
         Some(b) if b.start_byte() > node.start_byte() && !first_line_only => b.start_byte(),
         _ => {
             // No body: the declaration's first line.

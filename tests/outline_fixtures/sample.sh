@@ -1,0 +1,5 @@
+# doc
+f() {
+  echo
+}
+function g { echo; }

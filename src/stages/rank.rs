@@ -21,6 +21,7 @@
 //! files when the caller cancels.
 
 use crate::error::Error;
+use crate::vocab::Symbol;
 use std::collections::{HashMap, HashSet};
 
 /// The longest query accepted, in bytes: about 600 words of prose, ten times the longest
@@ -121,10 +122,18 @@ const PATH_WEIGHT: usize = 5;
 pub fn rank(
     docs: &[Doc<'_>],
     query: Option<&Query>,
+    outline: &Outliner<'_>,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<(usize, Score)>> {
-    rank_weighted(docs, query, stop).map(|(scored, _)| scored)
+    rank_weighted(docs, query, outline, stop).map(|(scored, _)| scored)
 }
+
+/// The definitions of doc `i` (from the syntax stage), `None` when its language has no grammar
+/// or the parse was skipped. Asked for at most [`RERANK`] files per query.
+pub type Outliner<'a> = dyn Fn(usize) -> Option<Vec<Symbol>> + 'a;
+
+/// How many of the best files are re-scored with their definitions.
+pub const RERANK: usize = 30;
 
 /// A ranking (indices into the docs, best first, with scores) and each query term's weight.
 pub type Weighted = (Vec<(usize, Score)>, Vec<f64>);
@@ -135,13 +144,16 @@ pub type Weighted = (Vec<(usize, Score)>, Vec<f64>);
 pub fn rank_weighted(
     docs: &[Doc<'_>],
     query: Option<&Query>,
+    outline: &Outliner<'_>,
     stop: &dyn Fn() -> bool,
 ) -> Option<Weighted> {
     let mut idf = Vec::new();
+    let mut rerank = None;
     let mut scored: Vec<(usize, Score)> = match query {
         Some(q) if !q.terms.is_empty() => {
             let (scored, weights) = bm25(docs, q, stop)?;
             idf = weights;
+            rerank = Some(q);
             scored
         }
         _ => {
@@ -160,7 +172,115 @@ pub fn rank_weighted(
             .total_cmp(&a.total)
             .then_with(|| docs[*ia].path.as_bytes().cmp(docs[*ib].path.as_bytes()))
     });
+    if let Some(q) = rerank {
+        // The best files again, with their definitions as a field of their own: a name the
+        // query names as written, defined here (whatever the language's syntax for it), and
+        // the query's terms in definition names and doc lines.
+        let named: HashSet<&str> = q.names.iter().map(String::as_str).collect();
+        let wanted: HashMap<&str, usize> = q
+            .terms
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (t.as_str(), k))
+            .collect();
+        for (i, score) in scored.iter_mut().take(RERANK) {
+            if stop() {
+                return None;
+            }
+            if !score.matched() {
+                break;
+            }
+            if let Some(symbols) = outline(*i) {
+                resymbol(score, &symbols, &named, &wanted, &idf);
+            }
+        }
+        scored.sort_by(|(ia, a), (ib, b)| {
+            b.total
+                .total_cmp(&a.total)
+                .then_with(|| docs[*ia].path.as_bytes().cmp(docs[*ib].path.as_bytes()))
+        });
+    }
     Some((scored, idf))
+}
+
+/// Weight of the query's terms found in definition names and doc lines, relative to their
+/// weight in the text.
+const SYMBOL_TERMS_WEIGHT: f64 = 0.5;
+
+/// Re-score one file with its definitions: the keyword guess at defined names is replaced by the
+/// parser's, and the query's terms in names and doc lines count as a field of their own.
+fn resymbol(
+    score: &mut Score,
+    symbols: &[Symbol],
+    named: &HashSet<&str>,
+    wanted: &HashMap<&str, usize>,
+    idf: &[f64],
+) {
+    let mut defined: HashSet<String> = HashSet::new();
+    let mut found: Vec<bool> = vec![false; idf.len()];
+    for (_, s) in Symbol::walk(symbols) {
+        // `Foo::bar` and `Foo.bar` name `bar` too.
+        let last = s.name.rsplit([':', '.']).next().unwrap_or(&s.name);
+        for n in [s.name.as_str(), last] {
+            let norm: String = n
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            if named.contains(norm.as_str()) {
+                defined.insert(norm);
+            }
+        }
+        for field in [Some(s.name.as_str()), s.doc.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            for_each_term(field, |t| {
+                if let Some(&k) = wanted.get(t) {
+                    found[k] = true;
+                }
+            });
+        }
+    }
+    let factor = if score.parts.iter().any(|p| p.0 == "secondary_file") {
+        SECONDARY_FACTOR
+    } else {
+        1.0
+    };
+    let mut delta = 0.0;
+    if let Some(p) = score.parts.iter_mut().find(|p| p.0 == "defines_symbol") {
+        delta -= p.1 * factor;
+        p.1 = 0.0;
+    }
+    score
+        .parts
+        .retain(|p| !(p.0 == "defines_symbol" && p.1 == 0.0));
+    let mut add = |name: &'static str, v: f64, parts: &mut Vec<(&'static str, f64)>| {
+        if v > 0.0 {
+            let at = parts
+                .iter()
+                .position(|p| p.0 == "secondary_file" || p.0 == "docs_file" || p.0 == "prior");
+            parts.insert(at.unwrap_or(parts.len()), (name, v));
+            delta += v * factor;
+        }
+    };
+    add(
+        "defines_symbol",
+        SYMBOL_BOOST * defined.len() as f64,
+        &mut score.parts,
+    );
+    let terms: f64 = found
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| **f)
+        .map(|(k, _)| idf[k])
+        .sum();
+    add(
+        "symbol_terms",
+        SYMBOL_TERMS_WEIGHT * terms,
+        &mut score.parts,
+    );
+    score.total += delta;
 }
 
 fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Weighted> {
@@ -176,6 +296,9 @@ fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Weig
     // Tests, examples, fixtures and generated files usually only use what a query is about;
     // they count for less, unless the query asks for them.
     let wants_tests = named.iter().any(|n| TEST_WORDS.contains(n));
+    // Prose (docs, READMEs, changelogs) explains; the code defines. It counts for less, unless
+    // the query asks for documentation.
+    let wants_docs = named.iter().any(|n| DOC_WORDS.contains(n));
     // Term frequencies of the query's terms only: everything else is irrelevant to the score.
     let mut per_doc: Vec<(Vec<(usize, usize)>, usize)> = Vec::with_capacity(docs.len());
     let mut df = vec![0usize; query.terms.len()];
@@ -215,7 +338,7 @@ fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Weig
             n,
             avg_len,
             &named,
-            wants_tests,
+            (wants_tests, wants_docs),
         ));
     }
     let idf = df.iter().map(|&d| idf(n, d as f64)).collect();
@@ -237,7 +360,7 @@ fn score_one(
     n: f64,
     avg_len: f64,
     named: &HashSet<&str>,
-    wants_tests: bool,
+    (wants_tests, wants_docs): (bool, bool),
 ) -> (usize, Score) {
     let mut text_score = 0.0;
     for &(k, f) in tf {
@@ -264,6 +387,9 @@ fn score_one(
     let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
     if !wants_tests && class_of(d.path) >= Class::Test && relevant > 0.0 {
         parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
+        relevant *= SECONDARY_FACTOR;
+    } else if !wants_docs && is_prose(d.path) && relevant > 0.0 {
+        parts.push(("docs_file", -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;
     }
     // The prior is scaled down so it only breaks ties between relevant files, and keeps files
@@ -428,9 +554,15 @@ fn path_hits(path: &str, wanted: &HashSet<&str>) -> (bool, bool) {
     let mut comps: Vec<&str> = path.split('/').collect();
     let name = comps.pop().unwrap_or("");
     let stem = name.split('.').next().unwrap_or(name);
-    let lower = |s: &str| s.to_ascii_lowercase();
-    let file = wanted.contains(lower(name).as_str())
-        || (!stem.is_empty() && wanted.contains(lower(stem).as_str()));
+    // Lowercased, without `_`, `-` or `.` (`permessage-deflate` is named by `PerMessageDeflate`).
+    let lower = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-' | '.'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let file = (!stem.is_empty() && wanted.contains(lower(stem).as_str()))
+        || wanted.contains(name.to_ascii_lowercase().as_str());
     let dir = comps.iter().any(|c| wanted.contains(lower(c).as_str()));
     (file, dir)
 }
@@ -472,6 +604,33 @@ fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
         }
         None
     })
+}
+
+/// Query words that ask for documentation itself.
+const DOC_WORDS: &[&str] = &[
+    "doc",
+    "docs",
+    "readme",
+    "changelog",
+    "changes",
+    "history",
+    "guide",
+    "manual",
+    "tutorial",
+];
+
+/// Whether a path is prose: docs (markdown, reStructuredText, text, HTML, man pages), a README
+/// or a changelog, rather than code or a manifest.
+fn is_prose(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    name.starts_with("readme")
+        || ["changelog", "changes", "history", "news"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        || matches!(ext, "md" | "rst" | "txt" | "adoc" | "html" | "htm" | "1")
+        || class_of(path) == Class::Docs
 }
 
 /// Query words that ask for tests or examples themselves.
@@ -520,8 +679,29 @@ pub fn query_terms(q: &str) -> Vec<String> {
     out
 }
 
+/// A term with a plural's ending taken off (`timers` → `timer`, `entries` → `entry`), so that a
+/// question's plural meets the code's singular; `ss`, `us` and `is` endings are kept (`class`,
+/// `status`, `axis`), as are words of three letters or fewer.
+fn singular(t: &mut String) {
+    if t.len() <= 3
+        || !t.ends_with('s')
+        || t.ends_with("ss")
+        || t.ends_with("us")
+        || t.ends_with("is")
+    {
+        return;
+    }
+    if t.ends_with("ies") && t.len() > 4 {
+        t.truncate(t.len() - 3);
+        t.push('y');
+    } else {
+        t.pop();
+    }
+}
+
 /// Call `f` with every lowercased term of `text`: each identifier's parts (snake_case and
-/// camelCase split, acronyms kept whole) and, when it has several, the whole identifier.
+/// camelCase split, acronyms kept whole) and, when it has several, the whole identifier; plurals
+/// in their singular form.
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     let mut buf = String::new();
     for word in text.split(|c: char| !c.is_alphanumeric() && c != '_') {
@@ -537,6 +717,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
                     .flat_map(char::to_lowercase),
             );
             if buf.len() > 1 {
+                singular(&mut buf);
                 f(&buf);
             }
         }
@@ -544,6 +725,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             if p.len() > 1 {
                 buf.clear();
                 buf.extend(p.chars().flat_map(char::to_lowercase));
+                singular(&mut buf);
                 f(&buf);
             }
         }
@@ -747,7 +929,7 @@ mod tests {
 
     fn ranked(docs: &[Doc<'_>], q: Option<&str>) -> Vec<(usize, Score)> {
         let q = q.map(|q| Query::parse(q).unwrap());
-        rank(docs, q.as_ref(), &|| false).unwrap()
+        rank(docs, q.as_ref(), &|_| None, &|| false).unwrap()
     }
 
     #[test]
@@ -791,8 +973,8 @@ mod tests {
             text: "fn a() {}",
         }];
         let q = Query::parse("a").unwrap();
-        assert!(rank(&docs, Some(&q), &|| true).is_none());
-        assert!(rank(&docs, None, &|| true).is_none());
+        assert!(rank(&docs, Some(&q), &|_| None, &|| true).is_none());
+        assert!(rank(&docs, None, &|_| None, &|| true).is_none());
     }
 
     #[test]

@@ -19,6 +19,7 @@ use super::session::{NavError, Request, Session, quote};
 use crate::error::Error;
 use crate::stages::count;
 use crate::stages::rank::{self, Doc, Query, Region, Score};
+use crate::stages::syntax;
 use crate::vocab::Encoding;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -127,7 +128,13 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
             text: &body.text,
         })
         .collect();
-    let (ranked, idf) = rank::rank_weighted(&docs, Some(&query), &stop).ok_or(Error::Cancelled)?;
+    let outline =
+        |i: usize| match syntax::outline_with(docs[i].path.as_bytes(), docs[i].text, &stop) {
+            syntax::Outline::Parsed(symbols) => Some(symbols),
+            _ => None,
+        };
+    let (ranked, idf) =
+        rank::rank_weighted(&docs, Some(&query), &outline, &stop).ok_or(Error::Cancelled)?;
     let matching: Vec<(usize, Score)> = ranked.into_iter().filter(|(_, s)| s.matched()).collect();
     let page: Vec<&(usize, Score)> = matching.iter().skip(offset).take(limit).collect();
     let mut hits = Vec::with_capacity(page.len());

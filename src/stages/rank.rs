@@ -1087,4 +1087,85 @@ mod tests {
                 .all(|(_, s)| s.parts.iter().all(|p| p.0 != "secondary_file"))
         );
     }
+
+    #[test]
+    fn prose_counts_half_unless_docs_are_asked_for() {
+        let text = "the retry delay grows with each attempt";
+        let docs = [
+            Doc {
+                path: "docs/notes.md",
+                text,
+            },
+            Doc {
+                path: "src/backoff.rs",
+                text,
+            },
+        ];
+        let r = ranked(&docs, Some("retry delay"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[1].1.parts.iter().any(|p| p.0 == "docs_file"));
+        let r = ranked(&docs, Some("retry delay docs"));
+        assert!(
+            r.iter()
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "docs_file"))
+        );
+    }
+
+    #[test]
+    fn plurals_meet_singulars_and_names_ignore_dashes() {
+        let mut terms = Vec::new();
+        for_each_term("timers entries class status is", |t| {
+            terms.push(t.to_string())
+        });
+        assert_eq!(terms, vec!["timer", "entry", "class", "status", "is"]);
+        let docs = [
+            Doc {
+                path: "lib/permessage-deflate.js",
+                text: "module.exports = X;",
+            },
+            Doc {
+                path: "lib/other.js",
+                text: "PerMessageDeflate PerMessageDeflate",
+            },
+        ];
+        let r = ranked(&docs, Some("PerMessageDeflate"));
+        assert!(
+            r.iter()
+                .any(|(i, s)| *i == 0 && s.parts.iter().any(|p| p.0 == "names_file"))
+        );
+    }
+
+    #[test]
+    fn definitions_from_the_parser_rescore_the_best_files() {
+        use crate::vocab::{LineRange, SymbolKind};
+        let sym = |name: &str, doc: Option<&str>| Symbol {
+            kind: SymbolKind::Function,
+            name: name.into(),
+            signature: String::new(),
+            lines: LineRange { start: 1, end: 1 },
+            body: None,
+            doc: doc.map(String::from),
+            children: Vec::new(),
+        };
+        // A C definition has no keyword before its name: only the parser knows lvm.c defines it.
+        let docs = [
+            Doc {
+                path: "src/ldo.c",
+                text: "luaV_execute(L, ci); luaV_execute(L, ci);",
+            },
+            Doc {
+                path: "src/lvm.c",
+                text: "void luaV_execute (lua_State *L) { }",
+            },
+        ];
+        let q = Query::parse("luaV_execute").unwrap();
+        let outline = |i: usize| (i == 1).then(|| vec![sym("luaV_execute", Some("run the vm"))]);
+        let r = rank(&docs, Some(&q), &outline, &|| false).unwrap();
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[0].1.parts.iter().any(|p| p.0 == "defines_symbol"));
+        let without = rank(&docs, Some(&q), &|_| None, &|| false).unwrap();
+        assert_eq!(without[0].0, 0, "{without:?}");
+        // Deterministic: the same ranking every time.
+        assert_eq!(r, rank(&docs, Some(&q), &outline, &|| false).unwrap());
+    }
 }

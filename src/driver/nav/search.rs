@@ -9,6 +9,11 @@
 //! (a secret in a file name is redacted too). A query can therefore tell nothing about a secret
 //! that `extract` does not show. Files not searched are counted by reason, never named.
 //!
+//! A region is a window of lines holding the query's words ([`rank::regions`]); where the
+//! file's language has a grammar, it is shown with the innermost definition holding it
+//! (`function parse_header`), and as that whole definition when it is at most
+//! [`MAX_SYMBOL_REGION`] lines long.
+//!
 //! The answer lists the matching files best first, from `offset`, at most `limit` of them, and as
 //! many as fit the budget and the byte ceiling exactly; when cut it ends with the `offset` that
 //! continues it. Ranking is deterministic (ties broken by path), so following continuations lists
@@ -20,7 +25,7 @@ use crate::error::Error;
 use crate::stages::count;
 use crate::stages::rank::{self, Doc, Query, Region, Score};
 use crate::stages::syntax;
-use crate::vocab::Encoding;
+use crate::vocab::{Encoding, Symbol};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -57,7 +62,10 @@ pub struct Hit {
 pub struct Shown {
     pub start: u32,
     pub end: u32,
-    /// What it is: the query terms found in it.
+    /// The innermost definition holding it (`function parse_header`), when the file's
+    /// language has a grammar.
+    pub symbol: Option<String>,
+    /// The query terms found in it.
     pub terms: Vec<String>,
 }
 
@@ -141,11 +149,24 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     for (n, (i, score)) in page.iter().enumerate() {
         let found = rank::regions(docs[*i].text, &query, &idf, MAX_REGIONS, &stop)
             .ok_or(Error::Cancelled)?;
+        let symbols: Vec<Symbol> = outline(*i).unwrap_or_default();
+        let mut regions: Vec<Shown> = Vec::new();
+        for r in &found {
+            let one = shown(r, &query, &symbols);
+            // Two windows in one short definition are that definition once.
+            if regions
+                .iter()
+                .any(|o| o.start <= one.end && one.start <= o.end)
+            {
+                continue;
+            }
+            regions.push(one);
+        }
         hits.push(Hit {
             rank: offset + n + 1,
             path: docs[*i].path.to_string(),
             score: score.clone(),
-            regions: found.iter().map(|r| shown(r, &query)).collect(),
+            regions,
         });
     }
     let encoding = session.encoding();
@@ -199,10 +220,26 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     })
 }
 
-fn shown(r: &Region, q: &Query) -> Shown {
+/// The longest definition a region grows to: a window inside a definition at most this long
+/// is shown as the whole definition.
+const MAX_SYMBOL_REGION: u32 = 80;
+
+/// A region as shown: the innermost definition holding it when there is one, as the whole
+/// definition when it is short, else the window inside it.
+fn shown(r: &Region, q: &Query, symbols: &[Symbol]) -> Shown {
+    let inner = Symbol::walk(symbols)
+        .into_iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.lines.start <= r.start && r.end <= s.lines.end)
+        .min_by_key(|s| (s.lines.len(), s.lines.start));
+    let (start, end) = match inner {
+        Some(s) if s.lines.len() <= MAX_SYMBOL_REGION => (s.lines.start, s.lines.end),
+        _ => (r.start, r.end),
+    };
     Shown {
-        start: r.start,
-        end: r.end,
+        start,
+        end,
+        symbol: inner.map(|s| format!("{} {}", s.kind, s.name)),
         terms: r.terms.iter().map(|&k| q.terms()[k].clone()).collect(),
     }
 }
@@ -264,7 +301,14 @@ impl Render<'_> {
             if r.end > r.start {
                 let _ = write!(out, "-{}", r.end);
             }
-            let _ = writeln!(out, "  {}", r.terms.join(", "));
+            match &r.symbol {
+                Some(sym) => {
+                    let _ = writeln!(out, "  {sym}: {}", r.terms.join(", "));
+                }
+                None => {
+                    let _ = writeln!(out, "  {}", r.terms.join(", "));
+                }
+            }
         }
     }
 

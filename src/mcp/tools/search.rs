@@ -108,6 +108,7 @@ impl Tool for Search {
                                         "start": { "type": "integer", "minimum": 1 },
                                         "end": { "type": "integer", "minimum": 1 },
                                         "terms": { "type": "array", "items": { "type": "string" } },
+                                        "symbol": string("The innermost definition holding the region (kind and name); empty when none is known."),
                                     },
                                     "required": ["start", "end", "terms"],
                                 },
@@ -178,6 +179,7 @@ fn structured(a: &SearchAnswer) -> Value {
             "parts": h.score.parts.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<Map<_, _>>(),
             "regions": h.regions.iter().map(|r| json!({
                 "start": r.start, "end": r.end, "terms": r.terms,
+                "symbol": r.symbol.clone().unwrap_or_default(),
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "complete": a.next.is_none(),

@@ -339,7 +339,7 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
 #[test]
 fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
     let dir = tempfile::tempdir().unwrap();
-    let files = repo(dir.path(), 0x5eed_0000_1111_2222, 40);
+    let files = repo(dir.path(), 0x5eed_0000_1111_2222, 30);
     let root = Root::new(dir.path(), false).unwrap();
     let mut rng = Rng(0x0ff5_e7c0_de00_0001);
     let queries = [
@@ -350,7 +350,7 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
         "BAR f3",
         "xxx",
     ];
-    for (round, query) in queries.iter().cycle().take(12).enumerate() {
+    for (round, query) in queries.iter().take(6).enumerate() {
         let args = |offset: Option<usize>, limit: usize| SearchArgs {
             query: query.to_string(),
             limit: Some(limit),
@@ -400,7 +400,7 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
                 full.len(),
                 "the total is given even when cut"
             );
-            if round % 6 == 0 {
+            if round % 3 == 0 {
                 assert_eq!(reference(&a.text), c, "tiktoken-rs disagrees");
             }
             for h in &a.hits {

@@ -129,11 +129,16 @@ pub fn rank(
 }
 
 /// The definitions of doc `i` (from the syntax stage), `None` when its language has no grammar
-/// or the parse was skipped. Asked for at most [`RERANK`] files per query.
+/// or the parse was skipped. Asked for at most [`RERANK`] files per query, each at most
+/// [`RERANK_FILE_BYTES`], [`RERANK_BYTES`] in all.
 pub type Outliner<'a> = dyn Fn(usize) -> Option<Vec<Symbol>> + 'a;
 
 /// How many of the best files are re-scored with their definitions.
 pub const RERANK: usize = 30;
+/// Largest file parsed for the re-scoring, and most bytes parsed for one query: tree-sitter
+/// parses about 1 MB/s of ordinary code, so this keeps the re-scoring to a few hundred ms.
+pub const RERANK_FILE_BYTES: usize = 128 << 10;
+pub const RERANK_BYTES: usize = 512 << 10;
 
 /// A ranking (indices into the docs, best first, with scores) and each query term's weight.
 pub type Weighted = (Vec<(usize, Score)>, Vec<f64>);
@@ -183,6 +188,7 @@ pub fn rank_weighted(
             .enumerate()
             .map(|(k, t)| (t.as_str(), k))
             .collect();
+        let mut parsed = 0;
         for (i, score) in scored.iter_mut().take(RERANK) {
             if stop() {
                 return None;
@@ -190,6 +196,11 @@ pub fn rank_weighted(
             if !score.matched() {
                 break;
             }
+            let len = docs[*i].text.len();
+            if len > RERANK_FILE_BYTES || parsed + len > RERANK_BYTES {
+                continue;
+            }
+            parsed += len;
             if let Some(symbols) = outline(*i) {
                 resymbol(score, &symbols, &named, &wanted, &idf);
             }

@@ -719,6 +719,19 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
         if word.is_empty() {
             continue;
         }
+        // The common case, a lowercase ASCII word, is its own one part: no split, no allocation.
+        if word
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        {
+            if word.len() > 1 {
+                buf.clear();
+                buf.push_str(word);
+                singular(&mut buf);
+                f(&buf);
+            }
+            continue;
+        }
         let parts = split_identifier(word);
         if parts.len() > 1 {
             buf.clear();

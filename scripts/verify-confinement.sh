@@ -200,8 +200,11 @@ waiting = [None]
 
 def call(id_, repo_value, tool="extract", raw=None):
     """Send one tools/call and wait for the answer with id `id_` (None: a parse error's null id)."""
+    arguments = {"repo": repo_value}
+    if tool == "search":
+        arguments["query"] = "inner marker"
     line = raw if raw is not None else json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
-        "params": {"name": tool, "arguments": {"repo": repo_value}}})
+        "params": {"name": tool, "arguments": arguments}})
     responses.pop("null", None)
     proc.stdin.write(line.encode() + b"\n")
     proc.stdin.flush()
@@ -223,7 +226,7 @@ def show(v):
 n = 0
 for value, kind in corpus + typed:
     n += 1
-    for tool in ("extract", "estimate") if n % 5 == 0 else ("extract",):
+    for tool in ("extract", "estimate", "search") if n % 5 == 0 else ("extract",):
         r = call(f"c{n}-{tool}", value, tool)
         err = (r or {}).get("error") or {}
         got = (err.get("code"), (err.get("data") or {}).get("kind"))
@@ -283,6 +286,20 @@ for i, (value, kind) in enumerate(nav_cases):
         else:
             got = (err.get("code"), (err.get("data") or {}).get("kind"))
             verdict(got == (-32602, want), f"{tool} {show(value)} -> -32602 {want}", f"got {got if r else 'no answer'}")
+
+# search's include and exclude globs: every corpus input as a glob only filters what is inside
+# the repo; it is served (or refused as a bad argument) and never reaches outside.
+for i, (value, kind) in enumerate(corpus):
+    if not isinstance(value, str):
+        continue
+    for which in ("include", "exclude"):
+        line = json.dumps({"jsonrpc": "2.0", "id": f"g{i}-{which}", "method": "tools/call",
+            "params": {"name": "search", "arguments": {"repo": ".", "query": "inner marker", which: [value]}}})
+        r = call(f"g{i}-{which}", None, raw=line)
+        text = json.dumps(r)
+        err = (r or {}).get("error") or {}
+        ok = r is not None and CANARY not in text and ("result" in r or err.get("code") == -32602)
+        verdict(ok, f"search {which}={show(value)} -> served or -32602, nothing outside", f"got {text[:200]}")
 
 r = call("whole", ".")
 text = json.dumps(r)

@@ -14,6 +14,9 @@
 //!   and reports the errno. The expected errno is in the table of [`corpus`]: `EACCES` for every
 //!   existing object outside the root; inputs that never reach the kernel (NUL, empty) say so.
 //!
+//! `search` gets every `repo` input too, and every input as its `include` and `exclude` globs
+//! (served or refused as a bad argument, never reaching outside).
+//!
 //! The navigation tools' own path arguments (`read`'s and `outline`'s `paths`, `grep`'s
 //! `after`, `tree`'s `path`, the path in `symbol`'s `path::Name`)
 //! get the same corpus, relative to the repo `.` (the root itself, so the Landlock-alone column
@@ -446,8 +449,13 @@ fn through_mcp(base: &Path, mode: &str) -> Vec<String> {
     let mut got = Vec::new();
     for case in corpus(base) {
         let shown = format!("{:.80?}", case.input);
-        for tool in ["extract", "estimate"] {
-            let resp = s.call(tool, json!({ "repo": case.input }));
+        for tool in ["extract", "estimate", "search"] {
+            let args = if tool == "search" {
+                json!({ "repo": case.input, "query": "marker" })
+            } else {
+                json!({ "repo": case.input })
+            };
+            let resp = s.call(tool, args);
             no_canary(&format!("{mode} {tool} {shown}"), &resp.to_string());
             let outcome = match (&resp.get("error"), case.want) {
                 (Some(err), Want::Reject(kind)) => {
@@ -550,7 +558,7 @@ fn test_corpus_every_layer() {
         println!("{class:<15} {n:>5}  {:<40} {}", f(mcp), f(k));
     }
     println!(
-        "{} inputs, each through extract and estimate, strict and off\n",
+        "{} inputs, each through extract, estimate and search, strict and off\n",
         cases.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -774,7 +782,8 @@ fn nav_want(tool: &str, case: &Case) -> Want {
     }
 }
 
-/// Every corpus input through every path argument of read, grep and tree, in one mode.
+/// Every corpus input through every path argument of read, grep and tree, and every glob
+/// argument of search, in one mode.
 fn nav_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
     let ino = watch_outside(base);
     let mut s = Server::start(&base.join("root"), &[("GNAW_MCP_SANDBOX", mode)]);
@@ -825,6 +834,32 @@ fn nav_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
             };
             *tally.entry(key).or_default() += 1;
         }
+        // search's include and exclude: a glob only filters what is inside the repo. Every
+        // input is served or refused as a bad argument, and nothing outside is read or shown.
+        for which in ["include", "exclude"] {
+            let resp = s.call(
+                "search",
+                json!({ "repo": ".", "query": "marker", which: [case.input] }),
+            );
+            no_canary(&format!("{mode} search {which} {shown}"), &resp.to_string());
+            let key = match resp.get("error") {
+                Some(err) => {
+                    assert_eq!(err["code"], -32602, "{mode} {which} {shown}: {resp}");
+                    format!("search {which} refused")
+                }
+                // A glob over one of the filter's bounds is reported, naming the bound.
+                None if resp["result"]["isError"] == true => {
+                    let t = resp["result"]["content"][0]["text"].as_str().unwrap_or("");
+                    assert!(
+                        t.contains(&format!("invalid {which} pattern")),
+                        "{mode} {which} {shown}: {resp}"
+                    );
+                    format!("search {which} over a bound")
+                }
+                None => format!("search {which} ok"),
+            };
+            *tally.entry(key).or_default() += 1;
+        }
     }
     s.ping();
     let (status, stderr) = s.finish();
@@ -850,8 +885,8 @@ fn test_nav_arguments_every_layer() {
         println!("  {k:<26} {n:>4}");
     }
     println!(
-        "{} inputs through read's and outline's paths, grep's after, tree's path and symbol's \
-         name (path::Name)\n",
+        "{} inputs through read's and outline's paths, grep's after, tree's path, symbol's name \
+         (path::Name) and search's include and exclude\n",
         corpus(b).len()
     );
 }

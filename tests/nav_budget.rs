@@ -2,8 +2,8 @@
 //! over many random ranges, patterns and budgets, every answer's exact count (gnaw's counter,
 //! and tiktoken-rs on a sample) equals the count it reports and is within its budget; following
 //! the continuations reproduces exactly the uncut answer (read: the file's lines; grep: the full
-//! match list, which is also a naive line-by-line search's); tree's per-file tokens are
-//! `extract`'s.
+//! match list, which is also a naive line-by-line search's; search: the full ranking, whose files
+//! are the ones a naive scan finds the query's words in); tree's per-file tokens are `extract`'s.
 
 #![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
 
@@ -11,6 +11,7 @@ mod xorshift;
 
 use gnaw::driver::nav::grep::{GrepArgs, grep};
 use gnaw::driver::nav::read::read;
+use gnaw::driver::nav::search::{SearchArgs, search};
 use gnaw::driver::nav::tree::{TreeArgs, tree};
 use gnaw::driver::nav::{NavError, Request};
 use gnaw::stages::count::{Encoding, count};
@@ -333,6 +334,138 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("too small"), "{e}");
+}
+
+#[test]
+fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = repo(dir.path(), 0x5eed_0000_1111_2222, 30);
+    let root = Root::new(dir.path(), false).unwrap();
+    let mut rng = Rng(0x0ff5_e7c0_de00_0001);
+    let queries = [
+        "foo22",
+        "bar self",
+        "naïve 日本",
+        "return else xx",
+        "BAR f3",
+        "xxx",
+    ];
+    for (round, query) in queries.iter().take(6).enumerate() {
+        let args = |offset: Option<usize>, limit: usize| SearchArgs {
+            query: query.to_string(),
+            limit: Some(limit),
+            offset,
+        };
+        // The uncut ranking, page by page without a budget.
+        let mut full = Vec::new();
+        let mut offset = None;
+        loop {
+            let a = search(&request(&root, 0), &args(offset, 100)).unwrap();
+            full.extend(a.hits.iter().map(|h| h.path.clone()));
+            match a.next {
+                Some(n) => offset = Some(n),
+                None => break,
+            }
+        }
+        // Its files are those whose path or text holds one of the query's words (as words, in
+        // any case), and only those.
+        let words: Vec<String> = query.split(' ').map(str::to_lowercase).collect();
+        let holds = |text: &str| {
+            text.split(|c: char| !c.is_alphanumeric())
+                .any(|w| words.contains(&w.to_lowercase()))
+        };
+        let mut naive: Vec<String> = files
+            .iter()
+            .filter(|(p, t)| holds(p) || holds(t))
+            .map(|(p, _)| p.clone())
+            .collect();
+        naive.sort();
+        let mut sorted = full.clone();
+        sorted.sort();
+        assert_eq!(sorted, naive, "{query}: the matching files");
+        let budget = [300, 700, 2000, 6000][rng.below(4)];
+        let limit = [1, 3, 10, 100][rng.below(4)];
+        let mut got = Vec::new();
+        let mut offset = None;
+        let mut calls = 0;
+        loop {
+            calls += 1;
+            assert!(calls < 200, "{query}: no progress");
+            let a = search(&request(&root, budget), &args(offset, limit)).unwrap();
+            let c = count(Encoding::O200kBase, &a.text);
+            assert_eq!(a.tokens, c);
+            assert!(c <= budget, "round {round} {query}: {c} > {budget}");
+            assert_eq!(
+                a.total_files,
+                full.len(),
+                "the total is given even when cut"
+            );
+            if round % 3 == 0 {
+                assert_eq!(reference(&a.text), c, "tiktoken-rs disagrees");
+            }
+            for h in &a.hits {
+                let text = &files.iter().find(|(p, _)| *p == h.path).unwrap().1;
+                let lines = lines_of(text);
+                assert!(h.regions.len() <= 3);
+                for r in &h.regions {
+                    assert!(1 <= r.start && r.start <= r.end, "{r:?}");
+                    assert!(r.end as usize <= lines.len(), "{r:?} past the end");
+                    let inside = &lines[r.start as usize - 1..r.end as usize];
+                    assert!(
+                        inside.iter().any(|l| holds(l)),
+                        "{query}: {r:?} holds no word"
+                    );
+                }
+                assert!(a.text.contains(&h.path));
+            }
+            got.extend(a.hits.iter().map(|h| h.path.clone()));
+            match a.next {
+                Some(n) => {
+                    assert!(!a.hits.is_empty(), "{query}: an answer without progress");
+                    assert!(
+                        a.text.contains(&format!("{{\"offset\":{n}}}")),
+                        "{}",
+                        a.text
+                    );
+                    offset = Some(n);
+                }
+                None => break,
+            }
+        }
+        assert_eq!(
+            got, full,
+            "round {round} {query} budget {budget} limit {limit}"
+        );
+    }
+    // A budget too small for one file is an error, never an answer that continues nowhere.
+    let e = search(
+        &request(&root, 40),
+        &SearchArgs {
+            query: "foo22 bar".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("too small"), "{e}");
+    // Bad arguments are refused with what to do.
+    for (q, limit, want) in [
+        ("the of", None, "no word"),
+        ("x ; y", None, "no word"),
+        ("bar", Some(0), "limit"),
+        ("bar", Some(101), "limit"),
+    ] {
+        let e = search(
+            &request(&root, 0),
+            &SearchArgs {
+                query: q.into(),
+                limit,
+                offset: None,
+            },
+        )
+        .unwrap_err();
+        assert!(matches!(e, NavError::Argument { .. }), "{e}");
+        assert!(e.to_string().contains(want), "{e}");
+    }
 }
 
 #[test]

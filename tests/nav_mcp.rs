@@ -1,5 +1,6 @@
 //! The navigation tools through the real, spawned gnaw-mcp: every path argument's refusals with
-//! their kinds (and nothing read when any path of a call is refused), the secret oracle closed,
+//! their kinds (and nothing read when any path of a call is refused), the secret oracle closed
+//! (grep and search),
 //! hostile files (FIFO, a link to /dev/zero, a 100 GB sparse file, a 4 MB line, a file swapped
 //! for a link while calls run) reported without a hang or a leak, the warm cache serving a second
 //! grep, progress, output schemas of one type per property, and the CLI printing the same text.
@@ -304,6 +305,72 @@ fn grep_is_no_secret_oracle() {
         })
         .collect();
     assert!(counts.iter().all(|c| *c == json!(0)), "{counts:?}");
+}
+
+#[test]
+fn search_is_no_secret_oracle() {
+    let base = tempfile::tempdir().unwrap();
+    let repo = base.path().join("app");
+    fs::create_dir_all(repo.join("src")).unwrap();
+    let key = aws_key();
+    fs::write(
+        repo.join("src/config.py"),
+        format!("import os\n\nAWS_ACCESS_KEY_ID = \"{key}\"\nREGION = \"eu-west-1\"\n"),
+    )
+    .unwrap();
+    fs::write(repo.join(".env"), format!("AWS_ACCESS_KEY_ID={key}\n")).unwrap();
+    fs::write(repo.join("deploy.key"), format!("{key}\n")).unwrap();
+    fs::write(repo.join("notes.txt"), "nothing to see, region notes\n").unwrap();
+    // A secret in a file name: the name is ranked as it is shown, redacted.
+    fs::write(repo.join(format!("src/{key}.txt")), "region\n").unwrap();
+    let mut s = Server::start(base.path(), &[]);
+    s.initialize("2025-11-25");
+    // What a guess looks like to the model, with the guess itself taken out.
+    let mut answer = |query: &str| -> (String, Value) {
+        let resp = s.call("search", json!({"repo": "app", "query": query}));
+        let t = text(&resp).replace(&format!("{query:?}"), "QUERY");
+        assert!(!t.contains(&key[4..]), "{query}: the key is shown: {t}");
+        let mut sc = resp["result"]["structuredContent"].clone();
+        sc["answer_tokens"] = json!(0);
+        (t, sc)
+    };
+    let mut totals = Vec::new();
+    for i in 4..=key.len() {
+        let right = &key[..i];
+        let c = right.as_bytes()[i - 1];
+        let wrong = format!("{}{}", &right[..i - 1], if c == b'Z' { 'A' } else { 'Z' });
+        // Alone, and next to a word that does match, so the ranking itself is on show.
+        for with in ["", " region"] {
+            let (t_right, s_right) = answer(&format!("{right}{with}"));
+            let (t_wrong, s_wrong) = answer(&format!("{wrong}{with}"));
+            assert_eq!(
+                t_right, t_wrong,
+                "prefix {i}: the answers tell guesses apart"
+            );
+            assert_eq!(
+                s_right, s_wrong,
+                "prefix {i}: the structured answers differ"
+            );
+            totals.push(s_right["total_files"].clone());
+        }
+    }
+    // The whole key finds nothing; "region" finds the files that say it.
+    assert!(
+        totals.iter().step_by(2).all(|n| *n == json!(0)),
+        "{totals:?}"
+    );
+    assert!(
+        totals.iter().skip(1).step_by(2).all(|n| *n == json!(3)),
+        "{totals:?}"
+    );
+    let resp = s.call("search", json!({"repo": "app", "query": key}));
+    let sc = &resp["result"]["structuredContent"];
+    assert_eq!(sc["total_files"], 0, "{resp}");
+    assert_eq!(sc["not_searched"]["sensitive"], 1, "{resp}");
+    // What the model is shown is what it can find: the redaction marker.
+    let resp = s.call("search", json!({"repo": "app", "query": "REDACTED"}));
+    let t = text(&resp);
+    assert!(t.contains("src/config.py"), "{t}");
 }
 
 #[test]
@@ -680,6 +747,27 @@ fn the_cli_prints_the_tools_text() {
             "grep",
             json!({"repo": "repo", "pattern": "RETRY", "ignore_case": true,
                    "after": "README.md:3", "budget": 300}),
+        ),
+        (
+            vec!["search", r, "retry later", "--budget", "300"],
+            "search",
+            json!({"repo": "repo", "query": "retry later", "budget": 300}),
+        ),
+        (
+            vec![
+                "search",
+                r,
+                "retry",
+                "-n",
+                "1",
+                "--offset",
+                "1",
+                "--include",
+                "src/**",
+            ],
+            "search",
+            json!({"repo": "repo", "query": "retry", "limit": 1, "offset": 1,
+                   "include": ["src/**"]}),
         ),
         (
             vec!["tree", r, "--budget", "300"],

@@ -178,6 +178,8 @@ def server_round(exe, root, repo, log):
 # ---------------------------------------------------------------- navigation (read, grep, tree)
 
 NAV_PATTERN = r"fn \w+_new\b"
+# A question, not a name: search's typical input.
+SEARCH_QUERY = "parse a config file with default values"
 
 
 def nav_block(bins, corpus, runs, scratch, log):
@@ -231,7 +233,24 @@ def nav_block(bins, corpus, runs, scratch, log):
         warm_est.append(timed(srv, "estimate", {"repo": name, "budget": 0})[0])
         warm_tree.append(timed(srv, "tree", {"repo": name})[0])
     srv.close()
+    # search: a fresh server, so the first call is cold (walk, read, scan, rank, parse).
+    srv = Server(exe, os.path.dirname(corpus), log)
+    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
+    srv.notify("notifications/initialized")
+    search_args = {"repo": name, "query": SEARCH_QUERY, "budget": 0}
+    cold_search, _ = timed(srv, "search", search_args)
+    warm_search = [timed(srv, "search", search_args)[0] for _ in range(runs)]
+    srv.close()
+    cli_search = []
+    for r in range(runs + 1):
+        t, _, code, _, _ = run([g, "search", corpus, SEARCH_QUERY, "--budget", "0"],
+                               stdout_path=os.path.join(scratch, "search.txt"))
+        if code == 0 and r > 0:
+            cli_search.append(t)
+    res["cli"]["gnaw search (CLI, cold)"] = median(cli_search) if cli_search else None
     res["server"] = {"grep cold": cold_grep, "grep warm": median(warm_grep),
+                     "search cold": cold_search, "search warm": median(warm_search),
                      "estimate cold": cold_est, "tree after estimate": tree_after,
                      "estimate warm": median(warm_est), "tree warm": median(warm_tree),
                      "tree answer tokens": tr.get("structuredContent", {}).get("answer_tokens")}

@@ -21,11 +21,14 @@ use std::path::PathBuf;
     after_help = "Navigate a repository instead (the text gnaw-mcp's tools answer):\n  \
                   gnaw read REPO PATH[:START-END]...   numbered lines, within --budget\n  \
                   gnaw grep REPO PATTERN               matching lines by file, with totals\n  \
+                  gnaw search REPO QUERY               files ranked for a query, with line ranges\n  \
                   gnaw tree REPO [PATH]                the tree with lines, bytes and tokens\n  \
+                  gnaw outline REPO PATH...            definitions with kinds and line ranges\n  \
+                  gnaw symbol REPO NAME                a definition's source, then its uses\n  \
                   gnaw changes REPO [BASE]             changed files and their diff (git)\n  \
                   gnaw log REPO [REV]                  commits with files and line counts (git)\n\
-                  See gnaw read --help (grep, tree, changes, log). To extract a directory named \
-                  like a subcommand, write ./tree."
+                  See gnaw read --help (grep, search, tree, outline, symbol, changes, log). To \
+                  extract a directory named like a subcommand, write ./tree."
 )]
 pub struct Args {
     /// The repository to extract

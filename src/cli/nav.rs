@@ -1,8 +1,8 @@
-//! The `gnaw read`, `gnaw grep`, `gnaw tree`, `gnaw changes` and `gnaw log` subcommands: the
-//! navigation and git tools on the command line, printing exactly the text the MCP tools of the
-//! same names answer (under the CLI's
+//! The `gnaw read`, `grep`, `search`, `tree`, `outline`, `symbol`, `changes` and `log`
+//! subcommands: the navigation, code and git tools on the command line, printing exactly the
+//! text the MCP tools of the same names answer (under the CLI's
 //! policy: secrets are reported, not redacted, unless `--secrets redact` or `.gnawconfig` says
-//! so). A first argument other than these three names is a repository to extract, as always, so
+//! so). A first argument other than these names is a repository to extract, as always, so
 //! `gnaw .` and `gnaw some/dir` are unchanged; a repository directory named like a subcommand is
 //! extracted as `gnaw ./tree`.
 
@@ -12,6 +12,7 @@ use crate::driver::git::log::{LogArgs, log};
 use crate::driver::nav::grep::{GrepArgs, grep};
 use crate::driver::nav::outline::outline;
 use crate::driver::nav::read::read;
+use crate::driver::nav::search::{SearchArgs, search};
 use crate::driver::nav::symbol::symbol;
 use crate::driver::nav::tree::{TreeArgs, tree};
 use crate::driver::nav::{NavError, Request};
@@ -24,8 +25,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// The subcommand names; any other first argument is a repository.
-pub const SUBCOMMANDS: [&str; 7] = [
-    "read", "grep", "tree", "changes", "log", "outline", "symbol",
+pub const SUBCOMMANDS: [&str; 8] = [
+    "read", "grep", "search", "tree", "changes", "log", "outline", "symbol",
 ];
 
 /// Navigate a repository: read lines, search, or list the tree with token counts.
@@ -93,6 +94,24 @@ pub enum Command {
         /// Continue after this position (PATH:LINE), as a cut answer says
         #[arg(long, value_name = "PATH:LINE")]
         after: Option<String>,
+        #[command(flatten)]
+        filter: Filter,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the files ranked for a query (as extract --query ranks them), each with its score
+    /// and the line ranges that match best
+    Search {
+        /// The repository
+        repo: PathBuf,
+        /// What to look for: an identifier, a file name, or a few words
+        query: String,
+        /// Most files to print (1 to 100, default 10)
+        #[arg(short = 'n', long, value_name = "N")]
+        limit: Option<usize>,
+        /// Skip this many ranked files, as a cut answer says
+        #[arg(long, value_name = "N")]
+        offset: Option<usize>,
         #[command(flatten)]
         filter: Filter,
         #[command(flatten)]
@@ -213,6 +232,12 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
             filter,
             ..
         }
+        | Command::Search {
+            repo,
+            common,
+            filter,
+            ..
+        }
         | Command::Tree {
             repo,
             common,
@@ -265,6 +290,20 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 context,
                 max_matches,
                 after,
+            },
+        )
+        .map(|a| a.text),
+        Command::Search {
+            query,
+            limit,
+            offset,
+            ..
+        } => search(
+            &req,
+            &SearchArgs {
+                query,
+                limit,
+                offset,
             },
         )
         .map(|a| a.text),

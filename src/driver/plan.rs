@@ -18,6 +18,7 @@ use crate::stages::budget::{self, Prompt};
 use crate::stages::count;
 use crate::stages::rank::{self, Query};
 use crate::stages::render::{self, FileView, RenderOptions};
+use crate::stages::syntax;
 use crate::vocab::{Format, OmittedView};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -232,7 +233,12 @@ pub fn rank(
             text: &t.text,
         })
         .collect();
-    rank::rank(&docs, query, stop)
+    let outline = |i: usize| match syntax::outline_with(docs[i].path.as_bytes(), docs[i].text, stop)
+    {
+        syntax::Outline::Parsed(symbols) => Some(symbols),
+        _ => None,
+    };
+    rank::rank(&docs, query, &outline, stop)
 }
 
 /// Choose what is kept: everything when there is no budget, else the budget stage's fit of the

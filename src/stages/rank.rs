@@ -21,6 +21,7 @@
 //! files when the caller cancels.
 
 use crate::error::Error;
+use crate::vocab::Symbol;
 use std::collections::{HashMap, HashSet};
 
 /// The longest query accepted, in bytes: about 600 words of prose, ten times the longest
@@ -44,6 +45,15 @@ pub struct Doc<'a> {
 pub struct Score {
     pub total: f64,
     pub parts: Vec<(&'static str, f64)>,
+}
+
+impl Score {
+    /// Whether the query touched the file: any part of the score besides the prior.
+    pub fn matched(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|(name, v)| *name != "prior" && *name != "secondary_file" && *v > 0.0)
+    }
 }
 
 /// A query, split into its terms and the names it mentions, within the bounds.
@@ -87,6 +97,12 @@ impl Query {
     pub fn terms(&self) -> &[String] {
         &self.terms
     }
+
+    /// The query's whole words, lowercased and without underscores (what names a file, a
+    /// directory or a symbol).
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
 }
 
 /// BM25 parameters (the usual defaults).
@@ -106,10 +122,45 @@ const PATH_WEIGHT: usize = 5;
 pub fn rank(
     docs: &[Doc<'_>],
     query: Option<&Query>,
+    outline: &Outliner<'_>,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<(usize, Score)>> {
+    rank_weighted(docs, query, outline, stop).map(|(scored, _)| scored)
+}
+
+/// The definitions of doc `i` (from the syntax stage), `None` when its language has no grammar
+/// or the parse was skipped. Asked for at most [`RERANK`] files per query, each at most
+/// [`RERANK_FILE_BYTES`], [`RERANK_BYTES`] in all.
+pub type Outliner<'a> = dyn Fn(usize) -> Option<Vec<Symbol>> + 'a;
+
+/// How many of the best files are re-scored with their definitions.
+pub const RERANK: usize = 30;
+/// Largest file parsed for the re-scoring, and most bytes parsed for one query: tree-sitter
+/// parses about 1 MB/s of ordinary code, so this keeps the re-scoring to a few hundred ms.
+pub const RERANK_FILE_BYTES: usize = 128 << 10;
+pub const RERANK_BYTES: usize = 512 << 10;
+
+/// A ranking (indices into the docs, best first, with scores) and each query term's weight.
+pub type Weighted = (Vec<(usize, Score)>, Vec<f64>);
+
+/// [`rank`], with each query term's weight in this set of files (its inverse document
+/// frequency, in the order of [`Query::terms`]; empty without a query), for finding the
+/// best-matching regions of a file ([`regions`]).
+pub fn rank_weighted(
+    docs: &[Doc<'_>],
+    query: Option<&Query>,
+    outline: &Outliner<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
+    let mut idf = Vec::new();
+    let mut rerank = None;
     let mut scored: Vec<(usize, Score)> = match query {
-        Some(q) if !q.terms.is_empty() => bm25(docs, q, stop)?,
+        Some(q) if !q.terms.is_empty() => {
+            let (scored, weights) = bm25(docs, q, stop)?;
+            idf = weights;
+            rerank = Some(q);
+            scored
+        }
         _ => {
             let mut out = Vec::with_capacity(docs.len());
             for (i, d) in docs.iter().enumerate() {
@@ -126,10 +177,124 @@ pub fn rank(
             .total_cmp(&a.total)
             .then_with(|| docs[*ia].path.as_bytes().cmp(docs[*ib].path.as_bytes()))
     });
-    Some(scored)
+    if let Some(q) = rerank {
+        // The best files again, with their definitions as a field of their own: a name the
+        // query names as written, defined here (whatever the language's syntax for it), and
+        // the query's terms in definition names and doc lines.
+        let named: HashSet<&str> = q.names.iter().map(String::as_str).collect();
+        let wanted: HashMap<&str, usize> = q
+            .terms
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (t.as_str(), k))
+            .collect();
+        let mut parsed = 0;
+        for (i, score) in scored.iter_mut().take(RERANK) {
+            if stop() {
+                return None;
+            }
+            if !score.matched() {
+                break;
+            }
+            let len = docs[*i].text.len();
+            if len > RERANK_FILE_BYTES || parsed + len > RERANK_BYTES {
+                continue;
+            }
+            parsed += len;
+            if let Some(symbols) = outline(*i) {
+                resymbol(score, &symbols, &named, &wanted, &idf);
+            }
+        }
+        scored.sort_by(|(ia, a), (ib, b)| {
+            b.total
+                .total_cmp(&a.total)
+                .then_with(|| docs[*ia].path.as_bytes().cmp(docs[*ib].path.as_bytes()))
+        });
+    }
+    Some((scored, idf))
 }
 
-fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Vec<(usize, Score)>> {
+/// Weight of the query's terms found in definition names and doc lines, relative to their
+/// weight in the text.
+const SYMBOL_TERMS_WEIGHT: f64 = 0.5;
+
+/// Re-score one file with its definitions: the keyword guess at defined names is replaced by the
+/// parser's, and the query's terms in names and doc lines count as a field of their own.
+fn resymbol(
+    score: &mut Score,
+    symbols: &[Symbol],
+    named: &HashSet<&str>,
+    wanted: &HashMap<&str, usize>,
+    idf: &[f64],
+) {
+    let mut defined: HashSet<String> = HashSet::new();
+    let mut found: Vec<bool> = vec![false; idf.len()];
+    for (_, s) in Symbol::walk(symbols) {
+        // `Foo::bar` and `Foo.bar` name `bar` too.
+        let last = s.name.rsplit([':', '.']).next().unwrap_or(&s.name);
+        for n in [s.name.as_str(), last] {
+            let norm: String = n
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            if named.contains(norm.as_str()) {
+                defined.insert(norm);
+            }
+        }
+        for field in [Some(s.name.as_str()), s.doc.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            for_each_term(field, |t| {
+                if let Some(&k) = wanted.get(t) {
+                    found[k] = true;
+                }
+            });
+        }
+    }
+    let factor = if score.parts.iter().any(|p| p.0 == "secondary_file") {
+        SECONDARY_FACTOR
+    } else {
+        1.0
+    };
+    let mut delta = 0.0;
+    if let Some(p) = score.parts.iter_mut().find(|p| p.0 == "defines_symbol") {
+        delta -= p.1 * factor;
+        p.1 = 0.0;
+    }
+    score
+        .parts
+        .retain(|p| !(p.0 == "defines_symbol" && p.1 == 0.0));
+    let mut add = |name: &'static str, v: f64, parts: &mut Vec<(&'static str, f64)>| {
+        if v > 0.0 {
+            let at = parts
+                .iter()
+                .position(|p| p.0 == "secondary_file" || p.0 == "docs_file" || p.0 == "prior");
+            parts.insert(at.unwrap_or(parts.len()), (name, v));
+            delta += v * factor;
+        }
+    };
+    add(
+        "defines_symbol",
+        SYMBOL_BOOST * defined.len() as f64,
+        &mut score.parts,
+    );
+    let terms: f64 = found
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| **f)
+        .map(|(k, _)| idf[k])
+        .sum();
+    add(
+        "symbol_terms",
+        SYMBOL_TERMS_WEIGHT * terms,
+        &mut score.parts,
+    );
+    score.total += delta;
+}
+
+fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Weighted> {
     // Each term by its position in the query: per-file frequencies are kept by position and
     // summed in query order, so a score does not depend on a hash map's iteration order.
     let wanted: HashMap<&str, usize> = query
@@ -142,6 +307,9 @@ fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Vec<
     // Tests, examples, fixtures and generated files usually only use what a query is about;
     // they count for less, unless the query asks for them.
     let wants_tests = named.iter().any(|n| TEST_WORDS.contains(n));
+    // Prose (docs, READMEs, changelogs) explains; the code defines. It counts for less, unless
+    // the query asks for documentation.
+    let wants_docs = named.iter().any(|n| DOC_WORDS.contains(n));
     // Term frequencies of the query's terms only: everything else is irrelevant to the score.
     let mut per_doc: Vec<(Vec<(usize, usize)>, usize)> = Vec::with_capacity(docs.len());
     let mut df = vec![0usize; query.terms.len()];
@@ -181,10 +349,16 @@ fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Vec<
             n,
             avg_len,
             &named,
-            wants_tests,
+            (wants_tests, wants_docs),
         ));
     }
-    Some(out)
+    let idf = df.iter().map(|&d| idf(n, d as f64)).collect();
+    Some((out, idf))
+}
+
+/// BM25's inverse document frequency of a term found in `dfi` of `n` files.
+fn idf(n: f64, dfi: f64) -> f64 {
+    ((n - dfi + 0.5) / (dfi + 0.5) + 1.0).ln()
 }
 
 /// One file's BM25 score with its boosts and the prior.
@@ -197,15 +371,13 @@ fn score_one(
     n: f64,
     avg_len: f64,
     named: &HashSet<&str>,
-    wants_tests: bool,
+    (wants_tests, wants_docs): (bool, bool),
 ) -> (usize, Score) {
     let mut text_score = 0.0;
     for &(k, f) in tf {
         let f = f as f64;
-        let dfi = df[k] as f64;
-        let idf = ((n - dfi + 0.5) / (dfi + 0.5) + 1.0).ln();
         let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * *len as f64 / avg_len.max(1.0)));
-        text_score += idf * norm;
+        text_score += idf(n, df[k] as f64) * norm;
     }
     let (file_hit, dir_hit) = path_hits(d.path, named);
     let symbol_hits = defined_symbols(d.text)
@@ -227,6 +399,9 @@ fn score_one(
     if !wants_tests && class_of(d.path) >= Class::Test && relevant > 0.0 {
         parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;
+    } else if !wants_docs && is_prose(d.path) && relevant > 0.0 {
+        parts.push(("docs_file", -relevant * (1.0 - SECONDARY_FACTOR)));
+        relevant *= SECONDARY_FACTOR;
     }
     // The prior is scaled down so it only breaks ties between relevant files, and keeps files
     // the query does not touch in their default order below all that it does.
@@ -240,14 +415,165 @@ fn score_one(
     (i, Score { total, parts })
 }
 
+/// A run of lines of a file that matches a query well: what a reader should look at first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Region {
+    /// First and last line, 1-based, inclusive.
+    pub start: u32,
+    pub end: u32,
+    pub score: f64,
+    /// The query terms found in it (indices into [`Query::terms`]), in query order.
+    pub terms: Vec<usize>,
+}
+
+/// The most lines a region found by [`regions`] spans.
+pub const REGION_LINES: usize = 12;
+
+/// The best non-overlapping regions of `text` for `query`, at most `max`, best first; `idf`
+/// weighs each term (from [`rank_weighted`]). A window of [`REGION_LINES`] lines scores the
+/// weights of the distinct terms it holds, plus a quarter of its lines' own scores (each line:
+/// the weights of its distinct terms, more where it holds a word the query names as written,
+/// and more again where it defines it); it is then trimmed to its first and last matching line
+/// (with two lines of context on each side when that leaves fewer than five).
+/// Regions under a third of the best one's score are left out. Linear in `text`'s length (a
+/// sort of the windows aside); `None` when `stop` returned true (asked every 4096 lines).
+pub fn regions(
+    text: &str,
+    query: &Query,
+    idf: &[f64],
+    max: usize,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<Region>> {
+    let wanted: HashMap<&str, usize> = query
+        .terms
+        .iter()
+        .enumerate()
+        .map(|(k, t)| (t.as_str(), k))
+        .collect();
+    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    let weight = |k: usize| idf.get(k).copied().unwrap_or(1.0).max(0.1);
+    // Per line: its score, and its distinct terms (as a range of `hits`).
+    let mut line_score: Vec<f64> = Vec::new();
+    let mut line_hits: Vec<(usize, usize)> = Vec::new();
+    let mut hits: Vec<usize> = Vec::new();
+    let mut seen_on: Vec<usize> = vec![usize::MAX; query.terms.len()];
+    for (li, line) in text.split('\n').enumerate() {
+        if li % 4096 == 0 && stop() {
+            return None;
+        }
+        let from = hits.len();
+        let mut score = 0.0;
+        let mut names_here = false;
+        for_each_term(line, |t| {
+            if let Some(&k) = wanted.get(t)
+                && seen_on[k] != li
+            {
+                seen_on[k] = li;
+                hits.push(k);
+                score += weight(k);
+            }
+            if named.contains(t) {
+                names_here = true;
+            }
+        });
+        if names_here {
+            score += 2.0;
+            if defined_symbols(line).any(|s| named.contains(s.as_str())) {
+                score += 4.0;
+            }
+        }
+        line_score.push(score);
+        line_hits.push((from, hits.len()));
+    }
+    let lines = line_score.len();
+    let w = REGION_LINES.min(lines.max(1));
+    // Slide the window: counts of each term inside, the weight of the distinct ones, and the
+    // sum of the line scores.
+    let mut count = vec![0usize; query.terms.len()];
+    let mut distinct = 0.0;
+    let mut sum = 0.0;
+    let mut windows: Vec<(f64, usize)> = Vec::new();
+    for end in 0..lines {
+        let (a, b) = line_hits[end];
+        for &k in &hits[a..b] {
+            if count[k] == 0 {
+                distinct += weight(k);
+            }
+            count[k] += 1;
+        }
+        sum += line_score[end];
+        if end >= w {
+            let out = end - w;
+            let (a, b) = line_hits[out];
+            for &k in &hits[a..b] {
+                count[k] -= 1;
+                if count[k] == 0 {
+                    distinct -= weight(k);
+                }
+            }
+            sum -= line_score[out];
+        }
+        if end + 1 >= w {
+            let score = distinct + sum / 4.0;
+            if score > 1e-9 {
+                windows.push((score, end + 1 - w));
+            }
+        }
+    }
+    windows.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let best = windows.first().map_or(0.0, |w| w.0);
+    let mut out: Vec<Region> = Vec::new();
+    for (score, start) in windows {
+        if out.len() >= max || score < best / 3.0 {
+            break;
+        }
+        // Trim to the matching lines.
+        let Some(first) = (start..start + w).find(|&l| line_score[l] > 0.0) else {
+            continue;
+        };
+        let last = (start..start + w)
+            .rev()
+            .find(|&l| line_score[l] > 0.0)
+            .unwrap_or(first);
+        // A short region gets two lines of context on each side.
+        let (first, last) = if last - first + 1 < 5 {
+            (first.saturating_sub(2), (last + 2).min(lines - 1))
+        } else {
+            (first, last)
+        };
+        let (s, e) = (first as u32 + 1, last as u32 + 1);
+        if out.iter().any(|r| s <= r.end && r.start <= e) {
+            continue;
+        }
+        let mut terms: Vec<usize> = (first..=last)
+            .flat_map(|l| hits[line_hits[l].0..line_hits[l].1].iter().copied())
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        out.push(Region {
+            start: s,
+            end: e,
+            score,
+            terms,
+        });
+    }
+    Some(out)
+}
+
 /// Whether the query names the file (its name or stem) or a directory on its path.
 fn path_hits(path: &str, wanted: &HashSet<&str>) -> (bool, bool) {
     let mut comps: Vec<&str> = path.split('/').collect();
     let name = comps.pop().unwrap_or("");
     let stem = name.split('.').next().unwrap_or(name);
-    let lower = |s: &str| s.to_ascii_lowercase();
-    let file = wanted.contains(lower(name).as_str())
-        || (!stem.is_empty() && wanted.contains(lower(stem).as_str()));
+    // Lowercased, without `_`, `-` or `.` (`permessage-deflate` is named by `PerMessageDeflate`).
+    let lower = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-' | '.'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let file = (!stem.is_empty() && wanted.contains(lower(stem).as_str()))
+        || wanted.contains(name.to_ascii_lowercase().as_str());
     let dir = comps.iter().any(|c| wanted.contains(lower(c).as_str()));
     (file, dir)
 }
@@ -289,6 +615,33 @@ fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
         }
         None
     })
+}
+
+/// Query words that ask for documentation itself.
+const DOC_WORDS: &[&str] = &[
+    "doc",
+    "docs",
+    "readme",
+    "changelog",
+    "changes",
+    "history",
+    "guide",
+    "manual",
+    "tutorial",
+];
+
+/// Whether a path is prose: docs (markdown, reStructuredText, text, HTML, man pages), a README
+/// or a changelog, rather than code or a manifest.
+fn is_prose(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    name.starts_with("readme")
+        || ["changelog", "changes", "history", "news"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        || matches!(ext, "md" | "rst" | "txt" | "adoc" | "html" | "htm" | "1")
+        || class_of(path) == Class::Docs
 }
 
 /// Query words that ask for tests or examples themselves.
@@ -337,12 +690,46 @@ pub fn query_terms(q: &str) -> Vec<String> {
     out
 }
 
+/// A term with a plural's ending taken off (`timers` → `timer`, `entries` → `entry`), so that a
+/// question's plural meets the code's singular; `ss`, `us` and `is` endings are kept (`class`,
+/// `status`, `axis`), as are words of three letters or fewer.
+fn singular(t: &mut String) {
+    if t.len() <= 3
+        || !t.ends_with('s')
+        || t.ends_with("ss")
+        || t.ends_with("us")
+        || t.ends_with("is")
+    {
+        return;
+    }
+    if t.ends_with("ies") && t.len() > 4 {
+        t.truncate(t.len() - 3);
+        t.push('y');
+    } else {
+        t.pop();
+    }
+}
+
 /// Call `f` with every lowercased term of `text`: each identifier's parts (snake_case and
-/// camelCase split, acronyms kept whole) and, when it has several, the whole identifier.
+/// camelCase split, acronyms kept whole) and, when it has several, the whole identifier; plurals
+/// in their singular form.
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     let mut buf = String::new();
     for word in text.split(|c: char| !c.is_alphanumeric() && c != '_') {
         if word.is_empty() {
+            continue;
+        }
+        // The common case, a lowercase ASCII word, is its own one part: no split, no allocation.
+        if word
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        {
+            if word.len() > 1 {
+                buf.clear();
+                buf.push_str(word);
+                singular(&mut buf);
+                f(&buf);
+            }
             continue;
         }
         let parts = split_identifier(word);
@@ -354,6 +741,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
                     .flat_map(char::to_lowercase),
             );
             if buf.len() > 1 {
+                singular(&mut buf);
                 f(&buf);
             }
         }
@@ -361,6 +749,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             if p.len() > 1 {
                 buf.clear();
                 buf.extend(p.chars().flat_map(char::to_lowercase));
+                singular(&mut buf);
                 f(&buf);
             }
         }
@@ -564,7 +953,7 @@ mod tests {
 
     fn ranked(docs: &[Doc<'_>], q: Option<&str>) -> Vec<(usize, Score)> {
         let q = q.map(|q| Query::parse(q).unwrap());
-        rank(docs, q.as_ref(), &|| false).unwrap()
+        rank(docs, q.as_ref(), &|_| None, &|| false).unwrap()
     }
 
     #[test]
@@ -608,8 +997,8 @@ mod tests {
             text: "fn a() {}",
         }];
         let q = Query::parse("a").unwrap();
-        assert!(rank(&docs, Some(&q), &|| true).is_none());
-        assert!(rank(&docs, None, &|| true).is_none());
+        assert!(rank(&docs, Some(&q), &|_| None, &|| true).is_none());
+        assert!(rank(&docs, None, &|_| None, &|| true).is_none());
     }
 
     #[test]
@@ -721,5 +1110,86 @@ mod tests {
             r.iter()
                 .all(|(_, s)| s.parts.iter().all(|p| p.0 != "secondary_file"))
         );
+    }
+
+    #[test]
+    fn prose_counts_half_unless_docs_are_asked_for() {
+        let text = "the retry delay grows with each attempt";
+        let docs = [
+            Doc {
+                path: "docs/notes.md",
+                text,
+            },
+            Doc {
+                path: "src/backoff.rs",
+                text,
+            },
+        ];
+        let r = ranked(&docs, Some("retry delay"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[1].1.parts.iter().any(|p| p.0 == "docs_file"));
+        let r = ranked(&docs, Some("retry delay docs"));
+        assert!(
+            r.iter()
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "docs_file"))
+        );
+    }
+
+    #[test]
+    fn plurals_meet_singulars_and_names_ignore_dashes() {
+        let mut terms = Vec::new();
+        for_each_term("timers entries class status is", |t| {
+            terms.push(t.to_string())
+        });
+        assert_eq!(terms, vec!["timer", "entry", "class", "status", "is"]);
+        let docs = [
+            Doc {
+                path: "lib/permessage-deflate.js",
+                text: "module.exports = X;",
+            },
+            Doc {
+                path: "lib/other.js",
+                text: "PerMessageDeflate PerMessageDeflate",
+            },
+        ];
+        let r = ranked(&docs, Some("PerMessageDeflate"));
+        assert!(
+            r.iter()
+                .any(|(i, s)| *i == 0 && s.parts.iter().any(|p| p.0 == "names_file"))
+        );
+    }
+
+    #[test]
+    fn definitions_from_the_parser_rescore_the_best_files() {
+        use crate::vocab::{LineRange, SymbolKind};
+        let sym = |name: &str, doc: Option<&str>| Symbol {
+            kind: SymbolKind::Function,
+            name: name.into(),
+            signature: String::new(),
+            lines: LineRange { start: 1, end: 1 },
+            body: None,
+            doc: doc.map(String::from),
+            children: Vec::new(),
+        };
+        // A C definition has no keyword before its name: only the parser knows lvm.c defines it.
+        let docs = [
+            Doc {
+                path: "src/ldo.c",
+                text: "luaV_execute(L, ci); luaV_execute(L, ci);",
+            },
+            Doc {
+                path: "src/lvm.c",
+                text: "void luaV_execute (lua_State *L) { }",
+            },
+        ];
+        let q = Query::parse("luaV_execute").unwrap();
+        let outline = |i: usize| (i == 1).then(|| vec![sym("luaV_execute", Some("run the vm"))]);
+        let r = rank(&docs, Some(&q), &outline, &|| false).unwrap();
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[0].1.parts.iter().any(|p| p.0 == "defines_symbol"));
+        let without = rank(&docs, Some(&q), &|_| None, &|| false).unwrap();
+        assert_eq!(without[0].0, 0, "{without:?}");
+        // Deterministic: the same ranking every time.
+        assert_eq!(r, rank(&docs, Some(&q), &outline, &|| false).unwrap());
     }
 }

@@ -1,5 +1,5 @@
-//! The navigation tools' driver: `read`, `grep` and `tree`, for the MCP tools of the same names
-//! and the `gnaw read|grep|tree` subcommands, which print the same text.
+//! The navigation tools' driver: `read`, `grep`, `search` and `tree`, for the MCP tools of the
+//! same names and the `gnaw read|grep|search|tree` subcommands, which print the same text.
 //!
 //! | module | job |
 //! |---|---|
@@ -7,6 +7,7 @@
 //! | [`fit`] | the most items whose rendered answer, counted whole, fits the budget and the byte ceiling |
 //! | [`read`] | lines of files by range, numbered, with the exact continuation |
 //! | [`grep`] | matching lines of the text the model would be shown, grouped by file, with totals and the continuation |
+//! | [`search`] | the files ranked for a query (`extract --query`'s ranker), each with its score's parts and best regions as `path:START-END` |
 //! | [`outline`] | each file's definitions (tree-sitter), nested, one line each, with the exact continuation |
 //! | [`symbol`] | a name's definitions with their source and exact lines, then its uses; the closest names on a miss |
 //! | [`tree`] | the directory tree with each entry's lines, bytes and exact tokens, biggest first |
@@ -19,6 +20,7 @@ pub mod fit;
 pub mod grep;
 pub mod outline;
 pub mod read;
+pub mod search;
 pub mod session;
 pub mod symbol;
 pub mod tree;

@@ -185,12 +185,24 @@ impl<'r, 'a> Session<'r, 'a> {
         candidates: &[Candidate],
         f: impl Fn(&Candidate, Processed) -> R + Sync,
     ) -> Result<Vec<R>, NavError> {
+        self.each_named(ctx, candidates, |c, _, p| f(c, p))
+    }
+
+    /// [`Session::each_file`], with each file's path as it is shown (a secret in its name
+    /// redacted under the policy in force, as in `extract`'s output).
+    pub fn each_named<R: Send>(
+        &self,
+        ctx: &FileContext<'_>,
+        candidates: &[Candidate],
+        f: impl Fn(&Candidate, String, Processed) -> R + Sync,
+    ) -> Result<Vec<R>, NavError> {
         let total = candidates.len();
         let done = AtomicUsize::new(0);
         let order = par::largest_first(candidates, |c| c.size);
         let stop = || self.cancelled();
         par::map(candidates, &order, par::threads(), &stop, |c| {
-            let r = f(c, file::process_named(ctx, c).1);
+            let (shown, processed) = file::process_named(ctx, c);
+            let r = f(c, shown, processed);
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(o) = self.req.observer {
                 o.progress(n, total);

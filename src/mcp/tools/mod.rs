@@ -17,7 +17,7 @@ macro_rules! registry {
 
 // What extract and estimate share (not a tool).
 pub mod extraction;
-// What read, grep and tree share (not a tool).
+// What read, grep, search and tree share (not a tool).
 pub mod navigation;
 
 registry! {
@@ -25,6 +25,7 @@ registry! {
     estimate::Estimate,
     tree::Tree,
     grep::Grep,
+    search::Search,
     read::Read,
     changes::Changes,
     log::Log,

@@ -1,0 +1,354 @@
+//! `search`: the files of a repository ranked for a query, each with its score's parts and the
+//! 1–3 regions that match it best, as `path:START-END` ranges the next `read` can take as they
+//! are.
+//!
+//! The ranker is `extract --query`'s ([`crate::stages::rank`]), run on the same files and the
+//! same text: the walk is `extract`'s (ignore files, hidden files, include/exclude), every file
+//! goes through the per-file step `extract` uses, and what is ranked and matched is the scanned
+//! text, with secrets already redacted under the policy in force, and the path as it is shown
+//! (a secret in a file name is redacted too). A query can therefore tell nothing about a secret
+//! that `extract` does not show. Files not searched are counted by reason, never named.
+//!
+//! A region is a window of lines holding the query's words ([`rank::regions`]); where the
+//! file's language has a grammar, it is shown with the innermost definition holding it
+//! (`function parse_header`), and as that whole definition when it is at most
+//! [`MAX_SYMBOL_REGION`] lines long.
+//!
+//! The answer lists the matching files best first, from `offset`, at most `limit` of them, and as
+//! many as fit the budget and the byte ceiling exactly; when cut it ends with the `offset` that
+//! continues it. Ranking is deterministic (ties broken by path), so following continuations lists
+//! every matching file exactly once while the repository is unchanged.
+
+use super::fit::{self, Limits};
+use super::session::{NavError, Request, Session, quote};
+use crate::error::Error;
+use crate::stages::count;
+use crate::stages::rank::{self, Doc, Query, Region, Score};
+use crate::stages::syntax;
+use crate::vocab::{Encoding, Symbol};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Files shown when `limit` is not given.
+pub const DEFAULT_LIMIT: usize = 10;
+/// The most files one answer may list.
+pub const MAX_LIMIT: usize = 100;
+/// The most regions shown for one file.
+pub const MAX_REGIONS: usize = 3;
+
+/// What to search for.
+#[derive(Clone, Debug, Default)]
+pub struct SearchArgs {
+    pub query: String,
+    /// Most files in this answer (`None`: [`DEFAULT_LIMIT`]).
+    pub limit: Option<usize>,
+    /// Skip this many of the ranked files (a cut answer's continuation).
+    pub offset: Option<usize>,
+}
+
+/// One ranked file as shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    /// 1-based rank among the matching files.
+    pub rank: usize,
+    pub path: String,
+    pub score: Score,
+    /// Its best regions, best first.
+    pub regions: Vec<Shown>,
+}
+
+/// A region as shown: its lines and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shown {
+    pub start: u32,
+    pub end: u32,
+    /// The innermost definition holding it (`function parse_header`), when the file's
+    /// language has a grammar.
+    pub symbol: Option<String>,
+    /// The query terms found in it.
+    pub terms: Vec<String>,
+}
+
+/// What `search` answers.
+#[derive(Clone, Debug)]
+pub struct SearchAnswer {
+    pub text: String,
+    /// Exact token count of `text`.
+    pub tokens: usize,
+    pub encoding: Encoding,
+    pub budget: Option<usize>,
+    /// Files the query matches, and files searched.
+    pub total_files: usize,
+    pub files_searched: usize,
+    /// Files not searched, by reason (`binary`, `too_large`, `sensitive`, ...).
+    pub not_searched: BTreeMap<&'static str, usize>,
+    /// The files shown, best first.
+    pub hits: Vec<Hit>,
+    /// The `offset` that continues the answer; `None` when it is complete.
+    pub next: Option<usize>,
+}
+
+/// Rank `req`'s repository for `args.query`.
+pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavError> {
+    let query = Query::parse(&args.query)
+        .map_err(|e| NavError::argument("InvalidArguments", format!("query: {e}")))?;
+    if query.terms().is_empty() {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            format!(
+                "query {}: no word to search for (only punctuation, single letters or words as \
+                 common as \"the\"); name what you are looking for, e.g. an identifier or a few words",
+                quote(&args.query)
+            ),
+        ));
+    }
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
+    if limit == 0 || limit > MAX_LIMIT {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            format!("limit is {limit}; give 1 to {MAX_LIMIT}, or leave it out for {DEFAULT_LIMIT}"),
+        ));
+    }
+    let offset = args.offset.unwrap_or(0);
+    let session = Session::open(req)?;
+    let sourced = session.walk()?;
+    let fo = session.file_options(false, None);
+    let ctx = session.context(&fo)?;
+    let processed = session.each_named(&ctx, &sourced.candidates, |_, path, (r, _)| {
+        r.map(|body| (path, body)).map_err(|reason| reason.kind())
+    })?;
+    let mut not_searched: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for s in &sourced.skipped {
+        *not_searched.entry(s.reason.kind()).or_default() += 1;
+    }
+    let mut kept = Vec::new();
+    for r in processed {
+        match r {
+            Ok(pb) => kept.push(pb),
+            Err(kind) => *not_searched.entry(kind).or_default() += 1,
+        }
+    }
+    let stop = || session.cancelled();
+    let docs: Vec<Doc<'_>> = kept
+        .iter()
+        .map(|(path, body)| Doc {
+            path,
+            text: &body.text,
+        })
+        .collect();
+    let outline =
+        |i: usize| match syntax::outline_with(docs[i].path.as_bytes(), docs[i].text, &stop) {
+            syntax::Outline::Parsed(symbols) => Some(symbols),
+            _ => None,
+        };
+    let (ranked, idf) =
+        rank::rank_weighted(&docs, Some(&query), &outline, &stop).ok_or(Error::Cancelled)?;
+    let matching: Vec<(usize, Score)> = ranked.into_iter().filter(|(_, s)| s.matched()).collect();
+    let page: Vec<&(usize, Score)> = matching.iter().skip(offset).take(limit).collect();
+    let mut hits = Vec::with_capacity(page.len());
+    for (n, (i, score)) in page.iter().enumerate() {
+        let found = rank::regions(docs[*i].text, &query, &idf, MAX_REGIONS, &stop)
+            .ok_or(Error::Cancelled)?;
+        let symbols: Vec<Symbol> = outline(*i).unwrap_or_default();
+        let mut regions: Vec<Shown> = Vec::new();
+        for r in &found {
+            let one = shown(r, &query, &symbols);
+            // Two windows in one short definition are that definition once.
+            if regions
+                .iter()
+                .any(|o| o.start <= one.end && one.start <= o.end)
+            {
+                continue;
+            }
+            regions.push(one);
+        }
+        hits.push(Hit {
+            rank: offset + n + 1,
+            path: docs[*i].path.to_string(),
+            score: score.clone(),
+            regions,
+        });
+    }
+    let encoding = session.encoding();
+    let budget = session.budget();
+    let limits = Limits {
+        budget,
+        max_bytes: req.max_text_bytes,
+    };
+    let r = Render {
+        args,
+        hits: &hits,
+        offset,
+        total: matching.len(),
+        files_searched: kept.len(),
+        not_searched: &not_searched,
+        limits,
+    };
+    let count = |s: &str| count::count(encoding, s);
+    let mut cost = |i: usize| {
+        let mut one = String::new();
+        r.hit(&mut one, i);
+        (count(&one), one.len())
+    };
+    let fitted = fit::fit(hits.len(), limits, &count, &mut cost, &|k| r.render(k))?;
+    let k = fitted.k;
+    if k == 0 && !hits.is_empty() {
+        // Without one file shown the continuation would be this very call again.
+        let mut one = r.head();
+        r.hit(&mut one, 0);
+        return Err(Error::Usage {
+            message: format!(
+                "the budget is too small to show one file: the first, with its regions and the \
+                 summary, takes about {} tokens; raise budget",
+                count(&one) + 40
+            ),
+        }
+        .into());
+    }
+    let next = r.next(k);
+    hits.truncate(k);
+    Ok(SearchAnswer {
+        text: fitted.text,
+        tokens: fitted.tokens,
+        encoding,
+        budget,
+        total_files: matching.len(),
+        files_searched: kept.len(),
+        not_searched,
+        hits,
+        next,
+    })
+}
+
+/// The longest definition a region grows to: a window inside a definition at most this long
+/// is shown as the whole definition.
+const MAX_SYMBOL_REGION: u32 = 80;
+
+/// A region as shown: the innermost definition holding it when there is one, as the whole
+/// definition when it is short, else the window inside it.
+fn shown(r: &Region, q: &Query, symbols: &[Symbol]) -> Shown {
+    let inner = Symbol::walk(symbols)
+        .into_iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.lines.start <= r.start && r.end <= s.lines.end)
+        .min_by_key(|s| (s.lines.len(), s.lines.start));
+    let (start, end) = match inner {
+        Some(s) if s.lines.len() <= MAX_SYMBOL_REGION => (s.lines.start, s.lines.end),
+        _ => (r.start, r.end),
+    };
+    Shown {
+        start,
+        end,
+        symbol: inner.map(|s| format!("{} {}", s.kind, s.name)),
+        terms: r.terms.iter().map(|&k| q.terms()[k].clone()).collect(),
+    }
+}
+
+struct Render<'a> {
+    args: &'a SearchArgs,
+    hits: &'a [Hit],
+    offset: usize,
+    total: usize,
+    files_searched: usize,
+    not_searched: &'a BTreeMap<&'static str, usize>,
+    limits: Limits,
+}
+
+impl Render<'_> {
+    /// The summary line every answer starts with.
+    fn head(&self) -> String {
+        let mut out = format!(
+            "search {}: {} {} match of {} searched",
+            quote(&self.args.query),
+            self.total,
+            if self.total == 1 { "file" } else { "files" },
+            self.files_searched
+        );
+        if !self.not_searched.is_empty() {
+            let parts: Vec<String> = self
+                .not_searched
+                .iter()
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect();
+            let _ = write!(out, "; not searched: {}", parts.join(", "));
+        }
+        out.push('\n');
+        if self.total > 0 {
+            out.push_str("Best first; each file's regions are ranges to read as path:START-END.\n");
+        }
+        out
+    }
+
+    /// Append hit `i`: its rank, path and score's parts, then one row per region.
+    fn hit(&self, out: &mut String, i: usize) {
+        let h = &self.hits[i];
+        let parts: Vec<String> = h
+            .score
+            .parts
+            .iter()
+            .map(|(name, v)| format!("{name} {v:.2}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\n{}. {}  score {:.2} ({})",
+            h.rank,
+            h.path,
+            h.score.total,
+            parts.join(", ")
+        );
+        for r in &h.regions {
+            let _ = write!(out, "   {}:{}", h.path, r.start);
+            if r.end > r.start {
+                let _ = write!(out, "-{}", r.end);
+            }
+            match &r.symbol {
+                Some(sym) => {
+                    let _ = writeln!(out, "  {sym}: {}", r.terms.join(", "));
+                }
+                None => {
+                    let _ = writeln!(out, "  {}", r.terms.join(", "));
+                }
+            }
+        }
+    }
+
+    /// The answer showing the first `k` hits.
+    fn render(&self, k: usize) -> String {
+        let mut out = self.head();
+        for i in 0..k {
+            self.hit(&mut out, i);
+        }
+        if let Some(next) = self.next(k) {
+            let why = if k < self.hits.len() {
+                match self.limits.budget {
+                    Some(b) => format!("cut to fit the budget of {b} tokens"),
+                    None => format!("cut to fit the limit of {} bytes", self.limits.max_bytes),
+                }
+            } else {
+                format!("limit ({}) reached", self.hits.len())
+            };
+            let shown = if k > 0 {
+                format!(
+                    "showing files {}-{} of {}",
+                    self.offset + 1,
+                    self.offset + k,
+                    self.total
+                )
+            } else {
+                format!("no file shown of {}", self.total)
+            };
+            let args = serde_json::json!({ "offset": next });
+            let _ = write!(
+                out,
+                "\n--- {shown}, {why}. Continue with the same arguments and: {args}\n"
+            );
+        }
+        out
+    }
+
+    /// The `offset` that continues an answer showing `k` hits, if there is more.
+    fn next(&self, k: usize) -> Option<usize> {
+        let shown_to = self.offset + k;
+        (shown_to < self.total).then_some(shown_to)
+    }
+}

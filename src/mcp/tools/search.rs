@@ -1,0 +1,188 @@
+//! `search`: the files of a repository ranked for a query by `extract --query`'s ranker, each
+//! with its score's parts and the regions that match best as `path:START-END`, searched in the
+//! text the model would be shown (secrets already redacted), with a plain `offset` continuation
+//! (see [`crate::driver::nav::search`]).
+
+use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args};
+use super::navigation::{
+    self, BUDGET_DESCRIPTION, EXCLUDE_DESCRIPTION, INCLUDE_DESCRIPTION, REPO_DESCRIPTION,
+    integer, string,
+};
+use crate::driver::nav::search::{self, MAX_LIMIT, SearchAnswer, SearchArgs};
+use serde_json::{Map, Value, json};
+
+const DESCRIPTION: &str = "Find the files of a local repository that matter for a question or a \
+name, ranked best first, when you do not know where to look: `query` can be an identifier \
+(\"parse_header\", \"HttpServer::bind\") or a few words (\"where is the retry delay computed\"). \
+Each file comes with its score's parts and up to 3 line ranges that match best, written \
+path:START-END so you can pass them to read as they are. It is the ranking extract uses for \
+its query, over the files extract would include (honours .gitignore, skips binary, oversized and \
+sensitive files) and the text extract would show, so redacted secrets are never matched. Use \
+grep instead for an exact pattern. The answer fits the token budget exactly; when cut, it ends \
+with the `offset` that continues it: pass the same arguments plus that offset.";
+
+/// The `search` tool.
+pub struct Search;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    repo: Option<Value>,
+    query: Option<arg::Text>,
+    #[serde(default)]
+    limit: Option<arg::Tokens>,
+    #[serde(default)]
+    offset: Option<arg::Tokens>,
+    #[serde(default)]
+    include: Option<arg::Globs>,
+    #[serde(default)]
+    exclude: Option<arg::Globs>,
+    #[serde(default)]
+    budget: Option<arg::Tokens>,
+}
+
+impl Tool for Search {
+    fn name(&self) -> &'static str {
+        "search"
+    }
+    fn title(&self) -> &'static str {
+        "Rank repository files for a query"
+    }
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+    fn summary(&self) -> &'static str {
+        "find which files and line ranges matter for a question or a name, ranked, before reading them"
+    }
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "repo": string(REPO_DESCRIPTION),
+                "query": string("What you are looking for: an identifier (\"parse_header\", \
+                    \"Config::load\"), a file or directory name, or a few words (\"how are \
+                    retries delayed\"). At most 4096 bytes and 256 distinct words."),
+                "limit": integer(&format!("Most files in this answer, 1 to {MAX_LIMIT}. Default 10.")),
+                "offset": integer("Skip this many of the ranked files: the continuation a cut answer gives. Default 0."),
+                "include": { "type": "array", "items": { "type": "string" }, "description": INCLUDE_DESCRIPTION },
+                "exclude": { "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION },
+                "budget": integer(BUDGET_DESCRIPTION),
+            },
+            "required": ["repo", "query"],
+            "additionalProperties": false,
+        })
+    }
+    fn output_schema(&self) -> Option<Value> {
+        let n = integer;
+        Some(json!({
+            "type": "object",
+            "properties": {
+                "answer_tokens": n("Exact token count of the text answer."),
+                "encoding": string("The tiktoken encoding of the count."),
+                "budget": n("The token budget applied; 0 when none."),
+                "total_files": n("Files the query matches."),
+                "files_searched": n("Files searched."),
+                "not_searched": {
+                    "type": "object",
+                    "description": "Files not searched, by reason (binary, too_large, sensitive, ...).",
+                    "additionalProperties": { "type": "integer", "minimum": 0 },
+                },
+                "files": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "rank": { "type": "integer", "minimum": 1 },
+                            "path": string("The file, as gnaw shows paths."),
+                            "score": { "type": "number", "description": "The file's score." },
+                            "parts": {
+                                "type": "object",
+                                "description": "What the score is made of (bm25, names_file, defines_symbol, prior, ...).",
+                                "additionalProperties": { "type": "number" },
+                            },
+                            "regions": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "start": { "type": "integer", "minimum": 1 },
+                                        "end": { "type": "integer", "minimum": 1 },
+                                        "terms": { "type": "array", "items": { "type": "string" } },
+                                        "symbol": string("The innermost definition holding the region (kind and name); empty when none is known."),
+                                    },
+                                    "required": ["start", "end", "terms"],
+                                },
+                            },
+                        },
+                        "required": ["rank", "path", "score", "parts", "regions"],
+                    },
+                },
+                "complete": { "type": "boolean", "description": "True when every matching file after the offset is shown." },
+                "offset": n("The offset argument that continues the answer; 0 when complete."),
+            },
+            "required": ["answer_tokens", "encoding", "budget", "total_files", "files_searched",
+                         "not_searched", "files", "complete", "offset"],
+            "additionalProperties": false,
+        }))
+    }
+    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
+        let args: Args = match parse_args(self, args) {
+            Ok(a) => a,
+            Err(e) => return Outcome::Rejected(e),
+        };
+        let repo = match navigation::repo_arg(args.repo.as_ref()) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let Some(query) = args.query else {
+            return Outcome::Rejected(bad_argument(
+                "argument \"query\" is required: what to look for".into(),
+            ));
+        };
+        let req = match navigation::request(
+            ctx,
+            repo,
+            args.include.map(|g| g.0).unwrap_or_default(),
+            args.exclude.map(|g| g.0).unwrap_or_default(),
+            args.budget.map(|t| t.0),
+        ) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let search_args = SearchArgs {
+            query: query.0,
+            limit: args.limit.map(|t| t.0),
+            offset: args.offset.map(|t| t.0),
+        };
+        match search::search(&req, &search_args) {
+            Ok(a) => {
+                let structured = structured(&a);
+                navigation::result(ctx, a.text, structured)
+            }
+            Err(e) => navigation::failure(self, e),
+        }
+    }
+}
+
+fn structured(a: &SearchAnswer) -> Value {
+    json!({
+        "answer_tokens": a.tokens,
+        "encoding": a.encoding.name(),
+        "budget": a.budget.unwrap_or(0),
+        "total_files": a.total_files,
+        "files_searched": a.files_searched,
+        "not_searched": a.not_searched,
+        "files": a.hits.iter().map(|h| json!({
+            "rank": h.rank,
+            "path": h.path,
+            "score": h.score.total,
+            "parts": h.score.parts.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<Map<_, _>>(),
+            "regions": h.regions.iter().map(|r| json!({
+                "start": r.start, "end": r.end, "terms": r.terms,
+                "symbol": r.symbol.clone().unwrap_or_default(),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "complete": a.next.is_none(),
+        "offset": a.next.unwrap_or(0),
+    })
+}

@@ -346,8 +346,18 @@ fn mcp_redacts_by_default_and_the_operator_floor_holds() {
     let resp = s.call("extract", json!({"repo": "app"}));
     assert_clean(&r, "floored extract", &resp.to_string());
     assert!(mcp_text(&resp).contains("[REDACTED:"));
-    // Without a floor the repo's config is honoured (the server default is only a default).
+    // Without a floor, a weaker mode is still a widening the operator must allow (policy.rs).
     let mut s = Server::start(&r.root, &[("GNAW_MCP_DEFAULT_BUDGET", "0")]);
+    s.initialize("2025-06-18");
+    let resp = s.call("extract", json!({"repo": "app"}));
+    assert_clean(&r, "unallowed repo mode", &resp.to_string());
+    let mut s = Server::start(
+        &r.root,
+        &[
+            ("GNAW_MCP_DEFAULT_BUDGET", "0"),
+            ("GNAW_MCP_REPO_MAY_WIDEN", "secrets"),
+        ],
+    );
     s.initialize("2025-06-18");
     let resp = s.call("extract", json!({"repo": "app"}));
     assert!(mcp_text(&resp).contains(&r.s.github));

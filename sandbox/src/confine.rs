@@ -585,7 +585,7 @@ fn kernel_abi() -> Option<i32> {
 }
 
 /// Number of threads of this process, from `/proc/self/status`.
-fn thread_count() -> Result<usize, String> {
+pub(crate) fn thread_count() -> Result<usize, String> {
     let status = std::fs::read_to_string("/proc/self/status")
         .map_err(|e| format!("reading /proc/self/status: {e}"))?;
     status

@@ -10,6 +10,8 @@
 //! - [`caps`]: reading and dropping the capability sets.
 //! - [`seccomp`]: the seccomp-bpf allow-list.
 //! - [`syscall_probes`]: raw system calls for what Landlock does not cover, used by the probes.
+//! - [`workers`]: parse workers, child processes that run untrusted parsers under hard memory
+//!   and time limits, confined with no file access at all.
 //! - [`selftest`]: the Landlock probes shared by `gnaw-mcp --self-test` and the real-Landlock
 //!   test.
 //!
@@ -25,6 +27,7 @@ pub mod contain;
 pub mod seccomp;
 pub mod selftest;
 pub mod syscall_probes;
+pub mod workers;
 
 pub use beneath::{BeneathDir, FileChanged, Mechanism, is_file_changed, refusal_reason};
 pub use confine::{

@@ -81,8 +81,11 @@ enum Args {
     OwnPid(u8),
 }
 
+/// One allowed call: name (for the status), number, argument check.
+type Allowed = (&'static str, libc::c_long, Args);
+
 /// The allow-list: name (for the status), number, argument check.
-fn allow_list() -> Vec<(&'static str, libc::c_long, Args)> {
+fn allow_list() -> Vec<Allowed> {
     use Args::*;
     let mut list = vec![
         // Files, read-only.
@@ -229,7 +232,7 @@ impl SeccompStatus {
     /// The filter as it would be installed, without installing it.
     pub fn planned() -> SeccompStatus {
         let list = allow_list();
-        let (instructions, error) = match build(0) {
+        let (instructions, error) = match build(&list, 0) {
             Ok((a, b)) => (a.len() + b.len(), None),
             Err(e) => (0, Some(e)),
         };
@@ -265,7 +268,7 @@ fn arch() -> Option<TargetArch> {
 }
 
 /// Compile both filters for a process whose pid is `pid`.
-fn build(pid: u32) -> Result<(BpfProgram, BpfProgram), String> {
+fn build(list: &[Allowed], pid: u32) -> Result<(BpfProgram, BpfProgram), String> {
     let arch = arch().ok_or_else(|| {
         format!(
             "no seccomp policy for the {} architecture (only x86_64 and aarch64)",
@@ -280,7 +283,7 @@ fn build(pid: u32) -> Result<(BpfProgram, BpfProgram), String> {
         .iter()
         .map(|&(_, nr)| (nr, Vec::new()))
         .collect();
-    for (_, nr, args) in allow_list() {
+    for &(_, nr, args) in list {
         let chain = match args {
             Args::Any => Vec::new(),
             Args::OneOf(index, values) => values
@@ -352,16 +355,66 @@ fn build(pid: u32) -> Result<(BpfProgram, BpfProgram), String> {
 /// allow-list. On error the message says which, if any, is in force.
 pub fn install() -> Result<SeccompStatus, String> {
     let mut status = SeccompStatus::planned();
-    let (allow, enosys) = build(std::process::id())?;
+    apply(&allow_list())?;
+    status.installed = true;
+    Ok(status)
+}
+
+/// Install the `ENOSYS` filter, then an allow-list of `list`, on this single-threaded process.
+fn apply(list: &[Allowed]) -> Result<(), String> {
+    let (allow, enosys) = build(list, std::process::id())?;
     seccompiler::apply_filter(&enosys)
         .map_err(|e| format!("installing the seccomp clone3 filter failed: {e}"))?;
     seccompiler::apply_filter(&allow).map_err(|e| {
         format!(
             "installing the seccomp allow-list failed (only the clone3 filter is in force): {e}"
         )
-    })?;
-    status.installed = true;
-    Ok(status)
+    })
+}
+
+/// The calls a parse worker ([`crate::workers`]) makes once it serves: read and write on the
+/// descriptors it already holds, memory, its own signals (`abort`, the alarm that ends an
+/// overlong parse), clocks and exit. No file is opened, no process or thread created, no socket
+/// made: a grammar driven into a fault by hostile input can reach nothing but its own socket.
+fn worker_list() -> Vec<Allowed> {
+    use Args::*;
+    let mut list = vec![
+        ("read", libc::SYS_read, Any),
+        ("write", libc::SYS_write, Any),
+        ("close", libc::SYS_close, Any),
+        // Descriptor flags only (std checks a descriptor it drops).
+        ("fcntl", libc::SYS_fcntl, OneOf(1, &[libc::F_GETFD as u64])),
+        ("brk", libc::SYS_brk, Any),
+        ("mmap", libc::SYS_mmap, Any),
+        ("munmap", libc::SYS_munmap, Any),
+        ("mremap", libc::SYS_mremap, Any),
+        ("mprotect", libc::SYS_mprotect, Any),
+        ("madvise", libc::SYS_madvise, Any),
+        ("futex", libc::SYS_futex, Any),
+        ("getpid", libc::SYS_getpid, Any),
+        ("gettid", libc::SYS_gettid, Any),
+        ("exit", libc::SYS_exit, Any),
+        ("exit_group", libc::SYS_exit_group, Any),
+        ("rt_sigaction", libc::SYS_rt_sigaction, Any),
+        ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Any),
+        ("rt_sigreturn", libc::SYS_rt_sigreturn, Any),
+        ("sigaltstack", libc::SYS_sigaltstack, Any),
+        ("tgkill", libc::SYS_tgkill, OwnPid(0)),
+        ("setitimer", libc::SYS_setitimer, Any),
+        ("restart_syscall", libc::SYS_restart_syscall, Any),
+        ("clock_gettime", libc::SYS_clock_gettime, Any),
+        ("gettimeofday", libc::SYS_gettimeofday, Any),
+        ("sched_yield", libc::SYS_sched_yield, Any),
+        ("getrandom", libc::SYS_getrandom, Any),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    list.push(("alarm", libc::SYS_alarm, Any));
+    list
+}
+
+/// Install the parse worker's allow-list ([`worker_list`]) on this single-threaded process.
+pub fn install_worker() -> Result<(), String> {
+    apply(&worker_list())
 }
 
 #[cfg(test)]

@@ -168,6 +168,13 @@ fn main() -> ExitCode {
         };
     }
 
+    // Still single-threaded and not yet under seccomp (which forbids creating processes): fork
+    // the parse workers, which confine themselves further (no file access at all).
+    if let Err(e) = gnaw::stages::syntax::pool::start(cpus) {
+        log::error!(
+            "parsing is off: the parse workers could not start ({e}); files are shown as text"
+        );
+    }
     let status = match confine(&root, mode) {
         Ok(status) => status,
         Err(e) => return fail(e),

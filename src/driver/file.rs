@@ -46,6 +46,8 @@ pub struct FileContext<'a> {
     listed: OnceLock<Vec<Vec<u8>>>,
     /// Sensitive files that `.gnawconfig`'s includes named, brought back or refused.
     reincluded: Mutex<BTreeSet<String>>,
+    /// The parse budget of this call, shared by every file it parses.
+    pub parse: syntax::ParseBudget,
 }
 
 impl<'a> FileContext<'a> {
@@ -75,6 +77,7 @@ impl<'a> FileContext<'a> {
             repo: OnceLock::new(),
             listed: OnceLock::new(),
             reincluded: Mutex::new(BTreeSet::new()),
+            parse: syntax::ParseBudget::default(),
         })
     }
 
@@ -248,7 +251,8 @@ pub fn skeleton_of(
     stop: &dyn Fn() -> bool,
 ) -> Option<Body> {
     let lang = syntax::Language::detect(path.as_bytes())?;
-    let syntax::Outline::Parsed(symbols) = syntax::outline_of(lang, &full.text, stop) else {
+    let syntax::Outline::Parsed(symbols) = syntax::outline_of(lang, &full.text, &ctx.parse, stop)
+    else {
         return None;
     };
     if !crate::vocab::Symbol::walk(&symbols)

@@ -233,11 +233,13 @@ pub fn rank(
             text: &t.text,
         })
         .collect();
-    let outline = |i: usize| match syntax::outline_with(docs[i].path.as_bytes(), docs[i].text, stop)
-    {
-        syntax::Outline::Parsed(symbols) => Some(symbols),
-        _ => None,
-    };
+    let budget = syntax::ParseBudget::default();
+    let outline =
+        |i: usize| match syntax::outline_with(docs[i].path.as_bytes(), docs[i].text, &budget, stop)
+        {
+            syntax::Outline::Parsed(symbols) => Some(symbols),
+            _ => None,
+        };
     rank::rank(&docs, query, &outline, stop)
 }
 

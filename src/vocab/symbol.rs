@@ -6,7 +6,9 @@
 use std::fmt;
 
 /// What a definition is, across languages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum SymbolKind {
     /// A free function (also a closure or arrow function bound to a name).
     Function,
@@ -65,7 +67,9 @@ impl fmt::Display for SymbolKind {
 }
 
 /// An inclusive range of 1-based line numbers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct LineRange {
     pub start: u32,
     pub end: u32,
@@ -90,7 +94,7 @@ impl fmt::Display for LineRange {
 }
 
 /// One definition and the definitions nested in it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Symbol {
     pub kind: SymbolKind,
     /// As written (`Foo::bar` for a C++ method defined outside its class); may be empty for an

@@ -251,7 +251,7 @@ fn body(
             total,
         );
     };
-    let symbols = match syntax::outline_of(language, text, stop) {
+    let symbols = match syntax::outline_of(language, text, &ctx.parse, stop) {
         Outline::Parsed(s) => s,
         Outline::Unsupported => {
             return Body::Note(

@@ -136,11 +136,15 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
             text: &body.text,
         })
         .collect();
-    let outline =
-        |i: usize| match syntax::outline_with(docs[i].path.as_bytes(), docs[i].text, &stop) {
-            syntax::Outline::Parsed(symbols) => Some(symbols),
-            _ => None,
-        };
+    let outline = |i: usize| match syntax::outline_with(
+        docs[i].path.as_bytes(),
+        docs[i].text,
+        &ctx.parse,
+        &stop,
+    ) {
+        syntax::Outline::Parsed(symbols) => Some(symbols),
+        _ => None,
+    };
     let (ranked, idf) =
         rank::rank_weighted(&docs, Some(&query), &outline, &stop).ok_or(Error::Cancelled)?;
     let matching: Vec<(usize, Score)> = ranked.into_iter().filter(|(_, s)| s.matched()).collect();

@@ -152,9 +152,16 @@ fn has_word(line: &str, word: &str) -> bool {
     })
 }
 
-fn find_in(path: &str, lang: Language, text: &str, w: &Wanted, stop: &dyn Fn() -> bool) -> Found {
+fn find_in(
+    path: &str,
+    lang: Language,
+    text: &str,
+    w: &Wanted,
+    budget: &syntax::ParseBudget,
+    stop: &dyn Fn() -> bool,
+) -> Found {
     let mut found = Found::default();
-    let Outline::Parsed(symbols) = syntax::outline_of(lang, text, stop) else {
+    let Outline::Parsed(symbols) = syntax::outline_of(lang, text, budget, stop) else {
         return found;
     };
     let mut def_lines = BTreeSet::new();
@@ -279,7 +286,14 @@ pub fn symbol(
         let Some(lang) = Language::detect(&c.rel) else {
             return Found::default();
         };
-        find_in(&display_path(&c.rel), lang, &body.text, &wanted, &stop)
+        find_in(
+            &display_path(&c.rel),
+            lang,
+            &body.text,
+            &wanted,
+            &ctx.parse,
+            &stop,
+        )
     })?;
     let mut matches: Vec<Match> = per_file.into_iter().flat_map(|f| f.matches).collect();
     matches.sort_by(|a, b| {
@@ -295,7 +309,7 @@ pub fn symbol(
             let Some(lang) = Language::detect(&c.rel) else {
                 return Vec::new();
             };
-            match syntax::outline_of(lang, &body.text, &stop) {
+            match syntax::outline_of(lang, &body.text, &ctx.parse, &stop) {
                 Outline::Parsed(s) => Symbol::walk(&s)
                     .into_iter()
                     .map(|(_, s)| last_segment(&s.name).to_string())

@@ -18,10 +18,12 @@
 //! The text given is the one the caller may show (the scanned, redacted text), so a signature
 //! or doc line can reveal nothing a `read` would not.
 
+mod budget;
 mod c_family;
 mod functional;
 mod go;
 mod jvm;
+pub mod pool;
 mod python;
 mod ruby_php;
 mod rust;
@@ -30,6 +32,7 @@ mod web;
 
 use crate::vocab::symbol::MAX_SIGNATURE_CHARS;
 use crate::vocab::{LineRange, Symbol, SymbolKind};
+pub use budget::{CALL_PARSE_BYTES, CALL_PARSE_TIME, ParseBudget};
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::ops::ControlFlow;
@@ -273,21 +276,35 @@ thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
 }
 
-/// The definitions of the file at `path` (relative, `/`-separated) whose shown text is `text`.
+/// The definitions of the file at `path` (relative, `/`-separated) whose shown text is `text`,
+/// with a budget of its own.
 pub fn outline(path: &[u8], text: &str) -> Outline {
-    outline_with(path, text, &|| false)
+    outline_with(path, text, &ParseBudget::default(), &|| false)
 }
 
-/// [`outline`], stopping (as [`Outline::Skipped`]) when `stop` says the call was cancelled.
-pub fn outline_with(path: &[u8], text: &str, stop: &dyn Fn() -> bool) -> Outline {
+/// [`outline`] within the call's `budget`, stopping (as [`Outline::Skipped`]) when `stop` says
+/// the call was cancelled.
+pub fn outline_with(
+    path: &[u8],
+    text: &str,
+    budget: &ParseBudget,
+    stop: &dyn Fn() -> bool,
+) -> Outline {
     match Language::detect(path) {
-        Some(lang) => outline_of(lang, text, stop),
+        Some(lang) => outline_of(lang, text, budget, stop),
         None => Outline::Unsupported,
     }
 }
 
-/// The definitions of `text` read as `lang`.
-pub fn outline_of(lang: Language, text: &str, stop: &dyn Fn() -> bool) -> Outline {
+/// The definitions of `text` read as `lang`, parsed within the call's `budget` (in a parse
+/// worker once [`pool::start`] ran). A file that hit its own time or memory bound before is
+/// skipped at once, with the reason it had.
+pub fn outline_of(
+    lang: Language,
+    text: &str,
+    budget: &ParseBudget,
+    stop: &dyn Fn() -> bool,
+) -> Outline {
     if text.len() > MAX_PARSE_BYTES {
         return Outline::Skipped(format!(
             "{} bytes, over the {} MiB parse bound",
@@ -295,16 +312,92 @@ pub fn outline_of(lang: Language, text: &str, stop: &dyn Fn() -> bool) -> Outlin
             MAX_PARSE_BYTES >> 20
         ));
     }
+    let key = budget::ContentKey::of(lang, text);
+    if let Some(reason) = budget::recall(key) {
+        return Outline::Skipped(format!(
+            "{reason} (remembered by content; not parsed again)"
+        ));
+    }
+    let Some(left) = budget.take(text.len()) else {
+        return Outline::Skipped(budget.spent_reason());
+    };
+    let limit = left.min(MAX_PARSE_TIME);
+    let started = Instant::now();
+    let outcome = pool::parse(lang, text, limit, stop);
+    budget.charge(started.elapsed());
+    let (reason, own_bound) = match outcome {
+        Outcome::Parsed(symbols) => return Outline::Parsed(symbols),
+        Outcome::Cancelled => ("cancelled".to_string(), false),
+        Outcome::Time if limit < MAX_PARSE_TIME => (budget.spent_reason(), false),
+        Outcome::Time => (
+            format!(
+                "parsing took over {} ms, the parse time bound",
+                MAX_PARSE_TIME.as_millis()
+            ),
+            true,
+        ),
+        Outcome::Bound(reason) => (reason, true),
+        Outcome::Died { signal, code } => (died_reason(signal, code), true),
+        Outcome::Failed(reason) => (reason, false),
+    };
+    if own_bound {
+        budget::remember(key, &reason);
+    }
+    Outline::Skipped(reason)
+}
+
+/// Why a parse whose worker died was stopped.
+fn died_reason(signal: u8, code: u8) -> String {
+    let mib = pool::WORKER_MEMORY >> 20;
+    match i32::from(signal) {
+        0 => format!("the parser exited with code {code}"),
+        libc::SIGABRT => format!("the parser ran out of its {mib} MiB memory bound (or aborted)"),
+        libc::SIGSEGV | libc::SIGBUS => {
+            format!(
+                "the parser faulted (signal {signal}: its stack, or its {mib} MiB memory bound)"
+            )
+        }
+        libc::SIGXCPU | libc::SIGALRM => "the parser ran past its time bound".to_string(),
+        _ => format!("the parser was stopped by signal {signal}"),
+    }
+}
+
+/// What one parse gave, in the process that ran it: sent from a parse worker as JSON.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Outcome {
+    /// The file's definitions.
+    Parsed(Vec<Symbol>),
+    /// The caller cancelled.
+    Cancelled,
+    /// The parse ran past the time it was given.
+    Time,
+    /// A bound of the file's own (definitions, nesting), with the reason.
+    Bound(String),
+    /// The worker died: by this signal (0 for an exit), with this exit code.
+    Died { signal: u8, code: u8 },
+    /// Something else went wrong, with the reason.
+    Failed(String),
+}
+
+/// Parse `text` as `lang` in this thread, for at most `limit`.
+pub(crate) fn parse_here(
+    lang: Language,
+    text: &str,
+    limit: Duration,
+    stop: &dyn Fn() -> bool,
+) -> Outcome {
     let started = Instant::now();
     let bytes = text.as_bytes();
     let tree = PARSER.with(|cell| {
         let mut parser = cell.borrow_mut();
         parser.reset();
         if parser.set_language(&lang.grammar()).is_err() {
-            return Err("its grammar does not load in this tree-sitter version".to_string());
+            return Err(Outcome::Failed(
+                "its grammar does not load in this tree-sitter version".to_string(),
+            ));
         }
         let mut progress = |_: &ParseState| {
-            if stop() || started.elapsed() > MAX_PARSE_TIME {
+            if stop() || started.elapsed() > limit {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -322,22 +415,20 @@ pub fn outline_of(lang: Language, text: &str, stop: &dyn Fn() -> bool) -> Outlin
         }
         tree.ok_or_else(|| {
             if stop() {
-                "cancelled".to_string()
+                Outcome::Cancelled
             } else {
-                format!(
-                    "parsing took over {} ms, the parse time bound",
-                    MAX_PARSE_TIME.as_millis()
-                )
+                Outcome::Time
             }
         })
     });
     let tree = match tree {
         Ok(tree) => tree,
-        Err(reason) => return Outline::Skipped(reason),
+        Err(outcome) => return outcome,
     };
     match collect(lang, &mut tree.walk(), bytes, stop) {
-        Ok(symbols) => Outline::Parsed(symbols),
-        Err(reason) => Outline::Skipped(reason),
+        Ok(symbols) => Outcome::Parsed(symbols),
+        Err(reason) if reason == "cancelled" => Outcome::Cancelled,
+        Err(reason) => Outcome::Bound(reason),
     }
 }
 

@@ -96,7 +96,7 @@ fn definitions_nested_past_the_depth_bound_are_skipped_with_the_reason() {
 #[test]
 fn a_cancelled_parse_is_skipped_and_the_next_parse_starts_afresh() {
     let text = "fn a() {}\n".repeat(50_000);
-    match outline_with(b"a.rs", &text, &|| true) {
+    match outline_with(b"a.rs", &text, &ParseBudget::default(), &|| true) {
         Outline::Skipped(reason) => assert_eq!(reason, "cancelled"),
         other => panic!("{other:?}"),
     }

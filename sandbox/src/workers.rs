@@ -1,0 +1,240 @@
+//! Parse workers: child processes that run an untrusted parser (tree-sitter's C runtime and
+//! grammars) under hard limits, so that no input can abort, exhaust or stall the process that
+//! asked.
+//!
+//! A grammar can be driven by a small hostile file into allocating without bound in code that
+//! never checks for cancellation (tree-sitter's error recovery enumerates stack paths), and the
+//! runtime aborts the whole process when an allocation fails; some grammars' scanners call
+//! `abort` themselves. None of that can be caught in-process, so parses run here:
+//!
+//! - [`spawn`] forks, while the caller is still single-threaded (before any thread and before
+//!   the server's own seccomp filter, which forbids creating processes), one supervisor process.
+//!   It confines itself at once: Landlock with every filesystem and network right handled and
+//!   none granted (no file can be opened, not even inside the root), no capabilities,
+//!   `no_new_privs`, and death with its parent (`PR_SET_PDEATHSIG`).
+//! - The supervisor forks one worker per slot. A worker limits its data segment
+//!   (`RLIMIT_DATA`: every heap and private mapping, so a parse's memory is bounded by the
+//!   kernel), installs a seccomp allow-list of its own (read and write on the sockets it holds,
+//!   memory, its own signals and alarm, clocks, exit: [`crate::seccomp::install_worker`]), and
+//!   then serves requests on its slot's socket with the caller's function.
+//! - When a worker dies (its memory bound made an allocation fail and the runtime abort, the
+//!   alarm of an overlong parse fired, or a grammar faulted), the supervisor reaps it, sends a
+//!   [`DIED`] message on the slot's socket, and forks a fresh worker for the slot. The caller's
+//!   end of each slot stays valid for the life of the process, so the caller (confined, unable
+//!   to create a process or a socket) never needs a new descriptor.
+//!
+//! Sockets are `SOCK_SEQPACKET`: a worker killed mid-answer never leaves half a message.
+
+#![allow(unsafe_code)]
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::time::Duration;
+
+use landlock::{Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope};
+use nix::sys::resource::{Resource, setrlimit};
+use nix::sys::signal::Signal;
+use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
+use nix::sys::wait::{WaitStatus, waitpid};
+use nix::unistd::{ForkResult, Pid, fork, getppid};
+
+/// First byte of the message the supervisor sends on a slot when its worker died; the second
+/// byte is the signal that killed it (0 for an exit), the third the exit code.
+pub const DIED: u8 = 0xFF;
+
+/// Limits of every worker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkerLimits {
+    /// Number of workers, each on its own slot: the most parses that run at once.
+    pub slots: usize,
+    /// `RLIMIT_DATA` of each worker, in bytes: its whole heap, the parse's memory included.
+    pub data_bytes: u64,
+}
+
+/// A worker's body: serves requests on its slot's socket until the socket closes, then
+/// returns (the worker exits 0).
+pub type Serve = fn(OwnedFd);
+
+/// Fork the supervisor and its workers. Returns the caller's end of each slot's socket.
+/// Must be called while the process is single-threaded (it checks), before the caller's own
+/// seccomp filter (which forbids `fork`).
+pub fn spawn(limits: WorkerLimits, serve: Serve) -> io::Result<Vec<OwnedFd>> {
+    match crate::confine::thread_count() {
+        Ok(1) => {}
+        Ok(n) => {
+            return Err(io::Error::other(format!(
+                "parse workers must be started while the process has one thread (it has {n})"
+            )));
+        }
+        Err(e) => return Err(io::Error::other(e)),
+    }
+    let mut ours = Vec::with_capacity(limits.slots);
+    let mut theirs = Vec::with_capacity(limits.slots);
+    for _ in 0..limits.slots.max(1) {
+        let (a, b) = socketpair(
+            AddressFamily::Unix,
+            SockType::SeqPacket,
+            None,
+            SockFlag::SOCK_CLOEXEC,
+        )
+        .map_err(io::Error::from)?;
+        ours.push(a);
+        theirs.push(b);
+    }
+    let parent = nix::unistd::getpid();
+    // SAFETY: the process is single-threaded (checked above), so the child is a complete copy
+    // with no lock held by a thread that does not exist in it.
+    match unsafe { fork() }.map_err(io::Error::from)? {
+        ForkResult::Parent { .. } => Ok(ours),
+        ForkResult::Child => {
+            drop(ours);
+            supervise(parent, theirs, limits, serve)
+        }
+    }
+}
+
+/// The supervisor's life: confine, fork a worker per slot, replace each worker that dies.
+fn supervise(parent: Pid, slots: Vec<OwnedFd>, limits: WorkerLimits, serve: Serve) -> ! {
+    die_with_parent(parent);
+    // Nothing of the caller's: not its stdin/stdout (the protocol), not its stderr (a dying
+    // grammar's message is not the server's log), not its files.
+    let keep: Vec<i32> = slots.iter().map(|fd| fd.as_raw_fd()).collect();
+    close_all_but(&keep);
+    if confine_self().is_err() {
+        // An unconfined supervisor would run parsers with the caller's rights: refuse. Every
+        // slot then answers as a dead worker (the caller's reads see the sockets close).
+        std::process::exit(3);
+    }
+    let mut pids: Vec<Option<Pid>> = vec![None; slots.len()];
+    let mut deaths: Vec<std::time::Instant> = Vec::new();
+    loop {
+        for (i, pid) in pids.iter_mut().enumerate() {
+            if pid.is_none() {
+                *pid = start_worker(&slots, i, limits, serve);
+            }
+        }
+        let status = match waitpid(None, None) {
+            Ok(status) => status,
+            Err(nix::errno::Errno::EINTR) => continue,
+            // No child left and none could be started: wait before trying again.
+            Err(_) => {
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+        };
+        let (pid, signal, code) = match status {
+            WaitStatus::Exited(pid, code) => (pid, 0u8, code as u8),
+            WaitStatus::Signaled(pid, signal, _) => (pid, signal as i32 as u8, 0u8),
+            _ => continue,
+        };
+        if let Some(i) = pids.iter().position(|p| *p == Some(pid)) {
+            pids[i] = None;
+            let _ = nix::unistd::write(&slots[i], &[DIED, signal, code]);
+        }
+        // A worker that dies at once, again and again (a broken host), must not spin this
+        // process: at most 50 restarts a second.
+        let now = std::time::Instant::now();
+        deaths.retain(|t| now.duration_since(*t) < Duration::from_secs(1));
+        deaths.push(now);
+        if deaths.len() > 50 {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// Fork the worker of slot `i`; `None` when the fork failed (tried again after the next death).
+fn start_worker(slots: &[OwnedFd], i: usize, limits: WorkerLimits, serve: Serve) -> Option<Pid> {
+    let supervisor = nix::unistd::getpid();
+    // SAFETY: the supervisor is single-threaded (it never starts a thread), so the child is a
+    // complete copy with no lock held by a missing thread.
+    match unsafe { fork() } {
+        Ok(ForkResult::Parent { child }) => Some(child),
+        Err(_) => None,
+        Ok(ForkResult::Child) => {
+            die_with_parent(supervisor);
+            let _ = setrlimit(Resource::RLIMIT_DATA, limits.data_bytes, limits.data_bytes);
+            let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
+            // Its own socket only: every other slot's end is closed in this process.
+            let mut mine = None;
+            for (j, fd) in slots.iter().enumerate() {
+                if j == i {
+                    mine = fd.try_clone().ok();
+                }
+            }
+            let Some(mine) = mine else {
+                std::process::exit(4);
+            };
+            close_all_but(&[mine.as_raw_fd()]);
+            if crate::seccomp::install_worker().is_err() {
+                std::process::exit(5);
+            }
+            serve(mine);
+            std::process::exit(0);
+        }
+    }
+}
+
+/// Ask for `SIGKILL` when the parent dies, and die now if it already has.
+fn die_with_parent(parent: Pid) {
+    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+    if getppid() != parent {
+        std::process::exit(0);
+    }
+}
+
+/// Close every descriptor but `keep` (inherited ones: the caller's files, other slots).
+fn close_all_but(keep: &[i32]) {
+    let mut keep: Vec<u32> = keep.iter().map(|&fd| fd as u32).collect();
+    keep.sort_unstable();
+    let mut next = 0u32;
+    for &k in &keep {
+        if k > next {
+            close_range(next, k - 1);
+        }
+        next = k + 1;
+    }
+    close_range(next, u32::MAX);
+}
+
+fn close_range(first: u32, last: u32) {
+    // SAFETY: close_range only closes descriptors; nothing in this process uses the ones it
+    // closes (the worker holds only its socket and the standard streams from here on).
+    unsafe {
+        libc::syscall(libc::SYS_close_range, first, last, 0);
+    }
+}
+
+/// Landlock with every right handled and none granted, no capabilities, `no_new_privs`.
+fn confine_self() -> Result<(), String> {
+    let _ = nix::sys::prctl::set_dumpable(false);
+    let abi = crate::confine::TESTED_ABI;
+    let err = |e: landlock::RulesetError| format!("Landlock: {e}");
+    let ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(err)?
+        .handle_access(AccessNet::from_all(abi))
+        .map_err(err)?
+        .scope(Scope::from_all(abi))
+        .map_err(err)?;
+    ruleset
+        .create()
+        .map_err(err)?
+        .no_new_privs(true)
+        .restrict_self()
+        .map_err(err)?;
+    let caps = crate::caps::drop_all();
+    if !caps.holds_none() {
+        return Err("capabilities could not be dropped".into());
+    }
+    Ok(())
+}
+
+/// Kill this process with `SIGALRM` in `secs` seconds (0 cancels): a worker's hard stop for a
+/// parse that never returns to its own time check.
+pub fn set_alarm(secs: u32) {
+    if secs == 0 {
+        nix::unistd::alarm::cancel();
+    } else {
+        nix::unistd::alarm::set(secs);
+    }
+}

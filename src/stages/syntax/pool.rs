@@ -1,0 +1,433 @@
+//! Parsing out of process: the caller's side of the parse workers, and the workers' loop.
+//!
+//! The binaries call [`start`] first thing in `main`, while single-threaded: it forks the
+//! workers through [`gnaw_sandbox::workers`] (a supervisor that confines itself with no file
+//! access and replaces each worker that dies; each worker capped at [`WORKER_MEMORY`] of data
+//! by the kernel and under its own seccomp allow-list) and keeps this process's end of each
+//! slot. From then on every parse is sent to a worker: a grammar that allocates without bound
+//! makes the worker's allocation fail and only the worker dies; a parse that runs past its time
+//! is stopped by the worker's progress check or, failing that, by its alarm; a caller that
+//! cancels stops waiting at once. The answer is the file's definitions ([`Outcome`]).
+//!
+//! Without [`start`] (the library in tests, fuzzing), parses run in the calling thread, bounded
+//! in time but not in memory.
+//!
+//! Messages are `SOCK_SEQPACKET` packets: `kind` (`Q` request, `A` answer), a `u64` request id,
+//! flags (first, last), then up to [`CHUNK`] bytes of payload. A request's payload is the
+//! language, the time the parse may take in milliseconds, and the text; an answer's is the
+//! [`Outcome`] as JSON. Packets of another id are ignored, so an abandoned request's late
+//! answer can never be taken for the next one.
+
+use super::{Language, Outcome, parse_here};
+use crate::par::lock;
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Data segment of each worker (`RLIMIT_DATA`): the memory one parse may hold, the worker's
+/// own small heap included.
+pub const WORKER_MEMORY: u64 = 160 << 20;
+/// Most workers, whatever the core count: the memory all parses may hold at once is at most
+/// `MAX_WORKERS * WORKER_MEMORY`.
+pub const MAX_WORKERS: usize = 3;
+/// Payload bytes per packet.
+const CHUNK: usize = 32 << 10;
+/// Header bytes per packet: kind, id, flags.
+const HEADER: usize = 10;
+const FIRST: u8 = 1;
+const LAST: u8 = 2;
+/// How often a waiting caller looks at its cancellation and its deadline.
+const TICK: Duration = Duration::from_millis(20);
+/// Past its deadline, how long a parse may still take before its worker is given up: the
+/// worker's alarm, set to the deadline rounded up to whole seconds plus one, kills it by then.
+const GRACE: Duration = Duration::from_millis(2500);
+
+static POOL: OnceLock<Pool> = OnceLock::new();
+
+/// Why parsing is off in this process: the workers could not start. Parsing then never falls
+/// back to this process (where a hostile file could exhaust or abort it): every file is shown
+/// as text, with this reason.
+static DISABLED: OnceLock<String> = OnceLock::new();
+
+/// Fork the parse workers (`slots` of them, at most [`MAX_WORKERS`]) and send every later
+/// parse of this process to them. Call while the process is single-threaded, before its
+/// seccomp filter. On an error, parsing is off for the process (never run in it), and the
+/// error says why.
+pub fn start(slots: usize) -> std::io::Result<()> {
+    start_pool(slots).inspect_err(|e| {
+        let _ = DISABLED.set(format!("the parse workers could not start ({e})"));
+    })
+}
+
+fn start_pool(slots: usize) -> std::io::Result<()> {
+    let limits = gnaw_sandbox::workers::WorkerLimits {
+        slots: slots.clamp(1, MAX_WORKERS),
+        data_bytes: WORKER_MEMORY,
+    };
+    let ends = gnaw_sandbox::workers::spawn(limits, serve)?;
+    let mut slots = Vec::with_capacity(ends.len());
+    for fd in ends {
+        let sock = UnixStream::from(fd);
+        // Set now: once confined, the server may not call setsockopt.
+        sock.set_read_timeout(Some(TICK))?;
+        sock.set_write_timeout(Some(TICK))?;
+        // Read and written as a file: plain read(2) and write(2), which the server's seccomp
+        // filter allows (a socket's write is sendto(2), which it refuses).
+        let sock = File::from(OwnedFd::from(sock));
+        slots.push(Mutex::new(Slot {
+            sock,
+            stale: None,
+            dead: false,
+        }));
+    }
+    let free = Mutex::new((0..slots.len()).collect());
+    let _ = POOL.set(Pool {
+        slots,
+        free,
+        freed: Condvar::new(),
+        next_id: AtomicU64::new(1),
+    });
+    Ok(())
+}
+
+/// Whether parses run in workers.
+pub fn started() -> bool {
+    POOL.get().is_some()
+}
+
+/// Parse `text` as `lang` within `limit`: in a worker when [`start`] ran, else here.
+pub(super) fn parse(
+    lang: Language,
+    text: &str,
+    limit: Duration,
+    stop: &dyn Fn() -> bool,
+) -> Outcome {
+    match (POOL.get(), DISABLED.get()) {
+        (Some(pool), _) => pool.parse(lang, text, limit, stop),
+        (None, Some(reason)) => Outcome::Failed(reason.clone()),
+        (None, None) => parse_here(lang, text, limit, stop),
+    }
+}
+
+struct Pool {
+    slots: Vec<Mutex<Slot>>,
+    free: Mutex<Vec<usize>>,
+    freed: Condvar,
+    next_id: AtomicU64,
+}
+
+struct Slot {
+    sock: File,
+    /// A request whose answer was not waited for, and when its worker is surely done with it.
+    stale: Option<(u64, Instant)>,
+    /// The supervisor is gone: this slot answers nothing any more.
+    dead: bool,
+}
+
+/// What reading one packet gave.
+enum Packet {
+    Message(usize),
+    Nothing,
+    Closed,
+}
+
+fn read_packet(sock: &mut File, buf: &mut [u8]) -> Packet {
+    match sock.read(buf) {
+        Ok(0) => Packet::Closed,
+        Ok(n) => Packet::Message(n),
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+            ) =>
+        {
+            Packet::Nothing
+        }
+        Err(_) => Packet::Closed,
+    }
+}
+
+fn header(kind: u8, id: u64, flags: u8) -> [u8; HEADER] {
+    let mut h = [0u8; HEADER];
+    h[0] = kind;
+    h[1..9].copy_from_slice(&id.to_le_bytes());
+    h[9] = flags;
+    h
+}
+
+/// Send `payload` as packets of `kind` and `id`, giving up at `until`.
+fn send(sock: &mut File, kind: u8, id: u64, payload: &[u8], until: Instant) -> bool {
+    let mut packet = Vec::with_capacity(HEADER + CHUNK);
+    let chunks: Vec<&[u8]> = if payload.is_empty() {
+        vec![&[][..]]
+    } else {
+        payload.chunks(CHUNK).collect()
+    };
+    let n = chunks.len();
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        let flags = if i == 0 { FIRST } else { 0 } | if i + 1 == n { LAST } else { 0 };
+        packet.clear();
+        packet.extend_from_slice(&header(kind, id, flags));
+        packet.extend_from_slice(chunk);
+        loop {
+            match sock.write(&packet) {
+                Ok(_) => break,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                    ) =>
+                {
+                    if Instant::now() >= until {
+                        return false;
+                    }
+                }
+                Err(_) => return false,
+            }
+        }
+    }
+    true
+}
+
+impl Pool {
+    fn parse(
+        &self,
+        lang: Language,
+        text: &str,
+        limit: Duration,
+        stop: &dyn Fn() -> bool,
+    ) -> Outcome {
+        let Some(index) = self.acquire(stop) else {
+            return Outcome::Cancelled;
+        };
+        let outcome = self.parse_on(index, lang, text, limit, stop);
+        lock(&self.free).push(index);
+        self.freed.notify_one();
+        outcome
+    }
+
+    /// A free slot, waiting for one; `None` if the call is cancelled meanwhile.
+    fn acquire(&self, stop: &dyn Fn() -> bool) -> Option<usize> {
+        let mut free = lock(&self.free);
+        loop {
+            if stop() {
+                return None;
+            }
+            if let Some(i) = free.pop() {
+                return Some(i);
+            }
+            free = self
+                .freed
+                .wait_timeout(free, TICK)
+                .map(|(guard, _)| guard)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+    }
+
+    fn parse_on(
+        &self,
+        index: usize,
+        lang: Language,
+        text: &str,
+        limit: Duration,
+        stop: &dyn Fn() -> bool,
+    ) -> Outcome {
+        let mut slot = lock(&self.slots[index]);
+        let mut buf = vec![0u8; HEADER + CHUNK];
+        if let Some((old, until)) = slot.stale
+            && !drain(&mut slot, old, until, &mut buf, stop)
+        {
+            return if slot.dead {
+                unavailable()
+            } else {
+                Outcome::Cancelled
+            };
+        }
+        if slot.dead {
+            return unavailable();
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let started = Instant::now();
+        let deadline = started + limit;
+        let given_up = deadline + GRACE;
+        let mut payload = Vec::with_capacity(text.len() + 5);
+        payload.push(lang as u8);
+        payload.extend_from_slice(
+            &u32::try_from(limit.as_millis())
+                .unwrap_or(u32::MAX)
+                .to_le_bytes(),
+        );
+        payload.extend_from_slice(text.as_bytes());
+        if !send(&mut slot.sock, b'Q', id, &payload, given_up) {
+            slot.stale = Some((id, given_up));
+            return Outcome::Failed("the parse worker did not take the file".into());
+        }
+        let mut answer = Vec::new();
+        loop {
+            if stop() {
+                slot.stale = Some((id, given_up));
+                return Outcome::Cancelled;
+            }
+            if Instant::now() >= given_up {
+                slot.stale = Some((id, given_up + GRACE));
+                return Outcome::Time;
+            }
+            let n = match read_packet(&mut slot.sock, &mut buf) {
+                Packet::Nothing => continue,
+                Packet::Closed => {
+                    slot.dead = true;
+                    return unavailable();
+                }
+                Packet::Message(n) => n,
+            };
+            let packet = &buf[..n];
+            if packet[0] == gnaw_sandbox::workers::DIED {
+                return died(packet, started.elapsed() >= limit);
+            }
+            if n < HEADER || packet[0] != b'A' || packet[1..9] != id.to_le_bytes() {
+                continue;
+            }
+            if packet[9] & FIRST != 0 {
+                answer.clear();
+            }
+            answer.extend_from_slice(&packet[HEADER..]);
+            if packet[9] & LAST != 0 {
+                return serde_json::from_slice(&answer).unwrap_or_else(|e| {
+                    Outcome::Failed(format!("the parse worker's answer did not decode: {e}"))
+                });
+            }
+        }
+    }
+}
+
+/// Read and drop what an abandoned request `old` still sends, until its last packet or its
+/// worker's death. False if that did not come by `until`, or the caller cancelled.
+fn drain(
+    slot: &mut Slot,
+    old: u64,
+    until: Instant,
+    buf: &mut [u8],
+    stop: &dyn Fn() -> bool,
+) -> bool {
+    loop {
+        if stop() {
+            return false;
+        }
+        if Instant::now() >= until {
+            // The worker outlived its alarm: nothing more can be expected of this slot.
+            slot.dead = true;
+            return false;
+        }
+        match read_packet(&mut slot.sock, buf) {
+            Packet::Nothing => {}
+            Packet::Closed => {
+                slot.dead = true;
+                return false;
+            }
+            Packet::Message(n) => {
+                let p = &buf[..n];
+                let done = p[0] == gnaw_sandbox::workers::DIED
+                    || (n >= HEADER
+                        && p[0] == b'A'
+                        && p[1..9] == old.to_le_bytes()
+                        && p[9] & LAST != 0);
+                if done {
+                    slot.stale = None;
+                    return true;
+                }
+            }
+        }
+    }
+}
+
+fn unavailable() -> Outcome {
+    Outcome::Failed("the parse workers are not running (the file is shown as text)".into())
+}
+
+/// The outcome of a request whose worker died: its memory bound, or its alarm, or a fault.
+fn died(packet: &[u8], past_deadline: bool) -> Outcome {
+    let signal = packet.get(1).copied().unwrap_or(0);
+    let code = packet.get(2).copied().unwrap_or(0);
+    if past_deadline && signal == libc::SIGALRM as u8 {
+        return Outcome::Time;
+    }
+    Outcome::Died { signal, code }
+}
+
+/// A worker's loop: read requests, parse each, answer, until the socket closes.
+pub fn serve(fd: OwnedFd) {
+    let mut sock = File::from(fd);
+    let mut buf = vec![0u8; HEADER + CHUNK];
+    let mut current: Option<u64> = None;
+    let mut payload: Vec<u8> = Vec::new();
+    loop {
+        let n = match sock.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        let packet = &buf[..n];
+        if n < HEADER || packet[0] != b'Q' {
+            continue;
+        }
+        let id = u64::from_le_bytes(packet[1..9].try_into().unwrap_or_default());
+        let flags = packet[9];
+        if flags & FIRST != 0 {
+            current = Some(id);
+            payload.clear();
+        } else if current != Some(id) {
+            continue;
+        }
+        if payload.len() + (n - HEADER) > super::MAX_PARSE_BYTES + 5 {
+            current = None;
+            payload.clear();
+            continue;
+        }
+        payload.extend_from_slice(&packet[HEADER..]);
+        if flags & LAST == 0 {
+            continue;
+        }
+        current = None;
+        let outcome = answer(&payload);
+        payload.clear();
+        let json = serde_json::to_vec(&outcome).unwrap_or_default();
+        if !send(
+            &mut sock,
+            b'A',
+            id,
+            &json,
+            Instant::now() + Duration::from_secs(3600),
+        ) {
+            return;
+        }
+    }
+}
+
+/// Parse one request's payload in this worker.
+fn answer(payload: &[u8]) -> Outcome {
+    let (Some(&lang), Some(ms)) = (payload.first(), payload.get(1..5)) else {
+        return Outcome::Failed("a malformed parse request".into());
+    };
+    let Some(lang) = Language::ALL.get(lang as usize).copied() else {
+        return Outcome::Failed("a malformed parse request".into());
+    };
+    let limit = Duration::from_millis(u64::from(u32::from_le_bytes(
+        ms.try_into().unwrap_or_default(),
+    )));
+    let Ok(text) = std::str::from_utf8(&payload[5..]) else {
+        return Outcome::Failed("a parse request that is not UTF-8".into());
+    };
+    // The hard stop, should the parser spin where it never looks at the clock.
+    let secs = u32::try_from(limit.as_secs())
+        .unwrap_or(u32::MAX - 2)
+        .saturating_add(2);
+    gnaw_sandbox::workers::set_alarm(secs);
+    let outcome = parse_here(lang, text, limit, &|| false);
+    gnaw_sandbox::workers::set_alarm(0);
+    outcome
+}

@@ -139,6 +139,9 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
     }
     if !args.quiet {
         eprint!("{}", summary(&ex));
+        if let Some(note) = &ex.not_parsed {
+            eprintln!("gnaw: --compress: {note}; those files are shown whole");
+        }
     }
     Ok(())
 }

@@ -35,6 +35,9 @@ pub struct Extraction {
     /// The settings of the repo's `.gnawconfig` that read more than the defaults, each
     /// honoured or refused by the surface's policy. Empty for a config that only narrows.
     pub widenings: Vec<Widening>,
+    /// With `compress`: the files a grammar was meant to parse and did not (a parse bound, or
+    /// the call's parse budget spent), shown whole; how many and the first reason.
+    pub not_parsed: Option<String>,
 }
 
 /// A file left out to fit the budget.

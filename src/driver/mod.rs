@@ -178,7 +178,7 @@ fn run(
         .file_name()
         .map(|n| display_path(n.as_bytes()))
         .unwrap_or_else(|| "/".into());
-    let ranking = plan::rank(&kept, query.as_ref(), &stop).ok_or(Error::Cancelled)?;
+    let ranking = plan::rank(&kept, query.as_ref(), &ctx.parse, &stop).ok_or(Error::Cancelled)?;
     // compress: every file that has one gets its skeleton; without a budget it replaces the
     // file, with one it is offered for the files that do not fit whole (the graded budget).
     let mut skeletons = if spec.overrides.compress {
@@ -276,6 +276,7 @@ fn run(
         omitted,
         ranking,
         widenings: ctx.widenings(&options),
+        not_parsed: ctx.parse.not_parsed(),
     };
     Ok((ex, assembled.written))
 }

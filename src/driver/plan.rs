@@ -224,6 +224,7 @@ impl Prompt for Measure<'_> {
 pub fn rank(
     kept: &[(String, Body)],
     query: Option<&Query>,
+    budget: &syntax::ParseBudget,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<(usize, rank::Score)>> {
     let docs: Vec<rank::Doc<'_>> = kept
@@ -233,13 +234,15 @@ pub fn rank(
             text: &t.text,
         })
         .collect();
-    let budget = syntax::ParseBudget::default();
-    let outline =
-        |i: usize| match syntax::outline_with(docs[i].path.as_bytes(), docs[i].text, &budget, stop)
-        {
-            syntax::Outline::Parsed(symbols) => Some(symbols),
-            _ => None,
-        };
+    let outline = |i: usize| match syntax::outline_with(
+        docs[i].path.as_bytes(),
+        docs[i].text,
+        budget,
+        stop,
+    ) {
+        syntax::Outline::Parsed(symbols) => Some(symbols),
+        _ => None,
+    };
     rank::rank(&docs, query, &outline, stop)
 }
 

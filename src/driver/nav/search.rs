@@ -186,6 +186,7 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         total: matching.len(),
         files_searched: kept.len(),
         not_searched: &not_searched,
+        not_parsed: ctx.parse.not_parsed(),
         limits,
     };
     let count = |s: &str| count::count(encoding, s);
@@ -255,6 +256,8 @@ struct Render<'a> {
     total: usize,
     files_searched: usize,
     not_searched: &'a BTreeMap<&'static str, usize>,
+    /// Files whose definitions could not count (a parse bound), said in the summary.
+    not_parsed: Option<String>,
     limits: Limits,
 }
 
@@ -275,6 +278,9 @@ impl Render<'_> {
                 .map(|(k, n)| format!("{n} {k}"))
                 .collect();
             let _ = write!(out, "; not searched: {}", parts.join(", "));
+        }
+        if let Some(note) = &self.not_parsed {
+            let _ = write!(out, "; ranked without definitions: {note}");
         }
         out.push('\n');
         if self.total > 0 {

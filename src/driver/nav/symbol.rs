@@ -349,6 +349,9 @@ pub fn symbol(
             if definitions == 1 { "" } else { "s" },
             if uses == 1 { "" } else { "s" },
         );
+        if let Some(note) = ctx.parse.not_parsed() {
+            let _ = write!(h, "; not searched for definitions: {note}");
+        }
         if definitions == 0 {
             if suggestions.is_empty() {
                 h.push_str("; no close names either");

@@ -48,6 +48,11 @@ fn result(e: Extraction, max_output_bytes: usize) -> Value {
     if let Some(note) = extraction::refused_note(&e) {
         content.push(json!({ "type": "text", "text": note }));
     }
+    if let Some(note) = &e.not_parsed {
+        content.push(json!({ "type": "text", "text": format!(
+            "compress: {note}; those files are shown whole, as text."
+        )}));
+    }
     let skeletons = e.files.iter().filter(|f| f.skeleton).count();
     if skeletons > 0 {
         content.push(json!({ "type": "text", "text": format!(

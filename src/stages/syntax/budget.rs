@@ -32,6 +32,8 @@ pub struct ParseBudget {
     spent: AtomicBool,
     time: Duration,
     bytes: u64,
+    /// Files of this call that a grammar was meant to parse and did not, and the first reason.
+    not_parsed: Mutex<(usize, Option<String>)>,
 }
 
 impl Default for ParseBudget {
@@ -49,6 +51,7 @@ impl ParseBudget {
             spent: AtomicBool::new(false),
             time,
             bytes,
+            not_parsed: Mutex::new((0, None)),
         }
     }
 
@@ -82,6 +85,28 @@ impl ParseBudget {
     /// Whether some file of this call was not parsed because the budget was spent.
     pub fn was_spent(&self) -> bool {
         self.spent.load(Ordering::Relaxed)
+    }
+
+    /// Count a file of this call that was not parsed, for `reason`.
+    pub(super) fn note_not_parsed(&self, reason: &str) {
+        let mut seen = lock(&self.not_parsed);
+        seen.0 += 1;
+        if seen.1.is_none() {
+            seen.1 = Some(reason.to_string());
+        }
+    }
+
+    /// What an answer says of the files this call did not parse: how many, and the first
+    /// reason (`None` when every file it tried parsed).
+    pub fn not_parsed(&self) -> Option<String> {
+        let seen = lock(&self.not_parsed);
+        let reason = seen.1.as_deref()?;
+        let n = seen.0;
+        Some(format!(
+            "{n} file{} not parsed ({}{reason})",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "" } else { "first: " },
+        ))
     }
 
     /// Why a file was not parsed once the budget is spent.

@@ -305,6 +305,19 @@ pub fn outline_of(
     budget: &ParseBudget,
     stop: &dyn Fn() -> bool,
 ) -> Outline {
+    let outline = outline_inner(lang, text, budget, stop);
+    if let Outline::Skipped(reason) = &outline {
+        budget.note_not_parsed(reason);
+    }
+    outline
+}
+
+fn outline_inner(
+    lang: Language,
+    text: &str,
+    budget: &ParseBudget,
+    stop: &dyn Fn() -> bool,
+) -> Outline {
     if text.len() > MAX_PARSE_BYTES {
         return Outline::Skipped(format!(
             "{} bytes, over the {} MiB parse bound",

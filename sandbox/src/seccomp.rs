@@ -381,6 +381,8 @@ fn worker_list() -> Vec<Allowed> {
     let mut list = vec![
         ("read", libc::SYS_read, Any),
         ("write", libc::SYS_write, Any),
+        // Peeking for a cancellation, on the socket it holds (it cannot make another).
+        ("recvfrom", libc::SYS_recvfrom, Any),
         ("close", libc::SYS_close, Any),
         // Descriptor flags only (std checks a descriptor it drops).
         ("fcntl", libc::SYS_fcntl, OneOf(1, &[libc::F_GETFD as u64])),

@@ -238,3 +238,14 @@ pub fn set_alarm(secs: u32) {
         nix::unistd::alarm::set(secs);
     }
 }
+
+/// Whether a message waits on `fd`, without taking it or blocking: a worker's progress check
+/// asks it to learn, mid-parse, that its caller cancelled (the caller sends a message).
+pub fn has_message(fd: std::os::fd::BorrowedFd<'_>) -> bool {
+    use nix::sys::socket::{MsgFlags, recv};
+    let mut byte = [0u8; 1];
+    matches!(
+        recv(fd.as_raw_fd(), &mut byte, MsgFlags::MSG_PEEK | MsgFlags::MSG_DONTWAIT),
+        Ok(n) if n > 0
+    )
+}

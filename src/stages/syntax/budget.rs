@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Most parsing time one call may spend, summed over its files.
-pub const CALL_PARSE_TIME: Duration = Duration::from_secs(5);
+pub const CALL_PARSE_TIME: Duration = Duration::from_secs(3);
 /// Most input bytes one call may parse, summed over its files.
 pub const CALL_PARSE_BYTES: u64 = 64 << 20;
 /// Most files remembered as having hit a parse bound.

@@ -13,7 +13,8 @@
 //! in time but not in memory.
 //!
 //! Messages are `SOCK_SEQPACKET` packets: `kind` (`Q` request, `A` answer), a `u64` request id,
-//! flags (first, last), then up to [`CHUNK`] bytes of payload. A request's payload is the
+//! flags (first, last), then up to [`CHUNK`] bytes of payload (`X`, empty: the caller cancelled
+//! request `id`; the worker's progress check sees it waiting and stops the parse). A request's payload is the
 //! language, the time the parse may take in milliseconds, and the text; an answer's is the
 //! [`Outcome`] as JSON. Packets of another id are ignored, so an abandoned request's late
 //! answer can never be taken for the next one.
@@ -269,6 +270,8 @@ impl Pool {
         let mut answer = Vec::new();
         loop {
             if stop() {
+                // Ask the worker to stop now (its progress check looks for a message).
+                let _ = send(&mut slot.sock, b'X', id, &[], Instant::now() + TICK);
                 slot.stale = Some((id, given_up));
                 return Outcome::Cancelled;
             }
@@ -393,7 +396,9 @@ pub fn serve(fd: OwnedFd) {
             continue;
         }
         current = None;
-        let outcome = answer(&payload);
+        let outcome = answer(&payload, &|| {
+            gnaw_sandbox::workers::has_message(std::os::fd::AsFd::as_fd(&sock))
+        });
         payload.clear();
         let json = serde_json::to_vec(&outcome).unwrap_or_default();
         if !send(
@@ -409,7 +414,7 @@ pub fn serve(fd: OwnedFd) {
 }
 
 /// Parse one request's payload in this worker.
-fn answer(payload: &[u8]) -> Outcome {
+fn answer(payload: &[u8], cancelled: &dyn Fn() -> bool) -> Outcome {
     let (Some(&lang), Some(ms)) = (payload.first(), payload.get(1..5)) else {
         return Outcome::Failed("a malformed parse request".into());
     };
@@ -427,7 +432,7 @@ fn answer(payload: &[u8]) -> Outcome {
         .unwrap_or(u32::MAX - 2)
         .saturating_add(2);
     gnaw_sandbox::workers::set_alarm(secs);
-    let outcome = parse_here(lang, text, limit, &|| false);
+    let outcome = parse_here(lang, text, limit, cancelled);
     gnaw_sandbox::workers::set_alarm(0);
     outcome
 }

@@ -266,7 +266,11 @@ fn no_tool_shows_a_raw_name_and_every_shown_name_resolves() {
         assert!(text(&resp).contains("[REDACTED:github-token]"));
     }
     call(&mut s, "estimate", json!({"repo": "repo"}));
-    call(&mut s, "estimate", json!({"repo": "repo", "changed": "HEAD"}));
+    call(
+        &mut s,
+        "estimate",
+        json!({"repo": "repo", "changed": "HEAD"}),
+    );
 
     // tree: the redacted directory is listed, and its shown name lists it again.
     let resp = call(&mut s, "tree", json!({"repo": "repo"}));
@@ -285,7 +289,11 @@ fn no_tool_shows_a_raw_name_and_every_shown_name_resolves() {
     assert_eq!(dir, "d_[REDACTED:github-token]");
     let key = path_of("src/key_");
     assert_eq!(key, "src/key_[REDACTED:github-token].rs");
-    for odd in ["src/zw\\u{200b}x.rs", "src/br\\u{2800}x.rs", "src/rlo\\u{202e}x.rs"] {
+    for odd in [
+        "src/zw\\u{200b}x.rs",
+        "src/br\\u{2800}x.rs",
+        "src/rlo\\u{202e}x.rs",
+    ] {
         path_of(odd);
     }
     let resp = call(&mut s, "tree", json!({"repo": "repo", "path": dir}));
@@ -324,7 +332,10 @@ fn no_tool_shows_a_raw_name_and_every_shown_name_resolves() {
     let resp = call(&mut s, "search", json!({"repo": "repo", "query": "needle"}));
     // search's regions are read arguments: read them back.
     let mut regions: Vec<String> = Vec::new();
-    for f in resp["result"]["structuredContent"]["files"].as_array().unwrap() {
+    for f in resp["result"]["structuredContent"]["files"]
+        .as_array()
+        .unwrap()
+    {
         let path = f["path"].as_str().unwrap();
         for r in f["regions"].as_array().unwrap() {
             regions.push(format!("{path}:{}-{}", r["start"], r["end"]));
@@ -335,15 +346,17 @@ fn no_tool_shows_a_raw_name_and_every_shown_name_resolves() {
         "search ranks the redacted files: {regions:?}"
     );
     let resp = call(&mut s, "read", json!({"repo": "repo", "paths": regions}));
-    for f in resp["result"]["structuredContent"]["files"].as_array().unwrap() {
+    for f in resp["result"]["structuredContent"]["files"]
+        .as_array()
+        .unwrap()
+    {
         assert_ne!(f["status"], "not_shown", "{resp}");
     }
 
     // read: the shown name resolves, and a cut read continues by it.
     let resp = call(&mut s, "read", json!({"repo": "repo", "paths": [key]}));
     assert_eq!(
-        resp["result"]["structuredContent"]["files"][0]["status"],
-        "shown",
+        resp["result"]["structuredContent"]["files"][0]["status"], "shown",
         "{resp}"
     );
     let resp = call(
@@ -352,8 +365,7 @@ fn no_tool_shows_a_raw_name_and_every_shown_name_resolves() {
         json!({"repo": "repo", "paths": [format!("{dir}/inner.rs:1-3")]}),
     );
     assert_eq!(
-        resp["result"]["structuredContent"]["files"][0]["end"],
-        3,
+        resp["result"]["structuredContent"]["files"][0]["end"], 3,
         "{resp}"
     );
 
@@ -409,9 +421,18 @@ fn globs_see_the_shown_name_so_guesses_at_a_secret_give_the_same_answer() {
             ("extract", json!({"repo": "repo", key: [glob]})),
             ("estimate", json!({"repo": "repo", key: [glob]})),
             ("tree", json!({"repo": "repo", key: [glob]})),
-            ("grep", json!({"repo": "repo", "pattern": "def", key: [glob]})),
-            ("search", json!({"repo": "repo", "query": "needle", key: [glob]})),
-            ("symbol", json!({"repo": "repo", "name": "needle", key: [glob]})),
+            (
+                "grep",
+                json!({"repo": "repo", "pattern": "def", key: [glob]}),
+            ),
+            (
+                "search",
+                json!({"repo": "repo", "query": "needle", key: [glob]}),
+            ),
+            (
+                "symbol",
+                json!({"repo": "repo", "name": "needle", key: [glob]}),
+            ),
         ]
     };
     for key in ["include", "exclude"] {
@@ -452,11 +473,7 @@ fn sizes_are_those_of_the_text_served() {
     for (name, n) in [("short", 20), ("long", 60)] {
         let repo = root.join(name);
         fs::create_dir_all(&repo).unwrap();
-        fs::write(
-            repo.join("k.txt"),
-            format!("token = {}\n", glpat(21, n)),
-        )
-        .unwrap();
+        fs::write(repo.join("k.txt"), format!("token = {}\n", glpat(21, n))).unwrap();
         git(&repo, &["init", "-q"]);
         git(&repo, &["add", "-A"]);
         git(&repo, &["commit", "-q", "-m", "first"]);
@@ -476,7 +493,11 @@ fn sizes_are_those_of_the_text_served() {
         let e = &resp["result"]["structuredContent"]["entries"][0];
         assert_eq!(e["path"], "k.txt", "{resp}");
         let served = "token = [REDACTED:gitlab-token]\n".len();
-        assert_eq!(e["bytes"], json!(served), "tree bytes are the served text's: {resp}");
+        assert_eq!(
+            e["bytes"],
+            json!(served),
+            "tree bytes are the served text's: {resp}"
+        );
         sizes.push((e["bytes"].clone(), e["tokens"].clone(), e["lines"].clone()));
         let resp = s.call("estimate", json!({"repo": name}));
         assert_eq!(
@@ -555,7 +576,10 @@ fn extract_of_changed_files_skips_a_changed_link_that_leaves_the_root() {
         ok(tool, &resp);
         if tool == "extract" {
             let t = text(&resp);
-            assert!(t.contains("changed()"), "the changed file is extracted: {t}");
+            assert!(
+                t.contains("changed()"),
+                "the changed file is extracted: {t}"
+            );
         } else {
             let skipped = &resp["result"]["structuredContent"]["skipped"];
             assert_eq!(skipped["symlink"], 2, "{resp}");
@@ -572,5 +596,8 @@ fn extract_of_changed_files_skips_a_changed_link_that_leaves_the_root() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("changed()") && !stdout.contains(CANARY), "{stdout}");
+    assert!(
+        stdout.contains("changed()") && !stdout.contains(CANARY),
+        "{stdout}"
+    );
 }

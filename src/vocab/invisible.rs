@@ -97,7 +97,7 @@ pub fn props(c: char) -> Props {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use regex_syntax::hir::{Class, HirKind};
+    use regex_syntax::hir::{Class, HirKind, Literal};
 
     /// The code points of a Unicode property, as regex-syntax knows it.
     fn class(property: &str) -> Vec<(u32, u32)> {
@@ -110,6 +110,11 @@ mod tests {
                 .iter()
                 .map(|r| (r.start() as u32, r.end() as u32))
                 .collect(),
+            // A property of one code point parses as that literal.
+            HirKind::Literal(Literal(bytes)) => {
+                let c = std::str::from_utf8(bytes).unwrap().chars().next().unwrap() as u32;
+                vec![(c, c)]
+            }
             other => panic!("{property}: {other:?}"),
         }
     }

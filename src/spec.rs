@@ -290,6 +290,10 @@ pub struct Overrides {
     pub compress: bool,
     /// Apply `[profiles.NAME]` from `.gnawconfig`.
     pub profile: Option<String>,
+    /// The explicit path list is git's list of changed files (`--changed`, `changed`): a path
+    /// of it that leads outside the repository through a symbolic link is skipped and listed,
+    /// where a caller's list (`--stdin`) is rejected whole.
+    pub paths_from_git: bool,
 }
 
 /// Receives progress and answers whether the run should stop. Called from worker threads.

@@ -210,6 +210,8 @@ impl Args {
             query: self.query.clone(),
             compress: self.compress,
             profile: self.profile.clone(),
+            // git's list of changed files (--stdin, if also given, is the caller's list).
+            paths_from_git: self.changed.is_some() && !self.stdin,
         }
     }
 }

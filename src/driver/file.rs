@@ -19,8 +19,9 @@ use crate::error::Error;
 use crate::par::lock;
 use crate::spec::Widen;
 use crate::stages::filter::Filter;
+use crate::stages::name::{Namer, ShownName};
 use crate::stages::{count, filter, read, render, scan, source, syntax};
-use crate::vocab::{Candidate, EntryKind, Finding, SecretsMode, SkipReason, Text, display_path};
+use crate::vocab::{Candidate, EntryKind, Finding, SecretsMode, SkipReason, Text};
 use gnaw_sandbox::{BeneathDir, Root};
 use render::FileView;
 use std::collections::BTreeSet;
@@ -35,6 +36,8 @@ pub struct FileContext<'a> {
     pub dir: &'a BeneathDir,
     pub options: &'a FileOptions,
     allow: scan::Allow,
+    /// How every name this run shows is rendered (escaped, secrets handled by the mode).
+    namer: Namer,
     explicit: globset::GlobSet,
     pub cache: Option<&'a Cache>,
     /// The cache key of `options` (see [`cache::context_key`]).
@@ -57,19 +60,14 @@ impl<'a> FileContext<'a> {
         options: &'a FileOptions,
         cache: Option<&'a Cache>,
     ) -> Result<FileContext<'a>, Error> {
-        filter::check_glob_list(&options.secrets_allow_paths, "secrets.allow_paths")?;
-        let allow = scan::Allow::new(
+        let allow = allow_list(
             &options.secrets_allow_paths,
-            options.secrets_allow_fingerprints.iter().cloned(),
-        )
-        .map_err(|e| Error::Glob {
-            source: "secrets.allow_paths".into(),
-            pattern: e.glob.clone(),
-            why: e.error.kind().to_string(),
-        })?;
+            &options.secrets_allow_fingerprints,
+        )?;
         Ok(FileContext {
             dir,
             options,
+            namer: Namer::new(options.secrets, allow.clone()),
             allow,
             explicit: explicit_includes(&options.config_include)?,
             cache,
@@ -79,6 +77,11 @@ impl<'a> FileContext<'a> {
             reincluded: Mutex::new(BTreeSet::new()),
             parse: syntax::ParseBudget::default(),
         })
+    }
+
+    /// The renderer of every name this run shows.
+    pub fn namer(&self) -> &Namer {
+        &self.namer
     }
 
     /// What the repo's config widened in this run: the settings [`super::options::resolve`]
@@ -145,7 +148,7 @@ impl<'a> FileContext<'a> {
     /// Why a followed link's `target` is left out, or `None` when it passes what its own path
     /// would have to.
     fn check_target(&self, target: &[u8]) -> Option<SkipReason> {
-        let shown = display_path(target);
+        let shown = self.namer.path(target).into_string();
         let mut parts = target.split(|&b| b == b'/');
         if parts.clone().any(|p| p == b".git") {
             return Some(SkipReason::Sensitive {
@@ -216,6 +219,8 @@ impl<'a> FileContext<'a> {
 /// A kept file: its text (shared with the cache, or the scan's redacted copy) and its piece's
 /// exact token count and length.
 pub struct Body {
+    /// The size of the text served: the file's, or for a file with a secret redacted, its
+    /// redacted text's (the original's would tell the secrets' lengths).
     pub bytes: u64,
     pub lossy: bool,
     pub text: BodyText,
@@ -294,27 +299,53 @@ impl std::ops::Deref for BodyText {
 /// What the step makes of one candidate: the body or why it is skipped, and its findings.
 pub type Processed = (Result<Body, SkipReason>, Vec<Finding>);
 
-/// How a path is shown under the run's secrets mode: its display form, with any secret in a
-/// file or directory name redacted (in `redact` and `block` modes), and the findings in it.
-/// `None` when `block` mode leaves the entry out; the findings then name the redacted form.
+/// The allow list of the secrets scan, from `secrets.allow_paths` and
+/// `secrets.allow_fingerprints`.
+pub fn allow_list(paths: &[String], fingerprints: &[String]) -> Result<scan::Allow, Error> {
+    filter::check_glob_list(paths, "secrets.allow_paths")?;
+    scan::Allow::new(paths, fingerprints.iter().cloned()).map_err(|e| Error::Glob {
+        source: "secrets.allow_paths".into(),
+        pattern: e.glob.clone(),
+        why: e.error.kind().to_string(),
+    })
+}
+
+/// The renderer of names under `options`' secrets mode and allow list: what the walk's filter
+/// matches globs against, before any file is read.
+pub fn namer(options: &Options) -> Result<Namer, Error> {
+    Ok(Namer::new(
+        options.secrets,
+        allow_list(
+            &options.secrets_allow_paths,
+            &options.secrets_allow_fingerprints,
+        )?,
+    ))
+}
+
+/// How the path `rel` is shown under the run's secrets mode (see [`Namer`]).
+pub fn shown_name(ctx: &FileContext<'_>, rel: &[u8]) -> ShownName {
+    ctx.namer.path(rel)
+}
+
+/// How a path the walk already escaped (a skipped entry's) is shown: `None` when `block` mode
+/// leaves the entry out.
 pub fn shown_path(ctx: &FileContext<'_>, display: String) -> (Option<String>, Vec<Finding>) {
-    match scan::scan_name(&display, ctx.options.secrets, &ctx.allow) {
-        scan::Scanned::Clean(_) => (Some(display), Vec::new()),
-        scan::Scanned::Warned { findings, .. } => (Some(display), findings),
-        scan::Scanned::Redacted { text, findings } => (Some(text), findings),
-        scan::Scanned::Blocked { findings } => (None, findings),
-    }
+    let shown = ctx.namer.escaped(display);
+    let blocked = shown.is_blocked();
+    let (text, findings) = shown.into_parts();
+    ((!blocked).then_some(text), findings)
 }
 
 /// [`process`], after the path itself is scanned (issue 12: secrets in names): the path as it
 /// is shown everywhere (tree, headings, omitted list, findings), the outcome, and the findings
 /// of the name and the content.
 pub fn process_named(ctx: &FileContext<'_>, c: &Candidate) -> (String, Processed) {
-    let (shown, mut found) = shown_path(ctx, display_path(&c.rel));
-    let Some(path) = shown else {
-        let path = found.first().map(|f| f.path.clone()).unwrap_or_default();
+    let shown = ctx.namer.path(&c.rel);
+    let blocked = shown.is_blocked();
+    let (path, mut found) = shown.into_parts();
+    if blocked {
         return (path, (Err(SkipReason::Secret), found));
-    };
+    }
     let (result, mut more) = process(ctx, c, &path);
     // In warn mode the name is shown as it is, but a finding never holds a secret: the content's
     // findings name the redacted form too.
@@ -422,7 +453,7 @@ fn process_link(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
         Ok(text) => text,
         Err(reason) => return (Err(reason), Vec::new()),
     };
-    let shown = display_path(&link.target);
+    let shown = ctx.namer.path(&link.target).into_string();
     if let Some(reason) = ctx.sensitive(&link.target, &shown, Some(text.text.as_bytes())) {
         return (Err(reason), Vec::new());
     }
@@ -463,10 +494,13 @@ fn from_piece(
         Ok(info) => info,
         Err(reason) => return Some((Err(reason.clone()), piece.findings.clone())),
     };
-    let (bytes, lossy) = (text.bytes, text.lossy);
+    let (mut bytes, lossy) = (text.bytes, text.lossy);
     let body_text = if info.redacted {
         match scan::scan(&text.text, path, ctx.options.secrets, &ctx.allow) {
-            scan::Scanned::Redacted { text, .. } => BodyText::Redacted(text),
+            scan::Scanned::Redacted { text, .. } => {
+                bytes = text.len() as u64;
+                BodyText::Redacted(text)
+            }
             _ => return None,
         }
     } else {
@@ -507,7 +541,11 @@ pub fn scan_text(
         scan::Scanned::Warned { findings, .. } => {
             (kept(BodyText::Shared(Arc::clone(&text))), findings)
         }
-        scan::Scanned::Redacted { text, findings } => (kept(BodyText::Redacted(text)), findings),
+        // The size of what is served: the original's would tell the secrets' lengths.
+        scan::Scanned::Redacted { text, findings } => {
+            let served = text.len() as u64;
+            (Ok((BodyText::Redacted(text), served, lossy)), findings)
+        }
         scan::Scanned::Blocked { findings } => (Err(SkipReason::Secret), findings),
     }
 }

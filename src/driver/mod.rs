@@ -95,7 +95,8 @@ fn run(
         .as_deref()
         .map(Query::parse)
         .transpose()?;
-    let filter = Arc::new(Filter::new(&options.include, &options.exclude)?);
+    let filter =
+        Arc::new(Filter::new(&options.include, &options.exclude)?.seeing(file::namer(&options)?));
     let threads = par::threads();
     // Asked between files and inside every long loop after them: ranking, fitting, drawing the
     // tree, counting big parts, assembling.
@@ -116,7 +117,7 @@ fn run(
         )?,
         Some(paths) => {
             let repo_root = spec.repo.as_root().map_err(|e| repo_open_error(&e))?;
-            source::from_list(&repo_root, paths, &filter)
+            source::from_list(&repo_root, paths, &filter, spec.overrides.paths_from_git)
                 .map_err(|(path, why)| Error::PathRejected { path, why })?
         }
     };

@@ -9,18 +9,26 @@
 //! - A pattern that matches a directory matches everything beneath it (`-e vendor`, `-i src`).
 //! - No include patterns means everything is included. Exclude wins over include.
 //!
+//! - Patterns see what the answer shows ([`Filter::seeing`]): a path with a secret redacted in
+//!   it is matched in its shown form (`key_[REDACTED:github-token]`), so no glob can test the
+//!   characters of a redacted span, and two globs that differ only inside one give the same
+//!   answer (issue 21).
+//!
 //! Every list is checked against [`crate::limits`] before anything is compiled (the number of
 //! patterns, their total size, and each pattern's length, brace nesting and alternatives): a
 //! pattern past a limit is an error naming it and the limit, never a stack overflow.
 
 use crate::error::Error;
 use crate::limits::{check_globs, shown_glob};
+use crate::stages::name::Namer;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// The compiled include and exclude sets.
 pub struct Filter {
     include: Option<GlobSet>,
     exclude: GlobSet,
+    /// How names are shown: a path is matched as the answer shows it.
+    namer: Option<Namer>,
 }
 
 impl Filter {
@@ -34,24 +42,44 @@ impl Filter {
         Ok(Filter {
             include,
             exclude: compile(exclude, "exclude")?,
+            namer: None,
         })
+    }
+
+    /// The filter matching each path as `namer` shows it: a path with a redacted secret is
+    /// matched in its shown form (see [`Namer::seen`]).
+    pub fn seeing(mut self, namer: Namer) -> Filter {
+        self.namer = Some(namer);
+        self
     }
 
     /// Whether a file at `rel` (relative, `/`-separated) passes the filter.
     pub fn keeps(&self, rel: &[u8]) -> bool {
-        if matches_self_or_ancestor(&self.exclude, rel) {
+        if self.include.is_none() && self.exclude.is_empty() {
+            return true;
+        }
+        let seen = self.seen(rel);
+        if matches_self_or_ancestor(&self.exclude, &seen) {
             return false;
         }
         match &self.include {
             None => true,
-            Some(set) => matches_self_or_ancestor(set, rel),
+            Some(set) => matches_self_or_ancestor(set, &seen),
         }
     }
 
     /// Whether a directory can be pruned from the walk: it is excluded, so nothing beneath it
     /// can be kept.
     pub fn prunes_dir(&self, rel: &[u8]) -> bool {
-        matches_self_or_ancestor(&self.exclude, rel)
+        !self.exclude.is_empty() && matches_self_or_ancestor(&self.exclude, &self.seen(rel))
+    }
+
+    /// The path the globs are matched against.
+    fn seen<'a>(&self, rel: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        match &self.namer {
+            Some(n) => n.seen(rel),
+            None => std::borrow::Cow::Borrowed(rel),
+        }
     }
 }
 
@@ -171,6 +199,28 @@ mod tests {
         let x = f(&["src/**"], &["*_test.rs"]);
         assert!(x.keeps(b"src/a.rs"));
         assert!(!x.keeps(b"src/a_test.rs"));
+    }
+
+    #[test]
+    fn globs_match_the_shown_name_not_the_secret() {
+        let token = format!("{}{}", "gh", "p_") + "u8Zq3LmN7pX2vR9tK4wY6bJ1cH5dF0gS8aQe";
+        let raw = format!("keys/key_{token}.txt");
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let seeing = |inc: &[&str], exc: &[&str]| {
+            Filter::new(&s(inc), &s(exc))
+                .unwrap()
+                .seeing(Namer::redacting())
+        };
+        // A right and a wrong guess at the secret's first characters: the same answer.
+        assert!(!seeing(&["key_ghp_u8*"], &[]).keeps(raw.as_bytes()));
+        assert!(!seeing(&["key_ghp_Z*"], &[]).keeps(raw.as_bytes()));
+        assert!(seeing(&[], &["key_ghp_u8*"]).keeps(raw.as_bytes()));
+        // What the model sees matches.
+        assert!(seeing(&["key_*"], &[]).keeps(raw.as_bytes()));
+        assert!(seeing(&["key_\\[REDACTED:github-token\\]*"], &[]).keeps(raw.as_bytes()));
+        assert!(seeing(&["keys"], &[]).keeps(raw.as_bytes()));
+        // Without the renderer (before issue 21) the guess was told apart.
+        assert!(f(&["key_ghp_u8*"], &[]).keeps(raw.as_bytes()));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! | 7 | rank | [`rank`] | order files by relevance to a query (BM25 over code-aware terms) |
 //! | 8 | budget | [`budget`] | keep whole files, best first, so the exact count fits the budget |
 //! | – | syntax | [`syntax`] | tree-sitter outlines of source files (bounded), and their skeletons |
+//! | – | name | [`name`] | the one renderer of names: escaped, secrets redacted; what globs and answers see of a path |
 //! | – | grep | [`grep`] | the navigation tools' search: a bounded pattern, and the lines of a shown text it matches |
 //! | – | git | [`git`] | `.git` read in-process (never by running git): safe open, trees, blobs, index, history, line diffs |
 //!
@@ -25,6 +26,7 @@ pub mod count;
 pub mod filter;
 pub mod git;
 pub mod grep;
+pub mod name;
 pub mod rank;
 pub mod read;
 pub mod render;

@@ -668,10 +668,14 @@ fn read_bounded(dir: &BeneathDir, name: &OsStr) -> Result<Option<String>, Unusab
 /// Resolve an explicit path list against the repo. Every path is canonicalized and proven to
 /// lie inside the repo by comparing components; the first one that does not rejects the whole
 /// list with `Err((path, why))`. Paths inside `.git` are skipped with a reason, never read.
+/// A list git made (`listed_by_git`, for `--changed`) names files of the repository by their
+/// own paths: one that resolves outside through a symbolic link is skipped with the reason,
+/// as the walk skips such a link, instead of rejecting the list.
 pub fn from_list(
     repo: &Root,
     paths: &[Vec<u8>],
     filter: &Filter,
+    listed_by_git: bool,
 ) -> Result<Sourced, (String, String)> {
     let mut candidates = Vec::new();
     let mut skipped = Vec::new();
@@ -693,6 +697,16 @@ pub fn from_list(
                     shown,
                     "it does not exist and is not inside the repository".into(),
                 ));
+            }
+            Err(Rejection::OutsideRoot) if listed_by_git && lexically_inside(repo.path(), raw) => {
+                skipped.push(Skipped {
+                    path: shown,
+                    reason: SkipReason::Symlink {
+                        detail: "a symbolic link (or inside one) that leads outside the \
+                                 repository; not read",
+                    },
+                });
+                continue;
             }
             Err(r) => return Err((shown, r.to_string())),
         };
@@ -1055,7 +1069,7 @@ mod tests {
         let root = Root::new(dir.path(), false).unwrap();
         let filter = Filter::new(&[], &[]).unwrap();
         let list = split_list(b"a.rs\nsub\n.git/config\nmissing.rs\n\n", false);
-        let sourced = from_list(&root, &list, &filter).unwrap();
+        let sourced = from_list(&root, &list, &filter, false).unwrap();
         let rels: Vec<String> = sourced
             .candidates
             .iter()
@@ -1077,7 +1091,7 @@ mod tests {
             ]
         );
         for escaping in ["../x", "/etc/passwd", "sub/../../x"] {
-            let err = from_list(&root, &[escaping.as_bytes().to_vec()], &filter);
+            let err = from_list(&root, &[escaping.as_bytes().to_vec()], &filter, false);
             assert!(err.is_err(), "{escaping} was accepted");
         }
     }

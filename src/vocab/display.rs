@@ -3,12 +3,11 @@
 use std::fmt::Write as _;
 
 /// Escape a repo-relative path (raw bytes, `/`-separated) so it is printable and unambiguous:
-/// `\` becomes `\\`; `\n`, `\r`, `\t` are written as such; every other control character,
-/// every format character (Unicode category Cf: bidi controls, zero-width joiners, the BOM, tag
-/// characters, Arabic number signs, musical and hieroglyph format controls), every space other
-/// than the ASCII one (Zs), every default-ignorable code point (variation selectors, Hangul
-/// fillers) and the look-alikes of `/`, `\` and `.` (the division and fraction slashes, the
-/// fullwidth solidus, ...) as `\u{XXXX}`; bytes that are not UTF-8 as `\xNN`. Two different paths
+/// `\` becomes `\\`; `\n`, `\r`, `\t` are written as such; every other control character and
+/// every character [`is_invisible`] names (by Unicode property: format characters, spaces other
+/// than the ASCII one, default-ignorable code points, bidi controls, variation selectors, tag
+/// characters; blank-looking symbols; look-alikes of `/`, `\` and `.`) as `\u{XXXX}`; bytes
+/// that are not UTF-8 as `\xNN`. Two different paths
 /// never display the same, and none displays like another name.
 pub fn display_path(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
@@ -32,37 +31,20 @@ pub fn display_path(bytes: &[u8]) -> String {
     out
 }
 
-/// Characters that are invisible, change direction, look like a space, or look like a path
-/// separator or dot: anything that could make one path look like another.
+/// Characters that are invisible, change direction, look like a space or like nothing, or look
+/// like a path separator or dot: anything that could make one path look like another. By
+/// property, from one table ([`super::invisible`]: `Default_Ignorable_Code_Point`, `Cf`, `Zs`
+/// but U+0020, `Zl`, `Zp`, `Bidi_Control`, `Variation_Selector`), then the blank-looking symbols
+/// that have none of those properties, then the look-alikes of `/`, `\\` and `.`.
 pub fn is_invisible(c: char) -> bool {
-    is_format(c) || is_odd_space(c) || is_default_ignorable(c) || is_confusable_punctuation(c)
+    super::invisible::props(c) != 0 || is_blank_looking(c) || is_confusable_punctuation(c)
 }
 
-/// General category Cf (format), Unicode 15.1.
-fn is_format(c: char) -> bool {
-    matches!(c as u32,
-        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2
-        | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
-        | 0xFEFF | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F
-        | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
-}
-
-/// General category Zs (space separator) except the ASCII space, and the line and paragraph
-/// separators (Zl, Zp).
-fn is_odd_space(c: char) -> bool {
-    matches!(
-        c as u32,
-        0x00A0 | 0x1680 | 0x2000..=0x200A | 0x2028 | 0x2029 | 0x202F | 0x205F | 0x3000
-    )
-}
-
-/// Default_Ignorable_Code_Point, Unicode 15.1: rendered as nothing by most fonts.
-fn is_default_ignorable(c: char) -> bool {
-    matches!(c as u32,
-        0x00AD | 0x034F | 0x061C | 0x115F..=0x1160 | 0x17B4..=0x17B5 | 0x180B..=0x180F
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
-        | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFF8 | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
-        | 0xE0000..=0xE0FFF)
+/// Symbols drawn as an empty cell without being spaces or ignorable: U+2800 BRAILLE PATTERN
+/// BLANK (a symbol, `So`), and the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0, which are
+/// default-ignorable too, listed here so the rule does not depend on that).
+fn is_blank_looking(c: char) -> bool {
+    matches!(c as u32, 0x2800 | 0x115F | 0x1160 | 0x3164 | 0xFFA0)
 }
 
 /// Look-alikes of `/`, `\` and `.`, which could fake a directory boundary or a `..`.
@@ -125,5 +107,38 @@ mod tests {
             assert_ne!(shown, "README.md");
         }
         assert_eq!(display_path("caf\u{e9}".as_bytes()), "caf\u{e9}");
+    }
+
+    #[test]
+    fn blank_looking_and_property_characters_are_escaped() {
+        // U+2800 passed raw before issue 21: a name of braille blanks showed as empty.
+        for c in [
+            '\u{2800}',
+            '\u{3164}',
+            '\u{115F}',
+            '\u{1160}',
+            '\u{FFA0}',
+            '\u{200B}',
+            '\u{202E}',
+            '\u{2066}',
+            '\u{FE0F}',
+            '\u{E0041}',
+            '\u{00A0}',
+            '\u{2029}',
+            '\u{FEFF}',
+            '\u{061C}',
+        ] {
+            let name = format!("a{c}b");
+            assert_eq!(
+                display_path(name.as_bytes()),
+                format!("a\\u{{{:x}}}b", c as u32),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+        // Letters, marks and symbols that draw something stay as they are.
+        for ok in ["\u{e9}", "\u{4e2d}", "\u{1F600}", "\u{2801}", "a b"] {
+            assert_eq!(display_path(ok.as_bytes()), ok);
+        }
     }
 }

@@ -8,12 +8,14 @@
 //! | [`skip`] | [`Skipped`] and its [`SkipReason`] |
 //! | [`finding`] | a secret [`Finding`] (never the secret) |
 //! | [`omitted`] | the [`OmittedView`] a budget leaves |
-//! | [`display`] | [`display_path`]: how any path is shown |
+//! | [`display`] | [`display_path`]: how any path is escaped (the renderer that also redacts is `stages::name`) |
+//! | [`invisible`] | the table of characters escaped by Unicode property |
 //! | [`symbol`] | a [`Symbol`] found by the syntax stage: kind, name, signature, lines, doc |
 
 pub mod display;
 pub mod file;
 pub mod finding;
+pub mod invisible;
 pub mod names;
 pub mod omitted;
 pub mod skip;

@@ -77,6 +77,20 @@ struct Shown {
     info: CommitInfo,
     text: String,
     files: usize,
+    /// `Name <email>`, and the message's first line, as shown.
+    author: String,
+    subject: String,
+}
+
+/// A commit's `Name <email>` as shown: both strings come from `.git`, which whoever wrote the
+/// repository wrote, so they are escaped and scanned like a name (a token in them redacted).
+fn author(ctx: &FileContext<'_>, info: &CommitInfo) -> String {
+    let namer = ctx.namer();
+    format!(
+        "{} <{}>",
+        namer.git_string(&info.author_name),
+        namer.git_string(&info.author_email)
+    )
 }
 
 /// Run `log`.
@@ -159,6 +173,13 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
             Ok(text) => {
                 shown_commits.push(Shown {
                     files: changes.len(),
+                    author: author(&ctx, &info),
+                    subject: scanned_message(&ctx, &info.message)
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_string(),
                     info,
                     text,
                 });
@@ -247,16 +268,9 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
         .map(|s| CommitReport {
             id: s.info.id.to_string(),
             short: short(&s.info.id),
-            author: format!("{} <{}>", s.info.author_name, s.info.author_email),
+            author: s.author.clone(),
             date: super::format_date(s.info.time, s.info.offset),
-            subject: s
-                .info
-                .message
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_string(),
+            subject: s.subject.clone(),
             files: s.files,
         })
         .collect();
@@ -349,7 +363,7 @@ fn render_commit(
         let shorts: Vec<String> = info.parents.iter().map(short).collect();
         let _ = writeln!(out, "Merge: {}", shorts.join(" "));
     }
-    let _ = writeln!(out, "Author: {} <{}>", info.author_name, info.author_email);
+    let _ = writeln!(out, "Author: {}", author(ctx, info));
     let _ = writeln!(
         out,
         "Date:   {}",
@@ -374,23 +388,28 @@ fn render_commit(
         let path = shown(ctx, &c.path);
         let old = blob_bytes(repo, c.old)?;
         let new = blob_bytes(repo, c.new)?;
-        let counts = match (&old, &new) {
-            (Some(a), Some(b)) if !is_binary(a) && !is_binary(b) => {
-                let (added, removed) =
-                    line_diff::count(&String::from_utf8_lossy(a), &String::from_utf8_lossy(b));
+        let binary = [&old, &new]
+            .iter()
+            .any(|b| b.as_ref().is_some_and(|b| is_binary(b)));
+        // Lines are counted on the text as served (both sides scanned, secrets redacted under
+        // the mode in force): counts of the original would tell a secret's lines and when it
+        // was rotated.
+        let to_side = |bytes: Option<Vec<u8>>| match bytes {
+            None => Side::Note("larger than max_file_size".into()),
+            Some(b) if b.is_empty() => Side::Text(String::new()),
+            Some(b) => side(ctx, &c.path, &path, b),
+        };
+        let (a, b) = (to_side(old), to_side(new));
+        let counts = match (&a, &b) {
+            _ if binary => "-\t-".to_string(),
+            (Side::Text(a), Side::Text(b)) => {
+                let (added, removed) = line_diff::count(a, b);
                 format!("{added}\t{removed}")
             }
-            (Some(_), Some(_)) => "-\t-".to_string(),
             _ => "?\t?".to_string(),
         };
         let _ = writeln!(out, "{counts}\t{path}");
         if patch {
-            let to_side = |bytes: Option<Vec<u8>>| match bytes {
-                None => Side::Note("larger than max_file_size".into()),
-                Some(b) if b.is_empty() => Side::Text(String::new()),
-                Some(b) => side(ctx, &c.path, &path, b),
-            };
-            let (a, b) = (to_side(old), to_side(new));
             let (counts, body) = match (a, b) {
                 (Side::Text(a), Side::Text(b)) => {
                     let d = diff_lines(&a, &b, DEFAULT_CONTEXT);

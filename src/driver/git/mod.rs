@@ -39,8 +39,19 @@ pub const MAX_CONTEXT: u32 = 1000;
 /// The most path filters a call may give.
 pub const MAX_PATHS: usize = 100;
 
-/// A git stage failure as the tools report it.
+/// A git stage failure as the tools report it. Its message may quote what `.git` holds (a ref
+/// name, a path, a URL), so every secret in it is redacted, whatever the mode: an error is no
+/// place for one.
 pub fn git_error(e: GitError) -> NavError {
+    let e = match e {
+        GitError::Refused { kind, message } => GitError::Refused {
+            kind,
+            message: redacted(message),
+        },
+        GitError::BadRevision(m) => GitError::BadRevision(redacted(m)),
+        GitError::Bound(m) => GitError::Bound(redacted(m)),
+        GitError::Failed(m) => GitError::Failed(redacted(m)),
+    };
     match e {
         GitError::Refused { kind, message } => NavError::argument(kind, message),
         GitError::BadRevision(m) => NavError::argument("InvalidRevision", m),
@@ -49,6 +60,19 @@ pub fn git_error(e: GitError) -> NavError {
             what: "cannot read the repository's .git".into(),
             error: m,
         }),
+    }
+}
+
+/// `message` with every secret in it replaced by its marker.
+fn redacted(message: String) -> String {
+    match crate::stages::scan::scan(
+        &message,
+        "(git error)",
+        crate::vocab::SecretsMode::Redact,
+        &crate::stages::scan::Allow::default(),
+    ) {
+        crate::stages::scan::Scanned::Redacted { text, .. } => text,
+        _ => message,
     }
 }
 

@@ -20,7 +20,7 @@ use crate::driver::file::{Body, BodyText};
 use crate::error::Error;
 use crate::stages::count;
 use crate::stages::grep::{Matcher, PatternOptions};
-use crate::vocab::{Encoding, display_path};
+use crate::vocab::Encoding;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -115,14 +115,14 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
         Some((r, l)) => rel > r.as_slice() || (rel == r.as_slice() && line > *l),
     };
     let stop = || session.cancelled();
-    let searched = session.each_file(&ctx, &sourced.candidates, |c, (r, _)| match r {
+    let searched = session.each_named(&ctx, &sourced.candidates, |c, path, (r, _)| match r {
         Err(reason) => Ok::<_, Error>(Err(reason.kind())),
         Ok(body) => {
             let lines = matcher.lines(&body.text, &stop).ok_or(Error::Cancelled)?;
             let wanted = lines.last().is_some_and(|&l| is_after(&c.rel, l));
             Ok(Ok(Hit {
                 rel: c.rel.clone(),
-                path: display_path(&c.rel),
+                path,
                 body: wanted.then_some(body),
                 lines,
             }))

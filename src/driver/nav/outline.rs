@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::stages::count;
 use crate::stages::filter::Filter;
 use crate::stages::syntax::{self, Language, Outline};
-use crate::vocab::{Encoding, SkipReason, Symbol, display_path};
+use crate::vocab::{Encoding, SkipReason, Symbol};
 use std::fmt::Write as _;
 
 /// Most entries one call may name.
@@ -157,7 +157,7 @@ pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, Nav
     let session = Session::open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
-    let excluded = Filter::new(&[], &session.options.exclude)?;
+    let excluded = session.filter(&[])?;
     let stop = || session.cancelled();
     let total = proven.len();
     let mut sections = Vec::with_capacity(total);
@@ -165,7 +165,7 @@ pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, Nav
         if session.cancelled() {
             return Err(Error::Cancelled.into());
         }
-        let shown = display_path(&p.rel);
+        let shown = crate::driver::file::shown_name(&ctx, &p.rel).into_string();
         let body = body(&ctx, &excluded, &entry, &p, &stop);
         if let Some(o) = req.observer {
             o.progress(n + 1, total);

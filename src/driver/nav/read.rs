@@ -24,7 +24,7 @@ use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::count;
 use crate::stages::filter::Filter;
-use crate::vocab::{Encoding, SkipReason, display_path};
+use crate::vocab::{Encoding, SkipReason};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -223,7 +223,7 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
     let ctx = session.context(&fo)?;
     let big_fo = session.file_options(false, Some(session.range_ceiling()));
     let big_ctx = session.context(&big_fo)?;
-    let excluded = Filter::new(&[], &session.options.exclude)?;
+    let excluded = session.filter(&[])?;
     let budget = session.budget();
     let limits = Limits {
         budget,
@@ -239,7 +239,7 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
         if session.cancelled() {
             return Err(Error::Cancelled.into());
         }
-        let shown = display_path(&p.rel);
+        let shown = crate::driver::file::shown_name(&ctx, &p.rel).into_string();
         let body = if allowance == 0 {
             Body::NotReached
         } else {

@@ -9,6 +9,13 @@
 //! bytes are then proven inside the repo component by component, through directory fds, with the
 //! same containment as `--stdin` ([`gnaw_sandbox::ContainedDir::as_root`] then
 //! [`gnaw_sandbox::Root::contain`]): escaping cannot get around the proof, it only names bytes.
+//!
+//! A path shown with a secret redacted in it (`keys/key_[REDACTED:github-token].txt`) is passed
+//! back as shown: each component holding a redaction marker names the entry of its directory
+//! whose shown name it is ([`resolve_shown`]); the bytes found are then proven like any others.
+//! The raw name is never needed and never echoed. Two entries that show the same (their names
+//! differ only inside a secret) cannot be told apart by their shown name, and are refused as
+//! ambiguous.
 
 use crate::cache::Cache;
 use crate::config::Options;
@@ -19,6 +26,7 @@ use crate::error::Error;
 use crate::par;
 use crate::spec::{ExtractionSpec, Mode, Observer, Overrides, Policy};
 use crate::stages::filter::Filter;
+use crate::stages::name::Namer;
 use crate::stages::source::{self, Sourced, WalkOptions};
 use crate::vocab::{Candidate, Encoding, EntryKind};
 use gnaw_sandbox::beneath::{FileKind, Stat};
@@ -159,7 +167,7 @@ impl<'r, 'a> Session<'r, 'a> {
     /// [`Session::walk`], entering only the directory `under` (repo-relative) and the
     /// directories on the way to it, whose ignore files apply.
     pub fn walk_under(&self, under: &[u8]) -> Result<Sourced, NavError> {
-        let filter = Arc::new(Filter::new(&self.options.include, &self.options.exclude)?);
+        let filter = Arc::new(self.filter(&self.options.include)?);
         let sourced = source::walk(
             &self.dir,
             &WalkOptions {
@@ -175,6 +183,12 @@ impl<'r, 'a> Session<'r, 'a> {
             return Err(Error::Cancelled.into());
         }
         Ok(sourced)
+    }
+
+    /// The filter of the call's walk: `include` (the call's and `.gnawconfig`'s, or none) and
+    /// the excludes in force, matched against paths as the answer shows them.
+    pub fn filter(&self, include: &[String]) -> Result<Filter, NavError> {
+        Ok(Filter::new(include, &self.options.exclude)?.seeing(file::namer(&self.options)?))
     }
 
     /// Run the per-file step on every candidate in parallel (largest first), reporting progress,
@@ -266,13 +280,90 @@ impl Proven {
 /// `root`, or the `-32602` answer naming why not.
 pub fn prove(root: &Root, what: &str, given: &str) -> Result<Proven, NavError> {
     let raw = parse_display(given);
-    match root.contain(OsStr::from_bytes(&raw)) {
+    let contained = match root.contain(OsStr::from_bytes(&raw)) {
+        Err(Rejection::NotFound) if given.contains(REDACTION_MARK) => {
+            match resolve_shown(root, given) {
+                Shown::One(raw) => root.contain(OsStr::from_bytes(&raw)),
+                Shown::None => Err(Rejection::NotFound),
+                Shown::Ambiguous(n) => {
+                    return Err(NavError::argument(
+                        "InvalidPath",
+                        format!(
+                            "{what} {}: {n} entries show as this name (their names differ                              only inside a redacted secret), so it names none of them; reach                              their contents with grep or extract",
+                            quote(given)
+                        ),
+                    ));
+                }
+            }
+        }
+        other => other,
+    };
+    match contained {
         Ok(c) => Ok(Proven {
             rel: c.relative().as_os_str().as_bytes().to_vec(),
             stat: *c.stat(),
         }),
         Err(r) => Err(NavError::argument(r.kind(), rejected(what, given, &r))),
     }
+}
+
+/// What every redaction marker starts with (`[REDACTED:<rule>]`).
+const REDACTION_MARK: &str = "[REDACTED:";
+
+/// The entries a shown path names.
+enum Shown {
+    /// Exactly one: its raw path, relative to the root.
+    One(Vec<u8>),
+    None,
+    /// More than one entry of a directory shows as the same component.
+    Ambiguous(usize),
+}
+
+/// The raw path whose shown form (escaped, secrets redacted) is `given`: component by
+/// component, a component without a redaction marker stands for the bytes it spells; one with
+/// a marker names the entry of the directory reached so far whose name shows as it. Only
+/// names are chosen here: the caller proves the path found like any other.
+fn resolve_shown(root: &Root, given: &str) -> Shown {
+    let namer = Namer::redacting();
+    let Ok(mut dir) = root.as_dir().open() else {
+        return Shown::None;
+    };
+    let parts: Vec<&str> = given.split('/').filter(|p| !p.is_empty()).collect();
+    let mut raw: Vec<u8> = Vec::with_capacity(given.len());
+    for (i, part) in parts.iter().enumerate() {
+        let name = if part.contains(REDACTION_MARK) {
+            let Ok(entries) = dir.entries() else {
+                return Shown::None;
+            };
+            let mut found = entries
+                .into_iter()
+                .filter(|e| namer.path(e.name.as_bytes()).as_str() == *part);
+            let (Some(first), rest) = (found.next(), found.count()) else {
+                return Shown::None;
+            };
+            if rest > 0 {
+                return Shown::Ambiguous(rest + 1);
+            }
+            first.name.as_bytes().to_vec()
+        } else {
+            parse_display(part)
+        };
+        if !raw.is_empty() {
+            raw.push(b'/');
+        }
+        raw.extend_from_slice(&name);
+        if i + 1 < parts.len() {
+            // `..`, `.` and links are the proof's business; here they only stop the search.
+            match dir.child_dir(OsStr::from_bytes(&name)) {
+                Ok(d) => dir = d,
+                Err(_) => return Shown::None,
+            }
+        }
+    }
+    if given.ends_with('/') {
+        raw.push(b'/');
+    }
+    Shown::One(raw)
 }
 
 /// The message for a refused path argument: only the caller's own input is echoed.

@@ -17,7 +17,7 @@ use super::session::{NavError, Request, Session, prove, repo_root};
 use crate::error::Error;
 use crate::stages::count;
 use crate::stages::syntax::{self, Language, Outline};
-use crate::vocab::{Encoding, Symbol, display_path};
+use crate::vocab::{Encoding, Symbol};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -276,7 +276,7 @@ pub fn symbol(
     let stop = || session.cancelled();
     let needle = wanted.name.as_bytes();
     let finder = memchr::memmem::Finder::new(needle);
-    let per_file = session.each_file(&ctx, &candidates, |c, (r, _)| {
+    let per_file = session.each_named(&ctx, &candidates, |c, path, (r, _)| {
         let Ok(body) = r else {
             return Found::default();
         };
@@ -286,14 +286,7 @@ pub fn symbol(
         let Some(lang) = Language::detect(&c.rel) else {
             return Found::default();
         };
-        find_in(
-            &display_path(&c.rel),
-            lang,
-            &body.text,
-            &wanted,
-            &ctx.parse,
-            &stop,
-        )
+        find_in(&path, lang, &body.text, &wanted, &ctx.parse, &stop)
     })?;
     let mut matches: Vec<Match> = per_file.into_iter().flat_map(|f| f.matches).collect();
     matches.sort_by(|a, b| {

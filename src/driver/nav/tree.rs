@@ -131,7 +131,7 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
     let root_path = if prefix.is_empty() {
         ".".to_string()
     } else {
-        display_path(&prefix)
+        ctx.namer().path(&prefix).into_string()
     };
     let mut nodes = vec![Node {
         name: root_path.clone(),
@@ -176,9 +176,13 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
                 Some(&n) if !is_file => n,
                 _ => {
                     let n = nodes.len();
+                    // Shown as every answer shows it: a secret in the name redacted. Shown
+                    // paths have the raw path's components, so the last is the entry's name.
+                    let path = ctx.namer().path(&seen).into_string();
+                    let name = path.rsplit('/').next().unwrap_or_default().to_string();
                     nodes.push(Node {
-                        name: display_path(part),
-                        path: display_path(&seen),
+                        name,
+                        path,
                         is_dir: !is_file,
                         depth: i + 1,
                         children: Vec::new(),

@@ -58,7 +58,7 @@ fn output_schema() -> Value {
                 "description": "The prompt's format: markdown, xml or json.",
             },
             "files": count("Number of files included in the prompt."),
-            "bytes": count("Total bytes of the included files as read from disk."),
+            "bytes": count("Total bytes of the included files as served (a file with a redacted secret counts its redacted text)."),
             "output_bytes": count("Size of the prompt in bytes (UTF-8)."),
             "skipped": {
                 "type": "object",

@@ -123,6 +123,7 @@ pub fn run(
         query: args.query.map(|t| t.0),
         profile: args.profile.map(|t| t.0),
         compress: args.compress.unwrap_or(false),
+        paths_from_git: args.changed.is_some(),
         ..Default::default()
     };
     let paths = match args.changed {

@@ -321,3 +321,70 @@ fn the_cli_survives_the_swift_reproduction_under_an_address_space_limit() {
     assert!(stdout.contains("no outline"), "{stdout}");
     assert!(stdout.contains("memory bound"), "{stdout}");
 }
+
+/// A `/proc/PID/status` field.
+fn status_field(pid: u32, field: &str) -> Option<String> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .map(|v| v.trim().to_string())
+}
+
+#[test]
+fn parse_workers_are_confined_and_hold_nothing_of_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.rs"), "fn main() {}\n").unwrap();
+    let mut server = Server::start(dir.path(), &[]);
+    server.initialize("2025-06-18");
+    let (resp, _) = timed_call(
+        &mut server,
+        "outline",
+        json!({ "repo": ".", "paths": ["a.rs"] }),
+    );
+    assert!(text_of(&resp).contains("function"), "{resp}");
+    let pid = server.pid();
+    let supervisors = children(pid);
+    assert_eq!(
+        supervisors.len(),
+        1,
+        "one supervisor under the server: {supervisors:?}"
+    );
+    let supervisor = supervisors[0];
+    let workers = children(supervisor);
+    assert!(!workers.is_empty(), "workers under the supervisor");
+    for p in std::iter::once(supervisor).chain(workers.iter().copied()) {
+        assert_eq!(
+            status_field(p, "NoNewPrivs:").as_deref(),
+            Some("1"),
+            "process {p}"
+        );
+        assert_eq!(
+            status_field(p, "CapEff:").as_deref(),
+            Some("0000000000000000"),
+            "process {p} holds capabilities"
+        );
+        // Nothing of the server's: not stdin, stdout or stderr, not its files.
+        for fd in fs::read_dir(format!("/proc/{p}/fd")).unwrap() {
+            let target = fs::read_link(fd.unwrap().path()).unwrap();
+            assert!(
+                target.to_string_lossy().starts_with("socket:"),
+                "process {p} holds {target:?}"
+            );
+        }
+    }
+    for &w in &workers {
+        // Seccomp mode 2: the worker's own allow-list (the supervisor has none: it must fork).
+        assert_eq!(
+            status_field(w, "Seccomp:").as_deref(),
+            Some("2"),
+            "worker {w}"
+        );
+        assert_eq!(
+            fs::read_dir(format!("/proc/{w}/fd")).unwrap().count(),
+            1,
+            "a worker holds its own socket only"
+        );
+    }
+    server.ping();
+}

@@ -1,0 +1,80 @@
+//! Outline of one file: the first byte picks the language, the rest is the file's text (lossily
+//! UTF-8, as gnaw reads it). Every definition found lies within the text's lines, its body
+//! within it, its children within it; nesting and count stay under their bounds; the
+//! skeleton never grows the text by more than its markers; each outline row is one line.
+
+use super::{assert_not_a_panic, language, lines_of};
+use gnaw::driver::nav::outline::row_text;
+use gnaw::stages::syntax::{self, MAX_SYMBOL_DEPTH, MAX_SYMBOLS, Outline, ParseBudget};
+use gnaw::vocab::Symbol;
+use std::time::Duration;
+
+pub fn check(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let (lang, _) = language(which);
+    let text = String::from_utf8_lossy(rest);
+    let budget = ParseBudget::new(Duration::from_millis(500), 4 << 20);
+    match syntax::outline_of(lang, &text, &budget, &|| false) {
+        Outline::Parsed(symbols) => check_symbols(&text, &symbols),
+        Outline::Skipped(reason) => {
+            assert!(!reason.is_empty());
+            assert_not_a_panic(&reason);
+        }
+        Outline::Unsupported => panic!("{lang:?} has a grammar"),
+    }
+}
+
+/// The invariants of a parsed outline of `text`.
+pub fn check_symbols(text: &str, symbols: &[Symbol]) {
+    let last = lines_of(text);
+    let all = Symbol::walk(symbols);
+    assert!(all.len() <= MAX_SYMBOLS, "{} definitions", all.len());
+    fn nest(s: &Symbol, d: usize, max: &mut usize) {
+        *max = (*max).max(d);
+        for c in &s.children {
+            nest(c, d + 1, max);
+        }
+    }
+    let mut max_depth = 0;
+    for s in symbols {
+        nest(s, 1, &mut max_depth);
+    }
+    assert!(max_depth <= MAX_SYMBOL_DEPTH + 1, "nesting {max_depth}");
+    for (parent, s) in &all {
+        let r = s.lines;
+        assert!(1 <= r.start && r.start <= r.end, "{} has lines {r}", s.name);
+        assert!(
+            r.end <= last,
+            "{} ends at {} of {last} lines",
+            s.name,
+            r.end
+        );
+        if let Some(b) = s.body {
+            assert!(
+                r.start <= b.start && b.start <= b.end && b.end <= r.end,
+                "{}'s body {b} is outside its lines {r}",
+                s.name
+            );
+        }
+        if let Some(p) = parent {
+            assert!(
+                p.lines.start <= r.start && r.end <= p.lines.end,
+                "{} ({r}) lies outside its parent {} ({})",
+                s.name,
+                p.name,
+                p.lines
+            );
+        }
+        assert!(!s.name.contains('\n') && !s.signature.contains('\n'));
+        let row = row_text(s);
+        assert!(!row.contains('\n'), "an outline row of two lines: {row:?}");
+    }
+    let skeleton = syntax::skeleton(text, symbols);
+    let kept = u32::try_from(skeleton.lines().count()).unwrap_or(u32::MAX);
+    assert!(
+        kept <= last + 1,
+        "the skeleton has {kept} lines, the text {last}"
+    );
+}

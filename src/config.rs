@@ -62,6 +62,10 @@ pub struct Options {
     pub secrets_allow_fingerprints: Vec<String>,
     /// Token budget for the rendered prompt; `None` is unlimited.
     pub budget: Option<usize>,
+    /// gnaw-mcp's tools this repository lets a server rooted at it offer (`tools = [...]`:
+    /// names, `-name`, or the presets `minimal` and `all`). It only narrows the operator's
+    /// `GNAW_MCP_TOOLS`; the CLI ignores it. `None` when not set.
+    pub tools: Option<Vec<String>>,
     /// For each option `.gnawconfig` set, the full key that set it last: `"hidden"` maps to
     /// `"hidden"` or to `"profiles.NAME.hidden"`; `"secrets.allow_paths"` to itself or to
     /// `"profiles.NAME.secrets.allow_paths"`.
@@ -89,6 +93,7 @@ impl Default for Options {
             secrets_allow_paths: Vec::new(),
             secrets_allow_fingerprints: Vec::new(),
             budget: None,
+            tools: None,
             keys: BTreeMap::new(),
             widenings: Vec::new(),
         }
@@ -143,6 +148,7 @@ pub const KEYS: &[&str] = &[
     "tree",
     "secrets",
     "budget",
+    "tools",
     "profiles",
 ];
 
@@ -165,6 +171,7 @@ enum Setting {
     SecretsMode(SecretsMode),
     AllowPaths(Vec<String>),
     AllowFingerprints(Vec<String>),
+    Tools(Vec<String>),
 }
 
 impl Setting {
@@ -185,6 +192,7 @@ impl Setting {
             Setting::SecretsMode(_) => "secrets.mode",
             Setting::AllowPaths(_) => "secrets.allow_paths",
             Setting::AllowFingerprints(_) => "secrets.allow_fingerprints",
+            Setting::Tools(_) => "tools",
         }
     }
 
@@ -208,6 +216,7 @@ impl Setting {
             Setting::SecretsMode(v) => o.secrets = v,
             Setting::AllowPaths(v) => o.secrets_allow_paths = v,
             Setting::AllowFingerprints(v) => o.secrets_allow_fingerprints = v,
+            Setting::Tools(v) => o.tools = Some(v),
         }
     }
 }
@@ -351,6 +360,7 @@ fn settings(
         "tree" => Setting::Tree(boolean(k, value).map_err(at)?),
         "max_file_size" => Setting::MaxFileSize(size(k, value).map_err(at)?),
         "budget" => Setting::Budget(budget(k, value).map_err(at)?),
+        "tools" => Setting::Tools(string_list(k, value).map_err(at)?),
         "secrets" => return secrets_settings(out, value, &full),
         other => return Err(at(unknown_key(other, KEYS, prefix))),
     };

@@ -26,6 +26,10 @@ const AFTER_HELP: &str = "\
 Environment:
   GNAW_MCP_ROOT              directory the tools may read (default: the working directory)
   GNAW_MCP_SANDBOX           strict (default), best-effort or off
+  GNAW_MCP_TOOLS             the tools offered, comma-separated: names to turn on (read,grep),
+                             -name to turn one off (-changes,-log), or a preset: minimal
+                             (read, grep, tree, search) or all (default). The root's
+                             .gnawconfig `tools` list may narrow it, never widen it
   GNAW_MCP_MAX_LINE_BYTES    longest accepted request line (default 4194304)
   GNAW_MCP_MAX_OUTPUT_BYTES  largest prompt extract returns (default 4194304)
   GNAW_MCP_DEFAULT_BUDGET    token budget when neither the call nor .gnawconfig sets one
@@ -54,7 +58,8 @@ Environment:
 
 The MCP client starts gnaw-mcp and talks JSON-RPC over its stdin/stdout. See docs/mcp.md.";
 
-/// Serve gnaw's tools (extract, estimate, tree, grep, read) over MCP (JSON-RPC on stdio).
+/// Serve gnaw's tools (extract, estimate, tree, grep, search, read, changes, log, outline,
+/// symbol) over MCP (JSON-RPC on stdio).
 #[derive(Parser)]
 #[command(name = "gnaw-mcp", version, about, after_help = AFTER_HELP)]
 struct Args {
@@ -118,6 +123,10 @@ fn main() -> ExitCode {
     let cpus = gnaw::par::threads();
     let config = match mcp::Config::from_env() {
         Ok(config) => config,
+        Err(e) => return fail(e),
+    };
+    let tools = match mcp::ToolSet::from_env() {
+        Ok(tools) => tools,
         Err(e) => return fail(e),
     };
     let mode = match sandbox_mode() {
@@ -203,7 +212,9 @@ fn main() -> ExitCode {
     );
 
     let containment = Arc::new(RootContainment(root));
-    match mcp::serve(io::stdin().lock(), io::stdout(), config, containment) {
+    let tools = tools.narrowed_by_root(containment.as_ref(), config.policy);
+    log::info!("tools offered: {}", tools.names().join(", "));
+    match mcp::serve(io::stdin().lock(), io::stdout(), config, containment, tools) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             log::error!("reading stdin failed: {e}");

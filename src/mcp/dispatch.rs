@@ -27,6 +27,7 @@ use super::config::Config;
 use super::containment::Containment;
 use super::framing::{Frame, LineReader};
 use super::jsonrpc::{self, Incoming, Parsed, RpcError};
+use super::selection::ToolSet;
 use super::tool::{Outcome, Shape, Tool, ToolContext};
 use super::tools;
 use super::transport::Output;
@@ -247,6 +248,9 @@ struct Server {
     legacy_version: Option<&'static str>,
     /// Bytes of the line being handled.
     line_bytes: usize,
+    /// The tools offered, and the selection that chose them.
+    offered: Vec<&'static dyn Tool>,
+    selection: ToolSet,
 }
 
 impl Server {
@@ -325,7 +329,7 @@ impl Server {
             ("server/discover", Era::Modern) => Ok(json!({
                 "supportedVersions": MODERN_VERSIONS,
                 "capabilities": { "tools": {} },
-                "instructions": tools::instructions(),
+                "instructions": tools::instructions(&self.offered),
                 "ttlMs": CACHE_TTL_MS,
                 "cacheScope": "public",
             })),
@@ -366,7 +370,7 @@ impl Server {
             "protocolVersion": chosen,
             "capabilities": { "tools": {} },
             "serverInfo": server_info(),
-            "instructions": tools::instructions(),
+            "instructions": tools::instructions(&self.offered),
         }))
     }
 
@@ -383,7 +387,7 @@ impl Server {
                 "Invalid cursor: the tool list has a single page",
             ));
         }
-        let mut result = json!({ "tools": tools::definitions(self.shape(era)) });
+        let mut result = json!({ "tools": tools::definitions(self.shape(era), &self.offered) });
         if era == Era::Modern {
             result["ttlMs"] = json!(CACHE_TTL_MS);
             result["cacheScope"] = json!("public");
@@ -394,11 +398,19 @@ impl Server {
     fn tools_call(&mut self, id: &Value, era: Era, params: Map<String, Value>) -> Option<Value> {
         let tool = match params.get("name") {
             Some(Value::String(name)) => match tools::find(name) {
-                Some(tool) => tool,
+                Some(tool) if self.selection.contains(name) => tool,
+                Some(_) => {
+                    let message = self.selection.off_message(name);
+                    return Some(jsonrpc::error(
+                        id,
+                        &RpcError::invalid_params(message.clone())
+                            .with_data(json!({ "kind": "ToolDisabled", "message": message })),
+                    ));
+                }
                 None => {
                     return Some(jsonrpc::error(
                         id,
-                        &RpcError::invalid_params(tools::unknown_tool_message()),
+                        &RpcError::invalid_params(tools::unknown_tool_message(&self.offered)),
                     ));
                 }
             },
@@ -480,13 +492,15 @@ impl Server {
     }
 }
 
-/// Serve MCP on `input`/`output` until end of input. Every request received before the end is
-/// answered (a call the client cancelled gets no answer), then the worker stops and this returns.
+/// Serve MCP on `input`/`output`, offering the tools of `offered`, until end of input. Every
+/// request received before the end is answered (a call the client cancelled gets no answer),
+/// then the worker stops and this returns.
 pub fn serve(
     input: impl Read,
     output: impl Write + Send + 'static,
     config: Config,
     containment: Arc<dyn Containment>,
+    offered: ToolSet,
 ) -> io::Result<()> {
     let out = Arc::new(Output::new(output));
     let inflight: InFlight = Arc::default();
@@ -515,6 +529,8 @@ pub fn serve(
         jobs: tx,
         legacy_version: None,
         line_bytes: 0,
+        offered: offered.tools(),
+        selection: offered,
     };
     let mut reader = LineReader::new(BufReader::new(input), config.max_line_bytes);
     let result = loop {
@@ -569,6 +585,7 @@ mod tests {
             sink.clone(),
             config,
             Arc::new(RootContainment(root)),
+            ToolSet::default(),
         )
         .unwrap();
         let out = String::from_utf8(lock(&sink.0).clone()).unwrap();

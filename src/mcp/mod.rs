@@ -10,6 +10,7 @@
 //! | [`containment`] | the only route from a `repo` argument to a directory: a [`Containment`] |
 //! | [`tool`] | the [`tool::Tool`] trait, the context a call runs with, typed arguments |
 //! | [`tools`] | the registry: one file per tool |
+//! | [`selection`] | which tools are offered: `GNAW_MCP_TOOLS`, narrowed by the root's `.gnawconfig` |
 //!
 //! The server never sees a filesystem path of its own making: a tool's `repo` argument goes
 //! through the [`Containment`] (in gnaw-mcp, the sandbox's `Root`) and reaches the pipeline only
@@ -20,6 +21,7 @@ pub mod containment;
 pub mod dispatch;
 pub mod framing;
 pub mod jsonrpc;
+pub mod selection;
 pub mod tool;
 pub mod tools;
 pub mod transport;
@@ -27,3 +29,4 @@ pub mod transport;
 pub use config::Config;
 pub use containment::{Containment, Rejected, RootContainment};
 pub use dispatch::{LEGACY_VERSIONS, MODERN_VERSIONS, serve};
+pub use selection::ToolSet;

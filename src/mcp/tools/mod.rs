@@ -1,6 +1,6 @@
-//! The registry: every tool the server offers, in `tools/list` order. `tools/list`, the
-//! unknown-tool error and the `instructions` text are all derived from it, and each tool parses
-//! its own typed arguments. Adding a tool is one new file in this folder and one line in
+//! The registry: every tool the server can offer, in `tools/list` order. `tools/list`, the
+//! unknown-tool error and the `instructions` text are all derived from it (over the tools the
+//! operator turned on, [`super::selection`]), and each tool parses its own typed arguments. Adding a tool is one new file in this folder and one line in
 //! [`registry!`] below.
 
 use super::tool::{Shape, Tool};
@@ -38,30 +38,30 @@ pub fn find(name: &str) -> Option<&'static dyn Tool> {
     TOOLS.iter().copied().find(|t| t.name() == name)
 }
 
-/// The answer to a call of a tool that does not exist.
-pub fn unknown_tool_message() -> String {
-    let names: Vec<&str> = TOOLS.iter().map(|t| t.name()).collect();
+/// The answer to a call of a tool that does not exist, naming the tools `offered`.
+pub fn unknown_tool_message(offered: &[&dyn Tool]) -> String {
+    let names: Vec<&str> = offered.iter().map(|t| t.name()).collect();
     format!(
         "Unknown tool; this server has the tools {}",
         names.join(", ")
     )
 }
 
-/// The server's `instructions`: what gnaw is, and one line per tool on when to use it.
-pub fn instructions() -> String {
+/// The server's `instructions`: what gnaw is, and one line per tool `offered` on when to use it.
+pub fn instructions(offered: &[&dyn Tool]) -> String {
     let mut text = String::from(
         "gnaw reads local source repositories under this server's root directory and hands \
          them to you with exact token counts. Every tool is read-only.",
     );
-    for tool in TOOLS {
+    for tool in offered {
         text.push_str(&format!(" `{}`: {}.", tool.name(), tool.summary()));
     }
     text
 }
 
-/// The tool definitions for `tools/list`, shaped for the client's revision.
-pub fn definitions(shape: Shape) -> Vec<Value> {
-    TOOLS
+/// The definitions of the tools `offered`, for `tools/list`, shaped for the client's revision.
+pub fn definitions(shape: Shape, offered: &[&dyn Tool]) -> Vec<Value> {
+    offered
         .iter()
         .map(|tool| {
             let mut def = json!({
@@ -93,7 +93,7 @@ mod tests {
     #[test]
     fn schemas_follow_the_rules() {
         for shape in [Shape::FULL, Shape::for_version("2024-11-05")] {
-            let defs = definitions(shape);
+            let defs = definitions(shape, TOOLS);
             assert_eq!(defs.len(), TOOLS.len());
             for def in &defs {
                 let name = def["name"].as_str().unwrap();
@@ -118,22 +118,22 @@ mod tests {
 
     #[test]
     fn shapes_follow_the_negotiated_revision() {
-        let old = definitions(Shape::for_version("2024-11-05"));
+        let old = definitions(Shape::for_version("2024-11-05"), TOOLS);
         assert!(old.iter().all(|d| d.get("annotations").is_none()));
-        let mid = definitions(Shape::for_version("2025-03-26"));
+        let mid = definitions(Shape::for_version("2025-03-26"), TOOLS);
         assert!(mid.iter().all(|d| d["annotations"]["readOnlyHint"] == true));
         assert!(mid.iter().all(|d| d.get("outputSchema").is_none()));
-        let new = definitions(Shape::for_version("2025-11-25"));
+        let new = definitions(Shape::for_version("2025-11-25"), TOOLS);
         let estimate = new.iter().find(|d| d["name"] == "estimate").unwrap();
         assert_eq!(estimate["outputSchema"]["type"], "object");
-        assert_eq!(new, definitions(Shape::FULL));
+        assert_eq!(new, definitions(Shape::FULL, TOOLS));
     }
 
     #[test]
     fn instructions_and_errors_name_every_tool() {
         for tool in TOOLS {
-            assert!(instructions().contains(&format!("`{}`", tool.name())));
-            assert!(unknown_tool_message().contains(tool.name()));
+            assert!(instructions(TOOLS).contains(&format!("`{}`", tool.name())));
+            assert!(unknown_tool_message(TOOLS).contains(tool.name()));
         }
     }
 }

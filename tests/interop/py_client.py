@@ -149,9 +149,28 @@ async def run_mode(mode: str, opts: argparse.Namespace, config: dict) -> None:
         for name in known:
             rep.check(name in names, f"tools/list includes known tool {name}")
 
+        # Lean schemas (issue 23): every tool's definition as the server sent it, measured the
+        # way Python prints JSON (json.dumps: ", " and ": " separators), so a pin holds whatever
+        # spacing a client measures with.
+        defs = [t.model_dump(by_alias=True, exclude_none=True) for t in tools]
+        if len(defs) == 10:
+            total = len(json.dumps(defs))
+            rep.check(total <= 16000, f"tools/list of every tool is {total} <= 16000 characters")
+        for d in defs:
+            size = len(json.dumps(d))
+            rep.check(size <= 2000, f"{d['name']}: definition is {size} <= 2000 characters")
+
         for tool in tools:
             schema = tool.input_schema or {}
             rep.check(schema.get("type") == "object", f"{tool.name}: inputSchema is an object schema")
+            for which, s in (("inputSchema", schema), ("outputSchema", tool.output_schema)):
+                if s is None:
+                    continue
+                try:
+                    jsonschema.Draft202012Validator.check_schema(s)
+                    rep.check(True, f"{tool.name}: {which} is valid JSON Schema 2020-12")
+                except jsonschema.SchemaError as e:
+                    rep.check(False, f"{tool.name}: {which} is valid JSON Schema 2020-12", e.message)
             props = schema.get("properties", {})
             sets, is_known = argument_sets(tool, known)
             if not is_known:

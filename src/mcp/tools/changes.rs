@@ -7,15 +7,7 @@ use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, str
 use crate::driver::git::changes::{self, ChangesAnswer, ChangesArgs};
 use serde_json::{Map, Value, json};
 
-const DESCRIPTION: &str = "What changed in a local git repository: the working tree against \
-`base` (default HEAD; a branch, tag or commit id). Lists every changed file with its status \
-(A added, M modified, D deleted, R renamed, T type changed, ? untracked) and line counts, then \
-the unified diff as git shows it (3 lines of context by default). Use it first when asked to \
-review or continue work in progress; pass base \"main\" to see a branch's work. .git is read \
-in-process: git is never run and no hook, filter or config outside the repository is used. \
-Binary and sensitive files are listed with the reason their diff is not shown; secrets are \
-redacted on both sides. The answer fits the token budget exactly; when cut, it ends with the \
-`after` argument that continues it.";
+const DESCRIPTION: &str = "What changed: the working tree against `base` (default HEAD), files with status and line counts, then the diff.";
 
 /// The `changes` tool.
 pub struct Changes;
@@ -54,19 +46,15 @@ impl Tool for Changes {
             "type": "object",
             "properties": {
                 "repo": string(REPO_DESCRIPTION),
-                "base": string("Optional commit to compare the working tree against: a branch, \
-                    tag, commit id, or one with ~N / ^N (default HEAD, i.e. uncommitted work)."),
+                "base": string("Commit to compare the working tree with (default HEAD)."),
                 "paths": {
                     "type": "array",
                     "items": { "type": "string" },
                     "maxItems": crate::driver::git::MAX_PATHS,
-                    "description": "Optional files or directories, relative to the repository, \
-                        to limit the changes to, e.g. [\"src/\", \"README.md\"].",
+                    "description": "Files or directories to limit the changes to, e.g. [\"src/\"].",
                 },
-                "context": integer("Optional lines of context around each change (default 3, \
-                    as git)."),
-                "after": string("Optional continuation: the PATH:N that a cut answer ends with \
-                    (its last hunk shown). Pass it back as it is, with the same other arguments."),
+                "context": integer("Lines of context around each change (default 3, as git)."),
+                "after": string("The continuation a cut answer gives, as given."),
                 "budget": integer(BUDGET_DESCRIPTION),
             },
             "required": ["repo"],

@@ -2,57 +2,26 @@
 //! exactly the prompt the same `extract` call returns), their schema, and the pipeline run.
 
 use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args, run_failure};
+use super::navigation::{
+    BUDGET_DESCRIPTION, EXCLUDE_DESCRIPTION, INCLUDE_DESCRIPTION, REPO_DESCRIPTION,
+};
 use crate::driver::extraction::Extraction;
 use crate::driver::run_extraction;
 use crate::error::Error;
 use crate::spec::{ExtractionSpec, Mode, Overrides};
 use serde_json::{Map, Value, json};
 
-const REPO_DESCRIPTION: &str = "Path of the repository directory to read. A relative path \
-resolves against the server's root directory (\".\" is the root itself); an absolute path must \
-lie inside the root. Paths outside the root, missing paths and files are rejected.";
+const QUERY_DESCRIPTION: &str = "Words or an identifier that rank files for the budget.";
 
-const INCLUDE_DESCRIPTION: &str = "Optional glob patterns, relative to the repository, of the \
-files to include, e.g. [\"src/**/*.rs\", \"README.md\"]. Added to any include patterns in the \
-repository's .gnawconfig. Omit to include every file that is not excluded.";
+const COMPRESS_DESCRIPTION: &str = "Show source files as skeletons, their bodies elided.";
 
-const EXCLUDE_DESCRIPTION: &str = "Optional glob patterns, relative to the repository, of files \
-to leave out, e.g. [\"tests/**\", \"**/*.lock\", \"docs/**\"]. Added to the repository's \
-.gnawconfig excludes and its .gitignore rules.";
+const PROFILE_DESCRIPTION: &str = "A [profiles.NAME] table of .gnawconfig to apply here.";
 
-const BUDGET_DESCRIPTION: &str = "Optional maximum size of the prompt in tokens. Whole files \
-are kept, most relevant first (see `query`); the rest are listed in an \"omitted\" section with \
-their token counts so you can ask for them with `include`. 0 means unlimited. When omitted, the \
-repository's .gnawconfig budget or the server's default applies.";
+pub const EXTRACT_DESCRIPTION: &str = "The repository as one prompt: a tree, then every file, with its exact token count. Call `estimate` first on a large repository.";
 
-const QUERY_DESCRIPTION: &str = "Optional text describing what you are looking for, e.g. \
-\"where are HTTP retries configured\" or an identifier like \"parseConfig\". Files are ranked by \
-relevance to it (BM25 over code-aware terms, boosted when it names a file, directory or \
-symbol), which decides what a budget keeps. The prompt itself stays in path order.";
+pub const ESTIMATE_DESCRIPTION: &str = "The exact tokens and files `extract` would give for the same arguments, without the text: use it to choose include and exclude.";
 
-const COMPRESS_DESCRIPTION: &str = "Optional; true to show source files as skeletons: imports, \
-type and function signatures, declarations and doc comments, with each function body replaced \
-by a line like \"⋯ 41 lines (88–128)\" that names the lines to read for it. With a budget, files \
-are kept whole while they fit, then as skeletons, then omitted; the prompt marks which is which. \
-Files in languages without a grammar stay whole.";
-
-const PROFILE_DESCRIPTION: &str = "Optional name of a [profiles.NAME] table in the \
-repository's .gnawconfig whose settings (include, exclude, budget, format, ...) apply to this call.";
-
-pub const EXTRACT_DESCRIPTION: &str = "Read a local source repository and return it as one \
-LLM-ready prompt: a directory tree followed by the contents of every included text file. \
-Honours .gitignore and the repository's .gnawconfig; binary, oversized and sensitive files \
-(.env, private keys, credentials) are left out. Read-only. On a large repository call \
-`estimate` first and narrow the request with `include`/`exclude`; a prompt larger than the \
-server's response limit is refused with advice on what to exclude, never cut short.";
-
-pub const ESTIMATE_DESCRIPTION: &str = "Count exactly how many tokens `extract` would return for \
-the same arguments, without returning the text. Reports tokens, the tokenizer encoding, the \
-number of files and bytes included, the size of the prompt in bytes, and how many files were \
-skipped for each reason. Fast and read-only: use it to choose `include`/`exclude` globs that \
-fit your context before calling `extract`.";
-
-const CHANGED_DESCRIPTION: &str = "Optional commit (a branch, tag or commit id; \"HEAD\" for uncommitted work) to take only the files changed against it: modified, added, renamed and untracked files of the working tree, read from .git without running git, then through the normal pipeline. E.g. \"main\" to review a branch's work.";
+const CHANGED_DESCRIPTION: &str = "Only files changed against this commit (\"HEAD\": uncommitted).";
 
 /// The arguments of `extract` and `estimate`.
 #[derive(serde::Deserialize)]
@@ -90,7 +59,7 @@ pub fn input_schema() -> Value {
                 "items": { "type": "string" },
                 "description": EXCLUDE_DESCRIPTION,
             },
-            "budget": { "type": "integer", "minimum": 0, "description": BUDGET_DESCRIPTION },
+            "budget": { "type": "integer", "description": BUDGET_DESCRIPTION },
             "query": { "type": "string", "description": QUERY_DESCRIPTION },
             "profile": { "type": "string", "description": PROFILE_DESCRIPTION },
             "changed": { "type": "string", "description": CHANGED_DESCRIPTION },

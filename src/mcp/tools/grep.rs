@@ -11,14 +11,7 @@ use crate::driver::nav::grep::{self, GrepAnswer, GrepArgs};
 use crate::stages::grep::PatternOptions;
 use serde_json::{Map, Value, json};
 
-const DESCRIPTION: &str = "Search a local repository for a pattern and get the matching lines \
-with line numbers, grouped by file, with the total number of matches and files. Use it to find \
-where something is defined or used before reading it with read. `pattern` is a Rust regular \
-expression (linear time; set fixed_strings for a literal string). Searches the files extract \
-would include (honours .gitignore, skips binary, oversized and sensitive files) in the text \
-extract would show, so redacted secrets are never matched. The answer fits the token budget \
-exactly; when cut, it ends with the `after` argument (\"path:line\") that continues it: pass \
-the same arguments plus that plain `after`.";
+const DESCRIPTION: &str = "Lines matching a regex, by file, with line numbers and totals. Prefer it to `search` for an exact text.";
 
 /// The `grep` tool.
 pub struct Grep;
@@ -65,16 +58,15 @@ impl Tool for Grep {
             "type": "object",
             "properties": {
                 "repo": string(REPO_DESCRIPTION),
-                "pattern": string("What to find: a Rust regular expression, e.g. \"fn \\\\w+_config\" \
-                    or \"TODO|FIXME\", matched on each line (at most 4096 bytes)."),
-                "fixed_strings": boolean("Treat pattern as a literal string, not a regular expression. Default false."),
-                "ignore_case": boolean("Match letters in either case. Default false."),
+                "pattern": string("A Rust regex matched on each line, e.g. \"fn \\\\w+\"."),
+                "fixed_strings": boolean("Match the pattern as a string, not a regex."),
+                "ignore_case": boolean("Match letters in either case (default false)."),
                 "include": { "type": "array", "items": { "type": "string" }, "description": INCLUDE_DESCRIPTION },
                 "exclude": { "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION },
-                "context": integer("Lines shown before and after each match (at most 50). Default 0."),
-                "max_matches": integer("Most matches in this answer (default 200); the totals count all, and a cut answer continues with after."),
+                "context": integer("Lines shown around each match (default 0, at most 50)."),
+                "max_matches": integer("Most matches shown (default 200); totals count all."),
                 "budget": integer(BUDGET_DESCRIPTION),
-                "after": string("Continue after this position, \"path:line\", exactly as a previous answer's continuation gives it."),
+                "after": string("The continuation a cut answer gives, as given."),
             },
             "required": ["repo", "pattern"],
             "additionalProperties": false,

@@ -8,13 +8,7 @@ use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, str
 use crate::driver::git::log::{self, LogAnswer, LogArgs};
 use serde_json::{Map, Value, json};
 
-const DESCRIPTION: &str = "The history of a local git repository, newest first, as `git log \
---numstat` shows it: each commit's full id, author, date and message, then the files it \
-changed with lines added and removed. Use it to learn how and why code came to be: pass `path` \
-for the history of a file or directory, `since` (YYYY-MM-DD) for recent work, `patch: true` for \
-the diffs. .git is read in-process: git is never run. Secrets in messages and patches are \
-redacted. The answer fits the token budget exactly by whole commits; when cut, it ends with \
-the `skip` argument that continues it.";
+const DESCRIPTION: &str = "Commit history, newest first: id, author, date, message, files with lines added and removed; `patch` for diffs.";
 
 /// The `log` tool.
 pub struct Log;
@@ -57,18 +51,12 @@ impl Tool for Log {
             "type": "object",
             "properties": {
                 "repo": string(REPO_DESCRIPTION),
-                "rev": string("Optional commit to start from: a branch, tag or commit id \
-                    (default HEAD)."),
-                "max_count": integer("Optional most commits to return (default 20, at most \
-                    10000)."),
-                "path": string("Optional file or directory, relative to the repository: only \
-                    commits that change it, and only its files."),
-                "since": string("Optional date: only commits committed since then, written \
-                    YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or @SECONDS."),
-                "patch": { "type": "boolean", "description": "Optional: also show each \
-                    commit's diff (default false). Use with a budget and a path." },
-                "skip": integer("Optional continuation: how many matching commits to leave out \
-                    first, as a cut answer ends with."),
+                "rev": string("Commit to start from: a branch, tag or commit id (default HEAD)."),
+                "max_count": integer("Most commits in this answer (default 20, at most 10000)."),
+                "path": string("Only the commits that change this file or directory."),
+                "since": string("Only commits since YYYY-MM-DD (or an RFC 3339 time, or @SECONDS)."),
+                "patch": { "type": "boolean", "description": "Also show each commit's diff (default false)." },
+                "skip": integer("The continuation a cut answer gives, as given."),
                 "budget": integer(BUDGET_DESCRIPTION),
             },
             "required": ["repo"],

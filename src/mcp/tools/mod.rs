@@ -4,7 +4,7 @@
 //! [`registry!`] below.
 
 use super::tool::{Shape, Tool};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// Declares each tool's module and lists its value, in order.
 macro_rules! registry {
@@ -72,18 +72,37 @@ pub fn definitions(shape: Shape, offered: &[&dyn Tool]) -> Vec<Value> {
             if shape.structured {
                 def["title"] = json!(tool.title());
                 if let Some(schema) = tool.output_schema() {
-                    def["outputSchema"] = schema;
+                    def["outputSchema"] = lean(schema);
                 }
                 def["_meta"] = json!({ "anthropic/maxResultSizeChars": tool.max_result_chars() });
             }
             if shape.annotations {
                 let mut annotations = tool.annotations();
-                annotations["title"] = json!(tool.title());
+                // Revisions with a top-level title need it only once.
+                if !shape.structured {
+                    annotations["title"] = json!(tool.title());
+                }
                 def["annotations"] = annotations;
             }
             def
         })
         .collect()
+}
+
+/// An output schema as `tools/list` sends it: each top-level field's name and JSON type, no
+/// prose. Descriptions, bounds, `required` lists and what nested arrays and objects hold go (the
+/// tool docs in docs/mcp.md say them); what stays still validates every answer, so a client
+/// that checks `structuredContent` checks its fields' types.
+fn lean(schema: Value) -> Value {
+    let props: Map<String, Value> = schema["properties"]
+        .as_object()
+        .map(|p| {
+            p.iter()
+                .map(|(n, v)| (n.clone(), json!({ "type": v["type"] })))
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({ "type": "object", "properties": props })
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! What `read`, `grep` and `tree` share (not a tool): their common arguments' descriptions, the
-//! request built from a call's context, and how a navigation failure is answered.
+//! What the navigation tools share (not a tool): the shared arguments' descriptions (`repo`,
+//! `include`, `exclude`, `budget`: written once, for every tool, `extract` and `estimate`
+//! too), the request built from a call's context, and how a navigation failure is answered.
 
 use super::super::jsonrpc::RpcError;
 use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args, run_failure};
@@ -9,20 +10,13 @@ use crate::spec::Overrides;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-pub const REPO_DESCRIPTION: &str = "Path of the repository directory, as for extract: relative \
-to the server's root (\".\" is the root itself) or absolute inside it.";
+pub const REPO_DESCRIPTION: &str = "Repository directory, relative to the server's root.";
 
-pub const BUDGET_DESCRIPTION: &str = "Optional maximum size of the answer in tokens, counted \
-exactly; 0 means no budget (the server's byte limit still applies). When omitted, the \
-repository's .gnawconfig budget or the server's default applies. A cut answer ends with the \
-argument that continues it.";
+pub const BUDGET_DESCRIPTION: &str = "Most tokens in the answer, counted exactly; 0 for no limit.";
 
-pub const INCLUDE_DESCRIPTION: &str = "Optional glob patterns, relative to the repository, of \
-the files to consider, e.g. [\"src/**/*.rs\"]. Added to the repository's .gnawconfig includes.";
+pub const INCLUDE_DESCRIPTION: &str = "Globs of the files to consider, e.g. [\"src/**/*.rs\"].";
 
-pub const EXCLUDE_DESCRIPTION: &str = "Optional glob patterns, relative to the repository, of \
-files to leave out, e.g. [\"tests/**\", \"*.lock\"]. Added to .gnawconfig excludes and \
-.gitignore rules.";
+pub const EXCLUDE_DESCRIPTION: &str = "Globs of the files to leave out, e.g. [\"tests/**\"].";
 
 /// The `repo` argument, required.
 pub fn repo_arg(repo: Option<&Value>) -> Result<&Value, Outcome> {
@@ -133,9 +127,10 @@ pub fn result(ctx: &ToolContext<'_>, text: String, structured: Value) -> Outcome
     Outcome::Done(result)
 }
 
-/// A JSON Schema integer property.
+/// A JSON Schema integer property (a negative value is refused when the call's arguments are
+/// read, with the argument's name).
 pub fn integer(description: &str) -> Value {
-    json!({ "type": "integer", "minimum": 0, "description": description })
+    json!({ "type": "integer", "description": description })
 }
 
 /// A JSON Schema string property.

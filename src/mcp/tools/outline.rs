@@ -7,16 +7,7 @@ use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, str
 use crate::driver::nav::outline::{self, OutlineAnswer};
 use serde_json::{Map, Value, json};
 
-const DESCRIPTION: &str = "List the definitions in source files (functions, methods, classes, \
-structs, enums, traits and interfaces, impls, modules, constants, type aliases, macros), nested, \
-one line each: `START-END kind name: signature  // first doc line`. Use it to learn what a file \
-holds without reading it, then read exactly one definition with read \"path:START-END\". Each \
-entry of `paths` is a file, relative to the repository as tree and grep show it; \"path:START-\" \
-outlines only definitions starting from that line. Parsed with tree-sitter for Rust, Python, \
-JavaScript, TypeScript/TSX, Go, Java, C, C++, C#, Ruby, PHP, Kotlin, Swift, Scala, Lua, Bash, \
-Elixir, Haskell and Zig; other files are reported as having no outline. The answer fits the \
-token budget exactly; when cut, it ends with the exact `paths` argument that continues it. \
-Secrets are redacted in what is shown.";
+const DESCRIPTION: &str = "Each file's definitions, nested: START-END kind name: signature. Learn what a file holds, then `read` one definition.";
 
 /// The `outline` tool.
 pub struct OutlineTool;
@@ -53,9 +44,7 @@ impl Tool for OutlineTool {
                     "items": { "type": "string" },
                     "minItems": 1,
                     "maxItems": outline::MAX_PATHS,
-                    "description": "Files to outline, in order: \"path\", or \"path:START-\" \
-                        for the definitions starting from line START. A cut answer gives the \
-                        paths that continue it.",
+                    "description": "Each \"path\", or \"path:START-\" for the definitions from line START.",
                 },
                 "budget": integer(BUDGET_DESCRIPTION),
             },

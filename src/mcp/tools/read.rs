@@ -6,15 +6,7 @@ use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, str
 use crate::driver::nav::read::{self, ReadAnswer};
 use serde_json::{Map, Value, json};
 
-const DESCRIPTION: &str = "Read files of a local repository by line range, with line numbers. \
-Use it after tree or grep to look at the code you found: each entry of `paths` is \"path\", \
-\"path:START-END\" or \"path:START-\" (1-based lines, inclusive), e.g. [\"src/main.rs:120-200\"]. \
-Paths are relative to the repository, spelled as tree and grep show them. Each file gets a \
-header (path, total lines, range returned, tokens) and its lines as `N | text`. The answer fits \
-the token budget exactly; when cut, it ends with the exact `paths` argument that continues it \
-(e.g. [\"src/big.rs:401-\"]), a plain argument to pass back as it is. Binary and sensitive files \
-(.env, keys) are reported, not shown; secrets are redacted. A file over the size limit can still \
-be read by range.";
+const DESCRIPTION: &str = "Numbered lines of files by range (\"path:START-END\"): the code itself, once tree, grep, search or outline found it.";
 
 /// The `read` tool.
 pub struct Read;
@@ -51,9 +43,7 @@ impl Tool for Read {
                     "items": { "type": "string" },
                     "minItems": 1,
                     "maxItems": read::MAX_PATHS,
-                    "description": "Files to read, in order: \"path\", \"path:START-END\", \
-                        \"path:START-\" or \"path:N\" (1-based lines). A cut answer gives the \
-                        paths that continue it.",
+                    "description": "Each \"path\", \"path:START-END\", \"path:START-\" or \"path:N\" (1-based).",
                 },
                 "budget": integer(BUDGET_DESCRIPTION),
             },

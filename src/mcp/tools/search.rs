@@ -11,15 +11,7 @@ use super::navigation::{
 use crate::driver::nav::search::{self, MAX_LIMIT, SearchAnswer, SearchArgs};
 use serde_json::{Map, Value, json};
 
-const DESCRIPTION: &str = "Find the files of a local repository that matter for a question or a \
-name, ranked best first, when you do not know where to look: `query` can be an identifier \
-(\"parse_header\", \"HttpServer::bind\") or a few words (\"where is the retry delay computed\"). \
-Each file comes with its score's parts and up to 3 line ranges that match best, written \
-path:START-END so you can pass them to read as they are. It is the ranking extract uses for \
-its query, over the files extract would include (honours .gitignore, skips binary, oversized and \
-sensitive files) and the text extract would show, so redacted secrets are never matched. Use \
-grep instead for an exact pattern. The answer fits the token budget exactly; when cut, it ends \
-with the `offset` that continues it: pass the same arguments plus that offset.";
+const DESCRIPTION: &str = "Files ranked for a question or an identifier, with line ranges to `read`. Use it when you do not know where to look.";
 
 /// The `search` tool.
 pub struct Search;
@@ -59,11 +51,9 @@ impl Tool for Search {
             "type": "object",
             "properties": {
                 "repo": string(REPO_DESCRIPTION),
-                "query": string("What you are looking for: an identifier (\"parse_header\", \
-                    \"Config::load\"), a file or directory name, or a few words (\"how are \
-                    retries delayed\"). At most 4096 bytes and 256 distinct words."),
-                "limit": integer(&format!("Most files in this answer, 1 to {MAX_LIMIT}. Default 10.")),
-                "offset": integer("Skip this many of the ranked files: the continuation a cut answer gives. Default 0."),
+                "query": string("An identifier (\"Config::load\"), a file name or a few words."),
+                "limit": integer(&format!("Most files in this answer, 1 to {MAX_LIMIT} (default 10).")),
+                "offset": integer("The continuation a cut answer gives, as given."),
                 "include": { "type": "array", "items": { "type": "string" }, "description": INCLUDE_DESCRIPTION },
                 "exclude": { "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION },
                 "budget": integer(BUDGET_DESCRIPTION),

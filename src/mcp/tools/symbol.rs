@@ -9,14 +9,7 @@ use super::navigation::{
 use crate::driver::nav::symbol::{self, DEFAULT_LIMIT, MAX_LIMIT, SymbolAnswer};
 use serde_json::{Map, Value, json};
 
-const DESCRIPTION: &str = "Find where a name is defined: each definition's source with its \
-exact line range (functions, methods inside impls and classes, types, traits, constants, \
-macros; every overload), then the lines that use it. `name` is \"Name\", \"Type::method\" \
-(or \"Type.method\"), or \"path::Name\" with a file or directory path containing / or . \
-(e.g. \"src/net/::retry\", \"lib.rs::Config::load\") to search only there. Definitions come \
-before uses and sources before tests. When nothing is defined under that name, the answer \
-lists the closest names the repository defines. Walks the repository like extract (honours \
-.gitignore); secrets are redacted; the answer fits the token budget exactly.";
+const DESCRIPTION: &str = "A name's definitions with their source and exact lines, then its uses; closest names on a miss. Prefer it to grep for code.";
 
 /// The `symbol` tool.
 pub struct SymbolTool;
@@ -54,14 +47,12 @@ impl Tool for SymbolTool {
             "type": "object",
             "properties": {
                 "repo": string(REPO_DESCRIPTION),
-                "name": string("The name to find: \"Name\", \"Type::method\", or \"path::Name\" \
-                    (path: a file or directory inside the repository, containing / or .)."),
+                "name": string("\"Name\", \"Type::method\", or \"dir/::Name\" to look only under a path."),
                 "limit": {
                     "type": "integer",
                     "minimum": 1,
                     "maximum": MAX_LIMIT,
-                    "description": format!("Most matches (definitions, then uses) to return; \
-                        default {DEFAULT_LIMIT}."),
+                    "description": format!("Most matches, definitions then uses (default {DEFAULT_LIMIT})."),
                 },
                 "include": { "type": "array", "items": { "type": "string" }, "description": INCLUDE_DESCRIPTION },
                 "exclude": { "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION },

@@ -10,13 +10,7 @@ use super::navigation::{
 use crate::driver::nav::tree::{self, Entry, TreeAnswer, TreeArgs};
 use serde_json::{Map, Value, json};
 
-const DESCRIPTION: &str = "Show a local repository's directory tree with, for every file and \
-directory, its lines, bytes and the exact tokens extract would spend on it. Use it first on an \
-unfamiliar repository, to see where the code and the bulk are before choosing what to grep, \
-read or extract. Biggest entries come first; within the token budget, the largest parts are \
-expanded and the rest is summed up as \"… N more entries\". `path` lists one directory \
-(relative to the repository), `depth` limits the levels. A cut tree names the directories to \
-expand next as plain `path` arguments.";
+const DESCRIPTION: &str = "Directory tree with lines, bytes and tokens per entry, biggest first. Use it first on an unfamiliar repository.";
 
 /// The `tree` tool.
 pub struct Tree;
@@ -55,8 +49,8 @@ impl Tool for Tree {
             "type": "object",
             "properties": {
                 "repo": string(REPO_DESCRIPTION),
-                "path": string("Optional directory inside the repository to list, e.g. \"src/net\" (default: the whole repository)."),
-                "depth": integer("Optional number of levels to show below path, 1 for its own entries only (default: as many as the budget allows)."),
+                "path": string("Directory inside the repository to list (default: all of it)."),
+                "depth": integer("Levels shown below path; 1 for its own entries (default: the budget's)."),
                 "include": { "type": "array", "items": { "type": "string" }, "description": INCLUDE_DESCRIPTION },
                 "exclude": { "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION },
                 "budget": integer(BUDGET_DESCRIPTION),

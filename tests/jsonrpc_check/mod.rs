@@ -94,8 +94,14 @@ pub fn check(input: &[u8]) -> Result<(), String> {
         ..Config::default()
     };
     let sink = Sink::default();
-    gnaw::mcp::serve(input, sink.clone(), config, containment())
-        .map_err(|e| format!("serve failed on a byte slice: {e}"))?;
+    gnaw::mcp::serve(
+        input,
+        sink.clone(),
+        config,
+        containment(),
+        gnaw::mcp::ToolSet::default(),
+    )
+    .map_err(|e| format!("serve failed on a byte slice: {e}"))?;
     let output = sink.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
     judge(input, &output)
 }

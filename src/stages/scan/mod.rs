@@ -439,8 +439,16 @@ impl Engine {
                     }
                 }
                 Kind::Line { check } => {
-                    for caps in self.regexes[i].captures_iter(line) {
-                        if let Some(s) = caps.name("s")
+                    // The next match may begin right after this one's secret, not only after
+                    // the whole match: what follows a secret (a URL's host) can hold the start
+                    // of the next one (`…@host.URL=postgres://u:p@…`), and it must not hide it.
+                    // A match's tail after its secret cannot hold the next secret, so each byte
+                    // is searched a bounded number of times.
+                    let mut at = 0;
+                    while let Some(caps) = self.regexes[i].captures_at(line, at) {
+                        let whole = caps.get(0).map_or(at..at, |m| m.range());
+                        let secret = caps.name("s");
+                        if let Some(s) = secret
                             && check(&caps, line)
                         {
                             spans.push(Span {
@@ -448,6 +456,17 @@ impl Engine {
                                 end: start + s.end(),
                                 detector: i,
                             });
+                        }
+                        let next = secret.map_or(whole.end, |s| s.end());
+                        at = if next > whole.start {
+                            next
+                        } else {
+                            // An empty match: step over one character.
+                            whole.start
+                                + line[whole.start..].chars().next().map_or(1, char::len_utf8)
+                        };
+                        if at > line.len() {
+                            break;
                         }
                     }
                 }

@@ -105,9 +105,17 @@ fn supervise(parent: Pid, slots: Vec<OwnedFd>, limits: WorkerLimits, serve: Serv
         // slot then answers as a dead worker (the caller's reads see the sockets close).
         std::process::exit(3);
     }
+    // Confining changed this process's credentials, which may clear the parent-death signal:
+    // ask again.
+    die_with_parent(parent);
     let mut pids: Vec<Option<Pid>> = vec![None; slots.len()];
     let mut deaths: Vec<std::time::Instant> = Vec::new();
     loop {
+        // A supervisor whose caller is gone has nothing to serve (seen: supervisors left
+        // sleeping under init after their server exited, retrying workers forever).
+        if getppid() != parent {
+            std::process::exit(0);
+        }
         for (i, pid) in pids.iter_mut().enumerate() {
             if pid.is_none() {
                 *pid = start_worker(&slots, i, limits, serve);

@@ -618,7 +618,10 @@ fn hostile_files_are_answered_within_their_bounds() {
     );
     assert!(
         out.contains("deep.py (python, 1 line): no definitions")
-            || out.contains("deep.py: no outline: parsing took over"),
+            || out.contains("deep.py: no outline: parsing took over")
+            // The parse worker's memory bound (issue 21): the grammar's stack for 450,000
+            // open brackets can pass it, and the file is then listed with that reason.
+            || out.contains("deep.py: no outline: the parser ran out of its 160 MiB memory bound"),
         "{out}"
     );
     assert!(

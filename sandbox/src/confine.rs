@@ -9,7 +9,8 @@
 //! 1. probes the per-open mechanism ([`BeneathDir::mechanism`]) while `/` is still reachable;
 //! 2. sets `PR_SET_DUMPABLE` to 0 and `RLIMIT_CORE` to 0 (no core dumps, no ptrace by peers);
 //! 3. handles every filesystem right of the tested ABI ([`TESTED_ABI`]) and grants only
-//!    `ReadFile | ReadDir` beneath the root: no execute, no write, truncate, refer or ioctl;
+//!    `ReadFile | ReadDir` beneath the root (one rule per root when there are several,
+//!    [`Readable`]): no execute, no write, truncate, refer or ioctl;
 //! 4. handles TCP bind and connect with no rule (all denied) and scopes abstract UNIX sockets
 //!    and signals, where the kernel's ABI has them;
 //! 5. sets `no_new_privs` and restricts itself;
@@ -36,6 +37,7 @@
 //! keep working.
 
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
 
 use landlock::{
@@ -48,6 +50,7 @@ use serde::Serialize;
 use crate::beneath::BeneathDir;
 use crate::caps::{self, CapStatus};
 use crate::contain::Root;
+use crate::roots::Roots;
 use crate::seccomp::{self, SeccompStatus};
 
 /// Which layers [`confine_layers`] applies. gnaw-mcp always applies [`Layers::ALL`] through
@@ -214,8 +217,10 @@ pub struct CoreLimit {
 /// What the sandbox enforces (or would enforce). Serialize it, or use [`SandboxStatus::to_json`].
 #[derive(Clone, Debug, Serialize)]
 pub struct SandboxStatus {
-    /// The canonical root.
+    /// The canonical root (the first, when there are several).
     pub root: String,
+    /// Every canonical root, in the operator's order: reading is granted beneath each.
+    pub roots: Vec<String>,
     /// `strict`, `best-effort` or `off`.
     pub mode: &'static str,
     /// Whether the restrictions are in force in this process (false for a probe and for `off`).
@@ -267,8 +272,26 @@ impl SandboxStatus {
     }
 }
 
+/// The directories a sandbox grants reading beneath: one [`Root`], or each of [`Roots`].
+pub trait Readable {
+    /// The canonical directories, at least one.
+    fn readable(&self) -> Vec<&Path>;
+}
+
+impl Readable for Root {
+    fn readable(&self) -> Vec<&Path> {
+        vec![self.path()]
+    }
+}
+
+impl Readable for Roots {
+    fn readable(&self) -> Vec<&Path> {
+        self.iter().map(|r| r.root().path()).collect()
+    }
+}
+
 /// What [`confine`] would do with `root` and `mode`, without restricting anything.
-pub fn probe_status(root: &Root, mode: SandboxMode) -> SandboxStatus {
+pub fn probe_status(root: &(impl Readable + ?Sized), mode: SandboxMode) -> SandboxStatus {
     let plan = Plan::new(kernel_abi());
     let mut status = plan.status(root, mode);
     status.ruleset = if mode == SandboxMode::Off {
@@ -281,7 +304,10 @@ pub fn probe_status(root: &Root, mode: SandboxMode) -> SandboxStatus {
 }
 
 /// Confine this process to reading beneath `root` (see the module documentation).
-pub fn confine(root: &Root, mode: SandboxMode) -> Result<SandboxStatus, ConfineError> {
+pub fn confine(
+    root: &(impl Readable + ?Sized),
+    mode: SandboxMode,
+) -> Result<SandboxStatus, ConfineError> {
     confine_layers(root, mode, Layers::ALL)
 }
 
@@ -289,7 +315,7 @@ pub fn confine(root: &Root, mode: SandboxMode) -> Result<SandboxStatus, ConfineE
 /// probe needs it. The status lists every layer left out in `not_enforced`, so it is never
 /// [`SandboxStatus::fully_enforced`] unless `layers` is [`Layers::ALL`].
 pub fn confine_layers(
-    root: &Root,
+    root: &(impl Readable + ?Sized),
     mode: SandboxMode,
     layers: Layers,
 ) -> Result<SandboxStatus, ConfineError> {
@@ -409,7 +435,7 @@ pub fn confine_layers(
 
 /// Build and apply the ruleset. Strict mode makes the read-only filesystem set a hard
 /// requirement of the `landlock` crate; everything else is best effort.
-fn restrict(root: &Root, strict: bool) -> Result<RulesetStatus, String> {
+fn restrict(root: &(impl Readable + ?Sized), strict: bool) -> Result<RulesetStatus, String> {
     let err = |e: landlock::RulesetError| format!("Landlock: {e}");
     let mut ruleset = Ruleset::default();
     if strict {
@@ -426,15 +452,14 @@ fn restrict(root: &Root, strict: bool) -> Result<RulesetStatus, String> {
         .map_err(err)?
         .scope(Scope::from_all(TESTED_ABI))
         .map_err(err)?;
-    let dir = PathFd::new(root.path()).map_err(|e| format!("Landlock: {e}"))?;
-    let status = ruleset
-        .create()
-        .map_err(err)?
-        .no_new_privs(true)
-        .add_rule(PathBeneath::new(dir, granted()))
-        .map_err(err)?
-        .restrict_self()
-        .map_err(err)?;
+    let mut created = ruleset.create().map_err(err)?.no_new_privs(true);
+    for path in root.readable() {
+        let dir = PathFd::new(path).map_err(|e| format!("Landlock: {e}"))?;
+        created = created
+            .add_rule(PathBeneath::new(dir, granted()))
+            .map_err(err)?;
+    }
+    let status = created.restrict_self().map_err(err)?;
     Ok(status.ruleset)
 }
 
@@ -498,7 +523,7 @@ impl Plan {
         out
     }
 
-    fn status(&self, root: &Root, mode: SandboxMode) -> SandboxStatus {
+    fn status(&self, root: &(impl Readable + ?Sized), mode: SandboxMode) -> SandboxStatus {
         let denied = |a: AccessNet| {
             if self.net.contains(a) {
                 "denied"
@@ -508,7 +533,12 @@ impl Plan {
         };
         let (soft, hard) = getrlimit(Resource::RLIMIT_CORE).unwrap_or((u64::MAX, u64::MAX));
         SandboxStatus {
-            root: root.path().display().to_string(),
+            root: root.readable()[0].display().to_string(),
+            roots: root
+                .readable()
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
             mode: mode.name(),
             applied: false,
             kernel_landlock_abi: self.kernel,

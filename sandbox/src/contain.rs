@@ -215,6 +215,8 @@ pub struct ContainedDir {
     dev: u64,
     ino: u64,
     root: Arc<BeneathDir>,
+    /// The name of the root it lies under, when the server has several ([`Roots`](crate::Roots)).
+    root_name: Option<Arc<str>>,
 }
 
 impl PartialEq for ContainedDir {
@@ -239,6 +241,25 @@ impl ContainedDir {
     /// Path relative to the root; `""` for the root itself.
     pub fn relative(&self) -> &Path {
         self.inner.relative()
+    }
+
+    /// How an answer names this directory when the server has several roots: the root's name,
+    /// then the path under it (`sdk`, `sdk/src`). `None` with one root, where answers name a
+    /// directory by its own name as before.
+    pub fn shown_name(&self) -> Option<String> {
+        let root = self.root_name.as_deref()?;
+        let rel = self.inner.relative.to_string_lossy();
+        Some(if rel.is_empty() {
+            root.to_string()
+        } else {
+            format!("{root}/{rel}")
+        })
+    }
+
+    /// The same directory, named as lying under the root called `name`.
+    pub(crate) fn under_root_named(mut self, name: Arc<str>) -> ContainedDir {
+        self.root_name = Some(name);
+        self
     }
 
     /// This directory as a [`Root`] of its own, e.g. to contain paths given relative to a repo
@@ -329,32 +350,13 @@ impl Root {
             dev,
             ino,
             root: Arc::clone(&self.dir),
+            root_name: None,
         }
     }
 
     /// Prove that `untrusted` names an existing file, directory or other node under the root.
     pub fn contain(&self, untrusted: &OsStr) -> Result<Contained, Rejection> {
-        let bytes = untrusted.as_bytes();
-        if bytes.is_empty() {
-            return Err(Rejection::InvalidPath("empty path".into()));
-        }
-        if bytes.contains(&0) {
-            return Err(Rejection::InvalidPath("path contains a NUL byte".into()));
-        }
-        if bytes.len() > MAX_PATH_BYTES {
-            return Err(Rejection::InvalidPath(format!(
-                "path is longer than {MAX_PATH_BYTES} bytes"
-            )));
-        }
-        if bytes
-            .split(|&b| b == b'/')
-            .any(|name| name.len() > MAX_NAME_BYTES)
-        {
-            return Err(Rejection::InvalidPath(format!(
-                "a name in the path is longer than {MAX_NAME_BYTES} bytes"
-            )));
-        }
-        let want_dir = bytes.ends_with(b"/");
+        let want_dir = check_input(untrusted)?;
         let input = Path::new(untrusted);
 
         let rest = if input.is_absolute() {
@@ -362,23 +364,50 @@ impl Root {
             // are accepted. Anything else is OutsideRoot without being resolved: an outside
             // link that leads in would otherwise tell the client that the outside path exists
             // and where it points.
-            match input
-                .strip_prefix(&self.path)
-                .or_else(|_| input.strip_prefix(&self.given))
-            {
-                Ok(rest) => rest.to_path_buf(),
-                Err(_) => return Err(Rejection::OutsideRoot),
+            match self.strip_spelling(input) {
+                Some(rest) => rest.to_path_buf(),
+                None => return Err(Rejection::OutsideRoot),
             }
         } else {
             input.to_path_buf()
         };
 
-        let found = self.resolve(&rest)?;
-        // Defense in depth: walking the resolved names from the root's fd, beneath it and
-        // following no link, must reach the very node the resolution ended on. Otherwise the
-        // tree changed under the resolution and the answer cannot be proven.
-        // (Its length was bounded during the resolution, so any failure here is a change:
-        // a directory renamed away or swapped for a link.)
+        let mut pending = VecDeque::new();
+        push_front_components(&mut pending, &rest);
+        match self.resolve(pending, 0)? {
+            Walk::Done(found) => self.finish(found, want_dir),
+            // One root: whatever leaves it is outside.
+            Walk::Left(_) => Err(Rejection::OutsideRoot),
+        }
+    }
+
+    /// `input` (absolute) without the root's canonical spelling or the spelling the operator
+    /// gave, whichever it starts with; `None` when it starts with neither.
+    pub(crate) fn strip_spelling<'a>(&self, input: &'a Path) -> Option<&'a Path> {
+        input
+            .strip_prefix(&self.path)
+            .or_else(|_| input.strip_prefix(&self.given))
+            .ok()
+    }
+
+    /// The length of the root's spelling that `input` starts with (for choosing the innermost
+    /// of nested roots), or `None`.
+    pub(crate) fn spelling_len(&self, input: &Path) -> Option<usize> {
+        if input.starts_with(&self.path) {
+            Some(self.path.as_os_str().len())
+        } else if input.starts_with(&self.given) {
+            Some(self.given.as_os_str().len())
+        } else {
+            None
+        }
+    }
+
+    /// Turn a finished resolution into a proof. Defense in depth: walking the resolved names
+    /// from the root's fd, beneath it and following no link, must reach the very node the
+    /// resolution ended on. Otherwise the tree changed under the resolution and the answer
+    /// cannot be proven. (Its length was bounded during the resolution, so any failure here is a
+    /// change: a directory renamed away or swapped for a link.)
+    pub(crate) fn finish(&self, found: Resolved, want_dir: bool) -> Result<Contained, Rejection> {
         let again = self
             .dir
             .stat_beneath(&found.relative)
@@ -400,9 +429,8 @@ impl Root {
         })
     }
 
-    /// Like [`Root::contain`], and the result must be a directory.
-    pub fn contain_dir(&self, untrusted: &OsStr) -> Result<ContainedDir, Rejection> {
-        let inner = self.contain(untrusted)?;
+    /// A proven directory as a [`ContainedDir`] of this root.
+    pub(crate) fn dir_of(&self, inner: Contained) -> Result<ContainedDir, Rejection> {
         if !inner.is_dir {
             return Err(Rejection::NotADirectory);
         }
@@ -411,7 +439,13 @@ impl Root {
             ino: inner.ino,
             inner,
             root: Arc::clone(&self.dir),
+            root_name: None,
         })
+    }
+
+    /// Like [`Root::contain`], and the result must be a directory.
+    pub fn contain_dir(&self, untrusted: &OsStr) -> Result<ContainedDir, Rejection> {
+        self.dir_of(self.contain(untrusted)?)
     }
 
     /// A directory from a JSON argument: anything but a string is `InvalidPath`.
@@ -425,13 +459,20 @@ impl Root {
         }
     }
 
-    /// Resolve `rel` (relative to the root) without ever leaving the root: every name is
-    /// opened (`O_PATH | O_NOFOLLOW`) relative to the fd of the directory reached so far, and
-    /// `..` goes back to the fd kept for the parent. Returns the resolved path relative to the
-    /// root, free of symlinks, `.` and `..`, and the `fstat` of the node it names.
-    fn resolve(&self, rel: &Path) -> Result<Resolved, Rejection> {
-        let mut pending: VecDeque<OsString> = VecDeque::new();
-        push_front_components(&mut pending, rel);
+    /// Resolve the names in `pending` (relative to the root) without ever leaving the root:
+    /// every name is opened (`O_PATH | O_NOFOLLOW`) relative to the fd of the directory reached
+    /// so far, and `..` goes back to the fd kept for the parent. `hops` symlinks were followed
+    /// before (by an earlier root of a [`Roots`](crate::Roots) list).
+    ///
+    /// Ends in [`Walk::Done`] with the resolved path relative to the root, free of symlinks, `.`
+    /// and `..`, and the `fstat` of the node it names; or in [`Walk::Left`] where the path
+    /// leaves the root (a `..` above it, or an absolute link target not spelled under it),
+    /// with nothing outside the root looked at.
+    pub(crate) fn resolve(
+        &self,
+        mut pending: VecDeque<OsString>,
+        mut hops: usize,
+    ) -> Result<Walk, Rejection> {
         // The directories entered so far, outermost first; the root's own fd is below them.
         let mut entered: Vec<(OsString, OwnedFd)> = Vec::new();
         let mut leaf: Option<(OsString, Stat)> = None;
@@ -441,11 +482,15 @@ impl Root {
             n => n,
         };
         let mut spelled_len = root_len;
-        let mut hops = 0usize;
         while let Some(name) = pending.pop_front() {
             if name == ".." {
-                let (up, _) = entered.pop().ok_or(Rejection::OutsideRoot)?;
-                spelled_len -= 1 + up.len();
+                match entered.pop() {
+                    Some((up, _)) => spelled_len -= 1 + up.len(),
+                    None => {
+                        let at = self.path.parent().unwrap_or(&self.path).to_path_buf();
+                        return Ok(Walk::Left(Leaving { at, pending, hops }));
+                    }
+                }
                 continue;
             }
             if spelled_len + 1 + name.len() > MAX_PATH_BYTES {
@@ -465,14 +510,20 @@ impl Root {
                     }
                     let target = PathBuf::from(read_link_fd(node.as_fd()).map_err(map_io)?);
                     if target.is_absolute() {
-                        // Only targets spelled under the canonical root are followed, and
-                        // they restart from the root's fd.
-                        let rest = target
-                            .strip_prefix(&self.path)
-                            .map_err(|_| Rejection::OutsideRoot)?;
-                        entered.clear();
-                        spelled_len = root_len;
-                        push_front_components(&mut pending, rest);
+                        // Only targets spelled under the canonical root are followed here,
+                        // and they restart from the root's fd. Any other is handed back.
+                        match target.strip_prefix(&self.path) {
+                            Ok(rest) => {
+                                entered.clear();
+                                spelled_len = root_len;
+                                push_front_components(&mut pending, rest);
+                            }
+                            Err(_) => {
+                                push_front_components(&mut pending, &target);
+                                let at = PathBuf::from("/");
+                                return Ok(Walk::Left(Leaving { at, pending, hops }));
+                            }
+                        }
                     } else {
                         push_front_components(&mut pending, &target);
                     }
@@ -500,19 +551,61 @@ impl Root {
                 stat_fd(here).map_err(map_io)?
             }
         };
-        Ok(Resolved { relative, stat })
+        Ok(Walk::Done(Resolved { relative, stat }))
     }
 }
 
+/// Where [`Root::resolve`] ends: a node under the root, or the point where the path left it.
+pub(crate) enum Walk {
+    Done(Resolved),
+    Left(Leaving),
+}
+
+/// A path that left a root: the absolute, canonical place it reached (the root's parent for a
+/// `..`, `/` for an absolute link target), the names still to resolve from there, and the links
+/// followed so far. Nothing outside the root was looked at to get here.
+pub(crate) struct Leaving {
+    pub(crate) at: PathBuf,
+    pub(crate) pending: VecDeque<OsString>,
+    pub(crate) hops: usize,
+}
+
 /// What [`Root::resolve`] ends on.
-struct Resolved {
+pub(crate) struct Resolved {
     relative: PathBuf,
     stat: Stat,
 }
 
+/// Check an untrusted path before any system call: not empty, no NUL byte, at most
+/// [`MAX_PATH_BYTES`], no name over [`MAX_NAME_BYTES`]. Returns whether it ends with `/` (a
+/// directory is required).
+pub(crate) fn check_input(untrusted: &OsStr) -> Result<bool, Rejection> {
+    let bytes = untrusted.as_bytes();
+    if bytes.is_empty() {
+        return Err(Rejection::InvalidPath("empty path".into()));
+    }
+    if bytes.contains(&0) {
+        return Err(Rejection::InvalidPath("path contains a NUL byte".into()));
+    }
+    if bytes.len() > MAX_PATH_BYTES {
+        return Err(Rejection::InvalidPath(format!(
+            "path is longer than {MAX_PATH_BYTES} bytes"
+        )));
+    }
+    if bytes
+        .split(|&b| b == b'/')
+        .any(|name| name.len() > MAX_NAME_BYTES)
+    {
+        return Err(Rejection::InvalidPath(format!(
+            "a name in the path is longer than {MAX_NAME_BYTES} bytes"
+        )));
+    }
+    Ok(bytes.ends_with(b"/"))
+}
+
 /// Put the components of `p` at the front of the queue, in order. `.` and the root are
 /// dropped; `..` is kept for the resolver.
-fn push_front_components(queue: &mut VecDeque<OsString>, p: &Path) {
+pub(crate) fn push_front_components(queue: &mut VecDeque<OsString>, p: &Path) {
     let names: Vec<OsString> = p
         .components()
         .filter_map(|c| match c {
@@ -539,7 +632,7 @@ fn map_io(e: io::Error) -> Rejection {
     }
 }
 
-fn json_type(v: &serde_json::Value) -> &'static str {
+pub(crate) fn json_type(v: &serde_json::Value) -> &'static str {
     match v {
         serde_json::Value::Null => "null",
         serde_json::Value::Bool(_) => "a boolean",

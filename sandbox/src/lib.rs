@@ -2,6 +2,8 @@
 //!
 //! - [`contain`]: userspace containment. A [`Root`] turns untrusted paths into [`Contained`] /
 //!   [`ContainedDir`] proofs, or a named [`Rejection`].
+//! - [`roots`]: several roots, each named; a path that leaves one root may enter another
+//!   listed root, never anything else ([`Roots`]).
 //! - [`beneath`]: per-open kernel containment. [`BeneathDir`] opens files relative to a
 //!   directory fd with `openat2(RESOLVE_BENEATH)` and checks they are the files the walk saw.
 //! - [`confine`](mod@confine): the process-wide Landlock read-only ruleset and process
@@ -24,6 +26,7 @@ pub mod beneath;
 pub mod caps;
 pub mod confine;
 pub mod contain;
+pub mod roots;
 pub mod seccomp;
 pub mod selftest;
 pub mod syscall_probes;
@@ -31,7 +34,8 @@ pub mod workers;
 
 pub use beneath::{BeneathDir, FileChanged, Mechanism, is_file_changed, refusal_reason};
 pub use confine::{
-    ConfineError, Layers, SandboxMode, SandboxStatus, TESTED_ABI, confine, confine_layers,
+    ConfineError, Layers, Readable, SandboxMode, SandboxStatus, TESTED_ABI, confine, confine_layers,
     probe_status,
 };
 pub use contain::{Contained, ContainedDir, Rejection, Root, RootError};
+pub use roots::{NamedRoot, Roots, RootsError};

@@ -43,6 +43,7 @@ use nix::unistd::{AccessFlags, access};
 use crate::caps::CapSets;
 use crate::confine::{Layers, SandboxMode, confine, probe_status};
 use crate::contain::Root;
+use crate::roots::Roots;
 use crate::syscall_probes as sys;
 
 /// What a probe must observe.
@@ -159,8 +160,15 @@ fn errno_name(code: i32) -> String {
 /// the child in environment variables ([`Targets::to_env`], [`Targets::from_env`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Targets {
-    /// The canonical root.
+    /// The canonical root (the first, when there are several).
     pub root: PathBuf,
+    /// The other roots, when the server reads several: the child confines itself to all.
+    pub other_roots: Vec<PathBuf>,
+    /// A readable regular file in the second root (positive control across roots).
+    pub other_inside_file: Option<PathBuf>,
+    /// A directory above every root and under none (their nearest common ancestor, or its
+    /// parent when that is a root itself): what lies between and above roots is unreadable.
+    pub above_roots: Option<PathBuf>,
     /// An existing regular file under the root that this user can read (positive control).
     pub inside_file: Option<PathBuf>,
     /// Whether this user could write `inside_file` without the sandbox (else write probes on
@@ -197,6 +205,17 @@ impl Targets {
         let mut env: Vec<(String, std::ffi::OsString)> = Vec::new();
         let mut put = |k: &str, v: std::ffi::OsString| env.push((format!("{ENV_PREFIX}{k}"), v));
         put("ROOT", self.root.clone().into());
+        if !self.other_roots.is_empty()
+            && let Ok(list) = std::env::join_paths(&self.other_roots)
+        {
+            put("OTHER_ROOTS", list);
+        }
+        if let Some(p) = &self.other_inside_file {
+            put("OTHER_INSIDE_FILE", p.clone().into());
+        }
+        if let Some(p) = &self.above_roots {
+            put("ABOVE_ROOTS", p.clone().into());
+        }
         if let Some(p) = &self.inside_file {
             put("INSIDE_FILE", p.clone().into());
         }
@@ -244,6 +263,11 @@ impl Targets {
         let text = |k: &str| get(k).and_then(|v| v.into_string().ok());
         Some(Targets {
             root: PathBuf::from(get("ROOT")?),
+            other_roots: get("OTHER_ROOTS")
+                .map(|l| std::env::split_paths(&l).collect())
+                .unwrap_or_default(),
+            other_inside_file: get("OTHER_INSIDE_FILE").map(PathBuf::from),
+            above_roots: get("ABOVE_ROOTS").map(PathBuf::from),
             inside_file: get("INSIDE_FILE").map(PathBuf::from),
             inside_writable: text("INSIDE_WRITABLE").as_deref() == Some("1"),
             root_writable: text("ROOT_WRITABLE").as_deref() == Some("1"),
@@ -315,10 +339,12 @@ pub const PROBES: &[Probe] = &[
     // Positive controls: reading inside the root, threads.
     probe("read_inside", None, None, None),
     probe("list_root", None, None, None),
+    probe("read_other_root", None, None, None),
     probe("threads", None, None, None),
     // Landlock: files outside the root (seccomp allows read-only opens: Landlock decides).
     probe("read_outside", None, EACCES, None),
     probe("list_outside", None, EACCES, None),
+    probe("list_above_roots", None, EACCES, None),
     probe("read_etc_passwd", None, EACCES, None),
     probe("read_proc_self_status", None, EACCES, None),
     // Writes inside the root: Landlock, and seccomp refuses every write-side call.
@@ -409,6 +435,15 @@ fn run_one(name: &str, t: &Targets) -> Observed {
     match name {
         "read_inside" => inside.map_or(skip(NO_FILE), |p| code(fs::read(p).map(drop))),
         "list_root" => code(fs::read_dir(&t.root).map(drop)),
+        "read_other_root" => match (&t.other_inside_file, t.other_roots.is_empty()) {
+            (_, true) => skip("the server reads one root"),
+            (None, false) => skip("the second root holds no regular file this user can read"),
+            (Some(p), false) => code(fs::read(p).map(drop)),
+        },
+        "list_above_roots" => t.above_roots.as_ref().map_or(
+            skip("no directory lies above the roots (the root is /)"),
+            |p| code(fs::read_dir(p).map(drop)),
+        ),
         "read_outside" => t
             .outside_file
             .as_ref()
@@ -649,7 +684,16 @@ impl Drop for Victim {
 impl Prepared {
     /// Prepare targets for `root` without writing anything inside it.
     pub fn new(root: &Root) -> Prepared {
-        let root_path = root.path().to_path_buf();
+        Prepared::for_roots(&Roots::single(root.clone()))
+    }
+
+    /// Prepare targets for every root of `roots` without writing anything inside them.
+    pub fn for_roots(roots: &Roots) -> Prepared {
+        let all: Vec<PathBuf> = roots.iter().map(|r| r.root().path().to_path_buf()).collect();
+        let root_path = all[0].clone();
+        let other_roots = all[1..].to_vec();
+        let other_inside_file = other_roots.first().and_then(|r| find_inside_file(r));
+        let above_roots = above(&all);
         let unique = format!(
             "{}-{}",
             std::process::id(),
@@ -658,7 +702,7 @@ impl Prepared {
                 .map(|d| d.as_nanos())
                 .unwrap_or(0)
         );
-        let (scratch_dir, outside_file) = outside_scratch(&root_path, &unique);
+        let (scratch_dir, outside_file) = outside_scratch(&all, &unique);
         let (inside_file, inside_writable) = match find_inside_file(&root_path) {
             Some(p) => {
                 let w = access(&p, AccessFlags::W_OK).is_ok();
@@ -688,6 +732,9 @@ impl Prepared {
         let victim = Victim::fork();
         let targets = Targets {
             root: root_path,
+            other_roots,
+            other_inside_file,
+            above_roots,
             inside_file,
             inside_writable,
             root_writable,
@@ -731,17 +778,34 @@ impl Drop for Prepared {
 /// The marker the outside scratch file holds; it must never be readable from the child.
 pub const OUTSIDE_MARKER: &str = "gnaw-self-test: this file lies outside the root\n";
 
-/// Make a private directory with one file, somewhere not under the root.
-fn outside_scratch(root: &Path, unique: &str) -> (Option<PathBuf>, Option<PathBuf>) {
+/// The nearest directory above every root that lies under none of them: their longest common
+/// ancestor, or its parent when that ancestor is a root itself. `None` when that would be `/`'s
+/// parent.
+fn above(roots: &[PathBuf]) -> Option<PathBuf> {
+    let mut common = roots.first()?.clone();
+    while !roots.iter().all(|r| r.starts_with(&common)) {
+        if !common.pop() {
+            return None;
+        }
+    }
+    if roots.iter().any(|r| *r == common) {
+        common.parent().map(Path::to_path_buf)
+    } else {
+        Some(common)
+    }
+}
+
+/// Make a private directory with one file, somewhere under none of the roots.
+fn outside_scratch(roots: &[PathBuf], unique: &str) -> (Option<PathBuf>, Option<PathBuf>) {
     let mut bases = vec![std::env::temp_dir(), "/dev/shm".into(), "/var/tmp".into()];
-    if let Some(parent) = root.parent() {
+    if let Some(parent) = roots.first().and_then(|r| r.parent()) {
         bases.push(parent.to_path_buf());
     }
     for base in bases {
         let Ok(base) = fs::canonicalize(&base) else {
             continue;
         };
-        if under(root, &base) {
+        if roots.iter().any(|root| under(root, &base)) {
             continue;
         }
         let dir = base.join(format!("gnaw-self-test-{unique}"));
@@ -880,16 +944,21 @@ const I386_ONLY: &str = "GNAW_SELF_TEST_I386";
 pub fn run(
     exe: &Path,
     child_args: &[&str],
-    root: &Root,
+    roots: &Roots,
     mode: SandboxMode,
     out: &mut dyn Write,
 ) -> io::Result<Summary> {
     let mut summary = Summary::default();
-    let status = probe_status(root, mode);
+    let status = probe_status(roots, mode);
+    let listed: Vec<String> = roots
+        .iter()
+        .map(|r| r.root().path().display().to_string())
+        .collect();
     writeln!(
         out,
-        "gnaw-mcp self-test: root {}, sandbox mode {}",
-        root.path().display(),
+        "gnaw-mcp self-test: {} {}, sandbox mode {}",
+        if listed.len() == 1 { "root" } else { "roots" },
+        listed.join(", "),
         mode
     )?;
     match status.kernel_landlock_abi {
@@ -909,7 +978,7 @@ pub fn run(
     if status.kernel_landlock_abi.is_some() {
         summary.passed += 1;
     }
-    let prepared = Prepared::new(root);
+    let prepared = Prepared::for_roots(roots);
     let mut cmd = Command::new(exe);
     cmd.args(child_args).envs(prepared.targets.to_env());
     let output = run_child(cmd)?;
@@ -1088,15 +1157,17 @@ pub fn child(mode: SandboxMode) -> i32 {
         println!("error the self-test child was started without its targets");
         return 1;
     };
-    // The parent validated the root already (including the `/` refusal).
-    let root = match Root::new(&targets.root, true) {
-        Ok(root) => root,
+    // The parent validated the roots already (including the `/` refusal).
+    let mut paths = vec![targets.root.clone()];
+    paths.extend(targets.other_roots.iter().cloned());
+    let roots = match Roots::new(&paths, true) {
+        Ok(roots) => roots,
         Err(e) => {
             println!("error {e}");
             return 1;
         }
     };
-    let status = match confine(&root, mode) {
+    let status = match confine(&roots, mode) {
         Ok(status) => status,
         Err(e) => {
             println!("error {}", e.to_string().replace('\n', " "));
@@ -1197,6 +1268,9 @@ mod tests {
     fn targets_round_trip_through_the_environment() {
         let t = Targets {
             root: "/r".into(),
+            other_roots: vec!["/q".into(), "/p".into()],
+            other_inside_file: Some("/q/f".into()),
+            above_roots: Some("/".into()),
             inside_file: Some("/r/f".into()),
             inside_writable: true,
             root_writable: false,
@@ -1218,10 +1292,23 @@ mod tests {
     }
 
     #[test]
+    fn above_the_roots_is_under_none_of_them() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(above(&[p("/w/a"), p("/w/b")]), Some(p("/w")));
+        assert_eq!(above(&[p("/w/a"), p("/w/a/b")]), Some(p("/w")));
+        assert_eq!(above(&[p("/w/a/x"), p("/v/b")]), Some(p("/")));
+        assert_eq!(above(&[p("/w/a")]), Some(p("/w")));
+        assert_eq!(above(&[p("/")]), None);
+    }
+
+    #[test]
     fn outside_scratch_is_not_under_the_root() {
         let tmp = std::env::temp_dir();
         let root = fs::canonicalize(&tmp).unwrap_or(tmp);
-        let (dir, file) = outside_scratch(&root, &format!("unit-{}", std::process::id()));
+        let (dir, file) = outside_scratch(
+            std::slice::from_ref(&root),
+            &format!("unit-{}", std::process::id()),
+        );
         let dir = dir.expect("/dev/shm, /var/tmp or / is writable on a test machine");
         assert!(!dir.starts_with(&root), "{dir:?} is under {root:?}");
         assert_eq!(

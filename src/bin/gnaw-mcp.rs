@@ -1,5 +1,5 @@
 //! gnaw-mcp: serve gnaw's extraction pipeline to AI agents as an MCP server over stdio,
-//! confined with Landlock to `GNAW_MCP_ROOT`, with every capability dropped and a seccomp
+//! confined with Landlock to `GNAW_MCP_ROOT` (one directory, or a `:`-separated list of them), with every capability dropped and a seccomp
 //! allow-list installed (all three by `gnaw_sandbox::confine`).
 //!
 //! Order matters: read everything the process needs (environment, CPU count), resolve the
@@ -19,12 +19,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use gnaw::mcp::{self, RootContainment};
-use gnaw_sandbox::{Root, RootError, SandboxMode, confine};
+use gnaw::mcp;
+use gnaw_sandbox::{RootError, Roots, RootsError, SandboxMode, confine};
 
 const AFTER_HELP: &str = "\
 Environment:
-  GNAW_MCP_ROOT              directory the tools may read (default: the working directory)
+  GNAW_MCP_ROOT              directory the tools may read (default: the working directory),
+                             or several separated by ':' (each confined the same way; a
+                             tool's repo then starts with a root's name: its directory
+                             name, made unique as name-2, ...)
   GNAW_MCP_SANDBOX           strict (default), best-effort or off
   GNAW_MCP_TOOLS             the tools offered, comma-separated: names to turn on (read,grep),
                              -name to turn one off (-changes,-log), or a preset: minimal
@@ -133,10 +136,12 @@ fn main() -> ExitCode {
         Ok(mode) => mode,
         Err(e) => return fail(e),
     };
-    let root_path = match std::env::var_os("GNAW_MCP_ROOT") {
-        Some(raw) if !raw.is_empty() => PathBuf::from(raw),
+    let root_paths: Vec<PathBuf> = match std::env::var_os("GNAW_MCP_ROOT") {
+        Some(raw) if !raw.is_empty() => std::env::split_paths(&raw)
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect(),
         _ => match std::env::current_dir() {
-            Ok(dir) => dir,
+            Ok(dir) => vec![dir],
             Err(e) => {
                 return fail(format!(
                     "cannot read the working directory ({e}); set GNAW_MCP_ROOT to the directory to serve"
@@ -144,9 +149,9 @@ fn main() -> ExitCode {
             }
         },
     };
-    let root = match Root::new(&root_path, args.allow_filesystem_root) {
-        Ok(root) => root,
-        Err(e @ RootError::FilesystemRoot(_)) => {
+    let roots = match Roots::new(&root_paths, args.allow_filesystem_root) {
+        Ok(roots) => roots,
+        Err(e @ RootsError::Root(RootError::FilesystemRoot(_))) => {
             return fail(format!(
                 "GNAW_MCP_ROOT: {e} (pass --allow-filesystem-root to do so)"
             ));
@@ -165,7 +170,7 @@ fn main() -> ExitCode {
         return match gnaw_sandbox::selftest::run(
             &exe,
             &["--self-test-child"],
-            &root,
+            &roots,
             mode,
             &mut out,
         ) {
@@ -184,7 +189,7 @@ fn main() -> ExitCode {
             "parsing is off: the parse workers could not start ({e}); files are shown as text"
         );
     }
-    let status = match confine(&root, mode) {
+    let status = match confine(&roots, mode) {
         Ok(status) => status,
         Err(e) => return fail(e),
     };
@@ -204,14 +209,22 @@ fn main() -> ExitCode {
     } else if !status.fully_enforced() {
         log::warn!("the sandbox is not fully enforced (mode {mode}); see the status above");
     }
+    let served: Vec<String> = if roots.len() == 1 {
+        vec![roots.first().path().display().to_string()]
+    } else {
+        roots
+            .iter()
+            .map(|r| format!("{} as {:?}", r.root().path().display(), r.name()))
+            .collect()
+    };
     log::info!(
         "serving {} with {cpus} CPUs; max line {} bytes, max output {} bytes",
-        root.path().display(),
+        served.join(", "),
         config.max_line_bytes,
         config.max_output_bytes
     );
 
-    let containment = Arc::new(RootContainment(root));
+    let containment = Arc::new(roots);
     let tools = tools.narrowed_by_root(containment.as_ref(), config.policy);
     log::info!("tools offered: {}", tools.names().join(", "));
     match mcp::serve(io::stdin().lock(), io::stdout(), config, containment, tools) {

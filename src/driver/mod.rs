@@ -172,13 +172,18 @@ fn run(
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
 
     // plan: rank, then budget
-    let repo_name = spec
-        .repo
-        .contained()
-        .path()
-        .file_name()
-        .map(|n| display_path(n.as_bytes()))
-        .unwrap_or_else(|| "/".into());
+    // With several roots, the repo is named under its root's name (`sdk/src`), as a `repo`
+    // argument spells it; with one, by its own directory name.
+    let repo_name = match spec.repo.shown_name() {
+        Some(name) => display_path(name.as_bytes()),
+        None => spec
+            .repo
+            .contained()
+            .path()
+            .file_name()
+            .map(|n| display_path(n.as_bytes()))
+            .unwrap_or_else(|| "/".into()),
+    };
     let ranking = plan::rank(&kept, query.as_ref(), &ctx.parse, &stop).ok_or(Error::Cancelled)?;
     // compress: every file that has one gets its skeleton; without a budget it replaces the
     // file, with one it is offered for the files that do not fit whole (the graded budget).

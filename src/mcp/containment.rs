@@ -1,9 +1,10 @@
 //! The only route from a tool's `repo` argument to a directory the pipeline reads: a
 //! [`Containment`] turns the raw JSON value into a [`ContainedDir`] or a named rejection. In
-//! gnaw-mcp it is the sandbox's [`Root`]; tests may substitute their own.
+//! gnaw-mcp it is the sandbox's [`Roots`] (one root or several, from `GNAW_MCP_ROOT`); tests may
+//! substitute a single [`Root`] or their own.
 
-use gnaw_sandbox::{ContainedDir, Root};
-use serde_json::Value;
+use gnaw_sandbox::{ContainedDir, Root, Roots};
+use serde_json::{Value, json};
 
 /// Why a `repo` argument was refused: a stable kind (`OutsideRoot`, `NotFound`, ...) and a
 /// message that never repeats anything read from outside the root.
@@ -16,6 +17,16 @@ pub struct Rejected {
 /// Turns an untrusted `repo` value into a directory proven to lie under the server's root.
 pub trait Containment: Send + Sync {
     fn contain(&self, repo: &Value) -> Result<ContainedDir, Rejected>;
+
+    /// The `repo` values that name each root (`.` when there is one).
+    fn roots(&self) -> Vec<Value> {
+        vec![json!(".")]
+    }
+
+    /// A sentence for the model about the roots, when `repo` must start with a root's name.
+    fn describe(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The sandbox's root as the server's containment (`gnaw_sandbox::Root::contain_json`).
@@ -26,6 +37,34 @@ impl Containment for RootContainment {
         self.0.contain_json(repo).map_err(|r| Rejected {
             kind: r.kind(),
             message: r.to_string(),
+        })
+    }
+}
+
+/// Several roots (or one): a `repo` starts with a root's name when there are several
+/// (`gnaw_sandbox::Roots::contain_json`).
+impl Containment for Roots {
+    fn contain(&self, repo: &Value) -> Result<ContainedDir, Rejected> {
+        self.contain_json(repo).map_err(|r| Rejected {
+            kind: r.kind(),
+            message: r.to_string(),
+        })
+    }
+
+    fn roots(&self) -> Vec<Value> {
+        self.repo_names().into_iter().map(Value::String).collect()
+    }
+
+    fn describe(&self) -> Option<String> {
+        (self.len() > 1).then(|| {
+            format!(
+                "This server reads {} directories, each by name: every `repo` starts with one of \
+                 {} (e.g. `{}` or `{}/src`).",
+                self.len(),
+                self.names(),
+                self.iter().next().map_or("", |r| r.name()),
+                self.iter().next().map_or("", |r| r.name()),
+            )
         })
     }
 }

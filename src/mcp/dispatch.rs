@@ -251,6 +251,9 @@ struct Server {
     /// The tools offered, and the selection that chose them.
     offered: Vec<&'static dyn Tool>,
     selection: ToolSet,
+    /// What `initialize` and `server/discover` tell the model: the tools, and the roots when
+    /// there are several.
+    instructions: String,
 }
 
 impl Server {
@@ -329,7 +332,7 @@ impl Server {
             ("server/discover", Era::Modern) => Ok(json!({
                 "supportedVersions": MODERN_VERSIONS,
                 "capabilities": { "tools": {} },
-                "instructions": tools::instructions(&self.offered),
+                "instructions": self.instructions,
                 "ttlMs": CACHE_TTL_MS,
                 "cacheScope": "public",
             })),
@@ -370,7 +373,7 @@ impl Server {
             "protocolVersion": chosen,
             "capabilities": { "tools": {} },
             "serverInfo": server_info(),
-            "instructions": tools::instructions(&self.offered),
+            "instructions": self.instructions,
         }))
     }
 
@@ -506,6 +509,7 @@ pub fn serve(
     let inflight: InFlight = Arc::default();
     let queued: Arc<Mutex<Queued>> = Arc::default();
     let (tx, rx) = mpsc::channel();
+    let containment_note = containment.describe();
     let worker = {
         let shared = Shared {
             out: Arc::clone(&out),
@@ -521,6 +525,11 @@ pub fn serve(
             .stack_size(crate::limits::THREAD_STACK_BYTES)
             .spawn(move || worker(rx, shared))?
     };
+    let mut instructions = tools::instructions(&offered.tools());
+    if let Some(roots) = containment_note {
+        instructions.push(' ');
+        instructions.push_str(&roots);
+    }
     let mut server = Server {
         out,
         config,
@@ -531,6 +540,7 @@ pub fn serve(
         line_bytes: 0,
         offered: offered.tools(),
         selection: offered,
+        instructions,
     };
     let mut reader = LineReader::new(BufReader::new(input), config.max_line_bytes);
     let result = loop {

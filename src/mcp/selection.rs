@@ -10,6 +10,7 @@
 
 use super::containment::Containment;
 use super::tool::Tool;
+use serde_json::Value;
 use super::tools::TOOLS;
 use crate::driver::options;
 use crate::spec::{ExtractionSpec, Mode, Overrides, Policy};
@@ -27,8 +28,9 @@ pub struct ToolSet {
     on: u64,
     /// The operator's selection as given, when set.
     operator: Option<String>,
-    /// The repository's `tools` list, when it turned anything off.
-    repo: Option<Vec<String>>,
+    /// Each root's `tools` list that turned anything off, with the root's `repo` name
+    /// (`.` when there is one root).
+    repo: Vec<(String, Vec<String>)>,
 }
 
 impl Default for ToolSet {
@@ -37,7 +39,7 @@ impl Default for ToolSet {
         ToolSet {
             on: every(),
             operator: None,
-            repo: None,
+            repo: Vec::new(),
         }
     }
 }
@@ -130,7 +132,7 @@ impl ToolSet {
         Ok(ToolSet {
             on,
             operator: Some(spec.trim().to_string()),
-            repo: None,
+            repo: Vec::new(),
         })
     }
 
@@ -147,21 +149,34 @@ impl ToolSet {
 
     /// Narrow to what a repository's `tools` list selects (unknown names are ignored). It can
     /// only turn tools off.
-    pub fn narrowed_by(mut self, repo: &[String]) -> ToolSet {
+    pub fn narrowed_by(self, repo: &[String]) -> ToolSet {
+        self.narrowed_by_root_list(".", repo)
+    }
+
+    /// [`ToolSet::narrowed_by`] for the root `root` (its `repo` name).
+    fn narrowed_by_root_list(mut self, root: &str, repo: &[String]) -> ToolSet {
         let chosen = select(repo.iter().flat_map(|s| items(s)), false).unwrap_or(0);
         let on = self.on & chosen;
         if on != self.on {
             self.on = on;
-            self.repo = Some(repo.to_vec());
+            self.repo.push((root.to_string(), repo.to_vec()));
         }
         self
     }
 
-    /// Narrow to the `tools` list of the `.gnawconfig` at the root of `containment` (read as any
-    /// call reads it, under `policy`). A root without one, or whose config does not parse,
-    /// narrows nothing: the operator's set stands (a broken config fails every call anyway).
+    /// Narrow to the `tools` list of the `.gnawconfig` at each root of `containment` (read as
+    /// any call reads it, under `policy`): with several roots, a tool is offered only if every
+    /// root's list allows it. A root without one, or whose config does not parse, narrows
+    /// nothing: the operator's set stands (a broken config fails every call anyway).
     pub fn narrowed_by_root(self, containment: &dyn Containment, policy: Policy) -> ToolSet {
-        let Ok(repo) = containment.contain(&serde_json::json!(".")) else {
+        containment
+            .roots()
+            .iter()
+            .fold(self, |set, root| set.narrowed_by_one(containment, root, policy))
+    }
+
+    fn narrowed_by_one(self, containment: &dyn Containment, root: &Value, policy: Policy) -> ToolSet {
+        let Ok(repo) = containment.contain(root) else {
             return self;
         };
         let spec = ExtractionSpec {
@@ -180,11 +195,11 @@ impl ToolSet {
             .and_then(|dir| options::resolve(&dir, &spec).map_err(|e| e.to_string()));
         match options {
             Ok(o) => match o.tools {
-                Some(list) => self.narrowed_by(&list),
+                Some(list) => self.narrowed_by_root_list(root.as_str().unwrap_or("."), &list),
                 None => self,
             },
             Err(e) => {
-                log::warn!("the root's .gnawconfig was not read for its `tools` list: {e}");
+                log::warn!("the .gnawconfig of root {root} was not read for its `tools` list: {e}");
                 self
             }
         }
@@ -212,13 +227,19 @@ impl ToolSet {
 
     /// Why the registered tool `name` is not offered, naming the setting that turned it off.
     pub fn off_message(&self, name: &str) -> String {
-        let by = match (&self.repo, &self.operator) {
-            (Some(list), _)
-                if select(list.iter().flat_map(|s| items(s)), false)
-                    .is_ok_and(|m| bit(name).is_some_and(|b| m & b == 0)) =>
-            {
+        let by_root = self.repo.iter().find(|(_, list)| {
+            select(list.iter().flat_map(|s| items(s)), false)
+                .is_ok_and(|m| bit(name).is_some_and(|b| m & b == 0))
+        });
+        let by = match (by_root, &self.operator) {
+            (Some((root, list)), _) => {
+                let whose = if root == "." {
+                    "the root's".to_string()
+                } else {
+                    format!("root {root:?}'s")
+                };
                 format!(
-                    "the `tools` list of the root's .gnawconfig ({list:?}), which may narrow the operator's set but not widen it"
+                    "the `tools` list of {whose} .gnawconfig ({list:?}), which may narrow the operator's set but not widen it"
                 )
             }
             (_, Some(spec)) => format!("the operator's {ENV}={spec:?}"),

@@ -34,8 +34,8 @@ pub mod workers;
 
 pub use beneath::{BeneathDir, FileChanged, Mechanism, is_file_changed, refusal_reason};
 pub use confine::{
-    ConfineError, Layers, Readable, SandboxMode, SandboxStatus, TESTED_ABI, confine, confine_layers,
-    probe_status,
+    ConfineError, Layers, Readable, SandboxMode, SandboxStatus, TESTED_ABI, confine,
+    confine_layers, probe_status,
 };
 pub use contain::{Contained, ContainedDir, Rejection, Root, RootError};
 pub use roots::{NamedRoot, Roots, RootsError};

@@ -337,7 +337,13 @@ mod tests {
     fn fixture() -> Fixture {
         let tmp = tempfile::tempdir().unwrap();
         let base = std::fs::canonicalize(tmp.path()).unwrap();
-        for d in ["app/src", "sdk/src", "outside/src", "app/nested/src", "other/app"] {
+        for d in [
+            "app/src",
+            "sdk/src",
+            "outside/src",
+            "app/nested/src",
+            "other/app",
+        ] {
             std::fs::create_dir_all(base.join(d)).unwrap();
         }
         for f in ["app/a.rs", "sdk/s.rs", "outside/secret", "app/nested/n.rs"] {
@@ -386,7 +392,10 @@ mod tests {
         }
         assert_eq!(shown(&r, "../app"), Err("OutsideRoot"));
         assert_eq!(shown(&r, "app/../outside"), Err("OutsideRoot"));
-        assert_eq!(shown(&r, "app/../sdk"), Ok(("sdk".into(), f.base.join("sdk"))));
+        assert_eq!(
+            shown(&r, "app/../sdk"),
+            Ok(("sdk".into(), f.base.join("sdk")))
+        );
         assert_eq!(shown(&r, "app/../../x"), Err("OutsideRoot"));
         assert_eq!(shown(&r, "app/missing"), Err("NotFound"));
     }
@@ -437,7 +446,12 @@ mod tests {
             one.contain_dir(OsStr::new("abs-to-sdk")).unwrap_err(),
             Rejection::OutsideRoot
         );
-        assert!(one.contain_dir(OsStr::new("src")).unwrap().shown_name().is_none());
+        assert!(
+            one.contain_dir(OsStr::new("src"))
+                .unwrap()
+                .shown_name()
+                .is_none()
+        );
     }
 
     #[test]

@@ -13,7 +13,10 @@
 //! The parent side ([`run`]) prepares targets while still unconfined ([`Prepared`]): a scratch
 //! directory and file *outside* the root, TCP, UDP, abstract and pathname UNIX listeners to
 //! reach, its own pid to signal, a forked victim process to trace and read, and an existing
-//! readable file *inside* the root for the positive control. It re-executes the binary as a
+//! readable file *inside* the root for the positive control. With several roots it also finds a
+//! readable file in the second root (`read_other_root`, which runs only then), and every probe
+//! aims outside *all* roots; `list_above_roots` lists the nearest directory above every root and
+//! under none (between sibling roots, or above nested ones). It re-executes the binary as a
 //! child, which enters the sandbox through the same [`confine`] the server uses ([`child`]), runs
 //! [`run_probes`] and prints one wire line per probe, then waits while the parent reads its
 //! capability sets from `/proc/PID/status`. The parent checks every expected probe answered; a
@@ -298,9 +301,17 @@ pub struct Probe {
     pub seccomp: Option<i32>,
     pub landlock: Option<i32>,
     pub capabilities: Option<i32>,
+    /// Only meaningful when the sandbox holds several roots; left out with one.
+    pub several_roots: bool,
 }
 
 impl Probe {
+    /// Whether the probe runs for these targets (one that needs several roots does not run
+    /// with one).
+    pub fn applies(&self, t: &Targets) -> bool {
+        !self.several_roots || !t.other_roots.is_empty()
+    }
+
     /// What this probe must observe under `layers`.
     pub fn expect(&self, layers: Layers) -> Expect {
         let by = |on: bool, errno: Option<i32>| errno.filter(|_| on);
@@ -327,6 +338,15 @@ const fn probe(
         seccomp,
         landlock,
         capabilities,
+        several_roots: false,
+    }
+}
+
+/// A probe that only runs when the sandbox holds several roots.
+const fn across_roots(name: &'static str, landlock: Option<i32>) -> Probe {
+    Probe {
+        several_roots: true,
+        ..probe(name, None, landlock, None)
     }
 }
 
@@ -339,7 +359,7 @@ pub const PROBES: &[Probe] = &[
     // Positive controls: reading inside the root, threads.
     probe("read_inside", None, None, None),
     probe("list_root", None, None, None),
-    probe("read_other_root", None, None, None),
+    across_roots("read_other_root", None),
     probe("threads", None, None, None),
     // Landlock: files outside the root (seccomp allows read-only opens: Landlock decides).
     probe("read_outside", None, EACCES, None),
@@ -415,6 +435,7 @@ fn under(root: &Path, p: &Path) -> bool {
 pub fn run_probes(t: &Targets, layers: Layers) -> Vec<ProbeResult> {
     PROBES
         .iter()
+        .filter(|p| p.applies(t))
         .map(|p| ProbeResult {
             name: p.name.to_string(),
             expect: p.expect(layers),
@@ -435,11 +456,10 @@ fn run_one(name: &str, t: &Targets) -> Observed {
     match name {
         "read_inside" => inside.map_or(skip(NO_FILE), |p| code(fs::read(p).map(drop))),
         "list_root" => code(fs::read_dir(&t.root).map(drop)),
-        "read_other_root" => match (&t.other_inside_file, t.other_roots.is_empty()) {
-            (_, true) => skip("the server reads one root"),
-            (None, false) => skip("the second root holds no regular file this user can read"),
-            (Some(p), false) => code(fs::read(p).map(drop)),
-        },
+        "read_other_root" => t.other_inside_file.as_ref().map_or(
+            skip("the second root holds no regular file this user can read"),
+            |p| code(fs::read(p).map(drop)),
+        ),
         "list_above_roots" => t.above_roots.as_ref().map_or(
             skip("no directory lies above the roots (the root is /)"),
             |p| code(fs::read_dir(p).map(drop)),
@@ -689,7 +709,10 @@ impl Prepared {
 
     /// Prepare targets for every root of `roots` without writing anything inside them.
     pub fn for_roots(roots: &Roots) -> Prepared {
-        let all: Vec<PathBuf> = roots.iter().map(|r| r.root().path().to_path_buf()).collect();
+        let all: Vec<PathBuf> = roots
+            .iter()
+            .map(|r| r.root().path().to_path_buf())
+            .collect();
         let root_path = all[0].clone();
         let other_roots = all[1..].to_vec();
         let other_inside_file = other_roots.first().and_then(|r| find_inside_file(r));
@@ -1063,7 +1086,10 @@ pub fn run(
             summary.failed += 1;
         }
     }
-    for p in PROBES {
+    for p in PROBES
+        .iter()
+        .filter(|p| roots.len() > 1 || !p.several_roots)
+    {
         let expect = p.expect(Layers::ALL);
         let r = answered
             .iter()

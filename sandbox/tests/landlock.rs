@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use gnaw_sandbox::selftest::{self, Observed, Prepared, ProbeResult, Targets};
-use gnaw_sandbox::{ConfineError, Layers, Root, SandboxMode, confine, confine_layers};
+use gnaw_sandbox::{ConfineError, Layers, Root, Roots, SandboxMode, confine, confine_layers};
 
 const CHILD: &str = "GNAW_SANDBOX_TEST_CHILD";
 
@@ -45,7 +45,12 @@ fn report(name: &str, r: io::Result<()>) {
 fn child(scenario: &str) {
     let root_dir = env_path("T_ROOT");
     let outside = env_path("T_OUTSIDE");
-    let root = match Root::new(&root_dir, false) {
+    // The roots the parent prepared (two, beside each other), or the one root.
+    let mut paths = vec![root_dir.clone()];
+    if let Some(t) = Targets::from_env() {
+        paths.extend(t.other_roots);
+    }
+    let root = match Roots::new(&paths, false) {
         Ok(r) => r,
         Err(e) => {
             println!("error {e}");
@@ -166,21 +171,33 @@ fn destructive_probes(root: &Path) {
 struct Env {
     _tmp: tempfile::TempDir,
     root: PathBuf,
+    /// A second root beside the first: the ruleset grants both, and nothing between them.
+    other: PathBuf,
     outside: PathBuf,
+}
+
+impl Env {
+    fn roots(&self) -> Roots {
+        Roots::new(&[self.root.clone(), self.other.clone()], false).expect("roots")
+    }
 }
 
 fn setup() -> Env {
     let tmp = tempfile::tempdir().expect("tempdir");
     let base = fs::canonicalize(tmp.path()).expect("canonical tempdir");
     let root = base.join("root");
+    let other = base.join("other");
     let outside = base.join("outside");
     fs::create_dir_all(root.join("sub/empty")).unwrap();
+    fs::create_dir_all(&other).unwrap();
     fs::create_dir_all(&outside).unwrap();
     fs::write(root.join("file.txt"), "inside").unwrap();
+    fs::write(other.join("other.txt"), "the second root").unwrap();
     fs::write(outside.join("secret.txt"), "secret").unwrap();
     Env {
         _tmp: tmp,
         root,
+        other,
         outside,
     }
 }
@@ -237,10 +254,9 @@ fn run_child(scenario: &str, env: &Env, extra: &[(String, std::ffi::OsString)]) 
 
 fn enforced(mode: &str) {
     let env = setup();
-    let root = Root::new(&env.root, false).expect("root");
-    // The same preparation as `gnaw-mcp --self-test`: outside scratch file, TCP listener,
-    // abstract socket, this process as the signal target.
-    let prepared = Prepared::new(&root);
+    // The same preparation as `gnaw-mcp --self-test` with two roots: outside scratch file, TCP
+    // listener, abstract socket, this process as the signal target, a file in the second root.
+    let prepared = Prepared::for_roots(&env.roots());
     assert_eq!(
         prepared.targets.inside_file.as_deref(),
         Some(env.root.join("file.txt").as_path())
@@ -357,8 +373,7 @@ fn refuses_second_thread() {
 
 fn off_applies_nothing() {
     let env = setup();
-    let root = Root::new(&env.root, false).expect("root");
-    let prepared = Prepared::new(&root);
+    let prepared = Prepared::for_roots(&env.roots());
     let run = run_child("off", &env, &prepared.targets.to_env());
     // Without the sandbox every negative probe succeeds, so none of them passes vacuously
     // (a typo'd path failing with ENOENT, say, would show up here).

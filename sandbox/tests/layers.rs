@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use gnaw_sandbox::selftest::{self, ChildRun, Observed, Prepared, ProbeResult, Targets};
-use gnaw_sandbox::{Layers, Root, SandboxMode, confine_layers};
+use gnaw_sandbox::{Layers, Roots, SandboxMode, confine_layers};
 
 const CHILD: &str = "GNAW_LAYERS_TEST_CHILD";
 
@@ -55,7 +55,11 @@ fn child(scenario: &str) {
         println!("error no targets in the environment");
         return;
     };
-    let root = match Root::new(&targets.root, false) {
+    // Two roots, as an operator may list them: the probes read the second root and list the
+    // directory between them.
+    let mut paths = vec![targets.root.clone()];
+    paths.extend(targets.other_roots.iter().cloned());
+    let root = match Roots::new(&paths, false) {
         Ok(r) => r,
         Err(e) => {
             println!("error {e}");
@@ -96,7 +100,7 @@ fn child(scenario: &str) {
 
 /// Install the filter, then try again in `mode`: the second installation is refused by the
 /// first filter (no `seccomp` call is allowed), which is how a kernel without seccomp looks.
-fn install_fails(root: &Root, mode: &str) {
+fn install_fails(root: &Roots, mode: &str) {
     let mode: SandboxMode = mode.parse().expect("mode");
     if let Err(e) = confine_layers(root, SandboxMode::Strict, Layers::SECCOMP) {
         println!("error first installation: {e}");
@@ -113,15 +117,23 @@ fn install_fails(root: &Root, mode: &str) {
 struct Env {
     _tmp: tempfile::TempDir,
     root: PathBuf,
+    other: PathBuf,
 }
 
 fn setup() -> Env {
     let tmp = tempfile::tempdir().expect("tempdir");
     let base = fs::canonicalize(tmp.path()).expect("canonical tempdir");
     let root = base.join("root");
+    let other = base.join("other");
     fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&other).unwrap();
     fs::write(root.join("file.txt"), "inside").unwrap();
-    Env { _tmp: tmp, root }
+    fs::write(other.join("other.txt"), "the second root").unwrap();
+    Env {
+        _tmp: tmp,
+        root,
+        other,
+    }
 }
 
 struct Run {
@@ -134,8 +146,9 @@ struct Run {
 
 fn run(scenario: &str) -> Run {
     let env = setup();
-    let root = Root::new(&env.root, false).expect("root");
-    let prepared = Prepared::new(&root);
+    let roots = Roots::new(&[env.root.clone(), env.other.clone()], false).expect("roots");
+    let prepared = Prepared::for_roots(&roots);
+    assert!(prepared.targets.other_inside_file.is_some());
     let mut cmd = Command::new(std::env::current_exe().expect("current_exe"));
     cmd.env(CHILD, scenario).envs(prepared.targets.to_env());
     let child = selftest::run_child(cmd).expect("spawn child");
@@ -161,7 +174,8 @@ fn run(scenario: &str) -> Run {
         }
     }
     assert!(
-        fs::read_dir(&env.root).unwrap().count() == 1,
+        fs::read_dir(&env.root).unwrap().count() == 1
+            && fs::read_dir(&env.other).unwrap().count() == 1,
         "{scenario}: the root was changed"
     );
     Run {
@@ -293,7 +307,13 @@ fn every_probe_is_stopped_by_some_layer_and_proven() {
     // Each negative probe names at least one layer, and each layer it names is exercised
     // alone above; the controls name none.
     for p in selftest::PROBES {
-        let controls = ["read_inside", "list_root", "threads", "stdout_still_works"];
+        let controls = [
+            "read_inside",
+            "list_root",
+            "read_other_root",
+            "threads",
+            "stdout_still_works",
+        ];
         assert_eq!(p.is_control(), controls.contains(&p.name), "{}", p.name);
     }
 }

@@ -10,10 +10,10 @@
 
 use super::containment::Containment;
 use super::tool::Tool;
-use serde_json::Value;
 use super::tools::TOOLS;
 use crate::driver::options;
 use crate::spec::{ExtractionSpec, Mode, Overrides, Policy};
+use serde_json::Value;
 
 /// The operator's environment variable.
 pub const ENV: &str = "GNAW_MCP_TOOLS";
@@ -169,13 +169,17 @@ impl ToolSet {
     /// root's list allows it. A root without one, or whose config does not parse, narrows
     /// nothing: the operator's set stands (a broken config fails every call anyway).
     pub fn narrowed_by_root(self, containment: &dyn Containment, policy: Policy) -> ToolSet {
-        containment
-            .roots()
-            .iter()
-            .fold(self, |set, root| set.narrowed_by_one(containment, root, policy))
+        containment.roots().iter().fold(self, |set, root| {
+            set.narrowed_by_one(containment, root, policy)
+        })
     }
 
-    fn narrowed_by_one(self, containment: &dyn Containment, root: &Value, policy: Policy) -> ToolSet {
+    fn narrowed_by_one(
+        self,
+        containment: &dyn Containment,
+        root: &Value,
+        policy: Policy,
+    ) -> ToolSet {
         let Ok(repo) = containment.contain(root) else {
             return self;
         };

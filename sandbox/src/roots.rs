@@ -115,7 +115,7 @@ impl Roots {
                 let base = name_of(root.path());
                 let mut name = base.clone();
                 let mut n = 2;
-                while taken.iter().any(|t| *t == name) {
+                while taken.contains(&name) {
                     name = format!("{base}-{n}");
                     n += 1;
                 }

@@ -811,7 +811,7 @@ fn above(roots: &[PathBuf]) -> Option<PathBuf> {
             return None;
         }
     }
-    if roots.iter().any(|r| *r == common) {
+    if roots.contains(&common) {
         common.parent().map(Path::to_path_buf)
     } else {
         Some(common)

@@ -142,3 +142,52 @@ fn self_test_fails_when_the_sandbox_is_off() {
         "{out}"
     );
 }
+
+#[test]
+fn self_test_covers_two_roots_side_by_side_and_nested() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = fs::canonicalize(tmp.path()).expect("canonical");
+    for d in ["app/nested", "sdk"] {
+        fs::create_dir_all(base.join(d)).expect("mkdir");
+    }
+    fs::write(base.join("app/a.txt"), "app").expect("write");
+    fs::write(base.join("app/nested/n.txt"), "nested").expect("write");
+    fs::write(base.join("sdk/s.txt"), "sdk").expect("write");
+    for (second, above) in [("sdk", base.clone()), ("app/nested", base.clone())] {
+        let roots = std::env::join_paths([base.join("app"), base.join(second)]).expect("list");
+        let (code, out) = self_test(std::path::Path::new(&roots), "strict");
+        assert_eq!(code, 0, "{second}: {out}");
+        assert!(out.starts_with("gnaw-mcp self-test: roots "), "{out}");
+        for probe in [
+            "read_inside: allowed",
+            "read_other_root: allowed",
+            "list_above_roots: denied with EACCES",
+            "read_outside: denied with EACCES",
+        ] {
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with("ok") && l.contains(probe)),
+                "{second}: {probe}: {out}"
+            );
+        }
+        assert!(!out.contains("UNEXPECTED"), "{out}");
+        // Nothing was written in either root or between them.
+        let mut names: Vec<_> = fs::read_dir(&above)
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["app", "sdk"], "{second}");
+    }
+    // With the sandbox off, the second root is still read, and what lies above the roots is
+    // listed: the probe can fail.
+    let roots = std::env::join_paths([base.join("app"), base.join("sdk")]).expect("list");
+    let (code, out) = self_test(std::path::Path::new(&roots), "off");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("UNEXPECTED list_above_roots: succeeded"),
+        "{out}"
+    );
+    assert!(out.contains("ok         read_other_root: allowed"), "{out}");
+}

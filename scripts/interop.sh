@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # interop.sh: drive gnaw-mcp (the debug binary) with the official MCP clients, pinned:
 #   python     the Python SDK (`mcp`, tests/interop/requirements.txt) in `legacy` and `auto` modes,
-#              in a venv this script creates ($CARGO_TARGET_DIR/interop/venv);
+#              in a venv this script creates ($CARGO_TARGET_DIR/interop/venv), on one root and
+#              again on two (GNAW_MCP_ROOT=a:b, with links between the roots and out of them);
 #   ts         the TypeScript SDK: @modelcontextprotocol/sdk (1.x, legacy handshake only) and
 #              @modelcontextprotocol/client (2.x) in `legacy` and `auto` modes (npm ci from
 #              tests/interop/package-lock.json, in $CARGO_TARGET_DIR/interop/node);
@@ -72,6 +73,13 @@ printf 'outside the root\n' >"$work/outside/secret.txt"
     && git -c user.name=interop -c user.email=i@example.com commit -qm "sample" \
     && printf '// changed\n' >>src/util.rs)
 root="$(cd "$root" && pwd -P)"
+# A second root beside the first, for the several-roots run: a link into the first root's src
+# (served under that root's name) and a link out of both (refused).
+second="$work/second"
+mkdir -p "$second"
+printf 'a second root\n' >"$second/NOTES.md"
+ln -s ../root/repo/src "$second/to-repo"
+ln -s ../outside "$second/to-outside"
 
 # ------------------------------------------------------------------ counting
 passed=0 failed=0 skipped=0
@@ -178,6 +186,11 @@ for part in "${parts[@]}"; do
         else
             run python timeout 300 "$venv/bin/python" "$here/py_client.py" \
                 --bin "$bin" --root "$root" --args "$here/tool_args.json" --mode legacy --mode auto
+            # Two roots: the sample repo itself (so the known-good repo values name it) and the
+            # second root.
+            run python-roots timeout 300 "$venv/bin/python" "$here/py_client.py" \
+                --bin "$bin" --root "$root/repo:$second" --second second \
+                --args "$here/tool_args.json" --mode legacy --mode auto
         fi
         ;;
     ts)

@@ -8,7 +8,14 @@ escaping `repo` (expects -32602, data.kind OutsideRoot), with an unknown argumen
 wrongly typed value for each property (expects -32602, data.kind InvalidArguments, or
 InvalidPath for `repo`). Prints `ok ...` / `FAIL ...` lines that scripts/interop.sh counts.
 
-Usage: py_client.py --bin PATH --root DIR --args tool_args.json [--mode legacy|auto]...
+With `--second NAME`, the server reads several roots (GNAW_MCP_ROOT is a ':'-separated list whose
+first root is the sample repo, so the known-good `repo` values name it) and the second root,
+called NAME, holds `to-repo` (a link into the first root's `src`) and `to-outside` (a link out):
+the link into the listed root is served under that root's name, the link out is OutsideRoot, and
+`.` is refused with the roots' names.
+
+Usage: py_client.py --bin PATH --root DIR[:DIR] --args tool_args.json [--mode legacy|auto]...
+                    [--second NAME]
 """
 
 from __future__ import annotations
@@ -117,7 +124,7 @@ async def call(client: Client, name: str, args: dict):
 
 
 async def run_mode(mode: str, opts: argparse.Namespace, config: dict) -> None:
-    rep = Report(f"python-sdk[{mode}]")
+    rep = Report(f"python-sdk[{mode}{', two roots' if opts.second else ''}]")
     params = StdioServerParameters(
         command=opts.bin,
         env={"GNAW_MCP_ROOT": opts.root, "RUST_LOG": "warn", "PATH": os.environ.get("PATH", "")},
@@ -208,6 +215,9 @@ async def run_mode(mode: str, opts: argparse.Namespace, config: dict) -> None:
             _, exc = await call(client, tool.name, dict(base, **{unknown: True}))
             expect_error(rep, f"{tool.name} unknown argument {unknown!r} is refused", exc, "InvalidArguments")
 
+            if opts.second and tool.name in ("extract", "tree"):
+                await check_roots(client, rep, tool.name, opts.second)
+
             for prop, prop_schema in props.items():
                 bad = wrong_value(prop_schema)
                 if bad is None:
@@ -216,6 +226,27 @@ async def run_mode(mode: str, opts: argparse.Namespace, config: dict) -> None:
                 kind = "InvalidPath" if prop == "repo" else "InvalidArguments"
                 _, exc = await call(client, tool.name, dict(base, **{prop: bad}))
                 expect_error(rep, f"{tool.name} {prop}={json.dumps(bad)} (wrong type) is refused", exc, kind)
+
+
+async def check_roots(client: Client, rep: Report, tool: str, second: str) -> None:
+    """Several roots: each is reached by name, a link between them is served under the target
+    root's name, a link out is refused, and `.` names no root."""
+    result, exc = await call(client, tool, {"repo": second})
+    rep.check(exc is None and not result.is_error, f"{tool} repo={second!r} (the second root) succeeds",
+              f"{exc}")
+    result, exc = await call(client, tool, {"repo": f"{second}/to-repo"})
+    text = "" if exc is not None else "".join(getattr(c, "text", "") for c in result.content)
+    shown = text.startswith("# `repo/src`") if tool == "extract" else "main.rs" in text
+    rep.check(exc is None and shown,
+              f"{tool} repo={second + '/to-repo'!r} (a link into the first root) is served as repo/src",
+              f"{exc or text[:200]}")
+    _, exc = await call(client, tool, {"repo": f"{second}/to-outside"})
+    expect_error(rep, f"{tool} repo={second + '/to-outside'!r} (a link out of both roots) is refused",
+                 exc, "OutsideRoot")
+    _, exc = await call(client, tool, {"repo": "."})
+    expect_error(rep, f"{tool} repo='.' names no root", exc, "InvalidPath")
+    rep.check(isinstance(exc, MCPError) and second in str(exc),
+              f"{tool} repo='.' refusal names the roots", f"{exc}")
 
 
 def describe(exc: BaseException) -> str:
@@ -231,6 +262,7 @@ def main() -> int:
     parser.add_argument("--root", required=True)
     parser.add_argument("--args", required=True)
     parser.add_argument("--mode", action="append", choices=["legacy", "auto"])
+    parser.add_argument("--second", help="the second root's name, when --root lists two")
     opts = parser.parse_args()
     with open(opts.args, encoding="utf-8") as f:
         config = json.load(f)

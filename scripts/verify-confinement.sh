@@ -9,7 +9,10 @@
 #      gets JSON-RPC -32602 with the expected rejection kind;
 #   4. sends the same corpus through the navigation tools' own path arguments (read's paths,
 #      grep's after, tree's path, relative to the repo "."), each with the kind it must answer;
-#   5. checks that the canary string never appears on the server's stdout or stderr.
+#   5. checks that the canary string never appears on the server's stdout or stderr;
+#   6. serves two roots (GNAW_MCP_ROOT=root:second): the self-test reads both and nothing above
+#      them; each is reached by name, a link between them is served under the target root's
+#      name, links to a canary or an unlisted sibling are refused.
 # It ends with `N passed, N failed` and exits 1 on any failure.
 #
 # Usage: scripts/verify-confinement.sh [--binary PATH]      (or GNAW_MCP_BIN=PATH)
@@ -21,7 +24,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --binary) bin="${2:?--binary needs a path}"; shift 2 ;;
         --binary=*) bin="${1#--binary=}"; shift ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         *) echo "verify-confinement: unknown argument $1 (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -319,6 +322,58 @@ verdict(rc == 0, "server exits 0 on end of input", f"exit {rc}")
 verdict(CANARY.encode() not in stdout_buf, "canary never on stdout", f"{len(stdout_buf)} bytes checked")
 verdict(CANARY.encode() not in stderr_buf, "canary never on stderr", f"{len(stderr_buf)} bytes checked")
 print(f"({len(corpus) + len(typed) + len(raw_lines)} attack inputs, and {len(nav_cases)} through each navigation path argument; {len(stdout_buf)} bytes of stdout and {len(stderr_buf)} of stderr scanned)")
+
+# ------------------------------------------------------------------ 4. two roots
+# GNAW_MCP_ROOT=root:second: each root by its name, a link from one root into the other served
+# under the target root's name, nothing between, beside or above them.
+second = os.path.join(work, "second")
+os.makedirs(second)
+with open(os.path.join(second, "notes.txt"), "w") as f:
+    f.write("the second root\n")
+os.symlink("../root/sub", os.path.join(second, "to-root"))
+os.symlink(canary_dir, os.path.join(second, "to-canary"))
+os.symlink("../root-evil", os.path.join(second, "to-sibling"))
+two = os.pathsep.join([root, second])
+st = subprocess.run([BIN, "--self-test"], env=dict(os.environ, GNAW_MCP_ROOT=two),
+                    capture_output=True, text=True, timeout=120)
+last = st.stdout.strip().splitlines()[-1] if st.stdout.strip() else ""
+verdict(st.returncode == 0 and last.endswith(", 0 failed") and "ok         read_other_root" in st.stdout
+        and "ok         list_above_roots" in st.stdout,
+        "gnaw-mcp --self-test passes on two roots (the second is read, what lies above is not)",
+        f"exit {st.returncode}; {last}")
+roots_cases = [
+    ("root", "root"), ("second", "second"), ("root/sub", "root/sub"),
+    ("second/to-root", "root/sub"), ("root/../second", "second"),
+    (".", INV), ("sub", INV), ("canary", INV), ("root-evil", INV),
+    ("second/to-canary", OUT), ("second/to-sibling", OUT), ("root/../canary", OUT),
+    ("root/..", OUT), ("../canary", OUT), (W, OUT), (canary_dir, OUT), (secret, OUT),
+]
+lines = [json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "verify", "version": "0"}}})]
+for i, (repo, _) in enumerate(roots_cases, 1):
+    lines.append(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                             "params": {"name": "extract", "arguments": {"repo": repo}}}))
+p2 = subprocess.run([BIN], input="\n".join(lines) + "\n", env=dict(os.environ, GNAW_MCP_ROOT=two),
+                    capture_output=True, text=True, timeout=120)
+answers = {}
+for line in p2.stdout.splitlines():
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        continue
+    answers[msg.get("id")] = msg
+for i, (repo, want) in enumerate(roots_cases, 1):
+    r = answers.get(i) or {}
+    if want in (OUT, INV):
+        got = ((r.get("error") or {}).get("code"), ((r.get("error") or {}).get("data") or {}).get("kind"))
+        verdict(got == (-32602, want), f"two roots: repo {show(repo)} -> -32602 {want}", f"got {got}")
+    else:
+        text = ((r.get("result") or {}).get("content") or [{}])[0].get("text", "")
+        verdict(text.startswith(f"# `{want}`"), f"two roots: repo {show(repo)} -> served as {want}",
+                f"got {json.dumps(r)[:200]}")
+verdict(p2.returncode == 0, "two roots: server exits 0 on end of input", f"exit {p2.returncode}")
+for out in (p2.stdout, p2.stderr, st.stdout, st.stderr):
+    verdict(CANARY not in out, "two roots: no canary in the server's output")
 
 shutil.rmtree(work, ignore_errors=True)
 print(f"{passed} passed, {failed} failed")

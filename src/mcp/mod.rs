@@ -8,6 +8,7 @@
 //! | [`jsonrpc`] | parse and classify messages; build responses and notifications |
 //! | [`dispatch`] | the protocol loop: both eras, the bounded queue, the worker, cancel and progress |
 //! | [`containment`] | the only route from a `repo` argument to a directory: a [`Containment`] |
+//! | [`args`] | tool arguments as types: the shared ones, described once; schemas derived from them |
 //! | [`tool`] | the [`tool::Tool`] trait, the context a call runs with, typed arguments |
 //! | [`tools`] | the registry: one file per tool |
 //! | [`selection`] | which tools are offered: `GNAW_MCP_TOOLS`, narrowed by the root's `.gnawconfig` |
@@ -16,6 +17,7 @@
 //! through the [`Containment`] (in gnaw-mcp, the sandbox's `Root`) and reaches the pipeline only
 //! as a `ContainedDir`.
 
+pub mod args;
 pub mod config;
 pub mod containment;
 pub mod dispatch;

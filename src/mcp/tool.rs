@@ -143,6 +143,19 @@ pub fn parse_args<T: DeserializeOwned>(
             list(&known)
         )));
     }
+    // A required argument that is missing (or null) is named with what it is.
+    if let Some(missing) = required
+        .iter()
+        .find(|name| args.get(**name).is_none_or(Value::is_null))
+    {
+        let what = schema["properties"][*missing]["description"]
+            .as_str()
+            .unwrap_or("see the tool's input schema");
+        return Err(bad_argument(format!(
+            "argument \"{missing}\" is required: {}",
+            lower_first(what.trim_end_matches('.'))
+        )));
+    }
     let value = Value::Object(args.clone());
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
@@ -156,6 +169,15 @@ pub fn parse_args<T: DeserializeOwned>(
         };
         bad_argument(message)
     })
+}
+
+/// `text` with its first letter in lower case, for a description quoted inside a sentence.
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// `a, b and c`.
@@ -178,85 +200,4 @@ pub fn run_failure(name: &str, e: &crate::error::Error) -> Value {
     let mut result = tool_error(format!("{name} failed: {e}"));
     result["_meta"] = json!({ "gnaw/errorKind": e.kind() });
     result
-}
-
-/// Typed argument pieces with messages that say what is expected.
-pub mod arg {
-    use serde::de::{self, Deserializer, Visitor};
-    use std::fmt;
-
-    /// A string without NUL bytes.
-    #[derive(Clone, Debug, Default, PartialEq, Eq)]
-    pub struct Text(pub String);
-
-    impl<'de> serde::Deserialize<'de> for Text {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
-            struct V;
-            impl Visitor<'_> for V {
-                type Value = Text;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("a string")
-                }
-                fn visit_str<E: de::Error>(self, s: &str) -> Result<Text, E> {
-                    if s.contains('\0') {
-                        return Err(E::custom("must not contain NUL bytes"));
-                    }
-                    Ok(Text(s.to_string()))
-                }
-            }
-            d.deserialize_str(V)
-        }
-    }
-
-    /// A list of glob strings.
-    #[derive(Clone, Debug, Default, PartialEq, Eq)]
-    pub struct Globs(pub Vec<String>);
-
-    impl<'de> serde::Deserialize<'de> for Globs {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Globs, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
-                type Value = Globs;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("an array of glob strings such as [\"src/**\"]")
-                }
-                fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Globs, A::Error> {
-                    let mut out = Vec::new();
-                    while let Some(item) = seq.next_element::<serde_json::Value>()? {
-                        match item {
-                            serde_json::Value::String(s) if !s.contains('\0') => out.push(s),
-                            _ => {
-                                return Err(de::Error::custom(
-                                    "must be an array of glob strings such as [\"src/**\"] \
-                                     (each a string without NUL bytes)",
-                                ));
-                            }
-                        }
-                    }
-                    Ok(Globs(out))
-                }
-            }
-            d.deserialize_seq(V)
-        }
-    }
-
-    /// A token count: a non-negative integer, 0 for unlimited.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub struct Tokens(pub usize);
-
-    impl<'de> serde::Deserialize<'de> for Tokens {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Tokens, D::Error> {
-            struct V;
-            impl Visitor<'_> for V {
-                type Value = Tokens;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("a non-negative integer number of tokens (0 for unlimited)")
-                }
-                fn visit_u64<E: de::Error>(self, n: u64) -> Result<Tokens, E> {
-                    Ok(Tokens(usize::try_from(n).unwrap_or(usize::MAX)))
-                }
-            }
-            d.deserialize_u64(V)
-        }
-    }
 }

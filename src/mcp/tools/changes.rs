@@ -2,8 +2,9 @@
 //! read from `.git` in-process (never by running git), within a token budget, with the
 //! continuation as a plain `after` argument (see [`crate::driver::git::changes`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, parse_args};
-use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, string};
+use super::super::args::{self, Budget, PathText, Repo, Text};
+use super::super::tool::{Outcome, Tool, ToolContext};
+use super::navigation::{self, integer, string};
 use crate::driver::git::changes::{self, ChangesAnswer, ChangesArgs};
 use serde_json::{Map, Value, json};
 
@@ -12,20 +13,19 @@ const DESCRIPTION: &str = "What changed: the working tree against `base` (defaul
 /// The `changes` tool.
 pub struct Changes;
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Args {
-    repo: Option<Value>,
-    #[serde(default)]
-    base: Option<arg::Text>,
-    #[serde(default)]
-    paths: Option<Vec<Value>>,
-    #[serde(default)]
+    repo: Repo,
+    /// Commit to compare the working tree with (default HEAD).
+    base: Option<Text>,
+    /// Files or directories to limit the changes to, e.g. ["src/"].
+    #[schemars(length(max = crate::driver::git::MAX_PATHS))]
+    paths: Option<Vec<PathText>>,
+    /// Lines of context around each change (default 3, as git).
     context: Option<u32>,
-    #[serde(default)]
-    after: Option<arg::Text>,
-    #[serde(default)]
-    budget: Option<arg::Tokens>,
+    /// The continuation a cut answer gives, as given.
+    after: Option<Text>,
+    budget: Option<Budget>,
 }
 
 impl Tool for Changes {
@@ -42,24 +42,7 @@ impl Tool for Changes {
         "what changed in the working tree against a commit: files with status, then the diff"
     }
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "repo": string(REPO_DESCRIPTION),
-                "base": string("Commit to compare the working tree with (default HEAD)."),
-                "paths": {
-                    "type": "array",
-                    "items": { "type": "string" },
-                    "maxItems": crate::driver::git::MAX_PATHS,
-                    "description": "Files or directories to limit the changes to, e.g. [\"src/\"].",
-                },
-                "context": integer("Lines of context around each change (default 3, as git)."),
-                "after": string("The continuation a cut answer gives, as given."),
-                "budget": integer(BUDGET_DESCRIPTION),
-            },
-            "required": ["repo"],
-            "additionalProperties": false,
-        })
+        args::input_schema::<Args>()
     }
     fn output_schema(&self) -> Option<Value> {
         let n = |d: &str| integer(d);
@@ -93,39 +76,20 @@ impl Tool for Changes {
         }))
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        let args: Args = match parse_args(self, args) {
-            Ok(a) => a,
-            Err(e) => return Outcome::Rejected(e),
-        };
-        let repo = match navigation::repo_arg(args.repo.as_ref()) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let mut paths = Vec::new();
-        for (i, p) in args.paths.unwrap_or_default().iter().enumerate() {
-            match navigation::path_arg(&format!("paths[{i}]"), p) {
-                Ok(p) => paths.push(p),
-                Err(o) => return o,
-            }
-        }
-        let req = match navigation::request(ctx, repo, Vec::new(), Vec::new(), args.budget.map(|t| t.0)) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let cargs = ChangesArgs {
-            base: args.base.map(|t| t.0),
-            paths,
-            context: args.context,
-            after: args.after.map(|t| t.0),
-            count: true,
-        };
-        match changes::changes(&req, &cargs) {
-            Ok(a) => {
-                let structured = structured(&a);
-                navigation::result(ctx, a.text, structured)
-            }
-            Err(e) => navigation::failure(self, e),
-        }
+        navigation::outcome(|| {
+            let args: Args = navigation::args(self, args)?;
+            let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
+            let cargs = ChangesArgs {
+                base: args.base.map(|t| t.0),
+                paths: args.paths.unwrap_or_default().into_iter().map(|p| p.0).collect(),
+                context: args.context,
+                after: args.after.map(|t| t.0),
+                count: true,
+            };
+            let a = changes::changes(&req, &cargs).map_err(|e| navigation::failure(self, e))?;
+            let structured = structured(&a);
+            Ok(navigation::result(ctx, a.text, structured))
+        })
     }
 }
 

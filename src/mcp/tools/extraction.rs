@@ -1,73 +1,38 @@
 //! What `extract` and `estimate` share: their arguments (the same ones, so an estimate is of
 //! exactly the prompt the same `extract` call returns), their schema, and the pipeline run.
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args, run_failure};
-use super::navigation::{
-    BUDGET_DESCRIPTION, EXCLUDE_DESCRIPTION, INCLUDE_DESCRIPTION, REPO_DESCRIPTION,
-};
+use super::super::args::{self, Budget, Exclude, Include, Repo, Text};
+use super::super::tool::{Outcome, Tool, ToolContext, parse_args, run_failure};
 use crate::driver::extraction::Extraction;
 use crate::driver::run_extraction;
 use crate::error::Error;
 use crate::spec::{ExtractionSpec, Mode, Overrides};
 use serde_json::{Map, Value, json};
 
-const QUERY_DESCRIPTION: &str = "Words or an identifier that rank files for the budget.";
-
-const COMPRESS_DESCRIPTION: &str = "Show source files as skeletons, their bodies elided.";
-
-const PROFILE_DESCRIPTION: &str = "A [profiles.NAME] table of .gnawconfig to apply here.";
-
 pub const EXTRACT_DESCRIPTION: &str = "The repository as one prompt: a tree, then every file, with its exact token count. Call `estimate` first on a large repository.";
 
 pub const ESTIMATE_DESCRIPTION: &str = "The exact tokens and files `extract` would give for the same arguments, without the text: use it to choose include and exclude.";
 
-const CHANGED_DESCRIPTION: &str = "Only files changed against this commit (\"HEAD\": uncommitted).";
-
 /// The arguments of `extract` and `estimate`.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct ExtractionArgs {
-    repo: Option<Value>,
-    #[serde(default)]
-    include: Option<arg::Globs>,
-    #[serde(default)]
-    exclude: Option<arg::Globs>,
-    #[serde(default)]
-    budget: Option<arg::Tokens>,
-    #[serde(default)]
-    query: Option<arg::Text>,
-    #[serde(default)]
-    profile: Option<arg::Text>,
-    #[serde(default)]
-    changed: Option<arg::Text>,
+    repo: Repo,
+    include: Option<Include>,
+    exclude: Option<Exclude>,
+    budget: Option<Budget>,
+    /// Words or an identifier that rank files for the budget.
+    query: Option<Text>,
+    /// A [profiles.NAME] table of .gnawconfig to apply here.
+    profile: Option<Text>,
+    /// Only files changed against this commit ("HEAD": uncommitted).
+    changed: Option<Text>,
+    /// Show source files as skeletons, their bodies elided.
     compress: Option<bool>,
 }
 
 /// The input schema of `extract` and `estimate`.
 pub fn input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "repo": { "type": "string", "description": REPO_DESCRIPTION },
-            "include": {
-                "type": "array",
-                "items": { "type": "string" },
-                "description": INCLUDE_DESCRIPTION,
-            },
-            "exclude": {
-                "type": "array",
-                "items": { "type": "string" },
-                "description": EXCLUDE_DESCRIPTION,
-            },
-            "budget": { "type": "integer", "description": BUDGET_DESCRIPTION },
-            "query": { "type": "string", "description": QUERY_DESCRIPTION },
-            "profile": { "type": "string", "description": PROFILE_DESCRIPTION },
-            "changed": { "type": "string", "description": CHANGED_DESCRIPTION },
-            "compress": { "type": "boolean", "description": COMPRESS_DESCRIPTION },
-        },
-        "required": ["repo"],
-        "additionalProperties": false,
-    })
+    args::input_schema::<ExtractionArgs>()
 }
 
 /// Parse the arguments, prove the repo and run the pipeline in `mode`. `Err` is the outcome to
@@ -79,16 +44,11 @@ pub fn run(
     mode: Mode,
 ) -> Result<Extraction, Outcome> {
     let args: ExtractionArgs = parse_args(tool, args).map_err(Outcome::Rejected)?;
-    let repo = args.repo.as_ref().ok_or_else(|| {
-        Outcome::Rejected(bad_argument(
-            "argument \"repo\" is required: the path of the repository to read".into(),
-        ))
-    })?;
-    let repo = ctx.contain(repo).map_err(Outcome::Rejected)?;
+    let repo = ctx.contain(&args.repo.0).map_err(Outcome::Rejected)?;
     let overrides = Overrides {
-        include: args.include.map(|g| g.0).unwrap_or_default(),
-        exclude: args.exclude.map(|g| g.0).unwrap_or_default(),
-        budget: args.budget.map(|t| t.0),
+        include: args.include.map(|g| g.0.0).unwrap_or_default(),
+        exclude: args.exclude.map(|g| g.0.0).unwrap_or_default(),
+        budget: args.budget.map(|t| t.0.0),
         query: args.query.map(|t| t.0),
         profile: args.profile.map(|t| t.0),
         compress: args.compress.unwrap_or(false),

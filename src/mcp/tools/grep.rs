@@ -2,11 +2,9 @@
 //! be shown (secrets already redacted), with totals and a plain `after` continuation (see
 //! [`crate::driver::nav::grep`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument};
-use super::navigation::{
-    self, BUDGET_DESCRIPTION, EXCLUDE_DESCRIPTION, INCLUDE_DESCRIPTION, REPO_DESCRIPTION,
-    integer, string,
-};
+use super::super::args::{self, Budget, Exclude, Include, PathText, Repo, Text, Tokens};
+use super::super::tool::{Outcome, Tool, ToolContext};
+use super::navigation::{self, integer, string};
 use crate::driver::nav::grep::{self, GrepAnswer, GrepArgs};
 use crate::stages::grep::PatternOptions;
 use serde_json::{Map, Value, json};
@@ -16,27 +14,24 @@ const DESCRIPTION: &str = "Lines matching a regex, by file, with line numbers an
 /// The `grep` tool.
 pub struct Grep;
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Args {
-    repo: Option<Value>,
-    pattern: Option<arg::Text>,
-    #[serde(default)]
+    repo: Repo,
+    /// A Rust regex matched on each line, e.g. "fn \\w+".
+    pattern: Text,
+    /// Match the pattern as a string, not a regex.
     fixed_strings: Option<bool>,
-    #[serde(default)]
+    /// Match letters in either case (default false).
     ignore_case: Option<bool>,
-    #[serde(default)]
-    include: Option<arg::Globs>,
-    #[serde(default)]
-    exclude: Option<arg::Globs>,
-    #[serde(default)]
-    context: Option<arg::Tokens>,
-    #[serde(default)]
-    max_matches: Option<arg::Tokens>,
-    #[serde(default)]
-    budget: Option<arg::Tokens>,
-    #[serde(default)]
-    after: Option<Value>,
+    include: Option<Include>,
+    exclude: Option<Exclude>,
+    /// Lines shown around each match (default 0, at most 50).
+    context: Option<Tokens>,
+    /// Most matches shown (default 200); totals count all.
+    max_matches: Option<Tokens>,
+    budget: Option<Budget>,
+    /// The continuation a cut answer gives, as given.
+    after: Option<PathText>,
 }
 
 impl Tool for Grep {
@@ -53,24 +48,7 @@ impl Tool for Grep {
         "find where something is defined or used: matching lines with numbers and totals"
     }
     fn input_schema(&self) -> Value {
-        let boolean = |d: &str| json!({ "type": "boolean", "description": d });
-        json!({
-            "type": "object",
-            "properties": {
-                "repo": string(REPO_DESCRIPTION),
-                "pattern": string("A Rust regex matched on each line, e.g. \"fn \\\\w+\"."),
-                "fixed_strings": boolean("Match the pattern as a string, not a regex."),
-                "ignore_case": boolean("Match letters in either case (default false)."),
-                "include": { "type": "array", "items": { "type": "string" }, "description": INCLUDE_DESCRIPTION },
-                "exclude": { "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION },
-                "context": integer("Lines shown around each match (default 0, at most 50)."),
-                "max_matches": integer("Most matches shown (default 200); totals count all."),
-                "budget": integer(BUDGET_DESCRIPTION),
-                "after": string("The continuation a cut answer gives, as given."),
-            },
-            "required": ["repo", "pattern"],
-            "additionalProperties": false,
-        })
+        args::input_schema::<Args>()
     }
     fn output_schema(&self) -> Option<Value> {
         let n = integer;
@@ -112,12 +90,7 @@ impl Tool for Grep {
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
         navigation::outcome(|| {
             let args: Args = navigation::args(self, args)?;
-            let Some(pattern) = args.pattern else {
-                return Err(Outcome::Rejected(bad_argument(
-                    "argument \"pattern\" is required: what to search for".into(),
-                )));
-            };
-            let after = args.after.as_ref().map(|a| navigation::path_arg("after", a));
+            let pattern = args.pattern;
             let grep_args = GrepArgs {
                 pattern: pattern.0,
                 options: PatternOptions {
@@ -126,15 +99,10 @@ impl Tool for Grep {
                 },
                 context: args.context.map_or(0, |t| t.0),
                 max_matches: args.max_matches.map(|t| t.0),
-                after: after.transpose()?,
+                after: args.after.map(|a| a.0),
             };
-            let req = navigation::call_request(
-                ctx,
-                args.repo.as_ref(),
-                args.include,
-                args.exclude,
-                args.budget,
-            )?;
+            let req =
+                navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
             let a = grep::grep(&req, &grep_args).map_err(|e| navigation::failure(self, e))?;
             let structured = structured(&a);
             Ok(navigation::result(ctx, a.text, structured))

@@ -3,8 +3,9 @@
 //! git), within a token budget, with the continuation as a plain `skip` argument (see
 //! [`crate::driver::git::log`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, parse_args};
-use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, string};
+use super::super::args::{self, Budget, PathText, Repo, Text};
+use super::super::tool::{Outcome, Tool, ToolContext};
+use super::navigation::{self, integer, string};
 use crate::driver::git::log::{self, LogAnswer, LogArgs};
 use serde_json::{Map, Value, json};
 
@@ -13,24 +14,22 @@ const DESCRIPTION: &str = "Commit history, newest first: id, author, date, messa
 /// The `log` tool.
 pub struct Log;
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Args {
-    repo: Option<Value>,
-    #[serde(default)]
-    rev: Option<arg::Text>,
-    #[serde(default)]
+    repo: Repo,
+    /// Commit to start from: a branch, tag or commit id (default HEAD).
+    rev: Option<Text>,
+    /// Most commits in this answer (default 20, at most 10000).
     max_count: Option<usize>,
-    #[serde(default)]
-    path: Option<Value>,
-    #[serde(default)]
-    since: Option<arg::Text>,
-    #[serde(default)]
+    /// Only the commits that change this file or directory.
+    path: Option<PathText>,
+    /// Only commits since YYYY-MM-DD (or an RFC 3339 time, or @SECONDS).
+    since: Option<Text>,
+    /// Also show each commit's diff (default false).
     patch: Option<bool>,
-    #[serde(default)]
+    /// The continuation a cut answer gives, as given.
     skip: Option<usize>,
-    #[serde(default)]
-    budget: Option<arg::Tokens>,
+    budget: Option<Budget>,
 }
 
 impl Tool for Log {
@@ -47,21 +46,7 @@ impl Tool for Log {
         "the commit history with files changed and line counts, optionally with patches"
     }
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "repo": string(REPO_DESCRIPTION),
-                "rev": string("Commit to start from: a branch, tag or commit id (default HEAD)."),
-                "max_count": integer("Most commits in this answer (default 20, at most 10000)."),
-                "path": string("Only the commits that change this file or directory."),
-                "since": string("Only commits since YYYY-MM-DD (or an RFC 3339 time, or @SECONDS)."),
-                "patch": { "type": "boolean", "description": "Also show each commit's diff (default false)." },
-                "skip": integer("The continuation a cut answer gives, as given."),
-                "budget": integer(BUDGET_DESCRIPTION),
-            },
-            "required": ["repo"],
-            "additionalProperties": false,
-        })
+        args::input_schema::<Args>()
     }
     fn output_schema(&self) -> Option<Value> {
         let n = |d: &str| integer(d);
@@ -94,41 +79,22 @@ impl Tool for Log {
         }))
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        let args: Args = match parse_args(self, args) {
-            Ok(a) => a,
-            Err(e) => return Outcome::Rejected(e),
-        };
-        let repo = match navigation::repo_arg(args.repo.as_ref()) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let path = match &args.path {
-            None => None,
-            Some(p) => match navigation::path_arg("path", p) {
-                Ok(p) => Some(p),
-                Err(o) => return o,
-            },
-        };
-        let req = match navigation::request(ctx, repo, Vec::new(), Vec::new(), args.budget.map(|t| t.0)) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let largs = LogArgs {
-            rev: args.rev.map(|t| t.0),
-            max_count: args.max_count,
-            path,
-            since: args.since.map(|t| t.0),
-            patch: args.patch.unwrap_or(false),
-            skip: args.skip.unwrap_or(0),
-            count: true,
-        };
-        match log::log(&req, &largs) {
-            Ok(a) => {
-                let structured = structured(&a);
-                navigation::result(ctx, a.text, structured)
-            }
-            Err(e) => navigation::failure(self, e),
-        }
+        navigation::outcome(|| {
+            let args: Args = navigation::args(self, args)?;
+            let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
+            let largs = LogArgs {
+                rev: args.rev.map(|t| t.0),
+                max_count: args.max_count,
+                path: args.path.map(|p| p.0),
+                since: args.since.map(|t| t.0),
+                patch: args.patch.unwrap_or(false),
+                skip: args.skip.unwrap_or(0),
+                count: true,
+            };
+            let a = log::log(&req, &largs).map_err(|e| navigation::failure(self, e))?;
+            let structured = structured(&a);
+            Ok(navigation::result(ctx, a.text, structured))
+        })
     }
 }
 

@@ -1,53 +1,15 @@
-//! What the navigation tools share (not a tool): the shared arguments' descriptions (`repo`,
-//! `include`, `exclude`, `budget`: written once, for every tool, `extract` and `estimate`
-//! too), the request built from a call's context, and how a navigation failure is answered.
+//! What the navigation tools share (not a tool): the request built from a call's context and its
+//! shared arguments (typed and described once in [`super::super::args`]), how a navigation
+//! failure is answered, and how an answer is returned.
 
+use super::super::args::{Budget, Exclude, Include, Repo};
 use super::super::jsonrpc::RpcError;
-use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args, run_failure};
+use super::super::tool::{Outcome, Tool, ToolContext, parse_args, run_failure};
 use crate::driver::nav::{NavError, Request};
 use crate::error::Error;
 use crate::spec::Overrides;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
-
-pub const REPO_DESCRIPTION: &str = "Repository directory, relative to the server's root.";
-
-pub const BUDGET_DESCRIPTION: &str = "Most tokens in the answer, counted exactly; 0 for no limit.";
-
-pub const INCLUDE_DESCRIPTION: &str = "Globs of the files to consider, e.g. [\"src/**/*.rs\"].";
-
-pub const EXCLUDE_DESCRIPTION: &str = "Globs of the files to leave out, e.g. [\"tests/**\"].";
-
-/// The `repo` argument, required.
-pub fn repo_arg(repo: Option<&Value>) -> Result<&Value, Outcome> {
-    repo.ok_or_else(|| {
-        Outcome::Rejected(bad_argument(
-            "argument \"repo\" is required: the path of the repository".into(),
-        ))
-    })
-}
-
-/// A path argument inside the repo (`what` names it): a string, decoded and proven by the
-/// driver (a string that is no usable path is `InvalidPath` there); any other JSON type is a
-/// wrongly typed argument, `InvalidArguments`, like every argument but `repo`.
-pub fn path_arg(what: &str, value: &Value) -> Result<String, Outcome> {
-    match value {
-        Value::String(s) => Ok(s.clone()),
-        other => {
-            let got = match other {
-                Value::Null => "null",
-                Value::Bool(_) => "a boolean",
-                Value::Number(_) => "a number",
-                Value::Array(_) => "an array",
-                Value::Object(_) => "an object",
-                Value::String(_) => "a string",
-            };
-            Err(Outcome::Rejected(bad_argument(format!(
-                "argument \"{what}\": expected a string path inside the repository, got {got}"
-            ))))
-        }
-    }
-}
 
 /// A tool's call written with `?`: `body` gives the outcome, or the one that ends it early.
 pub fn outcome(body: impl FnOnce() -> Result<Outcome, Outcome>) -> Outcome {
@@ -63,17 +25,17 @@ pub fn args<T: DeserializeOwned>(tool: &dyn Tool, args: &Map<String, Value>) -> 
 /// under the root here, before anything else is done.
 pub fn call_request<'a>(
     ctx: &ToolContext<'a>,
-    repo: Option<&Value>,
-    include: Option<arg::Globs>,
-    exclude: Option<arg::Globs>,
-    budget: Option<arg::Tokens>,
+    repo: &Repo,
+    include: Option<Include>,
+    exclude: Option<Exclude>,
+    budget: Option<Budget>,
 ) -> Result<Request<'a>, Outcome> {
     request(
         ctx,
-        repo_arg(repo)?,
-        include.map(|g| g.0).unwrap_or_default(),
-        exclude.map(|g| g.0).unwrap_or_default(),
-        budget.map(|t| t.0),
+        &repo.0,
+        include.map(|g| g.0.0).unwrap_or_default(),
+        exclude.map(|g| g.0.0).unwrap_or_default(),
+        budget.map(|t| t.0.0),
     )
 }
 

@@ -2,8 +2,9 @@
 //! exactly within a token budget, with the continuation as a plain `paths` argument (see
 //! [`crate::driver::nav::outline`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, parse_args};
-use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, string};
+use super::super::args::{self, Budget, PathText, Repo};
+use super::super::tool::{Outcome, Tool, ToolContext};
+use super::navigation::{self, integer, string};
 use crate::driver::nav::outline::{self, OutlineAnswer};
 use serde_json::{Map, Value, json};
 
@@ -12,13 +13,13 @@ const DESCRIPTION: &str = "Each file's definitions, nested: START-END kind name:
 /// The `outline` tool.
 pub struct OutlineTool;
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Args {
-    repo: Option<Value>,
-    paths: Option<Vec<Value>>,
-    #[serde(default)]
-    budget: Option<arg::Tokens>,
+    repo: Repo,
+    /// Each "path", or "path:START-" for the definitions from line START.
+    #[schemars(length(min = 1, max = outline::MAX_PATHS))]
+    paths: Vec<PathText>,
+    budget: Option<Budget>,
 }
 
 impl Tool for OutlineTool {
@@ -35,22 +36,7 @@ impl Tool for OutlineTool {
         "list the definitions in files (kind, name, signature, line range) to read just one"
     }
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "repo": string(REPO_DESCRIPTION),
-                "paths": {
-                    "type": "array",
-                    "items": { "type": "string" },
-                    "minItems": 1,
-                    "maxItems": outline::MAX_PATHS,
-                    "description": "Each \"path\", or \"path:START-\" for the definitions from line START.",
-                },
-                "budget": integer(BUDGET_DESCRIPTION),
-            },
-            "required": ["repo", "paths"],
-            "additionalProperties": false,
-        })
+        args::input_schema::<Args>()
     }
     fn output_schema(&self) -> Option<Value> {
         let n = |d: &str| integer(d);
@@ -88,38 +74,14 @@ impl Tool for OutlineTool {
         }))
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        let args: Args = match parse_args(self, args) {
-            Ok(a) => a,
-            Err(e) => return Outcome::Rejected(e),
-        };
-        let repo = match navigation::repo_arg(args.repo.as_ref()) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let Some(paths) = args.paths else {
-            return Outcome::Rejected(super::super::tool::bad_argument(
-                "argument \"paths\" is required: the files to outline, e.g. [\"src/main.rs\"]"
-                    .into(),
-            ));
-        };
-        let mut given = Vec::with_capacity(paths.len());
-        for (i, p) in paths.iter().enumerate() {
-            match navigation::path_arg(&format!("paths[{i}]"), p) {
-                Ok(p) => given.push(p),
-                Err(o) => return o,
-            }
-        }
-        let req = match navigation::request(ctx, repo, Vec::new(), Vec::new(), args.budget.map(|t| t.0)) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        match outline::outline(&req, &given) {
-            Ok(a) => {
-                let structured = structured(&a);
-                navigation::result(ctx, a.text, structured)
-            }
-            Err(e) => navigation::failure(self, e),
-        }
+        navigation::outcome(|| {
+            let args: Args = navigation::args(self, args)?;
+            let given: Vec<String> = args.paths.into_iter().map(|p| p.0).collect();
+            let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
+            let a = outline::outline(&req, &given).map_err(|e| navigation::failure(self, e))?;
+            let structured = structured(&a);
+            Ok(navigation::result(ctx, a.text, structured))
+        })
     }
 }
 

@@ -1,8 +1,9 @@
 //! `read`: the lines of files by range, numbered, exactly within a token budget, with the
 //! continuation as a plain `paths` argument (see [`crate::driver::nav::read`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument};
-use super::navigation::{self, BUDGET_DESCRIPTION, REPO_DESCRIPTION, integer, string};
+use super::super::args::{self, Budget, PathText, Repo};
+use super::super::tool::{Outcome, Tool, ToolContext};
+use super::navigation::{self, integer, string};
 use crate::driver::nav::read::{self, ReadAnswer};
 use serde_json::{Map, Value, json};
 
@@ -11,13 +12,13 @@ const DESCRIPTION: &str = "Numbered lines of files by range (\"path:START-END\")
 /// The `read` tool.
 pub struct Read;
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Args {
-    repo: Option<Value>,
-    paths: Option<Vec<Value>>,
-    #[serde(default)]
-    budget: Option<arg::Tokens>,
+    repo: Repo,
+    /// Each "path", "path:START-END", "path:START-" or "path:N" (1-based).
+    #[schemars(length(min = 1, max = read::MAX_PATHS))]
+    paths: Vec<PathText>,
+    budget: Option<Budget>,
 }
 
 impl Tool for Read {
@@ -34,22 +35,7 @@ impl Tool for Read {
         "read files or line ranges you found, numbered, within a budget"
     }
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "repo": string(REPO_DESCRIPTION),
-                "paths": {
-                    "type": "array",
-                    "items": { "type": "string" },
-                    "minItems": 1,
-                    "maxItems": read::MAX_PATHS,
-                    "description": "Each \"path\", \"path:START-END\", \"path:START-\" or \"path:N\" (1-based).",
-                },
-                "budget": integer(BUDGET_DESCRIPTION),
-            },
-            "required": ["repo", "paths"],
-            "additionalProperties": false,
-        })
+        args::input_schema::<Args>()
     }
     fn output_schema(&self) -> Option<Value> {
         let n = |d: &str| integer(d);
@@ -90,18 +76,8 @@ impl Tool for Read {
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
         navigation::outcome(|| {
             let args: Args = navigation::args(self, args)?;
-            let Some(paths) = args.paths else {
-                return Err(Outcome::Rejected(bad_argument(
-                    "argument \"paths\" is required: the files to read, e.g. [\"src/main.rs:1-200\"]"
-                        .into(),
-                )));
-            };
-            let given = paths
-                .iter()
-                .enumerate()
-                .map(|(i, p)| navigation::path_arg(&format!("paths[{i}]"), p))
-                .collect::<Result<Vec<_>, _>>()?;
-            let req = navigation::call_request(ctx, args.repo.as_ref(), None, None, args.budget)?;
+            let given: Vec<String> = args.paths.into_iter().map(|p| p.0).collect();
+            let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
             let a = read::read(&req, &given).map_err(|e| navigation::failure(self, e))?;
             let structured = structured(&a);
             Ok(navigation::result(ctx, a.text, structured))

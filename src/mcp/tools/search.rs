@@ -3,11 +3,9 @@
 //! text the model would be shown (secrets already redacted), with a plain `offset` continuation
 //! (see [`crate::driver::nav::search`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args};
-use super::navigation::{
-    self, BUDGET_DESCRIPTION, EXCLUDE_DESCRIPTION, INCLUDE_DESCRIPTION, REPO_DESCRIPTION,
-    integer, string,
-};
+use super::super::args::{self, Budget, Exclude, Include, Repo, Text, Tokens};
+use super::super::tool::{Outcome, Tool, ToolContext};
+use super::navigation::{self, integer, string};
 use crate::driver::nav::search::{self, MAX_LIMIT, SearchAnswer, SearchArgs};
 use serde_json::{Map, Value, json};
 
@@ -16,21 +14,18 @@ const DESCRIPTION: &str = "Files ranked for a question or an identifier, with li
 /// The `search` tool.
 pub struct Search;
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Args {
-    repo: Option<Value>,
-    query: Option<arg::Text>,
-    #[serde(default)]
-    limit: Option<arg::Tokens>,
-    #[serde(default)]
-    offset: Option<arg::Tokens>,
-    #[serde(default)]
-    include: Option<arg::Globs>,
-    #[serde(default)]
-    exclude: Option<arg::Globs>,
-    #[serde(default)]
-    budget: Option<arg::Tokens>,
+    repo: Repo,
+    /// An identifier ("Config::load"), a file name or a few words.
+    query: Text,
+    #[schemars(description = format!("Most files in this answer, 1 to {MAX_LIMIT} (default 10)."))]
+    limit: Option<Tokens>,
+    /// The continuation a cut answer gives, as given.
+    offset: Option<Tokens>,
+    include: Option<Include>,
+    exclude: Option<Exclude>,
+    budget: Option<Budget>,
 }
 
 impl Tool for Search {
@@ -47,20 +42,7 @@ impl Tool for Search {
         "find which files and line ranges matter for a question or a name, ranked, before reading them"
     }
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "repo": string(REPO_DESCRIPTION),
-                "query": string("An identifier (\"Config::load\"), a file name or a few words."),
-                "limit": integer(&format!("Most files in this answer, 1 to {MAX_LIMIT} (default 10).")),
-                "offset": integer("The continuation a cut answer gives, as given."),
-                "include": { "type": "array", "items": { "type": "string" }, "description": INCLUDE_DESCRIPTION },
-                "exclude": { "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION },
-                "budget": integer(BUDGET_DESCRIPTION),
-            },
-            "required": ["repo", "query"],
-            "additionalProperties": false,
-        })
+        args::input_schema::<Args>()
     }
     fn output_schema(&self) -> Option<Value> {
         let n = integer;
@@ -116,41 +98,19 @@ impl Tool for Search {
         }))
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        let args: Args = match parse_args(self, args) {
-            Ok(a) => a,
-            Err(e) => return Outcome::Rejected(e),
-        };
-        let repo = match navigation::repo_arg(args.repo.as_ref()) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let Some(query) = args.query else {
-            return Outcome::Rejected(bad_argument(
-                "argument \"query\" is required: what to look for".into(),
-            ));
-        };
-        let req = match navigation::request(
-            ctx,
-            repo,
-            args.include.map(|g| g.0).unwrap_or_default(),
-            args.exclude.map(|g| g.0).unwrap_or_default(),
-            args.budget.map(|t| t.0),
-        ) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let search_args = SearchArgs {
-            query: query.0,
-            limit: args.limit.map(|t| t.0),
-            offset: args.offset.map(|t| t.0),
-        };
-        match search::search(&req, &search_args) {
-            Ok(a) => {
-                let structured = structured(&a);
-                navigation::result(ctx, a.text, structured)
-            }
-            Err(e) => navigation::failure(self, e),
-        }
+        navigation::outcome(|| {
+            let args: Args = navigation::args(self, args)?;
+            let req =
+                navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
+            let search_args = SearchArgs {
+                query: args.query.0,
+                limit: args.limit.map(|t| t.0),
+                offset: args.offset.map(|t| t.0),
+            };
+            let a = search::search(&req, &search_args).map_err(|e| navigation::failure(self, e))?;
+            let structured = structured(&a);
+            Ok(navigation::result(ctx, a.text, structured))
+        })
     }
 }
 

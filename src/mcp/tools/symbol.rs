@@ -1,11 +1,9 @@
 //! `symbol`: a name's definitions with their source and exact line ranges, then its uses, ranked;
 //! the closest names on a miss (see [`crate::driver::nav::symbol`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg, bad_argument, parse_args};
-use super::navigation::{
-    self, BUDGET_DESCRIPTION, EXCLUDE_DESCRIPTION, INCLUDE_DESCRIPTION, REPO_DESCRIPTION, integer,
-    string,
-};
+use super::super::args::{self, Budget, Exclude, Include, Repo, Text, Tokens};
+use super::super::tool::{Outcome, Tool, ToolContext};
+use super::navigation::{self, integer, string};
 use crate::driver::nav::symbol::{self, DEFAULT_LIMIT, MAX_LIMIT, SymbolAnswer};
 use serde_json::{Map, Value, json};
 
@@ -14,19 +12,19 @@ const DESCRIPTION: &str = "A name's definitions with their source and exact line
 /// The `symbol` tool.
 pub struct SymbolTool;
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Args {
-    repo: Option<Value>,
-    name: Option<arg::Text>,
-    #[serde(default)]
-    limit: Option<arg::Tokens>,
-    #[serde(default)]
-    include: Option<arg::Globs>,
-    #[serde(default)]
-    exclude: Option<arg::Globs>,
-    #[serde(default)]
-    budget: Option<arg::Tokens>,
+    repo: Repo,
+    /// "Name", "Type::method", or "dir/::Name" to look only under a path.
+    name: Text,
+    #[schemars(
+        description = format!("Most matches, definitions then uses (default {DEFAULT_LIMIT})."),
+        range(min = 1, max = MAX_LIMIT)
+    )]
+    limit: Option<Tokens>,
+    include: Option<Include>,
+    exclude: Option<Exclude>,
+    budget: Option<Budget>,
 }
 
 impl Tool for SymbolTool {
@@ -43,24 +41,7 @@ impl Tool for SymbolTool {
         "get a named function, method or type's exact source and line range, then its uses"
     }
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "repo": string(REPO_DESCRIPTION),
-                "name": string("\"Name\", \"Type::method\", or \"dir/::Name\" to look only under a path."),
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_LIMIT,
-                    "description": format!("Most matches, definitions then uses (default {DEFAULT_LIMIT})."),
-                },
-                "include": { "type": "array", "items": { "type": "string" }, "description": INCLUDE_DESCRIPTION },
-                "exclude": { "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION },
-                "budget": integer(BUDGET_DESCRIPTION),
-            },
-            "required": ["repo", "name"],
-            "additionalProperties": false,
-        })
+        args::input_schema::<Args>()
     }
     fn output_schema(&self) -> Option<Value> {
         let n = |d: &str| integer(d);
@@ -84,36 +65,15 @@ impl Tool for SymbolTool {
         }))
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        let args: Args = match parse_args(self, args) {
-            Ok(a) => a,
-            Err(e) => return Outcome::Rejected(e),
-        };
-        let repo = match navigation::repo_arg(args.repo.as_ref()) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let Some(name) = args.name else {
-            return Outcome::Rejected(bad_argument(
-                "argument \"name\" is required: the name to find, e.g. \"Config::load\"".into(),
-            ));
-        };
-        let req = match navigation::request(
-            ctx,
-            repo,
-            args.include.map(|g| g.0).unwrap_or_default(),
-            args.exclude.map(|g| g.0).unwrap_or_default(),
-            args.budget.map(|t| t.0),
-        ) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        match symbol::symbol(&req, &name.0, args.limit.map(|t| t.0)) {
-            Ok(a) => {
-                let structured = structured(&a);
-                navigation::result(ctx, a.text, structured)
-            }
-            Err(e) => navigation::failure(self, e),
-        }
+        navigation::outcome(|| {
+            let args: Args = navigation::args(self, args)?;
+            let req =
+                navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
+            let a = symbol::symbol(&req, &args.name.0, args.limit.map(|t| t.0))
+                .map_err(|e| navigation::failure(self, e))?;
+            let structured = structured(&a);
+            Ok(navigation::result(ctx, a.text, structured))
+        })
     }
 }
 

@@ -2,11 +2,9 @@
 //! extract would spend on it, biggest first, within a budget (see
 //! [`crate::driver::nav::tree`]).
 
-use super::super::tool::{Outcome, Tool, ToolContext, arg};
-use super::navigation::{
-    self, BUDGET_DESCRIPTION, EXCLUDE_DESCRIPTION, INCLUDE_DESCRIPTION, REPO_DESCRIPTION,
-    integer, string,
-};
+use super::super::args::{self, Budget, Exclude, Include, PathText, Repo, Tokens};
+use super::super::tool::{Outcome, Tool, ToolContext};
+use super::navigation::{self, integer, string};
 use crate::driver::nav::tree::{self, Entry, TreeAnswer, TreeArgs};
 use serde_json::{Map, Value, json};
 
@@ -15,20 +13,16 @@ const DESCRIPTION: &str = "Directory tree with lines, bytes and tokens per entry
 /// The `tree` tool.
 pub struct Tree;
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Args {
-    repo: Option<Value>,
-    #[serde(default)]
-    path: Option<Value>,
-    #[serde(default)]
-    depth: Option<arg::Tokens>,
-    #[serde(default)]
-    include: Option<arg::Globs>,
-    #[serde(default)]
-    exclude: Option<arg::Globs>,
-    #[serde(default)]
-    budget: Option<arg::Tokens>,
+    repo: Repo,
+    /// Directory inside the repository to list (default: all of it).
+    path: Option<PathText>,
+    /// Levels shown below path; 1 for its own entries (default: the budget's).
+    depth: Option<Tokens>,
+    include: Option<Include>,
+    exclude: Option<Exclude>,
+    budget: Option<Budget>,
 }
 
 impl Tool for Tree {
@@ -45,19 +39,7 @@ impl Tool for Tree {
         "see a repository's layout with lines and tokens per file and directory"
     }
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "repo": string(REPO_DESCRIPTION),
-                "path": string("Directory inside the repository to list (default: all of it)."),
-                "depth": integer("Levels shown below path; 1 for its own entries (default: the budget's)."),
-                "include": { "type": "array", "items": { "type": "string" }, "description": INCLUDE_DESCRIPTION },
-                "exclude": { "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION },
-                "budget": integer(BUDGET_DESCRIPTION),
-            },
-            "required": ["repo"],
-            "additionalProperties": false,
-        })
+        args::input_schema::<Args>()
     }
     fn output_schema(&self) -> Option<Value> {
         let n = integer;
@@ -103,18 +85,12 @@ impl Tool for Tree {
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
         navigation::outcome(|| {
             let args: Args = navigation::args(self, args)?;
-            let path = args.path.as_ref().map(|p| navigation::path_arg("path", p));
             let tree_args = TreeArgs {
-                path: path.transpose()?,
+                path: args.path.map(|p| p.0),
                 depth: args.depth.map(|t| t.0),
             };
-            let req = navigation::call_request(
-                ctx,
-                args.repo.as_ref(),
-                args.include,
-                args.exclude,
-                args.budget,
-            )?;
+            let req =
+                navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
             let a = tree::tree(&req, &tree_args).map_err(|e| navigation::failure(self, e))?;
             let structured = structured(&a);
             Ok(navigation::result(ctx, a.text, structured))

@@ -107,6 +107,69 @@ pub trait Tool: Sync {
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome;
 }
 
+/// The top-level fields of a structured answer and their JSON types, in order.
+pub type Fields = &'static [(&'static str, &'static str)];
+
+/// What a client is told about a tool, besides its schemas.
+pub struct About {
+    /// The name clients call it by: lowercase ASCII, digits and `_`.
+    pub name: &'static str,
+    /// A short human title.
+    pub title: &'static str,
+    /// What it does and when a model should prefer it, in one or two sentences.
+    pub description: &'static str,
+    /// One line for the server's `instructions`: when to reach for this tool.
+    pub summary: &'static str,
+}
+
+/// A tool as a declaration: what it is ([`About`]), its argument type, whose derived schema is
+/// the input schema and whose deserialization is what a call accepts, the names and types of its
+/// structured answer, and one function from typed arguments to an outcome. Every `Declared` tool
+/// is a [`Tool`]: the arguments are parsed (unknown, missing and mistyped ones refused by name)
+/// before [`Declared::run`] sees them.
+pub trait Declared: Sync {
+    const ABOUT: About;
+    type Args: DeserializeOwned + schemars::JsonSchema;
+    /// The top-level fields of `structuredContent` and their JSON types, when it sends one.
+    const OUTPUT: Option<Fields> = None;
+    /// Run with parsed arguments; `Err` is an outcome that ends the call early (a refused
+    /// `repo`, a failed run), returned as it is.
+    fn run(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome>;
+}
+
+impl<T: Declared> Tool for T {
+    fn name(&self) -> &'static str {
+        T::ABOUT.name
+    }
+    fn title(&self) -> &'static str {
+        T::ABOUT.title
+    }
+    fn description(&self) -> &'static str {
+        T::ABOUT.description
+    }
+    fn summary(&self) -> &'static str {
+        T::ABOUT.summary
+    }
+    fn input_schema(&self) -> Value {
+        super::args::input_schema::<T::Args>()
+    }
+    fn output_schema(&self) -> Option<Value> {
+        T::OUTPUT.map(|fields| {
+            let props: Map<String, Value> = fields
+                .iter()
+                .map(|(name, ty)| ((*name).to_string(), json!({ "type": ty })))
+                .collect();
+            json!({ "type": "object", "properties": props })
+        })
+    }
+    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
+        match parse_args::<T::Args>(self, args) {
+            Ok(args) => self.run(args, ctx).unwrap_or_else(|early| early),
+            Err(e) => Outcome::Rejected(e),
+        }
+    }
+}
+
 /// `-32602` for a bad argument, with `data.kind: "InvalidArguments"`.
 pub fn bad_argument(message: String) -> RpcError {
     RpcError::invalid_params(message.clone())

@@ -2,20 +2,21 @@
 //! be shown (secrets already redacted), with totals and a plain `after` continuation (see
 //! [`crate::driver::nav::grep`]).
 
-use super::super::args::{self, Budget, Exclude, Include, PathText, Repo, Text, Tokens};
-use super::super::tool::{Outcome, Tool, ToolContext};
-use super::navigation::{self, integer, string};
+use super::super::args::{Budget, Exclude, Include, PathText, Repo, Text, Tokens};
+use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
+use super::navigation;
 use crate::driver::nav::grep::{self, GrepAnswer, GrepArgs};
 use crate::stages::grep::PatternOptions;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 const DESCRIPTION: &str = "Lines matching a regex, by file, with line numbers and totals. Prefer it to `search` for an exact text.";
 
 /// The `grep` tool.
 pub struct Grep;
 
+/// The arguments of `grep`: its input schema is derived from them.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Args {
+pub struct Args {
     repo: Repo,
     /// A Rust regex matched on each line, e.g. "fn \\w+".
     pattern: Text,
@@ -34,79 +35,32 @@ struct Args {
     after: Option<PathText>,
 }
 
-impl Tool for Grep {
-    fn name(&self) -> &'static str {
-        "grep"
-    }
-    fn title(&self) -> &'static str {
-        "Search repository text"
-    }
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-    fn summary(&self) -> &'static str {
-        "find where something is defined or used: matching lines with numbers and totals"
-    }
-    fn input_schema(&self) -> Value {
-        args::input_schema::<Args>()
-    }
-    fn output_schema(&self) -> Option<Value> {
-        let n = integer;
-        Some(json!({
-            "type": "object",
-            "properties": {
-                "answer_tokens": n("Exact token count of the text answer."),
-                "encoding": string("The tiktoken encoding of the count."),
-                "budget": n("The token budget applied; 0 when none."),
-                "total_matches": n("Matching lines in the whole search."),
-                "total_files": n("Files holding them."),
-                "files_searched": n("Files searched."),
-                "not_searched": {
-                    "type": "object",
-                    "description": "Files not searched, by reason (binary, too_large, sensitive, ...).",
-                    "additionalProperties": { "type": "integer", "minimum": 0 },
-                },
-                "first": n("Position of the first shown match among all (1-based; 0 when none is shown)."),
-                "matches": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "path": string("The file, as gnaw shows paths."),
-                            "line": { "type": "integer", "minimum": 1 },
-                            "text": string("The line, cut around the match when long."),
-                        },
-                        "required": ["path", "line", "text"],
-                    },
-                },
-                "complete": { "type": "boolean", "description": "True when every match after the start position is shown." },
-                "after": string("The after argument that continues the answer; empty when complete."),
+impl Declared for Grep {
+    const ABOUT: About = About {
+        name: "grep",
+        title: "Search repository text",
+        description: DESCRIPTION,
+        summary: "find where something is defined or used: matching lines with numbers and totals",
+    };
+    type Args = Args;
+    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("total_matches", "integer"), ("total_files", "integer"), ("files_searched", "integer"), ("not_searched", "object"), ("first", "integer"), ("matches", "array"), ("complete", "boolean"), ("after", "string")]);
+    fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
+        let pattern = args.pattern;
+        let grep_args = GrepArgs {
+            pattern: pattern.0,
+            options: PatternOptions {
+                fixed_strings: args.fixed_strings.unwrap_or(false),
+                ignore_case: args.ignore_case.unwrap_or(false),
             },
-            "required": ["answer_tokens", "encoding", "budget", "total_matches", "total_files",
-                         "files_searched", "not_searched", "first", "matches", "complete", "after"],
-            "additionalProperties": false,
-        }))
-    }
-    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        navigation::outcome(|| {
-            let args: Args = navigation::args(self, args)?;
-            let pattern = args.pattern;
-            let grep_args = GrepArgs {
-                pattern: pattern.0,
-                options: PatternOptions {
-                    fixed_strings: args.fixed_strings.unwrap_or(false),
-                    ignore_case: args.ignore_case.unwrap_or(false),
-                },
-                context: args.context.map_or(0, |t| t.0),
-                max_matches: args.max_matches.map(|t| t.0),
-                after: args.after.map(|a| a.0),
-            };
-            let req =
-                navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
-            let a = grep::grep(&req, &grep_args).map_err(|e| navigation::failure(self, e))?;
-            let structured = structured(&a);
-            Ok(navigation::result(ctx, a.text, structured))
-        })
+            context: args.context.map_or(0, |t| t.0),
+            max_matches: args.max_matches.map(|t| t.0),
+            after: args.after.map(|a| a.0),
+        };
+        let req =
+            navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
+        let a = grep::grep(&req, &grep_args).map_err(|e| navigation::failure(self, e))?;
+        let structured = structured(&a);
+        Ok(navigation::result(ctx, a.text, structured))
     }
 }
 

@@ -3,19 +3,20 @@
 //! git), within a token budget, with the continuation as a plain `skip` argument (see
 //! [`crate::driver::git::log`]).
 
-use super::super::args::{self, Budget, PathText, Repo, Text};
-use super::super::tool::{Outcome, Tool, ToolContext};
-use super::navigation::{self, integer, string};
+use super::super::args::{Budget, PathText, Repo, Text};
+use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
+use super::navigation;
 use crate::driver::git::log::{self, LogAnswer, LogArgs};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 const DESCRIPTION: &str = "Commit history, newest first: id, author, date, message, files with lines added and removed; `patch` for diffs.";
 
 /// The `log` tool.
 pub struct Log;
 
+/// The arguments of `log`: its input schema is derived from them.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Args {
+pub struct Args {
     repo: Repo,
     /// Commit to start from: a branch, tag or commit id (default HEAD).
     rev: Option<Text>,
@@ -32,69 +33,29 @@ struct Args {
     budget: Option<Budget>,
 }
 
-impl Tool for Log {
-    fn name(&self) -> &'static str {
-        "log"
-    }
-    fn title(&self) -> &'static str {
-        "Commit history (git log)"
-    }
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-    fn summary(&self) -> &'static str {
-        "the commit history with files changed and line counts, optionally with patches"
-    }
-    fn input_schema(&self) -> Value {
-        args::input_schema::<Args>()
-    }
-    fn output_schema(&self) -> Option<Value> {
-        let n = |d: &str| integer(d);
-        Some(json!({
-            "type": "object",
-            "properties": {
-                "answer_tokens": n("Exact token count of the text answer."),
-                "encoding": string("The tiktoken encoding of the counts."),
-                "budget": n("The token budget applied; 0 when none."),
-                "complete": { "type": "boolean", "description": "True when nothing was cut and max_count was not reached." },
-                "next_skip": n("The skip argument that continues the answer; 0 when complete."),
-                "commits": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "id": string("The full commit id."),
-                            "short": string("The short commit id."),
-                            "author": string("Name <email>."),
-                            "date": string("Author date, YYYY-MM-DD HH:MM:SS +ZZZZ."),
-                            "subject": string("The message's first line."),
-                            "files": n("Files changed (0 for a merge)."),
-                        },
-                        "required": ["id", "short", "author", "date", "subject", "files"],
-                    },
-                },
-            },
-            "required": ["answer_tokens", "encoding", "budget", "complete", "next_skip", "commits"],
-            "additionalProperties": false,
-        }))
-    }
-    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        navigation::outcome(|| {
-            let args: Args = navigation::args(self, args)?;
-            let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
-            let largs = LogArgs {
-                rev: args.rev.map(|t| t.0),
-                max_count: args.max_count,
-                path: args.path.map(|p| p.0),
-                since: args.since.map(|t| t.0),
-                patch: args.patch.unwrap_or(false),
-                skip: args.skip.unwrap_or(0),
-                count: true,
-            };
-            let a = log::log(&req, &largs).map_err(|e| navigation::failure(self, e))?;
-            let structured = structured(&a);
-            Ok(navigation::result(ctx, a.text, structured))
-        })
+impl Declared for Log {
+    const ABOUT: About = About {
+        name: "log",
+        title: "Commit history (git log)",
+        description: DESCRIPTION,
+        summary: "the commit history with files changed and line counts, optionally with patches",
+    };
+    type Args = Args;
+    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("commits", "array"), ("complete", "boolean"), ("next_skip", "integer")]);
+    fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
+        let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
+        let largs = LogArgs {
+            rev: args.rev.map(|t| t.0),
+            max_count: args.max_count,
+            path: args.path.map(|p| p.0),
+            since: args.since.map(|t| t.0),
+            patch: args.patch.unwrap_or(false),
+            skip: args.skip.unwrap_or(0),
+            count: true,
+        };
+        let a = log::log(&req, &largs).map_err(|e| navigation::failure(self, e))?;
+        let structured = structured(&a);
+        Ok(navigation::result(ctx, a.text, structured))
     }
 }
 

@@ -1,19 +1,20 @@
 //! `symbol`: a name's definitions with their source and exact line ranges, then its uses, ranked;
 //! the closest names on a miss (see [`crate::driver::nav::symbol`]).
 
-use super::super::args::{self, Budget, Exclude, Include, Repo, Text, Tokens};
-use super::super::tool::{Outcome, Tool, ToolContext};
-use super::navigation::{self, integer, string};
+use super::super::args::{Budget, Exclude, Include, Repo, Text, Tokens};
+use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
+use super::navigation;
 use crate::driver::nav::symbol::{self, DEFAULT_LIMIT, MAX_LIMIT, SymbolAnswer};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 const DESCRIPTION: &str = "A name's definitions with their source and exact lines, then its uses; closest names on a miss. Prefer it to grep for code.";
 
 /// The `symbol` tool.
 pub struct SymbolTool;
 
+/// The arguments of `symbol`: its input schema is derived from them.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Args {
+pub struct Args {
     repo: Repo,
     /// "Name", "Type::method", or "dir/::Name" to look only under a path.
     name: Text,
@@ -27,53 +28,22 @@ struct Args {
     budget: Option<Budget>,
 }
 
-impl Tool for SymbolTool {
-    fn name(&self) -> &'static str {
-        "symbol"
-    }
-    fn title(&self) -> &'static str {
-        "Find a definition"
-    }
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-    fn summary(&self) -> &'static str {
-        "get a named function, method or type's exact source and line range, then its uses"
-    }
-    fn input_schema(&self) -> Value {
-        args::input_schema::<Args>()
-    }
-    fn output_schema(&self) -> Option<Value> {
-        let n = |d: &str| integer(d);
-        Some(json!({
-            "type": "object",
-            "properties": {
-                "answer_tokens": n("Exact token count of the text answer."),
-                "encoding": string("The tiktoken encoding of the counts."),
-                "budget": n("The token budget applied; 0 when none."),
-                "definitions": n("Definitions found."),
-                "uses": n("Uses found (lines naming it outside its definitions)."),
-                "shown": n("Matches shown."),
-                "suggestions": {
-                    "type": "array",
-                    "items": { "type": "string" },
-                    "description": "The closest defined names, when nothing is defined under this one.",
-                },
-            },
-            "required": ["answer_tokens", "encoding", "budget", "definitions", "uses", "shown", "suggestions"],
-            "additionalProperties": false,
-        }))
-    }
-    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        navigation::outcome(|| {
-            let args: Args = navigation::args(self, args)?;
-            let req =
-                navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
-            let a = symbol::symbol(&req, &args.name.0, args.limit.map(|t| t.0))
-                .map_err(|e| navigation::failure(self, e))?;
-            let structured = structured(&a);
-            Ok(navigation::result(ctx, a.text, structured))
-        })
+impl Declared for SymbolTool {
+    const ABOUT: About = About {
+        name: "symbol",
+        title: "Find a definition",
+        description: DESCRIPTION,
+        summary: "get a named function, method or type's exact source and line range, then its uses",
+    };
+    type Args = Args;
+    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("definitions", "integer"), ("uses", "integer"), ("shown", "integer"), ("suggestions", "array")]);
+    fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
+        let req =
+            navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
+        let a = symbol::symbol(&req, &args.name.0, args.limit.map(|t| t.0))
+            .map_err(|e| navigation::failure(self, e))?;
+        let structured = structured(&a);
+        Ok(navigation::result(ctx, a.text, structured))
     }
 }
 

@@ -506,11 +506,19 @@ fn mcp_extract_equals_the_cli_with_budget_query_and_profile() {
                 "narrow",
             ],
         ),
-        // The server's default budget (20000) applies when the call passes none...
-        (json!({}), vec!["--budget", "20000"]),
+        // The server's default budget (20000) applies when the call passes none, and its
+        // default ceiling (50,000 characters, less 2,000 for the notes after the prompt)...
+        (json!({}), vec!["--budget", "20000", "--max-chars", "48000"]),
         (
             json!({"profile": "narrow"}),
-            vec!["--budget", "20000", "--profile", "narrow"],
+            vec![
+                "--budget",
+                "20000",
+                "--max-chars",
+                "48000",
+                "--profile",
+                "narrow",
+            ],
         ),
         // ...and 0 means unlimited.
         (json!({"budget": 0}), vec![]),

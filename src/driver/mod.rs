@@ -212,7 +212,9 @@ fn run(
         _ => None,
     };
     let m = plan::Measure::new(&ctx, &kept, &repo_name, &stop);
-    let fitted = plan::fit(&m, options.budget, graded.as_deref().unwrap_or(&ranking))?;
+    let max_chars = spec.overrides.max_chars.filter(|&c| c > 0);
+    let order = graded.as_deref().unwrap_or(&ranking);
+    let fitted = plan::fit_chars(&m, options.budget, max_chars, order)?;
     let last = fitted.kept.last().copied();
     let files = fitted
         .kept
@@ -279,6 +281,7 @@ fn run(
         findings,
         findings_left_out: left_out,
         budget: options.budget,
+        max_chars,
         omitted,
         ranking,
         widenings: ctx.widenings(&options),

@@ -18,6 +18,9 @@ use std::fmt;
 pub const REPO_DESCRIPTION: &str = "Repository directory, relative to the server's root.";
 /// What `budget` is, for every tool that takes one.
 pub const BUDGET_DESCRIPTION: &str = "Most tokens in the answer, counted exactly; 0 for no limit.";
+/// What `max_chars` is, for every tool.
+pub const MAX_CHARS_DESCRIPTION: &str =
+    "Most characters in the answer (default 50,000 without a budget; 0: the server's limit).";
 /// What `include` is, for every tool that takes one.
 pub const INCLUDE_DESCRIPTION: &str = "Globs of the files to consider, e.g. [\"src/**/*.rs\"].";
 /// What `exclude` is, for every tool that takes one.
@@ -191,6 +194,13 @@ schema!(Tokens, "Tokens", { "type": "integer" });
 pub struct Budget(pub Tokens);
 
 schema!(Budget, "Budget", { "type": "integer", "description": BUDGET_DESCRIPTION });
+
+/// The `max_chars` argument: most characters in the answer, text and structured copy together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct MaxChars(pub Tokens);
+
+schema!(MaxChars, "MaxChars", { "type": "integer", "description": MAX_CHARS_DESCRIPTION });
 
 /// The input schema of a tool whose arguments are `T`: an object schema with
 /// `additionalProperties: false`, every property inlined with its type and description, and

@@ -6,6 +6,9 @@ use crate::config::parse_size;
 use crate::spec::{Policy, RepoMayWiden, Widen};
 use crate::vocab::SecretsMode;
 
+/// The default most characters of an answer (see [`Config::default_max_chars`]).
+pub const DEFAULT_MAX_CHARS: usize = 50_000;
+
 /// Limits, from the environment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -13,6 +16,10 @@ pub struct Config {
     pub max_line_bytes: usize,
     /// Largest prompt `extract` returns (`GNAW_MCP_MAX_OUTPUT_BYTES`).
     pub max_output_bytes: usize,
+    /// Most characters of an answer whose call sets neither `budget` nor `max_chars`
+    /// (`GNAW_MCP_DEFAULT_MAX_CHARS`): 50,000, the size above which Claude Code saves a result
+    /// to a file instead of showing it.
+    pub default_max_chars: usize,
     /// Bytes the warm cache may hold (`GNAW_MCP_CACHE_BYTES`; 0 turns it off).
     pub cache_bytes: usize,
     /// Most `tools/call`s waiting for the worker (`GNAW_MCP_MAX_QUEUED_CALLS`).
@@ -36,6 +43,7 @@ impl Default for Config {
         Config {
             max_line_bytes: 4 << 20,
             max_output_bytes: 4 << 20,
+            default_max_chars: DEFAULT_MAX_CHARS,
             cache_bytes: DEFAULT_CACHE_BYTES,
             max_queued_calls: 64,
             max_queued_bytes: 64 << 20,
@@ -51,6 +59,7 @@ impl Config {
         for (name, slot) in [
             ("GNAW_MCP_MAX_LINE_BYTES", &mut config.max_line_bytes),
             ("GNAW_MCP_MAX_OUTPUT_BYTES", &mut config.max_output_bytes),
+            ("GNAW_MCP_DEFAULT_MAX_CHARS", &mut config.default_max_chars),
             ("GNAW_MCP_MAX_QUEUED_CALLS", &mut config.max_queued_calls),
             ("GNAW_MCP_MAX_QUEUED_BYTES", &mut config.max_queued_bytes),
         ] {

@@ -318,6 +318,25 @@ impl FileDiff {
         }
     }
 
+    /// Its line in a list of changed files: status, path (`old -> new` for a rename, with its
+    /// similarity), and its counts.
+    pub fn list_line(&self) -> String {
+        let mut line = if self.status == 'R' {
+            format!("R {} -> {}", self.old_path, self.new_path)
+        } else {
+            format!("{} {}", self.status, self.path())
+        };
+        if let Some(s) = self.similarity.filter(|_| self.status == 'R') {
+            let _ = write!(line, " ({s}%)");
+        }
+        let counts = self.counts_text();
+        if !counts.is_empty() {
+            let _ = write!(line, "  {counts}");
+        }
+        line.push('\n');
+        line
+    }
+
     /// The `+A -R` of the listing.
     pub fn counts_text(&self) -> String {
         match self.counts {

@@ -399,10 +399,7 @@ impl Render<'_> {
         }
         if let Some(next) = self.next(k) {
             let why = if k < self.items.len() {
-                match self.limits.budget {
-                    Some(b) => format!("cut to fit the budget of {b} tokens"),
-                    None => format!("cut to fit the limit of {} bytes", self.limits.max_bytes),
-                }
+                format!("cut to fit {}", self.limits.describe())
             } else {
                 format!("max_matches ({}) reached", self.items.len())
             };

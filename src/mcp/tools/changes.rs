@@ -2,7 +2,7 @@
 //! read from `.git` in-process (never by running git), within a token budget, with the
 //! continuation as a plain `after` argument (see [`crate::driver::git::changes`]).
 
-use super::super::args::{Budget, PathText, Repo, Text};
+use super::super::args::{Budget, PathText, Repo, Text, MaxChars};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::git::changes::{self, ChangesAnswer, ChangesArgs};
@@ -27,6 +27,7 @@ pub struct Args {
     /// The continuation a cut answer gives, as given.
     after: Option<Text>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for Changes {
@@ -39,7 +40,7 @@ impl Declared for Changes {
     type Args = Args;
     const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("base", "string"), ("files", "array"), ("complete", "boolean"), ("next_after", "string")]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
+        let call = navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
         let cargs = ChangesArgs {
             base: args.base.map(|t| t.0),
             paths: args.paths.unwrap_or_default().into_iter().map(|p| p.0).collect(),
@@ -47,9 +48,10 @@ impl Declared for Changes {
             after: args.after.map(|t| t.0),
             count: true,
         };
-        let a = changes::changes(&req, &cargs).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        navigation::answer(self, ctx, call, |req| {
+            let a = changes::changes(req, &cargs)?;
+            Ok((structured(&a), a.text))
+        })
     }
 }
 

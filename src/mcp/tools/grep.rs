@@ -2,7 +2,7 @@
 //! be shown (secrets already redacted), with totals and a plain `after` continuation (see
 //! [`crate::driver::nav::grep`]).
 
-use super::super::args::{Budget, Exclude, Include, PathText, Repo, Text, Tokens};
+use super::super::args::{Budget, Exclude, Include, PathText, Repo, Text, Tokens, MaxChars};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::grep::{self, GrepAnswer, GrepArgs};
@@ -31,6 +31,7 @@ pub struct Args {
     /// Most matches shown (default 200); totals count all.
     max_matches: Option<Tokens>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
     /// The continuation a cut answer gives, as given.
     after: Option<PathText>,
 }
@@ -56,11 +57,11 @@ impl Declared for Grep {
             max_matches: args.max_matches.map(|t| t.0),
             after: args.after.map(|a| a.0),
         };
-        let req =
-            navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
-        let a = grep::grep(&req, &grep_args).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        let call = navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget, args.max_chars)?;
+        navigation::answer(self, ctx, call, |req| {
+            let a = grep::grep(req, &grep_args)?;
+            Ok((structured(&a), a.text))
+        })
     }
 }
 

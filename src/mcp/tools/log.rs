@@ -3,7 +3,7 @@
 //! git), within a token budget, with the continuation as a plain `skip` argument (see
 //! [`crate::driver::git::log`]).
 
-use super::super::args::{Budget, PathText, Repo, Text};
+use super::super::args::{Budget, PathText, Repo, Text, MaxChars};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::git::log::{self, LogAnswer, LogArgs};
@@ -31,6 +31,7 @@ pub struct Args {
     /// The continuation a cut answer gives, as given.
     skip: Option<usize>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for Log {
@@ -43,7 +44,7 @@ impl Declared for Log {
     type Args = Args;
     const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("commits", "array"), ("complete", "boolean"), ("next_skip", "integer")]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
+        let call = navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
         let largs = LogArgs {
             rev: args.rev.map(|t| t.0),
             max_count: args.max_count,
@@ -53,9 +54,10 @@ impl Declared for Log {
             skip: args.skip.unwrap_or(0),
             count: true,
         };
-        let a = log::log(&req, &largs).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        navigation::answer(self, ctx, call, |req| {
+            let a = log::log(req, &largs)?;
+            Ok((structured(&a), a.text))
+        })
     }
 }
 

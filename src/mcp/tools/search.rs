@@ -3,7 +3,7 @@
 //! text the model would be shown (secrets already redacted), with a plain `offset` continuation
 //! (see [`crate::driver::nav::search`]).
 
-use super::super::args::{Budget, Exclude, Include, Repo, Text, Tokens};
+use super::super::args::{Budget, Exclude, Include, Repo, Text, Tokens, MaxChars};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::search::{self, MAX_LIMIT, SearchAnswer, SearchArgs};
@@ -27,6 +27,7 @@ pub struct Args {
     include: Option<Include>,
     exclude: Option<Exclude>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for Search {
@@ -39,16 +40,16 @@ impl Declared for Search {
     type Args = Args;
     const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("total_files", "integer"), ("files_searched", "integer"), ("not_searched", "object"), ("offset", "integer"), ("files", "array"), ("complete", "boolean")]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let req =
-            navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
+        let call = navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget, args.max_chars)?;
         let search_args = SearchArgs {
             query: args.query.0,
             limit: args.limit.map(|t| t.0),
             offset: args.offset.map(|t| t.0),
         };
-        let a = search::search(&req, &search_args).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        navigation::answer(self, ctx, call, |req| {
+            let a = search::search(req, &search_args)?;
+            Ok((structured(&a), a.text))
+        })
     }
 }
 

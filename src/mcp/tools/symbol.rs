@@ -1,7 +1,7 @@
 //! `symbol`: a name's definitions with their source and exact line ranges, then its uses, ranked;
 //! the closest names on a miss (see [`crate::driver::nav::symbol`]).
 
-use super::super::args::{Budget, Exclude, Include, Repo, Text, Tokens};
+use super::super::args::{Budget, Exclude, Include, Repo, Text, Tokens, MaxChars};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::symbol::{self, DEFAULT_LIMIT, MAX_LIMIT, SymbolAnswer};
@@ -26,6 +26,7 @@ pub struct Args {
     include: Option<Include>,
     exclude: Option<Exclude>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for SymbolTool {
@@ -38,12 +39,11 @@ impl Declared for SymbolTool {
     type Args = Args;
     const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("definitions", "integer"), ("uses", "integer"), ("shown", "integer"), ("suggestions", "array")]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let req =
-            navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
-        let a = symbol::symbol(&req, &args.name.0, args.limit.map(|t| t.0))
-            .map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        let call = navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget, args.max_chars)?;
+        navigation::answer(self, ctx, call, |req| {
+            let a = symbol::symbol(req, &args.name.0, args.limit.map(|t| t.0))?;
+            Ok((structured(&a), a.text))
+        })
     }
 }
 

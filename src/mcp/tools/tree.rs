@@ -2,7 +2,7 @@
 //! extract would spend on it, biggest first, within a budget (see
 //! [`crate::driver::nav::tree`]).
 
-use super::super::args::{Budget, Exclude, Include, PathText, Repo, Tokens};
+use super::super::args::{Budget, Exclude, Include, PathText, Repo, Tokens, MaxChars};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::tree::{self, Entry, TreeAnswer, TreeArgs};
@@ -24,6 +24,7 @@ pub struct Args {
     include: Option<Include>,
     exclude: Option<Exclude>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for Tree {
@@ -40,11 +41,11 @@ impl Declared for Tree {
             path: args.path.map(|p| p.0),
             depth: args.depth.map(|t| t.0),
         };
-        let req =
-            navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
-        let a = tree::tree(&req, &tree_args).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        let call = navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget, args.max_chars)?;
+        navigation::answer(self, ctx, call, |req| {
+            let a = tree::tree(req, &tree_args)?;
+            Ok((structured(&a), a.text))
+        })
     }
 }
 

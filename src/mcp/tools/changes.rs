@@ -38,7 +38,7 @@ impl Declared for Changes {
         summary: "what changed in the working tree against a commit: files with status, then the diff",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("base", "string"), ("files", "array"), ("complete", "boolean"), ("next_after", "string")]);
+    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("base", "string"), ("files", "array"), ("files_not_listed", "integer"), ("complete", "boolean"), ("next_after", "string")]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
         let call = navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
         let cargs = ChangesArgs {
@@ -61,6 +61,7 @@ fn structured(a: &ChangesAnswer) -> Value {
         "encoding": a.encoding.name(),
         "budget": a.budget.unwrap_or(0),
         "base": a.base,
+        "files_not_listed": a.files_not_listed,
         "complete": a.next.is_none(),
         "next_after": a.next.clone().unwrap_or_default(),
         "files": a.files.iter().map(|f| json!({

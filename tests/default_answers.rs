@@ -7,7 +7,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures use std::fs directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
 
 use gnaw::stages::count::{Encoding, count};
 use mcp_client::Server;
@@ -184,6 +186,18 @@ fn every_default_answer_fits_inline_and_continues() {
     for era in ["2024-11-05", "2025-06-18"] {
         let mut s = Server::start(tmp.path(), &[]);
         s.initialize(era);
+        // Every registered tool has its default call here: a new tool fails until it does.
+        let listed = s.ok("tools/list", json!({}));
+        let mut names: Vec<&str> = listed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        let mut ours: Vec<&str> = default_calls(first).iter().map(|(t, _)| *t).collect();
+        names.sort_unstable();
+        ours.sort_unstable();
+        assert_eq!(names, ours, "every tool's default call is checked");
         let mut cut = Vec::new();
         for (tool, args) in default_calls(first) {
             let result = call(&mut s, tool, &args);

@@ -4,7 +4,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
 
 use mcp_client::{MODERN, Server, modern_meta, run};
 use serde_json::{Value, json};

@@ -7,7 +7,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
 
-mod xorshift;
+mod common;
+
+use common::xorshift;
 
 use gnaw::driver::nav::grep::{GrepArgs, grep};
 use gnaw::driver::nav::read::read;

@@ -361,9 +361,9 @@ pub fn serve(
 #[allow(clippy::disallowed_methods)] // fixtures are made with std::fs
 mod tests {
     use super::*;
-    use std::collections::HashMap;
     use crate::mcp::containment::RootContainment;
     use gnaw_sandbox::Root;
+    use std::collections::HashMap;
 
     /// stdout for the server under test.
     #[derive(Clone, Default)]

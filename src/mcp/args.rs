@@ -15,12 +15,11 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// What `repo` is, for every tool.
-pub const REPO_DESCRIPTION: &str = "Repository directory, relative to the server's root.";
+pub const REPO_DESCRIPTION: &str = "Repository directory under the server's root.";
 /// What `budget` is, for every tool that takes one.
-pub const BUDGET_DESCRIPTION: &str = "Most tokens in the answer, counted exactly; 0 for no limit.";
+pub const BUDGET_DESCRIPTION: &str = "Most tokens in the answer; 0: no limit.";
 /// What `max_chars` is, for every tool.
-pub const MAX_CHARS_DESCRIPTION: &str =
-    "Most characters in the answer (default 50,000 without a budget; 0: the server's limit).";
+pub const MAX_CHARS_DESCRIPTION: &str = "Most characters in the answer (default 50,000).";
 /// What `include` is, for every tool that takes one.
 pub const INCLUDE_DESCRIPTION: &str = "Globs of the files to consider, e.g. [\"src/**/*.rs\"].";
 /// What `exclude` is, for every tool that takes one.

@@ -132,6 +132,9 @@ pub trait Declared: Sync {
     type Args: DeserializeOwned + schemars::JsonSchema;
     /// The top-level fields of `structuredContent` and their JSON types, when it sends one.
     const OUTPUT: Option<Fields> = None;
+    /// Fields every answer of its kind starts with, before [`Declared::OUTPUT`]'s (the
+    /// navigation tools' counted fields, [`super::tools::navigation::COUNTED`]).
+    const OUTPUT_SHARED: Fields = &[];
     /// Run with parsed arguments; `Err` is an outcome that ends the call early (a refused
     /// `repo`, a failed run), returned as it is.
     fn run(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome>;
@@ -155,8 +158,9 @@ impl<T: Declared> Tool for T {
     }
     fn output_schema(&self) -> Option<Value> {
         T::OUTPUT.map(|fields| {
-            let props: Map<String, Value> = fields
+            let props: Map<String, Value> = T::OUTPUT_SHARED
                 .iter()
+                .chain(fields.iter())
                 .map(|(name, ty)| ((*name).to_string(), json!({ "type": ty })))
                 .collect();
             json!({ "type": "object", "properties": props })

@@ -18,6 +18,8 @@
 pub mod changes;
 pub mod log;
 
+crate::navigation_answers!(changes::ChangesAnswer, log::LogAnswer);
+
 use super::file::{self, FileContext};
 use super::nav::session::Session;
 use super::nav::{NavError, Request};

@@ -54,7 +54,10 @@ fn result(e: Extraction, max_output_bytes: usize) -> Value {
     if !e.omitted.is_empty() {
         let tokens: usize = e.omitted.iter().map(|o| o.tokens).sum();
         let fitted = match e.max_chars {
-            Some(c) => format!("a budget of {} tokens and {c} characters", e.budget.unwrap_or(0)),
+            Some(c) => format!(
+                "a budget of {} tokens and {c} characters",
+                e.budget.unwrap_or(0)
+            ),
             None => format!("a budget of {} tokens", e.budget.unwrap_or(0)),
         };
         content.push(json!({ "type": "text", "text": format!(
@@ -104,4 +107,3 @@ fn too_large_message(e: &Extraction, size: usize, max: usize) -> String {
     }
     msg
 }
-

@@ -2,7 +2,7 @@
 //! be shown (secrets already redacted), with totals and a plain `after` continuation (see
 //! [`crate::driver::nav::grep`]).
 
-use super::super::args::{Budget, Exclude, Include, PathText, Repo, Text, Tokens, MaxChars};
+use super::super::args::{Budget, Exclude, Include, MaxChars, PathText, Repo, Text, Tokens};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::grep::{self, GrepAnswer, GrepArgs};
@@ -22,11 +22,11 @@ pub struct Args {
     pattern: Text,
     /// Match the pattern as a string, not a regex.
     fixed_strings: Option<bool>,
-    /// Match letters in either case (default false).
+    /// Match letters in either case.
     ignore_case: Option<bool>,
     include: Option<Include>,
     exclude: Option<Exclude>,
-    /// Lines shown around each match (default 0, at most 50).
+    /// Lines shown around each match (at most 50).
     context: Option<Tokens>,
     /// Most matches shown (default 200); totals count all.
     max_matches: Option<Tokens>,
@@ -44,7 +44,17 @@ impl Declared for Grep {
         summary: "find where something is defined or used: matching lines with numbers and totals",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("total_matches", "integer"), ("total_files", "integer"), ("files_searched", "integer"), ("not_searched", "object"), ("first", "integer"), ("matches", "array"), ("complete", "boolean"), ("after", "string")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("total_matches", "integer"),
+        ("total_files", "integer"),
+        ("files_searched", "integer"),
+        ("not_searched", "object"),
+        ("first", "integer"),
+        ("matches", "array"),
+        ("complete", "boolean"),
+        ("after", "string"),
+    ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
         let pattern = args.pattern;
         let grep_args = GrepArgs {
@@ -57,19 +67,21 @@ impl Declared for Grep {
             max_matches: args.max_matches.map(|t| t.0),
             after: args.after.map(|a| a.0),
         };
-        let call = navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget, args.max_chars)?;
-        navigation::answer(self, ctx, call, |req| {
-            let a = grep::grep(req, &grep_args)?;
-            Ok((structured(&a), a.text))
-        })
+        let call = navigation::call_request(
+            ctx,
+            &args.repo,
+            args.include,
+            args.exclude,
+            args.budget,
+            args.max_chars,
+        )?;
+        navigation::answer(self, ctx, call, |req| grep::grep(req, &grep_args), fields)
     }
 }
 
-fn structured(a: &GrepAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &GrepAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
-        "budget": a.budget.unwrap_or(0),
         "total_matches": a.total_matches,
         "total_files": a.total_files,
         "files_searched": a.files_searched,

@@ -4,8 +4,8 @@
 
 use super::super::args::{Budget, Exclude, Include, MaxChars, Repo};
 use super::super::jsonrpc::RpcError;
-use super::super::tool::{Outcome, Tool, ToolContext, parse_args, run_failure, tool_error};
-use crate::driver::nav::{NavError, Request};
+use super::super::tool::{Fields, Outcome, Tool, ToolContext, parse_args, run_failure, tool_error};
+use crate::driver::nav::{Answer, NavError, Request};
 use crate::error::Error;
 use crate::spec::Overrides;
 use serde::de::DeserializeOwned;
@@ -63,6 +63,26 @@ pub fn ceiling(ctx: &ToolContext<'_>, budget_given: bool, max_chars: Option<MaxC
     }
 }
 
+/// The fields every navigation answer's structured copy starts with, and their JSON types: the
+/// exact tokens of its text, the encoding they were counted in, and the budget (0: none).
+pub const COUNTED: Fields = &[
+    ("answer_tokens", "integer"),
+    ("encoding", "string"),
+    ("budget", "integer"),
+];
+
+/// The structured copy of `a`: the [`COUNTED`] fields, then the tool's own `fields` (an object).
+fn structured<A: Answer>(a: &A, fields: Value) -> Value {
+    let mut out = Map::new();
+    out.insert("answer_tokens".into(), a.tokens().into());
+    out.insert("encoding".into(), a.encoding().name().into());
+    out.insert("budget".into(), a.budget().unwrap_or(0).into());
+    if let Value::Object(own) = fields {
+        out.extend(own);
+    }
+    Value::Object(out)
+}
+
 /// How many times [`answer`] runs a call before it gives up fitting its ceiling.
 const ANSWER_TRIES: usize = 6;
 
@@ -72,18 +92,21 @@ const ANSWER_TRIES: usize = 6;
 /// together take more characters (or more bytes than the server's response limit), the text
 /// limit is lowered in proportion and the call run again, so the continuation always names
 /// exactly what was shown. A failure is answered as [`failure`] says.
-pub fn answer(
+pub fn answer<A: Answer>(
     tool: &dyn Tool,
     ctx: &ToolContext<'_>,
     call: Call<'_>,
-    mut run: impl FnMut(&Request<'_>) -> Result<(Value, String), NavError>,
+    mut run: impl FnMut(&Request<'_>) -> Result<A, NavError>,
+    fields: impl Fn(&A) -> Value,
 ) -> Result<Outcome, Outcome> {
     let Call { mut req, ceiling } = call;
     let server = ctx.config.max_output_bytes;
     let mut limit = ceiling.min(server / 2);
     for _ in 0..ANSWER_TRIES {
         req.max_text_bytes = limit;
-        let (structured, text) = run(&req).map_err(|e| failure(tool, e))?;
+        let a = run(&req).map_err(|e| failure(tool, e))?;
+        let structured = structured(&a, fields(&a));
+        let text = a.into_text();
         let sent = result(ctx, text, structured);
         let Outcome::Done(value) = &sent else {
             return Ok(sent);

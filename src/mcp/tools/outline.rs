@@ -2,7 +2,7 @@
 //! exactly within a token budget, with the continuation as a plain `paths` argument (see
 //! [`crate::driver::nav::outline`]).
 
-use super::super::args::{Budget, PathText, Repo, MaxChars};
+use super::super::args::{Budget, MaxChars, PathText, Repo};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::outline::{self, OutlineAnswer};
@@ -32,22 +32,23 @@ impl Declared for OutlineTool {
         summary: "list the definitions in files (kind, name, signature, line range) to read just one",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("complete", "boolean"), ("next_paths", "array"), ("files", "array")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("complete", "boolean"),
+        ("next_paths", "array"),
+        ("files", "array"),
+    ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
         let given: Vec<String> = args.paths.into_iter().map(|p| p.0).collect();
-        let call = navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
-        navigation::answer(self, ctx, call, |req| {
-            let a = outline::outline(req, &given)?;
-            Ok((structured(&a), a.text))
-        })
+        let call =
+            navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
+        navigation::answer(self, ctx, call, |req| outline::outline(req, &given), fields)
     }
 }
 
-fn structured(a: &OutlineAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &OutlineAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
-        "budget": a.budget.unwrap_or(0),
         "complete": a.next.is_empty(),
         "next_paths": a.next,
         "files": a.files.iter().map(|f| json!({

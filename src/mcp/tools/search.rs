@@ -3,7 +3,7 @@
 //! text the model would be shown (secrets already redacted), with a plain `offset` continuation
 //! (see [`crate::driver::nav::search`]).
 
-use super::super::args::{Budget, Exclude, Include, Repo, Text, Tokens, MaxChars};
+use super::super::args::{Budget, Exclude, Include, MaxChars, Repo, Text, Tokens};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::search::{self, MAX_LIMIT, SearchAnswer, SearchArgs};
@@ -38,26 +38,42 @@ impl Declared for Search {
         summary: "find which files and line ranges matter for a question or a name, ranked, before reading them",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("total_files", "integer"), ("files_searched", "integer"), ("not_searched", "object"), ("offset", "integer"), ("files", "array"), ("complete", "boolean")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("total_files", "integer"),
+        ("files_searched", "integer"),
+        ("not_searched", "object"),
+        ("offset", "integer"),
+        ("files", "array"),
+        ("complete", "boolean"),
+    ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let call = navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget, args.max_chars)?;
+        let call = navigation::call_request(
+            ctx,
+            &args.repo,
+            args.include,
+            args.exclude,
+            args.budget,
+            args.max_chars,
+        )?;
         let search_args = SearchArgs {
             query: args.query.0,
             limit: args.limit.map(|t| t.0),
             offset: args.offset.map(|t| t.0),
         };
-        navigation::answer(self, ctx, call, |req| {
-            let a = search::search(req, &search_args)?;
-            Ok((structured(&a), a.text))
-        })
+        navigation::answer(
+            self,
+            ctx,
+            call,
+            |req| search::search(req, &search_args),
+            fields,
+        )
     }
 }
 
-fn structured(a: &SearchAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &SearchAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
-        "budget": a.budget.unwrap_or(0),
         "total_files": a.total_files,
         "files_searched": a.files_searched,
         "not_searched": a.not_searched,

@@ -9,7 +9,8 @@ use crate::driver::nav::grep::{self, GrepAnswer, GrepArgs};
 use crate::stages::grep::PatternOptions;
 use serde_json::{Value, json};
 
-const DESCRIPTION: &str = "Lines matching a regex, by file, with line numbers and totals. Prefer it to `search` for an exact text.";
+const DESCRIPTION: &str =
+    "Lines matching a regex, by file, numbered, with totals; prefer it to `search` for exact text.";
 
 /// The `grep` tool.
 pub struct Grep;
@@ -18,11 +19,11 @@ pub struct Grep;
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Args {
     repo: Repo,
-    /// A Rust regex matched on each line, e.g. "fn \\w+".
+    /// A Rust regex; each line of each file is matched.
     pattern: Text,
     /// Match the pattern as a string, not a regex.
     fixed_strings: Option<bool>,
-    /// Match letters in either case.
+    /// Match letters in either case (default false).
     ignore_case: Option<bool>,
     include: Option<Include>,
     exclude: Option<Exclude>,

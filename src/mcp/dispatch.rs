@@ -45,6 +45,8 @@ struct Server {
     jobs: mpsc::Sender<Job>,
     /// The legacy revision `initialize` negotiated, if any.
     legacy_version: Option<&'static str>,
+    /// The `clientInfo.name` `initialize` gave, if any.
+    client_name: Option<String>,
     /// Bytes of the line being handled.
     line_bytes: usize,
     /// The tools offered, and the selection that chose them.
@@ -168,6 +170,11 @@ impl Server {
             .unwrap_or(newest);
         log::info!("initialize: client asked for {requested:?}, using {chosen}");
         self.legacy_version = Some(chosen);
+        self.client_name = params
+            .get("clientInfo")
+            .and_then(|c| c.get("name"))
+            .and_then(Value::as_str)
+            .map(|n| n.chars().take(256).collect());
         Ok(json!({
             "protocolVersion": chosen,
             "capabilities": { "tools": {} },
@@ -177,10 +184,16 @@ impl Server {
     }
 
     fn shape(&self, era: Era) -> Shape {
-        match (era, self.legacy_version) {
+        let revision = match (era, self.legacy_version) {
             (Era::Legacy, Some(v)) => Shape::for_version(v),
             _ => Shape::FULL,
-        }
+        };
+        // A modern request names its client in its own _meta; a legacy one at initialize.
+        let client = match era {
+            Era::Legacy => self.client_name.as_deref(),
+            Era::Modern => None,
+        };
+        revision.for_client(client, self.config.structured)
     }
 
     fn tools_list(&self, era: Era, params: &Map<String, Value>) -> Result<Value, RpcError> {
@@ -336,6 +349,7 @@ pub fn serve(
         queued,
         jobs: tx,
         legacy_version: None,
+        client_name: None,
         line_bytes: 0,
         offered: offered.tools(),
         selection: offered,

@@ -9,8 +9,7 @@ use crate::driver::nav::grep::{self, GrepAnswer, GrepArgs};
 use crate::stages::grep::PatternOptions;
 use serde_json::{Value, json};
 
-const DESCRIPTION: &str =
-    "Lines matching a regex, by file, numbered, with totals; prefer it to `search` for exact text.";
+const DESCRIPTION: &str = "Lines matching a regex, grouped by file, numbered, with totals; prefer it to `search` for exact text.";
 
 /// The `grep` tool.
 pub struct Grep;
@@ -19,7 +18,7 @@ pub struct Grep;
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Args {
     repo: Repo,
-    /// A Rust regex; each line of each file is matched.
+    /// A Rust regex, matched against every line.
     pattern: Text,
     /// Match the pattern as a string, not a regex.
     fixed_strings: Option<bool>,
@@ -29,7 +28,7 @@ pub struct Args {
     exclude: Option<Exclude>,
     /// Lines shown around each match (at most 50).
     context: Option<Tokens>,
-    /// Most matches shown (default 200); totals count all.
+    /// Most matches shown (default 200).
     max_matches: Option<Tokens>,
     budget: Option<Budget>,
     max_chars: Option<MaxChars>,

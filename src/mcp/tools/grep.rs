@@ -28,7 +28,7 @@ pub struct Args {
     exclude: Option<Exclude>,
     /// Lines shown around each match (at most 50).
     context: Option<Tokens>,
-    /// Most matches shown (default 200).
+    /// Most matches shown (default 200), all counted.
     max_matches: Option<Tokens>,
     budget: Option<Budget>,
     max_chars: Option<MaxChars>,
@@ -39,7 +39,7 @@ pub struct Args {
 impl Declared for Grep {
     const ABOUT: About = About {
         name: "grep",
-        title: "Search repository text",
+        title: "Grep files",
         description: DESCRIPTION,
         summary: "find where something is defined or used: matching lines with numbers and totals",
     };

@@ -18,7 +18,7 @@
 pub mod changes;
 pub mod log;
 
-crate::navigation_answers!(changes::ChangesAnswer, log::LogAnswer);
+super::nav::navigation_answers!(changes::ChangesAnswer, log::LogAnswer);
 
 use super::file::{self, FileContext};
 use super::nav::session::Session;

@@ -42,7 +42,6 @@ pub trait Answer {
 }
 
 /// [`Answer`] for answer structs with the fields `text`, `tokens`, `encoding` and `budget`.
-#[macro_export]
 macro_rules! navigation_answers {
     ($($answer:ty),+ $(,)?) => {$(
         impl $crate::driver::nav::Answer for $answer {
@@ -64,6 +63,7 @@ macro_rules! navigation_answers {
         }
     )+};
 }
+pub(crate) use navigation_answers;
 
 navigation_answers!(
     grep::GrepAnswer,

@@ -101,7 +101,15 @@ pub fn answer<A: Answer>(
 ) -> Result<Outcome, Outcome> {
     let Call { mut req, ceiling } = call;
     let server = ctx.config.max_output_bytes;
-    let mut limit = ceiling.min(server / 2);
+    // A call that set a budget and no smaller ceiling is held by its budget alone, as the CLI
+    // is with the same budget (its text is then bounded by the tokens); the server's response
+    // limit is checked on what comes back.
+    let budgeted = req.overrides.budget.is_some_and(|b| b > 0);
+    let mut limit = if budgeted && ceiling >= server {
+        usize::MAX
+    } else {
+        ceiling.min(server / 2)
+    };
     for _ in 0..ANSWER_TRIES {
         req.max_text_bytes = limit;
         let a = run(&req).map_err(|e| failure(tool, e))?;
@@ -118,7 +126,10 @@ pub fn answer<A: Answer>(
             return Ok(sent);
         }
         // The text's share of what fits, with a little to spare, and at least one byte less.
-        let text_len = value["content"][0]["text"].as_str().map_or(0, str::len);
+        let text_len = value["content"][0]["text"]
+            .as_str()
+            .map_or(0, str::len)
+            .min(server / 2);
         let share = |fits: usize, took: usize| {
             (text_len as u128 * fits as u128 * 95 / 100 / took.max(1) as u128) as usize
         };

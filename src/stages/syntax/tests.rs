@@ -26,7 +26,7 @@ fn detects_languages_by_extension_and_name() {
     // Every grammar loads into this core.
     for lang in Language::ALL {
         let mut p = Parser::new();
-        p.set_language(&lang.grammar()).unwrap();
+        p.set_language(&lang.grammar().unwrap()).unwrap();
     }
 }
 

@@ -4,7 +4,7 @@
 //! `<|endoftext|>` is ordinary text). `tiktoken-rs` is the reference (a dev-dependency: the tests
 //! and `examples/tokenizer_bench.rs` compare with it); the engine that counts is the linear-time
 //! `bpe` algorithm (re-exported by `bpe-openai`) with our pre-tokenizer, on tables embedded
-//! compact and compressed ([`tables`]: 7.5 MB for all four encodings, where `bpe-openai`'s
+//! compact and compressed ([`tables`]: 8.5 MB for all four encodings, where `bpe-openai`'s
 //! prebuilt o200k and cl100k alone took 47 MB and `tiktoken-rs`'s vocabularies another 7 MB).
 //!
 //! Engine choice, measured (release, 2 shared cores, 21 MB of crate sources, one core, without

@@ -19,9 +19,10 @@
 //! | leftmost-longest automaton | its own serialization | – |
 //!
 //! Columns of `u32` are stored byte-planar (all low bytes, then the next, …), which deflate
-//! compresses about twice as well as interleaved. The whole is one zlib stream (`zlib-rs`,
-//! already built for `gix`). o200k's tables take 3.4 MB here against 32 MB, and load in about
-//! the time the prebuilt ones took to deserialize (see `docs/performance.md`, "Binary size").
+//! compresses a fifth smaller than interleaved (o200k's three columns: 1.15 against 1.44 MB). The whole is one zlib stream (`zlib-rs`,
+//! already built for `gix`). o200k's tables take 4.4 MB here against 32 MB; loading them (inflate,
+//! then the `bpe` crate's own deserialization) is measured by `examples/bpe_load.rs` and reported
+//! in `docs/performance.md` ("Binary size").
 //!
 //! The files in `data/bpe/` are written by `tests/bpe_tables.rs` (`write_tables`, run on
 //! request) from tiktoken-rs's vocabularies through the `bpe` crate's own `from_dictionary`; the
@@ -64,8 +65,8 @@ pub fn embedded(encoding: Encoding) -> &'static [u8] {
 /// the one `from_dictionary` builds (its other encoders are not available: see the module docs).
 pub fn load(encoding: Encoding) -> Result<BytePairEncoding, String> {
     let raw = inflate(embedded(encoding))?;
-    let parts = Parts::from_raw(&raw)?;
-    let bytes = rmp_serde::to_vec(&parts).map_err(|e| e.to_string())?;
+    let stored = Stored::from_raw(&raw)?;
+    let bytes = rmp_serde::to_vec(&stored).map_err(|e| e.to_string())?;
     rmp_serde::from_slice(&bytes).map_err(|e| e.to_string())
 }
 
@@ -114,8 +115,9 @@ pub fn counting_difference(a: &BytePairEncoding, b: &BytePairEncoding) -> Option
     (!differing.is_empty()).then(|| differing.join(", "))
 }
 
-/// `BytePairEncoding`'s fields, in its order and with its serde forms (`bpe` 0.2.3).
-#[derive(Serialize, Deserialize)]
+/// `BytePairEncoding`'s fields, in its order and with its serde forms (`bpe` 0.2.3): what a
+/// built encoding is read back into, to store it or compare it.
+#[derive(Deserialize)]
 struct Parts {
     all_tokens: Vec<u8>,
     token_starts: Vec<u32>,
@@ -123,7 +125,10 @@ struct Parts {
     split_table: Vec<(u32, u32)>,
     pair_lookup: FnvMap<(u32, u32), u32>,
     longest_searcher: Bytes,
+    // Read past only: they hold their places in the layout, and counting never uses them.
+    #[allow(dead_code)]
     overlapping_searcher: Bytes,
+    #[allow(dead_code)]
     overlapping_searcher_rev: Bytes,
     next_prefix_match: Vec<u32>,
     hash_factor: u64,
@@ -131,12 +136,6 @@ struct Parts {
 
 /// A serialized automaton: serde bytes, as the `bpe` crate writes them.
 struct Bytes(Vec<u8>);
-
-impl Serialize for Bytes {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(&self.0)
-    }
-}
 
 impl<'de> Deserialize<'de> for Bytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -200,8 +199,24 @@ impl Parts {
         raw.extend_from_slice(&self.longest_searcher.0);
         Ok(raw)
     }
+}
 
-    fn from_raw(raw: &[u8]) -> Result<Parts, String> {
+/// The stored tables, decoded but not yet expanded: serialized as a `BytePairEncoding` straight
+/// from here, the two hash maps written from iterators rather than built twice.
+struct Stored<'a> {
+    all_tokens: &'a [u8],
+    token_starts: Vec<u32>,
+    split_table: Vec<(u32, u32)>,
+    /// Tokens that were merged from a pair (the others split into themselves).
+    merged: usize,
+    next_prefix_match: Vec<u32>,
+    longest_searcher: &'a [u8],
+    stub: Vec<u8>,
+    hash_factor: u64,
+}
+
+impl<'a> Stored<'a> {
+    fn from_raw(raw: &'a [u8]) -> Result<Stored<'a>, String> {
         let mut r = Reader { raw, at: 0 };
         let n = r.u32()? as usize;
         let hash_factor = u64::from_le_bytes(r.take(8)?.try_into().map_err(|_| "short")?);
@@ -213,42 +228,91 @@ impl Parts {
             end += u32::from(len);
             token_starts.push(end);
         }
-        let all_tokens = r.take(end as usize)?.to_vec();
+        let all_tokens = r.take(end as usize)?;
         let left = r.column(n)?;
         let right = r.column(n)?;
         let next_prefix_match = r.column(n)?;
         let automaton_len = r.u32()? as usize;
-        let longest_searcher = Bytes(r.take(automaton_len)?.to_vec());
+        let longest_searcher = r.take(automaton_len)?;
         if r.at != raw.len() {
             return Err("trailing bytes in the tables".into());
         }
-        let mut bytes_hash_to_token = FnvMap::default();
-        bytes_hash_to_token.reserve(n);
-        for (id, w) in token_starts.windows(2).enumerate() {
-            let token = &all_tokens[w[0] as usize..w[1] as usize];
-            bytes_hash_to_token.insert(hash_token(token, hash_factor), id as u32);
-        }
         let split_table: Vec<(u32, u32)> = left.into_iter().zip(right).collect();
-        let mut pair_lookup = FnvMap::default();
-        for (id, &(l, r)) in split_table.iter().enumerate() {
-            // A token that was not merged splits into itself.
-            if (l, r) != (id as u32, id as u32) {
-                pair_lookup.insert((l, r), id as u32);
-            }
-        }
-        let stub = stub_automaton()?;
-        Ok(Parts {
+        let merged = split_table
+            .iter()
+            .enumerate()
+            .filter(|&(id, &pair)| pair != (id as u32, id as u32))
+            .count();
+        Ok(Stored {
             all_tokens,
             token_starts,
-            bytes_hash_to_token,
             split_table,
-            pair_lookup,
-            longest_searcher,
-            overlapping_searcher: Bytes(stub.clone()),
-            overlapping_searcher_rev: Bytes(stub),
+            merged,
             next_prefix_match,
+            longest_searcher,
+            stub: stub_automaton()?,
             hash_factor,
         })
+    }
+}
+
+impl Serialize for Stored<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("BytePairEncoding", 10)?;
+        st.serialize_field("all_tokens", self.all_tokens)?;
+        st.serialize_field("token_starts", &self.token_starts)?;
+        st.serialize_field("bytes_hash_to_token", &TokenHashes(self))?;
+        st.serialize_field("split_table", &self.split_table)?;
+        st.serialize_field("pair_lookup", &PairLookup(self))?;
+        st.serialize_field("longest_searcher", &BytesRef(self.longest_searcher))?;
+        st.serialize_field("overlapping_searcher", &BytesRef(&self.stub))?;
+        st.serialize_field("overlapping_searcher_rev", &BytesRef(&self.stub))?;
+        st.serialize_field("next_prefix_match", &self.next_prefix_match)?;
+        st.serialize_field("hash_factor", &self.hash_factor)?;
+        st.end()
+    }
+}
+
+/// The map from each token's hash to its id, as an iterator.
+struct TokenHashes<'s, 'a>(&'s Stored<'a>);
+
+impl Serialize for TokenHashes<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let stored = self.0;
+        let mut map = s.serialize_map(Some(stored.token_starts.len().saturating_sub(1)))?;
+        for (id, w) in stored.token_starts.windows(2).enumerate() {
+            let token = &stored.all_tokens[w[0] as usize..w[1] as usize];
+            map.serialize_entry(&hash_token(token, stored.hash_factor), &(id as u32))?;
+        }
+        map.end()
+    }
+}
+
+/// The map from each merged token's pair to its id, as an iterator.
+struct PairLookup<'s, 'a>(&'s Stored<'a>);
+
+impl Serialize for PairLookup<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let stored = self.0;
+        let mut map = s.serialize_map(Some(stored.merged))?;
+        for (id, &pair) in stored.split_table.iter().enumerate() {
+            if pair != (id as u32, id as u32) {
+                map.serialize_entry(&pair, &(id as u32))?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// Borrowed serde bytes.
+struct BytesRef<'a>(&'a [u8]);
+
+impl Serialize for BytesRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
     }
 }
 

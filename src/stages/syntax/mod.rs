@@ -212,51 +212,50 @@ impl Language {
 
     /// The language's grammar, or `None` when its feature was off in this build.
     fn grammar(self) -> Option<tree_sitter::Language> {
-        let grammar: tree_sitter::Language = match self {
+        match self {
             #[cfg(feature = "lang-rust")]
-            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Language::Rust => Some(tree_sitter_rust::LANGUAGE.into()),
             #[cfg(feature = "lang-python")]
-            Language::Python => tree_sitter_python::LANGUAGE.into(),
+            Language::Python => Some(tree_sitter_python::LANGUAGE.into()),
             #[cfg(feature = "lang-javascript")]
-            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Language::JavaScript => Some(tree_sitter_javascript::LANGUAGE.into()),
             #[cfg(feature = "lang-typescript")]
-            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Language::TypeScript => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             #[cfg(feature = "lang-typescript")]
-            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Language::Tsx => Some(tree_sitter_typescript::LANGUAGE_TSX.into()),
             #[cfg(feature = "lang-go")]
-            Language::Go => tree_sitter_go::LANGUAGE.into(),
+            Language::Go => Some(tree_sitter_go::LANGUAGE.into()),
             #[cfg(feature = "lang-java")]
-            Language::Java => tree_sitter_java::LANGUAGE.into(),
+            Language::Java => Some(tree_sitter_java::LANGUAGE.into()),
             #[cfg(feature = "lang-c")]
-            Language::C => tree_sitter_c::LANGUAGE.into(),
+            Language::C => Some(tree_sitter_c::LANGUAGE.into()),
             #[cfg(feature = "lang-cpp")]
-            Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            Language::Cpp => Some(tree_sitter_cpp::LANGUAGE.into()),
             #[cfg(feature = "lang-csharp")]
-            Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+            Language::CSharp => Some(tree_sitter_c_sharp::LANGUAGE.into()),
             #[cfg(feature = "lang-ruby")]
-            Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            Language::Ruby => Some(tree_sitter_ruby::LANGUAGE.into()),
             #[cfg(feature = "lang-php")]
-            Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Language::Php => Some(tree_sitter_php::LANGUAGE_PHP.into()),
             #[cfg(feature = "lang-kotlin")]
-            Language::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Language::Kotlin => Some(tree_sitter_kotlin_ng::LANGUAGE.into()),
             #[cfg(feature = "lang-swift")]
-            Language::Swift => tree_sitter_swift::LANGUAGE.into(),
+            Language::Swift => Some(tree_sitter_swift::LANGUAGE.into()),
             #[cfg(feature = "lang-scala")]
-            Language::Scala => tree_sitter_scala::LANGUAGE.into(),
+            Language::Scala => Some(tree_sitter_scala::LANGUAGE.into()),
             #[cfg(feature = "lang-lua")]
-            Language::Lua => tree_sitter_lua::LANGUAGE.into(),
+            Language::Lua => Some(tree_sitter_lua::LANGUAGE.into()),
             #[cfg(feature = "lang-bash")]
-            Language::Bash => tree_sitter_bash::LANGUAGE.into(),
+            Language::Bash => Some(tree_sitter_bash::LANGUAGE.into()),
             #[cfg(feature = "lang-elixir")]
-            Language::Elixir => tree_sitter_elixir::LANGUAGE.into(),
+            Language::Elixir => Some(tree_sitter_elixir::LANGUAGE.into()),
             #[cfg(feature = "lang-haskell")]
-            Language::Haskell => tree_sitter_haskell::LANGUAGE.into(),
+            Language::Haskell => Some(tree_sitter_haskell::LANGUAGE.into()),
             #[cfg(feature = "lang-zig")]
-            Language::Zig => tree_sitter_zig::LANGUAGE.into(),
+            Language::Zig => Some(tree_sitter_zig::LANGUAGE.into()),
             #[allow(unreachable_patterns)] // every arm above is compiled in by default
-            _ => return None,
-        };
-        Some(grammar)
+            _ => None,
+        }
     }
 
     /// The family's table: which nodes are definitions.

@@ -177,12 +177,7 @@ fn corpus(dir: &Path, limit: usize) -> Vec<String> {
 }
 
 fn count_all(engine: Engine, enc: Encoding, files: &[String]) -> (usize, Duration) {
-    timed(|| {
-        files
-            .iter()
-            .map(|f| count_with(engine, enc, f))
-            .sum()
-    })
+    timed(|| files.iter().map(|f| count_with(engine, enc, f)).sum())
 }
 
 /// Deterministic long lines without whitespace.

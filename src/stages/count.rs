@@ -249,9 +249,8 @@ fn bpe_tokenizer(encoding: Encoding) -> &'static Tokenizer {
     TOKENIZERS[encoding.index()].get_or_init(|| {
         // The tables are part of the binary and `tests/bpe_tables.rs` loads every one of them:
         // a failure here is a broken build, not bad input.
-        let bpe = tables::load(encoding).unwrap_or_else(|e| {
-            panic!("the embedded {} tables do not load: {e}", encoding.name())
-        });
+        let bpe = tables::load(encoding)
+            .unwrap_or_else(|e| panic!("the embedded {} tables do not load: {e}", encoding.name()));
         Tokenizer::new_lookahead(bpe, &pre_token_patterns(encoding), false)
             .expect("the pre-token patterns compile")
     })

@@ -74,14 +74,17 @@ pub fn load(encoding: Encoding) -> Result<BytePairEncoding, String> {
 pub fn encode(bpe: &BytePairEncoding) -> Result<Vec<u8>, String> {
     let raw = Parts::of(bpe)?.to_raw()?;
     let mut out = vec![0u8; raw.len() + raw.len() / 8 + 1024];
-    let (compressed, rc) =
-        zlib_rs::compress_slice(&mut out, &raw, zlib_rs::DeflateConfig::new(9));
+    let (compressed, rc) = zlib_rs::compress_slice(&mut out, &raw, zlib_rs::DeflateConfig::new(9));
     if rc != zlib_rs::ReturnCode::Ok {
         return Err(format!("deflate failed: {rc:?}"));
     }
     let mut file = Vec::with_capacity(compressed.len() + 12);
     file.extend_from_slice(MAGIC);
-    file.extend_from_slice(&u32::try_from(raw.len()).map_err(|e| e.to_string())?.to_le_bytes());
+    file.extend_from_slice(
+        &u32::try_from(raw.len())
+            .map_err(|e| e.to_string())?
+            .to_le_bytes(),
+    );
     file.extend_from_slice(compressed);
     Ok(file)
 }
@@ -103,8 +106,14 @@ pub fn counting_difference(a: &BytePairEncoding, b: &BytePairEncoding) -> Option
         ),
         ("split_table", a.split_table == b.split_table),
         ("pair_lookup", a.pair_lookup == b.pair_lookup),
-        ("longest_searcher", a.longest_searcher.0 == b.longest_searcher.0),
-        ("next_prefix_match", a.next_prefix_match == b.next_prefix_match),
+        (
+            "longest_searcher",
+            a.longest_searcher.0 == b.longest_searcher.0,
+        ),
+        (
+            "next_prefix_match",
+            a.next_prefix_match == b.next_prefix_match,
+        ),
         ("hash_factor", a.hash_factor == b.hash_factor),
     ];
     let differing: Vec<&str> = fields
@@ -363,7 +372,9 @@ fn inflate(file: &[u8]) -> Result<Vec<u8>, String> {
     let (len, stream) = rest.split_at_checked(4).ok_or("not a table file")?;
     let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
     if len > MAX_RAW {
-        return Err(format!("tables of {len} bytes exceed the bound of {MAX_RAW}"));
+        return Err(format!(
+            "tables of {len} bytes exceed the bound of {MAX_RAW}"
+        ));
     }
     let mut raw = vec![0u8; len];
     let (out, rc) = zlib_rs::decompress_slice(&mut raw, stream, zlib_rs::InflateConfig::default());

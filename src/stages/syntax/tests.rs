@@ -38,8 +38,8 @@ fn detects_languages_by_extension_and_name() {
 #[test]
 fn a_language_compiled_out_is_skipped_naming_its_feature() {
     let files = [
-        "a.rs", "a.py", "a.js", "a.ts", "a.tsx", "a.go", "A.java", "a.c", "a.cpp", "a.cs",
-        "a.rb", "a.php", "a.kt", "a.swift", "a.scala", "a.lua", "a.sh", "a.ex", "a.hs", "a.zig",
+        "a.rs", "a.py", "a.js", "a.ts", "a.tsx", "a.go", "A.java", "a.c", "a.cpp", "a.cs", "a.rb",
+        "a.php", "a.kt", "a.swift", "a.scala", "a.lua", "a.sh", "a.ex", "a.hs", "a.zig",
     ];
     for (lang, file) in Language::ALL.into_iter().zip(files) {
         assert_eq!(Language::detect(file.as_bytes()), Some(lang), "{file}");

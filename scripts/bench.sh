@@ -44,9 +44,9 @@ while [ $# -gt 0 ]; do
         --runs) runs=${2:?--runs needs a number}; shift ;;
         --corpus)
             case "${2:-}" in
-                medium|many) corpora=$2 ;;
+                medium|many|ra) corpora=$2 ;;
                 all) corpora="medium many" ;;
-                *) echo "bench.sh: --corpus takes medium, many or all" >&2; exit 2 ;;
+                *) echo "bench.sh: --corpus takes medium, many, ra or all" >&2; exit 2 ;;
             esac
             shift ;;
         -h|--help) sed -n "2,17p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -91,6 +91,10 @@ build_corpus() {
         >/dev/null 2>"$dir/vendor-$name.log" || { cat "$dir/vendor-$name.log" >&2; exit 1; }
     find "$out.tmp" -name .cargo-checksum.json -delete
     find "$out.tmp" -type f -size +1024k -delete
+    # ra: rust-analyzer's own crates only, not what they depend on.
+    if [ "$name" = ra ]; then
+        find "$out.tmp" -mindepth 1 -maxdepth 1 ! -name 'ra_ap_*' -exec rm -rf {} +
+    fi
     mv "$out.tmp" "$out"
     echo "$want" >"$stamp"
 }

@@ -11,6 +11,14 @@
 //!
 //! A sensitive file that `.gnawconfig`'s includes name is brought back only when the policy
 //! allows it; either way it is recorded, and [`FileContext::widenings`] reports it.
+//!
+//! A search (grep) sets [`FileContext::prefilter`]: a file whose text is shown as it is read and
+//! holds none of the pattern's required literals is kept as [`BodyText::Unmatched`], without being
+//! scanned or rendered; its outcome (kept, or left out as sensitive) is the one the full step
+//! gives. A text is shown as read in `off` and `warn` modes, on an allowed path, and in `redact`
+//! and `block` modes when it holds no keyword of any secret rule (then it scans clean). A text
+//! that may hold a secret always goes the full way, and the pattern is never run on it before
+//! its scan: the work done on it does not depend on whether the pattern would match the secret.
 
 use super::options::FileOptions;
 use crate::cache::{self, Cache};
@@ -19,6 +27,7 @@ use crate::error::Error;
 use crate::par::lock;
 use crate::spec::Widen;
 use crate::stages::filter::Filter;
+use crate::stages::grep::Prefilter;
 use crate::stages::name::{Namer, ShownName};
 use crate::stages::{count, filter, read, render, scan, source, syntax};
 use crate::vocab::{Candidate, EntryKind, Finding, SecretsMode, SkipReason, Text};
@@ -51,6 +60,9 @@ pub struct FileContext<'a> {
     reincluded: Mutex<BTreeSet<String>>,
     /// The parse budget of this call, shared by every file it parses.
     pub parse: syntax::ParseBudget,
+    /// A search's prefilter: files it proves hold no match are kept unscanned and unrendered
+    /// (see the module's doc). `None` for everything but grep.
+    pub prefilter: Option<&'a Prefilter>,
 }
 
 impl<'a> FileContext<'a> {
@@ -76,6 +88,7 @@ impl<'a> FileContext<'a> {
             listed: OnceLock::new(),
             reincluded: Mutex::new(BTreeSet::new()),
             parse: syntax::ParseBudget::default(),
+            prefilter: None,
         })
     }
 
@@ -236,6 +249,9 @@ pub enum BodyText {
     Redacted(String),
     /// The skeleton of the scanned text (`extract --compress`), see [`skeleton_of`].
     Skeleton(String),
+    /// A file the context's [`Prefilter`] proved to hold no match, neither in its text nor in
+    /// its text as shown: never scanned or rendered, and no text is kept (it reads as empty).
+    Unmatched,
 }
 
 impl Body {
@@ -292,6 +308,7 @@ impl std::ops::Deref for BodyText {
         match self {
             BodyText::Shared(t) => &t.text,
             BodyText::Redacted(s) | BodyText::Skeleton(s) => s,
+            BodyText::Unmatched => "",
         }
     }
 }
@@ -380,6 +397,9 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
         max_file_size: read_opts.max_file_size,
         skip_hard_links: read_opts.skip_hard_links,
     });
+    if let Some(hit) = prefiltered_warm(ctx, &c.rel, &path, key.as_ref()) {
+        return hit;
+    }
     if let (Some(cache), Some(key)) = (ctx.cache, &key) {
         match cache.piece(key, ctx.context, &path) {
             Some(Err(reason)) => {
@@ -392,6 +412,13 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
                 if ctx.names(&c.rel) {
                     // Only to record a sensitive file brought back; the outcome is cached.
                     let _ = ctx.sensitive(&c.rel, &path, Some(text.text.as_bytes()));
+                }
+                // A piece not redacted is the file's text as read.
+                if let (Some(pf), Ok(info)) = (ctx.prefilter, &piece.outcome)
+                    && !info.redacted
+                    && !pf.may_match(text.text.as_bytes())
+                {
+                    return (Ok(unmatched(&text)), piece.findings.clone());
                 }
                 if let Some(hit) = from_piece(ctx, &path, text, &piece) {
                     return hit;
@@ -417,6 +444,9 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
         Ok(t) => t,
         Err(reason) => return (Err(reason), Vec::new()),
     };
+    if let Some(hit) = prefiltered(ctx, &c.rel, &path, &text) {
+        return hit;
+    }
     let (kept, findings) = scan_text(ctx, &c.rel, &path, text);
     let result = kept.map(|kept| body(ctx, &path, kept));
     if let (Some(cache), Some(key)) = (ctx.cache, &key) {
@@ -459,6 +489,48 @@ fn process_link(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
     }
     let (kept, findings) = scan_text(ctx, &c.rel, path, Arc::new(text));
     (kept.map(|kept| body(ctx, path, kept)), findings)
+}
+
+/// A file the context's prefilter proves to hold no match, from the `text` read: kept as
+/// [`BodyText::Unmatched`] (or left out as a sensitive file, as the full step would), unscanned.
+/// `None` when it must go the full way: it may match, or its text may hold a secret that the
+/// scan would redact or block (then the pattern is not run on it here).
+fn prefiltered(ctx: &FileContext<'_>, rel: &[u8], path: &str, text: &Text) -> Option<Processed> {
+    let pf = ctx.prefilter?;
+    let shown_as_read = matches!(ctx.options.secrets, SecretsMode::Off | SecretsMode::Warn)
+        || ctx.allow.allows_path(path)
+        || !scan::has_keyword(&text.text);
+    if !shown_as_read || pf.may_match(text.text.as_bytes()) {
+        return None;
+    }
+    if let Some(reason) = ctx.sensitive(rel, path, Some(text.text.as_bytes())) {
+        return Some((Err(reason), Vec::new()));
+    }
+    Some((Ok(unmatched(text)), Vec::new()))
+}
+
+/// [`prefiltered`] on the warm cache's text of the file, if it holds it: no piece is looked up
+/// (none is made for a file the prefilter passes over).
+fn prefiltered_warm(
+    ctx: &FileContext<'_>,
+    rel: &[u8],
+    path: &str,
+    key: Option<&cache::FileKey>,
+) -> Option<Processed> {
+    ctx.prefilter?;
+    let text = ctx.cache?.file(key?)?.ok()?;
+    prefiltered(ctx, rel, path, &text)
+}
+
+/// The body of a file a prefilter proved to hold no match.
+fn unmatched(text: &Text) -> Body {
+    Body {
+        bytes: text.bytes,
+        lossy: text.lossy,
+        text: BodyText::Unmatched,
+        tokens: 0,
+        piece_len: 0,
+    }
 }
 
 /// Render and count a kept file's piece.

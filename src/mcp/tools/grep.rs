@@ -55,6 +55,7 @@ impl Declared for Grep {
             context: args.context.map_or(0, |t| t.0),
             max_matches: args.max_matches.map(|t| t.0),
             after: args.after.map(|a| a.0),
+            count: true,
         };
         let req =
             navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;

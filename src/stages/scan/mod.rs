@@ -206,6 +206,12 @@ pub fn scan<'a>(text: &'a str, rel_path: &str, mode: SecretsMode, allow: &Allow)
     }
 }
 
+/// Whether `text` holds a keyword of some rule. A text without any scans clean in every mode
+/// (only a keyword wakes a rule), so it is shown exactly as it is read.
+pub fn has_keyword(text: &str) -> bool {
+    engine().keywords.is_match(text)
+}
+
 /// Scans a path for secrets: a file or directory name, or a whole display path such as
 /// `src/ghp_.../notes.txt`, with the same rules as file text. Each `/`-separated component is
 /// scanned as a line of its own, so a secret never spans a separator. A secret is replaced by

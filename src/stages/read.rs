@@ -18,7 +18,7 @@ use crate::bounded::{os_message, read_capped};
 pub use crate::vocab::Text;
 use crate::vocab::{Candidate, EntryKind, SkipReason};
 use gnaw_sandbox::{BeneathDir, Rejection, Root};
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -40,7 +40,7 @@ pub struct ReadOptions {
 /// [`open_link`] and [`read_opened`].
 pub fn read(dir: &BeneathDir, c: &Candidate, opts: &ReadOptions) -> Result<Text, SkipReason> {
     let rel = Path::new(std::ffi::OsStr::from_bytes(&c.rel));
-    let file = match c.kind {
+    let (file, meta) = match c.kind {
         EntryKind::Other(kind) => return Err(SkipReason::NotRegular { kind }),
         EntryKind::Symlink if !opts.follow_links => {
             return Err(SkipReason::Symlink {
@@ -53,14 +53,15 @@ pub fn read(dir: &BeneathDir, c: &Candidate, opts: &ReadOptions) -> Result<Text,
             });
         }
         EntryKind::File => match dir.open_file_expecting(rel, false, c.dev, c.ino) {
-            Ok((file, _)) => file,
+            Ok(opened) => opened,
             // O_NOFOLLOW met a link, or the identity changed: something was swapped in.
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(SkipReason::Changed),
             Err(e) if gnaw_sandbox::is_file_changed(&e) => return Err(SkipReason::Changed),
             Err(e) => return Err(unreadable(&e)),
         },
     };
-    read_opened(file, opts)
+    // The open's own fstat, which proved the identity: no second one.
+    read_checked(file, &meta, opts)
 }
 
 /// A followed link: the open target, and its path relative to the repo.
@@ -112,6 +113,11 @@ pub fn open_link(dir: &BeneathDir, repo: &Root, rel: &[u8]) -> Result<Link, Skip
 /// hard links), read with a bound, and text.
 pub fn read_opened(file: File, opts: &ReadOptions) -> Result<Text, SkipReason> {
     let meta = file.metadata().map_err(|e| unreadable(&e))?;
+    read_checked(file, &meta, opts)
+}
+
+/// [`read_opened`] with the open file's metadata already taken.
+fn read_checked(file: File, meta: &Metadata, opts: &ReadOptions) -> Result<Text, SkipReason> {
     let ft = meta.file_type();
     if !ft.is_file() {
         let kind = if ft.is_dir() {

@@ -63,6 +63,9 @@ pub struct FileContext<'a> {
     /// A search's prefilter: files it proves hold no match are kept unscanned and unrendered
     /// (see the module's doc). `None` for everything but grep.
     pub prefilter: Option<&'a Prefilter>,
+    /// The caller drops every finding (grep): in `warn` mode, where the scan changes no text,
+    /// the scan is not run.
+    pub findings_unused: bool,
 }
 
 impl<'a> FileContext<'a> {
@@ -89,6 +92,7 @@ impl<'a> FileContext<'a> {
             reincluded: Mutex::new(BTreeSet::new()),
             parse: syntax::ParseBudget::default(),
             prefilter: None,
+            findings_unused: false,
         })
     }
 
@@ -449,7 +453,9 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
     }
     let (kept, findings) = scan_text(ctx, &c.rel, &path, text);
     let result = kept.map(|kept| body(ctx, &path, kept));
-    if let (Some(cache), Some(key)) = (ctx.cache, &key) {
+    // A piece made without the scan holds no findings: it is not one to share.
+    let scanned = !(ctx.findings_unused && ctx.options.secrets == SecretsMode::Warn);
+    if let (Some(cache), Some(key), true) = (ctx.cache, &key, scanned) {
         let piece = cache::Piece {
             outcome: result
                 .as_ref()
@@ -605,7 +611,10 @@ pub fn scan_text(
     let (bytes, lossy) = (text.bytes, text.lossy);
     let kept = |text| Ok((text, bytes, lossy));
     let secrets = ctx.options.secrets;
-    if secrets == SecretsMode::Off || ctx.allow.allows_path(path) {
+    if secrets == SecretsMode::Off
+        || (secrets == SecretsMode::Warn && ctx.findings_unused)
+        || ctx.allow.allows_path(path)
+    {
         return (kept(BodyText::Shared(text)), Vec::new());
     }
     match scan::scan(&text.text, path, secrets, &ctx.allow) {

@@ -162,10 +162,21 @@ pub fn is_binary(sample: &[u8]) -> bool {
     if sample.contains(&0) {
         return true;
     }
-    let odd = sample
-        .iter()
-        .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b)) || b == 0x7f)
-        .count();
+    // Counted branch-free in byte lanes, 255 bytes at a time, which the compiler vectorizes.
+    let odd: usize = sample
+        .chunks(255)
+        .map(|chunk| {
+            let n: u8 = chunk
+                .iter()
+                .map(|&b| {
+                    let control = b < 0x20;
+                    let allowed = (b == b'\t') | (b == b'\n') | (b == b'\r') | (b == 0x0c) | (b == 0x1b);
+                    u8::from((control & !allowed) | (b == 0x7f))
+                })
+                .fold(0u8, u8::wrapping_add);
+            usize::from(n)
+        })
+        .sum();
     odd * 10 > sample.len()
 }
 
@@ -186,5 +197,34 @@ mod tests {
         assert!(!is_binary("ünïcödé".as_bytes()));
         assert!(is_binary(&[1u8, 2, 3, 4, 5, b'a']));
         assert!(!is_binary(b"\x1b[31mred\x1b[0m"));
+    }
+
+    #[test]
+    fn binary_detection_counts_as_the_plain_definition() {
+        let plain = |sample: &[u8]| {
+            let odd = sample
+                .iter()
+                .filter(|&&b| {
+                    (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b)) || b == 0x7f
+                })
+                .count();
+            !sample.contains(&0) && odd * 10 > sample.len()
+                || sample.contains(&0)
+        };
+        // Every byte at densities around the 10% line, over lengths crossing the 255-byte lanes.
+        let mut x: u32 = 7;
+        for byte in 1..=255u8 {
+            for len in [1usize, 9, 10, 11, 254, 255, 256, 511, 8192] {
+                for every in [2usize, 9, 10, 11] {
+                    let sample: Vec<u8> = (0..len)
+                        .map(|i| {
+                            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                            if i % every == 0 { byte } else { b'a' + (x >> 16) as u8 % 26 }
+                        })
+                        .collect();
+                    assert_eq!(is_binary(&sample), plain(&sample), "{byte} {len} {every}");
+                }
+            }
+        }
     }
 }

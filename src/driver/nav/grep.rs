@@ -115,6 +115,8 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
     let mut ctx = session.context(&fo)?;
     // Files whose text cannot match are read and classified, but neither scanned nor searched.
     ctx.prefilter = matcher.prefilter();
+    // Findings are not part of an answer: in warn mode no scan is needed.
+    ctx.findings_unused = true;
     let is_after = |rel: &[u8], line: u32| match &after {
         None => true,
         Some((r, l)) => rel > r.as_slice() || (rel == r.as_slice() && line > *l),

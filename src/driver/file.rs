@@ -268,7 +268,8 @@ impl Body {
 /// The skeleton of a kept file (`extract --compress`): its scanned text with the bodies of its
 /// functions and methods elided ([`syntax::skeleton`]), rendered and counted as its piece.
 /// `None` when the file has no grammar, is past a parse bound, or has no body to elide: then
-/// the file is shown in full.
+/// the file is shown in full. With the warm cache, the skeleton of a text parsed before (by the
+/// hash of its language and text) is taken from it, and the file is not parsed again.
 pub fn skeleton_of(
     ctx: &FileContext<'_>,
     path: &str,
@@ -276,17 +277,21 @@ pub fn skeleton_of(
     stop: &dyn Fn() -> bool,
 ) -> Option<Body> {
     let lang = syntax::Language::detect(path.as_bytes())?;
-    let syntax::Outline::Parsed(symbols) = syntax::outline_of(lang, &full.text, &ctx.parse, stop)
-    else {
-        return None;
+    let id = ctx.cache.map(|_| cache::skeleton_id(&lang, &full.text));
+    let cached = match (ctx.cache, id) {
+        (Some(cache), Some(id)) => cache.skeleton(id),
+        _ => None,
     };
-    if !crate::vocab::Symbol::walk(&symbols)
-        .iter()
-        .any(|(_, s)| s.body.is_some())
-    {
-        return None;
-    }
-    let text = syntax::skeleton(&full.text, &symbols);
+    let text: String = match cached {
+        Some(skeleton) => skeleton?.to_string(),
+        None => {
+            let made = make_skeleton(ctx, lang, &full.text, stop)?;
+            if let (Some(cache), Some(id)) = (ctx.cache, id) {
+                cache.put_skeleton(id, made.as_deref().map(Arc::from));
+            }
+            made?
+        }
+    };
     let piece = render::file_piece(
         &ctx.options.render,
         &FileView {
@@ -304,6 +309,27 @@ pub fn skeleton_of(
         piece_len: piece.len(),
         text: BodyText::Skeleton(text),
     })
+}
+
+/// Parse `text` and elide its bodies: `Some(None)` when it parsed and has no body to elide
+/// (a pure outcome of the text, worth caching), `None` when the parse was stopped by a bound
+/// or a cancellation (not to be cached).
+fn make_skeleton(
+    ctx: &FileContext<'_>,
+    lang: syntax::Language,
+    text: &str,
+    stop: &dyn Fn() -> bool,
+) -> Option<Option<String>> {
+    let syntax::Outline::Parsed(symbols) = syntax::outline_of(lang, text, &ctx.parse, stop) else {
+        return None;
+    };
+    if !crate::vocab::Symbol::walk(&symbols)
+        .iter()
+        .any(|(_, s)| s.body.is_some())
+    {
+        return Some(None);
+    }
+    Some(Some(syntax::skeleton(text, &symbols)))
 }
 
 impl std::ops::Deref for BodyText {

@@ -6,9 +6,9 @@
 #
 #   scripts/bench.sh                  # medium and many-files corpora, 5 runs after a warm-up
 #   scripts/bench.sh --quick          # smoke run: a small corpus, 1 run (well under 2 minutes)
-#   scripts/bench.sh --install-peers  # install yek, code2prompt, repomix into the cache dir, then run
+#   scripts/bench.sh --install-peers  # install yek, code2prompt, repomix, ripgrep into the cache dir, then run
 #   scripts/bench.sh --corpora-only   # build the pinned corpora and exit (scripts/same-bytes.sh uses them)
-#   options: --corpus medium|many|all  --runs N  --no-peers
+#   options: --corpus medium|many|ra|all  --runs N  --no-peers
 #
 # Scratch and cache live in $GNAW_BENCH_DIR (default ~/.cache/gnaw-bench): corpus/, peers/,
 # results/. It must not be inside a git work tree: repomix and code2prompt honour the enclosing
@@ -67,6 +67,10 @@ install_peers() {
     say "installing yek and code2prompt with cargo into $peers/cargo (compiles; takes minutes)"
     cargo install --locked --root "$peers/cargo" yek
     cargo install --locked --root "$peers/cargo" code2prompt
+    # The grep baseline (issue 24); `rg` on PATH is used when present instead.
+    if ! command -v rg >/dev/null; then
+        cargo install --locked --root "$peers/cargo" ripgrep
+    fi
     if command -v npm >/dev/null; then
         say "installing repomix with npm into $peers/npm"
         npm install --prefix "$peers/npm" --no-audit --no-fund repomix

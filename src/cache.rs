@@ -469,6 +469,25 @@ mod tests {
     }
 
     #[test]
+    fn skeletons_are_kept_by_text_and_within_the_limit() {
+        let c = Cache::new(8 * (ENTRY_OVERHEAD + 100));
+        let id = skeleton_id(&"rust", "fn a() { 1 }");
+        assert!(c.skeleton(id).is_none());
+        c.put_skeleton(id, Some(Arc::from("fn a() { … }")));
+        assert_eq!(c.skeleton(id), Some(Some(Arc::from("fn a() { … }"))));
+        assert_ne!(skeleton_id(&"python", "fn a() { 1 }"), id);
+        let none = skeleton_id(&"rust", "struct S;");
+        c.put_skeleton(none, None);
+        assert_eq!(c.skeleton(none), Some(None));
+        for i in 0..50 {
+            c.put_skeleton(skeleton_id(&"rust", &i.to_string()), Some(Arc::from("x".repeat(100))));
+        }
+        assert!(c.stats().bytes <= 8 * (ENTRY_OVERHEAD + 100));
+        let s = c.stats();
+        assert_eq!((s.skeleton_hits, s.skeleton_misses), (2, 1));
+    }
+
+    #[test]
     fn transient_outcomes_are_not_kept_and_lru_evicts() {
         let c = Cache::new(8 * (ENTRY_OVERHEAD + 100));
         c.put_file(key(1), &Err(SkipReason::Changed));

@@ -107,9 +107,9 @@ fn patterns() -> Vec<(String, bool, bool)> {
         "REDACTED",
         r"\[REDACTED:github-token\]",
         "github-token",
-        r"token\] // ci",
+        r#"token\]"; // ci"#,
         r"= \[RED",
-        r"\]; // ci token",
+        r#"\]"; // ci token"#,
         "PRIVATE KEY",
         r"r#.\[RED",
         r"\[REDACTED:private-key\]",
@@ -224,7 +224,7 @@ fn prefiltered_answers_equal_full_searches_in_every_mode() {
     }
     assert!(found > 40, "too few patterns match anything: {found}");
     // What the model is shown is what it finds: the marker, across the secret, not the secret.
-    let marker = grep_cli(&root, r"token\] // ci", false, false, "redact");
+    let marker = grep_cli(&root, r#"token\]"; // ci"#, false, false, "redact");
     assert!(marker.contains(": 1 match in 1 file"), "{marker}");
     let secret = grep_cli(&root, "ghp_", false, false, "redact");
     assert!(secret.contains(": 0 matches"), "{secret}");

@@ -480,7 +480,10 @@ mod tests {
         c.put_skeleton(none, None);
         assert_eq!(c.skeleton(none), Some(None));
         for i in 0..50 {
-            c.put_skeleton(skeleton_id(&"rust", &i.to_string()), Some(Arc::from("x".repeat(100))));
+            c.put_skeleton(
+                skeleton_id(&"rust", &i.to_string()),
+                Some(Arc::from("x".repeat(100))),
+            );
         }
         assert!(c.stats().bytes <= 8 * (ENTRY_OVERHEAD + 100));
         let s = c.stats();

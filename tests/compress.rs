@@ -374,11 +374,21 @@ fn warm_skeletons_are_the_cold_ones_and_follow_edits() {
     let repo = repo(base.path(), 0x0000_beef_0042);
     let mut s = Server::start(base.path(), &[("RUST_LOG", "info")]);
     s.initialize("2025-11-25");
-    let mut extract = |s: &mut Server| {
-        let resp = s.call("extract", json!({"repo": "proj", "compress": true, "budget": 0}));
-        let text = resp["result"]["content"][0]["text"].as_str().unwrap().to_string();
+    let extract = |s: &mut Server| {
+        let resp = s.call(
+            "extract",
+            json!({"repo": "proj", "compress": true, "budget": 0}),
+        );
+        let text = resp["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
         std::thread::sleep(std::time::Duration::from_millis(150));
-        (text, last_stat(&s.stderr(), "skeleton_hits"), last_stat(&s.stderr(), "skeleton_misses"))
+        (
+            text,
+            last_stat(&s.stderr(), "skeleton_hits"),
+            last_stat(&s.stderr(), "skeleton_misses"),
+        )
     };
     let cli = ok_stdout(gnaw(&repo, &["--compress"]));
     let (cold, hits0, misses0) = extract(&mut s);
@@ -387,7 +397,10 @@ fn warm_skeletons_are_the_cold_ones_and_follow_edits() {
     let (warm, hits1, misses1) = extract(&mut s);
     assert!(warm == cold, "warm compress differs from cold");
     assert_eq!(misses1, misses0, "the warm call parsed again");
-    assert!(hits1 > hits0, "the warm call took no skeleton from the cache");
+    assert!(
+        hits1 > hits0,
+        "the warm call took no skeleton from the cache"
+    );
     // An edited file is parsed again (its text is another key) and shows its new definition.
     let edited = fs::read_dir(repo.join("core"))
         .unwrap()
@@ -400,7 +413,10 @@ fn warm_skeletons_are_the_cold_ones_and_follow_edits() {
     let (again, _, misses2) = extract(&mut s);
     assert!(misses2 > misses1, "the edited file was not parsed again");
     assert!(again.contains("pub fn added_after_the_first_call(x: u32) -> u32"));
-    assert!(again == ok_stdout(gnaw(&repo, &["--compress"])), "after the edit");
+    assert!(
+        again == ok_stdout(gnaw(&repo, &["--compress"])),
+        "after the edit"
+    );
     let (status, _) = s.finish();
     assert!(status.success());
 }

@@ -27,7 +27,12 @@ fn gnaw_bin() -> &'static str {
 
 /// Fake secrets, assembled at run time (no real-looking key in the source).
 fn github_token() -> String {
-    format!("{}{}", "gh", "p_") + &"aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2z".chars().rev().collect::<String>() + "Qx"
+    format!("{}{}", "gh", "p_")
+        + &"aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2z"
+            .chars()
+            .rev()
+            .collect::<String>()
+        + "Qx"
 }
 
 fn aws_key() -> String {
@@ -129,7 +134,14 @@ fn patterns() -> Vec<(String, bool, bool)> {
     for p in ["parse_expr", "kelvin", "redacted", "GITHUB-TOKEN", "lexer"] {
         v.push((p.into(), true, false));
     }
-    for p in [gh.as_str(), &gh[..10], aws.as_str(), "[REDACTED:", "fn parse_expr(", "a.b"] {
+    for p in [
+        gh.as_str(),
+        &gh[..10],
+        aws.as_str(),
+        "[REDACTED:",
+        "fn parse_expr(",
+        "a.b",
+    ] {
         v.push((p.into(), false, true));
         v.push((p.into(), true, true));
     }
@@ -256,13 +268,19 @@ fn the_server_answers_the_same_cold_and_warm() {
             .as_str()
             .unwrap()
             .to_string();
-        (after_pattern(&text).to_string(), sc["total_matches"].clone())
+        (
+            after_pattern(&text).to_string(),
+            sc["total_matches"].clone(),
+        )
     };
     for round in ["cold", "warm"] {
         for (p, ic, fixed) in patterns() {
             let got = call(&p, ic, fixed);
             let want = call(&unfiltered(&p, fixed), ic, false);
-            assert_eq!(got, want, "{round}: pattern {p:?} (ignore case {ic}, fixed {fixed})");
+            assert_eq!(
+                got, want,
+                "{round}: pattern {p:?} (ignore case {ic}, fixed {fixed})"
+            );
         }
     }
 }

@@ -66,6 +66,12 @@ pub struct FileContext<'a> {
     /// The caller drops every finding (grep): in `warn` mode, where the scan changes no text,
     /// the scan is not run.
     pub findings_unused: bool,
+    /// Kept files' pieces are neither rendered nor counted here (tokens and length 0): the
+    /// caller measures the ones it keeps with [`measure_piece`]. `extract --compress` without a
+    /// budget and without the warm cache sets it: most files are then shown as skeletons, and
+    /// their full pieces were counted for nothing. Never set with a cache, whose pieces must
+    /// hold their counts.
+    pub defer_count: bool,
 }
 
 impl<'a> FileContext<'a> {
@@ -93,6 +99,7 @@ impl<'a> FileContext<'a> {
             parse: syntax::ParseBudget::default(),
             prefilter: None,
             findings_unused: false,
+            defer_count: false,
         })
     }
 
@@ -567,23 +574,33 @@ fn unmatched(text: &Text) -> Body {
 
 /// Render and count a kept file's piece.
 fn body(ctx: &FileContext<'_>, path: &str, (text, bytes, lossy): ScannedText) -> Body {
+    let mut body = Body {
+        bytes,
+        lossy,
+        tokens: 0,
+        piece_len: 0,
+        text,
+    };
+    if !ctx.defer_count {
+        (body.tokens, body.piece_len) = measure_piece(ctx, path, &body);
+    }
+    body
+}
+
+/// Render a kept file's piece: its exact token count and length (taken by the per-file step,
+/// unless [`FileContext::defer_count`] leaves it to the caller).
+pub fn measure_piece(ctx: &FileContext<'_>, path: &str, body: &Body) -> (usize, usize) {
     let piece = render::file_piece(
         &ctx.options.render,
         &FileView {
             path,
-            text: &text,
-            lossy,
-            skeleton: false,
+            text: &body.text,
+            lossy: body.lossy,
+            skeleton: body.is_skeleton(),
         },
         false,
     );
-    Body {
-        bytes,
-        lossy,
-        tokens: ctx.count(&piece),
-        piece_len: piece.len(),
-        text,
-    }
+    (ctx.count(&piece), piece.len())
 }
 
 /// A warm hit: the cached piece with the file's cached text. `None` if the redacted text cannot

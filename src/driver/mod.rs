@@ -129,7 +129,12 @@ fn run(
     // Pieces are counted here and rendered again at assembly rather than kept: peak memory stays
     // near the file texts plus the output.
     let file_options = FileOptions::new(&options, spec, counting);
-    let ctx = FileContext::new(&dir, &file_options, spec.cache)?;
+    let mut ctx = FileContext::new(&dir, &file_options, spec.cache)?;
+    // compress without a budget shows most files as skeletons: their full pieces are counted
+    // only for the files left whole, after the skeletons are made (not with the warm cache,
+    // whose pieces keep their counts).
+    ctx.defer_count =
+        counting && spec.overrides.compress && options.budget.is_none() && spec.cache.is_none();
     let candidates = &sourced.candidates;
     let total = candidates.len();
     let done = AtomicUsize::new(0);
@@ -195,16 +200,26 @@ fn run(
                 kept[i].1 = s;
             }
         }
+        if ctx.defer_count {
+            // The files left whole: their pieces, measured now, in parallel.
+            let whole: Vec<usize> = (0..kept.len())
+                .filter(|&i| !kept[i].1.is_skeleton())
+                .collect();
+            let order = par::largest_first(&whole, |&i| kept[i].1.bytes);
+            let measured = par::map(&whole, &order, threads, &stop, |&i| {
+                let (path, body) = &kept[i];
+                file::measure_piece(&ctx, path, body)
+            })
+            .ok_or(Error::Cancelled)?;
+            for (&i, (tokens, len)) in whole.iter().zip(measured) {
+                kept[i].1.tokens = tokens;
+                kept[i].1.piece_len = len;
+            }
+        }
     }
     let graded = match options.budget {
         Some(b) if spec.overrides.compress => Some(grade(
-            &ctx,
-            &mut kept,
-            &ranking,
-            b,
-            &repo_name,
-            threads,
-            &stop,
+            &ctx, &mut kept, &ranking, b, &repo_name, threads, &stop,
         )?),
         _ => None,
     };

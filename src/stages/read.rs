@@ -170,7 +170,8 @@ pub fn is_binary(sample: &[u8]) -> bool {
                 .iter()
                 .map(|&b| {
                     let control = b < 0x20;
-                    let allowed = (b == b'\t') | (b == b'\n') | (b == b'\r') | (b == 0x0c) | (b == 0x1b);
+                    let allowed =
+                        (b == b'\t') | (b == b'\n') | (b == b'\r') | (b == 0x0c) | (b == 0x1b);
                     u8::from((control & !allowed) | (b == 0x7f))
                 })
                 .fold(0u8, u8::wrapping_add);
@@ -208,8 +209,7 @@ mod tests {
                     (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b)) || b == 0x7f
                 })
                 .count();
-            !sample.contains(&0) && odd * 10 > sample.len()
-                || sample.contains(&0)
+            !sample.contains(&0) && odd * 10 > sample.len() || sample.contains(&0)
         };
         // Every byte at densities around the 10% line, over lengths crossing the 255-byte lanes.
         let mut x: u32 = 7;
@@ -219,7 +219,11 @@ mod tests {
                     let sample: Vec<u8> = (0..len)
                         .map(|i| {
                             x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-                            if i % every == 0 { byte } else { b'a' + (x >> 16) as u8 % 26 }
+                            if i % every == 0 {
+                                byte
+                            } else {
+                                b'a' + (x >> 16) as u8 % 26
+                            }
                         })
                         .collect();
                     assert_eq!(is_binary(&sample), plain(&sample), "{byte} {len} {every}");

@@ -37,7 +37,7 @@ pub struct Prefilter {
 
 #[derive(Clone, Debug)]
 enum Search {
-    One(memmem::Finder<'static>),
+    One(Box<memmem::Finder<'static>>),
     Many(AhoCorasick),
 }
 
@@ -64,7 +64,7 @@ impl Prefilter {
             return None;
         }
         let search = if literals.len() == 1 && !ignore_case {
-            Search::One(memmem::Finder::new(&literals[0]).into_owned())
+            Search::One(Box::new(memmem::Finder::new(&literals[0]).into_owned()))
         } else {
             let ac = AhoCorasickBuilder::new()
                 .ascii_case_insensitive(ignore_case)

@@ -63,8 +63,8 @@ pub struct FileContext<'a> {
     /// A search's prefilter: files it proves hold no match are kept unscanned and unrendered
     /// (see the module's doc). `None` for everything but grep.
     pub prefilter: Option<&'a Prefilter>,
-    /// The caller drops every finding (grep): in `warn` mode, where the scan changes no text,
-    /// the scan is not run.
+    /// The caller drops every finding (grep): in `warn` mode, where the scan changes no text
+    /// and no name, neither the text nor the name is scanned.
     pub findings_unused: bool,
     /// Kept files' pieces are neither rendered nor counted here (tokens and length 0): the
     /// caller measures the ones it keeps with [`measure_piece`]. `extract --compress` without a
@@ -394,7 +394,13 @@ pub fn shown_path(ctx: &FileContext<'_>, display: String) -> (Option<String>, Ve
 /// is shown everywhere (tree, headings, omitted list, findings), the outcome, and the findings
 /// of the name and the content.
 pub fn process_named(ctx: &FileContext<'_>, c: &Candidate) -> (String, Processed) {
-    let shown = ctx.namer.path(&c.rel);
+    let shown = if ctx.findings_unused && ctx.options.secrets == SecretsMode::Warn {
+        // Warn mode shows a name as it is: its scan would only give findings, which the caller
+        // drops (and it compiles the rules a name wakes, megabytes of a short run's memory).
+        Namer::new(SecretsMode::Off, scan::Allow::default()).path(&c.rel)
+    } else {
+        ctx.namer.path(&c.rel)
+    };
     let blocked = shown.is_blocked();
     let (path, mut found) = shown.into_parts();
     if blocked {

@@ -459,7 +459,7 @@ def issue24_report(res, med):
         row(f"gnaw-mcp `extract` compress vs plain, warm, {what}", a, b, "≤ 2x",
             a / b <= 2 if a and b else None)
         if budget == 0:
-            row("  the same, first call of each (cold: nothing cached)", cc, ce, "≤ 2x",
+            row("  the same, first call of each (extract first; compress then reuses the texts it read)", cc, ce, "≤ 2x",
                 cc / ce <= 2 if cc and ce else None)
     st = res["startup"]
     t = median(st["tools/list"])

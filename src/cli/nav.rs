@@ -297,6 +297,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 context,
                 max_matches,
                 after,
+                count: false,
             },
         )
         .map(|a| a.text),

@@ -66,6 +66,7 @@ impl Declared for Grep {
             context: args.context.map_or(0, |t| t.0),
             max_matches: args.max_matches.map(|t| t.0),
             after: args.after.map(|a| a.0),
+            count: true,
         };
         let call = navigation::call_request(
             ctx,

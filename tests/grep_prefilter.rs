@@ -11,7 +11,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures use std::fs directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
 
 use gnaw::stages::grep::{Matcher, PatternOptions};
 use mcp_client::Server;

@@ -4,9 +4,10 @@
 //! | step | module | what |
 //! |---|---|---|
 //! | options | [`options`] | `.gnawconfig` + overrides + the operator's floors; the per-file settings |
-//! | source | [`crate::stages::source`] | walk the repo (the filter prunes inside the walk) or take the path list |
-//! | per file | [`file`] | cache, read, scan, render and count each file's piece, in parallel |
-//! | plan | [`plan`] | rank, then fit the budget, measuring every candidate prompt exactly |
+//! | source | [`gather`] | walk the repo (the filter prunes inside the walk) or take the path list |
+//! | per file | [`gather`], [`file`] | cache, read, scan, render and count each file's piece, in parallel |
+//! | compress | [`compress`] | skeletons for the files that need them (all, or with a budget only those that do not fit whole) |
+//! | plan | [`plan`] | rank, then fit the budget (and `max_chars`), measuring every candidate prompt exactly; list what was kept |
 //! | assemble | [`assemble`] | the prompt, in memory or streamed to its destination |
 //!
 //! [`extraction`] is what a run hands back, and [`summary`] its bounded summary. [`nav`] drives
@@ -14,8 +15,10 @@
 //! git tools (`changes`, `log`) over `.git` read in-process.
 
 pub mod assemble;
+pub mod compress;
 pub mod extraction;
 pub mod file;
+pub mod gather;
 pub mod git;
 pub mod nav;
 pub mod options;
@@ -26,17 +29,15 @@ use crate::error::Error;
 use crate::par;
 use crate::spec::{ExtractionSpec, Mode};
 use crate::stages::filter::Filter;
-use crate::stages::rank::{self, Query};
-use crate::stages::source;
-use crate::vocab::{Finding, Skipped, display_path};
+use crate::stages::rank::Query;
+use crate::vocab::display_path;
 use assemble::{Frame, Sink, Target};
-use extraction::{Extraction, FileEntry, Omitted, Ranked};
+use extraction::Extraction;
 use file::FileContext;
 use options::FileOptions;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Run the whole pipeline for one spec.
 pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
@@ -103,31 +104,12 @@ fn run(
     let stop = || spec.observer.is_some_and(|o| o.cancelled());
 
     // source (the filter prunes inside the walk)
-    let sourced = match &spec.paths {
-        None => source::walk(
-            &dir,
-            &source::WalkOptions {
-                hidden: options.hidden,
-                no_ignore: options.no_ignore,
-                filter: &filter,
-                threads,
-                max_depth: spec.policy.max_depth,
-                under: &[],
-            },
-        )?,
-        Some(paths) => {
-            let repo_root = spec.repo.as_root().map_err(|e| repo_open_error(&e))?;
-            source::from_list(&repo_root, paths, &filter, spec.overrides.paths_from_git)
-                .map_err(|(path, why)| Error::PathRejected { path, why })?
-        }
-    };
+    let sourced = gather::source(spec, &dir, &options, &filter, threads)?;
     if stop() {
         return Err(Error::Cancelled);
     }
 
-    // per file: read, scan, render and count every piece on a shared queue, largest first.
-    // Pieces are counted here and rendered again at assembly rather than kept: peak memory stays
-    // near the file texts plus the output.
+    // per file: read, scan, render and count every piece, in parallel, largest first.
     let file_options = FileOptions::new(&options, spec, counting);
     let mut ctx = FileContext::new(&dir, &file_options, spec.cache)?;
     // compress without a budget shows most files as skeletons: their full pieces are counted
@@ -135,46 +117,12 @@ fn run(
     // whose pieces keep their counts).
     ctx.defer_count =
         counting && spec.overrides.compress && options.budget.is_none() && spec.cache.is_none();
-    let candidates = &sourced.candidates;
-    let total = candidates.len();
-    let done = AtomicUsize::new(0);
-    let order = par::largest_first(candidates, |c| c.size);
-    let processed = par::map(candidates, &order, threads, &stop, |c| {
-        let r = file::process_named(&ctx, c);
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if let Some(o) = spec.observer {
-            o.progress(n, total);
-        }
-        r
-    })
-    .ok_or(Error::Cancelled)?;
-    // Paths skipped by the walk are shown under the same rule for secrets in names.
-    let mut skipped: Vec<Skipped> = sourced
-        .skipped
-        .into_iter()
-        .filter_map(|s| match file::shown_path(&ctx, s.path) {
-            (Some(path), _) => Some(Skipped { path, ..s }),
-            (None, _) => None,
-        })
-        .collect();
-    let mut kept = Vec::new();
-    // Each kept file's findings (by kept index); findings of skipped files are only counted.
-    let mut kept_findings: Vec<Vec<Finding>> = Vec::new();
-    let mut left_out = 0;
-    for (path, (r, found)) in processed {
-        match r {
-            Ok(body) => {
-                kept.push((path, body));
-                kept_findings.push(found);
-            }
-            Err(reason) => {
-                left_out += found.len();
-                skipped.push(Skipped { path, reason });
-            }
-        }
-    }
-    source::out_of_fds_error(&skipped).map_or(Ok(()), Err)?;
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    let gather::Gathered {
+        mut kept,
+        findings: kept_findings,
+        skipped,
+        mut left_out,
+    } = gather::files(&ctx, sourced, spec.observer, threads, &stop)?;
 
     // plan: rank, then budget
     // With several roots, the repo is named under its root's name (`sdk/src`), as a `repo`
@@ -194,31 +142,10 @@ fn run(
     // file, with one it is offered for the files that do not fit whole (the graded budget),
     // and only those are parsed.
     if spec.overrides.compress && options.budget.is_none() {
-        let all: Vec<usize> = (0..kept.len()).collect();
-        for (i, s) in skeletons(&ctx, &kept, &all, threads, &stop)? {
-            if let Some(s) = s {
-                kept[i].1 = s;
-            }
-        }
-        if ctx.defer_count {
-            // The files left whole: their pieces, measured now, in parallel.
-            let whole: Vec<usize> = (0..kept.len())
-                .filter(|&i| !kept[i].1.is_skeleton())
-                .collect();
-            let order = par::largest_first(&whole, |&i| kept[i].1.bytes);
-            let measured = par::map(&whole, &order, threads, &stop, |&i| {
-                let (path, body) = &kept[i];
-                file::measure_piece(&ctx, path, body)
-            })
-            .ok_or(Error::Cancelled)?;
-            for (&i, (tokens, len)) in whole.iter().zip(measured) {
-                kept[i].1.tokens = tokens;
-                kept[i].1.piece_len = len;
-            }
-        }
+        compress::all(&ctx, &mut kept, threads, &stop)?;
     }
     let graded = match options.budget {
-        Some(b) if spec.overrides.compress => Some(grade(
+        Some(b) if spec.overrides.compress => Some(compress::grade(
             &ctx, &mut kept, &ranking, b, &repo_name, threads, &stop,
         )?),
         _ => None,
@@ -227,51 +154,8 @@ fn run(
     let max_chars = spec.overrides.max_chars.filter(|&c| c > 0);
     let order = graded.as_deref().unwrap_or(&ranking);
     let fitted = plan::fit_chars(&m, options.budget, max_chars, order)?;
-    let last = fitted.kept.last().copied();
-    let files = fitted
-        .kept
-        .iter()
-        .map(|&i| FileEntry {
-            path: kept[i].0.clone(),
-            bytes: kept[i].1.bytes,
-            tokens: if Some(i) == last {
-                m.last_tokens(i)
-            } else {
-                m.piece_tokens(i)
-            },
-            lossy: kept[i].1.lossy,
-            skeleton: kept[i].1.is_skeleton(),
-        })
-        .collect();
-    let omitted = fitted
-        .omitted
-        .iter()
-        .map(|&i| Omitted {
-            path: kept[i].0.clone(),
-            tokens: m.piece_tokens(i),
-        })
-        .collect();
-    let ranking = ranking
-        .into_iter()
-        .map(|(i, score)| Ranked {
-            path: kept[i].0.clone(),
-            score,
-        })
-        .collect();
-    // Findings are described only for files in the prompt; the rest are counted.
-    let mut in_prompt = vec![false; kept.len()];
-    for &i in &fitted.kept {
-        in_prompt[i] = true;
-    }
-    let mut findings = Vec::new();
-    for (i, found) in kept_findings.into_iter().enumerate() {
-        if in_prompt[i] {
-            findings.extend(found);
-        } else {
-            left_out += found.len();
-        }
-    }
-    findings.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
+    let listed = plan::listing(&m, &kept, &fitted, ranking, kept_findings);
+    left_out += listed.findings_left_out;
     let frame = Frame::new(&m, &file_options.render, &fitted).ok_or(Error::Cancelled)?;
     drop(m);
 
@@ -288,112 +172,16 @@ fn run(
         output_bytes: assembled.output_bytes,
         encoding: options.encoding,
         format: options.format,
-        files,
+        files: listed.files,
         skipped,
-        findings,
+        findings: listed.findings,
         findings_left_out: left_out,
         budget: options.budget,
         max_chars,
-        omitted,
-        ranking,
+        omitted: listed.omitted,
+        ranking: listed.ranking,
         widenings: ctx.widenings(&options),
         not_parsed: ctx.parse.not_parsed(),
     };
     Ok((ex, assembled.written))
-}
-
-/// The skeletons of the kept files `which` (indices into `kept`), made in parallel, largest
-/// first: each index with its skeleton, `None` for a file without one.
-fn skeletons(
-    ctx: &FileContext<'_>,
-    kept: &[(String, file::Body)],
-    which: &[usize],
-    threads: usize,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Result<Vec<(usize, Option<file::Body>)>, Error> {
-    let order = par::largest_first(which, |&i| kept[i].1.bytes);
-    par::map(which, &order, threads, stop, |&i| {
-        let (path, body) = &kept[i];
-        (i, file::skeleton_of(ctx, path, body, stop))
-    })
-    .ok_or(Error::Cancelled)
-}
-
-/// The graded budget's order (`compress` with a budget). Walking the ranking, each file is
-/// taken whole when its estimate fits what is left, else as its skeleton when that fits, else
-/// left for the omitted section (as its skeleton, the smaller, should the exact fit find room).
-/// The files taken come first, in rank order, then the rest; the budget stage then fits that
-/// order exactly, measuring every candidate prompt, so the estimates here only decide which
-/// form each file is offered in.
-///
-/// A file taken whole is never parsed. At the first file that does not fit whole, every later
-/// file too big to fit whole in what is left then (which only shrinks) is parsed, in parallel;
-/// a later file that might still fit whole is parsed only if, when its turn comes, it does not.
-fn grade(
-    ctx: &FileContext<'_>,
-    kept: &mut [(String, file::Body)],
-    ranking: &[(usize, rank::Score)],
-    budget: usize,
-    repo_name: &str,
-    threads: usize,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Result<Vec<(usize, rank::Score)>, Error> {
-    let base = plan::Measure::new(ctx, kept, repo_name, stop)
-        .measure(&[], &crate::vocab::OmittedView::default(), usize::MAX)
-        .ok_or(Error::Cancelled)?;
-    let path_tokens: Vec<usize> = kept.iter().map(|(p, _)| ctx.count(p)).collect();
-    // Room for the omitted section (collapsed by directory past a fifth of the budget), and a
-    // little for what estimates miss.
-    let omitted_lines: usize = path_tokens.iter().map(|t| t + 6).sum();
-    let reserve = omitted_lines.min(budget / 5) + 32 + budget / 50;
-    let mut left = budget.saturating_sub(base + reserve);
-    let mut taken = vec![false; kept.len()];
-    // Skeletons made ahead, by kept index; `made[i]` says whether file i's was asked for.
-    let mut ahead: Vec<Option<file::Body>> = (0..kept.len()).map(|_| None).collect();
-    let mut made = vec![false; kept.len()];
-    let mut missed = false;
-    for (at, &(i, _)) in ranking.iter().enumerate() {
-        if stop() {
-            return Err(Error::Cancelled);
-        }
-        // Its piece and its line in the tree.
-        let line = path_tokens[i] + 3;
-        let whole = kept[i].1.tokens + line;
-        if whole <= left {
-            left -= whole;
-            taken[i] = true;
-            continue;
-        }
-        if !made[i] {
-            // The first miss: parse, at once, every later file that cannot fit whole any more.
-            let mut batch = vec![i];
-            if !missed {
-                missed = true;
-                batch.extend(
-                    ranking[at + 1..]
-                        .iter()
-                        .map(|&(j, _)| j)
-                        .filter(|&j| kept[j].1.tokens + path_tokens[j] + 3 > left),
-                );
-            }
-            for (j, s) in skeletons(ctx, kept, &batch, threads, stop)? {
-                made[j] = true;
-                ahead[j] = s;
-            }
-        }
-        if let Some(s) = ahead[i].take() {
-            let cost = s.tokens + line;
-            if cost <= left {
-                left -= cost;
-                taken[i] = true;
-            }
-            kept[i].1 = s;
-        }
-    }
-    Ok(ranking
-        .iter()
-        .filter(|(i, _)| taken[*i])
-        .chain(ranking.iter().filter(|(i, _)| !taken[*i]))
-        .cloned()
-        .collect())
 }

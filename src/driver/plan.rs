@@ -12,6 +12,7 @@
 //! ([`render::tree_len`]). Big parts are counted in chunks, asking between chunks whether the
 //! run was cancelled.
 
+use super::extraction::{FileEntry, Omitted, Ranked};
 use super::file::{Body, FileContext};
 use crate::error::Error;
 use crate::stages::budget::{self, Prompt};
@@ -19,7 +20,7 @@ use crate::stages::count;
 use crate::stages::rank::{self, Query};
 use crate::stages::render::{self, FileView, RenderOptions};
 use crate::stages::syntax;
-use crate::vocab::{Format, OmittedView};
+use crate::vocab::{Finding, Format, OmittedView};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -339,4 +340,82 @@ pub fn fit(
     let ranked: Vec<usize> = ranking.iter().map(|(i, _)| *i).collect();
     let paths: Vec<&str> = m.kept.iter().map(|(p, _)| p.as_str()).collect();
     budget::fit(b, &ranked, &paths, &m.piece_tokens, m)
+}
+
+/// What a fitted plan lists about its files, for the extraction it hands back.
+pub struct Listing {
+    /// The files in the prompt, in path order, with the tokens of their pieces.
+    pub files: Vec<FileEntry>,
+    /// The files left out to fit the budget, in path order.
+    pub omitted: Vec<Omitted>,
+    /// Every readable file's rank, best first.
+    pub ranking: Vec<Ranked>,
+    /// The findings of the files in the prompt, by path, line and rule.
+    pub findings: Vec<Finding>,
+    /// Findings of files not in the prompt: counted, not described.
+    pub findings_left_out: usize,
+}
+
+/// The listing of `fitted`: each kept file's entry (the last one's count as it is rendered
+/// last), each omitted file's, the ranking by path, and the findings of the files in the prompt
+/// only (the rest are counted).
+pub fn listing(
+    m: &Measure<'_>,
+    kept: &[(String, Body)],
+    fitted: &budget::Plan,
+    ranking: Vec<(usize, rank::Score)>,
+    findings: Vec<Vec<Finding>>,
+) -> Listing {
+    let last = fitted.kept.last().copied();
+    let files = fitted
+        .kept
+        .iter()
+        .map(|&i| FileEntry {
+            path: kept[i].0.clone(),
+            bytes: kept[i].1.bytes,
+            tokens: if Some(i) == last {
+                m.last_tokens(i)
+            } else {
+                m.piece_tokens(i)
+            },
+            lossy: kept[i].1.lossy,
+            skeleton: kept[i].1.is_skeleton(),
+        })
+        .collect();
+    let omitted = fitted
+        .omitted
+        .iter()
+        .map(|&i| Omitted {
+            path: kept[i].0.clone(),
+            tokens: m.piece_tokens(i),
+        })
+        .collect();
+    let ranking = ranking
+        .into_iter()
+        .map(|(i, score)| Ranked {
+            path: kept[i].0.clone(),
+            score,
+        })
+        .collect();
+    let mut in_prompt = vec![false; kept.len()];
+    for &i in &fitted.kept {
+        in_prompt[i] = true;
+    }
+    let mut described = Vec::new();
+    let mut findings_left_out = 0;
+    for (i, found) in findings.into_iter().enumerate() {
+        if in_prompt[i] {
+            described.extend(found);
+        } else {
+            findings_left_out += found.len();
+        }
+    }
+    described.sort_by(|a, b| (&a.path, a.line, a.rule).cmp(&(&b.path, b.line, b.rule)));
+    Listing {
+        files,
+        omitted,
+        ranking,
+        findings: described,
+        findings_left_out,
+    }
 }

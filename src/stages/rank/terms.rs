@@ -1,0 +1,134 @@
+//! The features ranking works on: text and queries split into code-aware terms (identifiers
+//! split on snake_case and camelCase, acronyms kept whole, plurals singular), and the whole
+//! words a query names things by.
+
+use std::collections::HashSet;
+
+/// What the query names as written: each word, lowercased, without underscores
+/// (`ArgMatches::get_one` → `argmatches`, `getone`), for the file, directory and symbol boosts.
+/// A part of an identifier (`map` in `deserialize_map`) names nothing on its own.
+pub(super) fn query_names(q: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for word in q.split(|c: char| !c.is_alphanumeric() && c != '_') {
+        let name: String = word
+            .chars()
+            .filter(|c| *c != '_')
+            .flat_map(char::to_lowercase)
+            .collect();
+        if name.len() > 1 && !STOP.contains(&name.as_str()) && seen.insert(name.clone()) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Words too common in questions to mean anything.
+const STOP: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+    "i", "in", "is", "it", "of", "on", "or", "the", "that", "this", "to", "what", "when", "where",
+    "which", "who", "why", "with", "we", "you",
+];
+
+/// Split a query into terms the same way contents are split, without stop words: each distinct
+/// term once, in order of first appearance. Linear in `q`'s length (a set remembers what was
+/// seen).
+pub fn query_terms(q: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for_each_term(q, |t| {
+        if !STOP.contains(&t) && !seen.contains(t) {
+            seen.insert(t.to_string());
+            out.push(t.to_string());
+        }
+    });
+    out
+}
+
+/// A term with a plural's ending taken off (`timers` → `timer`, `entries` → `entry`), so that a
+/// question's plural meets the code's singular; `ss`, `us` and `is` endings are kept (`class`,
+/// `status`, `axis`), as are words of three letters or fewer.
+pub(super) fn singular(t: &mut String) {
+    if t.len() <= 3
+        || !t.ends_with('s')
+        || t.ends_with("ss")
+        || t.ends_with("us")
+        || t.ends_with("is")
+    {
+        return;
+    }
+    if t.ends_with("ies") && t.len() > 4 {
+        t.truncate(t.len() - 3);
+        t.push('y');
+    } else {
+        t.pop();
+    }
+}
+
+/// Call `f` with every lowercased term of `text`: each identifier's parts (snake_case and
+/// camelCase split, acronyms kept whole) and, when it has several, the whole identifier; plurals
+/// in their singular form.
+pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::new();
+    for word in text.split(|c: char| !c.is_alphanumeric() && c != '_') {
+        if word.is_empty() {
+            continue;
+        }
+        // The common case, a lowercase ASCII word, is its own one part: no split, no allocation.
+        if word
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        {
+            if word.len() > 1 {
+                buf.clear();
+                buf.push_str(word);
+                singular(&mut buf);
+                f(&buf);
+            }
+            continue;
+        }
+        let parts = split_identifier(word);
+        if parts.len() > 1 {
+            buf.clear();
+            buf.extend(
+                word.chars()
+                    .filter(|c| *c != '_')
+                    .flat_map(char::to_lowercase),
+            );
+            if buf.len() > 1 {
+                singular(&mut buf);
+                f(&buf);
+            }
+        }
+        for p in parts {
+            if p.len() > 1 {
+                buf.clear();
+                buf.extend(p.chars().flat_map(char::to_lowercase));
+                singular(&mut buf);
+                f(&buf);
+            }
+        }
+    }
+}
+
+/// `getHTTPResponse_v2` → `get`, `HTTP`, `Response`, `v2`.
+pub fn split_identifier(word: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    for piece in word.split('_').filter(|p| !p.is_empty()) {
+        let chars: Vec<(usize, char)> = piece.char_indices().collect();
+        let mut start = 0;
+        for k in 1..chars.len() {
+            let (i, c) = chars[k];
+            let prev = chars[k - 1].1;
+            let next_lower = chars.get(k + 1).is_some_and(|(_, n)| n.is_lowercase());
+            let boundary = (prev.is_lowercase() && c.is_uppercase())
+                || (prev.is_uppercase() && c.is_uppercase() && next_lower);
+            if boundary {
+                parts.push(&piece[start..i]);
+                start = i;
+            }
+        }
+        parts.push(&piece[start..]);
+    }
+    parts
+}

@@ -219,7 +219,6 @@ pub fn rank_weighted(
 
 #[cfg(test)]
 mod tests {
-    use super::terms::singular;
     use super::*;
 
     fn ranked(docs: &[Doc<'_>], q: Option<&str>) -> Vec<(usize, Score)> {

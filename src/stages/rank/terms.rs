@@ -48,7 +48,7 @@ pub fn query_terms(q: &str) -> Vec<String> {
 /// A term with a plural's ending taken off (`timers` → `timer`, `entries` → `entry`), so that a
 /// question's plural meets the code's singular; `ss`, `us` and `is` endings are kept (`class`,
 /// `status`, `axis`), as are words of three letters or fewer.
-pub(super) fn singular(t: &mut String) {
+fn singular(t: &mut String) {
     if t.len() <= 3
         || !t.ends_with('s')
         || t.ends_with("ss")

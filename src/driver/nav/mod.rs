@@ -7,6 +7,7 @@
 //! | [`fit`] | the most items whose rendered answer, counted whole, fits the budget and the byte ceiling |
 //! | [`read`] | lines of files by range, numbered, with the exact continuation |
 //! | [`grep`] | matching lines of the text the model would be shown, grouped by file, with totals and the continuation |
+//! | [`index`] | the search index: every kept file with its shown text and its term index, kept in the warm cache per file and rebuilt only for files that changed |
 //! | [`search`] | the files ranked for a query (`extract --query`'s ranker), each with its score's parts and best regions as `path:START-END` |
 //! | [`outline`] | each file's definitions (tree-sitter), nested, one line each, with the exact continuation |
 //! | [`symbol`] | a name's definitions with their source and exact lines, then its uses; the closest names on a miss |
@@ -18,6 +19,7 @@
 
 pub mod fit;
 pub mod grep;
+pub mod index;
 pub mod outline;
 pub mod read;
 pub mod search;

@@ -20,11 +20,11 @@
 //! every matching file exactly once while the repository is unchanged.
 
 use super::fit::{self, Limits};
+use super::index::{self, RepoIndex};
 use super::session::{NavError, Request, Session, quote};
 use crate::error::Error;
 use crate::stages::count;
-use crate::stages::rank::{self, Doc, Query, Region, Score};
-use crate::stages::syntax;
+use crate::stages::rank::{self, Indexed, Query, Region, Score};
 use crate::vocab::{Encoding, Symbol};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -86,6 +86,8 @@ pub struct SearchAnswer {
     pub hits: Vec<Hit>,
     /// The `offset` that continues the answer; `None` when it is complete.
     pub next: Option<usize>,
+    /// The index this answer was ranked with.
+    pub index: index::IndexStatus,
 }
 
 /// Rank `req`'s repository for `args.query`.
@@ -111,49 +113,31 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     }
     let offset = args.offset.unwrap_or(0);
     let session = Session::open(req)?;
-    let sourced = session.walk()?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
-    let processed = session.each_named(&ctx, &sourced.candidates, |_, path, (r, _)| {
-        r.map(|body| (path, body)).map_err(|reason| reason.kind())
-    })?;
-    let mut not_searched: BTreeMap<&'static str, usize> = BTreeMap::new();
-    for s in &sourced.skipped {
-        *not_searched.entry(s.reason.kind()).or_default() += 1;
-    }
-    let mut kept = Vec::new();
-    for r in processed {
-        match r {
-            Ok(pb) => kept.push(pb),
-            Err(kind) => *not_searched.entry(kind).or_default() += 1,
-        }
-    }
+    let RepoIndex {
+        files: kept,
+        not_searched,
+        status: index,
+    } = index::index(&session, &ctx)?;
     let stop = || session.cancelled();
-    let docs: Vec<Doc<'_>> = kept
+    let files: Vec<Indexed<'_>> = kept
         .iter()
-        .map(|(path, body)| Doc {
-            path,
-            text: &body.text,
+        .map(|f| Indexed {
+            path: &f.path,
+            index: &f.index,
         })
         .collect();
-    let outline = |i: usize| match syntax::outline_with(
-        docs[i].path.as_bytes(),
-        docs[i].text,
-        &ctx.parse,
-        &stop,
-    ) {
-        syntax::Outline::Parsed(symbols) => Some(symbols),
-        _ => None,
-    };
+    let outline = |i: usize| kept[i].outline(&ctx, &stop);
     let (ranked, idf) =
-        rank::rank_weighted(&docs, Some(&query), &outline, &stop).ok_or(Error::Cancelled)?;
+        rank::rank_indexed(&files, &query, &outline, &stop).ok_or(Error::Cancelled)?;
     let matching: Vec<(usize, Score)> = ranked.into_iter().filter(|(_, s)| s.matched()).collect();
     let page: Vec<&(usize, Score)> = matching.iter().skip(offset).take(limit).collect();
     let mut hits = Vec::with_capacity(page.len());
     for (n, (i, score)) in page.iter().enumerate() {
-        let found = rank::regions(docs[*i].text, &query, &idf, MAX_REGIONS, &stop)
+        let found = rank::regions(&kept[*i].body.text, &query, &idf, MAX_REGIONS, &stop)
             .ok_or(Error::Cancelled)?;
-        let symbols: Vec<Symbol> = outline(*i).unwrap_or_default();
+        let symbols = outline(*i).unwrap_or_default();
         let mut regions: Vec<Shown> = Vec::new();
         for r in &found {
             let one = shown(r, &query, &symbols);
@@ -168,7 +152,7 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         }
         hits.push(Hit {
             rank: offset + n + 1,
-            path: docs[*i].path.to_string(),
+            path: kept[*i].path.clone(),
             score: score.clone(),
             regions,
         });
@@ -222,6 +206,7 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         not_searched,
         hits,
         next,
+        index,
     })
 }
 

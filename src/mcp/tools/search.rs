@@ -37,7 +37,7 @@ impl Declared for Search {
         summary: "find which files and line ranges matter for a question or a name, ranked, before reading them",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("total_files", "integer"), ("files_searched", "integer"), ("not_searched", "object"), ("offset", "integer"), ("files", "array"), ("complete", "boolean")]);
+    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("total_files", "integer"), ("files_searched", "integer"), ("not_searched", "object"), ("offset", "integer"), ("files", "array"), ("complete", "boolean"), ("index", "object")]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
         let req =
             navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
@@ -72,5 +72,10 @@ fn structured(a: &SearchAnswer) -> Value {
         })).collect::<Vec<_>>(),
         "complete": a.next.is_none(),
         "offset": a.next.unwrap_or(0),
+        "index": {
+            "files": a.index.files,
+            "bytes": a.index.bytes,
+            "text_bytes": a.index.text_bytes,
+        },
     })
 }

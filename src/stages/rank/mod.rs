@@ -22,21 +22,25 @@
 //!
 //! The stage is split by job: [`terms`] turns text into terms (the features), [`classes`] says
 //! what kind of file a path is and gives the default order, [`score`] scores files for a query
-//! (BM25 and the boosts), and [`regions`] explains a hit by the lines that match best.
+//! (BM25 and the boosts), [`index`] keeps what scoring needs of one file so that a warm search
+//! reads no text again ([`FileIndex`], [`rank_indexed`]), and [`regions`] explains a hit by the lines that match best.
 
 mod classes;
+mod index;
 mod regions;
 mod score;
 mod terms;
 
 pub use classes::{Class, class_of, prior};
+pub use index::{FileIndex, term_hash};
 pub use regions::{REGION_LINES, Region, regions};
 pub use terms::{for_each_term, query_terms, split_identifier};
 
 use crate::error::Error;
 use crate::vocab::Symbol;
-use score::{bm25, resymbol};
+use score::{bm25, gather, gather_indexed, resymbol};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use terms::query_names;
 
 /// The longest query accepted, in bytes: about 600 words of prose, ten times the longest
@@ -134,7 +138,7 @@ pub fn rank(
 /// The definitions of doc `i` (from the syntax stage), `None` when its language has no grammar
 /// or the parse was skipped. Asked for at most [`RERANK`] files per query, each at most
 /// [`RERANK_FILE_BYTES`], [`RERANK_BYTES`] in all.
-pub type Outliner<'a> = dyn Fn(usize) -> Option<Vec<Symbol>> + 'a;
+pub type Outliner<'a> = dyn Fn(usize) -> Option<Arc<Vec<Symbol>>> + 'a;
 
 /// How many of the best files are re-scored with their definitions.
 pub const RERANK: usize = 30;
@@ -155,14 +159,12 @@ pub fn rank_weighted(
     outline: &Outliner<'_>,
     stop: &dyn Fn() -> bool,
 ) -> Option<Weighted> {
-    let mut idf = Vec::new();
-    let mut rerank = None;
-    let mut scored: Vec<(usize, Score)> = match query {
+    let paths: Vec<&str> = docs.iter().map(|d| d.path).collect();
+    let lens: Vec<usize> = docs.iter().map(|d| d.text.len()).collect();
+    match query {
         Some(q) if !q.terms.is_empty() => {
-            let (scored, weights) = bm25(docs, q, stop)?;
-            idf = weights;
-            rerank = Some(q);
-            scored
+            let scored = bm25(&paths, &lens, gather(docs, q, stop)?, q, stop)?;
+            finish(scored, Some(q), &paths, &lens, outline, stop)
         }
         _ => {
             let mut out = Vec::with_capacity(docs.len());
@@ -172,15 +174,59 @@ pub fn rank_weighted(
                 }
                 out.push((i, prior(d.path, d.text.len())));
             }
-            out
+            finish((out, Vec::new()), None, &paths, &lens, outline, stop)
         }
-    };
-    scored.sort_by(|(ia, a), (ib, b)| {
+    }
+}
+
+/// One file to rank from its index (see [`FileIndex`]): the same score as the [`Doc`] it was
+/// built from, without reading its text again.
+pub struct Indexed<'a> {
+    /// Display path, `/`-separated: the one the index was built with.
+    pub path: &'a str,
+    pub index: &'a FileIndex,
+}
+
+/// [`rank_weighted`] over indexed files: the same ranking, in time linear in the number of
+/// files times the query's terms (a binary search per term per file), not in the text's length.
+pub fn rank_indexed(
+    files: &[Indexed<'_>],
+    query: &Query,
+    outline: &Outliner<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
+    if query.terms.is_empty() {
+        return None;
+    }
+    let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
+    let lens: Vec<usize> = files.iter().map(|f| f.index.text_len()).collect();
+    let scored = bm25(
+        &paths,
+        &lens,
+        gather_indexed(files, query, stop)?,
+        query,
+        stop,
+    )?;
+    finish(scored, Some(query), &paths, &lens, outline, stop)
+}
+
+/// Sort a scoring best first (ties by path), then re-score the best files with their
+/// definitions when there is a query.
+fn finish(
+    (mut scored, idf): Weighted,
+    query: Option<&Query>,
+    paths: &[&str],
+    lens: &[usize],
+    outline: &Outliner<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
+    let order = |(ia, a): &(usize, Score), (ib, b): &(usize, Score)| {
         b.total
             .total_cmp(&a.total)
-            .then_with(|| docs[*ia].path.as_bytes().cmp(docs[*ib].path.as_bytes()))
-    });
-    if let Some(q) = rerank {
+            .then_with(|| paths[*ia].as_bytes().cmp(paths[*ib].as_bytes()))
+    };
+    scored.sort_by(order);
+    if let Some(q) = query {
         // The best files again, with their definitions as a field of their own: a name the
         // query names as written, defined here (whatever the language's syntax for it), and
         // the query's terms in definition names and doc lines.
@@ -199,7 +245,7 @@ pub fn rank_weighted(
             if !score.matched() {
                 break;
             }
-            let len = docs[*i].text.len();
+            let len = lens[*i];
             if len > RERANK_FILE_BYTES || parsed + len > RERANK_BYTES {
                 continue;
             }
@@ -208,11 +254,7 @@ pub fn rank_weighted(
                 resymbol(score, &symbols, &named, &wanted, &idf);
             }
         }
-        scored.sort_by(|(ia, a), (ib, b)| {
-            b.total
-                .total_cmp(&a.total)
-                .then_with(|| docs[*ia].path.as_bytes().cmp(docs[*ib].path.as_bytes()))
-        });
+        scored.sort_by(order);
     }
     Some((scored, idf))
 }
@@ -453,7 +495,8 @@ mod tests {
             },
         ];
         let q = Query::parse("luaV_execute").unwrap();
-        let outline = |i: usize| (i == 1).then(|| vec![sym("luaV_execute", Some("run the vm"))]);
+        let outline =
+            |i: usize| (i == 1).then(|| Arc::new(vec![sym("luaV_execute", Some("run the vm"))]));
         let r = rank(&docs, Some(&q), &outline, &|| false).unwrap();
         assert_eq!(r[0].0, 1, "{r:?}");
         assert!(r[0].1.parts.iter().any(|p| p.0 == "defines_symbol"));

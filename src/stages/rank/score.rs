@@ -4,8 +4,9 @@
 //! with their definitions from the syntax stage.
 
 use super::classes::{Class, DOC_WORDS, TEST_WORDS, class_of, is_prose, prior};
+use super::index::term_hash;
 use super::terms::for_each_term;
-use super::{Doc, Query, Score, Weighted};
+use super::{Doc, Indexed, Query, Score, Weighted};
 use crate::vocab::Symbol;
 use std::collections::{HashMap, HashSet};
 
@@ -19,7 +20,7 @@ const SYMBOL_BOOST: f64 = 4.0;
 /// What a test, example, fixture or generated file's relevance is multiplied by.
 const SECONDARY_FACTOR: f64 = 0.5;
 /// Weight of a term occurrence in the path relative to one in the contents.
-const PATH_WEIGHT: usize = 5;
+pub(super) const PATH_WEIGHT: usize = 5;
 
 /// Weight of the query's terms found in definition names and doc lines, relative to their
 /// weight in the text.
@@ -101,7 +102,22 @@ pub(super) fn resymbol(
     score.total += delta;
 }
 
-pub(super) fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> Option<Weighted> {
+/// What BM25 needs of one file for one query: the weighted frequency of each query term it
+/// holds (by the term's position in the query, ascending), its weighted length in terms (text
+/// 1, path [`PATH_WEIGHT`]), and how many of the names the query names it defines (by the
+/// keyword guess, [`defined_symbols`]).
+pub(super) struct Gathered {
+    tf: Vec<(usize, usize)>,
+    len: usize,
+    symbol_hits: usize,
+}
+
+/// [`Gathered`] for every doc, by splitting its text and path into terms.
+pub(super) fn gather(
+    docs: &[Doc<'_>],
+    query: &Query,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<Gathered>> {
     // Each term by its position in the query: per-file frequencies are kept by position and
     // summed in query order, so a score does not depend on a hash map's iteration order.
     let wanted: HashMap<&str, usize> = query
@@ -111,15 +127,8 @@ pub(super) fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> 
         .map(|(k, t)| (t.as_str(), k))
         .collect();
     let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
-    // Tests, examples, fixtures and generated files usually only use what a query is about;
-    // they count for less, unless the query asks for them.
-    let wants_tests = named.iter().any(|n| TEST_WORDS.contains(n));
-    // Prose (docs, READMEs, changelogs) explains; the code defines. It counts for less, unless
-    // the query asks for documentation.
-    let wants_docs = named.iter().any(|n| DOC_WORDS.contains(n));
     // Term frequencies of the query's terms only: everything else is irrelevant to the score.
-    let mut per_doc: Vec<(Vec<(usize, usize)>, usize)> = Vec::with_capacity(docs.len());
-    let mut df = vec![0usize; query.terms.len()];
+    let mut out = Vec::with_capacity(docs.len());
     for d in docs {
         if stop() {
             return None;
@@ -136,22 +145,80 @@ pub(super) fn bm25(docs: &[Doc<'_>], query: &Query, stop: &dyn Fn() -> bool) -> 
         for_each_term(d.path, |t| add(t, PATH_WEIGHT));
         let mut tf: Vec<(usize, usize)> = tf.into_iter().collect();
         tf.sort_unstable();
-        for &(k, _) in &tf {
+        let symbol_hits = defined_symbols(d.text)
+            .filter(|s| named.contains(s.as_str()))
+            .collect::<HashSet<_>>()
+            .len();
+        out.push(Gathered {
+            tf,
+            len,
+            symbol_hits,
+        });
+    }
+    Some(out)
+}
+
+/// [`Gathered`] for every indexed file, by looking the query's terms and names up in its index.
+pub(super) fn gather_indexed(
+    files: &[Indexed<'_>],
+    query: &Query,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<Gathered>> {
+    let terms: Vec<u64> = query.terms.iter().map(|t| term_hash(t)).collect();
+    let names: Vec<u64> = query.names.iter().map(|t| term_hash(t)).collect();
+    let mut out = Vec::with_capacity(files.len());
+    for (n, f) in files.iter().enumerate() {
+        if n % 256 == 0 && stop() {
+            return None;
+        }
+        let tf: Vec<(usize, usize)> = terms
+            .iter()
+            .enumerate()
+            .filter_map(|(k, h)| f.index.tf(*h).map(|v| (k, v)))
+            .collect();
+        let symbol_hits = names.iter().filter(|h| f.index.defines(**h)).count();
+        out.push(Gathered {
+            tf,
+            len: f.index.len(),
+            symbol_hits,
+        });
+    }
+    Some(out)
+}
+
+/// Score every file from what was gathered of it: BM25 with the boosts and the prior, and each
+/// query term's weight.
+pub(super) fn bm25(
+    paths: &[&str],
+    lens: &[usize],
+    per_doc: Vec<Gathered>,
+    query: &Query,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
+    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    // Tests, examples, fixtures and generated files usually only use what a query is about;
+    // they count for less, unless the query asks for them.
+    let wants_tests = named.iter().any(|n| TEST_WORDS.contains(n));
+    // Prose (docs, READMEs, changelogs) explains; the code defines. It counts for less, unless
+    // the query asks for documentation.
+    let wants_docs = named.iter().any(|n| DOC_WORDS.contains(n));
+    let mut df = vec![0usize; query.terms.len()];
+    for g in &per_doc {
+        for &(k, _) in &g.tf {
             df[k] += 1;
         }
-        per_doc.push((tf, len));
     }
-    let n = docs.len() as f64;
-    let avg_len = per_doc.iter().map(|(_, l)| *l as f64).sum::<f64>() / n.max(1.0);
-    let mut out = Vec::with_capacity(docs.len());
-    for (i, d) in docs.iter().enumerate() {
-        if stop() {
+    let n = paths.len() as f64;
+    let avg_len = per_doc.iter().map(|g| g.len as f64).sum::<f64>() / n.max(1.0);
+    let mut out = Vec::with_capacity(paths.len());
+    for (i, g) in per_doc.iter().enumerate() {
+        if i % 256 == 0 && stop() {
             return None;
         }
         out.push(score_one(
             i,
-            d,
-            &per_doc[i],
+            (paths[i], lens[i]),
+            g,
             &df,
             n,
             avg_len,
@@ -172,8 +239,8 @@ fn idf(n: f64, dfi: f64) -> f64 {
 #[allow(clippy::too_many_arguments)]
 fn score_one(
     i: usize,
-    d: &Doc<'_>,
-    (tf, len): &(Vec<(usize, usize)>, usize),
+    (path, text_len): (&str, usize),
+    g: &Gathered,
     df: &[usize],
     n: f64,
     avg_len: f64,
@@ -181,17 +248,14 @@ fn score_one(
     (wants_tests, wants_docs): (bool, bool),
 ) -> (usize, Score) {
     let mut text_score = 0.0;
-    for &(k, f) in tf {
+    for &(k, f) in &g.tf {
         let f = f as f64;
-        let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * *len as f64 / avg_len.max(1.0)));
+        let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * g.len as f64 / avg_len.max(1.0)));
         text_score += idf(n, df[k] as f64) * norm;
     }
-    let (file_hit, dir_hit) = path_hits(d.path, named);
-    let symbol_hits = defined_symbols(d.text)
-        .filter(|s| named.contains(s.as_str()))
-        .collect::<HashSet<_>>()
-        .len();
-    let base = prior(d.path, d.text.len());
+    let (file_hit, dir_hit) = path_hits(path, named);
+    let symbol_hits = g.symbol_hits;
+    let base = prior(path, text_len);
     let mut parts = vec![("bm25", text_score)];
     if file_hit {
         parts.push(("names_file", FILE_BOOST));
@@ -203,10 +267,10 @@ fn score_one(
         parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
     }
     let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
-    if !wants_tests && class_of(d.path) >= Class::Test && relevant > 0.0 {
+    if !wants_tests && class_of(path) >= Class::Test && relevant > 0.0 {
         parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;
-    } else if !wants_docs && is_prose(d.path) && relevant > 0.0 {
+    } else if !wants_docs && is_prose(path) && relevant > 0.0 {
         parts.push(("docs_file", -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;
     }

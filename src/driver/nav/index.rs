@@ -70,7 +70,9 @@ pub struct RepoIndex {
 /// file is unchanged, else built here from the shown text (on the worker threads, beside the
 /// read and the scan).
 pub fn index(session: &Session<'_, '_>, ctx: &FileContext<'_>) -> Result<RepoIndex, NavError> {
+    let t0 = std::time::Instant::now();
     let sourced = session.walk()?;
+    let t_walk = t0.elapsed();
     let built = AtomicUsize::new(0);
     let processed = session.each_named(ctx, &sourced.candidates, |c, path, (r, _)| {
         r.map(|body| {
@@ -103,7 +105,8 @@ pub fn index(session: &Session<'_, '_>, ctx: &FileContext<'_>) -> Result<RepoInd
         built: built.load(Ordering::Relaxed),
     };
     log::debug!(
-        "search index: {} files, {} bytes for {} bytes of text, {} indexed for this call",
+        "search index: walk {t_walk:?}, files {:?}; {} files, {} bytes for {} bytes of text, {} indexed for this call",
+        t0.elapsed() - t_walk,
         status.files,
         status.bytes,
         status.text_bytes,

@@ -112,6 +112,7 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         ));
     }
     let offset = args.offset.unwrap_or(0);
+    let t0 = std::time::Instant::now();
     let session = Session::open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
@@ -120,6 +121,7 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         not_searched,
         status: index,
     } = index::index(&session, &ctx)?;
+    let t_index = t0.elapsed();
     let stop = || session.cancelled();
     let files: Vec<Indexed<'_>> = kept
         .iter()
@@ -157,6 +159,7 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
             regions,
         });
     }
+    let t_ranked = t0.elapsed();
     let encoding = session.encoding();
     let budget = session.budget();
     let limits = Limits {
@@ -196,6 +199,12 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     }
     let next = r.next(k);
     hits.truncate(k);
+    log::debug!(
+        "search timing: index {:?}, rank and regions {:?}, render {:?}",
+        t_index,
+        t_ranked - t_index,
+        t0.elapsed() - t_ranked
+    );
     Ok(SearchAnswer {
         text: fitted.text,
         tokens: fitted.tokens,

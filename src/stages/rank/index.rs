@@ -12,13 +12,13 @@
 //! redacted span cannot be in it. Building costs one pass of the term split over the text and
 //! the path (the cost [`super::rank_weighted`] pays per query), then a sort of the distinct terms.
 
-use super::score::{PATH_WEIGHT, defined_symbols};
+use super::score::{PATH_WEIGHT, PathFacts, defined_symbols};
 use super::terms::for_each_term;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::Hasher;
 
 /// What ranking needs of one file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FileIndex {
     /// Each distinct term's hash and weighted frequency, sorted by hash.
     terms: Box<[(u64, u32)]>,
@@ -28,6 +28,8 @@ pub struct FileIndex {
     defined: Box<[u64]>,
     /// The text's length in bytes.
     text_len: usize,
+    /// What scoring needs of its path.
+    facts: PathFacts,
 }
 
 /// The hash a term is indexed under (deterministic: the same on every machine and run).
@@ -63,6 +65,7 @@ impl FileIndex {
             len,
             defined: defined.into_boxed_slice(),
             text_len: text.len(),
+            facts: PathFacts::of(path, text.len()),
         }
     }
 
@@ -99,9 +102,15 @@ impl FileIndex {
         self.terms.len()
     }
 
+    /// What scoring needs of its path.
+    pub(super) fn facts(&self) -> &PathFacts {
+        &self.facts
+    }
+
     /// What the index takes in memory, in bytes.
     pub fn bytes(&self) -> usize {
         std::mem::size_of::<FileIndex>()
+            + self.facts.heap_bytes()
             + std::mem::size_of_val(&*self.terms)
             + std::mem::size_of_val(&*self.defined)
     }

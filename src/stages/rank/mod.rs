@@ -38,7 +38,7 @@ pub use terms::{for_each_term, query_terms, split_identifier};
 
 use crate::error::Error;
 use crate::vocab::Symbol;
-use score::{bm25, gather, gather_indexed, resymbol};
+use score::{PathFacts, bm25, gather, gather_indexed, resymbol};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use terms::query_names;
@@ -163,7 +163,12 @@ pub fn rank_weighted(
     let lens: Vec<usize> = docs.iter().map(|d| d.text.len()).collect();
     match query {
         Some(q) if !q.terms.is_empty() => {
-            let scored = bm25(&paths, &lens, gather(docs, q, stop)?, q, stop)?;
+            let facts: Vec<PathFacts> = docs
+                .iter()
+                .map(|d| PathFacts::of(d.path, d.text.len()))
+                .collect();
+            let facts: Vec<&PathFacts> = facts.iter().collect();
+            let scored = bm25(&facts, gather(docs, q, stop)?, q, stop)?;
             finish(scored, Some(q), &paths, &lens, outline, stop)
         }
         _ => {
@@ -200,13 +205,8 @@ pub fn rank_indexed(
     }
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let lens: Vec<usize> = files.iter().map(|f| f.index.text_len()).collect();
-    let scored = bm25(
-        &paths,
-        &lens,
-        gather_indexed(files, query, stop)?,
-        query,
-        stop,
-    )?;
+    let facts: Vec<&PathFacts> = files.iter().map(|f| f.index.facts()).collect();
+    let scored = bm25(&facts, gather_indexed(files, query, stop)?, query, stop)?;
     finish(scored, Some(query), &paths, &lens, outline, stop)
 }
 

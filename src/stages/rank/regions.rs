@@ -4,7 +4,7 @@
 use super::Query;
 use super::score::defined_symbols;
 use super::terms::for_each_term;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A run of lines of a file that matches a query well: what a reader should look at first.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,13 +35,13 @@ pub fn regions(
     max: usize,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<Region>> {
-    let wanted: HashMap<&str, usize> = query
+    let wanted: FxHashMap<&str, usize> = query
         .terms
         .iter()
         .enumerate()
         .map(|(k, t)| (t.as_str(), k))
         .collect();
-    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    let named: FxHashSet<&str> = query.names.iter().map(String::as_str).collect();
     let weight = |k: usize| idf.get(k).copied().unwrap_or(1.0).max(0.1);
     // Per line: its score, and its distinct terms (as a range of `hits`).
     let mut line_score: Vec<f64> = Vec::new();

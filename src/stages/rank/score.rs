@@ -189,13 +189,13 @@ pub(super) fn gather_indexed(
 /// Score every file from what was gathered of it: BM25 with the boosts and the prior, and each
 /// query term's weight.
 pub(super) fn bm25(
-    paths: &[&str],
-    lens: &[usize],
+    facts: &[&PathFacts],
     per_doc: Vec<Gathered>,
     query: &Query,
     stop: &dyn Fn() -> bool,
 ) -> Option<Weighted> {
     let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    let named_hashes: Vec<u64> = query.names.iter().map(|n| term_hash(n)).collect();
     // Tests, examples, fixtures and generated files usually only use what a query is about;
     // they count for less, unless the query asks for them.
     let wants_tests = named.iter().any(|n| TEST_WORDS.contains(n));
@@ -208,21 +208,21 @@ pub(super) fn bm25(
             df[k] += 1;
         }
     }
-    let n = paths.len() as f64;
+    let n = facts.len() as f64;
     let avg_len = per_doc.iter().map(|g| g.len as f64).sum::<f64>() / n.max(1.0);
-    let mut out = Vec::with_capacity(paths.len());
+    let mut out = Vec::with_capacity(facts.len());
     for (i, g) in per_doc.iter().enumerate() {
         if i % 256 == 0 && stop() {
             return None;
         }
         out.push(score_one(
             i,
-            (paths[i], lens[i]),
+            facts[i],
             g,
             &df,
             n,
             avg_len,
-            &named,
+            &named_hashes,
             (wants_tests, wants_docs),
         ));
     }
@@ -239,12 +239,12 @@ fn idf(n: f64, dfi: f64) -> f64 {
 #[allow(clippy::too_many_arguments)]
 fn score_one(
     i: usize,
-    (path, text_len): (&str, usize),
+    facts: &PathFacts,
     g: &Gathered,
     df: &[usize],
     n: f64,
     avg_len: f64,
-    named: &HashSet<&str>,
+    named: &[u64],
     (wants_tests, wants_docs): (bool, bool),
 ) -> (usize, Score) {
     let mut text_score = 0.0;
@@ -253,9 +253,10 @@ fn score_one(
         let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * g.len as f64 / avg_len.max(1.0)));
         text_score += idf(n, df[k] as f64) * norm;
     }
-    let (file_hit, dir_hit) = path_hits(path, named);
+    let is_named = |h: &u64| named.contains(h);
+    let file_hit = facts.names.iter().any(is_named);
+    let dir_hit = facts.dirs.iter().any(is_named);
     let symbol_hits = g.symbol_hits;
-    let base = prior(path, text_len);
     let mut parts = vec![("bm25", text_score)];
     if file_hit {
         parts.push(("names_file", FILE_BOOST));
@@ -267,16 +268,16 @@ fn score_one(
         parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
     }
     let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
-    if !wants_tests && class_of(path) >= Class::Test && relevant > 0.0 {
+    if !wants_tests && facts.class >= Class::Test && relevant > 0.0 {
         parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;
-    } else if !wants_docs && is_prose(path) && relevant > 0.0 {
+    } else if !wants_docs && facts.prose && relevant > 0.0 {
         parts.push(("docs_file", -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;
     }
     // The prior is scaled down so it only breaks ties between relevant files, and keeps files
     // the query does not touch in their default order below all that it does.
-    let prior_part = base.total / 1000.0;
+    let prior_part = facts.prior / 1000.0;
     parts.push(("prior", prior_part));
     let total = if relevant > 0.0 {
         relevant + prior_part
@@ -286,22 +287,49 @@ fn score_one(
     (i, Score { total, parts })
 }
 
-/// Whether the query names the file (its name or stem) or a directory on its path.
-fn path_hits(path: &str, wanted: &HashSet<&str>) -> (bool, bool) {
-    let mut comps: Vec<&str> = path.split('/').collect();
-    let name = comps.pop().unwrap_or("");
-    let stem = name.split('.').next().unwrap_or(name);
-    // Lowercased, without `_`, `-` or `.` (`permessage-deflate` is named by `PerMessageDeflate`).
-    let lower = |s: &str| -> String {
-        s.chars()
-            .filter(|c| !matches!(c, '_' | '-' | '.'))
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let file = (!stem.is_empty() && wanted.contains(lower(stem).as_str()))
-        || wanted.contains(name.to_ascii_lowercase().as_str());
-    let dir = comps.iter().any(|c| wanted.contains(lower(c).as_str()));
-    (file, dir)
+/// What scoring needs of a file's path and its text's length, computed once per file (and kept
+/// in its index): the hashes of the names that name the file (its stem and its whole name,
+/// lowercased, the stem without `_`, `-` or `.`: `permessage-deflate` is named by
+/// `PerMessageDeflate`) and its directories, its class, whether it is prose, and its prior.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathFacts {
+    names: Vec<u64>,
+    dirs: Vec<u64>,
+    class: Class,
+    prose: bool,
+    prior: f64,
+}
+
+impl PathFacts {
+    /// The facts of the file at `path` whose text is `text_len` bytes long.
+    pub fn of(path: &str, text_len: usize) -> PathFacts {
+        let mut comps: Vec<&str> = path.split('/').collect();
+        let name = comps.pop().unwrap_or("");
+        let stem = name.split('.').next().unwrap_or(name);
+        let lower = |s: &str| -> String {
+            s.chars()
+                .filter(|c| !matches!(c, '_' | '-' | '.'))
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        let mut names = Vec::with_capacity(2);
+        if !stem.is_empty() {
+            names.push(term_hash(&lower(stem)));
+        }
+        names.push(term_hash(&name.to_ascii_lowercase()));
+        PathFacts {
+            names,
+            dirs: comps.iter().map(|c| term_hash(&lower(c))).collect(),
+            class: class_of(path),
+            prose: is_prose(path),
+            prior: prior(path, text_len).total,
+        }
+    }
+
+    /// What the facts take in memory beyond their own size, in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        (self.names.capacity() + self.dirs.capacity()) * 8
+    }
 }
 
 /// Names the file defines, lowercased and without underscores (as whole-identifier terms are):

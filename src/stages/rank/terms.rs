@@ -6,22 +6,40 @@ use std::collections::HashSet;
 
 /// What the query names as written: each word, lowercased, without underscores
 /// (`ArgMatches::get_one` → `argmatches`, `getone`), for the file, directory and symbol boosts.
-/// A part of an identifier (`map` in `deserialize_map`) names nothing on its own.
+/// A part of an identifier (`map` in `deserialize_map`) names nothing on its own. Two or three
+/// words in a row name what they spell together, in that order (`JSON array` → `jsonarray`,
+/// which names `JsonArray.java` and a `json_array` function), up to [`MAX_COMPOUND`] words.
 pub(super) fn query_names(q: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
+    let mut words: Vec<String> = Vec::new();
     for word in q.split(|c: char| !c.is_alphanumeric() && c != '_') {
         let name: String = word
             .chars()
             .filter(|c| *c != '_')
             .flat_map(char::to_lowercase)
             .collect();
-        if name.len() > 1 && !STOP.contains(&name.as_str()) && seen.insert(name.clone()) {
+        if name.is_empty() || STOP.contains(&name.as_str()) {
+            continue;
+        }
+        words.push(name.clone());
+        if name.len() > 1 && seen.insert(name.clone()) {
             out.push(name);
+        }
+    }
+    for n in 2..=MAX_COMPOUND {
+        for run in words.windows(n) {
+            let name: String = run.concat();
+            if seen.insert(name.clone()) {
+                out.push(name);
+            }
         }
     }
     out
 }
+
+/// The most query words in a row that name something together.
+const MAX_COMPOUND: usize = 3;
 
 /// Words too common in questions to mean anything.
 const STOP: &[&str] = &[
@@ -70,6 +88,7 @@ fn singular(t: &mut String) {
 /// in their singular form.
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     let mut buf = String::new();
+    let mut parts: Vec<(usize, usize)> = Vec::new();
     for word in text.split(|c: char| !c.is_alphanumeric() && c != '_') {
         if word.is_empty() {
             continue;
@@ -87,7 +106,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             }
             continue;
         }
-        let parts = split_identifier(word);
+        split_into(word, &mut parts);
         if parts.len() > 1 {
             buf.clear();
             buf.extend(
@@ -100,7 +119,8 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
                 f(&buf);
             }
         }
-        for p in parts {
+        for &(a, b) in &parts {
+            let p = &word[a..b];
             if p.len() > 1 {
                 buf.clear();
                 buf.extend(p.chars().flat_map(char::to_lowercase));
@@ -114,21 +134,36 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
 /// `getHTTPResponse_v2` → `get`, `HTTP`, `Response`, `v2`.
 pub fn split_identifier(word: &str) -> Vec<&str> {
     let mut parts = Vec::new();
-    for piece in word.split('_').filter(|p| !p.is_empty()) {
-        let chars: Vec<(usize, char)> = piece.char_indices().collect();
+    split_into(word, &mut parts);
+    parts.into_iter().map(|(a, b)| &word[a..b]).collect()
+}
+
+/// [`split_identifier`] as byte ranges of `word`, into `parts` (cleared first): a boundary
+/// before an uppercase letter that follows a lowercase one, and before the last capital of a
+/// run followed by a lowercase letter (`XMLParser` → `XML`, `Parser`); `_` separates and is
+/// dropped. No allocation beyond `parts`' own.
+fn split_into(word: &str, parts: &mut Vec<(usize, usize)>) {
+    parts.clear();
+    let mut offset = 0;
+    for piece in word.split('_') {
+        let base = offset;
+        offset += piece.len() + 1;
+        if piece.is_empty() {
+            continue;
+        }
         let mut start = 0;
-        for k in 1..chars.len() {
-            let (i, c) = chars[k];
-            let prev = chars[k - 1].1;
-            let next_lower = chars.get(k + 1).is_some_and(|(_, n)| n.is_lowercase());
+        let mut it = piece.char_indices().peekable();
+        let mut prev = it.next().map_or(' ', |(_, c)| c);
+        while let Some((i, c)) = it.next() {
+            let next_lower = it.peek().is_some_and(|(_, n)| n.is_lowercase());
             let boundary = (prev.is_lowercase() && c.is_uppercase())
                 || (prev.is_uppercase() && c.is_uppercase() && next_lower);
             if boundary {
-                parts.push(&piece[start..i]);
+                parts.push((base + start, base + i));
                 start = i;
             }
+            prev = c;
         }
-        parts.push(&piece[start..]);
+        parts.push((base + start, base + piece.len()));
     }
-    parts
 }

@@ -8,6 +8,7 @@
 use gnaw::cache::Cache;
 use gnaw::driver::nav::Request;
 use gnaw::driver::nav::index;
+use gnaw::driver::nav::related::{self, RelatedArgs};
 use gnaw::driver::nav::search::{self, SearchAnswer, SearchArgs};
 use gnaw::driver::nav::session::Session;
 use gnaw::rank::{for_each_term, term_hash};
@@ -184,4 +185,74 @@ fn a_redacted_secret_is_in_no_index() {
         }
     }
     assert_eq!(search(&repo, Some(&cache), &key).total_files, 0);
+}
+
+#[test]
+fn related_files_are_linked_by_imports_and_names_both_ways() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap().join("r");
+    fs::create_dir_all(repo.join("src")).unwrap();
+    let files = [
+        (
+            "src/parser.rs",
+            "use crate::util;\npub fn parse_header() { util::trim_line(); }\npub struct HeaderMap;\n",
+        ),
+        (
+            "src/client.rs",
+            "use crate::parser;\nfn go() { parser::parse_header(); }\n",
+        ),
+        ("src/server.rs", "fn serve() -> HeaderMap { todo!() }\n"),
+        ("src/util.rs", "pub fn trim_line() {}\n"),
+        ("src/unrelated.rs", "fn nothing_here() {}\n"),
+    ];
+    for (p, t) in files {
+        fs::write(repo.join(p), t).unwrap();
+    }
+    let req = request(&repo, None);
+    let ask = |symbol: Option<&str>| {
+        related::related(
+            &req,
+            &RelatedArgs {
+                path: "src/parser.rs".into(),
+                symbol: symbol.map(String::from),
+                limit: None,
+            },
+        )
+        .unwrap()
+    };
+    let a = ask(None);
+    let by: std::collections::HashMap<&str, &related::Relation> =
+        a.files.iter().map(|f| (f.path.as_str(), f)).collect();
+    assert_eq!(a.total_files, 3, "{}", a.text);
+    assert!(!by.contains_key("src/unrelated.rs"), "{}", a.text);
+    assert!(!by.contains_key("src/parser.rs"), "not itself");
+    let client = by["src/client.rs"];
+    assert_eq!(client.imports, (true, false), "{}", a.text);
+    assert_eq!(client.uses, vec!["parse_header".to_string()]);
+    assert_eq!(by["src/server.rs"].uses, vec!["HeaderMap".to_string()]);
+    let util = by["src/util.rs"];
+    assert_eq!(util.imports, (false, true), "{}", a.text);
+    assert_eq!(util.provides, 1);
+    // Files linked by an import rank above one that only shares a name.
+    assert_eq!(a.files[2].path, "src/server.rs", "{}", a.text);
+    assert!(a.text.contains("imports it"), "{}", a.text);
+    // By one name: only the files that use it (and the import edges).
+    let s = ask(Some("HeaderMap"));
+    assert_eq!(
+        s.files
+            .iter()
+            .filter(|f| !f.uses.is_empty())
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>(),
+        vec!["src/server.rs"]
+    );
+    // A path outside the files searched is refused by name.
+    let e = related::related(
+        &req,
+        &RelatedArgs {
+            path: "src/missing.rs".into(),
+            ..RelatedArgs::default()
+        },
+    );
+    assert!(e.is_err());
 }

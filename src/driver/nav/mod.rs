@@ -8,6 +8,7 @@
 //! | [`read`] | lines of files by range, numbered, with the exact continuation |
 //! | [`grep`] | matching lines of the text the model would be shown, grouped by file, with totals and the continuation |
 //! | [`index`] | the search index: every kept file with its shown text and its term index, kept in the warm cache per file and rebuilt only for files that changed |
+//! | [`related`] | the files most related to one file: imports both ways, names it defines that they use and the other way |
 //! | [`search`] | the files ranked for a query (`extract --query`'s ranker), each with its score's parts and best regions as `path:START-END` |
 //! | [`outline`] | each file's definitions (tree-sitter), nested, one line each, with the exact continuation |
 //! | [`symbol`] | a name's definitions with their source and exact lines, then its uses; the closest names on a miss |
@@ -22,6 +23,7 @@ pub mod grep;
 pub mod index;
 pub mod outline;
 pub mod read;
+pub mod related;
 pub mod search;
 pub mod session;
 pub mod symbol;

@@ -30,6 +30,9 @@ pub struct FileIndex {
     text_len: usize,
     /// What scoring needs of its path.
     facts: PathFacts,
+    /// Hashes of the words of its import lines ([`import_words`]), sorted, distinct: the modules
+    /// it names as dependencies.
+    imports: Box<[u64]>,
 }
 
 /// The hash a term is indexed under (deterministic: the same on every machine and run).
@@ -66,6 +69,7 @@ impl FileIndex {
             defined: defined.into_boxed_slice(),
             text_len: text.len(),
             facts: PathFacts::of(path, text.len()),
+            imports: import_words(text).into_boxed_slice(),
         }
     }
 
@@ -102,6 +106,16 @@ impl FileIndex {
         self.terms.len()
     }
 
+    /// Whether one of its import lines names the word hashed `h` (see [`module_name`]).
+    pub fn imports(&self, h: u64) -> bool {
+        self.imports.binary_search(&h).is_ok()
+    }
+
+    /// Whether the file defines any name (by the keyword guess).
+    pub fn defined(&self) -> &[u64] {
+        &self.defined
+    }
+
     /// What scoring needs of its path.
     pub(super) fn facts(&self) -> &PathFacts {
         &self.facts
@@ -113,7 +127,74 @@ impl FileIndex {
             + self.facts.heap_bytes()
             + std::mem::size_of_val(&*self.terms)
             + std::mem::size_of_val(&*self.defined)
+            + std::mem::size_of_val(&*self.imports)
     }
+}
+
+/// The hashes of the words of `text`'s import lines, sorted and distinct: lines that start
+/// (after blanks) with `use`, `pub use`, `import`, `from`, `#include`, `#import`, `mod`,
+/// `pub mod`, `extern crate`, `using`, `require` or `load`, or that call `require(`. Words are
+/// lowercased with `_` and `-` dropped (`./permessage-deflate` → `permessagedeflate`), the form
+/// of [`module_name`].
+fn import_words(text: &str) -> Vec<u64> {
+    const STARTS: &[&str] = &[
+        "use ",
+        "pub use ",
+        "pub(crate) use ",
+        "import ",
+        "from ",
+        "#include",
+        "#import",
+        "mod ",
+        "pub mod ",
+        "extern crate ",
+        "using ",
+        "require ",
+        "require_relative ",
+        "load(",
+    ];
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if !(STARTS.iter().any(|s| t.starts_with(s)) || t.contains("require(")) {
+            continue;
+        }
+        for w in t.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
+            word.clear();
+            word.extend(
+                w.chars()
+                    .filter(|c| !matches!(c, '_' | '-'))
+                    .flat_map(char::to_lowercase),
+            );
+            if word.len() > 1 {
+                out.push(term_hash(&word));
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The word by which other files import the file at `path`: its stem lowercased without `_`, `-`
+/// or `.`, or its directory's name for a module's own file (`mod.rs`, `index.js`,
+/// `__init__.py`, `lib.rs`); `None` for a file with no stem.
+pub fn module_name(path: &str) -> Option<u64> {
+    let mut comps = path.rsplit('/');
+    let name = comps.next()?;
+    let stem = name.split('.').next().unwrap_or(name);
+    let stem = if matches!(stem, "mod" | "index" | "__init__" | "lib" | "main") {
+        comps.next().unwrap_or(stem)
+    } else {
+        stem
+    };
+    let lower: String = stem
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    (lower.len() > 1).then(|| term_hash(&lower))
 }
 
 #[cfg(test)]
@@ -133,5 +214,18 @@ mod tests {
         assert_eq!(ix.len(), 5 + 5 * PATH_WEIGHT);
         assert_eq!(ix.text_len(), 30);
         assert!(ix.bytes() >= ix.distinct_terms() * 12);
+    }
+
+    #[test]
+    fn import_lines_name_modules() {
+        let ix = FileIndex::build(
+            "src/app.js",
+            "const ws = require('./permessage-deflate');\nimport { x } from './http_client';\nlet parser = 1;",
+        );
+        let name = |p: &str| module_name(p).unwrap();
+        assert!(ix.imports(name("lib/permessage-deflate.js")));
+        assert!(ix.imports(name("src/http_client/index.ts")));
+        assert!(!ix.imports(name("src/parser.js")), "not an import line");
+        assert_eq!(module_name("src/net/mod.rs"), module_name("lib/net.py"));
     }
 }

@@ -32,7 +32,7 @@ mod score;
 mod terms;
 
 pub use classes::{Class, class_of, prior};
-pub use index::{FileIndex, term_hash};
+pub use index::{FileIndex, module_name, term_hash};
 pub use regions::{REGION_LINES, Region, regions};
 pub use terms::{for_each_term, query_terms, split_identifier};
 
@@ -182,6 +182,12 @@ pub fn rank_weighted(
             finish((out, Vec::new()), None, &paths, &lens, outline, stop)
         }
     }
+}
+
+/// The names `text` defines by the keyword guess (`fn x`, `struct X`, `class X`, `def x`, ...),
+/// lowercased and without underscores, in order, repeats included.
+pub fn defined_names(text: &str) -> Vec<String> {
+    score::defined_symbols(text).collect()
 }
 
 /// One file to rank from its index (see [`FileIndex`]): the same score as the [`Doc`] it was

@@ -1,13 +1,14 @@
 //! `related`: the files most related to one file (or one of its definitions) by the search
 //! index, best first, each with why (see [`crate::driver::nav::related`]).
 
-use super::super::args::{Budget, Exclude, Include, PathText, Repo, Text, Tokens};
+use super::super::args::{Budget, PathText, Repo, Tokens};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::related::{self, DEFAULT_LIMIT, MAX_LIMIT, RelatedAnswer, RelatedArgs};
 use serde_json::{Value, json};
 
-const DESCRIPTION: &str = "Files most related to a file: what it imports and what imports it, who uses its names and whose names it uses. Use it to widen from a search hit.";
+const DESCRIPTION: &str =
+    "Files linked to one file by imports, both ways, and by names it defines or uses. Use it to widen a search from a hit.";
 
 /// The `related` tool.
 pub struct Related;
@@ -16,37 +17,33 @@ pub struct Related;
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Args {
     repo: Repo,
-    /// A file in the repository, as tools show it.
+    /// A file as tools show it, or "path::Name" for one of its names.
     path: PathText,
-    /// Only this name of the file counts ("parse_header").
-    symbol: Option<Text>,
     #[schemars(
-        description = format!("Most files (default {DEFAULT_LIMIT})."),
+        description = format!("Most files to list (default {DEFAULT_LIMIT})."),
         range(min = 1, max = MAX_LIMIT)
     )]
     limit: Option<Tokens>,
-    include: Option<Include>,
-    exclude: Option<Exclude>,
     budget: Option<Budget>,
 }
 
 impl Declared for Related {
     const ABOUT: About = About {
         name: "related",
-        title: "Files related to a file",
+        title: "Related files",
         description: DESCRIPTION,
         summary: "find the files linked to one file by imports and shared names, to widen a search from a hit",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("total_files", "integer"), ("files_searched", "integer"), ("files", "array")]);
+    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("budget", "integer"), ("total_files", "integer"), ("files", "array")]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let req =
-            navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
+        let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
+        let (path, symbol) = split_symbol(&args.path.0);
         let a = related::related(
             &req,
             &RelatedArgs {
-                path: args.path.0,
-                symbol: args.symbol.map(|s| s.0),
+                path,
+                symbol,
                 limit: args.limit.map(|t| t.0),
             },
         )
@@ -56,13 +53,21 @@ impl Declared for Related {
     }
 }
 
+/// `src/a.rs::Name` → the path and the name; a path without `::` is the whole file.
+fn split_symbol(given: &str) -> (String, Option<String>) {
+    match given.rsplit_once("::") {
+        Some((path, name)) if !path.is_empty() && !name.is_empty() && !name.contains('/') => {
+            (path.to_string(), Some(name.to_string()))
+        }
+        _ => (given.to_string(), None),
+    }
+}
+
 fn structured(a: &RelatedAnswer) -> Value {
     json!({
         "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
         "budget": a.budget.unwrap_or(0),
         "total_files": a.total_files,
-        "files_searched": a.files_searched,
         "files": a.files.iter().map(|f| json!({
             "path": f.path,
             "score": f.score,

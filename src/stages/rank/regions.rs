@@ -4,6 +4,7 @@
 use super::Query;
 use super::score::defined_symbols;
 use super::terms::for_each_term;
+use aho_corasick::AhoCorasick;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A run of lines of a file that matches a query well: what a reader should look at first.
@@ -35,6 +36,19 @@ pub fn regions(
     max: usize,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<Region>> {
+    regions_with(text, query, idf, max, stop, true)
+}
+
+/// [`regions`], skipping the lines the [`Prefilter`] rules out when `filter` (the same answer
+/// either way; only the time differs).
+fn regions_with(
+    text: &str,
+    query: &Query,
+    idf: &[f64],
+    max: usize,
+    stop: &dyn Fn() -> bool,
+    filter: bool,
+) -> Option<Vec<Region>> {
     let wanted: FxHashMap<&str, usize> = query
         .terms
         .iter()
@@ -48,11 +62,18 @@ pub fn regions(
     let mut line_hits: Vec<(usize, usize)> = Vec::new();
     let mut hits: Vec<usize> = Vec::new();
     let mut seen_on: Vec<usize> = vec![usize::MAX; query.terms.len()];
+    let prefilter = Prefilter::new(query);
+    let mut norm: Vec<u8> = Vec::new();
     for (li, line) in text.split('\n').enumerate() {
         if li % 4096 == 0 && stop() {
             return None;
         }
         let from = hits.len();
+        if filter && !prefilter.may_match(line, &mut norm) {
+            line_score.push(0.0);
+            line_hits.push((from, from));
+            continue;
+        }
         let mut score = 0.0;
         let mut names_here = false;
         for_each_term(line, |t| {
@@ -149,4 +170,90 @@ pub fn regions(
         });
     }
     Some(out)
+}
+
+/// Which lines cannot hold a query term or name, without splitting them into terms. Every term
+/// the split gives of an ASCII line (a word, a part of an identifier, or a whole identifier
+/// without its `_`, lowercased, and made singular) shares all but its last character with the
+/// line lowercased and without `_` (`entry` from `Entries`: `entr`; `parseheader` from
+/// `parse_header`: `parsehead`). So an ASCII line whose normal form holds no term's or name's
+/// prefix (all but its last character) holds no term or name: it scores nothing, exactly as
+/// if it were split. Other lines are always split.
+struct Prefilter {
+    anchors: Option<AhoCorasick>,
+}
+
+impl Prefilter {
+    fn new(query: &Query) -> Prefilter {
+        let anchors: Vec<&[u8]> = query
+            .terms
+            .iter()
+            .chain(query.names.iter())
+            .map(|t| &t.as_bytes()[..t.len().saturating_sub(1)])
+            .collect();
+        // An empty anchor would match every line: no filter then.
+        let anchors = if anchors.is_empty() || anchors.iter().any(|a| a.is_empty()) {
+            None
+        } else {
+            AhoCorasick::new(anchors).ok()
+        };
+        Prefilter { anchors }
+    }
+
+    /// Whether `line` may hold a term or name (`norm` is a buffer to reuse).
+    fn may_match(&self, line: &str, norm: &mut Vec<u8>) -> bool {
+        let Some(ac) = &self.anchors else {
+            return true;
+        };
+        if !line.is_ascii() {
+            return true;
+        }
+        norm.clear();
+        norm.extend(
+            line.bytes()
+                .filter(|b| *b != b'_')
+                .map(|b| b.to_ascii_lowercase()),
+        );
+        ac.is_match(norm.as_slice())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prefilter_changes_no_region() {
+        let text = "\
+fn parse_header(x_pos: u32) -> Entries {
+    // nothing here
+    let JsonArray = Entries::new();
+    let entries = parseHeader(x_pos);
+    xpos + élan_vital + ÉLAN
+}
+struct HTTPServerError;
+let a = 1;
+let b = 2;
+let json_array = JSON_ARRAY;
+ioctl(io);
+";
+        let text = text.repeat(7);
+        for q in [
+            "parse header",
+            "parseheader",
+            "xpos",
+            "entries",
+            "JSON array",
+            "élan vital",
+            "http server error",
+            "io",
+            "nothing matches zzz",
+        ] {
+            let query = Query::parse(q).unwrap();
+            let idf = vec![1.0; query.terms.len()];
+            let with = regions_with(&text, &query, &idf, 3, &|| false, true);
+            let without = regions_with(&text, &query, &idf, 3, &|| false, false);
+            assert_eq!(with, without, "{q}");
+        }
+    }
 }

@@ -1,9 +1,12 @@
 //! The search index in the warm cache, on real files through the library with the cache's own
 //! counters: a warm search indexes nothing again and answers exactly as a cold one, an edit
 //! re-indexes that one file (and the answer follows the edit), a new file is indexed alone, and
-//! a secret the scan redacts is in no file's index.
+//! a secret the scan redacts is in no file's index. And `related`, on the library and through a
+//! real gnaw-mcp process.
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
+mod mcp_client;
 
 use gnaw::cache::Cache;
 use gnaw::driver::nav::Request;
@@ -14,6 +17,8 @@ use gnaw::driver::nav::session::Session;
 use gnaw::rank::{for_each_term, term_hash};
 use gnaw::{Overrides, Policy};
 use gnaw_sandbox::Root;
+use mcp_client::Server;
+use serde_json::json;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -236,15 +241,13 @@ fn related_files_are_linked_by_imports_and_names_both_ways() {
     // Files linked by an import rank above one that only shares a name.
     assert_eq!(a.files[2].path, "src/server.rs", "{}", a.text);
     assert!(a.text.contains("imports it"), "{}", a.text);
-    // By one name: only the files that use it (and the import edges).
+    // By one name: only the files that have it.
     let s = ask(Some("HeaderMap"));
     assert_eq!(
-        s.files
-            .iter()
-            .filter(|f| !f.uses.is_empty())
-            .map(|f| f.path.as_str())
-            .collect::<Vec<_>>(),
-        vec!["src/server.rs"]
+        s.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+        vec!["src/server.rs"],
+        "{}",
+        s.text
     );
     // A path outside the files searched is refused by name.
     let e = related::related(
@@ -255,4 +258,52 @@ fn related_files_are_linked_by_imports_and_names_both_ways() {
         },
     );
     assert!(e.is_err());
+}
+
+#[test]
+fn related_through_the_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap().join("app");
+    fs::create_dir_all(repo.join("src")).unwrap();
+    fs::write(
+        repo.join("src/parser.rs"),
+        "pub struct HeaderMap;\npub fn parse_header() {}\n",
+    )
+    .unwrap();
+    fs::write(
+        repo.join("src/client.rs"),
+        "use crate::parser;\nfn go() { parser::parse_header(); }\n",
+    )
+    .unwrap();
+    fs::write(
+        repo.join("src/server.rs"),
+        "fn serve() -> HeaderMap { todo!() }\n",
+    )
+    .unwrap();
+    let mut s = Server::start(tmp.path(), &[]);
+    s.initialize("2025-11-25");
+    let resp = s.call("related", json!({"repo": "app", "path": "src/parser.rs"}));
+    let sc = &resp["result"]["structuredContent"];
+    let paths: Vec<&str> = sc["files"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{resp}"))
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["src/client.rs", "src/server.rs"], "{resp}");
+    assert_eq!(sc["files"][0]["imports_it"], true);
+    // One name only: `path::Name`.
+    let resp = s.call(
+        "related",
+        json!({"repo": "app", "path": "src/parser.rs::HeaderMap"}),
+    );
+    let files = &resp["result"]["structuredContent"]["files"];
+    assert_eq!(files[0]["path"], "src/server.rs", "{resp}");
+    assert_eq!(files[0]["uses"], json!(["HeaderMap"]));
+    // Outside the repo: refused like any path.
+    let resp = s.call("related", json!({"repo": "app", "path": "../x.rs"}));
+    assert!(
+        resp.get("error").is_some() || resp["result"]["isError"] == true,
+        "{resp}"
+    );
 }

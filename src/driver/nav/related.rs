@@ -10,7 +10,8 @@
 //! - **Names**: the file's definitions (from the syntax stage when its language has a grammar,
 //!   else the keyword guess), each weighted by its rarity in the repository (inverse document
 //!   frequency), found among another file's terms; and the other way, the names another file
-//!   defines found among this file's terms. With `symbol`, only that name counts.
+//!   defines found among this file's terms. With `symbol`, only that name counts, and only the
+//!   files that have it are listed.
 //!
 //! Every file is searched as `search` searches it (same walk, rules and redacted text, same warm
 //! index). At most [`MAX_NAMES`] names of the file count (said in the answer when more are
@@ -157,6 +158,10 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
                 score += NAME_WEIGHT * idf[k];
                 uses.push(name.clone());
             }
+        }
+        // By one name, only the files that have it count (their import edges add to it).
+        if args.symbol.is_some() && uses.is_empty() {
+            continue;
         }
         let provides = if args.symbol.is_some() {
             0

@@ -75,11 +75,18 @@ impl Score {
     }
 }
 
+/// What a synonym from the checked-in table ([`terms::synonyms`]) weighs against a term of the
+/// query itself.
+pub const SYNONYM_WEIGHT: f64 = 0.4;
+
 /// A query, split into its terms and the names it mentions, within the bounds.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Query {
-    /// Distinct terms, in order of first appearance.
+    /// Distinct terms, in order of first appearance, then the synonyms they bring
+    /// ([`terms::synonyms`]).
     terms: Vec<String>,
+    /// Each term's weight: 1 for the query's own terms, [`SYNONYM_WEIGHT`] for a synonym.
+    weights: Vec<f64>,
     /// Distinct whole words (see [`query_names`]).
     names: Vec<String>,
 }
@@ -106,13 +113,20 @@ impl Query {
                 ),
             });
         }
+        let mut weights = vec![1.0; terms.len()];
+        let mut terms = terms;
+        for extra in terms::synonyms(&terms) {
+            terms.push(extra);
+            weights.push(SYNONYM_WEIGHT);
+        }
         Ok(Query {
             terms,
+            weights,
             names: query_names(q),
         })
     }
 
-    /// The query's distinct terms, in order of first appearance.
+    /// The query's distinct terms, in order of first appearance, then their synonyms.
     pub fn terms(&self) -> &[String] {
         &self.terms
     }

@@ -223,10 +223,15 @@ pub(super) fn bm25(
             n,
             avg_len,
             &named_hashes,
+            &query.weights,
             (wants_tests, wants_docs),
         ));
     }
-    let idf = df.iter().map(|&d| idf(n, d as f64)).collect();
+    let idf = df
+        .iter()
+        .zip(&query.weights)
+        .map(|(&d, w)| w * idf(n, d as f64))
+        .collect();
     Some((out, idf))
 }
 
@@ -245,13 +250,14 @@ fn score_one(
     n: f64,
     avg_len: f64,
     named: &[u64],
+    weights: &[f64],
     (wants_tests, wants_docs): (bool, bool),
 ) -> (usize, Score) {
     let mut text_score = 0.0;
     for &(k, f) in &g.tf {
         let f = f as f64;
         let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * g.len as f64 / avg_len.max(1.0)));
-        text_score += idf(n, df[k] as f64) * norm;
+        text_score += weights[k] * idf(n, df[k] as f64) * norm;
     }
     let is_named = |h: &u64| named.contains(h);
     let file_hit = facts.names.iter().any(is_named);

@@ -41,6 +41,93 @@ pub(super) fn query_names(q: &str) -> Vec<String> {
 /// The most query words in a row that name something together.
 const MAX_COMPOUND: usize = 3;
 
+/// Words that name the same idea in code, one group a line: a query's term brings the other
+/// words of its groups as terms of lesser weight (`super::SYNONYM_WEIGHT`), so that a question in
+/// one vocabulary finds code written in another ("waiting for any of several futures" finds
+/// `select`). Checked in, small and plain: the same answer on every machine.
+const SYNONYM_GROUPS: &[&[&str]] = &[
+    &["async", "await", "future", "promise"],
+    &["error", "err", "exception", "failure"],
+    &["init", "initialize", "setup", "bootstrap"],
+    &["config", "configuration", "setting", "option"],
+    &["delete", "remove", "erase"],
+    &["retry", "backoff", "attempt"],
+    &["wait", "select", "join", "poll"],
+    &[
+        "auth",
+        "authenticate",
+        "authorization",
+        "credential",
+        "login",
+    ],
+    &["serialize", "encode", "marshal"],
+    &["deserialize", "decode", "unmarshal"],
+    &["cache", "memo", "memoize"],
+    &["route", "router", "dispatch"],
+    &["callback", "handler", "hook", "listener"],
+    &["event", "signal", "emit"],
+    &["argument", "arg", "param", "parameter", "flag"],
+    &["command", "cmd", "subcommand"],
+    &["message", "msg"],
+    &["length", "len", "size"],
+    &["directory", "dir", "folder"],
+    &["database", "db"],
+    &["connection", "conn", "socket"],
+    &["regex", "regexp", "pattern"],
+    &["buffer", "buf"],
+    &["temporary", "tmp", "temp"],
+    &["iterate", "iter", "iterator"],
+    &["color", "colour", "ansi"],
+    &["exit", "quit", "terminate"],
+    &["string", "str"],
+    &["number", "num", "int", "integer"],
+    &["character", "char"],
+    &["environment", "env"],
+    &["request", "req"],
+    &["response", "resp", "reply"],
+    &["timeout", "deadline"],
+    &["spawn", "thread", "task"],
+    &["lock", "mutex"],
+    &["escape", "quote"],
+    &["compare", "cmp", "equal", "eq"],
+];
+
+/// The most synonyms one query brings.
+const MAX_SYNONYMS: usize = 32;
+
+/// The synonyms `terms` bring from [`SYNONYM_GROUPS`], as terms (split and made singular like
+/// any), each once, none already among `terms`, in the order of the terms that bring them; at
+/// most [`MAX_SYNONYMS`].
+pub(super) fn synonyms(terms: &[String]) -> Vec<String> {
+    let mut seen: HashSet<String> = terms.iter().cloned().collect();
+    let mut out = Vec::new();
+    for t in terms {
+        for group in SYNONYM_GROUPS {
+            let forms: Vec<String> = group.iter().map(|w| term_of(w)).collect();
+            if !forms.iter().any(|f| f == t) {
+                continue;
+            }
+            for f in forms {
+                if out.len() < MAX_SYNONYMS && seen.insert(f.clone()) {
+                    out.push(f);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A word as a term (lowercased, singular).
+fn term_of(word: &str) -> String {
+    let mut out = String::new();
+    for_each_term(word, |t| {
+        if out.is_empty() {
+            out = t.to_string();
+        }
+    });
+    out
+}
+
 /// Words too common in questions to mean anything.
 const STOP: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",

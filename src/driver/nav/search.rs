@@ -9,6 +9,11 @@
 //! (a secret in a file name is redacted too). A query can therefore tell nothing about a secret
 //! that `extract` does not show. Files not searched are counted by reason, never named.
 //!
+//! The files are ranked from their search index ([`super::index`]): each file's terms, counted
+//! once from that shown text and kept in the warm cache, so a warm call re-indexes only the
+//! files that changed and scores the rest by lookups ([`rank::rank_indexed`], the same scores as
+//! `extract --query`'s). The answer states the index's size beside the text it indexes.
+//!
 //! A region is a window of lines holding the query's words ([`rank::regions`]); where the
 //! file's language has a grammar, it is shown with the innermost definition holding it
 //! (`function parse_header`), and as that whole definition when it is at most

@@ -8,22 +8,27 @@
 //! snake_case and camelCase, acronyms kept whole: `getHTTPResponse` → get, http, response, plus
 //! the whole identifier), where path components count as terms too, plus boosts when the query
 //! names a file, a directory, or a symbol the file defines. Only whole query words name things
-//! (`deserialize_map` names `deserialize_map`, not `map.rs`). Tests, examples, fixtures and
-//! generated files count half, unless the query asks for tests or examples. The prior breaks
-//! ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
+//! (`deserialize_map` names `deserialize_map`, not `map.rs`), and two or three of them in a row
+//! name what they spell together (`JSON array` names `JsonArray.java`). A query term brings its
+//! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]). Files that
+//! many others import count a little more ([`Score::parts`]: `imported_by_many`). Tests,
+//! examples, fixtures and generated files count half, unless the query asks for tests or
+//! examples. The prior breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
 //! measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
 //!
 //! Ranking decides only what is kept; the rendered output stays sorted by path.
 //!
 //! A query is bounded: at most [`MAX_QUERY_BYTES`] bytes and [`MAX_QUERY_TERMS`] distinct terms
 //! ([`Query::parse`]); over either bound it is an error that names the limit, never silently
-//! cut. Ranking costs one pass over every file's text and path plus a sort, and stops between
-//! files when the caller cancels.
+//! cut. Ranking [`Doc`]s costs one pass over every file's text and path plus a sort; ranking
+//! [`Indexed`] files (the search index, built once per file content) costs a few binary searches
+//! per file and query term plus the sort. Either stops between files when the caller cancels.
 //!
-//! The stage is split by job: [`terms`] turns text into terms (the features), [`classes`] says
-//! what kind of file a path is and gives the default order, [`score`] scores files for a query
-//! (BM25 and the boosts), [`index`] keeps what scoring needs of one file so that a warm search
-//! reads no text again ([`FileIndex`], [`rank_indexed`]), and [`regions`] explains a hit by the lines that match best.
+//! The stage is split by job: `terms` turns text into terms (the features), `classes` says
+//! what kind of file a path is and gives the default order, `score` scores files for a query
+//! (BM25 and the boosts), `index` keeps what scoring needs of one file so that a warm search
+//! reads no text again ([`FileIndex`], [`rank_indexed`]), and `regions` explains a hit by the
+//! lines that match best.
 
 mod classes;
 mod index;
@@ -38,7 +43,8 @@ pub use terms::{for_each_term, query_terms, split_identifier};
 
 use crate::error::Error;
 use crate::vocab::Symbol;
-use score::{PathFacts, bm25, gather, gather_indexed, resymbol};
+use index::import_words;
+use score::{PathFacts, bm25, centrality, gather, gather_indexed, resymbol};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use terms::query_names;
@@ -75,7 +81,7 @@ impl Score {
     }
 }
 
-/// What a synonym from the checked-in table ([`terms::synonyms`]) weighs against a term of the
+/// What a synonym from the checked-in table (`terms.rs`) weighs against a term of the
 /// query itself.
 pub const SYNONYM_WEIGHT: f64 = 0.4;
 
@@ -83,7 +89,7 @@ pub const SYNONYM_WEIGHT: f64 = 0.4;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Query {
     /// Distinct terms, in order of first appearance, then the synonyms they bring
-    /// ([`terms::synonyms`]).
+    /// (the synonym table of `terms.rs`).
     terms: Vec<String>,
     /// Each term's weight: 1 for the query's own terms, [`SYNONYM_WEIGHT`] for a synonym.
     weights: Vec<f64>,
@@ -182,7 +188,11 @@ pub fn rank_weighted(
                 .map(|d| PathFacts::of(d.path, d.text.len()))
                 .collect();
             let facts: Vec<&PathFacts> = facts.iter().collect();
-            let scored = bm25(&facts, gather(docs, q, stop)?, q, stop)?;
+            let modules: Vec<Option<u64>> = docs.iter().map(|d| module_name(d.path)).collect();
+            let words: Vec<Vec<u64>> = docs.iter().map(|d| import_words(d.text)).collect();
+            let words: Vec<&[u64]> = words.iter().map(Vec::as_slice).collect();
+            let central = centrality(&modules, &words);
+            let scored = bm25(&facts, &central, gather(docs, q, stop)?, q, stop)?;
             finish(scored, Some(q), &paths, &lens, outline, stop)
         }
         _ => {
@@ -226,7 +236,16 @@ pub fn rank_indexed(
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let lens: Vec<usize> = files.iter().map(|f| f.index.text_len()).collect();
     let facts: Vec<&PathFacts> = files.iter().map(|f| f.index.facts()).collect();
-    let scored = bm25(&facts, gather_indexed(files, query, stop)?, query, stop)?;
+    let modules: Vec<Option<u64>> = files.iter().map(|f| f.index.module()).collect();
+    let words: Vec<&[u64]> = files.iter().map(|f| f.index.import_words()).collect();
+    let central = centrality(&modules, &words);
+    let scored = bm25(
+        &facts,
+        &central,
+        gather_indexed(files, query, stop)?,
+        query,
+        stop,
+    )?;
     finish(scored, Some(query), &paths, &lens, outline, stop)
 }
 

@@ -47,7 +47,7 @@ pub struct IndexedFile {
 }
 
 impl IndexedFile {
-    /// Its definitions (see [`outline_of`]).
+    /// Its definitions, from the warm cache when kept, else parsed (and kept).
     pub fn outline(
         &self,
         ctx: &FileContext<'_>,

@@ -22,7 +22,7 @@ pub struct Region {
 pub const REGION_LINES: usize = 12;
 
 /// The best non-overlapping regions of `text` for `query`, at most `max`, best first; `idf`
-/// weighs each term (from [`rank_weighted`]). A window of [`REGION_LINES`] lines scores the
+/// weighs each term (from [`super::rank_weighted`]). A window of [`REGION_LINES`] lines scores the
 /// weights of the distinct terms it holds, plus a quarter of its lines' own scores (each line:
 /// the weights of its distinct terms, more where it holds a word the query names as written,
 /// and more again where it defines it); it is then trimmed to its first and last matching line

@@ -544,4 +544,65 @@ mod tests {
         // Deterministic: the same ranking every time.
         assert_eq!(r, rank(&docs, Some(&q), &outline, &|| false).unwrap());
     }
+
+    #[test]
+    fn words_in_a_row_name_a_compound_file() {
+        let docs = [
+            Doc {
+                path: "gson/JsonObject.java",
+                text: "class JsonObject { JsonArray getAsJsonArray(String memberName); \
+                       json array json array json array }",
+            },
+            Doc {
+                path: "gson/JsonArray.java",
+                text: "public final class JsonArray extends JsonElement { }",
+            },
+            Doc {
+                path: "gson/JsonWriter.java",
+                text: "class JsonWriter { void beginArray() {} }",
+            },
+        ];
+        let r = ranked(&docs, Some("JSON array"));
+        assert_eq!(docs[r[0].0].path, "gson/JsonArray.java", "{r:?}");
+        assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
+        // Not in that order: no compound.
+        let r = ranked(&docs, Some("array JSON"));
+        assert!(
+            r.iter()
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "names_file")),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn synonyms_bridge_vocabularies_at_a_lesser_weight() {
+        let q = Query::parse("waiting for several futures").unwrap();
+        assert!(q.terms().iter().any(|t| t == "select"), "{:?}", q.terms());
+        let docs = [
+            Doc {
+                path: "src/select.rs",
+                text: "/// Polls several branches and returns the first to complete.\n\
+                       pub fn select() {}",
+            },
+            Doc {
+                path: "src/other.rs",
+                text: "pub fn unrelated() {}",
+            },
+        ];
+        let r = ranked(&docs, Some("waiting for several futures"));
+        assert_eq!(r[0].0, 0, "{r:?}");
+        // The query's own word outweighs its synonym.
+        let docs = [
+            Doc {
+                path: "src/a.rs",
+                text: "select select",
+            },
+            Doc {
+                path: "src/b.rs",
+                text: "wait wait",
+            },
+        ];
+        let r = ranked(&docs, Some("wait"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+    }
 }

@@ -102,9 +102,15 @@ pub(super) fn synonyms(terms: &[String]) -> Vec<String> {
     let mut seen: HashSet<String> = terms.iter().cloned().collect();
     let mut out = Vec::new();
     for t in terms {
+        // `waiting` and `waited` find the group of `wait`.
+        let stems = [
+            Some(t.as_str()),
+            t.strip_suffix("ing").filter(|s| s.len() > 2),
+            t.strip_suffix("ed").filter(|s| s.len() > 2),
+        ];
         for group in SYNONYM_GROUPS {
             let forms: Vec<String> = group.iter().map(|w| term_of(w)).collect();
-            if !forms.iter().any(|f| f == t) {
+            if !forms.iter().any(|f| stems.contains(&Some(f.as_str()))) {
                 continue;
             }
             for f in forms {

@@ -33,8 +33,6 @@ pub struct FileIndex {
     /// Hashes of the words of its import lines ([`import_words`]), sorted, distinct: the modules
     /// it names as dependencies.
     imports: Box<[u64]>,
-    /// The word other files import it by ([`module_name`]).
-    module: Option<u64>,
 }
 
 /// The hash a term is indexed under (deterministic: the same on every machine and run).
@@ -72,7 +70,6 @@ impl FileIndex {
             text_len: text.len(),
             facts: PathFacts::of(path, text.len()),
             imports: import_words(text).into_boxed_slice(),
-            module: module_name(path),
         }
     }
 
@@ -114,16 +111,6 @@ impl FileIndex {
         self.imports.binary_search(&h).is_ok()
     }
 
-    /// The hashed words of its import lines, sorted.
-    pub fn import_words(&self) -> &[u64] {
-        &self.imports
-    }
-
-    /// The word other files import it by.
-    pub fn module(&self) -> Option<u64> {
-        self.module
-    }
-
     /// Whether the file defines any name (by the keyword guess).
     pub fn defined(&self) -> &[u64] {
         &self.defined
@@ -149,7 +136,7 @@ impl FileIndex {
 /// `pub mod`, `extern crate`, `using`, `require` or `load`, or that call `require(`. Words are
 /// lowercased with `_` and `-` dropped (`./permessage-deflate` → `permessagedeflate`), the form
 /// of [`module_name`].
-pub(super) fn import_words(text: &str) -> Vec<u64> {
+fn import_words(text: &str) -> Vec<u64> {
     const STARTS: &[&str] = &[
         "use ",
         "pub use ",

@@ -10,8 +10,7 @@
 //! names a file, a directory, or a symbol the file defines. Only whole query words name things
 //! (`deserialize_map` names `deserialize_map`, not `map.rs`), and two or three of them in a row
 //! name what they spell together (`JSON array` names `JsonArray.java`). A query term brings its
-//! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]). Files that
-//! many others import count a little more ([`Score::parts`]: `imported_by_many`). Tests,
+//! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]). Tests,
 //! examples, fixtures and generated files count half, unless the query asks for tests or
 //! examples. The prior breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
 //! measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
@@ -43,8 +42,7 @@ pub use terms::{for_each_term, query_terms, split_identifier};
 
 use crate::error::Error;
 use crate::vocab::Symbol;
-use index::import_words;
-use score::{PathFacts, bm25, centrality, gather, gather_indexed, resymbol};
+use score::{PathFacts, bm25, gather, gather_indexed, resymbol};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use terms::query_names;
@@ -188,11 +186,7 @@ pub fn rank_weighted(
                 .map(|d| PathFacts::of(d.path, d.text.len()))
                 .collect();
             let facts: Vec<&PathFacts> = facts.iter().collect();
-            let modules: Vec<Option<u64>> = docs.iter().map(|d| module_name(d.path)).collect();
-            let words: Vec<Vec<u64>> = docs.iter().map(|d| import_words(d.text)).collect();
-            let words: Vec<&[u64]> = words.iter().map(Vec::as_slice).collect();
-            let central = centrality(&modules, &words);
-            let scored = bm25(&facts, &central, gather(docs, q, stop)?, q, stop)?;
+            let scored = bm25(&facts, gather(docs, q, stop)?, q, stop)?;
             finish(scored, Some(q), &paths, &lens, outline, stop)
         }
         _ => {
@@ -236,16 +230,7 @@ pub fn rank_indexed(
     let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
     let lens: Vec<usize> = files.iter().map(|f| f.index.text_len()).collect();
     let facts: Vec<&PathFacts> = files.iter().map(|f| f.index.facts()).collect();
-    let modules: Vec<Option<u64>> = files.iter().map(|f| f.index.module()).collect();
-    let words: Vec<&[u64]> = files.iter().map(|f| f.index.import_words()).collect();
-    let central = centrality(&modules, &words);
-    let scored = bm25(
-        &facts,
-        &central,
-        gather_indexed(files, query, stop)?,
-        query,
-        stop,
-    )?;
+    let scored = bm25(&facts, gather_indexed(files, query, stop)?, query, stop)?;
     finish(scored, Some(query), &paths, &lens, outline, stop)
 }
 

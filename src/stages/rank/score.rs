@@ -19,8 +19,6 @@ const DIR_BOOST: f64 = 2.0;
 const SYMBOL_BOOST: f64 = 4.0;
 /// What a test, example, fixture or generated file's relevance is multiplied by.
 const SECONDARY_FACTOR: f64 = 0.5;
-/// How much more a file counts at most for being imported by many files (see [`centrality`]).
-const CENTRAL_WEIGHT: f64 = 0.15;
 /// Weight of a term occurrence in the path relative to one in the contents.
 pub(super) const PATH_WEIGHT: usize = 5;
 
@@ -192,7 +190,6 @@ pub(super) fn gather_indexed(
 /// query term's weight.
 pub(super) fn bm25(
     facts: &[&PathFacts],
-    central: &[f64],
     per_doc: Vec<Gathered>,
     query: &Query,
     stop: &dyn Fn() -> bool,
@@ -221,7 +218,6 @@ pub(super) fn bm25(
         out.push(score_one(
             i,
             facts[i],
-            central.get(i).copied().unwrap_or(0.0),
             g,
             &df,
             n,
@@ -239,37 +235,6 @@ pub(super) fn bm25(
     Some((out, idf))
 }
 
-/// How central each file is in the import graph, from 0 to 1: the logarithm of the number of
-/// files whose import lines name its module (shared among the files of that module name),
-/// over the largest such value in the set. `modules[i]` is file i's module word, `imports[i]`
-/// the words of its import lines (sorted, distinct). Linear in the import words.
-pub(super) fn centrality(modules: &[Option<u64>], imports: &[&[u64]]) -> Vec<f64> {
-    let mut named: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
-    for m in modules.iter().flatten() {
-        *named.entry(*m).or_default() += 1;
-    }
-    let mut importers: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
-    for words in imports {
-        for w in *words {
-            if named.contains_key(w) {
-                *importers.entry(*w).or_default() += 1;
-            }
-        }
-    }
-    let raw: Vec<f64> = modules
-        .iter()
-        .map(|m| {
-            m.and_then(|m| Some((importers.get(&m)?, named.get(&m)?)))
-                .map_or(0.0, |(i, n)| (1.0 + f64::from(*i) / f64::from(*n)).ln())
-        })
-        .collect();
-    let max = raw.iter().copied().fold(0.0, f64::max);
-    if max <= 0.0 {
-        return raw;
-    }
-    raw.into_iter().map(|r| r / max).collect()
-}
-
 /// BM25's inverse document frequency of a term found in `dfi` of `n` files.
 fn idf(n: f64, dfi: f64) -> f64 {
     ((n - dfi + 0.5) / (dfi + 0.5) + 1.0).ln()
@@ -280,7 +245,6 @@ fn idf(n: f64, dfi: f64) -> f64 {
 fn score_one(
     i: usize,
     facts: &PathFacts,
-    central: f64,
     g: &Gathered,
     df: &[usize],
     n: f64,
@@ -310,11 +274,6 @@ fn score_one(
         parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
     }
     let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
-    if central > 0.0 && relevant > 0.0 {
-        let more = relevant * CENTRAL_WEIGHT * central;
-        parts.push(("imported_by_many", more));
-        relevant += more;
-    }
     if !wants_tests && facts.class >= Class::Test && relevant > 0.0 {
         parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;

@@ -8,7 +8,7 @@ use crate::driver::nav::related::{self, DEFAULT_LIMIT, MAX_LIMIT, RelatedAnswer,
 use serde_json::{Value, json};
 
 const DESCRIPTION: &str =
-    "Files linked to one file by imports, both ways, and by names it defines or uses. Use it to widen a search from a hit.";
+    "Files linked to one file by imports, both ways, and by names it defines or uses. Use it to widen from a hit.";
 
 /// The `related` tool.
 pub struct Related;
@@ -17,10 +17,10 @@ pub struct Related;
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Args {
     repo: Repo,
-    /// A file as tools show it, or "path::Name" for one of its names.
+    /// A file as shown, or "path::Name" for one of its names.
     path: PathText,
     #[schemars(
-        description = format!("Most files to list (default {DEFAULT_LIMIT})."),
+        description = format!("Most files to list, best first (default {DEFAULT_LIMIT})."),
         range(min = 1, max = MAX_LIMIT)
     )]
     limit: Option<Tokens>,

@@ -28,11 +28,19 @@ use super::fit::{self, Limits};
 use super::index::{self, RepoIndex};
 use super::session::{NavError, Request, Session, quote};
 use crate::error::Error;
+use crate::par::{self, lock};
 use crate::stages::count;
 use crate::stages::rank::{self, Indexed, Query, Region, Score};
 use crate::vocab::{Encoding, Symbol};
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The most threads that parse the re-scored files at once (the parse workers are at most
+/// three).
+const MAX_PARSE_THREADS: usize = 3;
 
 /// Files shown when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 10;
@@ -135,9 +143,36 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
             index: &f.index,
         })
         .collect();
-    let outline = |i: usize| kept[i].outline(&ctx, &stop);
+    // Each file's definitions once per call (the warm cache keeps them across calls); the files
+    // the re-scoring will ask for are parsed first, on as many threads as the parse workers.
+    let outlines: Mutex<HashMap<usize, Option<Arc<Vec<Symbol>>>>> = Mutex::new(HashMap::new());
+    let outline = |i: usize| {
+        if let Some(found) = lock(&outlines).get(&i) {
+            return found.clone();
+        }
+        let found = kept[i].outline(&ctx, &stop);
+        lock(&outlines).insert(i, found.clone());
+        found
+    };
+    let prefetch = |wanted: &[usize]| {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..par::threads().clamp(1, MAX_PARSE_THREADS) {
+                scope.spawn(|| {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&i) = wanted.get(k) else { break };
+                        if stop() {
+                            break;
+                        }
+                        outline(i);
+                    }
+                });
+            }
+        });
+    };
     let (ranked, idf) =
-        rank::rank_indexed(&files, &query, &outline, &stop).ok_or(Error::Cancelled)?;
+        rank::rank_indexed(&files, &query, &outline, &prefetch, &stop).ok_or(Error::Cancelled)?;
     let matching: Vec<(usize, Score)> = ranked.into_iter().filter(|(_, s)| s.matched()).collect();
     let page: Vec<&(usize, Score)> = matching.iter().skip(offset).take(limit).collect();
     let mut hits = Vec::with_capacity(page.len());

@@ -187,7 +187,7 @@ pub fn rank_weighted(
                 .collect();
             let facts: Vec<&PathFacts> = facts.iter().collect();
             let scored = bm25(&facts, gather(docs, q, stop)?, q, stop)?;
-            finish(scored, Some(q), &paths, &lens, outline, stop)
+            finish(scored, Some(q), &paths, &lens, outline, None, stop)
         }
         _ => {
             let mut out = Vec::with_capacity(docs.len());
@@ -197,7 +197,7 @@ pub fn rank_weighted(
                 }
                 out.push((i, prior(d.path, d.text.len())));
             }
-            finish((out, Vec::new()), None, &paths, &lens, outline, stop)
+            finish((out, Vec::new()), None, &paths, &lens, outline, None, stop)
         }
     }
 }
@@ -222,6 +222,7 @@ pub fn rank_indexed(
     files: &[Indexed<'_>],
     query: &Query,
     outline: &Outliner<'_>,
+    prefetch: &dyn Fn(&[usize]),
     stop: &dyn Fn() -> bool,
 ) -> Option<Weighted> {
     if query.terms.is_empty() {
@@ -231,17 +232,27 @@ pub fn rank_indexed(
     let lens: Vec<usize> = files.iter().map(|f| f.index.text_len()).collect();
     let facts: Vec<&PathFacts> = files.iter().map(|f| f.index.facts()).collect();
     let scored = bm25(&facts, gather_indexed(files, query, stop)?, query, stop)?;
-    finish(scored, Some(query), &paths, &lens, outline, stop)
+    finish(
+        scored,
+        Some(query),
+        &paths,
+        &lens,
+        outline,
+        Some(prefetch),
+        stop,
+    )
 }
 
 /// Sort a scoring best first (ties by path), then re-score the best files with their
-/// definitions when there is a query.
+/// definitions when there is a query. `prefetch`, when given, is first handed every file whose
+/// definitions the re-scoring will ask for, so that it can have them parsed at once.
 fn finish(
     (mut scored, idf): Weighted,
     query: Option<&Query>,
     paths: &[&str],
     lens: &[usize],
     outline: &Outliner<'_>,
+    prefetch: Option<&dyn Fn(&[usize])>,
     stop: &dyn Fn() -> bool,
 ) -> Option<Weighted> {
     let order = |(ia, a): &(usize, Score), (ib, b): &(usize, Score)| {
@@ -261,6 +272,22 @@ fn finish(
             .enumerate()
             .map(|(k, t)| (t.as_str(), k))
             .collect();
+        if let Some(prefetch) = prefetch {
+            let mut wanted = Vec::new();
+            let mut parsed = 0;
+            for (i, score) in scored.iter().take(RERANK) {
+                if !score.matched() {
+                    break;
+                }
+                let len = lens[*i];
+                if len > RERANK_FILE_BYTES || parsed + len > RERANK_BYTES {
+                    continue;
+                }
+                parsed += len;
+                wanted.push(*i);
+            }
+            prefetch(&wanted);
+        }
         let mut parsed = 0;
         for (i, score) in scored.iter_mut().take(RERANK) {
             if stop() {

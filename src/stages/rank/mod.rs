@@ -158,6 +158,10 @@ pub fn rank(
 /// [`RERANK_FILE_BYTES`], [`RERANK_BYTES`] in all.
 pub type Outliner<'a> = dyn Fn(usize) -> Option<Arc<Vec<Symbol>>> + 'a;
 
+/// Handed the indices of every file whose definitions the re-scoring will ask for, before it
+/// asks, so that they can be parsed at once ([`rank_indexed`]).
+pub type Prefetch<'a> = dyn Fn(&[usize]) + 'a;
+
 /// How many of the best files are re-scored with their definitions.
 pub const RERANK: usize = 30;
 /// Largest file parsed for the re-scoring, and most bytes parsed for one query: tree-sitter
@@ -222,7 +226,7 @@ pub fn rank_indexed(
     files: &[Indexed<'_>],
     query: &Query,
     outline: &Outliner<'_>,
-    prefetch: &dyn Fn(&[usize]),
+    prefetch: &Prefetch<'_>,
     stop: &dyn Fn() -> bool,
 ) -> Option<Weighted> {
     if query.terms.is_empty() {
@@ -252,7 +256,7 @@ fn finish(
     paths: &[&str],
     lens: &[usize],
     outline: &Outliner<'_>,
-    prefetch: Option<&dyn Fn(&[usize])>,
+    prefetch: Option<&Prefetch<'_>>,
     stop: &dyn Fn() -> bool,
 ) -> Option<Weighted> {
     let order = |(ia, a): &(usize, Score), (ib, b): &(usize, Score)| {

@@ -328,7 +328,8 @@ impl Render<'_> {
             ));
         }
         if f.provides > 0 {
-            why.push(format!("defines {} names it uses", f.provides));
+            let s = if f.provides == 1 { "" } else { "s" };
+            why.push(format!("defines {} name{s} it uses", f.provides));
         }
         let _ = writeln!(
             out,

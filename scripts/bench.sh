@@ -6,9 +6,9 @@
 #
 #   scripts/bench.sh                  # medium and many-files corpora, 5 runs after a warm-up
 #   scripts/bench.sh --quick          # smoke run: a small corpus, 1 run (well under 2 minutes)
-#   scripts/bench.sh --install-peers  # install yek, code2prompt, repomix into the cache dir, then run
+#   scripts/bench.sh --install-peers  # install yek, code2prompt, repomix, ripgrep into the cache dir, then run
 #   scripts/bench.sh --corpora-only   # build the pinned corpora and exit (scripts/same-bytes.sh uses them)
-#   options: --corpus medium|many|all  --runs N  --no-peers
+#   options: --corpus medium|many|ra|all  --runs N  --no-peers
 #
 # Scratch and cache live in $GNAW_BENCH_DIR (default ~/.cache/gnaw-bench): corpus/, peers/,
 # results/. It must not be inside a git work tree: repomix and code2prompt honour the enclosing
@@ -44,9 +44,9 @@ while [ $# -gt 0 ]; do
         --runs) runs=${2:?--runs needs a number}; shift ;;
         --corpus)
             case "${2:-}" in
-                medium|many) corpora=$2 ;;
+                medium|many|ra) corpora=$2 ;;
                 all) corpora="medium many" ;;
-                *) echo "bench.sh: --corpus takes medium, many or all" >&2; exit 2 ;;
+                *) echo "bench.sh: --corpus takes medium, many, ra or all" >&2; exit 2 ;;
             esac
             shift ;;
         -h|--help) sed -n "2,17p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -67,6 +67,10 @@ install_peers() {
     say "installing yek and code2prompt with cargo into $peers/cargo (compiles; takes minutes)"
     cargo install --locked --root "$peers/cargo" yek
     cargo install --locked --root "$peers/cargo" code2prompt
+    # The grep baseline (issue 24); `rg` on PATH is used when present instead.
+    if ! command -v rg >/dev/null; then
+        cargo install --locked --root "$peers/cargo" ripgrep
+    fi
     if command -v npm >/dev/null; then
         say "installing repomix with npm into $peers/npm"
         npm install --prefix "$peers/npm" --no-audit --no-fund repomix
@@ -91,6 +95,10 @@ build_corpus() {
         >/dev/null 2>"$dir/vendor-$name.log" || { cat "$dir/vendor-$name.log" >&2; exit 1; }
     find "$out.tmp" -name .cargo-checksum.json -delete
     find "$out.tmp" -type f -size +1024k -delete
+    # ra: rust-analyzer's own crates only, not what they depend on.
+    if [ "$name" = ra ]; then
+        find "$out.tmp" -mindepth 1 -maxdepth 1 ! -name 'ra_ap_*' -exec rm -rf {} +
+    fi
     mv "$out.tmp" "$out"
     echo "$want" >"$stamp"
 }

@@ -17,6 +17,11 @@
 //! - **Token counts**, keyed by the encoding and a 128-bit hash of the exact rendered text that
 //!   was counted. A hit skips tokenization. Keying by the text itself makes the count correct
 //!   whatever changed around it (path, format, line numbers, redaction).
+//! - **Skeletons** (`extract --compress`), keyed by a 128-bit hash of the language and the exact
+//!   text that was parsed (the scanned text, secrets already redacted): the skeleton, or that the
+//!   file has none. A hit skips the parse. Keyed by content, an entry serves the same text
+//!   wherever it is and however its file was touched; only outcomes that are a pure function of
+//!   the text are kept (a parse stopped by its time bound or a cancellation is not).
 //!
 //! - **Derived items**, attached to a file's entry like pieces and keyed the same way (display
 //!   path and options digest), plus their kind: what a navigation tool derived from the shown
@@ -113,6 +118,8 @@ pub struct CacheStats {
     pub piece_misses: u64,
     pub count_hits: u64,
     pub count_misses: u64,
+    pub skeleton_hits: u64,
+    pub skeleton_misses: u64,
     pub bytes: usize,
     pub entries: usize,
 }
@@ -127,6 +134,8 @@ pub struct Cache {
     piece_misses: AtomicU64,
     count_hits: AtomicU64,
     count_misses: AtomicU64,
+    skeleton_hits: AtomicU64,
+    skeleton_misses: AtomicU64,
     index_built: AtomicU64,
     derived_hits: AtomicU64,
     outlines_built: AtomicU64,
@@ -155,6 +164,8 @@ struct FileEntry {
 struct Inner {
     files: HashMap<FileKey, FileEntry>,
     counts: HashMap<(Encoding, u128), (usize, u64)>,
+    /// Skeletons by [`skeleton_id`]: the skeleton (or none), when last used, its cost.
+    skeletons: HashMap<u128, (Skeleton, u64, usize)>,
     bytes: usize,
     tick: u64,
 }
@@ -171,6 +182,8 @@ impl Cache {
             piece_misses: AtomicU64::new(0),
             count_hits: AtomicU64::new(0),
             count_misses: AtomicU64::new(0),
+            skeleton_hits: AtomicU64::new(0),
+            skeleton_misses: AtomicU64::new(0),
             index_built: AtomicU64::new(0),
             derived_hits: AtomicU64::new(0),
             outlines_built: AtomicU64::new(0),
@@ -393,6 +406,41 @@ impl Cache {
         tokens
     }
 
+    /// The skeleton cached under `id` (see [`skeleton_id`]), if any.
+    pub fn skeleton(&self, id: u128) -> Option<Skeleton> {
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        let hit = inner.skeletons.get_mut(&id).map(|(s, used, _)| {
+            *used = tick;
+            s.clone()
+        });
+        drop(inner);
+        let counter = if hit.is_some() {
+            &self.skeleton_hits
+        } else {
+            &self.skeleton_misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        hit
+    }
+
+    /// Remember the skeleton of the text `id` names, unless it is too big to be worth keeping.
+    pub fn put_skeleton(&self, id: u128, skeleton: Skeleton) {
+        let cost = ENTRY_OVERHEAD + skeleton.as_ref().map_or(0, |t| t.len());
+        if cost > self.limit / 8 {
+            return;
+        }
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        if let Some((_, _, old)) = inner.skeletons.insert(id, (skeleton, tick, cost)) {
+            inner.bytes -= old;
+        }
+        inner.bytes += cost;
+        self.evict(&mut inner);
+    }
+
     /// Drop least recently used entries until the cache is within 90% of its limit.
     fn evict(&self, inner: &mut Inner) {
         if inner.bytes <= self.limit {
@@ -409,6 +457,12 @@ impl Cache {
                     .values()
                     .map(|(_, used)| (*used, false, ENTRY_OVERHEAD)),
             )
+            .chain(
+                inner
+                    .skeletons
+                    .values()
+                    .map(|(_, used, cost)| (*used, false, *cost)),
+            )
             .collect();
         ages.sort_unstable_by_key(|a| a.0);
         let mut freed = 0;
@@ -422,8 +476,10 @@ impl Cache {
         }
         inner.files.retain(|_, e| e.used > cutoff);
         inner.counts.retain(|_, (_, used)| *used > cutoff);
+        inner.skeletons.retain(|_, (_, used, _)| *used > cutoff);
         inner.bytes = inner.files.values().map(|e| e.cost).sum::<usize>()
-            + inner.counts.len() * ENTRY_OVERHEAD;
+            + inner.counts.len() * ENTRY_OVERHEAD
+            + inner.skeletons.values().map(|(_, _, c)| c).sum::<usize>();
     }
 
     /// Counters and size.
@@ -439,10 +495,20 @@ impl Cache {
             piece_misses: self.piece_misses.load(Ordering::Relaxed),
             count_hits: self.count_hits.load(Ordering::Relaxed),
             count_misses: self.count_misses.load(Ordering::Relaxed),
+            skeleton_hits: self.skeleton_hits.load(Ordering::Relaxed),
+            skeleton_misses: self.skeleton_misses.load(Ordering::Relaxed),
             bytes: inner.bytes,
-            entries: inner.files.len() + inner.counts.len(),
+            entries: inner.files.len() + inner.counts.len() + inner.skeletons.len(),
         }
     }
+}
+
+/// A text's skeleton as the cache keeps it: `None` when the text has none (nothing to elide).
+pub type Skeleton = Option<Arc<str>>;
+
+/// The key of the skeleton of `text` parsed as `language` (any hashable name of it).
+pub fn skeleton_id(language: &impl Hash, text: &str) -> u128 {
+    hash128(&(language, text))
 }
 
 /// What one piece costs the cache's budget.
@@ -520,6 +586,28 @@ mod tests {
         c.count(Encoding::Cl100kBase, "hello world", || 2);
         let s = c.stats();
         assert_eq!((s.count_hits, s.count_misses), (1, 3));
+    }
+
+    #[test]
+    fn skeletons_are_kept_by_text_and_within_the_limit() {
+        let c = Cache::new(8 * (ENTRY_OVERHEAD + 100));
+        let id = skeleton_id(&"rust", "fn a() { 1 }");
+        assert!(c.skeleton(id).is_none());
+        c.put_skeleton(id, Some(Arc::from("fn a() { … }")));
+        assert_eq!(c.skeleton(id), Some(Some(Arc::from("fn a() { … }"))));
+        assert_ne!(skeleton_id(&"python", "fn a() { 1 }"), id);
+        let none = skeleton_id(&"rust", "struct S;");
+        c.put_skeleton(none, None);
+        assert_eq!(c.skeleton(none), Some(None));
+        for i in 0..50 {
+            c.put_skeleton(
+                skeleton_id(&"rust", &i.to_string()),
+                Some(Arc::from("x".repeat(100))),
+            );
+        }
+        assert!(c.stats().bytes <= 8 * (ENTRY_OVERHEAD + 100));
+        let s = c.stats();
+        assert_eq!((s.skeleton_hits, s.skeleton_misses), (2, 1));
     }
 
     #[test]

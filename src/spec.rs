@@ -282,6 +282,9 @@ pub struct Overrides {
     pub secrets: Option<SecretsMode>,
     /// Token budget; `Some(0)` means unlimited.
     pub budget: Option<usize>,
+    /// Most characters in the prompt (`--max-chars`, `max_chars`): the budget is lowered until
+    /// the prompt fits; `None` or `Some(0)`: no limit.
+    pub max_chars: Option<usize>,
     /// Rank files by relevance to this text (BM25 over code-aware terms).
     pub query: Option<String>,
     /// Show files as skeletons (`--compress`): signatures, declarations and doc comments, with

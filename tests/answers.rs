@@ -6,7 +6,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures use std::fs directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
 
 use mcp_client::{Server, bin};
 use serde_json::{Value, json};

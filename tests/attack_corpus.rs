@@ -31,7 +31,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
 
 use gnaw_sandbox::{Root, SandboxMode, confine};
 use mcp_client::Server;

@@ -16,67 +16,21 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures use std::fs directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
+use common::process::{Run, run_within as run};
 
 use mcp_client::Server;
 use nix::fcntl::{OFlag, open, openat};
 use nix::sys::stat::{Mode, mkdirat};
 use serde_json::{Value, json};
 use std::fs;
-use std::io::Read;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
-use std::thread;
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-struct Run {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-}
-
-/// Run `cmd`, killing it and failing the test if it outlives `deadline`.
-fn run(mut cmd: Command, deadline: Duration) -> Run {
-    let start = Instant::now();
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_t = thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let err_t = thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{cmd:?} did not finish within {deadline:?}: killed (a hang)");
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
-    Run {
-        status,
-        elapsed: start.elapsed(),
-        stdout: String::from_utf8_lossy(&out_t.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&err_t.join().unwrap()).into_owned(),
-    }
-}
 
 /// `gnaw REPO ARGS` under the watchdog.
 fn cli(repo: &Path, args: &[&str], deadline: Duration) -> Run {

@@ -7,9 +7,10 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod deep_repo;
-mod mcp_client;
-mod xorshift;
+mod common;
+
+use common::cli::{gnaw_on as gnaw, ok_stdout, reference_count};
+use common::{deep_repo, mcp_client, xorshift};
 
 use mcp_client::Server;
 use serde_json::{Value, json};
@@ -19,32 +20,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use xorshift::Rng;
-
-/// The reference token count: tiktoken-rs, independent of gnaw's own counter.
-fn reference_count(text: &str) -> usize {
-    tiktoken_rs::o200k_base_singleton()
-        .encode_ordinary(text)
-        .len()
-}
-
-fn gnaw(repo: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gnaw"))
-        .arg(repo)
-        .args(args)
-        .env_remove("XDG_CONFIG_HOME")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run gnaw")
-}
-
-fn ok_stdout(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "gnaw failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("gnaw output is UTF-8")
-}
 
 /// The prompt (written with `-o`) and the `--json` summary of one run.
 fn run(repo: &Path, args: &[&str]) -> (String, Value) {
@@ -506,11 +481,19 @@ fn mcp_extract_equals_the_cli_with_budget_query_and_profile() {
                 "narrow",
             ],
         ),
-        // The server's default budget (20000) applies when the call passes none...
-        (json!({}), vec!["--budget", "20000"]),
+        // The server's default budget (20000) applies when the call passes none, and its
+        // default ceiling (50,000 characters, less 2,000 for the notes after the prompt)...
+        (json!({}), vec!["--budget", "20000", "--max-chars", "48000"]),
         (
             json!({"profile": "narrow"}),
-            vec!["--budget", "20000", "--profile", "narrow"],
+            vec![
+                "--budget",
+                "20000",
+                "--max-chars",
+                "48000",
+                "--profile",
+                "narrow",
+            ],
         ),
         // ...and 0 means unlimited.
         (json!({"budget": 0}), vec![]),

@@ -4,7 +4,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
 
 use gnaw::cache::Cache;
 use gnaw::config::{Format, SecretsMode};

@@ -6,40 +6,17 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod mcp_client;
-mod xorshift;
+mod common;
+
+use common::cli::{gnaw_on as gnaw, ok_stdout, reference_count};
+use common::{mcp_client, xorshift};
 
 use mcp_client::Server;
 use serde_json::{Value, json};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use xorshift::Rng;
-
-fn reference_count(text: &str) -> usize {
-    tiktoken_rs::o200k_base_singleton()
-        .encode_ordinary(text)
-        .len()
-}
-
-fn gnaw(repo: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gnaw"))
-        .arg(repo)
-        .args(args)
-        .env_remove("XDG_CONFIG_HOME")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run gnaw")
-}
-
-fn ok_stdout(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "gnaw failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// The prompt (written with `-o`) and the `--json` summary of one run.
 fn run(repo: &Path, args: &[&str]) -> (String, Value) {
@@ -348,6 +325,75 @@ fn mcp_extract_with_compress_is_the_cli_bytes() {
     }
     let resp = s.call("extract", json!({"repo": "proj", "compress": "yes"}));
     assert_eq!(resp["error"]["code"], -32602, "{resp}");
+    let (status, _) = s.finish();
+    assert!(status.success());
+}
+
+/// The last value of `field` in the cache statistics gnaw-mcp logs after each call.
+fn last_stat(stderr: &str, field: &str) -> u64 {
+    let line = stderr
+        .lines()
+        .rev()
+        .find(|l| l.contains("CacheStats"))
+        .unwrap_or_else(|| panic!("no cache stats in: {stderr}"));
+    let at = line.find(&format!("{field}: ")).unwrap() + field.len() + 2;
+    line[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn warm_skeletons_are_the_cold_ones_and_follow_edits() {
+    let base = tempfile::tempdir().unwrap();
+    let repo = repo(base.path(), 0x0000_beef_0042);
+    let mut s = Server::start(base.path(), &[("RUST_LOG", "info")]);
+    s.initialize("2025-11-25");
+    let extract = |s: &mut Server| {
+        let resp = s.call(
+            "extract",
+            json!({"repo": "proj", "compress": true, "budget": 0}),
+        );
+        let text = resp["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        (
+            text,
+            last_stat(&s.stderr(), "skeleton_hits"),
+            last_stat(&s.stderr(), "skeleton_misses"),
+        )
+    };
+    let cli = ok_stdout(gnaw(&repo, &["--compress"]));
+    let (cold, hits0, misses0) = extract(&mut s);
+    assert!(cold == cli, "cold compress differs from the CLI");
+    assert!(misses0 > 0, "nothing was parsed");
+    let (warm, hits1, misses1) = extract(&mut s);
+    assert!(warm == cold, "warm compress differs from cold");
+    assert_eq!(misses1, misses0, "the warm call parsed again");
+    assert!(
+        hits1 > hits0,
+        "the warm call took no skeleton from the cache"
+    );
+    // An edited file is parsed again (its text is another key) and shows its new definition.
+    let edited = fs::read_dir(repo.join("core"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "rs"))
+        .expect("a Rust file");
+    let mut text = fs::read_to_string(&edited).unwrap();
+    text.push_str("\npub fn added_after_the_first_call(x: u32) -> u32 {\n    x + 1\n}\n");
+    fs::write(&edited, text).unwrap();
+    let (again, _, misses2) = extract(&mut s);
+    assert!(misses2 > misses1, "the edited file was not parsed again");
+    assert!(again.contains("pub fn added_after_the_first_call(x: u32) -> u32"));
+    assert!(
+        again == ok_stdout(gnaw(&repo, &["--compress"])),
+        "after the edit"
+    );
     let (status, _) = s.finish();
     assert!(status.success());
 }

@@ -5,7 +5,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod xorshift;
+mod common;
+
+use common::xorshift;
 
 use std::time::{Duration, Instant};
 

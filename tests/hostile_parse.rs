@@ -9,7 +9,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
 
 use mcp_client::Server;
 use serde_json::{Value, json};

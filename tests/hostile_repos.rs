@@ -9,71 +9,31 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
+use common::process::{Run, run_within};
 
 use mcp_client::Server;
 use nix::fcntl::{OFlag, open, openat};
 use nix::sys::stat::{Mode, SFlag, mkdirat, mknod};
 use serde_json::{Value, json};
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-struct Run {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-}
-
 /// Run `gnaw REPO ARGS`, killing it and failing the test if it outlives `deadline`.
 fn cli(repo: &Path, args: &[&str], deadline: Duration) -> Run {
-    let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gnaw"))
-        .arg(repo)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn gnaw");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_t = thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let err_t = thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("gnaw {args:?} did not finish within {deadline:?}: killed (a hang)");
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
-    let elapsed = start.elapsed();
-    Run {
-        status,
-        stdout: String::from_utf8_lossy(&out_t.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&err_t.join().unwrap()).into_owned(),
-        elapsed,
-    }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gnaw"));
+    cmd.arg(repo).args(args);
+    run_within(cmd, deadline)
 }
 
 /// `gnaw REPO --json -q ARGS`: the summary, after checking the run succeeded.

@@ -5,7 +5,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod jsonrpc_check;
+mod common;
+
+use common::jsonrpc_check;
 
 use proptest::prelude::*;
 

@@ -4,7 +4,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
 
 use mcp_client::{MODERN, Server, modern_meta, run};
 use serde_json::{Value, json};
@@ -477,4 +479,86 @@ fn help_version_and_sandbox_status() {
     assert_eq!(json["mode"], "strict");
     // This kernel has Landlock ABI 7: strict mode means the ruleset is fully enforced.
     assert_eq!(json["ruleset"], "fully_enforced", "{json}");
+}
+
+/// Initialize as the client called `name` at `version`, then list the tools and read a file.
+/// Returns whether any definition has an `outputSchema`, the read's whole result, and whether it
+/// carried `structuredContent`.
+fn as_client(env: &[(&str, &str)], version: &str, name: &str) -> (bool, Value) {
+    let dir = root();
+    let mut s = Server::start(dir.path(), env);
+    s.ok(
+        "initialize",
+        json!({
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": { "name": name, "version": "2.1.300" },
+        }),
+    );
+    s.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    let list = s.ok("tools/list", json!({}));
+    let with_output = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t.get("outputSchema").is_some());
+    let read = s.call("read", json!({"repo": "repo", "paths": ["a.txt"]}));
+    let result = read["result"].clone();
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("1 | hello")),
+        "{read}"
+    );
+    s.finish();
+    (with_output, result)
+}
+
+/// Claude Code shows the model only `structuredContent` when a result has both; gnaw's copies
+/// hold an answer's facts, not its text. So, by default, a legacy client that says it is Claude
+/// Code gets the text alone and no `outputSchema`, as a revision without them would; every
+/// other client (and every modern request, whose `clientInfo` may not decide behaviour) gets
+/// both; the operator's `GNAW_MCP_STRUCTURED` overrides either way.
+#[test]
+fn a_client_that_shows_only_the_structured_copy_gets_the_text() {
+    for (env, name, structured) in [
+        (vec![], "claude-code", false),
+        (vec![], "Claude-Code", false),
+        (vec![], "claude-code-wrapper", true),
+        (vec![], "gnaw-tests", true),
+        (vec![("GNAW_MCP_STRUCTURED", "on")], "claude-code", true),
+        (vec![("GNAW_MCP_STRUCTURED", "off")], "gnaw-tests", false),
+        (vec![("GNAW_MCP_STRUCTURED", "auto")], "claude-code", false),
+    ] {
+        let (with_output, result) = as_client(&env, "2025-06-18", name);
+        assert_eq!(with_output, structured, "{env:?} {name}: outputSchema");
+        assert_eq!(
+            result.get("structuredContent").is_some(),
+            structured,
+            "{env:?} {name}: {result}"
+        );
+    }
+    // An older revision never has them, whatever the client.
+    let (with_output, result) = as_client(&[], "2025-03-26", "gnaw-tests");
+    assert!(!with_output && result.get("structuredContent").is_none());
+
+    // A modern request is answered by what it asks, not by who it says it is.
+    let dir = root();
+    let mut s = Server::start(dir.path(), &[]);
+    let mut meta = modern_meta();
+    meta["io.modelcontextprotocol/clientInfo"] = json!({ "name": "claude-code", "version": "1" });
+    let read = s.request(
+        "tools/call",
+        json!({
+            "name": "read",
+            "arguments": {"repo": "repo", "paths": ["a.txt"]},
+            "_meta": meta,
+        }),
+    );
+    assert!(read["result"]["structuredContent"].is_object(), "{read}");
+    s.finish();
+
+    let (status, _, stderr) = run(dir.path(), &[], &[("GNAW_MCP_STRUCTURED", "sometimes")]);
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("GNAW_MCP_STRUCTURED"), "{stderr}");
 }

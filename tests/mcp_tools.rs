@@ -4,8 +4,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod deep_repo;
-mod mcp_client;
+mod common;
+
+use common::{deep_repo, mcp_client};
 
 use mcp_client::{Server, TIMEOUT, modern_meta};
 use serde_json::{Value, json};

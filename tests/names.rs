@@ -19,7 +19,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures use std::fs and run git directly
 
-mod mcp_client;
+mod common;
+
+use common::mcp_client;
 
 use mcp_client::Server;
 use serde_json::{Value, json};

@@ -7,7 +7,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
 
-mod xorshift;
+mod common;
+
+use common::xorshift;
 
 use gnaw::driver::nav::grep::{GrepArgs, grep};
 use gnaw::driver::nav::read::read;
@@ -277,6 +279,7 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
             context,
             max_matches: Some(max),
             after,
+            count: true,
         };
         let full = grep(&request(&root, 0), &args(None, 1 << 20, 0)).unwrap();
         assert!(full.next.is_empty());

@@ -7,8 +7,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod mcp_client;
-mod xorshift;
+mod common;
+
+use common::{mcp_client, xorshift};
 
 use mcp_client::Server;
 use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};

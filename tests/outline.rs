@@ -6,15 +6,16 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod mcp_client;
-mod xorshift;
+mod common;
+
+use common::cli::{gnaw, ok_stdout, reference_count};
+use common::{mcp_client, xorshift};
 
 use mcp_client::Server;
 use serde_json::{Value, json};
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use xorshift::Rng;
 
@@ -24,35 +25,11 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/outline_fixtures")
 }
 
-fn gnaw(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gnaw"))
-        .args(args)
-        .env_remove("XDG_CONFIG_HOME")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run gnaw")
-}
-
-fn ok_stdout(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "gnaw failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 fn text(resp: &Value) -> String {
     resp["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("no text: {resp}"))
         .to_string()
-}
-
-fn reference_count(text: &str) -> usize {
-    tiktoken_rs::o200k_base_singleton()
-        .encode_ordinary(text)
-        .len()
 }
 
 /// Each fixture's outline, exactly as `gnaw outline` prints it.

@@ -6,8 +6,9 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
-mod mcp_client;
+mod common;
 
+use common::mcp_client::Server;
 use gnaw::cache::Cache;
 use gnaw::driver::nav::Request;
 use gnaw::driver::nav::index;
@@ -17,7 +18,6 @@ use gnaw::driver::nav::session::Session;
 use gnaw::rank::{for_each_term, term_hash};
 use gnaw::{Overrides, Policy};
 use gnaw_sandbox::Root;
-use mcp_client::Server;
 use serde_json::json;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,10 +1,10 @@
 //! Fuzz the MCP message handling: any bytes through the real `gnaw::mcp::serve` loop (framing,
 //! JSON-RPC classification, dispatch, tool-call preparation, the worker). It must not panic or
 //! hang, must answer every request exactly once with its id, and must answer nothing else
-//! (the invariant lives in `tests/jsonrpc_check`, shared with the property test).
+//! (the invariant lives in `tests/common/jsonrpc_check.rs`, shared with the property test).
 #![no_main]
 
-#[path = "../../tests/jsonrpc_check/mod.rs"]
+#[path = "../../tests/common/jsonrpc_check.rs"]
 mod jsonrpc_check;
 
 use libfuzzer_sys::fuzz_target;

@@ -122,8 +122,8 @@ def peer_tokens(name, text):
 class Server:
     """gnaw-mcp over pipes, one JSON-RPC message per line."""
 
-    def __init__(self, exe, root, log):
-        env = dict(os.environ, GNAW_MCP_ROOT=root, RUST_LOG="warn")
+    def __init__(self, exe, root, log, extra_env=None):
+        env = dict(os.environ, GNAW_MCP_ROOT=root, RUST_LOG="warn", **(extra_env or {}))
         self.start = time.perf_counter()
         self.proc = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=log, env=env)
@@ -189,7 +189,7 @@ def nav_block(bins, corpus, runs, scratch, log):
     exe = os.path.join(bins, "gnaw-mcp")
     name = os.path.basename(corpus)
     threads = len(os.sched_getaffinity(0))
-    rg = shutil.which("rg")
+    rg = find_exe(os.path.join(PEERS, "cargo", "bin", "rg"), "rg")
     cli = {"gnaw grep (CLI, cold)": [], f"rg --no-config -j{threads}": []}
     counts = {}
     for r in range(runs + 1):
@@ -302,6 +302,172 @@ def nav_report(nav):
     print(f"| gnaw-mcp `read`, 400-line window of a {r['bytes'] / 1e6:.2f} MB file, cold | "
           f"{fmt_s(r['cold'])} | {r['lines']:,} lines |")
     print(f"| gnaw-mcp `read`, same window, warm | {fmt_s(r['warm'])} | |")
+    print()
+
+
+# ---------------------------------------------------------------- issue 24: grep, compress, startup
+
+# The issue's own pattern, and the peers' cache dir (set by main) where --install-peers puts rg.
+ISSUE_PATTERN = r"fn\s+parse_expr"
+PEERS = ""
+
+
+def spread(xs):
+    return f"{fmt_s(min(xs))}–{fmt_s(max(xs))}" if xs else "n/a"
+
+
+def small_rss_run(argv, stdout_path):
+    """`run`, with the peak RSS taken by GNU time when it is installed: a child forked from this
+    Python process reports Python's own peak (about 20 MiB) when its program needs less, which
+    hides the difference between two small processes. Returns what `run` returns."""
+    gtime = shutil.which("time") or ("/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None)
+    if not gtime:
+        return run(argv, stdout_path=stdout_path)
+    rss_file = stdout_path + ".rss"
+    t, _, code, text, c = run([gtime, "-f", "%M", "-o", rss_file] + argv, stdout_path=stdout_path)
+    try:
+        with open(rss_file) as f:
+            kib = int(f.read().strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError):
+        kib = None
+    return t, kib, code, text, c
+
+
+def issue24_block(bins, corpus, runs, scratch, log):
+    """grep against ripgrep (CLI, whole process, same pattern and files; and warm in the server),
+    compress against extract warm in the server, and gnaw-mcp's startup. Every pair alternates
+    within a round; medians and spreads over `runs` rounds after a warm-up."""
+    g = os.path.join(bins, "gnaw")
+    exe = os.path.join(bins, "gnaw-mcp")
+    name = os.path.basename(corpus)
+    rg = find_exe(os.path.join(PEERS, "cargo", "bin", "rg"), "rg")
+    res = {"rg": version(rg) if rg else None, "grep": {}, "server": {}, "startup": {}}
+    for pat in (ISSUE_PATTERN, NAV_PATTERN):
+        pairs = {"gnaw": [g, "grep", corpus, pat, "--budget", "0", "-m", "100000000"]}
+        if rg:
+            # rg's defaults (ignore files, hidden files skipped, binary files skipped): the same
+            # files gnaw searches; one thread per core, as gnaw.
+            pairs["rg"] = [rg, "--no-config", "-n", pat, corpus]
+        got = {k: {"t": [], "rss": [], "cpu": []} for k in pairs}
+        for r in range(runs + 1):
+            for k, argv in pairs.items():
+                t, kib, code, _, c = small_rss_run(argv, os.path.join(scratch, f"{k}.grep"))
+                if r > 0 and code in (0, 1):
+                    got[k]["t"].append(t)
+                    got[k]["rss"].append(kib)
+                    got[k]["cpu"].append(c)
+        res["grep"][pat] = got
+    # Warm grep in the server, against rg's cold run above (the same pattern).
+    srv = Server(exe, os.path.dirname(corpus), log)
+    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
+    srv.notify("notifications/initialized")
+
+    def call(tool, args):
+        t = time.perf_counter()
+        out = srv.request("tools/call", {"name": tool, "arguments": args})
+        if out.get("isError"):
+            raise RuntimeError(f"{tool} failed: {str(out)[:500]}")
+        return time.perf_counter() - t
+
+    gargs = {"repo": name, "pattern": ISSUE_PATTERN, "budget": 0}
+    call("grep", gargs)
+    res["server"]["grep warm"] = [call("grep", gargs) for _ in range(runs)]
+    srv.close()
+    # compress vs extract, warm, in one server: unlimited (the whole prompt returned) and under
+    # a 50,000-token budget (graded: files whole while they fit, then skeletons).
+    srv = Server(exe, os.path.dirname(corpus), log, {"GNAW_MCP_MAX_OUTPUT_BYTES": str(1 << 30)})
+    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
+    srv.notify("notifications/initialized")
+    for budget in (0, 50000):
+        ext = {"repo": name, "budget": budget}
+        cmp_ = dict(ext, compress=True)
+        # Until the skeleton cache holds every file (the parse budget of one call may stop
+        # short of the whole corpus): a few calls, then the measured ones.
+        cold_ext, cold_cmp = call("extract", ext), call("extract", cmp_)
+        for _ in range(3):
+            call("extract", cmp_)
+        we, wc = [], []
+        for _ in range(runs):
+            we.append(call("extract", ext))
+            wc.append(call("extract", cmp_))
+        res["server"][f"extract {budget}"] = we
+        res["server"][f"compress {budget}"] = wc
+        res["server"][f"cold {budget}"] = (cold_ext, cold_cmp)
+    srv.close()
+    # Startup: spawn to the tools/list answer, and to the first extract (cold) of the corpus,
+    # against the same call warm; a fresh process each round.
+    lst, first, warm = [], [], []
+    for r in range(runs + 1):
+        srv = Server(exe, os.path.dirname(corpus), log, {"GNAW_MCP_MAX_OUTPUT_BYTES": str(1 << 30)})
+        srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                   "clientInfo": {"name": "gnaw-bench", "version": "0"}})
+        srv.notify("notifications/initialized")
+        srv.request("tools/list", {})
+        t_list = time.perf_counter() - srv.start
+        c = call("extract", {"repo": name, "budget": 50000})
+        t_first = time.perf_counter() - srv.start
+        w = call("extract", {"repo": name, "budget": 50000})
+        srv.close()
+        if r > 0:
+            lst.append(t_list)
+            first.append(t_first)
+            warm.append(w)
+    res["startup"] = {"tools/list": lst, "first extract": first, "warm extract": warm}
+    return res
+
+
+def issue24_report(res, med):
+    print("Issue 24 (ratios within this run; spreads are min–max over the runs):\n")
+    print("| what | gnaw | baseline | ratio | target | |")
+    print("|---|---|---|---|---|---|")
+
+    def row(what, a, b, goal, ok, extra=""):
+        ratio = f"{a / b:.2f}x" if a and b else "n/a"
+        met = "n/a" if ok is None else ("met" if ok else "**MISSED**")
+        print(f"| {what} | {extra and extra[0] or fmt_s(a)} | {extra and extra[1] or fmt_s(b)} "
+              f"| {ratio} | {goal} | {met} |")
+
+    rgv = res["rg"] or "rg not installed (--install-peers)"
+    for pat, got in res["grep"].items():
+        gn = got["gnaw"]
+        rgt = got.get("rg")
+        a, b = median(gn["t"]), median(rgt["t"]) if rgt else None
+        row(f"`gnaw grep` vs `{rgv}`, `{pat}`, CLI cold, whole process", a, b, "≤ 1.5x",
+            a / b <= 1.5 if a and b else None,
+            (f"{fmt_s(a)} ({spread(gn['t'])})", f"{fmt_s(b)} ({spread(rgt['t'])})" if rgt else "n/a"))
+        ra = median([x for x in gn["rss"] if x])
+        rb = median([x for x in rgt["rss"] if x]) if rgt else None
+        row(f"  peak RSS of the same", ra, rb, "≤ 2x", ra / rb <= 2 if ra and rb else None,
+            (f"{ra / 1024:.1f} MiB" if ra else "n/a", f"{rb / 1024:.1f} MiB" if rb else "n/a"))
+        ca, cb = median(gn["cpu"]), median(rgt["cpu"]) if rgt else None
+        row(f"  CPU time (user+sys) of the same", ca, cb, "", None)
+    gw = median(res["server"]["grep warm"])
+    rgt = res["grep"][ISSUE_PATTERN].get("rg")
+    rb = median(rgt["t"]) if rgt else None
+    row(f"gnaw-mcp `grep` warm vs rg (CLI), `{ISSUE_PATTERN}`", gw, rb, "faster (< 1x)",
+        gw < rb if gw and rb else None)
+    a, b = med.get("gnaw --compress"), med.get("gnaw extract")
+    row("`gnaw --compress` vs `gnaw` extract, CLI cold (no budget)", a, b, "≤ 2x",
+        a / b <= 2 if a and b else None)
+    for budget in (0, 50000):
+        a = median(res["server"][f"compress {budget}"])
+        b = median(res["server"][f"extract {budget}"])
+        ce, cc = res["server"][f"cold {budget}"]
+        what = "unlimited (whole prompt returned)" if budget == 0 else f"budget {budget:,}"
+        row(f"gnaw-mcp `extract` compress vs plain, warm, {what}", a, b, "≤ 2x",
+            a / b <= 2 if a and b else None)
+        if budget == 0:
+            row("  the same, first call of each (extract first; compress then reuses the texts it read)", cc, ce, "≤ 2x",
+                cc / ce <= 2 if cc and ce else None)
+    st = res["startup"]
+    t = median(st["tools/list"])
+    row("gnaw-mcp spawn to the `tools/list` answer", t, None, "≤ 20 ms", t <= 0.020 if t else None,
+        (f"{fmt_s(t)} ({spread(st['tools/list'])})", ""))
+    a, b = median(st["first extract"]), median(st["warm extract"])
+    row("gnaw-mcp spawn to the first `extract` (budget 50,000) vs that call warm", a, b, "≤ 2x",
+        a / b <= 2 if a and b else None)
     print()
 
 
@@ -423,12 +589,16 @@ def main():
     ap.add_argument("--json", help="write the raw results here")
     ap.add_argument("--no-nav", action="store_true", help="skip the navigation rows")
     ap.add_argument("--no-git", action="store_true", help="skip the git tools' rows")
+    ap.add_argument("--no-issue24", action="store_true",
+                    help="skip issue 24's rows (grep vs rg, compress warm, startup)")
     ap.add_argument("--history", default=os.path.join(os.path.dirname(__file__), "..", ".."),
                     help="a git repository whose history `log` reads (default: this project)")
     a = ap.parse_args()
 
     corpus = os.path.abspath(a.corpus)
     name = os.path.basename(corpus)
+    global PEERS
+    PEERS = a.peers
     os.makedirs(a.scratch, exist_ok=True)
     gnaw = os.path.join(a.bins, "gnaw")
 
@@ -504,6 +674,7 @@ def main():
 
     nav = None if a.no_nav else nav_block(a.bins, corpus, a.runs, a.scratch, mcp_log)
     gitres = None if a.no_git else git_block(a.bins, corpus, a.history, a.runs, a.scratch)
+    i24 = None if a.no_issue24 else issue24_block(a.bins, corpus, a.runs, a.scratch, mcp_log)
 
     # How many files each peer emitted, where its output shows it (one untimed run).
     peer_files = {}
@@ -532,6 +703,7 @@ def main():
         "versions": {p[0]: version(p[1][0]) for p in peers},
         "nav": nav,
         "git": gitres,
+        "issue24": i24,
     }
     if a.json:
         with open(a.json, "w") as f:
@@ -587,6 +759,8 @@ def report(res, peers, floor_tokens):
         nav_report(res["nav"])
     if res.get("git"):
         git_report(res["git"])
+    if res.get("issue24"):
+        issue24_report(res["issue24"], med)
 
     # The targets of issue 6 (ratios in one run).
     rows = []

@@ -37,6 +37,12 @@ Environment:
   GNAW_MCP_MAX_OUTPUT_BYTES  largest prompt extract returns (default 4194304)
   GNAW_MCP_DEFAULT_BUDGET    token budget when neither the call nor .gnawconfig sets one
                              (default 20000; 0 for unlimited)
+  GNAW_MCP_DEFAULT_MAX_CHARS most characters of an answer when the call sets neither budget
+                             nor max_chars (default 50000; text and structured copy together)
+  GNAW_MCP_STRUCTURED        auto (default), on or off: whether answers carry structuredContent
+                             (and tools outputSchema) for revisions that have them; auto leaves
+                             them out for a client that shows the model only that copy (a
+                             legacy client whose clientInfo.name is claude-code)
   GNAW_MCP_SECRETS_FLOOR     weakest secrets mode a repo or call may choose: off (default),
                              warn, redact or block
   GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size, and the largest file

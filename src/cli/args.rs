@@ -122,6 +122,11 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
 
+    /// Fit the prompt into N characters as well: the budget is lowered until it fits (0 means
+    /// unlimited)
+    #[arg(long, value_name = "N", conflicts_with = "no_count")]
+    pub max_chars: Option<usize>,
+
     /// Rank files by relevance to this text (decides what a --budget keeps)
     #[arg(long, value_name = "TEXT")]
     pub query: Option<String>,
@@ -207,6 +212,7 @@ impl Args {
             tree: tri(self.tree, self.no_tree),
             secrets: self.secrets,
             budget: self.budget,
+            max_chars: self.max_chars,
             query: self.query.clone(),
             compress: self.compress,
             profile: self.profile.clone(),

@@ -213,6 +213,10 @@ pub struct Common {
     /// Fit the answer into N tokens, with the continuation when cut (0 means unlimited)
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
+    /// Fit the answer into N bytes as well, so at most N characters (0 means unlimited): the
+    /// size gnaw-mcp holds an answer to when a call sets no budget
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
     /// Secrets handling [possible values: off, warn, redact, block] [default: warn]
     #[arg(long, value_name = "MODE", value_parser = parse_secrets)]
     pub secrets: Option<SecretsMode>,
@@ -290,7 +294,10 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
         policy: Policy::cli(),
         cache: None,
         observer: None,
-        max_text_bytes: usize::MAX,
+        max_text_bytes: match common.max_chars {
+            None | Some(0) => usize::MAX,
+            Some(n) => n,
+        },
     };
     let text = match args.command {
         Command::Read { paths, .. } => read(&req, &paths).map(|a| a.text),
@@ -315,6 +322,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 context,
                 max_matches,
                 after,
+                count: false,
             },
         )
         .map(|a| a.text),

@@ -28,6 +28,9 @@ pub struct Extraction {
     pub findings_left_out: usize,
     /// The token budget the prompt was fitted to, if any.
     pub budget: Option<usize>,
+    /// The most characters the prompt was fitted to, if any (the budget was lowered to fit it
+    /// when the prompt at the budget was longer).
+    pub max_chars: Option<usize>,
     /// Files that were readable but left out to fit the budget, in path order.
     pub omitted: Vec<Omitted>,
     /// Every readable file's rank, best first, with the parts of its score.

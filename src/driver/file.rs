@@ -11,6 +11,14 @@
 //!
 //! A sensitive file that `.gnawconfig`'s includes name is brought back only when the policy
 //! allows it; either way it is recorded, and [`FileContext::widenings`] reports it.
+//!
+//! A search (grep) sets [`FileContext::prefilter`]: a file whose text is shown as it is read and
+//! holds none of the pattern's required literals is kept as [`BodyText::Unmatched`], without being
+//! scanned or rendered; its outcome (kept, or left out as sensitive) is the one the full step
+//! gives. A text is shown as read in `off` and `warn` modes, on an allowed path, and in `redact`
+//! and `block` modes when it holds no keyword of any secret rule (then it scans clean). A text
+//! that may hold a secret always goes the full way, and the pattern is never run on it before
+//! its scan: the work done on it does not depend on whether the pattern would match the secret.
 
 use super::options::FileOptions;
 use crate::cache::{self, Cache};
@@ -19,6 +27,7 @@ use crate::error::Error;
 use crate::par::lock;
 use crate::spec::Widen;
 use crate::stages::filter::Filter;
+use crate::stages::grep::Prefilter;
 use crate::stages::name::{Namer, ShownName};
 use crate::stages::{count, filter, read, render, scan, source, syntax};
 use crate::vocab::{Candidate, EntryKind, Finding, SecretsMode, SkipReason, Text};
@@ -51,6 +60,18 @@ pub struct FileContext<'a> {
     reincluded: Mutex<BTreeSet<String>>,
     /// The parse budget of this call, shared by every file it parses.
     pub parse: syntax::ParseBudget,
+    /// A search's prefilter: files it proves hold no match are kept unscanned and unrendered
+    /// (see the module's doc). `None` for everything but grep.
+    pub prefilter: Option<&'a Prefilter>,
+    /// The caller drops every finding (grep): in `warn` mode, where the scan changes no text
+    /// and no name, neither the text nor the name is scanned.
+    pub findings_unused: bool,
+    /// Kept files' pieces are neither rendered nor counted here (tokens and length 0): the
+    /// caller measures the ones it keeps with [`measure_piece`]. `extract --compress` without a
+    /// budget and without the warm cache sets it: most files are then shown as skeletons, and
+    /// their full pieces were counted for nothing. Never set with a cache, whose pieces must
+    /// hold their counts.
+    pub defer_count: bool,
 }
 
 impl<'a> FileContext<'a> {
@@ -76,6 +97,9 @@ impl<'a> FileContext<'a> {
             listed: OnceLock::new(),
             reincluded: Mutex::new(BTreeSet::new()),
             parse: syntax::ParseBudget::default(),
+            prefilter: None,
+            findings_unused: false,
+            defer_count: false,
         })
     }
 
@@ -256,6 +280,9 @@ pub enum BodyText {
     Redacted(String),
     /// The skeleton of the scanned text (`extract --compress`), see [`skeleton_of`].
     Skeleton(String),
+    /// A file the context's [`Prefilter`] proved to hold no match, neither in its text nor in
+    /// its text as shown: never scanned or rendered, and no text is kept (it reads as empty).
+    Unmatched,
 }
 
 impl Body {
@@ -268,7 +295,8 @@ impl Body {
 /// The skeleton of a kept file (`extract --compress`): its scanned text with the bodies of its
 /// functions and methods elided ([`syntax::skeleton`]), rendered and counted as its piece.
 /// `None` when the file has no grammar, is past a parse bound, or has no body to elide: then
-/// the file is shown in full.
+/// the file is shown in full. With the warm cache, the skeleton of a text parsed before (by the
+/// hash of its language and text) is taken from it, and the file is not parsed again.
 pub fn skeleton_of(
     ctx: &FileContext<'_>,
     path: &str,
@@ -276,17 +304,21 @@ pub fn skeleton_of(
     stop: &dyn Fn() -> bool,
 ) -> Option<Body> {
     let lang = syntax::Language::detect(path.as_bytes())?;
-    let syntax::Outline::Parsed(symbols) = syntax::outline_of(lang, &full.text, &ctx.parse, stop)
-    else {
-        return None;
+    let id = ctx.cache.map(|_| cache::skeleton_id(&lang, &full.text));
+    let cached = match (ctx.cache, id) {
+        (Some(cache), Some(id)) => cache.skeleton(id),
+        _ => None,
     };
-    if !crate::vocab::Symbol::walk(&symbols)
-        .iter()
-        .any(|(_, s)| s.body.is_some())
-    {
-        return None;
-    }
-    let text = syntax::skeleton(&full.text, &symbols);
+    let text: String = match cached {
+        Some(skeleton) => skeleton?.to_string(),
+        None => {
+            let made = make_skeleton(ctx, lang, &full.text, stop)?;
+            if let (Some(cache), Some(id)) = (ctx.cache, id) {
+                cache.put_skeleton(id, made.as_deref().map(Arc::from));
+            }
+            made?
+        }
+    };
     let piece = render::file_piece(
         &ctx.options.render,
         &FileView {
@@ -306,12 +338,34 @@ pub fn skeleton_of(
     })
 }
 
+/// Parse `text` and elide its bodies: `Some(None)` when it parsed and has no body to elide
+/// (a pure outcome of the text, worth caching), `None` when the parse was stopped by a bound
+/// or a cancellation (not to be cached).
+fn make_skeleton(
+    ctx: &FileContext<'_>,
+    lang: syntax::Language,
+    text: &str,
+    stop: &dyn Fn() -> bool,
+) -> Option<Option<String>> {
+    let syntax::Outline::Parsed(symbols) = syntax::outline_of(lang, text, &ctx.parse, stop) else {
+        return None;
+    };
+    if !crate::vocab::Symbol::walk(&symbols)
+        .iter()
+        .any(|(_, s)| s.body.is_some())
+    {
+        return Some(None);
+    }
+    Some(Some(syntax::skeleton(text, &symbols)))
+}
+
 impl std::ops::Deref for BodyText {
     type Target = str;
     fn deref(&self) -> &str {
         match self {
             BodyText::Shared(t) => &t.text,
             BodyText::Redacted(s) | BodyText::Skeleton(s) => s,
+            BodyText::Unmatched => "",
         }
     }
 }
@@ -360,7 +414,13 @@ pub fn shown_path(ctx: &FileContext<'_>, display: String) -> (Option<String>, Ve
 /// is shown everywhere (tree, headings, omitted list, findings), the outcome, and the findings
 /// of the name and the content.
 pub fn process_named(ctx: &FileContext<'_>, c: &Candidate) -> (String, Processed) {
-    let shown = ctx.namer.path(&c.rel);
+    let shown = if ctx.findings_unused && ctx.options.secrets == SecretsMode::Warn {
+        // Warn mode shows a name as it is: its scan would only give findings, which the caller
+        // drops (and it compiles the rules a name wakes, megabytes of a short run's memory).
+        Namer::new(SecretsMode::Off, scan::Allow::default()).path(&c.rel)
+    } else {
+        ctx.namer.path(&c.rel)
+    };
     let blocked = shown.is_blocked();
     let (path, mut found) = shown.into_parts();
     if blocked {
@@ -391,6 +451,9 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
         return process_link(ctx, c, &path);
     }
     let key = ctx.cache_key(c);
+    if let Some(hit) = prefiltered_warm(ctx, &c.rel, &path, key.as_ref()) {
+        return hit;
+    }
     if let (Some(cache), Some(key)) = (ctx.cache, &key) {
         match cache.piece(key, ctx.context, &path) {
             Some(Err(reason)) => {
@@ -403,6 +466,13 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
                 if ctx.names(&c.rel) {
                     // Only to record a sensitive file brought back; the outcome is cached.
                     let _ = ctx.sensitive(&c.rel, &path, Some(text.text.as_bytes()));
+                }
+                // A piece not redacted is the file's text as read.
+                if let (Some(pf), Ok(info)) = (ctx.prefilter, &piece.outcome)
+                    && !info.redacted
+                    && !pf.may_match(text.text.as_bytes())
+                {
+                    return (Ok(unmatched(&text)), piece.findings.clone());
                 }
                 if let Some(hit) = from_piece(ctx, &path, text, &piece) {
                     return hit;
@@ -428,9 +498,14 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
         Ok(t) => t,
         Err(reason) => return (Err(reason), Vec::new()),
     };
+    if let Some(hit) = prefiltered(ctx, &c.rel, &path, &text) {
+        return hit;
+    }
     let (kept, findings) = scan_text(ctx, &c.rel, &path, text);
     let result = kept.map(|kept| body(ctx, &path, kept));
-    if let (Some(cache), Some(key)) = (ctx.cache, &key) {
+    // A piece made without the scan holds no findings: it is not one to share.
+    let scanned = !(ctx.findings_unused && ctx.options.secrets == SecretsMode::Warn);
+    if let (Some(cache), Some(key), true) = (ctx.cache, &key, scanned) {
         let piece = cache::Piece {
             outcome: result
                 .as_ref()
@@ -472,25 +547,77 @@ fn process_link(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
     (kept.map(|kept| body(ctx, path, kept)), findings)
 }
 
+/// A file the context's prefilter proves to hold no match, from the `text` read: kept as
+/// [`BodyText::Unmatched`] (or left out as a sensitive file, as the full step would), unscanned.
+/// `None` when it must go the full way: it may match, or its text may hold a secret that the
+/// scan would redact or block (then the pattern is not run on it here).
+fn prefiltered(ctx: &FileContext<'_>, rel: &[u8], path: &str, text: &Text) -> Option<Processed> {
+    let pf = ctx.prefilter?;
+    let shown_as_read = matches!(ctx.options.secrets, SecretsMode::Off | SecretsMode::Warn)
+        || ctx.allow.allows_path(path)
+        || !scan::has_keyword(&text.text);
+    if !shown_as_read || pf.may_match(text.text.as_bytes()) {
+        return None;
+    }
+    if let Some(reason) = ctx.sensitive(rel, path, Some(text.text.as_bytes())) {
+        return Some((Err(reason), Vec::new()));
+    }
+    Some((Ok(unmatched(text)), Vec::new()))
+}
+
+/// [`prefiltered`] on the warm cache's text of the file, if it holds it: no piece is looked up
+/// (none is made for a file the prefilter passes over).
+fn prefiltered_warm(
+    ctx: &FileContext<'_>,
+    rel: &[u8],
+    path: &str,
+    key: Option<&cache::FileKey>,
+) -> Option<Processed> {
+    ctx.prefilter?;
+    let text = ctx.cache?.file(key?)?.ok()?;
+    prefiltered(ctx, rel, path, &text)
+}
+
+/// The body of a file a prefilter proved to hold no match.
+fn unmatched(text: &Text) -> Body {
+    Body {
+        bytes: text.bytes,
+        lossy: text.lossy,
+        text: BodyText::Unmatched,
+        tokens: 0,
+        piece_len: 0,
+    }
+}
+
 /// Render and count a kept file's piece.
 fn body(ctx: &FileContext<'_>, path: &str, (text, bytes, lossy): ScannedText) -> Body {
+    let mut body = Body {
+        bytes,
+        lossy,
+        tokens: 0,
+        piece_len: 0,
+        text,
+    };
+    if !ctx.defer_count {
+        (body.tokens, body.piece_len) = measure_piece(ctx, path, &body);
+    }
+    body
+}
+
+/// Render a kept file's piece: its exact token count and length (taken by the per-file step,
+/// unless [`FileContext::defer_count`] leaves it to the caller).
+pub fn measure_piece(ctx: &FileContext<'_>, path: &str, body: &Body) -> (usize, usize) {
     let piece = render::file_piece(
         &ctx.options.render,
         &FileView {
             path,
-            text: &text,
-            lossy,
-            skeleton: false,
+            text: &body.text,
+            lossy: body.lossy,
+            skeleton: body.is_skeleton(),
         },
         false,
     );
-    Body {
-        bytes,
-        lossy,
-        tokens: ctx.count(&piece),
-        piece_len: piece.len(),
-        text,
-    }
+    (ctx.count(&piece), piece.len())
 }
 
 /// A warm hit: the cached piece with the file's cached text. `None` if the redacted text cannot
@@ -544,7 +671,10 @@ pub fn scan_text(
     let (bytes, lossy) = (text.bytes, text.lossy);
     let kept = |text| Ok((text, bytes, lossy));
     let secrets = ctx.options.secrets;
-    if secrets == SecretsMode::Off || ctx.allow.allows_path(path) {
+    if secrets == SecretsMode::Off
+        || (secrets == SecretsMode::Warn && ctx.findings_unused)
+        || ctx.allow.allows_path(path)
+    {
         return (kept(BodyText::Shared(text)), Vec::new());
     }
     match scan::scan(&text.text, path, secrets, &ctx.allow) {

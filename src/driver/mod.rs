@@ -129,7 +129,12 @@ fn run(
     // Pieces are counted here and rendered again at assembly rather than kept: peak memory stays
     // near the file texts plus the output.
     let file_options = FileOptions::new(&options, spec, counting);
-    let ctx = FileContext::new(&dir, &file_options, spec.cache)?;
+    let mut ctx = FileContext::new(&dir, &file_options, spec.cache)?;
+    // compress without a budget shows most files as skeletons: their full pieces are counted
+    // only for the files left whole, after the skeletons are made (not with the warm cache,
+    // whose pieces keep their counts).
+    ctx.defer_count =
+        counting && spec.overrides.compress && options.budget.is_none() && spec.cache.is_none();
     let candidates = &sourced.candidates;
     let total = candidates.len();
     let done = AtomicUsize::new(0);
@@ -186,33 +191,42 @@ fn run(
     };
     let ranking = plan::rank(&kept, query.as_ref(), &ctx.parse, &stop).ok_or(Error::Cancelled)?;
     // compress: every file that has one gets its skeleton; without a budget it replaces the
-    // file, with one it is offered for the files that do not fit whole (the graded budget).
-    let mut skeletons = if spec.overrides.compress {
-        skeletons(&ctx, &kept, threads, &stop)?
-    } else {
-        Vec::new()
-    };
+    // file, with one it is offered for the files that do not fit whole (the graded budget),
+    // and only those are parsed.
     if spec.overrides.compress && options.budget.is_none() {
-        for (i, s) in skeletons.iter_mut().enumerate() {
-            if let Some(s) = s.take() {
+        let all: Vec<usize> = (0..kept.len()).collect();
+        for (i, s) in skeletons(&ctx, &kept, &all, threads, &stop)? {
+            if let Some(s) = s {
                 kept[i].1 = s;
+            }
+        }
+        if ctx.defer_count {
+            // The files left whole: their pieces, measured now, in parallel.
+            let whole: Vec<usize> = (0..kept.len())
+                .filter(|&i| !kept[i].1.is_skeleton())
+                .collect();
+            let order = par::largest_first(&whole, |&i| kept[i].1.bytes);
+            let measured = par::map(&whole, &order, threads, &stop, |&i| {
+                let (path, body) = &kept[i];
+                file::measure_piece(&ctx, path, body)
+            })
+            .ok_or(Error::Cancelled)?;
+            for (&i, (tokens, len)) in whole.iter().zip(measured) {
+                kept[i].1.tokens = tokens;
+                kept[i].1.piece_len = len;
             }
         }
     }
     let graded = match options.budget {
-        Some(b) if skeletons.iter().any(Option::is_some) => Some(grade(
-            &ctx,
-            &mut kept,
-            &mut skeletons,
-            &ranking,
-            b,
-            &repo_name,
-            &stop,
+        Some(b) if spec.overrides.compress => Some(grade(
+            &ctx, &mut kept, &ranking, b, &repo_name, threads, &stop,
         )?),
         _ => None,
     };
     let m = plan::Measure::new(&ctx, &kept, &repo_name, &stop);
-    let fitted = plan::fit(&m, options.budget, graded.as_deref().unwrap_or(&ranking))?;
+    let max_chars = spec.overrides.max_chars.filter(|&c| c > 0);
+    let order = graded.as_deref().unwrap_or(&ranking);
+    let fitted = plan::fit_chars(&m, options.budget, max_chars, order)?;
     let last = fitted.kept.last().copied();
     let files = fitted
         .kept
@@ -279,6 +293,7 @@ fn run(
         findings,
         findings_left_out: left_out,
         budget: options.budget,
+        max_chars,
         omitted,
         ranking,
         widenings: ctx.widenings(&options),
@@ -287,16 +302,19 @@ fn run(
     Ok((ex, assembled.written))
 }
 
-/// The skeleton of each kept file (by index), made in parallel; `None` for a file without one.
+/// The skeletons of the kept files `which` (indices into `kept`), made in parallel, largest
+/// first: each index with its skeleton, `None` for a file without one.
 fn skeletons(
     ctx: &FileContext<'_>,
     kept: &[(String, file::Body)],
+    which: &[usize],
     threads: usize,
     stop: &(dyn Fn() -> bool + Sync),
-) -> Result<Vec<Option<file::Body>>, Error> {
-    let order = par::largest_first(kept, |(_, b)| b.bytes);
-    par::map(kept, &order, threads, stop, |(path, body)| {
-        file::skeleton_of(ctx, path, body, stop)
+) -> Result<Vec<(usize, Option<file::Body>)>, Error> {
+    let order = par::largest_first(which, |&i| kept[i].1.bytes);
+    par::map(which, &order, threads, stop, |&i| {
+        let (path, body) = &kept[i];
+        (i, file::skeleton_of(ctx, path, body, stop))
     })
     .ok_or(Error::Cancelled)
 }
@@ -307,13 +325,17 @@ fn skeletons(
 /// The files taken come first, in rank order, then the rest; the budget stage then fits that
 /// order exactly, measuring every candidate prompt, so the estimates here only decide which
 /// form each file is offered in.
+///
+/// A file taken whole is never parsed. At the first file that does not fit whole, every later
+/// file too big to fit whole in what is left then (which only shrinks) is parsed, in parallel;
+/// a later file that might still fit whole is parsed only if, when its turn comes, it does not.
 fn grade(
     ctx: &FileContext<'_>,
     kept: &mut [(String, file::Body)],
-    skeletons: &mut [Option<file::Body>],
     ranking: &[(usize, rank::Score)],
     budget: usize,
     repo_name: &str,
+    threads: usize,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Vec<(usize, rank::Score)>, Error> {
     let base = plan::Measure::new(ctx, kept, repo_name, stop)
@@ -326,7 +348,11 @@ fn grade(
     let reserve = omitted_lines.min(budget / 5) + 32 + budget / 50;
     let mut left = budget.saturating_sub(base + reserve);
     let mut taken = vec![false; kept.len()];
-    for &(i, _) in ranking {
+    // Skeletons made ahead, by kept index; `made[i]` says whether file i's was asked for.
+    let mut ahead: Vec<Option<file::Body>> = (0..kept.len()).map(|_| None).collect();
+    let mut made = vec![false; kept.len()];
+    let mut missed = false;
+    for (at, &(i, _)) in ranking.iter().enumerate() {
         if stop() {
             return Err(Error::Cancelled);
         }
@@ -338,7 +364,24 @@ fn grade(
             taken[i] = true;
             continue;
         }
-        if let Some(s) = skeletons[i].take() {
+        if !made[i] {
+            // The first miss: parse, at once, every later file that cannot fit whole any more.
+            let mut batch = vec![i];
+            if !missed {
+                missed = true;
+                batch.extend(
+                    ranking[at + 1..]
+                        .iter()
+                        .map(|&(j, _)| j)
+                        .filter(|&j| kept[j].1.tokens + path_tokens[j] + 3 > left),
+                );
+            }
+            for (j, s) in skeletons(ctx, kept, &batch, threads, stop)? {
+                made[j] = true;
+                ahead[j] = s;
+            }
+        }
+        if let Some(s) = ahead[i].take() {
             let cost = s.tokens + line;
             if cost <= left {
                 left -= cost;

@@ -47,6 +47,8 @@ pub struct Measure<'a> {
     part_memo: Mutex<HashMap<String, usize>>,
     /// The tree's length for the last kept set asked about.
     tree_memo: Mutex<Option<(Vec<usize>, usize)>>,
+    /// Characters of each file's piece (not last, last), once asked for.
+    chars_memo: Mutex<HashMap<(usize, bool), usize>>,
     stop: &'a (dyn Fn() -> bool + Sync),
 }
 
@@ -70,6 +72,7 @@ impl<'a> Measure<'a> {
             last_memo: Mutex::new(HashMap::new()),
             part_memo: Mutex::new(HashMap::new()),
             tree_memo: Mutex::new(None),
+            chars_memo: Mutex::new(HashMap::new()),
             stop,
         }
     }
@@ -179,6 +182,27 @@ impl<'a> Measure<'a> {
         Some((head_tokens + body + self.tail_tokens).saturating_add_signed(last_fix))
     }
 
+    /// The exact length in characters of the prompt with exactly these kept files (path order)
+    /// and this omitted section; `None` when the run was cancelled. Each piece is rendered once
+    /// and its length remembered.
+    pub fn chars(&self, kept_ix: &[usize], view: &OmittedView) -> Option<usize> {
+        let head = self.preamble(kept_ix, view)?.chars().count();
+        let mut body = 0;
+        for (n, &i) in kept_ix.iter().enumerate() {
+            if (self.stop)() {
+                return None;
+            }
+            let last = n + 1 == kept_ix.len() && self.render.format == Format::Json;
+            let mut memo = crate::par::lock(&self.chars_memo);
+            body += *memo.entry((i, last)).or_insert_with(|| {
+                render::file_piece(self.render, &self.view(i), last)
+                    .chars()
+                    .count()
+            });
+        }
+        Some(head + body + self.epilogue.chars().count())
+    }
+
     /// The exact count of one part of a preamble: remembered when small; in chunks cut at safe
     /// points ([`count::split_for_parallel`]) through the warm cache when large, stopping between
     /// chunks when the run is cancelled.
@@ -244,6 +268,53 @@ pub fn rank(
         _ => None,
     };
     rank::rank(&docs, query, &outline, stop)
+}
+
+/// How many budgets [`fit_chars`] tries before it gives up.
+const CHAR_TRIES: usize = 12;
+
+/// Choose what is kept so that the prompt fits the token budget and, when `max_chars` is given,
+/// that many characters: the budget is lowered in proportion to the excess (by at least one
+/// token) and the ranked files fitted again, each candidate measured exactly, until the prompt
+/// fits both. The token fit keeps its own guarantees; the characters are counted, never guessed.
+pub fn fit_chars(
+    m: &Measure<'_>,
+    budget: Option<usize>,
+    max_chars: Option<usize>,
+    ranking: &[(usize, rank::Score)],
+) -> Result<budget::Plan, Error> {
+    let mut plan = fit(m, budget, ranking)?;
+    let Some(max) = max_chars else {
+        return Ok(plan);
+    };
+    let mut tokens = plan.tokens;
+    for _ in 0..CHAR_TRIES {
+        let chars = m.chars(&plan.kept, &plan.view).ok_or(Error::Cancelled)?;
+        if chars <= max {
+            return Ok(plan);
+        }
+        // The next budget: this one scaled by the share that fits, with a little to spare.
+        let scaled = (tokens as u128 * max as u128 * 97 / 100 / chars as u128) as usize;
+        tokens = scaled.min(tokens.saturating_sub(1));
+        plan = match fit(m, Some(tokens), ranking) {
+            Err(Error::Budget { .. }) => {
+                return Err(Error::Usage {
+                    message: format!(
+                        "no prompt of this repository fits {max} characters: its tree and the \
+                         list of what is left out alone take more; raise max_chars or narrow \
+                         with include/exclude"
+                    ),
+                });
+            }
+            other => other?,
+        };
+    }
+    Err(Error::Usage {
+        message: format!(
+            "the prompt could not be fitted to {max} characters in {CHAR_TRIES} tries; raise \
+             max_chars or narrow with include/exclude"
+        ),
+    })
 }
 
 /// Choose what is kept: everything when there is no budget, else the budget stage's fit of the

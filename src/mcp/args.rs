@@ -15,13 +15,15 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// What `repo` is, for every tool.
-pub const REPO_DESCRIPTION: &str = "Repository directory, relative to the server's root.";
+pub const REPO_DESCRIPTION: &str = "Repository directory under the server's root.";
 /// What `budget` is, for every tool that takes one.
-pub const BUDGET_DESCRIPTION: &str = "Most tokens in the answer, counted exactly; 0 for no limit.";
+pub const BUDGET_DESCRIPTION: &str = "Most tokens in the answer (exact count); 0: no limit.";
+/// What `max_chars` is, for every tool.
+pub const MAX_CHARS_DESCRIPTION: &str = "Most characters in the answer (default 50,000).";
 /// What `include` is, for every tool that takes one.
-pub const INCLUDE_DESCRIPTION: &str = "Globs of the files to consider, e.g. [\"src/**/*.rs\"].";
+pub const INCLUDE_DESCRIPTION: &str = "Globs of the files to consider, e.g. src/**/*.rs.";
 /// What `exclude` is, for every tool that takes one.
-pub const EXCLUDE_DESCRIPTION: &str = "Globs of the files to leave out, e.g. [\"tests/**\"].";
+pub const EXCLUDE_DESCRIPTION: &str = "Globs of the files to leave out, e.g. tests/**.";
 
 /// Implements `JsonSchema` for an argument type with a fixed, inlined schema.
 macro_rules! schema {
@@ -191,6 +193,13 @@ schema!(Tokens, "Tokens", { "type": "integer" });
 pub struct Budget(pub Tokens);
 
 schema!(Budget, "Budget", { "type": "integer", "description": BUDGET_DESCRIPTION });
+
+/// The `max_chars` argument: most characters in the answer, text and structured copy together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct MaxChars(pub Tokens);
+
+schema!(MaxChars, "MaxChars", { "type": "integer", "description": MAX_CHARS_DESCRIPTION });
 
 /// The input schema of a tool whose arguments are `T`: an object schema with
 /// `additionalProperties: false`, every property inlined with its type and description, and

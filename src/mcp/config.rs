@@ -6,6 +6,23 @@ use crate::config::parse_size;
 use crate::spec::{Policy, RepoMayWiden, Widen};
 use crate::vocab::SecretsMode;
 
+/// The default most characters of an answer (see [`Config::default_max_chars`]).
+pub const DEFAULT_MAX_CHARS: usize = 50_000;
+
+/// Whether answers carry `structuredContent` (and definitions `outputSchema`) for a client whose
+/// revision has them (`GNAW_MCP_STRUCTURED`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Structured {
+    /// For every client whose revision has them, except clients known to show the model only
+    /// the structured copy when both are sent (see [`crate::mcp::tool::drops_text`]).
+    #[default]
+    Auto,
+    /// For every client whose revision has them.
+    On,
+    /// Never: every answer is its text only.
+    Off,
+}
+
 /// Limits, from the environment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -13,6 +30,12 @@ pub struct Config {
     pub max_line_bytes: usize,
     /// Largest prompt `extract` returns (`GNAW_MCP_MAX_OUTPUT_BYTES`).
     pub max_output_bytes: usize,
+    /// Most characters of an answer whose call sets neither `budget` nor `max_chars`
+    /// (`GNAW_MCP_DEFAULT_MAX_CHARS`): 50,000, the size above which Claude Code saves a result
+    /// to a file instead of showing it.
+    pub default_max_chars: usize,
+    /// Whether answers carry a structured copy (`GNAW_MCP_STRUCTURED`: auto, on or off).
+    pub structured: Structured,
     /// Bytes the warm cache may hold (`GNAW_MCP_CACHE_BYTES`; 0 turns it off).
     pub cache_bytes: usize,
     /// Most `tools/call`s waiting for the worker (`GNAW_MCP_MAX_QUEUED_CALLS`).
@@ -36,6 +59,8 @@ impl Default for Config {
         Config {
             max_line_bytes: 4 << 20,
             max_output_bytes: 4 << 20,
+            default_max_chars: DEFAULT_MAX_CHARS,
+            structured: Structured::Auto,
             cache_bytes: DEFAULT_CACHE_BYTES,
             max_queued_calls: 64,
             max_queued_bytes: 64 << 20,
@@ -51,6 +76,7 @@ impl Config {
         for (name, slot) in [
             ("GNAW_MCP_MAX_LINE_BYTES", &mut config.max_line_bytes),
             ("GNAW_MCP_MAX_OUTPUT_BYTES", &mut config.max_output_bytes),
+            ("GNAW_MCP_DEFAULT_MAX_CHARS", &mut config.default_max_chars),
             ("GNAW_MCP_MAX_QUEUED_CALLS", &mut config.max_queued_calls),
             ("GNAW_MCP_MAX_QUEUED_BYTES", &mut config.max_queued_bytes),
         ] {
@@ -79,6 +105,18 @@ impl Config {
                         "GNAW_MCP_CACHE_BYTES must be a byte count such as 268435456 or \"256MiB\" (0 turns the cache off), got {raw:?}"
                     )
                 })?;
+        }
+        if let Some(raw) = std::env::var_os("GNAW_MCP_STRUCTURED") {
+            config.structured = match raw.to_str().map(str::trim) {
+                Some("auto") => Structured::Auto,
+                Some("on") => Structured::On,
+                Some("off") => Structured::Off,
+                _ => {
+                    return Err(format!(
+                        "GNAW_MCP_STRUCTURED must be auto, on or off, got {raw:?}"
+                    ));
+                }
+            };
         }
         if let Some(raw) = std::env::var_os("GNAW_MCP_DEFAULT_BUDGET") {
             let budget = raw

@@ -13,229 +13,28 @@
 //!
 //! At end of input every request already received is answered, then [`serve`] returns.
 
-use std::collections::HashMap;
 use std::io::{self, BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
 use super::config::Config;
 use super::containment::Containment;
+use super::era::{
+    CACHE_TTL_MS, Era, LEGACY_VERSIONS, META_CAPABILITIES, META_VERSION, MODERN_VERSIONS, era_of,
+    finish, server_info,
+};
 use super::framing::{Frame, LineReader};
 use super::jsonrpc::{self, Incoming, Parsed, RpcError};
 use super::selection::ToolSet;
-use super::tool::{Outcome, Shape, Tool, ToolContext};
+use super::tool::{Shape, Tool};
 use super::tools;
 use super::transport::Output;
-use crate::cache::Cache;
+use super::worker::{InFlight, Job, Queued, Shared, id_key, worker};
 use crate::par::lock;
-use crate::spec::Observer;
-
-/// Legacy (initialize-handshake) revisions we speak, oldest first.
-pub const LEGACY_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-/// Modern (per-request `_meta`) revisions we speak.
-pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
-
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-
-/// How long a client may cache `tools/list` and `server/discover`: the tools are fixed for the
-/// life of the process and carry nothing user-specific.
-const CACHE_TTL_MS: u64 = 3_600_000;
-
-/// Minimum gap between two progress notifications for one call.
-const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
-
-/// The server's own name and version, as `serverInfo`.
-fn server_info() -> Value {
-    json!({ "name": "gnaw-mcp", "version": env!("CARGO_PKG_VERSION") })
-}
-
-/// How one request is to be answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Era {
-    Legacy,
-    Modern,
-}
-
-/// Decide the era of a request from its `_meta`, validating the modern fields.
-fn era_of(params: &Map<String, Value>) -> Result<Era, RpcError> {
-    let Some(Value::Object(meta)) = params.get("_meta") else {
-        return Ok(Era::Legacy);
-    };
-    let Some(version) = meta.get(META_VERSION) else {
-        return Ok(Era::Legacy);
-    };
-    let Some(version) = version.as_str() else {
-        return Err(RpcError::invalid_params(format!(
-            "_meta[\"{META_VERSION}\"] must be a string"
-        )));
-    };
-    if !MODERN_VERSIONS.contains(&version) {
-        return Err(RpcError::new(
-            jsonrpc::UNSUPPORTED_PROTOCOL_VERSION,
-            "Unsupported protocol version",
-        )
-        .with_data(json!({ "supported": MODERN_VERSIONS, "requested": version })));
-    }
-    if !matches!(meta.get(META_CAPABILITIES), Some(Value::Object(_))) {
-        return Err(RpcError::invalid_params(format!(
-            "_meta[\"{META_CAPABILITIES}\"] is required and must be an object"
-        )));
-    }
-    Ok(Era::Modern)
-}
-
-/// Add what every modern result carries.
-fn finish(era: Era, mut result: Value) -> Value {
-    if era == Era::Modern {
-        result["resultType"] = json!("complete");
-        result["_meta"] = json!({ META_SERVER_INFO: server_info() });
-    }
-    result
-}
-
-/// A tool call waiting for, or running on, the worker.
-struct Job {
-    id: Value,
-    key: String,
-    era: Era,
-    tool: &'static dyn Tool,
-    args: Map<String, Value>,
-    /// Bytes of the request line, counted against the queue's byte bound.
-    bytes: usize,
-    shape: Shape,
-    progress_token: Option<Value>,
-    cancel: Arc<AtomicBool>,
-}
-
-/// How much is waiting for the worker, against [`Config::max_queued_calls`] and
-/// [`Config::max_queued_bytes`].
-#[derive(Default)]
-struct Queued {
-    calls: usize,
-    bytes: usize,
-}
-
-/// The observer handed to the pipeline for one call: cancellation and progress.
-struct CallObserver<'a> {
-    cancel: &'a AtomicBool,
-    out: &'a Output,
-    token: Option<&'a Value>,
-    /// Last `done` reported and when.
-    last: Mutex<(usize, Option<Instant>)>,
-}
-
-impl Observer for CallObserver<'_> {
-    fn progress(&self, done: usize, total: usize) {
-        let Some(token) = self.token else { return };
-        if self.cancelled() {
-            return;
-        }
-        let mut last = lock(&self.last);
-        let due = last.1.is_none_or(|t| t.elapsed() >= PROGRESS_INTERVAL) || done >= total;
-        if done <= last.0 && last.1.is_some() || !due {
-            return;
-        }
-        *last = (done, Some(Instant::now()));
-        self.out.send(&jsonrpc::notification(
-            "notifications/progress",
-            json!({
-                "progressToken": token,
-                "progress": done,
-                "total": total,
-                "message": format!("{done} of {total} files"),
-            }),
-        ));
-    }
-
-    fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
-    }
-}
-
-type InFlight = Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>;
-
-fn id_key(id: &Value) -> String {
-    id.to_string()
-}
-
-/// What the worker shares with the dispatcher.
-struct Shared {
-    out: Arc<Output>,
-    inflight: InFlight,
-    queued: Arc<Mutex<Queued>>,
-    containment: Arc<dyn Containment>,
-    config: Config,
-}
-
-fn worker(jobs: mpsc::Receiver<Job>, shared: Shared) {
-    // The warm cache lives as long as the worker: in memory only, bounded, shared by every call.
-    let cache = Cache::new(shared.config.cache_bytes);
-    let cache = (shared.config.cache_bytes > 0).then_some(&cache);
-    let out = &shared.out;
-    for job in jobs {
-        {
-            let mut q = lock(&shared.queued);
-            q.calls -= 1;
-            q.bytes -= job.bytes;
-        }
-        let started = Instant::now();
-        let outcome = if job.cancel.load(Ordering::Relaxed) {
-            Some(Outcome::Cancelled)
-        } else {
-            let observer = CallObserver {
-                cancel: &job.cancel,
-                out,
-                token: job.progress_token.as_ref(),
-                last: Mutex::new((0, None)),
-            };
-            let ctx = ToolContext {
-                containment: shared.containment.as_ref(),
-                cache,
-                config: &shared.config,
-                observer: &observer,
-                shape: job.shape,
-            };
-            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                job.tool.call(&job.args, &ctx)
-            }));
-            match cache {
-                Some(c) => log::info!(
-                    "{} finished in {:?}; cache {:?}",
-                    job.tool.name(),
-                    started.elapsed(),
-                    c.stats()
-                ),
-                None => log::info!("{} finished in {:?}", job.tool.name(), started.elapsed()),
-            }
-            run.ok()
-        };
-        lock(&shared.inflight).remove(&job.key);
-        match outcome {
-            Some(Outcome::Done(result)) if !job.cancel.load(Ordering::Relaxed) => {
-                out.send(&jsonrpc::result(&job.id, finish(job.era, result)));
-            }
-            Some(Outcome::Rejected(e)) if !job.cancel.load(Ordering::Relaxed) => {
-                log::info!("tools/call rejected: {}", e.message);
-                out.send(&jsonrpc::error(&job.id, &e));
-            }
-            Some(_) => log::info!("request {} was cancelled; no response sent", job.key),
-            None => out.send(&jsonrpc::error(
-                &job.id,
-                &RpcError::new(
-                    jsonrpc::INTERNAL_ERROR,
-                    "Internal error: the tool failed unexpectedly; see the server's stderr log",
-                ),
-            )),
-        }
-    }
-}
 
 /// The reader side: dispatches every message, hands tool calls to the worker.
 struct Server {
@@ -246,6 +45,8 @@ struct Server {
     jobs: mpsc::Sender<Job>,
     /// The legacy revision `initialize` negotiated, if any.
     legacy_version: Option<&'static str>,
+    /// The `clientInfo.name` `initialize` gave, if any.
+    client_name: Option<String>,
     /// Bytes of the line being handled.
     line_bytes: usize,
     /// The tools offered, and the selection that chose them.
@@ -369,6 +170,11 @@ impl Server {
             .unwrap_or(newest);
         log::info!("initialize: client asked for {requested:?}, using {chosen}");
         self.legacy_version = Some(chosen);
+        self.client_name = params
+            .get("clientInfo")
+            .and_then(|c| c.get("name"))
+            .and_then(Value::as_str)
+            .map(|n| n.chars().take(256).collect());
         Ok(json!({
             "protocolVersion": chosen,
             "capabilities": { "tools": {} },
@@ -378,10 +184,16 @@ impl Server {
     }
 
     fn shape(&self, era: Era) -> Shape {
-        match (era, self.legacy_version) {
+        let revision = match (era, self.legacy_version) {
             (Era::Legacy, Some(v)) => Shape::for_version(v),
             _ => Shape::FULL,
-        }
+        };
+        // A modern request names its client in its own _meta; a legacy one at initialize.
+        let client = match era {
+            Era::Legacy => self.client_name.as_deref(),
+            Era::Modern => None,
+        };
+        revision.for_client(client, self.config.structured)
     }
 
     fn tools_list(&self, era: Era, params: &Map<String, Value>) -> Result<Value, RpcError> {
@@ -537,6 +349,7 @@ pub fn serve(
         queued,
         jobs: tx,
         legacy_version: None,
+        client_name: None,
         line_bytes: 0,
         offered: offered.tools(),
         selection: offered,
@@ -564,6 +377,7 @@ mod tests {
     use super::*;
     use crate::mcp::containment::RootContainment;
     use gnaw_sandbox::Root;
+    use std::collections::HashMap;
 
     /// stdout for the server under test.
     #[derive(Clone, Default)]

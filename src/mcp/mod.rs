@@ -6,7 +6,9 @@
 //! | [`framing`] | transport in: split input into lines, discarding any over the size cap unbuffered |
 //! | [`transport`] | transport out: one message per line on stdout |
 //! | [`jsonrpc`] | parse and classify messages; build responses and notifications |
-//! | [`dispatch`] | the protocol loop: both eras, the bounded queue, the worker, cancel and progress |
+//! | [`era`] | the protocol eras: revisions spoken, a request's era from its `_meta` |
+//! | [`worker`] | the call worker: runs queued tool calls with the warm cache, progress and cancel |
+//! | [`dispatch`] | the protocol loop: answers every message in its era, queues tool calls (bounded) |
 //! | [`containment`] | the only route from a `repo` argument to a directory: a [`Containment`] |
 //! | [`args`] | tool arguments as types: the shared ones, described once; schemas derived from them |
 //! | [`tool`] | the [`tool::Tool`] trait, the context a call runs with, typed arguments |
@@ -21,14 +23,17 @@ pub mod args;
 pub mod config;
 pub mod containment;
 pub mod dispatch;
+pub mod era;
 pub mod framing;
 pub mod jsonrpc;
 pub mod selection;
 pub mod tool;
 pub mod tools;
 pub mod transport;
+pub mod worker;
 
 pub use config::Config;
 pub use containment::{Containment, Rejected, RootContainment};
-pub use dispatch::{LEGACY_VERSIONS, MODERN_VERSIONS, serve};
+pub use dispatch::serve;
+pub use era::{LEGACY_VERSIONS, MODERN_VERSIONS};
 pub use selection::ToolSet;

@@ -35,6 +35,38 @@ impl Shape {
     }
 }
 
+/// Clients known to hand the model only `structuredContent` when a result has both it and
+/// `content` (Claude Code: anthropics/claude-code issues 45575, 54450, 59480, 79944), matched
+/// exactly, ignoring case, against `clientInfo.name`. gnaw's structured copies hold an answer's
+/// facts, not its text, so such a client is sent the text alone, as a revision without
+/// `structuredContent` would be. `GNAW_MCP_STRUCTURED=on` sends the copy anyway.
+pub const TEXT_ONLY_CLIENTS: &[&str] = &["claude-code"];
+
+/// Whether the client called `name` is one of [`TEXT_ONLY_CLIENTS`].
+pub fn drops_text(name: &str) -> bool {
+    TEXT_ONLY_CLIENTS
+        .iter()
+        .any(|c| c.eq_ignore_ascii_case(name.trim()))
+}
+
+impl Shape {
+    /// This shape for a client called `client` under the operator's `mode`: without the
+    /// structured copy (and `outputSchema`) when the mode is off, or auto and the client
+    /// would show the model nothing else.
+    pub fn for_client(self, client: Option<&str>, mode: super::config::Structured) -> Shape {
+        use super::config::Structured;
+        let keep = match mode {
+            Structured::On => true,
+            Structured::Off => false,
+            Structured::Auto => !client.is_some_and(drops_text),
+        };
+        Shape {
+            structured: self.structured && keep,
+            ..self
+        }
+    }
+}
+
 /// What a call runs with.
 pub struct ToolContext<'a> {
     /// Turns a `repo` argument into a directory proven to lie under the root.
@@ -132,6 +164,9 @@ pub trait Declared: Sync {
     type Args: DeserializeOwned + schemars::JsonSchema;
     /// The top-level fields of `structuredContent` and their JSON types, when it sends one.
     const OUTPUT: Option<Fields> = None;
+    /// Fields every answer of its kind starts with, before [`Declared::OUTPUT`]'s (the
+    /// navigation tools' counted fields, [`super::tools::navigation::COUNTED`]).
+    const OUTPUT_SHARED: Fields = &[];
     /// Run with parsed arguments; `Err` is an outcome that ends the call early (a refused
     /// `repo`, a failed run), returned as it is.
     fn run(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome>;
@@ -155,8 +190,9 @@ impl<T: Declared> Tool for T {
     }
     fn output_schema(&self) -> Option<Value> {
         T::OUTPUT.map(|fields| {
-            let props: Map<String, Value> = fields
+            let props: Map<String, Value> = T::OUTPUT_SHARED
                 .iter()
+                .chain(fields.iter())
                 .map(|(name, ty)| ((*name).to_string(), json!({ "type": ty })))
                 .collect();
             json!({ "type": "object", "properties": props })

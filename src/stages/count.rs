@@ -1,19 +1,16 @@
 //! Count stage: exact token counts in tiktoken's encodings, fast, linear-time and splittable.
 //!
 //! [`count`] returns exactly `encode_ordinary(text).len()` of tiktoken (special-token text such as
-//! `<|endoftext|>` is ordinary text). `tiktoken-rs` is the reference; the engine that actually
-//! counts is chosen per encoding by measurement (`examples/tokenizer_bench.rs`):
-//!
-//! | encoding | engine | why |
-//! |---|---|---|
-//! | `o200k_base`, `cl100k_base` | `bpe-openai`'s prebuilt tokenizers | faster per core, tables build faster, linear time |
-//! | `p50k_base`, `r50k_base` | the `bpe` algorithm (re-exported by `bpe-openai`) on tiktoken-rs's vocabulary, with our pre-tokenizer | same reasons |
+//! `<|endoftext|>` is ordinary text). `tiktoken-rs` is the reference (a dev-dependency: the tests
+//! and `examples/tokenizer_bench.rs` compare with it); the engine that counts is the linear-time
+//! `bpe` algorithm (re-exported by `bpe-openai`) with our pre-tokenizer, on tables embedded
+//! compact and compressed ([`tables`]: 8.5 MB for all four encodings, where `bpe-openai`'s
+//! prebuilt o200k and cl100k alone took 47 MB and `tiktoken-rs`'s vocabularies another 7 MB).
 //!
 //! Engine choice, measured (release, 2 shared cores, 21 MB of crate sources, one core, without
 //! the memo below): o200k 19.3 vs 11.9 MB/s,
 //! cl100k 21.8 vs 8.6, p50k 25.9 vs 7.9, r50k 23.1 vs 12.3 (bpe vs tiktoken-rs), identical totals.
-//! Table builds: o200k 59 ms (tiktoken-rs 239 ms), cl100k 27 ms (104 ms); p50k/r50k 351/191 ms on
-//! top of tiktoken-rs's 51/20 ms, since their `bpe` tables are derived from its vocabulary. A 4 MiB
+//! Table loads are measured in `docs/performance.md` ("Binary size"). A 4 MiB
 //! line without whitespace takes 33–350 ms in every encoding (worst: random letters, o200k).
 //!
 //! Every tokenizer is built once, lazily, on first use (or by [`warm`]), and shared by all threads.
@@ -44,40 +41,19 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bpe_openai::Tokenizer;
-use bpe_openai::byte_pair_encoding::BytePairEncoding;
 use rustc_hash::FxBuildHasher;
-use tiktoken_rs::CoreBPE;
 
 pub use crate::vocab::Encoding;
 
-/// A tokenizer implementation. [`count`] uses [`Engine::Bpe`] for every encoding; the other one is
-/// kept for measurement and as the reference.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Engine {
-    /// The linear-time `bpe` algorithm (crate `bpe-openai`).
-    Bpe,
-    /// `tiktoken-rs`, the reference. Superlinear on long runs without whitespace.
-    Tiktoken,
-}
+pub mod tables;
 
 /// Count the tokens of `text` exactly as tiktoken's `encode_ordinary` would: special-token text
 /// such as `<|endoftext|>` counts as ordinary text. Time is linear in the length of `text`.
 pub fn count(encoding: Encoding, text: &str) -> usize {
-    count_with(Engine::Bpe, encoding, text)
-}
-
-/// Count with a given engine. Both give identical counts; only speed differs.
-pub fn count_with(engine: Engine, encoding: Encoding, text: &str) -> usize {
     if text.is_empty() {
         return 0;
     }
-    match engine {
-        Engine::Bpe => match bpe_tokenizer(encoding) {
-            Some(tokenizer) => count_memoized(tokenizer, encoding, text),
-            None => tiktoken(encoding).encode_ordinary(text).len(),
-        },
-        Engine::Tiktoken => tiktoken(encoding).encode_ordinary(text).len(),
-    }
+    count_memoized(bpe_tokenizer(encoding), encoding, text)
 }
 
 /// Pre-tokens longer than this many bytes are counted without the memo.
@@ -258,59 +234,27 @@ fn count_piece(
 
 /// Build the tokenizer [`count`] uses for `encoding` now, instead of on first use.
 pub fn warm(encoding: Encoding) {
-    warm_with(Engine::Bpe, encoding);
+    bpe_tokenizer(encoding);
 }
 
-/// Build one engine's tokenizer for `encoding` now.
-pub fn warm_with(engine: Engine, encoding: Encoding) {
-    match engine {
-        Engine::Bpe => {
-            if bpe_tokenizer(encoding).is_none() {
-                tiktoken(encoding);
-            }
-        }
-        Engine::Tiktoken => {
-            tiktoken(encoding);
-        }
-    }
-}
-
-/// The tiktoken-rs reference tokenizer, built on first use.
-fn tiktoken(encoding: Encoding) -> &'static CoreBPE {
-    match encoding {
-        Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
-        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-        Encoding::P50kBase => tiktoken_rs::p50k_base_singleton(),
-        Encoding::R50kBase => tiktoken_rs::r50k_base_singleton(),
-    }
-}
-
-/// The `bpe` tokenizer for `encoding`, built on first use. `None` only if building it failed,
-/// which the tests rule out for the shipped vocabularies; callers then fall back to tiktoken-rs.
-fn bpe_tokenizer(encoding: Encoding) -> Option<&'static Tokenizer> {
-    static GPT2_FAMILY: [OnceLock<Option<Tokenizer>>; 4] = [
+/// The tokenizer for `encoding`, decoded from the embedded tables on first use and shared by all
+/// threads.
+fn bpe_tokenizer(encoding: Encoding) -> &'static Tokenizer {
+    static TOKENIZERS: [OnceLock<Tokenizer>; 4] = [
         OnceLock::new(),
         OnceLock::new(),
         OnceLock::new(),
         OnceLock::new(),
     ];
-    match encoding {
-        Encoding::O200kBase => Some(bpe_openai::o200k_base()),
-        Encoding::Cl100kBase => Some(bpe_openai::cl100k_base()),
-        Encoding::P50kBase | Encoding::R50kBase => GPT2_FAMILY[encoding.index()]
-            .get_or_init(|| build_gpt2_family(encoding))
-            .as_ref(),
-    }
+    TOKENIZERS[encoding.index()].get_or_init(|| {
+        // The tables are part of the binary and `tests/bpe_tables.rs` loads every one of them:
+        // a failure here is a broken build, not bad input.
+        let bpe = tables::load(encoding)
+            .unwrap_or_else(|e| panic!("the embedded {} tables do not load: {e}", encoding.name()));
+        Tokenizer::new_lookahead(bpe, &pre_token_patterns(encoding), false)
+            .expect("the pre-token patterns compile")
+    })
 }
-
-/// Rank of `<|endoftext|>` in r50k and p50k: a special token, never produced by
-/// `encode_ordinary`, so it is left out of the ordinary vocabulary.
-const GPT2_ENDOFTEXT: u32 = 50256;
-
-/// Hash factor for the `bpe` crate's token table; the one `bpe-openai` uses for its own
-/// vocabularies is also collision-free on r50k and p50k (a collision would fail the build below,
-/// and the tests build both).
-const BPE_HASH_FACTOR: u64 = 17846336922010275747;
 
 /// The r50k/p50k pre-tokenizer, rewritten for `bpe-openai`'s look-ahead emulation. tiktoken's
 /// pattern is `'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s`.
@@ -326,29 +270,6 @@ const GPT2_PATTERNS: [(&str, bool); 3] = [
     (r"\s+\s", true),
     (r"\s+", false),
 ];
-
-/// Build the `bpe` tokenizer for r50k or p50k from tiktoken-rs's vocabulary, in rank order.
-fn build_gpt2_family(encoding: Encoding) -> Option<Tokenizer> {
-    let reference = tiktoken(encoding);
-    let mut tokens = Vec::with_capacity(50_300);
-    for rank in 0u32.. {
-        if rank == GPT2_ENDOFTEXT {
-            continue;
-        }
-        match reference.decode_bytes(&[rank]) {
-            Ok(bytes) => tokens.push(bytes),
-            Err(_) => break,
-        }
-    }
-    // `from_dictionary` asserts on hash collisions and on tokens that do not encode to themselves;
-    // neither happens for these vocabularies, but if it ever did, fall back to tiktoken-rs rather
-    // than take the process down.
-    let bpe = std::panic::catch_unwind(move || {
-        BytePairEncoding::from_dictionary(tokens, Some(BPE_HASH_FACTOR))
-    })
-    .ok()?;
-    Tokenizer::new_lookahead(bpe, &GPT2_PATTERNS, false).ok()
-}
 
 /// True when cutting between `before` and `after` cannot change the count, in **all four**
 /// encodings: `count(before + after) == count(before) + count(after)`.
@@ -603,6 +524,17 @@ pub fn count_parallel(encoding: Encoding, text: &str, threads: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// tiktoken-rs's count, the reference.
+    fn reference(encoding: Encoding, text: &str) -> usize {
+        let bpe = match encoding {
+            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+            Encoding::P50kBase => tiktoken_rs::p50k_base_singleton(),
+            Encoding::R50kBase => tiktoken_rs::r50k_base_singleton(),
+        };
+        bpe.encode_ordinary(text).len()
+    }
+
     /// The memo is per thread and per encoding: switching encodings on one thread, and meeting
     /// the same pre-tokens again in other texts, must give tiktoken's counts every time.
     #[test]
@@ -619,7 +551,7 @@ mod tests {
                 for t in &texts {
                     assert_eq!(
                         count(e, t),
-                        count_with(Engine::Tiktoken, e, t),
+                        reference(e, t),
                         "{} round {round}: {t:?}",
                         e.name()
                     );

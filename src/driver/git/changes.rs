@@ -77,7 +77,10 @@ pub struct ChangesAnswer {
     pub budget: Option<usize>,
     /// The base commit's full id (empty in a repository without commits).
     pub base: String,
+    /// The changed files listed (those that fit a quarter of the answer's limits).
     pub files: Vec<ChangedFile>,
+    /// Changed and untracked files counted but not listed.
+    pub files_not_listed: usize,
     /// The `after` argument that continues the answer, when cut.
     pub next: Option<String>,
 }
@@ -597,22 +600,29 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
             "(only the first {MAX_FILES} changed files are diffed; narrow with paths)"
         );
     }
+    // The list of changed files takes at most a quarter of the answer's limits; the rest are
+    // counted, and their hunks still follow in order.
+    let share_bytes = limits.max_bytes / 4;
+    let share_tokens = budget.map_or(usize::MAX, |b| b / 4);
+    let mut listed = 0;
+    let mut list_bytes = 0;
     for d in &diffs {
-        let name = if d.status == 'R' {
-            format!("{} -> {}", d.old_path, d.new_path)
-        } else {
-            d.path().to_string()
-        };
-        let mut line = format!("{} {name}", d.status);
-        if let Some(s) = d.similarity.filter(|_| d.status == 'R') {
-            let _ = write!(line, " ({s}%)");
-        }
-        let counts = d.counts_text();
-        if !counts.is_empty() {
-            let _ = write!(line, "  {counts}");
+        let line = d.list_line();
+        list_bytes += line.len();
+        // A rough count (a token is about 3 bytes of a path) only chooses the cut.
+        if listed > 0 && (list_bytes > share_bytes || list_bytes / 3 > share_tokens) {
+            break;
         }
         head.push_str(&line);
-        head.push('\n');
+        listed += 1;
+    }
+    let not_listed = diffs.len() - listed + computed.more_untracked;
+    if listed < diffs.len() {
+        let _ = writeln!(
+            head,
+            "... and {} more changed files, not listed here (their hunks follow; narrow with paths)",
+            diffs.len() - listed
+        );
     }
     if computed.more_untracked > 0 {
         let _ = writeln!(
@@ -638,10 +648,7 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         }
         if k < items.len() {
             let next = continuation(&diffs, items, k, args.after.as_deref());
-            let why = match limits.budget {
-                Some(b) => format!("cut to fit the budget of {b} tokens"),
-                None => format!("cut to fit the limit of {} bytes", limits.max_bytes),
-            };
+            let why = format!("cut to fit {}", limits.describe());
             let _ = write!(
                 out,
                 "\n--- showing {k} of {} hunks, {why}. Continue with the same arguments and: {}\n",
@@ -680,6 +687,7 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         .then(|| continuation(&diffs, items, fitted.k, args.after.as_deref()));
     let files = diffs
         .iter()
+        .take(listed)
         .map(|d| {
             let (added, removed) = d.counts.unwrap_or((0, 0));
             ChangedFile {
@@ -718,6 +726,7 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         budget,
         base: computed.base_id.map(|i| i.to_string()).unwrap_or_default(),
         files,
+        files_not_listed: not_listed,
         next,
     })
 }

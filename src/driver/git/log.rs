@@ -26,6 +26,8 @@ use std::fmt::Write as _;
 
 /// The default number of commits.
 pub const DEFAULT_MAX_COUNT: usize = 20;
+/// The most files one commit lists (and reads, to count their lines); more are counted.
+pub const MAX_COMMIT_FILES: usize = 200;
 /// The most commits one call may ask for.
 pub const MAX_COUNT: usize = 10_000;
 
@@ -219,10 +221,7 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
         let cut = k < n;
         if cut || more {
             let why = if cut {
-                match limits.budget {
-                    Some(b) => format!("cut to fit the budget of {b} tokens"),
-                    None => format!("cut to fit the limit of {} bytes", limits.max_bytes),
-                }
+                format!("cut to fit {}", limits.describe())
             } else {
                 format!("max_count ({max_count}) reached")
             };
@@ -384,7 +383,7 @@ fn render_commit(
     }
     out.push('\n');
     let mut patches = String::new();
-    for c in changes {
+    for c in changes.iter().take(MAX_COMMIT_FILES) {
         let path = shown(ctx, &c.path);
         let old = blob_bytes(repo, c.old)?;
         let new = blob_bytes(repo, c.new)?;
@@ -439,6 +438,13 @@ fn render_commit(
                 patches.push_str(&d.item_text(i));
             }
         }
+    }
+    if changes.len() > MAX_COMMIT_FILES {
+        let _ = writeln!(
+            out,
+            "... and {} more files, not listed (narrow with path)",
+            changes.len() - MAX_COMMIT_FILES
+        );
     }
     out.push_str(&patches);
     Ok(out)

@@ -18,6 +18,8 @@
 pub mod changes;
 pub mod log;
 
+super::nav::navigation_answers!(changes::ChangesAnswer, log::LogAnswer);
+
 use super::file::{self, FileContext};
 use super::nav::session::Session;
 use super::nav::{NavError, Request};
@@ -316,6 +318,25 @@ impl FileDiff {
             ),
             DiffBody::Note(n) => format!("({n})\n"),
         }
+    }
+
+    /// Its line in a list of changed files: status, path (`old -> new` for a rename, with its
+    /// similarity), and its counts.
+    pub fn list_line(&self) -> String {
+        let mut line = if self.status == 'R' {
+            format!("R {} -> {}", self.old_path, self.new_path)
+        } else {
+            format!("{} {}", self.status, self.path())
+        };
+        if let Some(s) = self.similarity.filter(|_| self.status == 'R') {
+            let _ = write!(line, " ({s}%)");
+        }
+        let counts = self.counts_text();
+        if !counts.is_empty() {
+            let _ = write!(line, "  {counts}");
+        }
+        line.push('\n');
+        line
     }
 
     /// The `+A -R` of the listing.

@@ -19,6 +19,18 @@ pub struct Limits {
     pub max_bytes: usize,
 }
 
+impl Limits {
+    /// What a cut answer was fitted to, as its continuation line says it: the budget, and the
+    /// size limit when there is one.
+    pub fn describe(&self) -> String {
+        match (self.budget, self.max_bytes) {
+            (Some(b), usize::MAX) => format!("the budget of {b} tokens"),
+            (Some(b), m) => format!("the budget of {b} tokens and the size limit ({m} bytes)"),
+            (None, m) => format!("the size limit ({m} bytes)"),
+        }
+    }
+}
+
 /// The chosen answer: the first `k` items, its text and its exact token count.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fitted {

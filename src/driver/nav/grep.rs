@@ -42,6 +42,9 @@ pub struct GrepArgs {
     pub max_matches: Option<usize>,
     /// Continue after this `path:line`.
     pub after: Option<String>,
+    /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
+    /// not, and so never loads a tokenizer for an uncut answer).
+    pub count: bool,
 }
 
 /// One match as shown.
@@ -109,7 +112,11 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
     let session = Session::open(req)?;
     let sourced = session.walk()?;
     let fo = session.file_options(false, None);
-    let ctx = session.context(&fo)?;
+    let mut ctx = session.context(&fo)?;
+    // Files whose text cannot match are read and classified, but neither scanned nor searched.
+    ctx.prefilter = matcher.prefilter();
+    // Findings are not part of an answer: in warn mode no scan is needed.
+    ctx.findings_unused = true;
     let is_after = |rel: &[u8], line: u32| match &after {
         None => true,
         Some((r, l)) => rel > r.as_slice() || (rel == r.as_slice() && line > *l),
@@ -183,7 +190,14 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
         not_searched: &not_searched,
         limits,
     };
-    let count = |s: &str| count::count(encoding, s);
+    let counting = args.count || budget.is_some();
+    let count = |s: &str| {
+        if counting {
+            count::count(encoding, s)
+        } else {
+            0
+        }
+    };
     let mut cost = |i: usize| {
         let mut one = String::new();
         r.group(&mut one, i, None);
@@ -274,6 +288,7 @@ impl<'b> View<'b> {
         let text: &str = match &body.text {
             BodyText::Shared(t) => &t.text,
             BodyText::Redacted(s) | BodyText::Skeleton(s) => s,
+            BodyText::Unmatched => "",
         };
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
@@ -399,10 +414,7 @@ impl Render<'_> {
         }
         if let Some(next) = self.next(k) {
             let why = if k < self.items.len() {
-                match self.limits.budget {
-                    Some(b) => format!("cut to fit the budget of {b} tokens"),
-                    None => format!("cut to fit the limit of {} bytes", self.limits.max_bytes),
-                }
+                format!("cut to fit {}", self.limits.describe())
             } else {
                 format!("max_matches ({}) reached", self.items.len())
             };

@@ -496,10 +496,7 @@ impl Render<'_> {
         if next.is_empty() {
             return;
         }
-        let limit = match self.limits.budget {
-            Some(b) => format!("the budget of {b} tokens"),
-            None => format!("the limit of {} bytes", self.limits.max_bytes),
-        };
+        let limit = self.limits.describe();
         let args = serde_json::json!({ "paths": next });
         let _ = write!(out, "\n--- cut to fit {limit}. Continue with: {args}\n");
     }

@@ -364,10 +364,7 @@ impl Render<'_> {
         }
         if let Some(next) = self.next(k) {
             let why = if k < self.hits.len() {
-                match self.limits.budget {
-                    Some(b) => format!("cut to fit the budget of {b} tokens"),
-                    None => format!("cut to fit the limit of {} bytes", self.limits.max_bytes),
-                }
+                format!("cut to fit {}", self.limits.describe())
             } else {
                 format!("limit ({}) reached", self.hits.len())
             };

@@ -427,10 +427,7 @@ impl Render<'_> {
         let expand = self.expand(&shown);
         if !expand.is_empty() {
             let why = if k < self.items.len() {
-                match self.limits.budget {
-                    Some(b) => format!("cut to fit the budget of {b} tokens"),
-                    None => format!("cut to fit the limit of {} bytes", self.limits.max_bytes),
-                }
+                format!("cut to fit {}", self.limits.describe())
             } else {
                 "depth reached".to_string()
             };

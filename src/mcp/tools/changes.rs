@@ -2,7 +2,7 @@
 //! read from `.git` in-process (never by running git), within a token budget, with the
 //! continuation as a plain `after` argument (see [`crate::driver::git::changes`]).
 
-use super::super::args::{Budget, PathText, Repo, Text};
+use super::super::args::{Budget, MaxChars, PathText, Repo, Text};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::git::changes::{self, ChangesAnswer, ChangesArgs};
@@ -27,6 +27,7 @@ pub struct Args {
     /// The continuation a cut answer gives, as given.
     after: Option<Text>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for Changes {
@@ -37,28 +38,38 @@ impl Declared for Changes {
         summary: "what changed in the working tree against a commit: files with status, then the diff",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("base", "string"), ("files", "array"), ("complete", "boolean"), ("next_after", "string")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("base", "string"),
+        ("files", "array"),
+        ("files_not_listed", "integer"),
+        ("complete", "boolean"),
+        ("next_after", "string"),
+    ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
+        let call =
+            navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
         let cargs = ChangesArgs {
             base: args.base.map(|t| t.0),
-            paths: args.paths.unwrap_or_default().into_iter().map(|p| p.0).collect(),
+            paths: args
+                .paths
+                .unwrap_or_default()
+                .into_iter()
+                .map(|p| p.0)
+                .collect(),
             context: args.context,
             after: args.after.map(|t| t.0),
             count: true,
         };
-        let a = changes::changes(&req, &cargs).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        navigation::answer(self, ctx, call, |req| changes::changes(req, &cargs), fields)
     }
 }
 
-fn structured(a: &ChangesAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &ChangesAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
-        "budget": a.budget.unwrap_or(0),
         "base": a.base,
+        "files_not_listed": a.files_not_listed,
         "complete": a.next.is_none(),
         "next_after": a.next.clone().unwrap_or_default(),
         "files": a.files.iter().map(|f| json!({

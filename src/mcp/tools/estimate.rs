@@ -1,117 +1,49 @@
 //! `estimate`: the exact token count of the prompt `extract` would return for the same
 //! arguments, with what is included, skipped and omitted, without the text.
 
-use super::super::tool::{Outcome, Tool, ToolContext};
-use super::extraction::{self, ESTIMATE_DESCRIPTION};
+use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
+use super::extraction::{self, ESTIMATE_DESCRIPTION, ExtractionArgs};
+use super::navigation;
 use crate::driver::extraction::Extraction;
 use crate::driver::summary::{Detail, MAX_LISTED_FINDINGS, MAX_OMITTED_ENTRIES, Summary};
 use crate::spec::Mode;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// The `estimate` tool.
 pub struct Estimate;
 
-impl Tool for Estimate {
-    fn name(&self) -> &'static str {
-        "estimate"
+impl Declared for Estimate {
+    const ABOUT: About = About {
+        name: "estimate",
+        title: "Estimate repository tokens",
+        description: ESTIMATE_DESCRIPTION,
+        summary: "learn a repository's size in tokens before asking for its text",
+    };
+    type Args = ExtractionArgs;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("budget", "integer"),
+        ("bytes", "integer"),
+        ("encoding", "string"),
+        ("files", "integer"),
+        ("format", "string"),
+        ("omitted", "object"),
+        ("output_bytes", "integer"),
+        ("refused", "array"),
+        ("secrets", "array"),
+        ("secrets_not_listed", "integer"),
+        ("skeletons", "integer"),
+        ("skipped", "object"),
+        ("tokens", "integer"),
+        ("trimmed", "boolean"),
+    ]);
+    fn run(&self, args: ExtractionArgs, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
+        let ceiling = navigation::ceiling(ctx, args.budget_given(), args.max_chars());
+        let e = extraction::run(self, args, ctx, Mode::Estimate)?;
+        // The summary is sent twice (text and structured copy) to clients that take both.
+        let copies = if ctx.shape.structured { 2 } else { 1 };
+        let room = (ceiling / copies).min(ctx.config.max_output_bytes / 2);
+        Ok(Outcome::Done(result(&e, ctx.shape.structured, room)))
     }
-    fn title(&self) -> &'static str {
-        "Estimate repository tokens"
-    }
-    fn description(&self) -> &'static str {
-        ESTIMATE_DESCRIPTION
-    }
-    fn summary(&self) -> &'static str {
-        "learn a repository's size in tokens before asking for its text"
-    }
-    fn input_schema(&self) -> Value {
-        extraction::input_schema()
-    }
-    fn output_schema(&self) -> Option<Value> {
-        Some(output_schema())
-    }
-    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        match extraction::run(self, args, ctx, Mode::Estimate) {
-            Ok(e) => Outcome::Done(result(&e, ctx.shape.structured, ctx.config.max_output_bytes / 2)),
-            Err(outcome) => outcome,
-        }
-    }
-}
-
-fn count(description: &str) -> Value {
-    json!({ "type": "integer", "minimum": 0, "description": description })
-}
-
-/// The schema of `estimate`'s `structuredContent`: the bounded [`Summary`]. Every property has
-/// one JSON type (strict clients accept nothing else).
-fn output_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "tokens": count("Exact token count of the prompt extract would return."),
-            "encoding": {
-                "type": "string",
-                "description": "The tiktoken encoding the tokens were counted in, e.g. o200k_base.",
-            },
-            "format": {
-                "type": "string",
-                "description": "The prompt's format: markdown, xml or json.",
-            },
-            "files": count("Number of files included in the prompt."),
-            "bytes": count("Total bytes of the included files as served (a file with a redacted secret counts its redacted text)."),
-            "output_bytes": count("Size of the prompt in bytes (UTF-8)."),
-            "skipped": {
-                "type": "object",
-                "description": "Number of files left out, by reason (binary, too_large, sensitive, ...).",
-                "additionalProperties": { "type": "integer", "minimum": 0 },
-            },
-            "budget": count("The token budget applied; 0 when unlimited."),
-            "trimmed": {
-                "type": "boolean",
-                "description": "True when the budget left files out.",
-            },
-            "skeletons": count("Files shown as skeletons (compress), their bodies elided."),
-            "omitted": {
-                "type": "object",
-                "description": "What the budget would leave out: totals, and the largest entries (files, or directories ending in / standing for the files beneath them), largest first. Ask for them with include.",
-                "properties": {
-                    "files": count("Number of files left out."),
-                    "tokens": count("Tokens they would take."),
-                    "entries": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "path": { "type": "string" },
-                                "files": { "type": "integer", "minimum": 1 },
-                                "tokens": { "type": "integer", "minimum": 0 },
-                            },
-                            "required": ["path", "files", "tokens"],
-                        },
-                    },
-                },
-                "required": ["files", "tokens", "entries"],
-            },
-            "secrets": {
-                "type": "array",
-                "description": "Secrets found in the files of the prompt (rule, path, line, fingerprint); the secret itself is never shown.",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "rule": { "type": "string" },
-                        "path": { "type": "string" },
-                        "line": { "type": "integer", "minimum": 1 },
-                        "fingerprint": { "type": "string" },
-                    },
-                    "required": ["rule", "path", "line", "fingerprint"],
-                },
-            },
-            "secrets_not_listed": count("Findings not listed: beyond the list's cap, or in files that are not in the prompt."),
-            "refused": extraction::refused_schema(),
-        },
-        "required": ["tokens", "encoding", "format", "files", "bytes", "output_bytes", "skipped", "budget", "trimmed", "omitted", "secrets", "secrets_not_listed"],
-        "additionalProperties": false,
-    })
 }
 
 /// The bounded summary, within `max_bytes` when serialized: the lists shrink until it fits.

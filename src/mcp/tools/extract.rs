@@ -1,37 +1,27 @@
 //! `extract`: the repository as one prompt, fitted to the budget, refused with advice (never
 //! cut short) when it is larger than the server's response limit.
 
-use super::super::tool::{Outcome, Tool, ToolContext, tool_error};
-use super::extraction::{self, EXTRACT_DESCRIPTION};
+use super::super::tool::{About, Declared, Outcome, ToolContext, tool_error};
+use super::extraction::{self, EXTRACT_DESCRIPTION, ExtractionArgs};
 use crate::driver::extraction::Extraction;
 use crate::spec::Mode;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// The `extract` tool.
 pub struct Extract;
 
-impl Tool for Extract {
-    fn name(&self) -> &'static str {
-        "extract"
-    }
-    fn title(&self) -> &'static str {
-        "Extract repository"
-    }
-    fn description(&self) -> &'static str {
-        EXTRACT_DESCRIPTION
-    }
-    fn summary(&self) -> &'static str {
-        "get the text, narrowed with include/exclude globs and fitted to a token budget"
-    }
-    fn input_schema(&self) -> Value {
-        extraction::input_schema()
-    }
-    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        match extraction::run(self, args, ctx, Mode::Render) {
-            Ok(e) => Outcome::Done(result(e, ctx.config.max_output_bytes)),
-            Err(outcome) => outcome,
-        }
+impl Declared for Extract {
+    const ABOUT: About = About {
+        name: "extract",
+        title: "Extract repository",
+        description: EXTRACT_DESCRIPTION,
+        summary: "get the text, narrowed with include/exclude globs and fitted to a token budget",
+    };
+    type Args = ExtractionArgs;
+    fn run(&self, args: ExtractionArgs, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
+        let e = extraction::run(self, args, ctx, Mode::Render)?;
+        Ok(Outcome::Done(result(e, ctx.config.max_output_bytes)))
     }
 }
 
@@ -63,11 +53,17 @@ fn result(e: Extraction, max_output_bytes: usize) -> Value {
     }
     if !e.omitted.is_empty() {
         let tokens: usize = e.omitted.iter().map(|o| o.tokens).sum();
+        let fitted = match e.max_chars {
+            Some(c) => format!(
+                "a budget of {} tokens and {c} characters",
+                e.budget.unwrap_or(0)
+            ),
+            None => format!("a budget of {} tokens", e.budget.unwrap_or(0)),
+        };
         content.push(json!({ "type": "text", "text": format!(
-            "Trimmed to fit a budget of {} tokens: {} files ({tokens} tokens) were left out and are \
-             listed in the prompt's omitted section. Ask for them with `include`, pass a `query` \
-             to change which files are kept, or raise `budget` (0 means unlimited).",
-            e.budget.unwrap_or(0),
+            "Trimmed to fit {fitted}: {} files ({tokens} tokens) were left out and are listed in \
+             the prompt's omitted section. Ask for them with `include`, pass a `query` to change \
+             which files are kept, or raise `budget` or `max_chars` (0 means unlimited).",
             e.omitted.len()
         )}));
     }
@@ -111,4 +107,3 @@ fn too_large_message(e: &Extraction, size: usize, max: usize) -> String {
     }
     msg
 }
-

@@ -1,13 +1,13 @@
 //! What `extract` and `estimate` share: their arguments (the same ones, so an estimate is of
 //! exactly the prompt the same `extract` call returns), their schema, and the pipeline run.
 
-use super::super::args::{self, Budget, Exclude, Include, Repo, Text};
-use super::super::tool::{Outcome, Tool, ToolContext, parse_args, run_failure};
+use super::super::args::{Budget, Exclude, Include, MaxChars, Repo, Text};
+use super::super::tool::{Outcome, Tool, ToolContext, run_failure};
 use crate::driver::extraction::Extraction;
 use crate::driver::run_extraction;
 use crate::error::Error;
 use crate::spec::{ExtractionSpec, Mode, Overrides};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 pub const EXTRACT_DESCRIPTION: &str = "The repository as one prompt: a tree, then every file, with its exact token count. Call `estimate` first on a large repository.";
 
@@ -20,6 +20,7 @@ pub struct ExtractionArgs {
     include: Option<Include>,
     exclude: Option<Exclude>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
     /// Words or an identifier that rank files for the budget.
     query: Option<Text>,
     /// A [profiles.NAME] table of .gnawconfig to apply here.
@@ -30,25 +31,40 @@ pub struct ExtractionArgs {
     compress: Option<bool>,
 }
 
-/// The input schema of `extract` and `estimate`.
-pub fn input_schema() -> Value {
-    args::input_schema::<ExtractionArgs>()
+impl ExtractionArgs {
+    /// Whether the call sets a budget.
+    pub fn budget_given(&self) -> bool {
+        self.budget.is_some()
+    }
+    /// The call's `max_chars`.
+    pub fn max_chars(&self) -> Option<MaxChars> {
+        self.max_chars
+    }
 }
 
-/// Parse the arguments, prove the repo and run the pipeline in `mode`. `Err` is the outcome to
-/// return as it is (rejected arguments, a failed or cancelled run).
+/// Characters kept for the notes `extract` adds after the prompt (refused settings, skeletons,
+/// what was left out), out of the answer's ceiling.
+const NOTES_RESERVE: usize = 2_000;
+
+/// Prove the repo and run the pipeline in `mode` on parsed arguments. `Err` is the outcome to
+/// return as it is (a refused repo, a failed or cancelled run). When the call's ceiling
+/// ([`super::navigation::ceiling`]) is below the server's response limit, the prompt is fitted
+/// to it, less room for the notes; at the limit, a larger prompt is refused with advice instead.
 pub fn run(
     tool: &dyn Tool,
-    args: &Map<String, Value>,
+    args: ExtractionArgs,
     ctx: &ToolContext<'_>,
     mode: Mode,
 ) -> Result<Extraction, Outcome> {
-    let args: ExtractionArgs = parse_args(tool, args).map_err(Outcome::Rejected)?;
+    let ceiling = super::navigation::ceiling(ctx, args.budget.is_some(), args.max_chars);
+    let max_chars = (ceiling < ctx.config.max_output_bytes)
+        .then(|| ceiling.saturating_sub(NOTES_RESERVE).max(1));
     let repo = ctx.contain(&args.repo.0).map_err(Outcome::Rejected)?;
     let overrides = Overrides {
         include: args.include.map(|g| g.0.0).unwrap_or_default(),
         exclude: args.exclude.map(|g| g.0.0).unwrap_or_default(),
         budget: args.budget.map(|t| t.0.0),
+        max_chars,
         query: args.query.map(|t| t.0),
         profile: args.profile.map(|t| t.0),
         compress: args.compress.unwrap_or(false),
@@ -141,24 +157,4 @@ pub fn refused_note(e: &Extraction) -> Option<String> {
          GNAW_MCP_MAX_FILE_SIZE for max_file_size).",
         refused.join("; ")
     ))
-}
-
-/// The schema of `refused` in `estimate`'s output.
-pub fn refused_schema() -> Value {
-    json!({
-        "type": "array",
-        "description": "Present only when the repository's .gnawconfig asked to read more than \
-            this server lets a repository choose (secrets allow lists, sensitive includes, \
-            hidden, no_ignore, follow_links, a max_file_size above the ceiling): each refused \
-            key, what it would have done, and the operator's setting that would allow it.",
-        "items": {
-            "type": "object",
-            "properties": {
-                "key": { "type": "string" },
-                "what": { "type": "string" },
-                "operator_setting": { "type": "string" },
-            },
-            "required": ["key", "what", "operator_setting"],
-        },
-    })
 }

@@ -3,7 +3,7 @@
 //! git), within a token budget, with the continuation as a plain `skip` argument (see
 //! [`crate::driver::git::log`]).
 
-use super::super::args::{Budget, PathText, Repo, Text};
+use super::super::args::{Budget, MaxChars, PathText, Repo, Text};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::git::log::{self, LogAnswer, LogArgs};
@@ -31,6 +31,7 @@ pub struct Args {
     /// The continuation a cut answer gives, as given.
     skip: Option<usize>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for Log {
@@ -41,9 +42,15 @@ impl Declared for Log {
         summary: "the commit history with files changed and line counts, optionally with patches",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("commits", "array"), ("complete", "boolean"), ("next_skip", "integer")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("commits", "array"),
+        ("complete", "boolean"),
+        ("next_skip", "integer"),
+    ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
+        let call =
+            navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
         let largs = LogArgs {
             rev: args.rev.map(|t| t.0),
             max_count: args.max_count,
@@ -53,17 +60,13 @@ impl Declared for Log {
             skip: args.skip.unwrap_or(0),
             count: true,
         };
-        let a = log::log(&req, &largs).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        navigation::answer(self, ctx, call, |req| log::log(req, &largs), fields)
     }
 }
 
-fn structured(a: &LogAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &LogAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
-        "budget": a.budget.unwrap_or(0),
         "complete": a.next_skip.is_none(),
         "next_skip": a.next_skip.unwrap_or(0),
         "commits": a.commits.iter().map(|c| json!({

@@ -2,7 +2,7 @@
 //! exactly within a token budget, with the continuation as a plain `paths` argument (see
 //! [`crate::driver::nav::outline`]).
 
-use super::super::args::{Budget, PathText, Repo};
+use super::super::args::{Budget, MaxChars, PathText, Repo};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::outline::{self, OutlineAnswer};
@@ -21,6 +21,7 @@ pub struct Args {
     #[schemars(length(min = 1, max = outline::MAX_PATHS))]
     paths: Vec<PathText>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for OutlineTool {
@@ -31,21 +32,23 @@ impl Declared for OutlineTool {
         summary: "list the definitions in files (kind, name, signature, line range) to read just one",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("complete", "boolean"), ("next_paths", "array"), ("files", "array")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("complete", "boolean"),
+        ("next_paths", "array"),
+        ("files", "array"),
+    ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
         let given: Vec<String> = args.paths.into_iter().map(|p| p.0).collect();
-        let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
-        let a = outline::outline(&req, &given).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        let call =
+            navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
+        navigation::answer(self, ctx, call, |req| outline::outline(req, &given), fields)
     }
 }
 
-fn structured(a: &OutlineAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &OutlineAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
-        "budget": a.budget.unwrap_or(0),
         "complete": a.next.is_empty(),
         "next_paths": a.next,
         "files": a.files.iter().map(|f| json!({

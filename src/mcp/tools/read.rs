@@ -1,7 +1,7 @@
 //! `read`: the lines of files by range, numbered, exactly within a token budget, with the
 //! continuation as a plain `paths` argument (see [`crate::driver::nav::read`]).
 
-use super::super::args::{Budget, PathText, Repo};
+use super::super::args::{Budget, MaxChars, PathText, Repo};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::read::{self, ReadAnswer};
@@ -20,6 +20,7 @@ pub struct Args {
     #[schemars(length(min = 1, max = read::MAX_PATHS))]
     paths: Vec<PathText>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for Read {
@@ -30,21 +31,23 @@ impl Declared for Read {
         summary: "read files or line ranges you found, numbered, within a budget",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("complete", "boolean"), ("next_paths", "array"), ("files", "array")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("complete", "boolean"),
+        ("next_paths", "array"),
+        ("files", "array"),
+    ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
         let given: Vec<String> = args.paths.into_iter().map(|p| p.0).collect();
-        let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
-        let a = read::read(&req, &given).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        let call =
+            navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
+        navigation::answer(self, ctx, call, |req| read::read(req, &given), fields)
     }
 }
 
-fn structured(a: &ReadAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &ReadAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
-        "budget": a.budget.unwrap_or(0),
         "complete": a.next.is_empty(),
         "next_paths": a.next,
         "files": a.files.iter().map(|f| json!({

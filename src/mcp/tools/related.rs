@@ -35,21 +35,23 @@ impl Declared for Related {
         summary: "find the files linked to one file by imports and shared names, to widen a search from a hit",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("budget", "integer"), ("total_files", "integer"), ("files", "array")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[("total_files", "integer"), ("files", "array")]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let req = navigation::call_request(ctx, &args.repo, None, None, args.budget)?;
+        let call = navigation::call_request(ctx, &args.repo, None, None, args.budget, None)?;
         let (path, symbol) = split_symbol(&args.path.0);
-        let a = related::related(
-            &req,
-            &RelatedArgs {
-                path,
-                symbol,
-                limit: args.limit.map(|t| t.0),
-            },
+        let related_args = RelatedArgs {
+            path,
+            symbol,
+            limit: args.limit.map(|t| t.0),
+        };
+        navigation::answer(
+            self,
+            ctx,
+            call,
+            |req| related::related(req, &related_args),
+            fields,
         )
-        .map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
     }
 }
 
@@ -63,10 +65,9 @@ fn split_symbol(given: &str) -> (String, Option<String>) {
     }
 }
 
-fn structured(a: &RelatedAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &RelatedAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "budget": a.budget.unwrap_or(0),
         "total_files": a.total_files,
         "files": a.files.iter().map(|f| json!({
             "path": f.path,

@@ -3,7 +3,7 @@
 //! text the model would be shown (secrets already redacted), with a plain `offset` continuation
 //! (see [`crate::driver::nav::search`]).
 
-use super::super::args::{Budget, Exclude, Include, Repo, Text, Tokens};
+use super::super::args::{Budget, Exclude, Include, MaxChars, Repo, Text, Tokens};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::search::{self, MAX_LIMIT, SearchAnswer, SearchArgs};
@@ -27,6 +27,7 @@ pub struct Args {
     include: Option<Include>,
     exclude: Option<Exclude>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for Search {
@@ -37,26 +38,43 @@ impl Declared for Search {
         summary: "find which files and line ranges matter for a question or a name, ranked, before reading them",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("total_files", "integer"), ("files_searched", "integer"), ("not_searched", "object"), ("offset", "integer"), ("files", "array"), ("complete", "boolean"), ("index", "object")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("total_files", "integer"),
+        ("files_searched", "integer"),
+        ("not_searched", "object"),
+        ("offset", "integer"),
+        ("files", "array"),
+        ("complete", "boolean"),
+        ("index", "object"),
+    ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let req =
-            navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
+        let call = navigation::call_request(
+            ctx,
+            &args.repo,
+            args.include,
+            args.exclude,
+            args.budget,
+            args.max_chars,
+        )?;
         let search_args = SearchArgs {
             query: args.query.0,
             limit: args.limit.map(|t| t.0),
             offset: args.offset.map(|t| t.0),
         };
-        let a = search::search(&req, &search_args).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        navigation::answer(
+            self,
+            ctx,
+            call,
+            |req| search::search(req, &search_args),
+            fields,
+        )
     }
 }
 
-fn structured(a: &SearchAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &SearchAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
-        "budget": a.budget.unwrap_or(0),
         "total_files": a.total_files,
         "files_searched": a.files_searched,
         "not_searched": a.not_searched,

@@ -1,7 +1,7 @@
 //! `symbol`: a name's definitions with their source and exact line ranges, then its uses, ranked;
 //! the closest names on a miss (see [`crate::driver::nav::symbol`]).
 
-use super::super::args::{Budget, Exclude, Include, Repo, Text, Tokens};
+use super::super::args::{Budget, Exclude, Include, MaxChars, Repo, Text, Tokens};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::symbol::{self, DEFAULT_LIMIT, MAX_LIMIT, SymbolAnswer};
@@ -26,6 +26,7 @@ pub struct Args {
     include: Option<Include>,
     exclude: Option<Exclude>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for SymbolTool {
@@ -36,22 +37,35 @@ impl Declared for SymbolTool {
         summary: "get a named function, method or type's exact source and line range, then its uses",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("definitions", "integer"), ("uses", "integer"), ("shown", "integer"), ("suggestions", "array")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("definitions", "integer"),
+        ("uses", "integer"),
+        ("shown", "integer"),
+        ("suggestions", "array"),
+    ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let req =
-            navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
-        let a = symbol::symbol(&req, &args.name.0, args.limit.map(|t| t.0))
-            .map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        let call = navigation::call_request(
+            ctx,
+            &args.repo,
+            args.include,
+            args.exclude,
+            args.budget,
+            args.max_chars,
+        )?;
+        navigation::answer(
+            self,
+            ctx,
+            call,
+            |req| symbol::symbol(req, &args.name.0, args.limit.map(|t| t.0)),
+            fields,
+        )
     }
 }
 
-fn structured(a: &SymbolAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &SymbolAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
-        "budget": a.budget.unwrap_or(0),
         "definitions": a.definitions,
         "uses": a.uses,
         "shown": a.shown,

@@ -2,7 +2,7 @@
 //! extract would spend on it, biggest first, within a budget (see
 //! [`crate::driver::nav::tree`]).
 
-use super::super::args::{Budget, Exclude, Include, PathText, Repo, Tokens};
+use super::super::args::{Budget, Exclude, Include, MaxChars, PathText, Repo, Tokens};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::tree::{self, Entry, TreeAnswer, TreeArgs};
@@ -24,6 +24,7 @@ pub struct Args {
     include: Option<Include>,
     exclude: Option<Exclude>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for Tree {
@@ -34,17 +35,28 @@ impl Declared for Tree {
         summary: "see a repository's layout with lines and tokens per file and directory",
     };
     type Args = Args;
-    const OUTPUT: Option<Fields> = Some(&[("answer_tokens", "integer"), ("encoding", "string"), ("budget", "integer"), ("root", "object"), ("not_included", "object"), ("entries", "array"), ("complete", "boolean"), ("expand", "array")]);
+    const OUTPUT_SHARED: Fields = navigation::COUNTED;
+    const OUTPUT: Option<Fields> = Some(&[
+        ("root", "object"),
+        ("not_included", "object"),
+        ("entries", "array"),
+        ("complete", "boolean"),
+        ("expand", "array"),
+    ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
         let tree_args = TreeArgs {
             path: args.path.map(|p| p.0),
             depth: args.depth.map(|t| t.0),
         };
-        let req =
-            navigation::call_request(ctx, &args.repo, args.include, args.exclude, args.budget)?;
-        let a = tree::tree(&req, &tree_args).map_err(|e| navigation::failure(self, e))?;
-        let structured = structured(&a);
-        Ok(navigation::result(ctx, a.text, structured))
+        let call = navigation::call_request(
+            ctx,
+            &args.repo,
+            args.include,
+            args.exclude,
+            args.budget,
+            args.max_chars,
+        )?;
+        navigation::answer(self, ctx, call, |req| tree::tree(req, &tree_args), fields)
     }
 }
 
@@ -62,11 +74,9 @@ fn entry(e: &Entry) -> Value {
     })
 }
 
-fn structured(a: &TreeAnswer) -> Value {
+/// The fields of its structured copy after the counted ones.
+fn fields(a: &TreeAnswer) -> Value {
     json!({
-        "answer_tokens": a.tokens,
-        "encoding": a.encoding.name(),
-        "budget": a.budget.unwrap_or(0),
         "root": entry(&a.root),
         "not_included": a.not_included,
         "entries": a.entries.iter().map(entry).collect::<Vec<_>>(),

@@ -206,6 +206,12 @@ pub fn scan<'a>(text: &'a str, rel_path: &str, mode: SecretsMode, allow: &Allow)
     }
 }
 
+/// Whether `text` holds a keyword of some rule. A text without any scans clean in every mode
+/// (only a keyword wakes a rule), so it is shown exactly as it is read.
+pub fn has_keyword(text: &str) -> bool {
+    engine().keywords.is_match(text)
+}
+
 /// Scans a path for secrets: a file or directory name, or a whole display path such as
 /// `src/ghp_.../notes.txt`, with the same rules as file text. Each `/`-separated component is
 /// scanned as a line of its own, so a secret never spans a separator. A secret is replaced by
@@ -309,10 +315,12 @@ struct Span {
     detector: usize,
 }
 
-/// The compiled rule set, built once per process.
+/// The compiled rule set, built once per process. Each detector's regex is compiled the first
+/// time a line wakes it: most runs need few of them, and compiling them all was most of the
+/// startup of a short command (a name is scanned before anything else is done).
 struct Engine {
     detectors: Vec<Detector>,
-    regexes: Vec<Regex>,
+    regexes: Vec<OnceLock<Regex>>,
     keywords: AhoCorasick,
     /// For each keyword (by automaton pattern id), the detectors it wakes, as a bit set.
     keyword_detectors: Vec<u64>,
@@ -327,12 +335,7 @@ impl Engine {
     fn new() -> Engine {
         let detectors = rules::detectors();
         assert!(detectors.len() <= 64, "detector bit sets are u64");
-        // The patterns are constants of this module, covered by the tests: a failure here is a
-        // bug in gnaw, not in anyone's input.
-        let regexes = detectors
-            .iter()
-            .map(|d| Regex::new(&d.pattern).expect("secret rule regex compiles"))
-            .collect();
+        let regexes = detectors.iter().map(|_| OnceLock::new()).collect();
         let mut words: Vec<String> = Vec::new();
         let mut keyword_detectors: Vec<u64> = Vec::new();
         for (i, d) in detectors.iter().enumerate() {
@@ -358,6 +361,14 @@ impl Engine {
             keywords,
             keyword_detectors,
         }
+    }
+
+    /// Detector `i`'s regex, compiled at its first use. The patterns are constants of this
+    /// module, covered by the tests: a failure here is a bug in gnaw, not in anyone's input.
+    fn regex(&self, i: usize) -> &Regex {
+        self.regexes[i].get_or_init(|| {
+            Regex::new(&self.detectors[i].pattern).expect("secret rule regex compiles")
+        })
     }
 
     /// `text` with each span replaced by `[REDACTED:<rule>]`. `spans` are sorted and disjoint.
@@ -427,7 +438,7 @@ impl Engine {
             set &= set - 1;
             match self.detectors[i].kind {
                 Kind::PrivateKey => {
-                    for m in self.regexes[i].find_iter(line) {
+                    for m in self.regex(i).find_iter(line) {
                         let after = start + m.end();
                         if let Some((s, e)) = rules::private_key_body(&text[after..]) {
                             spans.push(Span {
@@ -445,7 +456,7 @@ impl Engine {
                     // A match's tail after its secret cannot hold the next secret, so each byte
                     // is searched a bounded number of times.
                     let mut at = 0;
-                    while let Some(caps) = self.regexes[i].captures_at(line, at) {
+                    while let Some(caps) = self.regex(i).captures_at(line, at) {
                         let whole = caps.get(0).map_or(at..at, |m| m.range());
                         let secret = caps.name("s");
                         if let Some(s) = secret
@@ -471,6 +482,19 @@ impl Engine {
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_detector_regex_compiles() {
+        let e = engine();
+        for i in 0..e.detectors.len() {
+            e.regex(i);
         }
     }
 }

@@ -179,28 +179,82 @@ impl Language {
         }
     }
 
-    fn grammar(self) -> tree_sitter::Language {
+    /// The cargo feature that compiles this language's grammar in (README, "Building").
+    pub fn feature(self) -> &'static str {
         match self {
-            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Language::Python => tree_sitter_python::LANGUAGE.into(),
-            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Language::Go => tree_sitter_go::LANGUAGE.into(),
-            Language::Java => tree_sitter_java::LANGUAGE.into(),
-            Language::C => tree_sitter_c::LANGUAGE.into(),
-            Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-            Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
-            Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
-            Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
-            Language::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
-            Language::Swift => tree_sitter_swift::LANGUAGE.into(),
-            Language::Scala => tree_sitter_scala::LANGUAGE.into(),
-            Language::Lua => tree_sitter_lua::LANGUAGE.into(),
-            Language::Bash => tree_sitter_bash::LANGUAGE.into(),
-            Language::Elixir => tree_sitter_elixir::LANGUAGE.into(),
-            Language::Haskell => tree_sitter_haskell::LANGUAGE.into(),
-            Language::Zig => tree_sitter_zig::LANGUAGE.into(),
+            Language::Rust => "lang-rust",
+            Language::Python => "lang-python",
+            Language::JavaScript => "lang-javascript",
+            Language::TypeScript => "lang-typescript",
+            Language::Tsx => "lang-typescript",
+            Language::Go => "lang-go",
+            Language::Java => "lang-java",
+            Language::C => "lang-c",
+            Language::Cpp => "lang-cpp",
+            Language::CSharp => "lang-csharp",
+            Language::Ruby => "lang-ruby",
+            Language::Php => "lang-php",
+            Language::Kotlin => "lang-kotlin",
+            Language::Swift => "lang-swift",
+            Language::Scala => "lang-scala",
+            Language::Lua => "lang-lua",
+            Language::Bash => "lang-bash",
+            Language::Elixir => "lang-elixir",
+            Language::Haskell => "lang-haskell",
+            Language::Zig => "lang-zig",
+        }
+    }
+
+    /// Whether this build holds the language's grammar (its cargo feature was on).
+    pub fn compiled_in(self) -> bool {
+        self.grammar().is_some()
+    }
+
+    /// The language's grammar, or `None` when its feature was off in this build.
+    fn grammar(self) -> Option<tree_sitter::Language> {
+        match self {
+            #[cfg(feature = "lang-rust")]
+            Language::Rust => Some(tree_sitter_rust::LANGUAGE.into()),
+            #[cfg(feature = "lang-python")]
+            Language::Python => Some(tree_sitter_python::LANGUAGE.into()),
+            #[cfg(feature = "lang-javascript")]
+            Language::JavaScript => Some(tree_sitter_javascript::LANGUAGE.into()),
+            #[cfg(feature = "lang-typescript")]
+            Language::TypeScript => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
+            #[cfg(feature = "lang-typescript")]
+            Language::Tsx => Some(tree_sitter_typescript::LANGUAGE_TSX.into()),
+            #[cfg(feature = "lang-go")]
+            Language::Go => Some(tree_sitter_go::LANGUAGE.into()),
+            #[cfg(feature = "lang-java")]
+            Language::Java => Some(tree_sitter_java::LANGUAGE.into()),
+            #[cfg(feature = "lang-c")]
+            Language::C => Some(tree_sitter_c::LANGUAGE.into()),
+            #[cfg(feature = "lang-cpp")]
+            Language::Cpp => Some(tree_sitter_cpp::LANGUAGE.into()),
+            #[cfg(feature = "lang-csharp")]
+            Language::CSharp => Some(tree_sitter_c_sharp::LANGUAGE.into()),
+            #[cfg(feature = "lang-ruby")]
+            Language::Ruby => Some(tree_sitter_ruby::LANGUAGE.into()),
+            #[cfg(feature = "lang-php")]
+            Language::Php => Some(tree_sitter_php::LANGUAGE_PHP.into()),
+            #[cfg(feature = "lang-kotlin")]
+            Language::Kotlin => Some(tree_sitter_kotlin_ng::LANGUAGE.into()),
+            #[cfg(feature = "lang-swift")]
+            Language::Swift => Some(tree_sitter_swift::LANGUAGE.into()),
+            #[cfg(feature = "lang-scala")]
+            Language::Scala => Some(tree_sitter_scala::LANGUAGE.into()),
+            #[cfg(feature = "lang-lua")]
+            Language::Lua => Some(tree_sitter_lua::LANGUAGE.into()),
+            #[cfg(feature = "lang-bash")]
+            Language::Bash => Some(tree_sitter_bash::LANGUAGE.into()),
+            #[cfg(feature = "lang-elixir")]
+            Language::Elixir => Some(tree_sitter_elixir::LANGUAGE.into()),
+            #[cfg(feature = "lang-haskell")]
+            Language::Haskell => Some(tree_sitter_haskell::LANGUAGE.into()),
+            #[cfg(feature = "lang-zig")]
+            Language::Zig => Some(tree_sitter_zig::LANGUAGE.into()),
+            #[allow(unreachable_patterns)] // every arm above is compiled in by default
+            _ => None,
         }
     }
 
@@ -325,6 +379,9 @@ fn outline_inner(
             MAX_PARSE_BYTES >> 20
         ));
     }
+    if !lang.compiled_in() {
+        return Outline::Skipped(not_compiled_in(lang));
+    }
     let key = budget::ContentKey::of(lang, text);
     if let Some(reason) = budget::recall(key) {
         return Outline::Skipped(format!(
@@ -357,6 +414,15 @@ fn outline_inner(
         budget::remember(key, &reason);
     }
     Outline::Skipped(reason)
+}
+
+/// Why a file of a language whose grammar this build left out is not parsed.
+fn not_compiled_in(lang: Language) -> String {
+    format!(
+        "this build has no {} grammar (cargo feature {})",
+        lang.as_str(),
+        lang.feature()
+    )
 }
 
 /// Why a parse whose worker died was stopped.
@@ -404,7 +470,10 @@ pub(crate) fn parse_here(
     let tree = PARSER.with(|cell| {
         let mut parser = cell.borrow_mut();
         parser.reset();
-        if parser.set_language(&lang.grammar()).is_err() {
+        let Some(grammar) = lang.grammar() else {
+            return Err(Outcome::Failed(not_compiled_in(lang)));
+        };
+        if parser.set_language(&grammar).is_err() {
             return Err(Outcome::Failed(
                 "its grammar does not load in this tree-sitter version".to_string(),
             ));

@@ -95,6 +95,13 @@ fn start_pool(slots: usize) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Leave the parse workers unstarted, for a process that parses nothing (the CLI's `grep`,
+/// `read`, `tree`, `changes` and `log`): a parse asked for anyway fails with `why`, and never
+/// runs in this process.
+pub fn not_started(why: &str) {
+    let _ = DISABLED.set(why.to_string());
+}
+
 /// Whether parses run in workers.
 pub fn started() -> bool {
     POOL.get().is_some()

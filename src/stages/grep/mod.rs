@@ -12,6 +12,13 @@
 //! prefilters skip the lines that cannot match, and confirms every candidate on its line alone,
 //! so a pattern that could match across a newline (`a[^b]*c`) still reports only lines that match
 //! on their own.
+//!
+//! [`Matcher::prefilter`] gives the literals every match holds one of ([`prefilter`]), so the
+//! driver can tell from a file's raw text, before scanning it, that its shown text cannot match.
+
+pub mod prefilter;
+
+pub use prefilter::Prefilter;
 
 use regex_automata::meta::{self, Regex};
 use regex_automata::util::syntax;
@@ -28,6 +35,7 @@ pub const DFA_LIMIT: usize = 2 << 20;
 #[derive(Clone, Debug)]
 pub struct Matcher {
     regex: Regex,
+    prefilter: Option<Prefilter>,
 }
 
 /// How a pattern is to be read.
@@ -58,12 +66,11 @@ impl Matcher {
         } else {
             pattern.to_string()
         };
+        let syntax = syntax::Config::new()
+            .case_insensitive(opts.ignore_case)
+            .multi_line(true);
         let regex = Regex::builder()
-            .syntax(
-                syntax::Config::new()
-                    .case_insensitive(opts.ignore_case)
-                    .multi_line(true),
-            )
+            .syntax(syntax)
             .configure(
                 meta::Config::new()
                     .nfa_size_limit(Some(COMPILED_LIMIT))
@@ -87,7 +94,17 @@ impl Matcher {
                     format!("the pattern cannot be used: {e}")
                 }
             })?;
-        Ok(Matcher { regex })
+        // The same parse the regex was built from (it succeeded just above).
+        let prefilter = syntax::parse_with(&source, &syntax)
+            .ok()
+            .and_then(|hir| Prefilter::new(&hir, opts.ignore_case));
+        Ok(Matcher { regex, prefilter })
+    }
+
+    /// The literals every match holds one of, when the pattern has a usable set: a text
+    /// without any of them has no match.
+    pub fn prefilter(&self) -> Option<&Prefilter> {
+        self.prefilter.as_ref()
     }
 
     /// The 1-based numbers of the lines of `text` the pattern matches, in order: the lines

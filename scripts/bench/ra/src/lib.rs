@@ -1,0 +1,1 @@
+//! Empty: this package exists only to be vendored by scripts/bench.sh.

@@ -1,0 +1,68 @@
+//! The protocol eras, as the 2026-07-28 versioning page defines them: which revisions are
+//! spoken, how a request's era is read from its `_meta` (and its modern fields validated), and
+//! what every modern result carries. [`super::dispatch`] answers each request in its era.
+
+use super::jsonrpc::{self, RpcError};
+use serde_json::{Map, Value, json};
+
+/// Legacy (initialize-handshake) revisions we speak, oldest first.
+pub const LEGACY_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+/// Modern (per-request `_meta`) revisions we speak.
+pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
+
+pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// How long a client may cache `tools/list` and `server/discover`: the tools are fixed for the
+/// life of the process and carry nothing user-specific.
+pub const CACHE_TTL_MS: u64 = 3_600_000;
+
+/// The server's own name and version, as `serverInfo`.
+pub fn server_info() -> Value {
+    json!({ "name": "gnaw-mcp", "version": env!("CARGO_PKG_VERSION") })
+}
+
+/// How one request is to be answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    Legacy,
+    Modern,
+}
+
+/// Decide the era of a request from its `_meta`, validating the modern fields.
+pub fn era_of(params: &Map<String, Value>) -> Result<Era, RpcError> {
+    let Some(Value::Object(meta)) = params.get("_meta") else {
+        return Ok(Era::Legacy);
+    };
+    let Some(version) = meta.get(META_VERSION) else {
+        return Ok(Era::Legacy);
+    };
+    let Some(version) = version.as_str() else {
+        return Err(RpcError::invalid_params(format!(
+            "_meta[\"{META_VERSION}\"] must be a string"
+        )));
+    };
+    if !MODERN_VERSIONS.contains(&version) {
+        return Err(RpcError::new(
+            jsonrpc::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+        )
+        .with_data(json!({ "supported": MODERN_VERSIONS, "requested": version })));
+    }
+    if !matches!(meta.get(META_CAPABILITIES), Some(Value::Object(_))) {
+        return Err(RpcError::invalid_params(format!(
+            "_meta[\"{META_CAPABILITIES}\"] is required and must be an object"
+        )));
+    }
+    Ok(Era::Modern)
+}
+
+/// Add what every modern result carries.
+pub fn finish(era: Era, mut result: Value) -> Value {
+    if era == Era::Modern {
+        result["resultType"] = json!("complete");
+        result["_meta"] = json!({ META_SERVER_INFO: server_info() });
+    }
+    result
+}

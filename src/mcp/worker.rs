@@ -1,0 +1,160 @@
+//! The call worker: the one thread that runs tool calls, in order, off a bounded queue, with the
+//! server's warm cache; each call gets an observer that reports progress (at most every 100 ms)
+//! and answers whether the client cancelled it. A panic in a tool is caught and answered as an
+//! internal error; a cancelled call gets no answer.
+
+use super::config::Config;
+use super::containment::Containment;
+use super::era::{Era, finish};
+use super::jsonrpc::{self, RpcError};
+use super::tool::{Outcome, Shape, Tool, ToolContext};
+use super::transport::Output;
+use crate::cache::Cache;
+use crate::par::lock;
+use crate::spec::Observer;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Minimum gap between two progress notifications for one call.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+
+/// A tool call waiting for, or running on, the worker.
+pub struct Job {
+    pub id: Value,
+    pub key: String,
+    pub era: Era,
+    pub tool: &'static dyn Tool,
+    pub args: Map<String, Value>,
+    /// Bytes of the request line, counted against the queue's byte bound.
+    pub bytes: usize,
+    pub shape: Shape,
+    pub progress_token: Option<Value>,
+    pub cancel: Arc<AtomicBool>,
+}
+
+/// How much is waiting for the worker, against [`Config::max_queued_calls`] and
+/// [`Config::max_queued_bytes`].
+#[derive(Default)]
+pub struct Queued {
+    pub calls: usize,
+    pub bytes: usize,
+}
+
+/// The observer handed to the pipeline for one call: cancellation and progress.
+struct CallObserver<'a> {
+    cancel: &'a AtomicBool,
+    out: &'a Output,
+    token: Option<&'a Value>,
+    /// Last `done` reported and when.
+    last: Mutex<(usize, Option<Instant>)>,
+}
+
+impl Observer for CallObserver<'_> {
+    fn progress(&self, done: usize, total: usize) {
+        let Some(token) = self.token else { return };
+        if self.cancelled() {
+            return;
+        }
+        let mut last = lock(&self.last);
+        let due = last.1.is_none_or(|t| t.elapsed() >= PROGRESS_INTERVAL) || done >= total;
+        if done <= last.0 && last.1.is_some() || !due {
+            return;
+        }
+        *last = (done, Some(Instant::now()));
+        self.out.send(&jsonrpc::notification(
+            "notifications/progress",
+            json!({
+                "progressToken": token,
+                "progress": done,
+                "total": total,
+                "message": format!("{done} of {total} files"),
+            }),
+        ));
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+pub type InFlight = Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>;
+
+pub fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// What the worker shares with the dispatcher.
+pub struct Shared {
+    pub out: Arc<Output>,
+    pub inflight: InFlight,
+    pub queued: Arc<Mutex<Queued>>,
+    pub containment: Arc<dyn Containment>,
+    pub config: Config,
+}
+
+pub fn worker(jobs: mpsc::Receiver<Job>, shared: Shared) {
+    // The warm cache lives as long as the worker: in memory only, bounded, shared by every call.
+    let cache = Cache::new(shared.config.cache_bytes);
+    let cache = (shared.config.cache_bytes > 0).then_some(&cache);
+    let out = &shared.out;
+    for job in jobs {
+        {
+            let mut q = lock(&shared.queued);
+            q.calls -= 1;
+            q.bytes -= job.bytes;
+        }
+        let started = Instant::now();
+        let outcome = if job.cancel.load(Ordering::Relaxed) {
+            Some(Outcome::Cancelled)
+        } else {
+            let observer = CallObserver {
+                cancel: &job.cancel,
+                out,
+                token: job.progress_token.as_ref(),
+                last: Mutex::new((0, None)),
+            };
+            let ctx = ToolContext {
+                containment: shared.containment.as_ref(),
+                cache,
+                config: &shared.config,
+                observer: &observer,
+                shape: job.shape,
+            };
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                job.tool.call(&job.args, &ctx)
+            }));
+            match cache {
+                Some(c) => log::info!(
+                    "{} finished in {:?}; cache {:?}",
+                    job.tool.name(),
+                    started.elapsed(),
+                    c.stats()
+                ),
+                None => log::info!("{} finished in {:?}", job.tool.name(), started.elapsed()),
+            }
+            run.ok()
+        };
+        lock(&shared.inflight).remove(&job.key);
+        match outcome {
+            Some(Outcome::Done(result)) if !job.cancel.load(Ordering::Relaxed) => {
+                out.send(&jsonrpc::result(&job.id, finish(job.era, result)));
+            }
+            Some(Outcome::Rejected(e)) if !job.cancel.load(Ordering::Relaxed) => {
+                log::info!("tools/call rejected: {}", e.message);
+                out.send(&jsonrpc::error(&job.id, &e));
+            }
+            Some(_) => log::info!("request {} was cancelled; no response sent", job.key),
+            None => out.send(&jsonrpc::error(
+                &job.id,
+                &RpcError::new(
+                    jsonrpc::INTERNAL_ERROR,
+                    "Internal error: the tool failed unexpectedly; see the server's stderr log",
+                ),
+            )),
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! The CLI as the tests run it (the built `gnaw`, stdin closed, no user config), and the
+//! reference token count its output is checked against: tiktoken-rs, independent of gnaw's own
+//! counter.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// `gnaw ARGS`, with stdin closed and no user configuration.
+pub fn gnaw(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gnaw"))
+        .args(args)
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run gnaw")
+}
+
+/// `gnaw REPO ARGS`, with stdin closed and no user configuration.
+pub fn gnaw_on(repo: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gnaw"))
+        .arg(repo)
+        .args(args)
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run gnaw")
+}
+
+/// The standard output of a run that must have succeeded.
+pub fn ok_stdout(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "gnaw failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("gnaw's output is UTF-8")
+}
+
+/// The reference token count (o200k_base, by tiktoken-rs).
+pub fn reference_count(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}

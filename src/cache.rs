@@ -23,11 +23,19 @@
 //!   wherever it is and however its file was touched; only outcomes that are a pure function of
 //!   the text are kept (a parse stopped by its time bound or a cancellation is not).
 //!
+//! - **Derived items**, attached to a file's entry like pieces and keyed the same way (display
+//!   path and options digest), plus their kind: what a navigation tool derived from the shown
+//!   text and wants to keep, the search index of the file and its outline (see
+//!   [`DerivedKind`]). The cache does not know their types; the caller states each one's cost,
+//!   which counts in the one byte budget. They live and die with their file's entry, so a
+//!   changed file is indexed again, and only that file.
+//!
 //! Only outcomes that are a pure function of the file's content and metadata are kept: transient
 //! failures (unreadable, changed during the walk) are always retried.
 
 use crate::par::lock;
 use crate::vocab::{Encoding, Finding, SkipReason, Text};
+use std::any::Any;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -80,9 +88,30 @@ pub struct PieceInfo {
     pub len: usize,
 }
 
+/// What kind of item a navigation tool derived from a file's shown text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DerivedKind {
+    /// The file's search index (`rank::FileIndex`).
+    SearchIndex,
+    /// The file's definitions from the syntax stage (or that its language has no grammar).
+    Outline,
+}
+
+/// A derived item as the cache keeps it: shared, of a type only its kind's owner knows.
+pub type DerivedValue = Arc<dyn Any + Send + Sync>;
+
+/// How many derived items one file entry keeps; the oldest goes first.
+const MAX_DERIVED: usize = 16;
+
 /// Hit and miss counters, for tests, logs and benchmarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CacheStats {
+    /// Files indexed for search (each a miss of the search index: a new or changed file).
+    pub index_built: u64,
+    /// Search indexes and outlines found in the cache.
+    pub derived_hits: u64,
+    /// Outlines computed and kept.
+    pub outlines_built: u64,
     pub file_hits: u64,
     pub file_misses: u64,
     pub piece_hits: u64,
@@ -107,6 +136,18 @@ pub struct Cache {
     count_misses: AtomicU64,
     skeleton_hits: AtomicU64,
     skeleton_misses: AtomicU64,
+    index_built: AtomicU64,
+    derived_hits: AtomicU64,
+    outlines_built: AtomicU64,
+}
+
+/// One derived item on a file's entry.
+struct Derived {
+    kind: DerivedKind,
+    context: u128,
+    path: Box<str>,
+    value: DerivedValue,
+    cost: usize,
 }
 
 /// One file's entry: its read outcome, the pieces derived from it, its cost in bytes and when it
@@ -114,6 +155,7 @@ pub struct Cache {
 struct FileEntry {
     outcome: ReadOutcome,
     pieces: Vec<(u128, Box<str>, Arc<Piece>)>,
+    derived: Vec<Derived>,
     cost: usize,
     used: u64,
 }
@@ -142,6 +184,9 @@ impl Cache {
             count_misses: AtomicU64::new(0),
             skeleton_hits: AtomicU64::new(0),
             skeleton_misses: AtomicU64::new(0),
+            index_built: AtomicU64::new(0),
+            derived_hits: AtomicU64::new(0),
+            outlines_built: AtomicU64::new(0),
         }
     }
 
@@ -187,6 +232,7 @@ impl Cache {
         let entry = FileEntry {
             outcome: value.clone(),
             pieces: Vec::new(),
+            derived: Vec::new(),
             cost,
             used: tick,
         };
@@ -255,6 +301,77 @@ impl Cache {
             freed += piece_cost(&p, &old);
         }
         entry.pieces.push((context, path.into(), Arc::new(piece)));
+        entry.cost = entry.cost + cost - freed;
+        inner.bytes = inner.bytes + cost - freed;
+        self.evict(&mut inner);
+    }
+
+    /// The item of `kind` derived from the file `key` at `path` under `context`, if kept.
+    pub fn derived(
+        &self,
+        key: &FileKey,
+        context: u128,
+        path: &str,
+        kind: DerivedKind,
+    ) -> Option<DerivedValue> {
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        let entry = inner.files.get_mut(key)?;
+        let found = entry
+            .derived
+            .iter()
+            .find(|d| d.kind == kind && d.context == context && *d.path == *path)
+            .map(|d| Arc::clone(&d.value))?;
+        entry.used = tick;
+        drop(inner);
+        self.derived_hits.fetch_add(1, Ordering::Relaxed);
+        Some(found)
+    }
+
+    /// Remember an item of `kind` derived from the file `key` at `path` under `context`, which
+    /// takes `cost` bytes. Kept only while the file's own entry is (so never for a file too
+    /// recently changed to be cached, nor one too big to be).
+    pub fn put_derived(
+        &self,
+        key: &FileKey,
+        context: u128,
+        path: &str,
+        kind: DerivedKind,
+        value: DerivedValue,
+        cost: usize,
+    ) {
+        let counter = match kind {
+            DerivedKind::SearchIndex => &self.index_built,
+            DerivedKind::Outline => &self.outlines_built,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        let cost = ENTRY_OVERHEAD + path.len() + cost;
+        if cost > self.limit / 8 {
+            return;
+        }
+        let mut inner = self.lock();
+        let Some(entry) = inner.files.get_mut(key) else {
+            return;
+        };
+        let mut freed = 0;
+        entry.derived.retain(|d| {
+            let same = d.kind == kind && d.context == context && *d.path == *path;
+            if same {
+                freed += d.cost;
+            }
+            !same
+        });
+        if entry.derived.len() >= MAX_DERIVED {
+            freed += entry.derived.remove(0).cost;
+        }
+        entry.derived.push(Derived {
+            kind,
+            context,
+            path: path.into(),
+            value,
+            cost,
+        });
         entry.cost = entry.cost + cost - freed;
         inner.bytes = inner.bytes + cost - freed;
         self.evict(&mut inner);
@@ -369,6 +486,9 @@ impl Cache {
     pub fn stats(&self) -> CacheStats {
         let inner = self.lock();
         CacheStats {
+            index_built: self.index_built.load(Ordering::Relaxed),
+            derived_hits: self.derived_hits.load(Ordering::Relaxed),
+            outlines_built: self.outlines_built.load(Ordering::Relaxed),
             file_hits: self.file_hits.load(Ordering::Relaxed),
             file_misses: self.file_misses.load(Ordering::Relaxed),
             piece_hits: self.piece_hits.load(Ordering::Relaxed),

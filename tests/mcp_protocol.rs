@@ -97,7 +97,7 @@ fn modern_discover_and_tools_list() {
         Some("public" | "private")
     ));
     // extract and estimate, the navigation tools, the git tools, then outline and symbol.
-    assert_eq!(list["tools"].as_array().unwrap().len(), 10);
+    assert_eq!(list["tools"].as_array().unwrap().len(), 11);
     // Modern requests need no initialize, and leave the legacy side untouched.
     s.ping();
 }
@@ -152,8 +152,8 @@ fn check_tool_schemas(tools: &Value, with_annotations: bool, with_output: bool) 
     assert_eq!(
         names,
         [
-            "extract", "estimate", "tree", "grep", "search", "read", "changes", "log", "outline",
-            "symbol"
+            "extract", "estimate", "tree", "grep", "search", "related", "read", "changes", "log",
+            "outline", "symbol"
         ]
     );
     for tool in tools {

@@ -392,6 +392,14 @@ fn no_tool_shows_a_raw_name_and_every_shown_name_resolves() {
         assert!(text(&resp).contains("pub fn"), "{name}: {resp}");
     }
 
+    // related: the shown (redacted) name resolves, and what it lists are shown names.
+    call(&mut s, "related", json!({"repo": "repo", "path": key}));
+    call(
+        &mut s,
+        "related",
+        json!({"repo": "repo", "path": format!("{dir}/inner.rs")}),
+    );
+
     let missed: Vec<&String> = tools.difference(&called).collect();
     assert!(
         missed.is_empty(),

@@ -37,8 +37,9 @@ fn start(root: &Path, tools: Option<&str>) -> (Server, Value) {
     (server, init)
 }
 
-const ALL: [&str; 10] = [
-    "extract", "estimate", "tree", "grep", "search", "read", "changes", "log", "outline", "symbol",
+const ALL: [&str; 11] = [
+    "extract", "estimate", "tree", "grep", "search", "related", "read", "changes", "log",
+    "outline", "symbol",
 ];
 
 #[test]
@@ -93,7 +94,7 @@ fn removals_start_from_every_tool() {
     let dir = repo();
     let (mut server, _) = start(dir.path(), Some("-changes,-log"));
     let names = listed(&mut server);
-    assert_eq!(names.len(), 8);
+    assert_eq!(names.len(), 9);
     assert!(!names.iter().any(|n| n == "changes" || n == "log"));
     let (mut five, _) = start(dir.path(), Some("minimal, log"));
     assert_eq!(listed(&mut five).len(), 5);

@@ -53,6 +53,14 @@ def recall_at(order, rel, k=10):
     return sum(1 for p in rel if p in top) / len(rel)
 
 
+def mrr(order, rel):
+    """The reciprocal rank of the first judged file (any grade), 0 when none is ranked."""
+    for k, p in enumerate(order):
+        if rel.get(p, 0) > 0:
+            return 1.0 / (k + 1)
+    return 0.0
+
+
 def mean(xs):
     return sum(xs) / len(xs) if xs else float("nan")
 
@@ -118,6 +126,8 @@ def main():
         row["top3"] = order[:3]
         row["ndcg"] = ndcg10(order, rel)
         row["recall10"] = recall_at(order, rel)
+        row["recall5"] = recall_at(order, rel, 5)
+        row["mrr"] = mrr(order, rel)
         row["ndcg_default"] = ndcg10(b["default"], rel)
         row["recall10_default"] = recall_at(b["default"], rel)
         return row
@@ -145,18 +155,22 @@ def main():
               ("held out", [r for r in rows if r["split"] == "heldout"])]
     for kind in ("identifier", "semantic", "architecture"):
         groups.append((f"kind: {kind}", [r for r in rows if r["kind"] == kind]))
+    for kind in ("identifier", "semantic", "architecture"):
+        groups.append((f"held out, kind: {kind}",
+                       [r for r in rows if r["kind"] == kind and r["split"] == "heldout"]))
     for lang in sorted({r["language"] for r in rows}):
         groups.append((f"language: {lang}", [r for r in rows if r["language"] == lang]))
 
     out = ["Corpora: " + "; ".join(f"{c['label']}, {c['language']}" for c in corpora.values()), ""]
     arrow = " (before → after)" if before else ""
-    out.append(f"Cells{arrow}: NDCG@10 and recall@10 of the ranking; recall of the judged files "
+    out.append(f"Cells{arrow}: NDCG@10, recall@10, recall@5 and MRR (the reciprocal rank of the "
+               f"first judged file) of the ranking; recall of the judged files "
                f"kept by the budget stage at 8k / 20k tokens"
                + ("; graded recall at 8k / 20k counting a skeleton as half" if compress else "")
                + "; and the no-query default order's NDCG@10 as a floor.")
     out.append("")
-    head = "| queries | n | NDCG@10 | recall@10 | recall@8k | recall@20k |"
-    sep = "|---|---|---|---|---|---|"
+    head = "| queries | n | NDCG@10 | recall@10 | recall@5 | MRR | recall@8k | recall@20k |"
+    sep = "|---|---|---|---|---|---|---|---|"
     if compress:
         head += " graded@8k | graded@20k |"
         sep += "---|---|"
@@ -164,7 +178,8 @@ def main():
     sep += "---|"
     out += [head, sep]
     for label, sel in groups:
-        cells = [label, str(len(sel)), cell(sel, "ndcg"), cell(sel, "recall10")]
+        cells = [label, str(len(sel)), cell(sel, "ndcg"), cell(sel, "recall10"),
+                 cell(sel, "recall5"), cell(sel, "mrr")]
         cells += [cell(sel, "recall_budget", b) for b in BUDGETS]
         if compress:
             cells += [cell(sel, "graded_budget", b) for b in BUDGETS]

@@ -12,6 +12,7 @@ use crate::driver::git::log::{LogArgs, log};
 use crate::driver::nav::grep::{GrepArgs, grep};
 use crate::driver::nav::outline::outline;
 use crate::driver::nav::read::read;
+use crate::driver::nav::related::{RelatedArgs, related};
 use crate::driver::nav::search::{SearchArgs, search};
 use crate::driver::nav::symbol::symbol;
 use crate::driver::nav::tree::{TreeArgs, tree};
@@ -25,8 +26,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// The subcommand names; any other first argument is a repository.
-pub const SUBCOMMANDS: [&str; 8] = [
-    "read", "grep", "search", "tree", "changes", "log", "outline", "symbol",
+pub const SUBCOMMANDS: [&str; 9] = [
+    "read", "grep", "search", "related", "tree", "changes", "log", "outline", "symbol",
 ];
 
 /// Navigate a repository: read lines, search, or list the tree with token counts.
@@ -112,6 +113,24 @@ pub enum Command {
         /// Skip this many ranked files, as a cut answer says
         #[arg(long, value_name = "N")]
         offset: Option<usize>,
+        #[command(flatten)]
+        filter: Filter,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the files most related to a file: what it imports and what imports it, who uses
+    /// its names and whose names it uses
+    Related {
+        /// The repository
+        repo: PathBuf,
+        /// A file in it, as gnaw shows paths
+        path: String,
+        /// Only this name of the file counts
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+        /// Most files to print (1 to 50, default 10)
+        #[arg(short = 'n', long, value_name = "N")]
+        limit: Option<usize>,
         #[command(flatten)]
         filter: Filter,
         #[command(flatten)]
@@ -242,6 +261,12 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
             filter,
             ..
         }
+        | Command::Related {
+            repo,
+            common,
+            filter,
+            ..
+        }
         | Command::Tree {
             repo,
             common,
@@ -312,6 +337,20 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 query,
                 limit,
                 offset,
+            },
+        )
+        .map(|a| a.text),
+        Command::Related {
+            path,
+            symbol,
+            limit,
+            ..
+        } => related(
+            &req,
+            &RelatedArgs {
+                path,
+                symbol,
+                limit,
             },
         )
         .map(|a| a.text),

@@ -103,6 +103,26 @@ impl<'a> FileContext<'a> {
         })
     }
 
+    /// What the warm cache knows `c` by: what the walk's `lstat` saw and the read options;
+    /// `None` for anything but a regular file (a followed link is read afresh every time).
+    pub fn cache_key(&self, c: &Candidate) -> Option<cache::FileKey> {
+        let read_opts = &self.options.read;
+        (c.kind == EntryKind::File).then_some(cache::FileKey {
+            dev: c.dev,
+            ino: c.ino,
+            size: c.size,
+            mtime_ns: c.mtime_ns,
+            ctime_ns: c.ctime_ns,
+            max_file_size: read_opts.max_file_size,
+            skip_hard_links: read_opts.skip_hard_links,
+        })
+    }
+
+    /// The cache key of this run's per-file options (what shapes a file's shown text).
+    pub fn context_key(&self) -> u128 {
+        self.context
+    }
+
     /// The renderer of every name this run shows.
     pub fn namer(&self) -> &Namer {
         &self.namer
@@ -430,16 +450,7 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
     if c.kind == EntryKind::Symlink && ctx.options.read.follow_links {
         return process_link(ctx, c, &path);
     }
-    let read_opts = &ctx.options.read;
-    let key = (c.kind == EntryKind::File).then_some(cache::FileKey {
-        dev: c.dev,
-        ino: c.ino,
-        size: c.size,
-        mtime_ns: c.mtime_ns,
-        ctime_ns: c.ctime_ns,
-        max_file_size: read_opts.max_file_size,
-        skip_hard_links: read_opts.skip_hard_links,
-    });
+    let key = ctx.cache_key(c);
     if let Some(hit) = prefiltered_warm(ctx, &c.rel, &path, key.as_ref()) {
         return hit;
     }
@@ -475,7 +486,7 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
         _ => None,
     };
     let outcome = cached.unwrap_or_else(|| {
-        let fresh: cache::ReadOutcome = read::read(ctx.dir, c, read_opts).map(Arc::new);
+        let fresh: cache::ReadOutcome = read::read(ctx.dir, c, &ctx.options.read).map(Arc::new);
         if let (Some(cache), Some(key)) = (ctx.cache, key)
             && !cache::is_racy(key.mtime_ns.max(key.ctime_ns))
         {

@@ -265,7 +265,7 @@ pub fn rank(
         budget,
         stop,
     ) {
-        syntax::Outline::Parsed(symbols) => Some(symbols),
+        syntax::Outline::Parsed(symbols) => Some(std::sync::Arc::new(symbols)),
         _ => None,
     };
     rank::rank(&docs, query, &outline, stop)

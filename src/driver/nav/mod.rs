@@ -7,6 +7,8 @@
 //! | [`fit`] | the most items whose rendered answer, counted whole, fits the budget and the byte ceiling |
 //! | [`read`] | lines of files by range, numbered, with the exact continuation |
 //! | [`grep`] | matching lines of the text the model would be shown, grouped by file, with totals and the continuation |
+//! | [`index`] | the search index: every kept file with its shown text and its term index, kept in the warm cache per file and rebuilt only for files that changed |
+//! | [`related`] | the files most related to one file: imports both ways, names it defines that they use and the other way |
 //! | [`search`] | the files ranked for a query (`extract --query`'s ranker), each with its score's parts and best regions as `path:START-END` |
 //! | [`outline`] | each file's definitions (tree-sitter), nested, one line each, with the exact continuation |
 //! | [`symbol`] | a name's definitions with their source and exact lines, then its uses; the closest names on a miss |
@@ -18,8 +20,10 @@
 
 pub mod fit;
 pub mod grep;
+pub mod index;
 pub mod outline;
 pub mod read;
+pub mod related;
 pub mod search;
 pub mod session;
 pub mod symbol;
@@ -69,6 +73,7 @@ navigation_answers!(
     grep::GrepAnswer,
     outline::OutlineAnswer,
     read::ReadAnswer,
+    related::RelatedAnswer,
     search::SearchAnswer,
     symbol::SymbolAnswer,
     tree::TreeAnswer,

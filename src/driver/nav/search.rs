@@ -9,6 +9,11 @@
 //! (a secret in a file name is redacted too). A query can therefore tell nothing about a secret
 //! that `extract` does not show. Files not searched are counted by reason, never named.
 //!
+//! The files are ranked from their search index ([`super::index`]): each file's terms, counted
+//! once from that shown text and kept in the warm cache, so a warm call re-indexes only the
+//! files that changed and scores the rest by lookups ([`rank::rank_indexed`], the same scores as
+//! `extract --query`'s). The answer states the index's size beside the text it indexes.
+//!
 //! A region is a window of lines holding the query's words ([`rank::regions`]); where the
 //! file's language has a grammar, it is shown with the innermost definition holding it
 //! (`function parse_header`), and as that whole definition when it is at most
@@ -20,14 +25,22 @@
 //! every matching file exactly once while the repository is unchanged.
 
 use super::fit::{self, Limits};
+use super::index::{self, RepoIndex};
 use super::session::{NavError, Request, Session, quote};
 use crate::error::Error;
+use crate::par::{self, lock};
 use crate::stages::count;
-use crate::stages::rank::{self, Doc, Query, Region, Score};
-use crate::stages::syntax;
+use crate::stages::rank::{self, Indexed, Query, Region, Score};
 use crate::vocab::{Encoding, Symbol};
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The most threads that parse the re-scored files at once (the parse workers are at most
+/// three).
+const MAX_PARSE_THREADS: usize = 3;
 
 /// Files shown when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 10;
@@ -86,6 +99,8 @@ pub struct SearchAnswer {
     pub hits: Vec<Hit>,
     /// The `offset` that continues the answer; `None` when it is complete.
     pub next: Option<usize>,
+    /// The index this answer was ranked with.
+    pub index: index::IndexStatus,
 }
 
 /// Rank `req`'s repository for `args.query`.
@@ -110,50 +125,61 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         ));
     }
     let offset = args.offset.unwrap_or(0);
+    let t0 = std::time::Instant::now();
     let session = Session::open(req)?;
-    let sourced = session.walk()?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
-    let processed = session.each_named(&ctx, &sourced.candidates, |_, path, (r, _)| {
-        r.map(|body| (path, body)).map_err(|reason| reason.kind())
-    })?;
-    let mut not_searched: BTreeMap<&'static str, usize> = BTreeMap::new();
-    for s in &sourced.skipped {
-        *not_searched.entry(s.reason.kind()).or_default() += 1;
-    }
-    let mut kept = Vec::new();
-    for r in processed {
-        match r {
-            Ok(pb) => kept.push(pb),
-            Err(kind) => *not_searched.entry(kind).or_default() += 1,
-        }
-    }
+    let RepoIndex {
+        files: kept,
+        not_searched,
+        status: index,
+    } = index::index(&session, &ctx)?;
+    let t_index = t0.elapsed();
     let stop = || session.cancelled();
-    let docs: Vec<Doc<'_>> = kept
+    let files: Vec<Indexed<'_>> = kept
         .iter()
-        .map(|(path, body)| Doc {
-            path,
-            text: &body.text,
+        .map(|f| Indexed {
+            path: &f.path,
+            index: &f.index,
         })
         .collect();
-    let outline = |i: usize| match syntax::outline_with(
-        docs[i].path.as_bytes(),
-        docs[i].text,
-        &ctx.parse,
-        &stop,
-    ) {
-        syntax::Outline::Parsed(symbols) => Some(symbols),
-        _ => None,
+    // Each file's definitions once per call (the warm cache keeps them across calls); the files
+    // the re-scoring will ask for are parsed first, on as many threads as the parse workers.
+    let outlines: Mutex<HashMap<usize, Option<Arc<Vec<Symbol>>>>> = Mutex::new(HashMap::new());
+    let outline = |i: usize| {
+        if let Some(found) = lock(&outlines).get(&i) {
+            return found.clone();
+        }
+        let found = kept[i].outline(&ctx, &stop);
+        lock(&outlines).insert(i, found.clone());
+        found
+    };
+    let prefetch = |wanted: &[usize]| {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..par::threads().clamp(1, MAX_PARSE_THREADS) {
+                scope.spawn(|| {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&i) = wanted.get(k) else { break };
+                        if stop() {
+                            break;
+                        }
+                        outline(i);
+                    }
+                });
+            }
+        });
     };
     let (ranked, idf) =
-        rank::rank_weighted(&docs, Some(&query), &outline, &stop).ok_or(Error::Cancelled)?;
+        rank::rank_indexed(&files, &query, &outline, &prefetch, &stop).ok_or(Error::Cancelled)?;
     let matching: Vec<(usize, Score)> = ranked.into_iter().filter(|(_, s)| s.matched()).collect();
     let page: Vec<&(usize, Score)> = matching.iter().skip(offset).take(limit).collect();
     let mut hits = Vec::with_capacity(page.len());
     for (n, (i, score)) in page.iter().enumerate() {
-        let found = rank::regions(docs[*i].text, &query, &idf, MAX_REGIONS, &stop)
+        let found = rank::regions(&kept[*i].body.text, &query, &idf, MAX_REGIONS, &stop)
             .ok_or(Error::Cancelled)?;
-        let symbols: Vec<Symbol> = outline(*i).unwrap_or_default();
+        let symbols = outline(*i).unwrap_or_default();
         let mut regions: Vec<Shown> = Vec::new();
         for r in &found {
             let one = shown(r, &query, &symbols);
@@ -168,11 +194,12 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         }
         hits.push(Hit {
             rank: offset + n + 1,
-            path: docs[*i].path.to_string(),
+            path: kept[*i].path.clone(),
             score: score.clone(),
             regions,
         });
     }
+    let t_ranked = t0.elapsed();
     let encoding = session.encoding();
     let budget = session.budget();
     let limits = Limits {
@@ -212,6 +239,12 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     }
     let next = r.next(k);
     hits.truncate(k);
+    log::debug!(
+        "search timing: index {:?}, rank and regions {:?}, render {:?}",
+        t_index,
+        t_ranked - t_index,
+        t0.elapsed() - t_ranked
+    );
     Ok(SearchAnswer {
         text: fitted.text,
         tokens: fitted.tokens,
@@ -222,6 +255,7 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         not_searched,
         hits,
         next,
+        index,
     })
 }
 

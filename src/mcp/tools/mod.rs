@@ -26,6 +26,7 @@ registry! {
     tree::Tree,
     grep::Grep,
     search::Search,
+    related::Related,
     read::Read,
     changes::Changes,
     log::Log,

@@ -46,6 +46,7 @@ impl Declared for Search {
         ("offset", "integer"),
         ("files", "array"),
         ("complete", "boolean"),
+        ("index", "object"),
     ]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
         let call = navigation::call_request(
@@ -89,5 +90,10 @@ fn fields(a: &SearchAnswer) -> Value {
         })).collect::<Vec<_>>(),
         "complete": a.next.is_none(),
         "offset": a.next.unwrap_or(0),
+        "index": {
+            "files": a.index.files,
+            "bytes": a.index.bytes,
+            "text_bytes": a.index.text_bytes,
+        },
     })
 }

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Search speed: warm and cold `search` in gnaw-mcp, the CLI's cold `gnaw search`, and a search
+right after one file is edited, for a build under test and a baseline build, in the same run.
+
+Usage: search.py CORPUS NEW_BIN_DIR [BASE_BIN_DIR] [--queries N] [--base-queries N]
+
+CORPUS is a directory (a repository or a vendored tree); each BIN_DIR holds `gnaw` and
+`gnaw-mcp`. Queries are deterministic: a fixed list of questions, then identifiers the corpus
+defines (`fn`, `struct`, `enum`, `trait`), every k-th of them sorted, until N in all. The edit
+appends a comment line to one file (restored at the end) and waits 2.2 s, so the file is settled
+and the cache may keep it (a file changed in the last 2 s is read and indexed on every call).
+Python standard library only; prints a markdown table and writes JSON beside it when asked
+(`--json PATH`).
+"""
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+QUESTIONS = [
+    "how does type inference handle closures",
+    "where are procedural macros expanded",
+    "name resolution of use imports",
+    "completion of struct fields after a dot",
+    "goto definition of a local variable",
+    "hover documentation for a function",
+    "syntax tree of a function body",
+    "diagnostic for an unresolved module",
+    "parse an attribute on an item",
+    "highlighting inside format strings",
+    "rename a symbol across files",
+    "inlay hints for parameter names",
+    "find all references of a struct",
+    "trait solving and method resolution",
+    "lowering the body to HIR expressions",
+    "incremental database queries and salsa",
+    "cfg attributes evaluated for conditional compilation",
+    "the lexer turning text into tokens",
+    "assists that add a missing match arm",
+    "extract a function from selected code",
+    "edition differences between 2015 and 2021",
+    "pattern matching exhaustiveness checking",
+    "const evaluation of expressions",
+    "mir lowering of a function",
+    "type mismatch diagnostics",
+    "signature help while typing arguments",
+    "folding ranges of a file",
+    "macro_rules expansion and token trees",
+    "visibility of items in modules",
+    "auto import of a missing path",
+    "generic parameters and where clauses",
+    "lifetimes in function signatures",
+    "builtin derive macros",
+    "crate graph and dependencies",
+    "path resolution in a scope",
+    "struct literal field completion",
+    "closure capture analysis",
+    "unsafe operations check",
+    "documentation links resolution",
+    "text edit applied to source",
+]
+
+
+class Server:
+    """gnaw-mcp over pipes, one JSON-RPC message per line."""
+
+    def __init__(self, exe, root):
+        env = dict(os.environ, GNAW_MCP_ROOT=root, RUST_LOG="warn")
+        self.proc = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=env)
+        self.next_id = 0
+        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                    "clientInfo": {"name": "gnaw-bench", "version": "0"}})
+        self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        self.proc.stdin.flush()
+
+    def request(self, method, params):
+        self.next_id += 1
+        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"gnaw-mcp closed its output during {method}")
+            reply = json.loads(line)
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+
+    def search(self, repo, query):
+        t = time.perf_counter()
+        res = self.request("tools/call", {"name": "search", "arguments": {
+            "repo": repo, "query": query, "budget": 0}})
+        took = time.perf_counter() - t
+        if res.get("isError"):
+            raise RuntimeError(f"search {query!r}: {res}")
+        return took, res.get("structuredContent", {})
+
+    def close(self):
+        self.proc.stdin.close()
+        _, status, usage = os.wait4(self.proc.pid, 0)
+        self.proc.stdout.close()
+        return usage.ru_maxrss
+
+
+def tree_cpu(root_pid):
+    """CPU seconds (user + system) used so far by the process `root_pid`, its threads and every
+    live descendant (the parse supervisor and workers), from /proc."""
+    parents, cpu = {}, {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as fh:
+                f = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(d)] = int(f[1])
+        cpu[int(d)] = (int(f[11]) + int(f[12])) / tick
+    total = 0.0
+    for pid in cpu:
+        p = pid
+        while p and p != root_pid:
+            p = parents.get(p, 0)
+        if p == root_pid:
+            total += cpu[pid]
+    return total
+
+
+def queries(corpus, n):
+    out = list(QUESTIONS)
+    names = set()
+    pat = re.compile(rb"\b(?:fn|struct|enum|trait)\s+([A-Za-z_][A-Za-z0-9_]{3,})")
+    for d, _, files in os.walk(corpus):
+        for f in files:
+            if f.endswith((".rs", ".py", ".js", ".ts", ".go", ".java", ".c")):
+                try:
+                    with open(os.path.join(d, f), "rb") as fh:
+                        names.update(m.group(1).decode() for m in pat.finditer(fh.read()))
+                except OSError:
+                    pass
+    names = sorted(names)
+    need = max(n - len(out), 0)
+    if names and need:
+        step = max(len(names) // need, 1)
+        out += names[::step][:need]
+    return out[:n]
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def ms(x):
+    return f"{x * 1000:.1f} ms"
+
+
+def run_build(name, bins, corpus, qs, edit_file):
+    root, repo = os.path.dirname(corpus), os.path.basename(corpus)
+    mcp, cli = os.path.join(bins, "gnaw-mcp"), os.path.join(bins, "gnaw")
+    r = {"build": name, "queries": len(qs)}
+    # The CLI, cold: a process per query.
+    cli_times = []
+    for q in qs[:5]:
+        t = time.perf_counter()
+        subprocess.run([cli, "search", corpus, q, "--budget", "0"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=True)
+        cli_times.append(time.perf_counter() - t)
+    r["cli_cold_p50"] = statistics.median(cli_times)
+    srv = Server(mcp, root)
+    c0 = tree_cpu(srv.proc.pid)
+    r["first_call"], sc = srv.search(repo, qs[0])
+    c1 = tree_cpu(srv.proc.pid)
+    r["first_call_cpu"] = c1 - c0
+    r["index"] = sc.get("index")
+    warm = [srv.search(repo, q)[0] for q in qs]
+    r["warm_cpu_per_call"] = (tree_cpu(srv.proc.pid) - c1) / len(qs)
+    # The same queries again: every outline the re-scoring needs is now kept too.
+    c2 = tree_cpu(srv.proc.pid)
+    again = [srv.search(repo, q)[0] for q in qs]
+    r["again_cpu_per_call"] = (tree_cpu(srv.proc.pid) - c2) / len(qs)
+    r["again_p50"], r["again_p99"] = pct(again, 50), pct(again, 99)
+    r["warm_p50"], r["warm_p90"], r["warm_p99"] = pct(warm, 50), pct(warm, 90), pct(warm, 99)
+    r["warm_max"] = max(warm)
+    # One file edited: the next search (the file settled, so it is indexed and kept).
+    with open(edit_file, "rb") as fh:
+        original = fh.read()
+    try:
+        with open(edit_file, "ab") as fh:
+            fh.write(b"\n// edited by the search benchmark: exponential retry jitter\n")
+        time.sleep(2.2)
+        edits = []
+        for q in qs[:3]:
+            edits.append(srv.search(repo, q)[0])
+        r["after_edit"] = edits[0]
+        r["after_edit_next"] = statistics.median(edits[1:])
+    finally:
+        with open(edit_file, "wb") as fh:
+            fh.write(original)
+    r["rss_kib"] = srv.close()
+    return r
+
+
+def main():
+    args = sys.argv[1:]
+    opts = {"--queries": "200", "--base-queries": "30", "--json": None}
+    pos = []
+    while args:
+        a = args.pop(0)
+        if a in opts:
+            opts[a] = args.pop(0)
+        else:
+            pos.append(a)
+    corpus = os.path.abspath(pos[0])
+    builds = [("new", pos[1])] + ([("base", pos[2])] if len(pos) > 2 else [])
+    qs = queries(corpus, int(opts["--queries"]))
+    edit_file = None
+    for d, _, files in sorted(os.walk(corpus)):
+        for f in sorted(files):
+            if f.endswith(".rs") and "/src/" in os.path.join(d, f) + "/":
+                edit_file = os.path.join(d, f)
+                break
+        if edit_file:
+            break
+    results = []
+    for name, bins in builds:
+        n = len(qs) if name == "new" else int(opts["--base-queries"])
+        results.append(run_build(name, bins, corpus, qs[:n], edit_file))
+    print(f"corpus {corpus}: {len(qs)} queries; edited file {os.path.relpath(edit_file, corpus)}")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("| build | queries | CLI cold p50 | first call (CPU) | warm p50 | warm p90 | warm p99 | "
+          "warm CPU/call | again p50 / p99 (CPU/call) | after one edit | peak RSS | index |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        ix = r["index"]
+        ixs = (f"{ix['bytes'] / 1e6:.1f} MB for {ix['text_bytes'] / 1e6:.1f} MB of text, "
+               f"{ix['files']} files") if ix else "-"
+        print(f"| {r['build']} | {r['queries']} | {ms(r['cli_cold_p50'])} | {ms(r['first_call'])} "
+              f"({ms(r['first_call_cpu'])}) | {ms(r['warm_p50'])} | {ms(r['warm_p90'])} | "
+              f"{ms(r['warm_p99'])} | {ms(r['warm_cpu_per_call'])} | {ms(r['again_p50'])} / "
+              f"{ms(r['again_p99'])} ({ms(r['again_cpu_per_call'])}) | "
+              f"{ms(r['after_edit'])} | {r['rss_kib'] / 1024:.0f} MiB | {ixs} |")
+    if len(results) == 2:
+        new, base = results
+        print(f"\nratios base/new: warm CPU per call "
+              f"{base['warm_cpu_per_call'] / new['warm_cpu_per_call']:.1f}x, "
+              f"warm p50 {base['warm_p50'] / new['warm_p50']:.1f}x, first call "
+              f"{base['first_call'] / new['first_call']:.2f}x, CLI cold "
+              f"{base['cli_cold_p50'] / new['cli_cold_p50']:.2f}x")
+    if opts["--json"]:
+        with open(opts["--json"], "w") as fh:
+            json.dump(results, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,366 @@
+//! `related`: the files most related to one file (or to one of its definitions), by the search
+//! index ([`super::index`]), best first, each with why: it imports the file, the file imports
+//! it, it uses names the file defines, or it defines names the file uses. What widens a search
+//! from a hit.
+//!
+//! - **Imports** are read from import lines (`use`, `import`, `from`, `#include`, `require(`,
+//!   ...): a file imports another when one of its import lines names the other's module (its
+//!   stem, or its directory for `mod.rs`, `index.js`, `__init__.py`), weighted down when several
+//!   files share that module name.
+//! - **Names**: the file's definitions (from the syntax stage when its language has a grammar,
+//!   else the keyword guess), each weighted by its rarity in the repository (inverse document
+//!   frequency), found among another file's terms; and the other way, the names another file
+//!   defines found among this file's terms. With `symbol`, only that name counts, and only the
+//!   files that have it are listed.
+//!
+//! Every file is searched as `search` searches it (same walk, rules and redacted text, same warm
+//! index). At most [`MAX_NAMES`] names of the file count (said in the answer when more are
+//! defined). Co-change from git history is not used yet.
+
+use super::fit::{self, Limits};
+use super::index::{self, IndexedFile, RepoIndex};
+use super::session::{NavError, Request, Session, prove, quote, repo_root};
+use crate::error::Error;
+use crate::stages::count;
+use crate::stages::rank::{FileIndex, for_each_term, module_name, term_hash};
+use crate::vocab::{Encoding, Symbol};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// Files shown when `limit` is not given.
+pub const DEFAULT_LIMIT: usize = 10;
+/// The most files one answer may list.
+pub const MAX_LIMIT: usize = 50;
+/// The most names of the file that count.
+pub const MAX_NAMES: usize = 512;
+
+/// Weight of an import edge (either way), divided among the files that share the module name.
+const IMPORT_WEIGHT: f64 = 3.0;
+/// Weight of a shared name, times its inverse document frequency.
+const NAME_WEIGHT: f64 = 0.5;
+/// The most names listed as the reason for one file.
+const NAMES_SHOWN: usize = 4;
+
+/// What `related` is asked.
+#[derive(Clone, Debug, Default)]
+pub struct RelatedArgs {
+    /// The file, as shown.
+    pub path: String,
+    /// Only this definition's name counts.
+    pub symbol: Option<String>,
+    /// Most files in the answer (`None`: [`DEFAULT_LIMIT`]).
+    pub limit: Option<usize>,
+}
+
+/// One related file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Relation {
+    pub path: String,
+    pub score: f64,
+    /// One imports the other: (it imports the file, the file imports it).
+    pub imports: (bool, bool),
+    /// Names the file defines that it uses.
+    pub uses: Vec<String>,
+    /// How many names it defines that the file uses.
+    pub provides: usize,
+}
+
+/// What `related` answers.
+#[derive(Clone, Debug)]
+pub struct RelatedAnswer {
+    pub text: String,
+    pub tokens: usize,
+    pub encoding: Encoding,
+    pub budget: Option<usize>,
+    /// Files related at all, and files searched.
+    pub total_files: usize,
+    pub files_searched: usize,
+    /// The files shown, best first.
+    pub files: Vec<Relation>,
+    /// Names of the file that counted, and how many it defines.
+    pub names: (usize, usize),
+}
+
+/// Rank the files of `req`'s repository by how related they are to `args.path`.
+pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, NavError> {
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
+    if limit == 0 || limit > MAX_LIMIT {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            format!("limit is {limit}; give 1 to {MAX_LIMIT}, or leave it out for {DEFAULT_LIMIT}"),
+        ));
+    }
+    let root = repo_root(req)?;
+    let proven = prove(&root, "path", &args.path)?;
+    if proven.is_dir() {
+        return Err(NavError::argument(
+            "NotAFile",
+            format!("path {}: a directory; give one file", quote(&args.path)),
+        ));
+    }
+    let session = Session::open(req)?;
+    let fo = session.file_options(false, None);
+    let ctx = session.context(&fo)?;
+    let shown = ctx.namer().path(&proven.rel).into_parts().0;
+    let RepoIndex { files, .. } = index::index(&session, &ctx)?;
+    let Some(me) = files.iter().position(|f| f.path == shown) else {
+        return Err(NavError::argument(
+            "NotSearched",
+            format!(
+                "path {}: not among the files searched (ignored, excluded, binary, too large or \
+                 sensitive); related files are found only for a searched file",
+                quote(&args.path)
+            ),
+        ));
+    };
+    let stop = || session.cancelled();
+    let names = names_of(&files[me], &ctx, &stop, args.symbol.as_deref());
+    let defined = names.len();
+    let names: Vec<(String, u64)> = names.into_iter().take(MAX_NAMES).collect();
+    let n = files.len() as f64;
+    // Each name's rarity, and how many files share each module name.
+    let idf: Vec<f64> = names
+        .iter()
+        .map(|(_, h)| {
+            let df = files.iter().filter(|f| f.index.tf(*h).is_some()).count() as f64;
+            ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+        })
+        .collect();
+    let mut modules: HashMap<u64, usize> = HashMap::new();
+    for f in &files {
+        if let Some(m) = module_name(&f.path) {
+            *modules.entry(m).or_default() += 1;
+        }
+    }
+    let mine = &files[me].index;
+    let my_module = module_name(&files[me].path);
+    let mut out: Vec<Relation> = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        if i % 256 == 0 && stop() {
+            return Err(Error::Cancelled.into());
+        }
+        if i == me {
+            continue;
+        }
+        let mut score = 0.0;
+        let module = module_name(&f.path);
+        let it_imports = my_module.is_some_and(|m| f.index.imports(m));
+        let imported = module.is_some_and(|m| mine.imports(m));
+        if it_imports {
+            score += IMPORT_WEIGHT / my_module.map_or(1, |m| modules[&m]) as f64;
+        }
+        if imported {
+            score += IMPORT_WEIGHT / module.map_or(1, |m| modules[&m]) as f64;
+        }
+        let mut uses = Vec::new();
+        for (k, (name, h)) in names.iter().enumerate() {
+            if f.index.tf(*h).is_some() {
+                score += NAME_WEIGHT * idf[k];
+                uses.push(name.clone());
+            }
+        }
+        // By one name, only the files that have it count (their import edges add to it).
+        if args.symbol.is_some() && uses.is_empty() {
+            continue;
+        }
+        let provides = if args.symbol.is_some() {
+            0
+        } else {
+            provided(&f.index, mine)
+        };
+        score += NAME_WEIGHT * provides as f64 / (1.0 + provides as f64).ln().max(1.0);
+        if score > 0.0 {
+            out.push(Relation {
+                path: f.path.clone(),
+                score,
+                imports: (it_imports, imported),
+                uses,
+                provides,
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.path.as_bytes().cmp(b.path.as_bytes()))
+    });
+    let total = out.len();
+    out.truncate(limit);
+    let encoding = session.encoding();
+    let budget = session.budget();
+    let limits = Limits {
+        budget,
+        max_bytes: req.max_text_bytes,
+    };
+    let r = Render {
+        args,
+        shown: &files[me].path,
+        files: &out,
+        total,
+        searched: files.len(),
+        names: (names.len(), defined),
+        limits,
+    };
+    let count = |s: &str| count::count(encoding, s);
+    let mut cost = |i: usize| {
+        let mut one = String::new();
+        r.file(&mut one, i);
+        (count(&one), one.len())
+    };
+    let fitted = fit::fit(out.len(), limits, &count, &mut cost, &|k| r.render(k))?;
+    let mut shown_files = out.clone();
+    shown_files.truncate(fitted.k);
+    Ok(RelatedAnswer {
+        text: fitted.text,
+        tokens: fitted.tokens,
+        encoding,
+        budget,
+        total_files: total,
+        files_searched: files.len(),
+        files: shown_files,
+        names: (names.len(), defined),
+    })
+}
+
+/// The names `f` defines, as written with their hashes (lowercased, without underscores, as
+/// whole-identifier terms are), in source order, each once; only `symbol` when given.
+fn names_of(
+    f: &IndexedFile,
+    ctx: &crate::driver::file::FileContext<'_>,
+    stop: &dyn Fn() -> bool,
+    symbol: Option<&str>,
+) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = Vec::new();
+    // A name's term: the first the split gives, the whole identifier (as the index has it).
+    let mut push = |name: &str| {
+        let mut first = None;
+        for_each_term(name, |t| {
+            if first.is_none() {
+                first = Some(term_hash(t));
+            }
+        });
+        if let Some(h) = first
+            && !out.iter().any(|(_, o)| *o == h)
+        {
+            out.push((name.to_string(), h));
+        }
+    };
+    if let Some(s) = symbol {
+        push(s.rsplit([':', '.']).next().unwrap_or(s));
+        return out;
+    }
+    if let Some(symbols) = f.outline(ctx, stop) {
+        for (_, s) in Symbol::walk(&symbols) {
+            push(s.name.rsplit([':', '.']).next().unwrap_or(&s.name));
+        }
+    } else {
+        for w in crate::stages::rank::defined_names(&f.body.text) {
+            push(&w);
+        }
+    }
+    out
+}
+
+/// How many names `other` defines that `mine` uses.
+fn provided(other: &FileIndex, mine: &FileIndex) -> usize {
+    other
+        .defined()
+        .iter()
+        .filter(|h| mine.tf(**h).is_some())
+        .count()
+}
+
+struct Render<'a> {
+    args: &'a RelatedArgs,
+    shown: &'a str,
+    files: &'a [Relation],
+    total: usize,
+    searched: usize,
+    names: (usize, usize),
+    limits: Limits,
+}
+
+impl Render<'_> {
+    fn head(&self) -> String {
+        let mut out = format!(
+            "related {}: {} {} related of {} searched",
+            quote(self.shown),
+            self.total,
+            if self.total == 1 { "file" } else { "files" },
+            self.searched
+        );
+        if let Some(s) = &self.args.symbol {
+            let _ = write!(out, "; by the name {}", quote(s));
+        } else if self.names.1 > self.names.0 {
+            let _ = write!(
+                out,
+                "; {} of its {} names counted (the first in the file)",
+                self.names.0, self.names.1
+            );
+        }
+        out.push('\n');
+        out
+    }
+
+    fn file(&self, out: &mut String, i: usize) {
+        let f = &self.files[i];
+        let mut why: Vec<String> = Vec::new();
+        if f.imports.0 {
+            why.push("imports it".into());
+        }
+        if f.imports.1 {
+            why.push("imported by it".into());
+        }
+        if !f.uses.is_empty() {
+            let mut names: Vec<&str> = f
+                .uses
+                .iter()
+                .take(NAMES_SHOWN)
+                .map(String::as_str)
+                .collect();
+            if f.uses.len() > NAMES_SHOWN {
+                names.push("…");
+            }
+            why.push(format!(
+                "uses {} of its names ({})",
+                f.uses.len(),
+                names.join(", ")
+            ));
+        }
+        if f.provides > 0 {
+            let s = if f.provides == 1 { "" } else { "s" };
+            why.push(format!("defines {} name{s} it uses", f.provides));
+        }
+        let _ = writeln!(
+            out,
+            "{}. {}  score {:.2}: {}",
+            i + 1,
+            f.path,
+            f.score,
+            why.join("; ")
+        );
+    }
+
+    fn render(&self, k: usize) -> String {
+        let mut out = self.head();
+        for i in 0..k {
+            self.file(&mut out, i);
+        }
+        if k < self.total {
+            let why = if k < self.files.len() {
+                match self.limits.budget {
+                    Some(b) => format!("cut to fit the budget of {b} tokens"),
+                    None => format!("cut to fit the limit of {} bytes", self.limits.max_bytes),
+                }
+            } else {
+                format!("limit ({}) reached", self.files.len())
+            };
+            let _ = writeln!(
+                out,
+                "--- showing {k} of {} related files, {why}; raise limit (at most {MAX_LIMIT}) or budget for more",
+                self.total
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,206 @@
+//! What kind of file a path is (README or manifest, entry point, source, docs, test, example,
+//! generated, lock), the default order that follows from it, and the words by which a query asks
+//! for tests or docs themselves.
+
+use super::Score;
+
+/// Query words that ask for documentation itself.
+pub(super) const DOC_WORDS: &[&str] = &[
+    "doc",
+    "docs",
+    "readme",
+    "changelog",
+    "changes",
+    "history",
+    "guide",
+    "manual",
+    "tutorial",
+];
+
+/// Whether a path is prose: docs (markdown, reStructuredText, text, HTML, man pages), a README
+/// or a changelog, rather than code or a manifest.
+pub(super) fn is_prose(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    name.starts_with("readme")
+        || ["changelog", "changes", "history", "news"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        || matches!(ext, "md" | "rst" | "txt" | "adoc" | "html" | "htm" | "1")
+        || class_of(path) == Class::Docs
+}
+
+/// Query words that ask for tests or examples themselves.
+pub(super) const TEST_WORDS: &[&str] = &[
+    "test", "tests", "testing", "example", "examples", "bench", "benches", "fixture", "fixtures",
+];
+
+/// The default order's score: a class weight, less a little for depth and size.
+pub fn prior(path: &str, len: usize) -> Score {
+    let class = class_of(path);
+    let class_score = 100.0 * (9 - class as u8) as f64;
+    let depth = path.matches('/').count() as f64;
+    let size = (len as f64 + 1.0).log2();
+    Score {
+        total: class_score - depth - size / 4.0,
+        parts: vec![
+            ("class", class_score),
+            ("depth", -depth),
+            ("size", -size / 4.0),
+        ],
+    }
+}
+
+/// How useful a kind of file usually is to a reader, best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    ReadmeOrManifest = 0,
+    EntryPoint = 1,
+    Source = 2,
+    Docs = 3,
+    Other = 4,
+    Test = 5,
+    Example = 6,
+    Generated = 7,
+    Lock = 8,
+}
+
+/// Classify a path by its name and directories.
+pub fn class_of(path: &str) -> Class {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let dirs: Vec<&str> = lower.split('/').rev().skip(1).collect();
+    let in_dir = |names: &[&str]| dirs.iter().any(|d| names.contains(d));
+    const LOCKS: &[&str] = &[
+        "cargo.lock",
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "poetry.lock",
+        "gemfile.lock",
+        "go.sum",
+        "composer.lock",
+        "pipfile.lock",
+        "uv.lock",
+        "flake.lock",
+        "bun.lockb",
+        "npm-shrinkwrap.json",
+    ];
+    const MANIFESTS: &[&str] = &[
+        "cargo.toml",
+        "package.json",
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        "go.mod",
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "gemfile",
+        "composer.json",
+        "cmakelists.txt",
+        "makefile",
+        "meson.build",
+        "build.zig",
+        "mix.exs",
+        "dockerfile",
+    ];
+    const ENTRY_STEMS: &[&str] = &[
+        "main", "lib", "index", "app", "cli", "__main__", "mod", "server",
+    ];
+    if LOCKS.contains(&name) || name.ends_with(".lock") {
+        return Class::Lock;
+    }
+    if in_dir(&[
+        "vendor",
+        "third_party",
+        "third-party",
+        "node_modules",
+        "dist",
+        "generated",
+    ]) || name.contains(".min.")
+        || name.contains("_generated")
+        || name.contains(".generated.")
+        || name.ends_with(".pb.go")
+        || name.ends_with("_pb2.py")
+        || in_dir(&[
+            "fixtures",
+            "fixture",
+            "testdata",
+            "test-data",
+            "snapshots",
+            "__snapshots__",
+        ])
+    {
+        return Class::Generated;
+    }
+    if name.starts_with("readme") || (dirs.len() <= 1 && MANIFESTS.contains(&name)) {
+        return Class::ReadmeOrManifest;
+    }
+    if in_dir(&["tests", "test", "__tests__", "spec", "specs"])
+        || name.starts_with("test_")
+        || name.contains("_test.")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+        || name.contains("_spec.")
+    {
+        return Class::Test;
+    }
+    if in_dir(&[
+        "examples",
+        "example",
+        "benches",
+        "bench",
+        "benchmarks",
+        "samples",
+        "demo",
+    ]) {
+        return Class::Example;
+    }
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    let code = matches!(
+        ext,
+        "rs" | "py"
+            | "js"
+            | "ts"
+            | "tsx"
+            | "jsx"
+            | "go"
+            | "c"
+            | "h"
+            | "cc"
+            | "cpp"
+            | "hpp"
+            | "java"
+            | "kt"
+            | "swift"
+            | "rb"
+            | "php"
+            | "cs"
+            | "scala"
+            | "zig"
+            | "ex"
+            | "exs"
+            | "hs"
+            | "ml"
+            | "lua"
+            | "sh"
+            | "mjs"
+            | "cjs"
+            | "vue"
+            | "svelte"
+            | "dart"
+            | "jl"
+    );
+    if code && (ENTRY_STEMS.contains(&stem) || in_dir(&["bin", "cmd"])) {
+        return Class::EntryPoint;
+    }
+    if code {
+        return Class::Source;
+    }
+    if matches!(ext, "md" | "rst" | "txt" | "adoc") || in_dir(&["docs", "doc"]) {
+        return Class::Docs;
+    }
+    Class::Other
+}

@@ -1,0 +1,231 @@
+//! The search index of one file: what scoring needs of it, computed once from its shown path and
+//! its shown text (secrets already redacted), so that a later query only looks its terms up.
+//!
+//! A [`FileIndex`] holds the weighted frequency of every term of the file (text 1, path
+//! [`PATH_WEIGHT`], as [`super::rank_weighted`] counts them), its weighted length, the names it
+//! defines by the keyword guess, and its text's length. Terms are kept as 64-bit hashes, sorted,
+//! so a lookup is a binary search and the index costs 16 bytes per distinct term of the file
+//! (plus 8 per defined name): a collision would only add one term's count to another's, about
+//! one chance in 2^64 per pair of distinct terms, and only in the ranking's order.
+//!
+//! The index is built from the text the caller passes, nothing else: given the scanned text, a
+//! redacted span cannot be in it. Building costs one pass of the term split over the text and
+//! the path (the cost [`super::rank_weighted`] pays per query), then a sort of the distinct terms.
+
+use super::score::{PATH_WEIGHT, PathFacts, defined_symbols};
+use super::terms::for_each_term;
+use rustc_hash::{FxHashMap, FxHasher};
+use std::hash::Hasher;
+
+/// What ranking needs of one file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileIndex {
+    /// Each distinct term's hash and weighted frequency, sorted by hash.
+    terms: Box<[(u64, u32)]>,
+    /// The weighted number of terms (BM25's document length).
+    len: usize,
+    /// Hashes of the names it defines (lowercased, without underscores), sorted, distinct.
+    defined: Box<[u64]>,
+    /// The text's length in bytes.
+    text_len: usize,
+    /// What scoring needs of its path.
+    facts: PathFacts,
+    /// Hashes of the words of its import lines ([`import_words`]), sorted, distinct: the modules
+    /// it names as dependencies.
+    imports: Box<[u64]>,
+}
+
+/// The hash a term is indexed under (deterministic: the same on every machine and run).
+pub fn term_hash(term: &str) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(term.as_bytes());
+    h.write_u8(0xff);
+    h.finish()
+}
+
+impl FileIndex {
+    /// Index the file shown as `path` with the text `text`.
+    pub fn build(path: &str, text: &str) -> FileIndex {
+        let mut tf: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut len = 0usize;
+        for_each_term(text, |t| {
+            len += 1;
+            let f = tf.entry(term_hash(t)).or_default();
+            *f = f.saturating_add(1);
+        });
+        for_each_term(path, |t| {
+            len += PATH_WEIGHT;
+            let f = tf.entry(term_hash(t)).or_default();
+            *f = f.saturating_add(PATH_WEIGHT as u32);
+        });
+        let mut terms: Vec<(u64, u32)> = tf.into_iter().collect();
+        terms.sort_unstable();
+        let mut defined: Vec<u64> = defined_symbols(text).map(|s| term_hash(&s)).collect();
+        defined.sort_unstable();
+        defined.dedup();
+        FileIndex {
+            terms: terms.into_boxed_slice(),
+            len,
+            defined: defined.into_boxed_slice(),
+            text_len: text.len(),
+            facts: PathFacts::of(path, text.len()),
+            imports: import_words(text).into_boxed_slice(),
+        }
+    }
+
+    /// The weighted frequency of the term hashed `h`, if the file has it.
+    pub fn tf(&self, h: u64) -> Option<usize> {
+        self.terms
+            .binary_search_by_key(&h, |(k, _)| *k)
+            .ok()
+            .map(|at| self.terms[at].1 as usize)
+    }
+
+    /// Whether the file defines the name hashed `h` (by the keyword guess).
+    pub fn defines(&self, h: u64) -> bool {
+        self.defined.binary_search(&h).is_ok()
+    }
+
+    /// The weighted number of terms.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the file has no term at all.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The text's length in bytes.
+    pub fn text_len(&self) -> usize {
+        self.text_len
+    }
+
+    /// How many distinct terms the file has.
+    pub fn distinct_terms(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Whether one of its import lines names the word hashed `h` (see [`module_name`]).
+    pub fn imports(&self, h: u64) -> bool {
+        self.imports.binary_search(&h).is_ok()
+    }
+
+    /// Whether the file defines any name (by the keyword guess).
+    pub fn defined(&self) -> &[u64] {
+        &self.defined
+    }
+
+    /// What scoring needs of its path.
+    pub(super) fn facts(&self) -> &PathFacts {
+        &self.facts
+    }
+
+    /// What the index takes in memory, in bytes.
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of::<FileIndex>()
+            + self.facts.heap_bytes()
+            + std::mem::size_of_val(&*self.terms)
+            + std::mem::size_of_val(&*self.defined)
+            + std::mem::size_of_val(&*self.imports)
+    }
+}
+
+/// The hashes of the words of `text`'s import lines, sorted and distinct: lines that start
+/// (after blanks) with `use`, `pub use`, `import`, `from`, `#include`, `#import`, `mod`,
+/// `pub mod`, `extern crate`, `using`, `require` or `load`, or that call `require(`. Words are
+/// lowercased with `_` and `-` dropped (`./permessage-deflate` → `permessagedeflate`), the form
+/// of [`module_name`].
+fn import_words(text: &str) -> Vec<u64> {
+    const STARTS: &[&str] = &[
+        "use ",
+        "pub use ",
+        "pub(crate) use ",
+        "import ",
+        "from ",
+        "#include",
+        "#import",
+        "mod ",
+        "pub mod ",
+        "extern crate ",
+        "using ",
+        "require ",
+        "require_relative ",
+        "load(",
+    ];
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if !(STARTS.iter().any(|s| t.starts_with(s)) || t.contains("require(")) {
+            continue;
+        }
+        for w in t.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
+            word.clear();
+            word.extend(
+                w.chars()
+                    .filter(|c| !matches!(c, '_' | '-'))
+                    .flat_map(char::to_lowercase),
+            );
+            if word.len() > 1 {
+                out.push(term_hash(&word));
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The word by which other files import the file at `path`: its stem lowercased without `_`, `-`
+/// or `.`, or its directory's name for a module's own file (`mod.rs`, `index.js`,
+/// `__init__.py`, `lib.rs`); `None` for a file with no stem.
+pub fn module_name(path: &str) -> Option<u64> {
+    let mut comps = path.rsplit('/');
+    let name = comps.next()?;
+    let stem = name.split('.').next().unwrap_or(name);
+    let stem = if matches!(stem, "mod" | "index" | "__init__" | "lib" | "main") {
+        comps.next().unwrap_or(stem)
+    } else {
+        stem
+    };
+    let lower: String = stem
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    (lower.len() > 1).then(|| term_hash(&lower))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_text_and_path_terms_and_defined_names() {
+        let ix = FileIndex::build("src/http_client.rs", "fn get_response() { response }");
+        // `response`: twice in the text; `http`: once in the path, weighted.
+        assert_eq!(ix.tf(term_hash("response")), Some(2));
+        assert_eq!(ix.tf(term_hash("http")), Some(PATH_WEIGHT));
+        assert_eq!(ix.tf(term_hash("missing")), None);
+        assert!(ix.defines(term_hash("getresponse")));
+        assert!(!ix.defines(term_hash("response")));
+        // fn, getresponse, get, response, response; then src, httpclient, http, client, rs.
+        assert_eq!(ix.len(), 5 + 5 * PATH_WEIGHT);
+        assert_eq!(ix.text_len(), 30);
+        assert!(ix.bytes() >= ix.distinct_terms() * 12);
+    }
+
+    #[test]
+    fn import_lines_name_modules() {
+        let ix = FileIndex::build(
+            "src/app.js",
+            "const ws = require('./permessage-deflate');\nimport { x } from './http_client';\nlet parser = 1;",
+        );
+        let name = |p: &str| module_name(p).unwrap();
+        assert!(ix.imports(name("lib/permessage-deflate.js")));
+        assert!(ix.imports(name("src/http_client/index.ts")));
+        assert!(!ix.imports(name("src/parser.js")), "not an import line");
+        assert_eq!(module_name("src/net/mod.rs"), module_name("lib/net.py"));
+    }
+}

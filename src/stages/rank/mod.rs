@@ -1,0 +1,624 @@
+//! Rank stage: which files matter most, so that a token budget keeps the useful ones.
+//!
+//! Without a query the order is a fixed, deterministic prior: README and manifests first, then
+//! entry points, core sources, docs and config, then tests, examples, fixtures, generated and
+//! vendored files, and lock files last; shallower and smaller files first within a class.
+//!
+//! With a query, files are scored with BM25 over code-aware terms (identifiers split on
+//! snake_case and camelCase, acronyms kept whole: `getHTTPResponse` → get, http, response, plus
+//! the whole identifier), where path components count as terms too, plus boosts when the query
+//! names a file, a directory, or a symbol the file defines. Only whole query words name things
+//! (`deserialize_map` names `deserialize_map`, not `map.rs`), and two or three of them in a row
+//! name what they spell together (`JSON array` names `JsonArray.java`). A query term brings its
+//! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]). Tests,
+//! examples, fixtures and generated files count half, unless the query asks for tests or
+//! examples. The prior breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
+//! measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
+//!
+//! Ranking decides only what is kept; the rendered output stays sorted by path.
+//!
+//! A query is bounded: at most [`MAX_QUERY_BYTES`] bytes and [`MAX_QUERY_TERMS`] distinct terms
+//! ([`Query::parse`]); over either bound it is an error that names the limit, never silently
+//! cut. Ranking [`Doc`]s costs one pass over every file's text and path plus a sort; ranking
+//! [`Indexed`] files (the search index, built once per file content) costs a few binary searches
+//! per file and query term plus the sort. Either stops between files when the caller cancels.
+//!
+//! The stage is split by job: `terms` turns text into terms (the features), `classes` says
+//! what kind of file a path is and gives the default order, `score` scores files for a query
+//! (BM25 and the boosts), `index` keeps what scoring needs of one file so that a warm search
+//! reads no text again ([`FileIndex`], [`rank_indexed`]), and `regions` explains a hit by the
+//! lines that match best.
+
+mod classes;
+mod index;
+mod regions;
+mod score;
+mod terms;
+
+pub use classes::{Class, class_of, prior};
+pub use index::{FileIndex, module_name, term_hash};
+pub use regions::{REGION_LINES, Region, regions};
+pub use terms::{for_each_term, query_terms, split_identifier};
+
+use crate::error::Error;
+use crate::vocab::Symbol;
+use score::{PathFacts, bm25, gather, gather_indexed, resymbol};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use terms::query_names;
+
+/// The longest query accepted, in bytes: about 600 words of prose, ten times the longest
+/// question a person asks, and room for a pasted error message with a few stack frames.
+pub const MAX_QUERY_BYTES: usize = 4096;
+
+/// The most distinct terms a query may have (after splitting identifiers and dropping stop
+/// words). BM25 over hundreds of terms ranks by vocabulary overlap rather than by what was asked
+/// for; a query that long is better split into several narrower ones.
+pub const MAX_QUERY_TERMS: usize = 256;
+
+/// One file to rank.
+pub struct Doc<'a> {
+    /// Display path, `/`-separated.
+    pub path: &'a str,
+    pub text: &'a str,
+}
+
+/// A file's score and what it is made of.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Score {
+    pub total: f64,
+    pub parts: Vec<(&'static str, f64)>,
+}
+
+impl Score {
+    /// Whether the query touched the file: any part of the score besides the prior.
+    pub fn matched(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|(name, v)| *name != "prior" && *name != "secondary_file" && *v > 0.0)
+    }
+}
+
+/// What a synonym from the checked-in table (`terms.rs`) weighs against a term of the
+/// query itself.
+pub const SYNONYM_WEIGHT: f64 = 0.4;
+
+/// A query, split into its terms and the names it mentions, within the bounds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    /// Distinct terms, in order of first appearance, then the synonyms they bring
+    /// (the synonym table of `terms.rs`).
+    terms: Vec<String>,
+    /// Each term's weight: 1 for the query's own terms, [`SYNONYM_WEIGHT`] for a synonym.
+    weights: Vec<f64>,
+    /// Distinct whole words (see [`query_names`]).
+    names: Vec<String>,
+}
+
+impl Query {
+    /// Split `q` into terms and names, or say which bound it exceeds. Linear in `q`'s length.
+    pub fn parse(q: &str) -> Result<Query, Error> {
+        let advice = "shorten it to the words that name what you are looking for (identifiers, \
+                      file or directory names), or run several narrower queries";
+        if q.len() > MAX_QUERY_BYTES {
+            return Err(Error::Usage {
+                message: format!(
+                    "the query is {} bytes; the limit is {MAX_QUERY_BYTES} bytes: {advice}",
+                    q.len()
+                ),
+            });
+        }
+        let terms = query_terms(q);
+        if terms.len() > MAX_QUERY_TERMS {
+            return Err(Error::Usage {
+                message: format!(
+                    "the query has {} distinct terms; the limit is {MAX_QUERY_TERMS}: {advice}",
+                    terms.len()
+                ),
+            });
+        }
+        let mut weights = vec![1.0; terms.len()];
+        let mut terms = terms;
+        for extra in terms::synonyms(&terms) {
+            terms.push(extra);
+            weights.push(SYNONYM_WEIGHT);
+        }
+        Ok(Query {
+            terms,
+            weights,
+            names: query_names(q),
+        })
+    }
+
+    /// The query's distinct terms, in order of first appearance, then their synonyms.
+    pub fn terms(&self) -> &[String] {
+        &self.terms
+    }
+
+    /// The query's whole words, lowercased and without underscores (what names a file, a
+    /// directory or a symbol).
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+}
+
+/// Rank `docs`: returns indices into `docs`, best first, with each one's score. Deterministic:
+/// ties are broken by path. `None` when `stop` returned true (it is asked between files).
+pub fn rank(
+    docs: &[Doc<'_>],
+    query: Option<&Query>,
+    outline: &Outliner<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<(usize, Score)>> {
+    rank_weighted(docs, query, outline, stop).map(|(scored, _)| scored)
+}
+
+/// The definitions of doc `i` (from the syntax stage), `None` when its language has no grammar
+/// or the parse was skipped. Asked for at most [`RERANK`] files per query, each at most
+/// [`RERANK_FILE_BYTES`], [`RERANK_BYTES`] in all.
+pub type Outliner<'a> = dyn Fn(usize) -> Option<Arc<Vec<Symbol>>> + 'a;
+
+/// Handed the indices of every file whose definitions the re-scoring will ask for, before it
+/// asks, so that they can be parsed at once ([`rank_indexed`]).
+pub type Prefetch<'a> = dyn Fn(&[usize]) + 'a;
+
+/// How many of the best files are re-scored with their definitions.
+pub const RERANK: usize = 30;
+/// Largest file parsed for the re-scoring, and most bytes parsed for one query: tree-sitter
+/// parses about 1 MB/s of ordinary code, so this keeps the re-scoring to a few hundred ms.
+pub const RERANK_FILE_BYTES: usize = 128 << 10;
+pub const RERANK_BYTES: usize = 512 << 10;
+
+/// A ranking (indices into the docs, best first, with scores) and each query term's weight.
+pub type Weighted = (Vec<(usize, Score)>, Vec<f64>);
+
+/// [`rank`], with each query term's weight in this set of files (its inverse document
+/// frequency, in the order of [`Query::terms`]; empty without a query), for finding the
+/// best-matching regions of a file ([`regions`]).
+pub fn rank_weighted(
+    docs: &[Doc<'_>],
+    query: Option<&Query>,
+    outline: &Outliner<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
+    let paths: Vec<&str> = docs.iter().map(|d| d.path).collect();
+    let lens: Vec<usize> = docs.iter().map(|d| d.text.len()).collect();
+    match query {
+        Some(q) if !q.terms.is_empty() => {
+            let facts: Vec<PathFacts> = docs
+                .iter()
+                .map(|d| PathFacts::of(d.path, d.text.len()))
+                .collect();
+            let facts: Vec<&PathFacts> = facts.iter().collect();
+            let scored = bm25(&facts, gather(docs, q, stop)?, q, stop)?;
+            finish(scored, Some(q), &paths, &lens, outline, None, stop)
+        }
+        _ => {
+            let mut out = Vec::with_capacity(docs.len());
+            for (i, d) in docs.iter().enumerate() {
+                if stop() {
+                    return None;
+                }
+                out.push((i, prior(d.path, d.text.len())));
+            }
+            finish((out, Vec::new()), None, &paths, &lens, outline, None, stop)
+        }
+    }
+}
+
+/// The names `text` defines by the keyword guess (`fn x`, `struct X`, `class X`, `def x`, ...),
+/// lowercased and without underscores, in order, repeats included.
+pub fn defined_names(text: &str) -> Vec<String> {
+    score::defined_symbols(text).collect()
+}
+
+/// One file to rank from its index (see [`FileIndex`]): the same score as the [`Doc`] it was
+/// built from, without reading its text again.
+pub struct Indexed<'a> {
+    /// Display path, `/`-separated: the one the index was built with.
+    pub path: &'a str,
+    pub index: &'a FileIndex,
+}
+
+/// [`rank_weighted`] over indexed files: the same ranking, in time linear in the number of
+/// files times the query's terms (a binary search per term per file), not in the text's length.
+pub fn rank_indexed(
+    files: &[Indexed<'_>],
+    query: &Query,
+    outline: &Outliner<'_>,
+    prefetch: &Prefetch<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
+    if query.terms.is_empty() {
+        return None;
+    }
+    let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
+    let lens: Vec<usize> = files.iter().map(|f| f.index.text_len()).collect();
+    let facts: Vec<&PathFacts> = files.iter().map(|f| f.index.facts()).collect();
+    let scored = bm25(&facts, gather_indexed(files, query, stop)?, query, stop)?;
+    finish(
+        scored,
+        Some(query),
+        &paths,
+        &lens,
+        outline,
+        Some(prefetch),
+        stop,
+    )
+}
+
+/// Sort a scoring best first (ties by path), then re-score the best files with their
+/// definitions when there is a query. `prefetch`, when given, is first handed every file whose
+/// definitions the re-scoring will ask for, so that it can have them parsed at once.
+fn finish(
+    (mut scored, idf): Weighted,
+    query: Option<&Query>,
+    paths: &[&str],
+    lens: &[usize],
+    outline: &Outliner<'_>,
+    prefetch: Option<&Prefetch<'_>>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
+    let order = |(ia, a): &(usize, Score), (ib, b): &(usize, Score)| {
+        b.total
+            .total_cmp(&a.total)
+            .then_with(|| paths[*ia].as_bytes().cmp(paths[*ib].as_bytes()))
+    };
+    scored.sort_by(order);
+    if let Some(q) = query {
+        // The best files again, with their definitions as a field of their own: a name the
+        // query names as written, defined here (whatever the language's syntax for it), and
+        // the query's terms in definition names and doc lines.
+        let named: HashSet<&str> = q.names.iter().map(String::as_str).collect();
+        let wanted: HashMap<&str, usize> = q
+            .terms
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (t.as_str(), k))
+            .collect();
+        if let Some(prefetch) = prefetch {
+            let mut wanted = Vec::new();
+            let mut parsed = 0;
+            for (i, score) in scored.iter().take(RERANK) {
+                if !score.matched() {
+                    break;
+                }
+                let len = lens[*i];
+                if len > RERANK_FILE_BYTES || parsed + len > RERANK_BYTES {
+                    continue;
+                }
+                parsed += len;
+                wanted.push(*i);
+            }
+            prefetch(&wanted);
+        }
+        let mut parsed = 0;
+        for (i, score) in scored.iter_mut().take(RERANK) {
+            if stop() {
+                return None;
+            }
+            if !score.matched() {
+                break;
+            }
+            let len = lens[*i];
+            if len > RERANK_FILE_BYTES || parsed + len > RERANK_BYTES {
+                continue;
+            }
+            parsed += len;
+            if let Some(symbols) = outline(*i) {
+                resymbol(score, &symbols, &named, &wanted, &idf);
+            }
+        }
+        scored.sort_by(order);
+    }
+    Some((scored, idf))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranked(docs: &[Doc<'_>], q: Option<&str>) -> Vec<(usize, Score)> {
+        let q = q.map(|q| Query::parse(q).unwrap());
+        rank(docs, q.as_ref(), &|_| None, &|| false).unwrap()
+    }
+
+    #[test]
+    fn queries_over_a_bound_are_errors_that_name_the_limit() {
+        let long = "word ".repeat(MAX_QUERY_BYTES / 5 + 1);
+        let e = Query::parse(&long).unwrap_err().to_string();
+        assert!(e.contains(&format!("{} bytes", long.len())), "{e}");
+        assert!(e.contains(&MAX_QUERY_BYTES.to_string()), "{e}");
+        // Distinct terms: `ab`, `ac`, ... two letters each, under the byte bound.
+        let many: Vec<String> = (0..MAX_QUERY_TERMS + 1)
+            .map(|i| {
+                format!(
+                    "q{}{}",
+                    (b'a' + (i / 26) as u8) as char,
+                    (b'a' + (i % 26) as u8) as char
+                )
+            })
+            .collect();
+        let many = many.join(" ");
+        assert!(many.len() <= MAX_QUERY_BYTES);
+        let e = Query::parse(&many).unwrap_err().to_string();
+        assert!(e.contains("257 distinct terms"), "{e}");
+        assert!(e.contains(&MAX_QUERY_TERMS.to_string()), "{e}");
+        // At the bounds it is accepted.
+        let at = Query::parse(&"x".repeat(MAX_QUERY_BYTES)).unwrap();
+        assert_eq!(at.terms().len(), 1);
+    }
+
+    #[test]
+    fn query_terms_are_distinct_in_first_appearance_order() {
+        assert_eq!(
+            query_terms("parse the Config, parse_config and CONFIG"),
+            vec!["parse", "config", "parseconfig"]
+        );
+    }
+
+    #[test]
+    fn ranking_stops_when_asked() {
+        let docs = [Doc {
+            path: "a.rs",
+            text: "fn a() {}",
+        }];
+        let q = Query::parse("a").unwrap();
+        assert!(rank(&docs, Some(&q), &|_| None, &|| true).is_none());
+        assert!(rank(&docs, None, &|_| None, &|| true).is_none());
+    }
+
+    #[test]
+    fn identifiers_split_with_acronyms_whole() {
+        assert_eq!(
+            split_identifier("getHTTPResponse"),
+            vec!["get", "HTTP", "Response"]
+        );
+        assert_eq!(
+            split_identifier("snake_case_name"),
+            vec!["snake", "case", "name"]
+        );
+        assert_eq!(split_identifier("XMLParser"), vec!["XML", "Parser"]);
+        let mut terms = Vec::new();
+        for_each_term("getHTTPResponse", |t| terms.push(t.to_string()));
+        assert_eq!(terms, vec!["gethttpresponse", "get", "http", "response"]);
+    }
+
+    #[test]
+    fn default_order_puts_readme_first_and_locks_last() {
+        let paths = [
+            "Cargo.lock",
+            "tests/it.rs",
+            "src/util.rs",
+            "README.md",
+            "src/main.rs",
+            "vendor/x/y.rs",
+            "Cargo.toml",
+        ];
+        let docs: Vec<Doc> = paths.iter().map(|p| Doc { path: p, text: "x" }).collect();
+        let order: Vec<&str> = ranked(&docs, None).iter().map(|(i, _)| paths[*i]).collect();
+        assert_eq!(
+            order,
+            vec![
+                "Cargo.toml",
+                "README.md",
+                "src/main.rs",
+                "src/util.rs",
+                "tests/it.rs",
+                "vendor/x/y.rs",
+                "Cargo.lock"
+            ]
+        );
+    }
+
+    #[test]
+    fn query_prefers_files_that_define_and_mention_it() {
+        let docs = [
+            Doc {
+                path: "src/a.rs",
+                text: "fn unrelated() {}",
+            },
+            Doc {
+                path: "src/http.rs",
+                text: "pub fn get_http_response() -> Response { todo() }",
+            },
+            Doc {
+                path: "src/b.rs",
+                text: "let r = get_http_response(); // http response",
+            },
+        ];
+        let r = ranked(&docs, Some("getHTTPResponse"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert_eq!(r[1].0, 2);
+        assert_eq!(r[2].0, 0);
+        assert!(r[0].1.parts.iter().any(|p| p.0 == "defines_symbol"));
+    }
+
+    #[test]
+    fn only_whole_query_words_name_files_and_symbols() {
+        let docs = [
+            Doc {
+                path: "src/map.rs",
+                text: "pub struct Map; fn get(&self) {}",
+            },
+            Doc {
+                path: "src/de.rs",
+                text: "pub struct Deserializer; fn deserialize_map() { map }",
+            },
+        ];
+        // `map` is only a part of `deserialize_map`: map.rs is not "named" by the query.
+        let r = ranked(&docs, Some("Deserializer::deserialize_map"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[1].1.parts.iter().all(|p| p.0 != "names_file"));
+        // Asked for by its whole name, it is.
+        let r = ranked(&docs, Some("map"));
+        assert_eq!(r[0].0, 0, "{r:?}");
+        assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
+    }
+
+    #[test]
+    fn tests_count_for_less_unless_asked_for() {
+        let text = "fn parse_header() { parse_header() }";
+        let docs = [
+            Doc {
+                path: "tests/header.rs",
+                text,
+            },
+            Doc {
+                path: "src/header.rs",
+                text,
+            },
+        ];
+        let r = ranked(&docs, Some("parse_header"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[1].1.parts.iter().any(|p| p.0 == "secondary_file"));
+        let r = ranked(&docs, Some("tests for parse_header"));
+        assert!(
+            r.iter()
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "secondary_file"))
+        );
+    }
+
+    #[test]
+    fn prose_counts_half_unless_docs_are_asked_for() {
+        let text = "the retry delay grows with each attempt";
+        let docs = [
+            Doc {
+                path: "docs/notes.md",
+                text,
+            },
+            Doc {
+                path: "src/backoff.rs",
+                text,
+            },
+        ];
+        let r = ranked(&docs, Some("retry delay"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[1].1.parts.iter().any(|p| p.0 == "docs_file"));
+        let r = ranked(&docs, Some("retry delay docs"));
+        assert!(
+            r.iter()
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "docs_file"))
+        );
+    }
+
+    #[test]
+    fn plurals_meet_singulars_and_names_ignore_dashes() {
+        let mut terms = Vec::new();
+        for_each_term("timers entries class status is", |t| {
+            terms.push(t.to_string())
+        });
+        assert_eq!(terms, vec!["timer", "entry", "class", "status", "is"]);
+        let docs = [
+            Doc {
+                path: "lib/permessage-deflate.js",
+                text: "module.exports = X;",
+            },
+            Doc {
+                path: "lib/other.js",
+                text: "PerMessageDeflate PerMessageDeflate",
+            },
+        ];
+        let r = ranked(&docs, Some("PerMessageDeflate"));
+        assert!(
+            r.iter()
+                .any(|(i, s)| *i == 0 && s.parts.iter().any(|p| p.0 == "names_file"))
+        );
+    }
+
+    #[test]
+    fn definitions_from_the_parser_rescore_the_best_files() {
+        use crate::vocab::{LineRange, SymbolKind};
+        let sym = |name: &str, doc: Option<&str>| Symbol {
+            kind: SymbolKind::Function,
+            name: name.into(),
+            signature: String::new(),
+            lines: LineRange { start: 1, end: 1 },
+            body: None,
+            doc: doc.map(String::from),
+            children: Vec::new(),
+        };
+        // A C definition has no keyword before its name: only the parser knows lvm.c defines it.
+        let docs = [
+            Doc {
+                path: "src/ldo.c",
+                text: "luaV_execute(L, ci); luaV_execute(L, ci);",
+            },
+            Doc {
+                path: "src/lvm.c",
+                text: "void luaV_execute (lua_State *L) { }",
+            },
+        ];
+        let q = Query::parse("luaV_execute").unwrap();
+        let outline =
+            |i: usize| (i == 1).then(|| Arc::new(vec![sym("luaV_execute", Some("run the vm"))]));
+        let r = rank(&docs, Some(&q), &outline, &|| false).unwrap();
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[0].1.parts.iter().any(|p| p.0 == "defines_symbol"));
+        let without = rank(&docs, Some(&q), &|_| None, &|| false).unwrap();
+        assert_eq!(without[0].0, 0, "{without:?}");
+        // Deterministic: the same ranking every time.
+        assert_eq!(r, rank(&docs, Some(&q), &outline, &|| false).unwrap());
+    }
+
+    #[test]
+    fn words_in_a_row_name_a_compound_file() {
+        let docs = [
+            Doc {
+                path: "gson/JsonObject.java",
+                text: "class JsonObject { JsonArray getAsJsonArray(String memberName); \
+                       json array json array json array }",
+            },
+            Doc {
+                path: "gson/JsonArray.java",
+                text: "public final class JsonArray extends JsonElement { }",
+            },
+            Doc {
+                path: "gson/JsonWriter.java",
+                text: "class JsonWriter { void beginArray() {} }",
+            },
+        ];
+        let r = ranked(&docs, Some("JSON array"));
+        assert_eq!(docs[r[0].0].path, "gson/JsonArray.java", "{r:?}");
+        assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
+        // Not in that order: no compound.
+        let r = ranked(&docs, Some("array JSON"));
+        assert!(
+            r.iter()
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "names_file")),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn synonyms_bridge_vocabularies_at_a_lesser_weight() {
+        let q = Query::parse("waiting for several futures").unwrap();
+        assert!(q.terms().iter().any(|t| t == "select"), "{:?}", q.terms());
+        let docs = [
+            Doc {
+                path: "src/select.rs",
+                text: "/// Polls several branches and returns the first to complete.\n\
+                       pub fn select() {}",
+            },
+            Doc {
+                path: "src/other.rs",
+                text: "pub fn unrelated() {}",
+            },
+        ];
+        let r = ranked(&docs, Some("waiting for several futures"));
+        assert_eq!(r[0].0, 0, "{r:?}");
+        // The query's own word outweighs its synonym.
+        let docs = [
+            Doc {
+                path: "src/a.rs",
+                text: "select select",
+            },
+            Doc {
+                path: "src/b.rs",
+                text: "wait wait",
+            },
+        ];
+        let r = ranked(&docs, Some("wait"));
+        assert_eq!(r[0].0, 1, "{r:?}");
+    }
+}

@@ -1,0 +1,378 @@
+//! Scoring a set of files for a query: BM25 over the terms of each file's text and path, the
+//! boosts when the query names a file, a directory or a symbol the file defines, the weight
+//! taken off tests, examples, generated files and prose, and the re-scoring of the best files
+//! with their definitions from the syntax stage.
+
+use super::classes::{Class, DOC_WORDS, TEST_WORDS, class_of, is_prose, prior};
+use super::index::term_hash;
+use super::terms::for_each_term;
+use super::{Doc, Indexed, Query, Score, Weighted};
+use crate::vocab::Symbol;
+use std::collections::{HashMap, HashSet};
+
+/// BM25 parameters (the usual defaults).
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// Boosts when the query names the file, a directory on its path, or a symbol it defines.
+const FILE_BOOST: f64 = 6.0;
+const DIR_BOOST: f64 = 2.0;
+const SYMBOL_BOOST: f64 = 4.0;
+/// What a test, example, fixture or generated file's relevance is multiplied by.
+const SECONDARY_FACTOR: f64 = 0.5;
+/// Weight of a term occurrence in the path relative to one in the contents.
+pub(super) const PATH_WEIGHT: usize = 5;
+
+/// Weight of the query's terms found in definition names and doc lines, relative to their
+/// weight in the text.
+const SYMBOL_TERMS_WEIGHT: f64 = 0.5;
+
+/// Re-score one file with its definitions: the keyword guess at defined names is replaced by the
+/// parser's, and the query's terms in names and doc lines count as a field of their own.
+pub(super) fn resymbol(
+    score: &mut Score,
+    symbols: &[Symbol],
+    named: &HashSet<&str>,
+    wanted: &HashMap<&str, usize>,
+    idf: &[f64],
+) {
+    let mut defined: HashSet<String> = HashSet::new();
+    let mut found: Vec<bool> = vec![false; idf.len()];
+    for (_, s) in Symbol::walk(symbols) {
+        // `Foo::bar` and `Foo.bar` name `bar` too.
+        let last = s.name.rsplit([':', '.']).next().unwrap_or(&s.name);
+        for n in [s.name.as_str(), last] {
+            let norm: String = n
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            if named.contains(norm.as_str()) {
+                defined.insert(norm);
+            }
+        }
+        for field in [Some(s.name.as_str()), s.doc.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            for_each_term(field, |t| {
+                if let Some(&k) = wanted.get(t) {
+                    found[k] = true;
+                }
+            });
+        }
+    }
+    let factor = if score.parts.iter().any(|p| p.0 == "secondary_file") {
+        SECONDARY_FACTOR
+    } else {
+        1.0
+    };
+    let mut delta = 0.0;
+    if let Some(p) = score.parts.iter_mut().find(|p| p.0 == "defines_symbol") {
+        delta -= p.1 * factor;
+        p.1 = 0.0;
+    }
+    score
+        .parts
+        .retain(|p| !(p.0 == "defines_symbol" && p.1 == 0.0));
+    let mut add = |name: &'static str, v: f64, parts: &mut Vec<(&'static str, f64)>| {
+        if v > 0.0 {
+            let at = parts
+                .iter()
+                .position(|p| p.0 == "secondary_file" || p.0 == "docs_file" || p.0 == "prior");
+            parts.insert(at.unwrap_or(parts.len()), (name, v));
+            delta += v * factor;
+        }
+    };
+    add(
+        "defines_symbol",
+        SYMBOL_BOOST * defined.len() as f64,
+        &mut score.parts,
+    );
+    let terms: f64 = found
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| **f)
+        .map(|(k, _)| idf[k])
+        .sum();
+    add(
+        "symbol_terms",
+        SYMBOL_TERMS_WEIGHT * terms,
+        &mut score.parts,
+    );
+    score.total += delta;
+}
+
+/// What BM25 needs of one file for one query: the weighted frequency of each query term it
+/// holds (by the term's position in the query, ascending), its weighted length in terms (text
+/// 1, path [`PATH_WEIGHT`]), and how many of the names the query names it defines (by the
+/// keyword guess, [`defined_symbols`]).
+pub(super) struct Gathered {
+    tf: Vec<(usize, usize)>,
+    len: usize,
+    symbol_hits: usize,
+}
+
+/// [`Gathered`] for every doc, by splitting its text and path into terms.
+pub(super) fn gather(
+    docs: &[Doc<'_>],
+    query: &Query,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<Gathered>> {
+    // Each term by its position in the query: per-file frequencies are kept by position and
+    // summed in query order, so a score does not depend on a hash map's iteration order.
+    let wanted: HashMap<&str, usize> = query
+        .terms
+        .iter()
+        .enumerate()
+        .map(|(k, t)| (t.as_str(), k))
+        .collect();
+    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    // Term frequencies of the query's terms only: everything else is irrelevant to the score.
+    let mut out = Vec::with_capacity(docs.len());
+    for d in docs {
+        if stop() {
+            return None;
+        }
+        let mut tf: HashMap<usize, usize> = HashMap::new();
+        let mut len = 0;
+        let mut add = |t: &str, w: usize| {
+            len += w;
+            if let Some(&k) = wanted.get(t) {
+                *tf.entry(k).or_default() += w;
+            }
+        };
+        for_each_term(d.text, |t| add(t, 1));
+        for_each_term(d.path, |t| add(t, PATH_WEIGHT));
+        let mut tf: Vec<(usize, usize)> = tf.into_iter().collect();
+        tf.sort_unstable();
+        let symbol_hits = defined_symbols(d.text)
+            .filter(|s| named.contains(s.as_str()))
+            .collect::<HashSet<_>>()
+            .len();
+        out.push(Gathered {
+            tf,
+            len,
+            symbol_hits,
+        });
+    }
+    Some(out)
+}
+
+/// [`Gathered`] for every indexed file, by looking the query's terms and names up in its index.
+pub(super) fn gather_indexed(
+    files: &[Indexed<'_>],
+    query: &Query,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<Gathered>> {
+    let terms: Vec<u64> = query.terms.iter().map(|t| term_hash(t)).collect();
+    let names: Vec<u64> = query.names.iter().map(|t| term_hash(t)).collect();
+    let mut out = Vec::with_capacity(files.len());
+    for (n, f) in files.iter().enumerate() {
+        if n % 256 == 0 && stop() {
+            return None;
+        }
+        let tf: Vec<(usize, usize)> = terms
+            .iter()
+            .enumerate()
+            .filter_map(|(k, h)| f.index.tf(*h).map(|v| (k, v)))
+            .collect();
+        let symbol_hits = names.iter().filter(|h| f.index.defines(**h)).count();
+        out.push(Gathered {
+            tf,
+            len: f.index.len(),
+            symbol_hits,
+        });
+    }
+    Some(out)
+}
+
+/// Score every file from what was gathered of it: BM25 with the boosts and the prior, and each
+/// query term's weight.
+pub(super) fn bm25(
+    facts: &[&PathFacts],
+    per_doc: Vec<Gathered>,
+    query: &Query,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
+    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    let named_hashes: Vec<u64> = query.names.iter().map(|n| term_hash(n)).collect();
+    // Tests, examples, fixtures and generated files usually only use what a query is about;
+    // they count for less, unless the query asks for them.
+    let wants_tests = named.iter().any(|n| TEST_WORDS.contains(n));
+    // Prose (docs, READMEs, changelogs) explains; the code defines. It counts for less, unless
+    // the query asks for documentation.
+    let wants_docs = named.iter().any(|n| DOC_WORDS.contains(n));
+    let mut df = vec![0usize; query.terms.len()];
+    for g in &per_doc {
+        for &(k, _) in &g.tf {
+            df[k] += 1;
+        }
+    }
+    let n = facts.len() as f64;
+    let avg_len = per_doc.iter().map(|g| g.len as f64).sum::<f64>() / n.max(1.0);
+    let mut out = Vec::with_capacity(facts.len());
+    for (i, g) in per_doc.iter().enumerate() {
+        if i % 256 == 0 && stop() {
+            return None;
+        }
+        out.push(score_one(
+            i,
+            facts[i],
+            g,
+            &df,
+            n,
+            avg_len,
+            &named_hashes,
+            &query.weights,
+            (wants_tests, wants_docs),
+        ));
+    }
+    let idf = df
+        .iter()
+        .zip(&query.weights)
+        .map(|(&d, w)| w * idf(n, d as f64))
+        .collect();
+    Some((out, idf))
+}
+
+/// BM25's inverse document frequency of a term found in `dfi` of `n` files.
+fn idf(n: f64, dfi: f64) -> f64 {
+    ((n - dfi + 0.5) / (dfi + 0.5) + 1.0).ln()
+}
+
+/// One file's BM25 score with its boosts and the prior.
+#[allow(clippy::too_many_arguments)]
+fn score_one(
+    i: usize,
+    facts: &PathFacts,
+    g: &Gathered,
+    df: &[usize],
+    n: f64,
+    avg_len: f64,
+    named: &[u64],
+    weights: &[f64],
+    (wants_tests, wants_docs): (bool, bool),
+) -> (usize, Score) {
+    let mut text_score = 0.0;
+    for &(k, f) in &g.tf {
+        let f = f as f64;
+        let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * g.len as f64 / avg_len.max(1.0)));
+        text_score += weights[k] * idf(n, df[k] as f64) * norm;
+    }
+    let is_named = |h: &u64| named.contains(h);
+    let file_hit = facts.names.iter().any(is_named);
+    let dir_hit = facts.dirs.iter().any(is_named);
+    let symbol_hits = g.symbol_hits;
+    let mut parts = vec![("bm25", text_score)];
+    if file_hit {
+        parts.push(("names_file", FILE_BOOST));
+    }
+    if dir_hit {
+        parts.push(("names_directory", DIR_BOOST));
+    }
+    if symbol_hits > 0 {
+        parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
+    }
+    let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
+    if !wants_tests && facts.class >= Class::Test && relevant > 0.0 {
+        parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
+        relevant *= SECONDARY_FACTOR;
+    } else if !wants_docs && facts.prose && relevant > 0.0 {
+        parts.push(("docs_file", -relevant * (1.0 - SECONDARY_FACTOR)));
+        relevant *= SECONDARY_FACTOR;
+    }
+    // The prior is scaled down so it only breaks ties between relevant files, and keeps files
+    // the query does not touch in their default order below all that it does.
+    let prior_part = facts.prior / 1000.0;
+    parts.push(("prior", prior_part));
+    let total = if relevant > 0.0 {
+        relevant + prior_part
+    } else {
+        prior_part - 10.0
+    };
+    (i, Score { total, parts })
+}
+
+/// What scoring needs of a file's path and its text's length, computed once per file (and kept
+/// in its index): the hashes of the names that name the file (its stem and its whole name,
+/// lowercased, the stem without `_`, `-` or `.`: `permessage-deflate` is named by
+/// `PerMessageDeflate`) and its directories, its class, whether it is prose, and its prior.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathFacts {
+    names: Vec<u64>,
+    dirs: Vec<u64>,
+    class: Class,
+    prose: bool,
+    prior: f64,
+}
+
+impl PathFacts {
+    /// The facts of the file at `path` whose text is `text_len` bytes long.
+    pub fn of(path: &str, text_len: usize) -> PathFacts {
+        let mut comps: Vec<&str> = path.split('/').collect();
+        let name = comps.pop().unwrap_or("");
+        let stem = name.split('.').next().unwrap_or(name);
+        let lower = |s: &str| -> String {
+            s.chars()
+                .filter(|c| !matches!(c, '_' | '-' | '.'))
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        let mut names = Vec::with_capacity(2);
+        if !stem.is_empty() {
+            names.push(term_hash(&lower(stem)));
+        }
+        names.push(term_hash(&name.to_ascii_lowercase()));
+        PathFacts {
+            names,
+            dirs: comps.iter().map(|c| term_hash(&lower(c))).collect(),
+            class: class_of(path),
+            prose: is_prose(path),
+            prior: prior(path, text_len).total,
+        }
+    }
+
+    /// What the facts take in memory beyond their own size, in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        (self.names.capacity() + self.dirs.capacity()) * 8
+    }
+}
+
+/// Names the file defines, lowercased and without underscores (as whole-identifier terms are):
+/// `fn x`, `struct X`, `class X`, `def x`, `func X`, ... Not `type X`: in Rust that is mostly an
+/// associated type (`type Error = ...;`) that repeats a trait's vocabulary in every impl.
+pub(super) fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
+    const KEYWORDS: &[&str] = &[
+        "fn",
+        "struct",
+        "enum",
+        "trait",
+        "mod",
+        "class",
+        "def",
+        "func",
+        "interface",
+        "function",
+        "const",
+        "static",
+        "impl",
+        "macro_rules!",
+    ];
+    let mut words = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
+        .filter(|w| !w.is_empty());
+    let mut prev_kw = false;
+    std::iter::from_fn(move || {
+        for w in words.by_ref() {
+            if prev_kw {
+                prev_kw = KEYWORDS.contains(&w);
+                if !KEYWORDS.contains(&w) {
+                    return Some(w.replace('_', "").to_lowercase());
+                }
+            } else {
+                prev_kw = KEYWORDS.contains(&w);
+            }
+        }
+        None
+    })
+}

@@ -1,0 +1,262 @@
+//! The features ranking works on: text and queries split into code-aware terms (identifiers
+//! split on snake_case and camelCase, acronyms kept whole, plurals singular), and the whole
+//! words a query names things by.
+
+use std::collections::HashSet;
+
+/// What the query names as written: each word, lowercased, without underscores
+/// (`ArgMatches::get_one` → `argmatches`, `getone`), for the file, directory and symbol boosts.
+/// A part of an identifier (`map` in `deserialize_map`) names nothing on its own. Two or three
+/// words in a row name what they spell together, in that order (`JSON array` → `jsonarray`,
+/// which names `JsonArray.java` and a `json_array` function), up to [`MAX_COMPOUND`] words.
+pub(super) fn query_names(q: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut words: Vec<String> = Vec::new();
+    for word in q.split(|c: char| !c.is_alphanumeric() && c != '_') {
+        let name: String = word
+            .chars()
+            .filter(|c| *c != '_')
+            .flat_map(char::to_lowercase)
+            .collect();
+        if name.is_empty() || STOP.contains(&name.as_str()) {
+            continue;
+        }
+        words.push(name.clone());
+        if name.len() > 1 && seen.insert(name.clone()) {
+            out.push(name);
+        }
+    }
+    for n in 2..=MAX_COMPOUND {
+        for run in words.windows(n) {
+            let name: String = run.concat();
+            if seen.insert(name.clone()) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// The most query words in a row that name something together.
+const MAX_COMPOUND: usize = 3;
+
+/// Words that name the same idea in code, one group a line: a query's term brings the other
+/// words of its groups as terms of lesser weight (`super::SYNONYM_WEIGHT`), so that a question in
+/// one vocabulary finds code written in another ("waiting for any of several futures" finds
+/// `select`). Checked in, small and plain: the same answer on every machine.
+const SYNONYM_GROUPS: &[&[&str]] = &[
+    &["async", "await", "future", "promise"],
+    &["error", "err", "exception", "failure"],
+    &["init", "initialize", "setup", "bootstrap"],
+    &["config", "configuration", "setting", "option"],
+    &["delete", "remove", "erase"],
+    &["retry", "backoff", "attempt"],
+    &["wait", "select", "join", "poll"],
+    &[
+        "auth",
+        "authenticate",
+        "authorization",
+        "credential",
+        "login",
+    ],
+    &["serialize", "encode", "marshal"],
+    &["deserialize", "decode", "unmarshal"],
+    &["cache", "memo", "memoize"],
+    &["route", "router", "dispatch"],
+    &["callback", "handler", "hook", "listener"],
+    &["event", "signal", "emit"],
+    &["argument", "arg", "param", "parameter", "flag"],
+    &["command", "cmd", "subcommand"],
+    &["message", "msg"],
+    &["length", "len", "size"],
+    &["directory", "dir", "folder"],
+    &["database", "db"],
+    &["connection", "conn", "socket"],
+    &["regex", "regexp", "pattern"],
+    &["buffer", "buf"],
+    &["temporary", "tmp", "temp"],
+    &["iterate", "iter", "iterator"],
+    &["color", "colour", "ansi"],
+    &["exit", "quit", "terminate"],
+    &["string", "str"],
+    &["number", "num", "int", "integer"],
+    &["character", "char"],
+    &["environment", "env"],
+    &["request", "req"],
+    &["response", "resp", "reply"],
+    &["timeout", "deadline"],
+    &["spawn", "thread", "task"],
+    &["lock", "mutex"],
+    &["escape", "quote"],
+    &["compare", "cmp", "equal", "eq"],
+];
+
+/// The most synonyms one query brings.
+const MAX_SYNONYMS: usize = 32;
+
+/// The synonyms `terms` bring from [`SYNONYM_GROUPS`], as terms (split and made singular like
+/// any), each once, none already among `terms`, in the order of the terms that bring them; at
+/// most [`MAX_SYNONYMS`].
+pub(super) fn synonyms(terms: &[String]) -> Vec<String> {
+    let mut seen: HashSet<String> = terms.iter().cloned().collect();
+    let mut out = Vec::new();
+    for t in terms {
+        // `waiting` and `waited` find the group of `wait`.
+        let stems = [
+            Some(t.as_str()),
+            t.strip_suffix("ing").filter(|s| s.len() > 2),
+            t.strip_suffix("ed").filter(|s| s.len() > 2),
+        ];
+        for group in SYNONYM_GROUPS {
+            let forms: Vec<String> = group.iter().map(|w| term_of(w)).collect();
+            if !forms.iter().any(|f| stems.contains(&Some(f.as_str()))) {
+                continue;
+            }
+            for f in forms {
+                if out.len() < MAX_SYNONYMS && seen.insert(f.clone()) {
+                    out.push(f);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A word as a term (lowercased, singular).
+fn term_of(word: &str) -> String {
+    let mut out = String::new();
+    for_each_term(word, |t| {
+        if out.is_empty() {
+            out = t.to_string();
+        }
+    });
+    out
+}
+
+/// Words too common in questions to mean anything.
+const STOP: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+    "i", "in", "is", "it", "of", "on", "or", "the", "that", "this", "to", "what", "when", "where",
+    "which", "who", "why", "with", "we", "you",
+];
+
+/// Split a query into terms the same way contents are split, without stop words: each distinct
+/// term once, in order of first appearance. Linear in `q`'s length (a set remembers what was
+/// seen).
+pub fn query_terms(q: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for_each_term(q, |t| {
+        if !STOP.contains(&t) && !seen.contains(t) {
+            seen.insert(t.to_string());
+            out.push(t.to_string());
+        }
+    });
+    out
+}
+
+/// A term with a plural's ending taken off (`timers` → `timer`, `entries` → `entry`), so that a
+/// question's plural meets the code's singular; `ss`, `us` and `is` endings are kept (`class`,
+/// `status`, `axis`), as are words of three letters or fewer.
+fn singular(t: &mut String) {
+    if t.len() <= 3
+        || !t.ends_with('s')
+        || t.ends_with("ss")
+        || t.ends_with("us")
+        || t.ends_with("is")
+    {
+        return;
+    }
+    if t.ends_with("ies") && t.len() > 4 {
+        t.truncate(t.len() - 3);
+        t.push('y');
+    } else {
+        t.pop();
+    }
+}
+
+/// Call `f` with every lowercased term of `text`: each identifier's parts (snake_case and
+/// camelCase split, acronyms kept whole) and, when it has several, the whole identifier; plurals
+/// in their singular form.
+pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::new();
+    let mut parts: Vec<(usize, usize)> = Vec::new();
+    for word in text.split(|c: char| !c.is_alphanumeric() && c != '_') {
+        if word.is_empty() {
+            continue;
+        }
+        // The common case, a lowercase ASCII word, is its own one part: no split, no allocation.
+        if word
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        {
+            if word.len() > 1 {
+                buf.clear();
+                buf.push_str(word);
+                singular(&mut buf);
+                f(&buf);
+            }
+            continue;
+        }
+        split_into(word, &mut parts);
+        if parts.len() > 1 {
+            buf.clear();
+            buf.extend(
+                word.chars()
+                    .filter(|c| *c != '_')
+                    .flat_map(char::to_lowercase),
+            );
+            if buf.len() > 1 {
+                singular(&mut buf);
+                f(&buf);
+            }
+        }
+        for &(a, b) in &parts {
+            let p = &word[a..b];
+            if p.len() > 1 {
+                buf.clear();
+                buf.extend(p.chars().flat_map(char::to_lowercase));
+                singular(&mut buf);
+                f(&buf);
+            }
+        }
+    }
+}
+
+/// `getHTTPResponse_v2` → `get`, `HTTP`, `Response`, `v2`.
+pub fn split_identifier(word: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    split_into(word, &mut parts);
+    parts.into_iter().map(|(a, b)| &word[a..b]).collect()
+}
+
+/// [`split_identifier`] as byte ranges of `word`, into `parts` (cleared first): a boundary
+/// before an uppercase letter that follows a lowercase one, and before the last capital of a
+/// run followed by a lowercase letter (`XMLParser` → `XML`, `Parser`); `_` separates and is
+/// dropped. No allocation beyond `parts`' own.
+fn split_into(word: &str, parts: &mut Vec<(usize, usize)>) {
+    parts.clear();
+    let mut offset = 0;
+    for piece in word.split('_') {
+        let base = offset;
+        offset += piece.len() + 1;
+        if piece.is_empty() {
+            continue;
+        }
+        let mut start = 0;
+        let mut it = piece.char_indices().peekable();
+        let mut prev = it.next().map_or(' ', |(_, c)| c);
+        while let Some((i, c)) = it.next() {
+            let next_lower = it.peek().is_some_and(|(_, n)| n.is_lowercase());
+            let boundary = (prev.is_lowercase() && c.is_uppercase())
+                || (prev.is_uppercase() && c.is_uppercase() && next_lower);
+            if boundary {
+                parts.push((base + start, base + i));
+                start = i;
+            }
+            prev = c;
+        }
+        parts.push((base + start, base + piece.len()));
+    }
+}

@@ -130,6 +130,7 @@ fn default_calls(first: &str) -> Vec<(&'static str, Value)> {
         ("read", json!({"paths": ["dense.txt", first]})),
         ("outline", json!({"paths": [first]})),
         ("symbol", json!({"name": "parse"})),
+        ("related", json!({"path": first})),
         ("changes", json!({})),
         ("log", json!({})),
     ]

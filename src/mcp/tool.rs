@@ -120,10 +120,10 @@ pub trait Tool: Sync {
     }
     /// Behaviour hints. Every gnaw tool is read-only, idempotent and closed-world.
     fn annotations(&self) -> Value {
+        // destructiveHint and idempotentHint mean something only when readOnlyHint is false
+        // (the MCP schema says so), so they are not sent.
         json!({
             "readOnlyHint": true,
-            "destructiveHint": false,
-            "idempotentHint": true,
             "openWorldHint": false,
         })
     }

@@ -8,7 +8,7 @@ use super::navigation;
 use crate::driver::git::changes::{self, ChangesAnswer, ChangesArgs};
 use serde_json::{Value, json};
 
-const DESCRIPTION: &str = "What changed: the working tree against `base` (default HEAD), files with status and line counts, then the diff.";
+const DESCRIPTION: &str = "What changed in the working tree since `base` (default HEAD): files with status and line counts, then the diff.";
 
 /// The `changes` tool.
 pub struct Changes;
@@ -19,10 +19,10 @@ pub struct Args {
     repo: Repo,
     /// Commit to compare the working tree with (default HEAD).
     base: Option<Text>,
-    /// Files or directories to limit the changes to, e.g. ["src/"].
+    /// Files or directories to limit it to, e.g. src/.
     #[schemars(length(max = crate::driver::git::MAX_PATHS))]
     paths: Option<Vec<PathText>>,
-    /// Lines of context around each change (default 3, as git).
+    /// Lines of context around each change (default 3).
     context: Option<u32>,
     /// The continuation a cut answer gives, as given.
     after: Option<Text>,
@@ -33,7 +33,7 @@ pub struct Args {
 impl Declared for Changes {
     const ABOUT: About = About {
         name: "changes",
-        title: "Working-tree changes (git diff)",
+        title: "Changes (git diff)",
         description: DESCRIPTION,
         summary: "what changed in the working tree against a commit: files with status, then the diff",
     };

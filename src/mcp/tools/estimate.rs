@@ -15,7 +15,7 @@ pub struct Estimate;
 impl Declared for Estimate {
     const ABOUT: About = About {
         name: "estimate",
-        title: "Estimate repository tokens",
+        title: "Estimate tokens",
         description: ESTIMATE_DESCRIPTION,
         summary: "learn a repository's size in tokens before asking for its text",
     };

@@ -14,7 +14,7 @@ pub struct Extract;
 impl Declared for Extract {
     const ABOUT: About = About {
         name: "extract",
-        title: "Extract repository",
+        title: "Extract",
         description: EXTRACT_DESCRIPTION,
         summary: "get the text, narrowed with include/exclude globs and fitted to a token budget",
     };

@@ -9,9 +9,9 @@ use crate::error::Error;
 use crate::spec::{ExtractionSpec, Mode, Overrides};
 use serde_json::{Value, json};
 
-pub const EXTRACT_DESCRIPTION: &str = "The repository as one prompt: a tree, then every file, with its exact token count. Call `estimate` first on a large repository.";
+pub const EXTRACT_DESCRIPTION: &str = "The repository as one prompt: a tree, then every file, exact token count. Call `estimate` first when large.";
 
-pub const ESTIMATE_DESCRIPTION: &str = "The exact tokens and files `extract` would give for the same arguments, without the text: use it to choose include and exclude.";
+pub const ESTIMATE_DESCRIPTION: &str = "The exact tokens and files `extract` would give for the same arguments, without the text, to choose globs.";
 
 /// The arguments of `extract` and `estimate`.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -21,13 +21,13 @@ pub struct ExtractionArgs {
     exclude: Option<Exclude>,
     budget: Option<Budget>,
     max_chars: Option<MaxChars>,
-    /// Words or an identifier that rank files for the budget.
+    /// Words or an identifier to rank files for the budget.
     query: Option<Text>,
-    /// A [profiles.NAME] table of .gnawconfig to apply here.
+    /// A [profiles.NAME] table of .gnawconfig to apply.
     profile: Option<Text>,
-    /// Only files changed against this commit ("HEAD": uncommitted).
+    /// Only files changed since this commit (HEAD: uncommitted).
     changed: Option<Text>,
-    /// Show source files as skeletons, their bodies elided.
+    /// Show source files as skeletons, bodies elided.
     compress: Option<bool>,
 }
 

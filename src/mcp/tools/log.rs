@@ -9,7 +9,7 @@ use super::navigation;
 use crate::driver::git::log::{self, LogAnswer, LogArgs};
 use serde_json::{Value, json};
 
-const DESCRIPTION: &str = "Commit history, newest first: id, author, date, message, files with lines added and removed; `patch` for diffs.";
+const DESCRIPTION: &str = "Commit history, newest first: id, author, date, message, files with lines added and removed; diffs by `patch`.";
 
 /// The `log` tool.
 pub struct Log;
@@ -18,13 +18,13 @@ pub struct Log;
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Args {
     repo: Repo,
-    /// Commit to start from: a branch, tag or commit id (default HEAD).
+    /// Commit to start from: branch, tag or id (default HEAD).
     rev: Option<Text>,
-    /// Most commits in this answer (default 20, at most 10000).
+    /// Most commits shown (default 20, at most 10000).
     max_count: Option<usize>,
     /// Only the commits that change this file or directory.
     path: Option<PathText>,
-    /// Only commits since YYYY-MM-DD (or an RFC 3339 time, or @SECONDS).
+    /// Only commits since YYYY-MM-DD, an RFC 3339 time or @SECONDS.
     since: Option<Text>,
     /// Also show each commit's diff (default false).
     patch: Option<bool>,
@@ -37,7 +37,7 @@ pub struct Args {
 impl Declared for Log {
     const ABOUT: About = About {
         name: "log",
-        title: "Commit history (git log)",
+        title: "History (git log)",
         description: DESCRIPTION,
         summary: "the commit history with files changed and line counts, optionally with patches",
     };

@@ -8,7 +8,7 @@ use super::navigation;
 use crate::driver::nav::outline::{self, OutlineAnswer};
 use serde_json::{Value, json};
 
-const DESCRIPTION: &str = "Each file's definitions, nested: START-END kind name: signature. Learn what a file holds, then `read` one definition.";
+const DESCRIPTION: &str = "Each file's definitions, nested: START-END kind name: signature. See what a file holds, then `read` one.";
 
 /// The `outline` tool.
 pub struct OutlineTool;
@@ -27,7 +27,7 @@ pub struct Args {
 impl Declared for OutlineTool {
     const ABOUT: About = About {
         name: "outline",
-        title: "Outline source files",
+        title: "Outline files",
         description: DESCRIPTION,
         summary: "list the definitions in files (kind, name, signature, line range) to read just one",
     };

@@ -7,7 +7,7 @@ use super::navigation;
 use crate::driver::nav::read::{self, ReadAnswer};
 use serde_json::{Value, json};
 
-const DESCRIPTION: &str = "Numbered lines of files by range (\"path:START-END\"): the code itself, once tree, grep, search or outline found it.";
+const DESCRIPTION: &str = "Numbered lines of files by range (path:START-END): the code itself, once tree, grep, search or outline found it.";
 
 /// The `read` tool.
 pub struct Read;
@@ -26,7 +26,7 @@ pub struct Args {
 impl Declared for Read {
     const ABOUT: About = About {
         name: "read",
-        title: "Read file lines",
+        title: "Read lines",
         description: DESCRIPTION,
         summary: "read files or line ranges you found, numbered, within a budget",
     };

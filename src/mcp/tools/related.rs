@@ -1,14 +1,13 @@
 //! `related`: the files most related to one file (or one of its definitions) by the search
 //! index, best first, each with why (see [`crate::driver::nav::related`]).
 
-use super::super::args::{Budget, PathText, Repo, Tokens};
+use super::super::args::{Budget, MaxChars, PathText, Repo, Tokens};
 use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
 use super::navigation;
 use crate::driver::nav::related::{self, DEFAULT_LIMIT, MAX_LIMIT, RelatedAnswer, RelatedArgs};
 use serde_json::{Value, json};
 
-const DESCRIPTION: &str =
-    "Files linked to one file by imports, both ways, and by names it defines or uses. Use it to widen from a hit.";
+const DESCRIPTION: &str = "Files linked to one file by imports, both ways, and by names it defines or uses. Use it to widen from a hit.";
 
 /// The `related` tool.
 pub struct Related;
@@ -17,7 +16,7 @@ pub struct Related;
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Args {
     repo: Repo,
-    /// A file as shown, or "path::Name" for one of its names.
+    /// A file, or path::Name for one of the names it defines.
     path: PathText,
     #[schemars(
         description = format!("Most files to list, best first (default {DEFAULT_LIMIT})."),
@@ -25,6 +24,7 @@ pub struct Args {
     )]
     limit: Option<Tokens>,
     budget: Option<Budget>,
+    max_chars: Option<MaxChars>,
 }
 
 impl Declared for Related {
@@ -38,7 +38,8 @@ impl Declared for Related {
     const OUTPUT_SHARED: Fields = navigation::COUNTED;
     const OUTPUT: Option<Fields> = Some(&[("total_files", "integer"), ("files", "array")]);
     fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let call = navigation::call_request(ctx, &args.repo, None, None, args.budget, None)?;
+        let call =
+            navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
         let (path, symbol) = split_symbol(&args.path.0);
         let related_args = RelatedArgs {
             path,

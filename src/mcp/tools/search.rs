@@ -9,7 +9,7 @@ use super::navigation;
 use crate::driver::nav::search::{self, MAX_LIMIT, SearchAnswer, SearchArgs};
 use serde_json::{Map, Value, json};
 
-const DESCRIPTION: &str = "Files ranked for a question or an identifier, with line ranges to `read`. Use it when you do not know where to look.";
+const DESCRIPTION: &str = "Files ranked for a question or an identifier, with line ranges to `read`, when you don't know where to look.";
 
 /// The `search` tool.
 pub struct Search;
@@ -18,7 +18,7 @@ pub struct Search;
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Args {
     repo: Repo,
-    /// An identifier ("Config::load"), a file name or a few words.
+    /// An identifier (Config::load), a file name or a few words.
     query: Text,
     #[schemars(description = format!("Most files in this answer, 1 to {MAX_LIMIT} (default 10)."))]
     limit: Option<Tokens>,
@@ -33,7 +33,7 @@ pub struct Args {
 impl Declared for Search {
     const ABOUT: About = About {
         name: "search",
-        title: "Rank repository files for a query",
+        title: "Rank files for a query",
         description: DESCRIPTION,
         summary: "find which files and line ranges matter for a question or a name, ranked, before reading them",
     };

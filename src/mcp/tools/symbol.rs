@@ -7,7 +7,7 @@ use super::navigation;
 use crate::driver::nav::symbol::{self, DEFAULT_LIMIT, MAX_LIMIT, SymbolAnswer};
 use serde_json::{Value, json};
 
-const DESCRIPTION: &str = "A name's definitions with their source and exact lines, then its uses; closest names on a miss. Prefer it to grep for code.";
+const DESCRIPTION: &str = "A name's definitions with source and lines, then its uses; closest names on a miss. Prefer it to grep for code.";
 
 /// The `symbol` tool.
 pub struct SymbolTool;
@@ -32,7 +32,7 @@ pub struct Args {
 impl Declared for SymbolTool {
     const ABOUT: About = About {
         name: "symbol",
-        title: "Find a definition",
+        title: "Find a name",
         description: DESCRIPTION,
         summary: "get a named function, method or type's exact source and line range, then its uses",
     };

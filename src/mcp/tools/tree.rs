@@ -8,7 +8,7 @@ use super::navigation;
 use crate::driver::nav::tree::{self, Entry, TreeAnswer, TreeArgs};
 use serde_json::{Value, json};
 
-const DESCRIPTION: &str = "Directory tree with lines, bytes and tokens per entry, biggest first. Use it first on an unfamiliar repository.";
+const DESCRIPTION: &str = "Directory tree with lines, bytes and tokens per entry, biggest first; use it first on a new repository.";
 
 /// The `tree` tool.
 pub struct Tree;
@@ -17,9 +17,9 @@ pub struct Tree;
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Args {
     repo: Repo,
-    /// Directory inside the repository to list (default: all of it).
+    /// Directory inside the repository (default: all of it).
     path: Option<PathText>,
-    /// Levels shown below path; 1 for its own entries (default: the budget's).
+    /// Levels below path; 1 for its own entries (default: what fits).
     depth: Option<Tokens>,
     include: Option<Include>,
     exclude: Option<Exclude>,
@@ -30,7 +30,7 @@ pub struct Args {
 impl Declared for Tree {
     const ABOUT: About = About {
         name: "tree",
-        title: "Repository tree with tokens",
+        title: "Tree with tokens",
         description: DESCRIPTION,
         summary: "see a repository's layout with lines and tokens per file and directory",
     };

@@ -13,9 +13,8 @@
 //! the path (the cost [`super::rank_weighted`] pays per query), then a sort of the distinct terms.
 
 use super::score::{PATH_WEIGHT, PathFacts, defined_symbols};
-use super::terms::for_each_term;
-use rustc_hash::{FxHashMap, FxHasher};
-use std::hash::Hasher;
+use super::terms::{for_each_term, term_hash};
+use rustc_hash::FxHashMap;
 
 /// What ranking needs of one file.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,14 +32,6 @@ pub struct FileIndex {
     /// Hashes of the words of its import lines ([`import_words`]), sorted, distinct: the modules
     /// it names as dependencies.
     imports: Box<[u64]>,
-}
-
-/// The hash a term is indexed under (deterministic: the same on every machine and run).
-pub fn term_hash(term: &str) -> u64 {
-    let mut h = FxHasher::default();
-    h.write(term.as_bytes());
-    h.write_u8(0xff);
-    h.finish()
 }
 
 impl FileIndex {

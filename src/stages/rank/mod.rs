@@ -36,9 +36,9 @@ mod score;
 mod terms;
 
 pub use classes::{Class, class_of, prior};
-pub use index::{FileIndex, module_name, term_hash};
+pub use index::{FileIndex, module_name};
 pub use regions::{REGION_LINES, Region, regions};
-pub use terms::{for_each_term, query_terms, split_identifier};
+pub use terms::{for_each_term, query_terms, split_identifier, term_hash};
 
 use crate::error::Error;
 use crate::vocab::Symbol;

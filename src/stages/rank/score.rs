@@ -4,8 +4,7 @@
 //! with their definitions from the syntax stage.
 
 use super::classes::{Class, DOC_WORDS, TEST_WORDS, class_of, is_prose, prior};
-use super::index::term_hash;
-use super::terms::for_each_term;
+use super::terms::{for_each_term, term_hash};
 use super::{Doc, Indexed, Query, Score, Weighted};
 use crate::vocab::Symbol;
 use std::collections::{HashMap, HashSet};

@@ -2,7 +2,9 @@
 //! split on snake_case and camelCase, acronyms kept whole, plurals singular), and the whole
 //! words a query names things by.
 
+use rustc_hash::FxHasher;
 use std::collections::HashSet;
+use std::hash::Hasher;
 
 /// What the query names as written: each word, lowercased, without underscores
 /// (`ArgMatches::get_one` → `argmatches`, `getone`), for the file, directory and symbol boosts.
@@ -259,4 +261,12 @@ fn split_into(word: &str, parts: &mut Vec<(usize, usize)>) {
         }
         parts.push((base + start, base + piece.len()));
     }
+}
+
+/// The hash a term is indexed under (deterministic: the same on every machine and run).
+pub fn term_hash(term: &str) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(term.as_bytes());
+    h.write_u8(0xff);
+    h.finish()
 }

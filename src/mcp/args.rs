@@ -134,6 +134,13 @@ impl<'de> serde::Deserialize<'de> for PathText {
 
 schema!(PathText, "PathText", { "type": "string" });
 
+impl PathText {
+    /// The paths as given, as strings.
+    pub fn all(given: &[PathText]) -> Vec<String> {
+        given.iter().map(|p| p.0.clone()).collect()
+    }
+}
+
 /// `null`, `a boolean`, ...: a JSON value's type, for messages.
 pub fn json_type(v: &Value) -> &'static str {
     match v {
@@ -200,6 +207,21 @@ schema!(Budget, "Budget", { "type": "integer", "description": BUDGET_DESCRIPTION
 pub struct MaxChars(pub Tokens);
 
 schema!(MaxChars, "MaxChars", { "type": "integer", "description": MAX_CHARS_DESCRIPTION });
+
+/// The arguments every navigation tool takes: the repository, and how large the answer may be.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Shared {
+    pub repo: Repo,
+    pub budget: Option<Budget>,
+    pub max_chars: Option<MaxChars>,
+}
+
+/// The globs a navigation tool that narrows the files it considers takes.
+#[derive(Default, serde::Deserialize, schemars::JsonSchema)]
+pub struct Filter {
+    pub include: Option<Include>,
+    pub exclude: Option<Exclude>,
+}
 
 /// The input schema of a tool whose arguments are `T`: an object schema with
 /// `additionalProperties: false`, every property inlined with its type and description, and

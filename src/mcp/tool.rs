@@ -154,6 +154,24 @@ pub struct About {
     pub summary: &'static str,
 }
 
+impl About {
+    /// A tool called `name`, titled `title`, described by `description`, summed up for the
+    /// server's instructions by `summary`.
+    pub const fn new(
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        summary: &'static str,
+    ) -> About {
+        About {
+            name,
+            title,
+            description,
+            summary,
+        }
+    }
+}
+
 /// A tool as a declaration: what it is ([`About`]), its argument type, whose derived schema is
 /// the input schema and whose deserialization is what a call accepts, the names and types of its
 /// structured answer, and one function from typed arguments to an outcome. Every `Declared` tool
@@ -164,9 +182,12 @@ pub trait Declared: Sync {
     type Args: DeserializeOwned + schemars::JsonSchema;
     /// The top-level fields of `structuredContent` and their JSON types, when it sends one.
     const OUTPUT: Option<Fields> = None;
-    /// Fields every answer of its kind starts with, before [`Declared::OUTPUT`]'s (the
-    /// navigation tools' counted fields, [`super::tools::navigation::COUNTED`]).
-    const OUTPUT_SHARED: Fields = &[];
+    /// The JSON Schema of its `structuredContent`: by default made from [`Declared::OUTPUT`]
+    /// (the navigation tools derive theirs from the function that builds it).
+    fn output_schema() -> Option<Value> {
+        Self::OUTPUT
+            .map(|fields| object_schema(fields.iter().map(|(name, ty)| ((*name).to_string(), *ty))))
+    }
     /// Run with parsed arguments; `Err` is an outcome that ends the call early (a refused
     /// `repo`, a failed run), returned as it is.
     fn run(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome>;
@@ -189,14 +210,7 @@ impl<T: Declared> Tool for T {
         super::args::input_schema::<T::Args>()
     }
     fn output_schema(&self) -> Option<Value> {
-        T::OUTPUT.map(|fields| {
-            let props: Map<String, Value> = T::OUTPUT_SHARED
-                .iter()
-                .chain(fields.iter())
-                .map(|(name, ty)| ((*name).to_string(), json!({ "type": ty })))
-                .collect();
-            json!({ "type": "object", "properties": props })
-        })
+        T::output_schema()
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
         match parse_args::<T::Args>(self, args) {
@@ -204,6 +218,15 @@ impl<T: Declared> Tool for T {
             Err(e) => Outcome::Rejected(e),
         }
     }
+}
+
+/// An object schema whose properties are these names with these JSON types, in order.
+pub fn object_schema<'a>(fields: impl IntoIterator<Item = (String, &'a str)>) -> Value {
+    let props: Map<String, Value> = fields
+        .into_iter()
+        .map(|(name, ty)| (name, json!({ "type": ty })))
+        .collect();
+    json!({ "type": "object", "properties": props })
 }
 
 /// `-32602` for a bad argument, with `data.kind: "InvalidArguments"`.
@@ -260,6 +283,8 @@ pub fn parse_args<T: DeserializeOwned>(
         let path = e.path().to_string();
         let inner = e.into_inner();
         let message = match path.as_str() {
+            // A part read on its own already names its argument.
+            "." | "" if inner.to_string().starts_with("argument \"") => inner.to_string(),
             "." | "" => format!("invalid arguments for {}: {inner}", tool.name()),
             p => {
                 let name = p.split(['.', '[']).next().unwrap_or(p);

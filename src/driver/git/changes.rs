@@ -69,7 +69,7 @@ pub struct ChangedFile {
 }
 
 /// What `changes` answers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ChangesAnswer {
     pub text: String,
     pub tokens: usize,

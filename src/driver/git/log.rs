@@ -62,7 +62,7 @@ pub struct CommitReport {
 }
 
 /// What `log` answers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct LogAnswer {
     pub text: String,
     pub tokens: usize,

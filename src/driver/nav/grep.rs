@@ -57,7 +57,7 @@ pub struct Match {
 }
 
 /// What `grep` answers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct GrepAnswer {
     pub text: String,
     /// Exact token count of `text`.

@@ -44,7 +44,7 @@ pub struct OutlineFile {
 }
 
 /// What `outline` answers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct OutlineAnswer {
     /// The text for the model.
     pub text: String,

@@ -132,7 +132,7 @@ pub struct FileReport {
 }
 
 /// What `read` answers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ReadAnswer {
     /// The text for the model.
     pub text: String,

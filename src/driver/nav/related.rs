@@ -66,7 +66,7 @@ pub struct Relation {
 }
 
 /// What `related` answers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RelatedAnswer {
     pub text: String,
     pub tokens: usize,

@@ -83,7 +83,7 @@ pub struct Shown {
 }
 
 /// What `search` answers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct SearchAnswer {
     pub text: String,
     /// Exact token count of `text`.

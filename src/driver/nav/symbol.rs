@@ -34,7 +34,7 @@ const MAX_NAMES: usize = 200_000;
 const SUGGESTIONS: usize = 8;
 
 /// What `symbol` answers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct SymbolAnswer {
     pub text: String,
     pub tokens: usize,

@@ -33,7 +33,7 @@ pub struct TreeArgs {
 }
 
 /// One entry as shown.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Entry {
     /// Path relative to the repo, as gnaw shows paths.
     pub path: String,
@@ -50,7 +50,7 @@ pub struct Entry {
 }
 
 /// What `tree` answers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct TreeAnswer {
     pub text: String,
     /// Exact token count of `text`.

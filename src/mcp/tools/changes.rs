@@ -2,12 +2,15 @@
 //! read from `.git` in-process (never by running git), within a token budget, with the
 //! continuation as a plain `after` argument (see [`crate::driver::git::changes`]).
 
-use super::super::args::{Budget, MaxChars, PathText, Repo, Text};
-use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
-use super::navigation;
+use super::super::args::{PathText, Text};
+use super::super::tool::About;
+use super::navigation::{Navigating, Own};
 use crate::driver::git::changes::{self, ChangesAnswer, ChangesArgs};
+use crate::driver::nav::{NavError, Request};
 use serde_json::{Value, json};
 
+const SUMMARY: &str =
+    "what changed in the working tree against a commit: files with status, then the diff";
 const DESCRIPTION: &str = "What changed in the working tree since `base` (default HEAD): files with status and line counts, then the diff.";
 
 /// The `changes` tool.
@@ -16,7 +19,6 @@ pub struct Changes;
 /// The arguments of `changes`: its input schema is derived from them.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Args {
-    repo: Repo,
     /// Commit to compare the working tree with (default HEAD).
     base: Option<Text>,
     /// Files or directories to limit it to, e.g. src/.
@@ -26,55 +28,34 @@ pub struct Args {
     context: Option<u32>,
     /// The continuation a cut answer gives, as given.
     after: Option<Text>,
-    budget: Option<Budget>,
-    max_chars: Option<MaxChars>,
 }
 
-impl Declared for Changes {
-    const ABOUT: About = About {
-        name: "changes",
-        title: "Changes (git diff)",
-        description: DESCRIPTION,
-        summary: "what changed in the working tree against a commit: files with status, then the diff",
-    };
+impl Own for Args {}
+
+impl Navigating for Changes {
+    const ABOUT: About = About::new("changes", "Changes (git diff)", DESCRIPTION, SUMMARY);
     type Args = Args;
-    const OUTPUT_SHARED: Fields = navigation::COUNTED;
-    const OUTPUT: Option<Fields> = Some(&[
-        ("base", "string"),
-        ("files", "array"),
-        ("files_not_listed", "integer"),
-        ("complete", "boolean"),
-        ("next_after", "string"),
-    ]);
-    fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let call =
-            navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
-        let cargs = ChangesArgs {
-            base: args.base.map(|t| t.0),
-            paths: args
-                .paths
-                .unwrap_or_default()
-                .into_iter()
-                .map(|p| p.0)
-                .collect(),
+    type Answer = ChangesAnswer;
+    fn run(args: &Args, req: &Request<'_>) -> Result<ChangesAnswer, NavError> {
+        let changes_args = ChangesArgs {
+            base: args.base.as_ref().map(|t| t.0.clone()),
+            paths: args.paths.iter().flatten().map(|p| p.0.clone()).collect(),
             context: args.context,
-            after: args.after.map(|t| t.0),
+            after: args.after.as_ref().map(|t| t.0.clone()),
             count: true,
         };
-        navigation::answer(self, ctx, call, |req| changes::changes(req, &cargs), fields)
+        changes::changes(req, &changes_args)
     }
-}
-
-/// The fields of its structured copy after the counted ones.
-fn fields(a: &ChangesAnswer) -> Value {
-    json!({
-        "base": a.base,
-        "files_not_listed": a.files_not_listed,
-        "complete": a.next.is_none(),
-        "next_after": a.next.clone().unwrap_or_default(),
-        "files": a.files.iter().map(|f| json!({
-            "status": f.status, "path": f.path, "old_path": f.old_path,
-            "added": f.added, "removed": f.removed, "note": f.note,
-        })).collect::<Vec<_>>(),
-    })
+    fn fields(a: &ChangesAnswer) -> Value {
+        json!({
+            "base": a.base,
+            "files_not_listed": a.files_not_listed,
+            "complete": a.next.is_none(),
+            "next_after": a.next.clone().unwrap_or_default(),
+            "files": a.files.iter().map(|f| json!({
+                "status": f.status, "path": f.path, "old_path": f.old_path,
+                "added": f.added, "removed": f.removed, "note": f.note,
+            })).collect::<Vec<_>>(),
+        })
+    }
 }

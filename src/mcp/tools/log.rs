@@ -3,12 +3,15 @@
 //! git), within a token budget, with the continuation as a plain `skip` argument (see
 //! [`crate::driver::git::log`]).
 
-use super::super::args::{Budget, MaxChars, PathText, Repo, Text};
-use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
-use super::navigation;
+use super::super::args::{PathText, Text};
+use super::super::tool::About;
+use super::navigation::{Navigating, Own};
 use crate::driver::git::log::{self, LogAnswer, LogArgs};
+use crate::driver::nav::{NavError, Request};
 use serde_json::{Value, json};
 
+const SUMMARY: &str =
+    "the commit history with files changed and line counts, optionally with patches";
 const DESCRIPTION: &str = "Commit history, newest first: id, author, date, message, files with lines added and removed; diffs by `patch`.";
 
 /// The `log` tool.
@@ -17,7 +20,6 @@ pub struct Log;
 /// The arguments of `log`: its input schema is derived from them.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Args {
-    repo: Repo,
     /// Commit to start from: branch, tag or id (default HEAD).
     rev: Option<Text>,
     /// Most commits shown (default 20, at most 10000).
@@ -30,48 +32,34 @@ pub struct Args {
     patch: Option<bool>,
     /// The continuation a cut answer gives, as given.
     skip: Option<usize>,
-    budget: Option<Budget>,
-    max_chars: Option<MaxChars>,
 }
 
-impl Declared for Log {
-    const ABOUT: About = About {
-        name: "log",
-        title: "History (git log)",
-        description: DESCRIPTION,
-        summary: "the commit history with files changed and line counts, optionally with patches",
-    };
+impl Own for Args {}
+
+impl Navigating for Log {
+    const ABOUT: About = About::new("log", "History (git log)", DESCRIPTION, SUMMARY);
     type Args = Args;
-    const OUTPUT_SHARED: Fields = navigation::COUNTED;
-    const OUTPUT: Option<Fields> = Some(&[
-        ("commits", "array"),
-        ("complete", "boolean"),
-        ("next_skip", "integer"),
-    ]);
-    fn run(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let call =
-            navigation::call_request(ctx, &args.repo, None, None, args.budget, args.max_chars)?;
-        let largs = LogArgs {
-            rev: args.rev.map(|t| t.0),
+    type Answer = LogAnswer;
+    fn run(args: &Args, req: &Request<'_>) -> Result<LogAnswer, NavError> {
+        let log_args = LogArgs {
+            rev: args.rev.as_ref().map(|t| t.0.clone()),
             max_count: args.max_count,
-            path: args.path.map(|p| p.0),
-            since: args.since.map(|t| t.0),
+            path: args.path.as_ref().map(|p| p.0.clone()),
+            since: args.since.as_ref().map(|t| t.0.clone()),
             patch: args.patch.unwrap_or(false),
             skip: args.skip.unwrap_or(0),
             count: true,
         };
-        navigation::answer(self, ctx, call, |req| log::log(req, &largs), fields)
+        log::log(req, &log_args)
     }
-}
-
-/// The fields of its structured copy after the counted ones.
-fn fields(a: &LogAnswer) -> Value {
-    json!({
-        "complete": a.next_skip.is_none(),
-        "next_skip": a.next_skip.unwrap_or(0),
-        "commits": a.commits.iter().map(|c| json!({
-            "id": c.id, "short": c.short, "author": c.author, "date": c.date,
-            "subject": c.subject, "files": c.files,
-        })).collect::<Vec<_>>(),
-    })
+    fn fields(a: &LogAnswer) -> Value {
+        json!({
+            "complete": a.next_skip.is_none(),
+            "next_skip": a.next_skip.unwrap_or(0),
+            "commits": a.commits.iter().map(|c| json!({
+                "id": c.id, "short": c.short, "author": c.author, "date": c.date,
+                "subject": c.subject, "files": c.files,
+            })).collect::<Vec<_>>(),
+        })
+    }
 }

@@ -2,23 +2,168 @@
 //! shared arguments (typed and described once in [`super::super::args`]), how a navigation
 //! failure is answered, and how an answer is returned.
 
-use super::super::args::{Budget, Exclude, Include, MaxChars, Repo};
+use super::super::args::{Filter, MaxChars, Shared};
 use super::super::jsonrpc::RpcError;
-use super::super::tool::{Fields, Outcome, Tool, ToolContext, parse_args, run_failure, tool_error};
+use super::super::tool::{About, Declared, Fields, Outcome, Tool, ToolContext};
+use super::super::tool::{run_failure, tool_error};
 use crate::driver::nav::{Answer, NavError, Request};
 use crate::error::Error;
 use crate::spec::Overrides;
-use serde::de::DeserializeOwned;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer};
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 
-/// A tool's call written with `?`: `body` gives the outcome, or the one that ends it early.
-pub fn outcome(body: impl FnOnce() -> Result<Outcome, Outcome>) -> Outcome {
-    body().unwrap_or_else(|early| early)
+/// A navigation tool, declared: what it is, its own arguments (the shared `repo`, `budget`
+/// and `max_chars`, and `include`/`exclude` when its arguments are [`Own::FILTERED`], are
+/// added for it), how one run of the driver answers a request, and the fields of its
+/// structured copy after the [`COUNTED`] ones. Every `Navigating` tool is [`Declared`] and
+/// takes the one road: its `repo` proven, the operator's policy applied, the answer fitted to
+/// the call's ceiling, failures mapped, the result built ([`answer`]). The output schema is
+/// derived from `fields` itself (run on an empty answer), so the two cannot drift.
+pub trait Navigating: Sync {
+    const ABOUT: About;
+    type Args: Own;
+    type Answer: Answer + Default;
+    /// One run of the driver for the request (the call may run it again with a smaller text
+    /// limit to fit its ceiling).
+    fn run(args: &Self::Args, req: &Request<'_>) -> Result<Self::Answer, NavError>;
+    /// The fields of its structured copy after the counted ones: an object.
+    fn fields(answer: &Self::Answer) -> Value;
 }
 
-/// The call's typed arguments, or the `-32602` answer naming what is wrong with them.
-pub fn args<T: DeserializeOwned>(tool: &dyn Tool, args: &Map<String, Value>) -> Result<T, Outcome> {
-    parse_args(tool, args).map_err(Outcome::Rejected)
+/// A navigation tool's own arguments: typed, described, and whether the tool also takes the
+/// `include`/`exclude` globs.
+pub trait Own: DeserializeOwned + JsonSchema {
+    /// Whether the tool takes `include` and `exclude`.
+    const FILTERED: bool = false;
+}
+
+/// A navigation call's arguments: the shared ones and the tool's own, from one JSON object.
+/// Each part is read on its own, so a wrong argument is still refused by its name.
+pub struct Scoped<A> {
+    pub shared: Shared,
+    pub filter: Filter,
+    pub own: A,
+}
+
+/// The names of the arguments every navigation tool shares, and of the globs.
+const SHARED: [&str; 3] = ["repo", "budget", "max_chars"];
+const FILTER: [&str; 2] = ["include", "exclude"];
+
+impl<'de, A: Own> Deserialize<'de> for Scoped<A> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scoped<A>, D::Error> {
+        let mut own = Map::<String, Value>::deserialize(d)?;
+        let mut take = |names: &[&str]| -> Value {
+            let taken = names
+                .iter()
+                .filter_map(|n| own.remove(*n).map(|v| (n.to_string(), v)))
+                .collect();
+            Value::Object(taken)
+        };
+        let shared = take(&SHARED);
+        let filter = if A::FILTERED {
+            take(&FILTER)
+        } else {
+            json!({})
+        };
+        Ok(Scoped {
+            shared: part(shared)?,
+            filter: part(filter)?,
+            own: part(Value::Object(own))?,
+        })
+    }
+}
+
+/// One part of the arguments, with a wrong one named (`argument "x": ...`).
+fn part<T: DeserializeOwned, E: serde::de::Error>(value: Value) -> Result<T, E> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let name = path
+            .split(['.', '['])
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        match name.as_str() {
+            "" => E::custom(e.into_inner()),
+            name => E::custom(format!("argument \"{name}\": {}", e.into_inner())),
+        }
+    })
+}
+
+impl<A: Own> JsonSchema for Scoped<A> {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Owned(format!("Scoped_{}", A::schema_name()))
+    }
+    /// `repo`, the tool's own arguments, the globs when it takes them, then the sizes.
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let (shared, filter, own) = (
+            Shared::json_schema(generator).to_value(),
+            Filter::json_schema(generator).to_value(),
+            A::json_schema(generator).to_value(),
+        );
+        let mut props = Map::new();
+        let mut add = |from: &Value, names: Option<&[&str]>| {
+            for (name, prop) in from["properties"].as_object().into_iter().flatten() {
+                if names.is_none_or(|n| n.contains(&name.as_str())) {
+                    props.insert(name.clone(), prop.clone());
+                }
+            }
+        };
+        add(&shared, Some(&["repo"]));
+        add(&own, None);
+        if A::FILTERED {
+            add(&filter, None);
+        }
+        add(&shared, Some(&["budget", "max_chars"]));
+        let required: Vec<Value> = [&shared, &own]
+            .iter()
+            .flat_map(|s| s["required"].as_array().cloned().unwrap_or_default())
+            .collect();
+        let mut schema = json!({ "type": "object", "properties": props });
+        if !required.is_empty() {
+            schema["required"] = Value::Array(required);
+        }
+        Schema::try_from(schema).unwrap_or_default()
+    }
+}
+
+impl<T: Navigating> Declared for T {
+    const ABOUT: About = T::ABOUT;
+    type Args = Scoped<T::Args>;
+    fn output_schema() -> Option<Value> {
+        let mut fields: Vec<(String, &str)> = COUNTED
+            .iter()
+            .map(|(n, t)| ((*n).to_string(), *t))
+            .collect();
+        if let Value::Object(own) = T::fields(&T::Answer::default()) {
+            fields.extend(own.iter().map(|(n, v)| (n.clone(), json_type(v))));
+        }
+        Some(super::super::tool::object_schema(fields))
+    }
+    fn run(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
+        let Scoped {
+            shared,
+            filter,
+            own,
+        } = args;
+        let call = call_request(ctx, &shared, filter)?;
+        answer(self, ctx, call, |req| T::run(&own, req), T::fields)
+    }
+}
+
+/// The JSON Schema type of a value.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 /// A navigation call ready to run: its request, and the most characters its answer may take.
@@ -28,23 +173,20 @@ pub struct Call<'a> {
     pub ceiling: usize,
 }
 
-/// The call on `repo` (required) with these globs, budget and `max_chars`: the repo is proven
-/// under the root here, before anything else is done.
+/// The call with these shared arguments and globs: the repo is proven under the root here,
+/// before anything else is done.
 pub fn call_request<'a>(
     ctx: &ToolContext<'a>,
-    repo: &Repo,
-    include: Option<Include>,
-    exclude: Option<Exclude>,
-    budget: Option<Budget>,
-    max_chars: Option<MaxChars>,
+    shared: &Shared,
+    filter: Filter,
 ) -> Result<Call<'a>, Outcome> {
-    let ceiling = ceiling(ctx, budget.is_some(), max_chars);
+    let ceiling = ceiling(ctx, shared.budget.is_some(), shared.max_chars);
     let req = request(
         ctx,
-        &repo.0,
-        include.map(|g| g.0.0).unwrap_or_default(),
-        exclude.map(|g| g.0.0).unwrap_or_default(),
-        budget.map(|t| t.0.0),
+        &shared.repo.0,
+        filter.include.map(|g| g.0.0).unwrap_or_default(),
+        filter.exclude.map(|g| g.0.0).unwrap_or_default(),
+        shared.budget.map(|t| t.0.0),
     )?;
     Ok(Call { req, ceiling })
 }
@@ -192,15 +334,4 @@ pub fn result(ctx: &ToolContext<'_>, text: String, structured: Value) -> Outcome
         result["structuredContent"] = structured;
     }
     Outcome::Done(result)
-}
-
-/// A JSON Schema integer property (a negative value is refused when the call's arguments are
-/// read, with the argument's name).
-pub fn integer(description: &str) -> Value {
-    json!({ "type": "integer", "description": description })
-}
-
-/// A JSON Schema string property.
-pub fn string(description: &str) -> Value {
-    json!({ "type": "string", "description": description })
 }

@@ -15,11 +15,10 @@ use super::{
     read_worktree, shown, side, skip_note,
 };
 use crate::driver::file::{self, FileContext};
-use crate::driver::nav::fit::{self, Limits};
+use crate::driver::nav::fit;
 use crate::driver::nav::session::quote;
 use crate::driver::nav::{NavError, Request};
 use crate::error::Error;
-use crate::stages::count;
 use crate::stages::git::diff::{diff_lines, similarity};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, MODE_LINK, PathFilter, normal_mode};
 use crate::stages::git::{Blob, IndexEntry, Repo, short};
@@ -561,12 +560,8 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
     for c in &computed.untracked {
         diffs.push(untracked_diff(&ctx, c, context));
     }
-    let encoding = session.encoding();
-    let budget = session.budget();
-    let limits = Limits {
-        budget,
-        max_bytes: req.max_text_bytes,
-    };
+    let (encoding, limits) = (session.encoding(), session.limits());
+    let budget = limits.budget;
     // Items: every hunk (or note) of every file, in order.
     let all_items: Vec<(usize, usize)> = diffs
         .iter()
@@ -648,24 +643,18 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         }
         if k < items.len() {
             let next = continuation(&diffs, items, k, args.after.as_deref());
-            let why = format!("cut to fit {}", limits.describe());
-            let _ = write!(
-                out,
-                "\n--- showing {k} of {} hunks, {why}. Continue with the same arguments and: {}\n",
-                items.len(),
-                serde_json::json!({ "after": next })
+            let why = fit::why(true, &limits, String::new);
+            let shown = format!("showing {k} of {} hunks", items.len());
+            fit::continuation(
+                &mut out,
+                &shown,
+                &why,
+                &serde_json::json!({ "after": next }),
             );
         }
         out
     };
-    let counting = args.count || budget.is_some();
-    let count = |s: &str| {
-        if counting {
-            count::count(encoding, s)
-        } else {
-            0
-        }
-    };
+    let count = fit::counter(encoding, args.count || budget.is_some());
     let mut cost = |i: usize| {
         let t = &texts[i];
         let header = diffs[items[i].0].header(false).len();

@@ -13,10 +13,9 @@ use super::{
     scanned_message, shown, side,
 };
 use crate::driver::file::FileContext;
-use crate::driver::nav::fit::{self, Limits};
+use crate::driver::nav::fit;
 use crate::driver::nav::{NavError, Request};
 use crate::error::Error;
-use crate::stages::count;
 use crate::stages::git::diff::{self as line_diff, diff_lines};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, PathFilter, TreeChange};
 use crate::stages::git::{Blob, CommitInfo, Repo, is_binary, short};
@@ -200,12 +199,8 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
     if let Some(e) = err {
         return Err(e);
     }
-    let encoding = session.encoding();
-    let budget = session.budget();
-    let limits = Limits {
-        budget,
-        max_bytes: req.max_text_bytes,
-    };
+    let (encoding, limits) = (session.encoding(), session.limits());
+    let budget = limits.budget;
     let n = shown_commits.len();
     let render = |k: usize| -> String {
         let mut out = String::new();
@@ -220,27 +215,13 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
         }
         let cut = k < n;
         if cut || more {
-            let why = if cut {
-                format!("cut to fit {}", limits.describe())
-            } else {
-                format!("max_count ({max_count}) reached")
-            };
-            let _ = write!(
-                out,
-                "\n--- showing {k} commits, {why}. Continue with the same arguments and: {}\n",
-                serde_json::json!({ "skip": args.skip + k })
-            );
+            let why = fit::why(cut, &limits, || format!("max_count ({max_count}) reached"));
+            let next = serde_json::json!({ "skip": args.skip + k });
+            fit::continuation(&mut out, &format!("showing {k} commits"), &why, &next);
         }
         out
     };
-    let counting = args.count || budget.is_some();
-    let count = |s: &str| {
-        if counting {
-            count::count(encoding, s)
-        } else {
-            0
-        }
-    };
+    let count = fit::counter(encoding, args.count || budget.is_some());
     let mut cost = |i: usize| {
         let t = &shown_commits[i].text;
         (t.len() / 3 + 4, t.len() + 1)

@@ -9,6 +9,10 @@
 //! item's estimate still fits. A call typically measures two or three answers.
 
 use crate::error::Error;
+use crate::stages::count;
+use crate::vocab::Encoding;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// What an answer must fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +31,58 @@ impl Limits {
             (Some(b), usize::MAX) => format!("the budget of {b} tokens"),
             (Some(b), m) => format!("the budget of {b} tokens and the size limit ({m} bytes)"),
             (None, m) => format!("the size limit ({m} bytes)"),
+        }
+    }
+}
+
+/// Why an answer stops where it does: cut to fit `limits`, or else the count the call set
+/// (`reached`, e.g. "max_count (20) reached").
+pub fn why(cut: bool, limits: &Limits, reached: impl FnOnce() -> String) -> String {
+    if cut {
+        format!("cut to fit {}", limits.describe())
+    } else {
+        reached()
+    }
+}
+
+/// `showing matches 11-20 of 45`, or `no match shown of 45`: which of `total` items an answer
+/// showing `k` after the first `before` holds (`nouns`: the plural and the singular).
+pub fn shown(nouns: (&str, &str), before: usize, k: usize, total: usize) -> String {
+    match k {
+        0 => format!("no {} shown of {total}", nouns.1),
+        _ => format!(
+            "showing {} {}-{} of {total}",
+            nouns.0,
+            before + 1,
+            before + k
+        ),
+    }
+}
+
+/// The line that ends an answer with more to show: what it shows, why it stops there, and the
+/// arguments that continue it, as the model passes them back.
+pub fn continuation(out: &mut String, shown: &str, why: &str, args: &serde_json::Value) {
+    let _ = write!(
+        out,
+        "\n--- {shown}, {why}. Continue with the same arguments and: {args}\n"
+    );
+}
+
+/// `3 binary, 1 too large`: a tally of what was left out, for a summary line (empty when
+/// nothing was).
+pub fn tally(left_out: &BTreeMap<&'static str, usize>) -> String {
+    let parts: Vec<String> = left_out.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    parts.join(", ")
+}
+
+/// The exact counter of an answer's tokens in `encoding`, or one that counts nothing when the
+/// call neither asked for counts nor set a budget (`counting` false).
+pub fn counter(encoding: Encoding, counting: bool) -> impl Fn(&str) -> usize {
+    move |s: &str| {
+        if counting {
+            count::count(encoding, s)
+        } else {
+            0
         }
     }
 }

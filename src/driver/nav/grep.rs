@@ -18,7 +18,6 @@ use super::fit::{self, Limits};
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
 use crate::driver::file::{Body, BodyText};
 use crate::error::Error;
-use crate::stages::count;
 use crate::stages::grep::{Matcher, PatternOptions};
 use crate::vocab::Encoding;
 use std::collections::BTreeMap;
@@ -168,12 +167,8 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
             }
         }
     }
-    let encoding = session.encoding();
-    let budget = session.budget();
-    let limits = Limits {
-        budget,
-        max_bytes: req.max_text_bytes,
-    };
+    let (encoding, limits) = (session.encoding(), session.limits());
+    let budget = limits.budget;
     let r = Render {
         args,
         matcher: &matcher,
@@ -190,14 +185,7 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
         not_searched: &not_searched,
         limits,
     };
-    let counting = args.count || budget.is_some();
-    let count = |s: &str| {
-        if counting {
-            count::count(encoding, s)
-        } else {
-            0
-        }
-    };
+    let count = fit::counter(encoding, args.count || budget.is_some());
     let mut cost = |i: usize| {
         let mut one = String::new();
         r.group(&mut one, i, None);
@@ -413,25 +401,15 @@ impl Render<'_> {
             self.group(&mut out, i, i.checked_sub(1));
         }
         if let Some(next) = self.next(k) {
-            let why = if k < self.items.len() {
-                format!("cut to fit {}", self.limits.describe())
-            } else {
+            let why = fit::why(k < self.items.len(), &self.limits, || {
                 format!("max_matches ({}) reached", self.items.len())
-            };
-            let shown = if k > 0 {
-                format!(
-                    "showing matches {}-{} of {}",
-                    self.before + 1,
-                    self.before + k,
-                    self.total_matches
-                )
-            } else {
-                format!("no match shown of {}", self.total_matches)
-            };
-            let args = serde_json::json!({ "after": next });
-            let _ = write!(
-                out,
-                "\n--- {shown}, {why}. Continue with the same arguments and: {args}\n"
+            });
+            let shown = fit::shown(("matches", "match"), self.before, k, self.total_matches);
+            fit::continuation(
+                &mut out,
+                &shown,
+                &why,
+                &serde_json::json!({ "after": next }),
             );
         }
         out
@@ -465,12 +443,7 @@ impl Render<'_> {
             self.files_searched
         );
         if !self.not_searched.is_empty() {
-            let parts: Vec<String> = self
-                .not_searched
-                .iter()
-                .map(|(k, n)| format!("{n} {k}"))
-                .collect();
-            let _ = write!(out, "; not searched: {}", parts.join(", "));
+            let _ = write!(out, "; not searched: {}", fit::tally(self.not_searched));
         }
         out.push('\n');
         if let Some(after) = &a.after {

@@ -25,6 +25,7 @@ pub mod outline;
 pub mod read;
 pub mod related;
 pub mod search;
+pub mod sections;
 pub mod session;
 pub mod symbol;
 pub mod tree;

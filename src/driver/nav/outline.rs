@@ -12,8 +12,9 @@
 //! An agent reads a definition's body with `read path:START-END`, the range the row gives.
 
 use super::fit::{self, Fitted, Limits};
-use super::read::{Entry, parse_entry};
-use super::session::{NavError, Proven, Request, Session, prove, repo_root};
+use super::read::{self, Entry};
+use super::sections::{self, Items};
+use super::session::{NavError, Proven, Request, Session};
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::count;
@@ -22,8 +23,8 @@ use crate::stages::syntax::{self, Language, Outline};
 use crate::vocab::{Encoding, SkipReason, Symbol};
 use std::fmt::Write as _;
 
-/// Most entries one call may name.
-pub const MAX_PATHS: usize = 100;
+/// Most files one call may outline (as many as `read` takes).
+pub const MAX_PATHS: usize = read::MAX_PATHS;
 
 /// How one entry ended up.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,29 +76,24 @@ enum Body {
     Note(&'static str, String, u64),
 }
 
-struct Section {
-    entry: Entry,
-    shown: String,
-    body: Body,
-}
+type Section = sections::Section<Body>;
 
-impl Section {
+impl Items for Body {
     fn items(&self) -> usize {
-        match &self.body {
+        match self {
             Body::Rows { rows, .. } => rows.len().max(1),
             Body::Note(..) => 1,
         }
     }
 
-    /// The entry that continues this section after `shown` of its items.
-    fn rest(&self, shown: usize) -> Option<String> {
-        match &self.body {
-            Body::Rows { rows, .. } if shown > 0 => rows.get(shown).map(|r| match self.entry.end {
-                Some(e) => format!("{}:{}-{e}", self.entry.path, r.start),
-                None => format!("{}:{}-", self.entry.path, r.start),
+    fn rest(&self, entry: &Entry, shown: usize) -> Option<String> {
+        match self {
+            Body::Rows { rows, .. } if shown > 0 => rows.get(shown).map(|r| match entry.end {
+                Some(e) => format!("{}:{}-{e}", entry.path, r.start),
+                None => format!("{}:{}-", entry.path, r.start),
             }),
             _ if shown > 0 => None,
-            _ => Some(self.entry.given.clone()),
+            _ => Some(entry.given.clone()),
         }
     }
 }
@@ -131,29 +127,7 @@ pub fn rows_of(symbols: &[Symbol]) -> Vec<(usize, &Symbol)> {
 
 /// Outline `paths` in `req`'s repository.
 pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, NavError> {
-    if paths.is_empty() {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            "paths is empty; name at least one file, e.g. [\"src/main.rs\"]",
-        ));
-    }
-    if paths.len() > MAX_PATHS {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!(
-                "paths names {} files; at most {MAX_PATHS} per call",
-                paths.len()
-            ),
-        ));
-    }
-    let root = repo_root(req)?;
-    let mut proven: Vec<(Entry, Proven)> = Vec::with_capacity(paths.len());
-    for (i, given) in paths.iter().enumerate() {
-        let what = format!("paths[{i}]");
-        let entry = parse_entry(&what, given)?;
-        let p = prove(&root, &what, &entry.path)?;
-        proven.push((entry, p));
-    }
+    let proven = read::prove_entries(req, paths, "[\"src/main.rs\"]")?;
     let session = Session::open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
@@ -175,12 +149,8 @@ pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, Nav
     if session.cancelled() {
         return Err(Error::Cancelled.into());
     }
-    let encoding = session.encoding();
-    let budget = session.budget();
-    let limits = Limits {
-        budget,
-        max_bytes: req.max_text_bytes,
-    };
+    let (encoding, limits) = (session.encoding(), session.limits());
+    let budget = limits.budget;
     let r = Render {
         sections: &sections,
         limits,
@@ -309,77 +279,51 @@ impl Render<'_> {
         }
     }
 
-    fn allot(&self, mut k: usize) -> Vec<usize> {
-        self.sections
-            .iter()
-            .map(|sec| {
-                let n = sec.items().min(k);
-                k -= n;
-                n
-            })
-            .collect()
+    fn allot(&self, k: usize) -> Vec<usize> {
+        sections::allot(&self.sections, k)
     }
 
     /// The answer showing the first `k` items.
     fn render(&self, k: usize) -> String {
         let shown = self.allot(k);
-        let mut out = String::new();
-        for (s, sec) in self.sections.iter().enumerate() {
-            let n = shown[s];
-            if n == 0 {
-                continue;
-            }
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            match &sec.body {
-                Body::Rows {
-                    language,
-                    total,
-                    rows,
-                } => {
-                    let range = match (sec.entry.ranged, rows.first()) {
-                        (true, _) => format!(", starting in lines {}", range_of(&sec.entry)),
-                        _ => String::new(),
-                    };
-                    let count = if rows.is_empty() {
-                        "no definitions".to_string()
-                    } else if rows.len() == 1 {
-                        "1 definition".to_string()
-                    } else if n < rows.len() {
-                        format!("{n} of {} definitions", rows.len())
-                    } else {
-                        format!("{} definitions", rows.len())
-                    };
-                    let _ = writeln!(
-                        out,
-                        "==> {} ({}, {}): {count}{range}",
-                        sec.shown,
-                        language.as_str(),
-                        lines(*total)
-                    );
-                    for j in 0..n.min(rows.len()) {
-                        out.push_str(&self.item_text(s, j));
-                    }
+        let mut out = sections::text(&self.sections, &shown, |out, s, sec, n| match &sec.body {
+            Body::Rows {
+                language,
+                total,
+                rows,
+            } => {
+                let range = match (sec.entry.ranged, rows.first()) {
+                    (true, _) => format!(", starting in lines {}", range_of(&sec.entry)),
+                    _ => String::new(),
+                };
+                let count = if rows.is_empty() {
+                    "no definitions".to_string()
+                } else if rows.len() == 1 {
+                    "1 definition".to_string()
+                } else if n < rows.len() {
+                    format!("{n} of {} definitions", rows.len())
+                } else {
+                    format!("{} definitions", rows.len())
+                };
+                let _ = writeln!(
+                    out,
+                    "==> {} ({}, {}): {count}{range}",
+                    sec.shown,
+                    language.as_str(),
+                    lines(*total)
+                );
+                for j in 0..n.min(rows.len()) {
+                    out.push_str(&self.item_text(s, j));
                 }
-                Body::Note(..) => out.push_str(&self.item_text(s, 0)),
             }
-        }
-        let next = self.next(&shown);
-        if !next.is_empty() {
-            let limit = self.limits.describe();
-            let args = serde_json::json!({ "paths": next });
-            let _ = write!(out, "\n--- cut to fit {limit}. Continue with: {args}\n");
-        }
+            Body::Note(..) => out.push_str(&self.item_text(s, 0)),
+        });
+        sections::footer(&mut out, &self.limits, &self.next(&shown));
         out
     }
 
     fn next(&self, shown: &[usize]) -> Vec<String> {
-        self.sections
-            .iter()
-            .enumerate()
-            .filter_map(|(s, sec)| sec.rest(shown[s]))
-            .collect()
+        sections::next(&self.sections, shown, None)
     }
 
     /// A continuation names a line, so a cut between two definitions that start on the same

@@ -19,6 +19,7 @@
 //! single line too long for the whole budget is shown cut, and marked so.
 
 use super::fit::{self, Fitted, Limits};
+use super::sections::{self, Items};
 use super::session::{NavError, Proven, Request, Session, prove, quote, repo_root};
 use crate::driver::file::FileContext;
 use crate::error::Error;
@@ -161,43 +162,43 @@ enum Body {
     NotReached,
 }
 
-struct Section {
-    entry: Entry,
-    shown: String,
-    body: Body,
-}
+type Section = sections::Section<Body>;
 
-impl Section {
+impl Items for Body {
     fn items(&self) -> usize {
-        match &self.body {
+        match self {
             Body::Lines { lines, .. } => lines.len(),
             Body::Note(..) => 1,
             Body::NotReached => 0,
         }
     }
 
-    /// The entry that continues this section after `shown` of its items.
-    fn rest(&self, shown: usize) -> Option<String> {
-        match &self.body {
+    fn rest(&self, entry: &Entry, shown: usize) -> Option<String> {
+        match self {
             Body::Lines { start, last, .. } if shown > 0 => {
                 let next = start + shown as u64;
-                (next <= *last).then(|| match self.entry.end {
-                    Some(e) => format!("{}:{next}-{e}", self.entry.path),
-                    None => format!("{}:{next}-", self.entry.path),
+                (next <= *last).then(|| match entry.end {
+                    Some(e) => format!("{}:{next}-{e}", entry.path),
+                    None => format!("{}:{next}-", entry.path),
                 })
             }
             Body::Note(..) if shown > 0 => None,
-            _ => Some(self.entry.given.clone()),
+            _ => Some(entry.given.clone()),
         }
     }
 }
 
-/// Read `paths` in `req`'s repository.
-pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError> {
+/// Every entry of a `paths` argument (1 to [`MAX_PATHS`]), parsed and proven under the root
+/// before anything is read (`.gnawconfig` included); `example` is shown when it is empty.
+pub fn prove_entries(
+    req: &Request<'_>,
+    paths: &[String],
+    example: &str,
+) -> Result<Vec<(Entry, Proven)>, NavError> {
     if paths.is_empty() {
         return Err(NavError::argument(
             "InvalidArguments",
-            "paths is empty; name at least one file, e.g. [\"src/main.rs\"] or [\"src/main.rs:1-200\"]",
+            format!("paths is empty; name at least one file, e.g. {example}"),
         ));
     }
     if paths.len() > MAX_PATHS {
@@ -209,7 +210,6 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
             ),
         ));
     }
-    // Every entry is parsed and proven before anything is read (.gnawconfig included).
     let root = repo_root(req)?;
     let mut proven: Vec<(Entry, Proven)> = Vec::with_capacity(paths.len());
     for (i, given) in paths.iter().enumerate() {
@@ -218,17 +218,20 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
         let p = prove(&root, &what, &entry.path)?;
         proven.push((entry, p));
     }
+    Ok(proven)
+}
+
+/// Read `paths` in `req`'s repository.
+pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError> {
+    let proven = prove_entries(req, paths, "[\"src/main.rs\"] or [\"src/main.rs:1-200\"]")?;
     let session = Session::open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
     let big_fo = session.file_options(false, Some(session.range_ceiling()));
     let big_ctx = session.context(&big_fo)?;
     let excluded = session.filter(&[])?;
-    let budget = session.budget();
-    let limits = Limits {
-        budget,
-        max_bytes: req.max_text_bytes,
-    };
+    let limits = session.limits();
+    let budget = limits.budget;
     // Rows are copied out of a file only while the answer could still show them.
     let mut allowance = limits
         .max_bytes
@@ -431,50 +434,33 @@ impl Render<'_> {
     }
 
     /// How many items each section shows when the answer shows `k`.
-    fn allot(&self, mut k: usize) -> Vec<usize> {
-        self.sections
-            .iter()
-            .map(|sec| {
-                let n = sec.items().min(k);
-                k -= n;
-                n
-            })
-            .collect()
+    fn allot(&self, k: usize) -> Vec<usize> {
+        sections::allot(&self.sections, k)
     }
 
     /// The answer showing the first `k` items.
     fn render(&self, k: usize) -> String {
         let shown = self.allot(k);
-        let mut out = String::new();
-        for (s, sec) in self.sections.iter().enumerate() {
-            let n = shown[s];
-            if n == 0 {
-                continue;
+        let mut out = sections::text(&self.sections, &shown, |out, s, sec, n| match &sec.body {
+            Body::Lines {
+                total,
+                start,
+                lossy,
+                ..
+            } => {
+                let rows = self.rows(s, n);
+                let tokens = self.rows_tokens(s, n, &rows);
+                let _ = writeln!(
+                    out,
+                    "==> {}: lines {start}-{} of {total} ({tokens} tokens){}",
+                    sec.shown,
+                    start + n as u64 - 1,
+                    lossy_note(*lossy)
+                );
+                out.push_str(&rows);
             }
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            match &sec.body {
-                Body::Lines {
-                    total,
-                    start,
-                    lossy,
-                    ..
-                } => {
-                    let rows = self.rows(s, n);
-                    let tokens = self.rows_tokens(s, n, &rows);
-                    let _ = writeln!(
-                        out,
-                        "==> {}: lines {start}-{} of {total} ({tokens} tokens){}",
-                        sec.shown,
-                        start + n as u64 - 1,
-                        lossy_note(*lossy)
-                    );
-                    out.push_str(&rows);
-                }
-                _ => out.push_str(&self.item_text(s, 0)),
-            }
-        }
+            _ => out.push_str(&self.item_text(s, 0)),
+        });
         self.footer(&mut out, &self.next(&shown, None));
         out
     }
@@ -482,23 +468,11 @@ impl Render<'_> {
     /// The continuation after `shown` items per section; `cut_first` when the first row shown
     /// was cut (its section continues after it).
     fn next(&self, shown: &[usize], cut_first: Option<usize>) -> Vec<String> {
-        self.sections
-            .iter()
-            .enumerate()
-            .filter_map(|(s, sec)| match cut_first {
-                Some(c) if c == s => sec.rest(1),
-                _ => sec.rest(shown[s]),
-            })
-            .collect()
+        sections::next(&self.sections, shown, cut_first)
     }
 
     fn footer(&self, out: &mut String, next: &[String]) {
-        if next.is_empty() {
-            return;
-        }
-        let limit = self.limits.describe();
-        let args = serde_json::json!({ "paths": next });
-        let _ = write!(out, "\n--- cut to fit {limit}. Continue with: {args}\n");
+        sections::footer(out, &self.limits, next);
     }
 
     /// The answer when not even the first row fits: that row cut to the longest prefix that

@@ -200,12 +200,8 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         });
     }
     let t_ranked = t0.elapsed();
-    let encoding = session.encoding();
-    let budget = session.budget();
-    let limits = Limits {
-        budget,
-        max_bytes: req.max_text_bytes,
-    };
+    let (encoding, limits) = (session.encoding(), session.limits());
+    let budget = limits.budget;
     let r = Render {
         args,
         hits: &hits,
@@ -306,12 +302,7 @@ impl Render<'_> {
             self.files_searched
         );
         if !self.not_searched.is_empty() {
-            let parts: Vec<String> = self
-                .not_searched
-                .iter()
-                .map(|(k, n)| format!("{n} {k}"))
-                .collect();
-            let _ = write!(out, "; not searched: {}", parts.join(", "));
+            let _ = write!(out, "; not searched: {}", fit::tally(self.not_searched));
         }
         if let Some(note) = &self.not_parsed {
             let _ = write!(out, "; ranked without definitions: {note}");
@@ -363,25 +354,15 @@ impl Render<'_> {
             self.hit(&mut out, i);
         }
         if let Some(next) = self.next(k) {
-            let why = if k < self.hits.len() {
-                format!("cut to fit {}", self.limits.describe())
-            } else {
+            let why = fit::why(k < self.hits.len(), &self.limits, || {
                 format!("limit ({}) reached", self.hits.len())
-            };
-            let shown = if k > 0 {
-                format!(
-                    "showing files {}-{} of {}",
-                    self.offset + 1,
-                    self.offset + k,
-                    self.total
-                )
-            } else {
-                format!("no file shown of {}", self.total)
-            };
-            let args = serde_json::json!({ "offset": next });
-            let _ = write!(
-                out,
-                "\n--- {shown}, {why}. Continue with the same arguments and: {args}\n"
+            });
+            let shown = fit::shown(("files", "file"), self.offset, k, self.total);
+            fit::continuation(
+                &mut out,
+                &shown,
+                &why,
+                &serde_json::json!({ "offset": next }),
             );
         }
         out

@@ -17,6 +17,7 @@
 //! differ only inside a secret) cannot be told apart by their shown name, and are refused as
 //! ambiguous.
 
+use super::fit::Limits;
 use crate::cache::Cache;
 use crate::config::Options;
 use crate::driver::file::{self, FileContext, Processed};
@@ -141,6 +142,14 @@ impl<'r, 'a> Session<'r, 'a> {
 
     pub fn encoding(&self) -> Encoding {
         self.options.encoding
+    }
+
+    /// What the answer must fit: the call's budget and its text limit.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            budget: self.budget(),
+            max_bytes: self.req.max_text_bytes,
+        }
     }
 
     /// The largest file a range may be read from: the operator's ceiling on `max_file_size`

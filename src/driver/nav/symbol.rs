@@ -12,7 +12,7 @@
 //! Matches are ranked: definitions before uses, files outside tests before test files, then by
 //! path and line. The answer holds at most `limit` matches and fits the token budget exactly.
 
-use super::fit::{self, Limits};
+use super::fit;
 use super::session::{NavError, Request, Session, prove, repo_root};
 use crate::error::Error;
 use crate::stages::count;
@@ -372,12 +372,8 @@ pub fn symbol(
         }
         out
     };
-    let encoding = session.encoding();
-    let budget = session.budget();
-    let limits = Limits {
-        budget,
-        max_bytes: req.max_text_bytes,
-    };
+    let (encoding, limits) = (session.encoding(), session.limits());
+    let budget = limits.budget;
     let count = |s: &str| count::count(encoding, s);
     let mut cost = |i: usize| {
         let t = &matches[i].text;

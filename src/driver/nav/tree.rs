@@ -243,12 +243,8 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
             reveal(&mut heap, n);
         }
     }
-    let encoding = session.encoding();
-    let budget = session.budget();
-    let limits = Limits {
-        budget,
-        max_bytes: req.max_text_bytes,
-    };
+    let (encoding, limits) = (session.encoding(), session.limits());
+    let budget = limits.budget;
     let r = Render {
         nodes: &nodes,
         items: &items,
@@ -414,23 +410,16 @@ impl Render<'_> {
             root.path, root.files, root.lines, root.bytes, root.tokens
         );
         if !self.not_included.is_empty() {
-            let parts: Vec<String> = self
-                .not_included
-                .iter()
-                .map(|(k, n)| format!("{n} {k}"))
-                .collect();
-            let _ = write!(out, "; not included: {}", parts.join(", "));
+            let _ = write!(out, "; not included: {}", fit::tally(self.not_included));
         }
         out.push_str("\n\n");
         out.push_str(&self.line(0, ""));
         self.draw(0, "", &shown, &mut out);
         let expand = self.expand(&shown);
         if !expand.is_empty() {
-            let why = if k < self.items.len() {
-                format!("cut to fit {}", self.limits.describe())
-            } else {
-                "depth reached".to_string()
-            };
+            let why = fit::why(k < self.items.len(), &self.limits, || {
+                "depth reached".into()
+            });
             let args: Vec<String> = expand
                 .iter()
                 .take(MAX_EXPAND_HINTS)

@@ -280,13 +280,13 @@ impl Render<'_> {
     }
 
     fn allot(&self, k: usize) -> Vec<usize> {
-        sections::allot(&self.sections, k)
+        sections::allot(self.sections, k)
     }
 
     /// The answer showing the first `k` items.
     fn render(&self, k: usize) -> String {
         let shown = self.allot(k);
-        let mut out = sections::text(&self.sections, &shown, |out, s, sec, n| match &sec.body {
+        let mut out = sections::text(self.sections, &shown, |out, s, sec, n| match &sec.body {
             Body::Rows {
                 language,
                 total,
@@ -323,7 +323,7 @@ impl Render<'_> {
     }
 
     fn next(&self, shown: &[usize]) -> Vec<String> {
-        sections::next(&self.sections, shown, None)
+        sections::next(self.sections, shown, None)
     }
 
     /// A continuation names a line, so a cut between two definitions that start on the same

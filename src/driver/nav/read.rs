@@ -435,13 +435,13 @@ impl Render<'_> {
 
     /// How many items each section shows when the answer shows `k`.
     fn allot(&self, k: usize) -> Vec<usize> {
-        sections::allot(&self.sections, k)
+        sections::allot(self.sections, k)
     }
 
     /// The answer showing the first `k` items.
     fn render(&self, k: usize) -> String {
         let shown = self.allot(k);
-        let mut out = sections::text(&self.sections, &shown, |out, s, sec, n| match &sec.body {
+        let mut out = sections::text(self.sections, &shown, |out, s, sec, n| match &sec.body {
             Body::Lines {
                 total,
                 start,
@@ -468,7 +468,7 @@ impl Render<'_> {
     /// The continuation after `shown` items per section; `cut_first` when the first row shown
     /// was cut (its section continues after it).
     fn next(&self, shown: &[usize], cut_first: Option<usize>) -> Vec<String> {
-        sections::next(&self.sections, shown, cut_first)
+        sections::next(self.sections, shown, cut_first)
     }
 
     fn footer(&self, out: &mut String, next: &[String]) {

@@ -211,28 +211,19 @@ fn body(
     };
     let text: &str = &body.text;
     let total = super::read::line_count(text);
-    let Some(language) = Language::detect(&p.rel) else {
-        return Body::Note(
-            "no_outline",
-            format!(
-                "no outline: no grammar for this file's language ({}); read it",
-                lines(total)
-            ),
-            total,
+    let no_grammar = || {
+        let why = format!(
+            "no outline: no grammar for this file's language ({}); read it",
+            lines(total)
         );
+        Body::Note("no_outline", why, total)
+    };
+    let Some(language) = Language::detect(&p.rel) else {
+        return no_grammar();
     };
     let symbols = match syntax::outline_of(language, text, &ctx.parse, stop) {
         Outline::Parsed(s) => s,
-        Outline::Unsupported => {
-            return Body::Note(
-                "no_outline",
-                format!(
-                    "no outline: no grammar for this file's language ({}); read it",
-                    lines(total)
-                ),
-                total,
-            );
-        }
+        Outline::Unsupported => return no_grammar(),
         Outline::Skipped(why) => {
             return Body::Note(
                 "no_outline",

@@ -4,8 +4,8 @@ Documents are whole files: the candidate files gnaw extracts by default (its no-
 `file_list`), read from disk. Tokens: runs of letters, digits and `_`, lowercased; an
 identifier that splits (snake_case, camelCase, PascalCase, acronyms; digits stay with their
 word: `HTTPServerError`, `utf8Decode`) also gives its parts (`http`, `server`, `error`; `utf8`,
-`decode`). No stemming, no stop words, no path field, no boosts. Scoring is Okapi BM25 with k1 = 1.2, b = 0.75 and idf = ln(1 + (N - df + 0.5) /
-(df + 0.5)); ties are broken by path.
+`decode`). No stemming, no stop words, no path field, no boosts. Scoring is Okapi BM25 with
+k1 = 1.2, b = 0.75 and idf = ln(1 + (N - df + 0.5) / (df + 0.5)); ties are broken by path.
 """
 
 import math

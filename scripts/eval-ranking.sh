@@ -2,8 +2,11 @@
 # Retrieval evaluation of gnaw's ranking, in one command (see docs/ranking-eval.md).
 #
 # Fetches the pinned corpora named in scripts/eval/queries/*.json into a cache (once; nothing is
-# committed), runs the real gnaw binary over them with the judged queries, and writes the
-# results table to scripts/eval/results.md (per-query details to target/ranking-eval.json).
+# committed; each archive is checked against its sha256 pin), runs the real gnaw binary over them
+# with the judged queries, ranks the same candidate files with a plain BM25 baseline
+# (scripts/eval/bm25.py), and writes the tables (NDCG@10, recall@5, MRR per split, kind and
+# language, gnaw next to BM25) to scripts/eval/results.md (per-query details to
+# target/ranking-eval.json).
 #
 # Environment:
 #   GNAW        a gnaw binary to use (default: build target/release/gnaw)

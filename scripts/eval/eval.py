@@ -10,7 +10,10 @@ and measures
   - recall@B: the share of the judged files among the files the budget stage keeps (file_list),
     and, when the build has skeletons (--compress), the graded recall that counts a judged file
     kept as a skeleton as half.
-Baseline: gnaw's own no-query order (the prior), for NDCG@10 and recall@10.
+  - recall@5 and MRR (the reciprocal rank of the first judged file).
+Baselines: gnaw's own no-query order (the prior), for NDCG@10; and a plain BM25 ranking
+(bm25.py) over the same candidate files (gnaw's default file_list, read from disk), for NDCG@10,
+recall@5 and MRR, computed here in the same run.
 
 Usage: eval.py GNAW_BIN CACHE_DIR QUERIES_DIR OUT_MD OUT_JSON [BEFORE_JSON]
 With BEFORE_JSON (an OUT_JSON of an earlier run), the tables show before -> after.
@@ -23,6 +26,8 @@ import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+import bm25
 
 BUDGETS = [8000, 20000]
 JOBS = int(os.environ.get("EVAL_JOBS", "2"))
@@ -99,8 +104,13 @@ def main():
 
     def base(name):
         full = gnaw(binary, corpora[name]["repo"])
+        docs = {}
+        for f in full["file_list"]:
+            with open(os.path.join(corpora[name]["repo"], f["path"]), "rb") as fh:
+                docs[f["path"]] = fh.read().decode("utf-8", errors="replace")
         return name, {"tokens": {f["path"]: f["tokens"] for f in full["file_list"]},
-                      "default": [r["path"] for r in full["ranking"]]}
+                      "default": [r["path"] for r in full["ranking"]],
+                      "bm25": bm25.Index(docs)}
 
     with ThreadPoolExecutor(JOBS) as pool:
         bases = dict(pool.map(base, corpora))
@@ -130,6 +140,11 @@ def main():
         row["mrr"] = mrr(order, rel)
         row["ndcg_default"] = ndcg10(b["default"], rel)
         row["recall10_default"] = recall_at(b["default"], rel)
+        plain = b["bm25"].rank(q["query"])
+        row["bm25_top3"] = plain[:3]
+        row["ndcg_bm25"] = ndcg10(plain, rel)
+        row["recall5_bm25"] = recall_at(plain, rel, 5)
+        row["mrr_bm25"] = mrr(plain, rel)
         return row
 
     with ThreadPoolExecutor(JOBS) as pool:
@@ -150,54 +165,84 @@ def main():
                 return f"{was:.3f} → {now:.3f}"
         return f"{now:.3f}"
 
+    kinds = ("identifier", "semantic", "architecture")
     groups = [("all", rows),
               ("dev (tuned on)", [r for r in rows if r["split"] == "dev"]),
-              ("held out", [r for r in rows if r["split"] == "heldout"])]
-    for kind in ("identifier", "semantic", "architecture"):
+              ("held out (reported)", [r for r in rows if r["split"] == "heldout"])]
+    for kind in kinds:
         groups.append((f"kind: {kind}", [r for r in rows if r["kind"] == kind]))
-    for kind in ("identifier", "semantic", "architecture"):
+    for kind in kinds:
+        groups.append((f"dev, kind: {kind}",
+                       [r for r in rows if r["kind"] == kind and r["split"] == "dev"]))
+    for kind in kinds:
         groups.append((f"held out, kind: {kind}",
                        [r for r in rows if r["kind"] == kind and r["split"] == "heldout"]))
     for lang in sorted({r["language"] for r in rows}):
         groups.append((f"language: {lang}", [r for r in rows if r["language"] == lang]))
+    for lang in sorted({r["language"] for r in rows}):
+        groups.append((f"held out, language: {lang}",
+                       [r for r in rows if r["language"] == lang and r["split"] == "heldout"]))
+    by_corpus = [(f"{corpora[c]['language']}: {corpora[c]['label']}",
+                  [r for r in rows if r["corpus"] == c]) for c in corpora]
 
-    out = ["Corpora: " + "; ".join(f"{c['label']}, {c['language']}" for c in corpora.values()), ""]
+    langs = sorted({c["language"] for c in corpora.values()})
+    out = [f"{len(rows)} queries over {len(corpora)} corpora in {len(langs)} languages. Corpora: "
+           + "; ".join(f"{c['label']}, {c['language']}" for c in corpora.values()), ""]
     arrow = " (before → after)" if before else ""
-    out.append(f"Cells{arrow}: NDCG@10, recall@10, recall@5 and MRR (the reciprocal rank of the "
-               f"first judged file) of the ranking; recall of the judged files "
-               f"kept by the budget stage at 8k / 20k tokens"
-               + ("; graded recall at 8k / 20k counting a skeleton as half" if compress else "")
-               + "; and the no-query default order's NDCG@10 as a floor.")
+    out.append(f"Ranking quality{arrow}: NDCG@10 (gains 2^grade - 1), recall@5 and MRR (the "
+               "reciprocal rank of the first judged file) of gnaw's `--query` ranking, next to a "
+               "plain BM25 ranking of the same candidate files (scripts/eval/bm25.py: whole "
+               "files, identifiers split, k1 = 1.2, b = 0.75) and gnaw's no-query default "
+               "order (NDCG@10 only). Dev is the half tuned on; held out is only reported.")
     out.append("")
-    head = "| queries | n | NDCG@10 | recall@10 | recall@5 | MRR | recall@8k | recall@20k |"
-    sep = "|---|---|---|---|---|---|---|---|"
+    out += ["| queries | n | NDCG@10 gnaw | NDCG@10 BM25 | recall@5 gnaw | recall@5 BM25 "
+            "| MRR gnaw | MRR BM25 | NDCG@10 default order |",
+            "|---|---|---|---|---|---|---|---|---|"]
+
+    def quality(label, sel):
+        return ("| " + " | ".join([
+            label, str(len(sel)), cell(sel, "ndcg"), f"{mean([r['ndcg_bm25'] for r in sel]):.3f}",
+            cell(sel, "recall5"), f"{mean([r['recall5_bm25'] for r in sel]):.3f}",
+            cell(sel, "mrr"), f"{mean([r['mrr_bm25'] for r in sel]):.3f}",
+            f"{mean([r['ndcg_default'] for r in sel]):.3f}"]) + " |")
+
+    out += [quality(label, sel) for label, sel in groups]
+    out += ["", "Per corpus:", "",
+            "| corpus | n | NDCG@10 gnaw | NDCG@10 BM25 | recall@5 gnaw | recall@5 BM25 "
+            "| MRR gnaw | MRR BM25 | NDCG@10 default order |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    out += [quality(label, sel) for label, sel in by_corpus]
+    out += ["", f"Budget{arrow}: recall@10 of the ranking; recall of the judged files kept by "
+            "the budget stage at 8k / 20k tokens"
+            + ("; graded recall at 8k / 20k counting a skeleton as half" if compress else "")
+            + ".", ""]
+    head = "| queries | n | recall@10 | recall@8k | recall@20k |"
+    sep = "|---|---|---|---|---|"
     if compress:
         head += " graded@8k | graded@20k |"
         sep += "---|---|"
-    head += " NDCG@10, default order |"
-    sep += "---|"
     out += [head, sep]
-    for label, sel in groups:
-        cells = [label, str(len(sel)), cell(sel, "ndcg"), cell(sel, "recall10"),
-                 cell(sel, "recall5"), cell(sel, "mrr")]
+    for label, sel in groups[:6] + groups[9:12]:
+        cells = [label, str(len(sel)), cell(sel, "recall10")]
         cells += [cell(sel, "recall_budget", b) for b in BUDGETS]
         if compress:
             cells += [cell(sel, "graded_budget", b) for b in BUDGETS]
-        cells.append(f"{mean([r['ndcg_default'] for r in sel]):.3f}")
         out.append("| " + " | ".join(cells) + " |")
-    out += ["", "Per query (NDCG@10, recall@10, top 3 ranked):", "",
-            "| language | corpus | split | kind | query | NDCG@10 | recall@10 | top 3 |",
-            "|---|---|---|---|---|---|---|---|"]
+    summary = len(out)
+    out += ["", "Per query (NDCG@10 of gnaw and of BM25, recall@10, gnaw's top 3 ranked):", "",
+            "| language | corpus | split | kind | query | NDCG@10 | BM25 | recall@10 | top 3 |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         query = r["query"].replace("|", "\\|")
         out.append(f"| {r['language']} | {r['corpus']} | {r['split']} | {r['kind']} | {query} "
-                   f"| {r['ndcg']:.3f} | {r['recall10']:.2f} | {', '.join(r['top3'])} |")
+                   f"| {r['ndcg']:.3f} | {r['ndcg_bm25']:.3f} | {r['recall10']:.2f} "
+                   f"| {', '.join(r['top3'])} |")
     text = "\n".join(out) + "\n"
     with open(out_md, "w") as f:
         f.write(text)
     with open(out_json, "w") as f:
         json.dump({"rows": rows}, f, indent=1)
-    print("\n".join(out[:len(groups) + 6]))
+    print("\n".join(out[:summary]))
 
 
 if __name__ == "__main__":

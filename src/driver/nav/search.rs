@@ -275,7 +275,7 @@ fn shown(r: &Region, q: &Query, symbols: &[Symbol]) -> Shown {
         start,
         end,
         symbol: inner.map(|s| format!("{} {}", s.kind, s.name)),
-        terms: r.terms.iter().map(|&k| q.terms()[k].clone()).collect(),
+        terms: r.terms.iter().map(|&k| q.words()[k].clone()).collect(),
     }
 }
 

@@ -38,7 +38,7 @@ mod terms;
 pub use classes::{Class, class_of, prior};
 pub use index::{FileIndex, module_name};
 pub use regions::{REGION_LINES, Region, regions};
-pub use terms::{for_each_term, query_terms, split_identifier, term_hash};
+pub use terms::{for_each_term, query_terms, query_words, split_identifier, term_hash};
 
 use crate::error::Error;
 use crate::vocab::Symbol;
@@ -91,6 +91,8 @@ pub struct Query {
     terms: Vec<String>,
     /// Each term's weight: 1 for the query's own terms, [`SYNONYM_WEIGHT`] for a synonym.
     weights: Vec<f64>,
+    /// Each term as an answer shows it: the word it was found as (lowercased, not stemmed).
+    words: Vec<String>,
     /// Distinct whole words (see [`query_names`]).
     names: Vec<String>,
 }
@@ -108,7 +110,7 @@ impl Query {
                 ),
             });
         }
-        let terms = query_terms(q);
+        let (terms, mut words): (Vec<String>, Vec<String>) = query_words(q).into_iter().unzip();
         if terms.len() > MAX_QUERY_TERMS {
             return Err(Error::Usage {
                 message: format!(
@@ -119,13 +121,15 @@ impl Query {
         }
         let mut weights = vec![1.0; terms.len()];
         let mut terms = terms;
-        for extra in terms::synonyms(&terms) {
+        for (extra, word) in terms::synonyms(&terms) {
             terms.push(extra);
+            words.push(word);
             weights.push(SYNONYM_WEIGHT);
         }
         Ok(Query {
             terms,
             weights,
+            words,
             names: query_names(q),
         })
     }
@@ -133,6 +137,12 @@ impl Query {
     /// The query's distinct terms, in order of first appearance, then their synonyms.
     pub fn terms(&self) -> &[String] {
         &self.terms
+    }
+
+    /// The query's terms as an answer shows them (in the order of [`Query::terms`]): each the
+    /// word it was found as, lowercased, not stemmed.
+    pub fn words(&self) -> &[String] {
+        &self.words
     }
 
     /// The query's whole words, lowercased and without underscores (what names a file, a
@@ -353,7 +363,7 @@ mod tests {
     fn query_terms_are_distinct_in_first_appearance_order() {
         assert_eq!(
             query_terms("parse the Config, parse_config and CONFIG"),
-            vec!["parse", "config", "parseconfig"]
+            vec!["pars", "config", "parseconfig"]
         );
     }
 
@@ -381,7 +391,7 @@ mod tests {
         assert_eq!(split_identifier("XMLParser"), vec!["XML", "Parser"]);
         let mut terms = Vec::new();
         for_each_term("getHTTPResponse", |t| terms.push(t.to_string()));
-        assert_eq!(terms, vec!["gethttpresponse", "get", "http", "response"]);
+        assert_eq!(terms, vec!["gethttprespons", "get", "http", "respons"]);
     }
 
     #[test]
@@ -503,12 +513,24 @@ mod tests {
     }
 
     #[test]
-    fn plurals_meet_singulars_and_names_ignore_dashes() {
-        let mut terms = Vec::new();
-        for_each_term("timers entries class status is", |t| {
-            terms.push(t.to_string())
-        });
-        assert_eq!(terms, vec!["timer", "entry", "class", "status", "is"]);
+    fn inflections_meet_and_names_ignore_dashes() {
+        let terms = |text: &str| {
+            let mut out = Vec::new();
+            for_each_term(text, |t| out.push(t.to_string()));
+            out
+        };
+        assert_eq!(
+            terms("timers entries entry class status is"),
+            vec!["timer", "entri", "entri", "class", "status", "is"]
+        );
+        // A question's verbs and nouns meet the code's names, whatever their ending.
+        assert_eq!(
+            terms("trace traced tracing parse parser parsing stopped stop called"),
+            vec![
+                "trac", "trac", "trac", "pars", "pars", "pars", "stop", "stop", "call"
+            ]
+        );
+        assert_eq!(terms("scheduler scheduled schedules"), vec!["schedul"; 3]);
         let docs = [
             Doc {
                 path: "lib/permessage-deflate.js",

@@ -174,9 +174,9 @@ fn regions_with(
 
 /// Which lines cannot hold a query term or name, without splitting them into terms. Every term
 /// the split gives of an ASCII line (a word, a part of an identifier, or a whole identifier
-/// without its `_`, lowercased, and made singular) shares all but its last character with the
-/// line lowercased and without `_` (`entry` from `Entries`: `entr`; `parseheader` from
-/// `parse_header`: `parsehead`). So an ASCII line whose normal form holds no term's or name's
+/// without its `_`, lowercased, and stemmed: a stem is its word cut short, but for a last `i`
+/// that stands for `y` or `ies`) shares all but its last character with the line lowercased and
+/// without `_` (`entri` from `Entries`: `entr`; `parsehead` from `parse_header`: `parsehea`). So an ASCII line whose normal form holds no term's or name's
 /// prefix (all but its last character) holds no term or name: it scores nothing, exactly as
 /// if it were split. Other lines are always split.
 struct Prefilter {

@@ -1,5 +1,5 @@
 //! The features ranking works on: text and queries split into code-aware terms (identifiers
-//! split on snake_case and camelCase, acronyms kept whole, plurals singular), and the whole
+//! split on snake_case and camelCase, acronyms kept whole, inflections stemmed), and the whole
 //! words a query names things by.
 
 use rustc_hash::FxHasher;
@@ -97,10 +97,10 @@ const SYNONYM_GROUPS: &[&[&str]] = &[
 /// The most synonyms one query brings.
 const MAX_SYNONYMS: usize = 32;
 
-/// The synonyms `terms` bring from [`SYNONYM_GROUPS`], as terms (split and made singular like
+/// The synonyms `terms` bring from [`SYNONYM_GROUPS`], as terms (split and stemmed like
 /// any), each once, none already among `terms`, in the order of the terms that bring them; at
 /// most [`MAX_SYNONYMS`].
-pub(super) fn synonyms(terms: &[String]) -> Vec<String> {
+pub(super) fn synonyms(terms: &[String]) -> Vec<(String, String)> {
     let mut seen: HashSet<String> = terms.iter().cloned().collect();
     let mut out = Vec::new();
     for t in terms {
@@ -115,9 +115,9 @@ pub(super) fn synonyms(terms: &[String]) -> Vec<String> {
             if !forms.iter().any(|f| stems.contains(&Some(f.as_str()))) {
                 continue;
             }
-            for f in forms {
+            for (f, word) in forms.into_iter().zip(group.iter()) {
                 if out.len() < MAX_SYNONYMS && seen.insert(f.clone()) {
-                    out.push(f);
+                    out.push((f, word.to_lowercase()));
                 }
             }
         }
@@ -125,7 +125,7 @@ pub(super) fn synonyms(terms: &[String]) -> Vec<String> {
     out
 }
 
-/// A word as a term (lowercased, singular).
+/// A word as a term (lowercased, stemmed).
 fn term_of(word: &str) -> String {
     let mut out = String::new();
     for_each_term(word, |t| {
@@ -147,41 +147,80 @@ const STOP: &[&str] = &[
 /// term once, in order of first appearance. Linear in `q`'s length (a set remembers what was
 /// seen).
 pub fn query_terms(q: &str) -> Vec<String> {
+    query_words(q).into_iter().map(|(t, _)| t).collect()
+}
+
+/// [`query_terms`], each with the word of the query it was first found as (lowercased, not
+/// stemmed: what an answer shows it as).
+pub fn query_words(q: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
-    for_each_term(q, |t| {
-        if !STOP.contains(&t) && !seen.contains(t) {
-            seen.insert(t.to_string());
-            out.push(t.to_string());
+    for_each_word(q, |w| {
+        let word = w.clone();
+        stem(w);
+        if !STOP.contains(&w.as_str()) && !seen.contains(w.as_str()) {
+            seen.insert(w.clone());
+            out.push((w.clone(), word));
         }
     });
     out
 }
 
-/// A term with a plural's ending taken off (`timers` → `timer`, `entries` → `entry`), so that a
-/// question's plural meets the code's singular; `ss`, `us` and `is` endings are kept (`class`,
-/// `status`, `axis`), as are words of three letters or fewer.
-fn singular(t: &mut String) {
-    if t.len() <= 3
-        || !t.ends_with('s')
-        || t.ends_with("ss")
-        || t.ends_with("us")
-        || t.ends_with("is")
-    {
+/// A term reduced to its stem, so that a question's inflections meet the code's words (and the
+/// other way round): a plural's ending (`timers` → `timer`, `entries` → `entri`), then a verb's
+/// (`traced`, `tracing` → `trac`; `stopped` → `stop`), then `-er` of a word of six letters or
+/// more (`parser`, `scheduler` → `pars`, `schedul`), and a final `e` or `y` made alike (`parse`
+/// → `pars`, `entry` → `entri`). Both sides go through it, so only sameness matters, not
+/// spelling. Words of three letters or fewer, `ss`, `us` and `is` endings (`class`, `status`,
+/// `axis`), and words with a character outside ASCII are kept as they are.
+fn stem(t: &mut String) {
+    if t.len() <= 3 || !t.is_ascii() {
         return;
     }
     if t.ends_with("ies") && t.len() > 4 {
         t.truncate(t.len() - 3);
-        t.push('y');
-    } else {
+        t.push('i');
+    } else if t.ends_with('s') && !(t.ends_with("ss") || t.ends_with("us") || t.ends_with("is")) {
         t.pop();
+    }
+    for suffix in ["ing", "ed"] {
+        if t.ends_with(suffix) && t.len() - suffix.len() >= 3 {
+            t.truncate(t.len() - suffix.len());
+            // `stopp` → `stop`, but not `call` or `pass`.
+            let b = t.as_bytes();
+            let n = b.len();
+            if n >= 4 && b[n - 1] == b[n - 2] && !matches!(b[n - 1], b'l' | b's' | b'z') {
+                t.pop();
+            }
+            break;
+        }
+    }
+    if t.ends_with("er") && t.len() >= 6 {
+        t.truncate(t.len() - 2);
+    }
+    if t.len() > 3 {
+        if t.ends_with('e') {
+            t.pop();
+        } else if t.ends_with('y') {
+            t.pop();
+            t.push('i');
+        }
     }
 }
 
 /// Call `f` with every lowercased term of `text`: each identifier's parts (snake_case and
-/// camelCase split, acronyms kept whole) and, when it has several, the whole identifier; plurals
-/// in their singular form.
+/// camelCase split, acronyms kept whole) and, when it has several, the whole identifier; every
+/// term stemmed ([`stem`]).
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+    for_each_word(text, |w| {
+        stem(w);
+        f(w)
+    });
+}
+
+/// The terms of `text` as [`for_each_term`] gives them, but before they are stemmed: the
+/// words as written, lowercased (what an answer shows a query term as).
+pub fn for_each_word(text: &str, mut f: impl FnMut(&mut String)) {
     let mut buf = String::new();
     let mut parts: Vec<(usize, usize)> = Vec::new();
     for word in text.split(|c: char| !c.is_alphanumeric() && c != '_') {
@@ -196,8 +235,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             if word.len() > 1 {
                 buf.clear();
                 buf.push_str(word);
-                singular(&mut buf);
-                f(&buf);
+                f(&mut buf);
             }
             continue;
         }
@@ -210,8 +248,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
                     .flat_map(char::to_lowercase),
             );
             if buf.len() > 1 {
-                singular(&mut buf);
-                f(&buf);
+                f(&mut buf);
             }
         }
         for &(a, b) in &parts {
@@ -219,8 +256,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             if p.len() > 1 {
                 buf.clear();
                 buf.extend(p.chars().flat_map(char::to_lowercase));
-                singular(&mut buf);
-                f(&buf);
+                f(&mut buf);
             }
         }
     }

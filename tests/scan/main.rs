@@ -1,0 +1,11 @@
+//! The secrets scan: each rule through the scanner's API ([`rules`]), secrets in names
+//! ([`names`]), no secret reaching the model through the CLI or the server ([`secrets`]), and the
+//! scan's throughput over real source ([`bench`], ignored by default).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bench;
+mod names;
+mod rules;
+mod secrets;

@@ -33,11 +33,12 @@
 
 mod common;
 
+use common::inotify::opened;
 use common::mcp_client;
 
 use gnaw_sandbox::{Root, SandboxMode, confine};
 use mcp_client::Server;
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+use nix::sys::inotify::Inotify;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fs;
@@ -401,7 +402,6 @@ fn landlock_alone(base: &Path) -> Vec<String> {
 // ---------------------------------------------------------------- parent side
 
 fn watch_outside(base: &Path) -> Inotify {
-    let ino = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).unwrap();
     let mut dirs = vec![
         base.join("outside"),
         base.join("outside/sub"),
@@ -412,27 +412,7 @@ fn watch_outside(base: &Path) -> Inotify {
         dirs.push(base.join(s));
         dirs.push(base.join(s).join("repo"));
     }
-    for d in dirs {
-        ino.add_watch(&d, AddWatchFlags::IN_OPEN | AddWatchFlags::IN_ACCESS)
-            .unwrap();
-    }
-    ino
-}
-
-fn opened(ino: &Inotify) -> Vec<String> {
-    let mut names = Vec::new();
-    while let Ok(events) = ino.read_events() {
-        if events.is_empty() {
-            break;
-        }
-        for e in events {
-            names.push(
-                e.name
-                    .map_or(".".into(), |n| n.to_string_lossy().into_owned()),
-            );
-        }
-    }
-    names
+    common::inotify::watch_reads(&dirs)
 }
 
 fn no_canary(what: &str, text: &str) {

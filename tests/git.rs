@@ -13,62 +13,17 @@
 
 mod common;
 
+use common::git::{git, git_at, git_bin};
+use common::inotify::{opened_files, watch};
 use common::mcp_client;
 
 use mcp_client::Server;
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+use nix::sys::inotify::AddWatchFlags;
 use serde_json::json;
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
-
-/// The real git binary, found once (tests later put a fake `git` first on PATH).
-fn git_bin() -> &'static Path {
-    static GIT: OnceLock<PathBuf> = OnceLock::new();
-    GIT.get_or_init(|| {
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        std::env::split_paths(&path)
-            .map(|d| d.join("git"))
-            .find(|p| p.is_file())
-            .expect("the tests need git installed (CI installs it)")
-    })
-}
-
-/// A git with no config but what is given (no system or global config), fixed identity and
-/// dates (`n` seconds after a fixed time).
-fn git_at(dir: &Path, n: u64, args: &[&str]) -> String {
-    let home = dir.parent().unwrap().join("githome");
-    fs::create_dir_all(&home).unwrap();
-    let date = format!("@{} +0100", 1_700_000_000 + n * 60);
-    let out = Command::new(git_bin())
-        .env_clear()
-        .env("HOME", &home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Ada Tester")
-        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
-        .env("GIT_COMMITTER_NAME", "Ada Tester")
-        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
-        .env("GIT_AUTHOR_DATE", &date)
-        .env("GIT_COMMITTER_DATE", &date)
-        .args(["-c", "init.defaultBranch=main", "-c", "core.autocrlf=false"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    git_at(dir, 0, args)
-}
 
 /// Run the gnaw CLI with a clean environment plus `env`.
 fn gnaw_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
@@ -529,10 +484,7 @@ fn no_config_outside_the_repository_is_read() {
         home.join("outside.cfg").display()
     ));
     fs::write(repo.join(".git/config"), cfg).unwrap();
-    let ino = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).unwrap();
-    ino.add_watch(&home, AddWatchFlags::IN_OPEN).unwrap();
-    ino.add_watch(&home.join(".config/git"), AddWatchFlags::IN_OPEN)
-        .unwrap();
+    let ino = watch(&[home.clone(), home.join(".config/git")], AddWatchFlags::IN_OPEN);
     let h = home.to_str().unwrap();
     let xdg = home.join(".config");
     let global = home.join(".gitconfig");
@@ -554,12 +506,7 @@ fn no_config_outside_the_repository_is_read() {
     assert_eq!(out, clean);
     let (_, out, _) = gnaw_env(&["log", r, "-p"], &env);
     assert_eq!(out, clean_log);
-    let opened: Vec<String> = ino
-        .read_events()
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|e| e.name.map(|n| n.to_string_lossy().into_owned()))
-        .collect();
+    let opened = opened_files(&ino);
     assert!(
         opened.is_empty(),
         "config outside the repository was opened: {opened:?}"

@@ -16,11 +16,12 @@
 
 use crate::common;
 
+use common::inotify::watch_reads;
 use common::mcp_client;
 
 use mcp_client::Server;
 use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+use nix::sys::inotify::Inotify;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fs;
@@ -47,19 +48,6 @@ fn canary_dir(dir: &Path) {
     fs::write(dir.join("sub/deeper.txt"), format!("{CANARY} deeper\n")).unwrap();
     fs::write(dir.join(".gitignore"), "*.txt\n").unwrap();
     fs::write(dir.join(".gnawconfig"), "format = \"xml\"\n").unwrap();
-}
-
-/// Watches `dirs` (and their direct files) for opens and reads.
-fn watch(dirs: &[PathBuf]) -> Inotify {
-    let ino = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).unwrap();
-    for d in dirs {
-        ino.add_watch(
-            d.as_path(),
-            AddWatchFlags::IN_OPEN | AddWatchFlags::IN_ACCESS,
-        )
-        .unwrap();
-    }
-    ino
 }
 
 /// Drain the queue: how many open/access events happened (overflow counts as one), and which
@@ -98,7 +86,7 @@ fn race(
     pairs: Vec<(PathBuf, PathBuf)>,
     watched: &[PathBuf],
 ) -> Outcome {
-    let ino = watch(watched);
+    let ino = watch_reads(watched);
     // The inside layout's `.gnawconfig` turns on following links; the operator lets it.
     let mut s = Server::start(
         root,

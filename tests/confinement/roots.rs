@@ -14,10 +14,10 @@
 
 use crate::common;
 
+use common::inotify::{opened, watch_reads};
 use common::mcp_client;
 
 use mcp_client::Server;
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
 use serde_json::{Value, json};
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -85,29 +85,6 @@ fn extract(server: &mut Server, repo: &str) -> Result<String, (String, String)> 
     }
 }
 
-fn watch(dirs: &[PathBuf]) -> Inotify {
-    let ino = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).unwrap();
-    for d in dirs {
-        ino.add_watch(d, AddWatchFlags::IN_OPEN | AddWatchFlags::IN_ACCESS)
-            .unwrap();
-    }
-    ino
-}
-
-fn opened(ino: &Inotify) -> Vec<String> {
-    let mut names = Vec::new();
-    while let Ok(events) = ino.read_events() {
-        if events.is_empty() {
-            break;
-        }
-        names.extend(events.into_iter().map(|e| {
-            e.name
-                .map_or(".".into(), |n| n.to_string_lossy().into_owned())
-        }));
-    }
-    names
-}
-
 #[test]
 fn two_roots_serve_each_by_name_and_nothing_between() {
     let t = tree();
@@ -148,8 +125,8 @@ fn two_roots_serve_each_by_name_and_nothing_between() {
     for mode in ["strict", "off"] {
         // The directory that holds the roots (where only the roots themselves may be opened)
         // and the sibling that is not listed (where nothing may be).
-        let between = watch(std::slice::from_ref(b));
-        let beside = watch(&[b.join("unlisted"), b.join("unlisted/src")]);
+        let between = watch_reads(std::slice::from_ref(b));
+        let beside = watch_reads(&[b.join("unlisted"), b.join("unlisted/src")]);
         let mut server = Server::start(&roots, &[("GNAW_MCP_SANDBOX", mode)]);
         let init = server.initialize("2025-11-25");
         let instructions = init["instructions"].as_str().unwrap();

@@ -8,11 +8,12 @@
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
 use crate::common;
+use common::inotify::{opened_files, watch};
 
 use common::{mcp_client, xorshift};
 
 use mcp_client::Server;
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+use nix::sys::inotify::AddWatchFlags;
 use serde_json::{Value, json};
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -174,10 +175,7 @@ fn every_path_argument_is_proven_and_refused_with_its_kind() {
 fn nothing_is_read_before_every_path_is_proven() {
     let (_base, b) = layout();
     let repo = b.join("root/repo");
-    let ino = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).unwrap();
-    ino.add_watch(&repo.join("src"), AddWatchFlags::IN_OPEN)
-        .unwrap();
-    ino.add_watch(&repo, AddWatchFlags::IN_OPEN).unwrap();
+    let ino = watch(&[repo.join("src"), repo.clone()], AddWatchFlags::IN_OPEN);
     let mut s = Server::start(&b.join("root"), &[]);
     s.initialize("2025-11-25");
     let _ = ino.read_events(); // the server's own start
@@ -186,12 +184,7 @@ fn nothing_is_read_before_every_path_is_proven() {
         json!({"repo": "repo", "paths": ["src/lib.rs", "README.md", "../../outside/secret.txt"]}),
     );
     assert_eq!(resp["error"]["data"]["kind"], "OutsideRoot", "{resp}");
-    let opened: Vec<String> = ino
-        .read_events()
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|e| e.name.map(|n| n.to_string_lossy().into_owned()))
-        .collect();
+    let opened = opened_files(&ino);
     assert!(
         !opened
             .iter()
@@ -204,12 +197,7 @@ fn nothing_is_read_before_every_path_is_proven() {
         json!({"repo": "repo", "paths": ["src/lib.rs", "README.md"]}),
     );
     assert!(resp.get("result").is_some(), "{resp}");
-    let opened: Vec<String> = ino
-        .read_events()
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|e| e.name.map(|n| n.to_string_lossy().into_owned()))
-        .collect();
+    let opened = opened_files(&ino);
     assert!(opened.iter().any(|n| n == "lib.rs"), "{opened:?}");
 }
 

@@ -3,21 +3,12 @@
 //! marker, and reports findings that never hold the secret. Fake tokens are built at test time
 //! from split prefixes.
 
+use crate::common::xorshift::{ALNUM, Rng};
 use gnaw::scan::{self, Allow, Scanned, SecretsMode};
-
-const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 /// A fixed pseudo-random run of `n` base62 characters.
 fn run(seed: u64, n: usize) -> String {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            char::from(ALNUM.as_bytes()[(x % 62) as usize])
-        })
-        .collect()
+    Rng(seed | 1).from(ALNUM, n)
 }
 
 fn redact(path: &str) -> (String, Vec<scan::Finding>) {

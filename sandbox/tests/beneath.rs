@@ -10,24 +10,25 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod common;
+
+use common::Scratch;
 use gnaw_sandbox::{BeneathDir, Mechanism, Root, is_file_changed, refusal_reason};
 use nix::sys::stat::Mode;
 
 const BOTH: [Mechanism; 2] = [Mechanism::Openat2, Mechanism::NofollowComponents];
 
 struct Fixture {
-    _tmp: tempfile::TempDir,
+    _scratch: Scratch,
     root: PathBuf,
     outside: PathBuf,
 }
 
 fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let root = base.join("repo");
-    let outside = base.join("outside");
+    let scratch = Scratch::new();
+    let root = scratch.dir("repo");
     fs::create_dir_all(root.join("sub")).unwrap();
-    fs::create_dir_all(&outside).unwrap();
+    let outside = scratch.dir("outside");
     fs::write(root.join("a.txt"), "AAAA").unwrap();
     fs::write(root.join("b.txt"), "BBBB").unwrap();
     fs::write(root.join("sub/inner.txt"), "inner").unwrap();
@@ -41,7 +42,7 @@ fn fixture() -> Fixture {
     symlink("/proc/self/root/etc/hostname", root.join("magic")).unwrap();
     nix::unistd::mkfifo(&root.join("fifo"), Mode::S_IRUSR | Mode::S_IWUSR).unwrap();
     Fixture {
-        _tmp: tmp,
+        _scratch: scratch,
         root,
         outside,
     }

@@ -10,6 +10,7 @@
 use crate::common;
 use common::inotify::{opened_files, watch};
 
+use common::fixture::Tree;
 use common::{mcp_client, xorshift};
 
 use mcp_client::Server;
@@ -207,21 +208,44 @@ fn aws_key() -> String {
     format!("{}{}", "AK", "IA") + &r.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)
 }
 
-#[test]
-fn grep_is_no_secret_oracle() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("app");
-    fs::create_dir_all(repo.join("src")).unwrap();
+/// A root holding `app`, whose `src/config.py`, `.env` and `deploy.key` hold a fake AWS key id
+/// and whose `notes.txt` says `notes`; and the key.
+fn secret_repo(notes: &str) -> (Tree, String) {
     let key = aws_key();
-    fs::write(
-        repo.join("src/config.py"),
+    let t = Tree::new("app");
+    t.write(
+        "src/config.py",
         format!("import os\n\nAWS_ACCESS_KEY_ID = \"{key}\"\nREGION = \"eu-west-1\"\n"),
     )
-    .unwrap();
-    fs::write(repo.join(".env"), format!("AWS_ACCESS_KEY_ID={key}\n")).unwrap();
-    fs::write(repo.join("deploy.key"), format!("{key}\n")).unwrap();
-    fs::write(repo.join("notes.txt"), "nothing to see\n").unwrap();
-    let mut s = Server::start(base.path(), &[]);
+    .write(".env", format!("AWS_ACCESS_KEY_ID={key}\n"))
+    .write("deploy.key", format!("{key}\n"))
+    .write("notes.txt", notes);
+    (t, key)
+}
+
+/// Guesses at the key's first `i` characters, for every `i` from 4: `(i, right, wrong)`, the
+/// wrong guess differing in its last character only.
+fn guesses(key: &str) -> Vec<(usize, String, String)> {
+    (4..=key.len())
+        .map(|i| {
+            let right = &key[..i];
+            let c = right.as_bytes()[i - 1];
+            let wrong = format!("{}{}", &right[..i - 1], if c == b'Z' { 'A' } else { 'Z' });
+            (i, right.to_string(), wrong)
+        })
+        .collect()
+}
+
+/// A right and a wrong guess must look the same to the model, in text and structure.
+fn same_answer(i: usize, right: &(String, Value), wrong: &(String, Value)) {
+    assert_eq!(right.0, wrong.0, "prefix {i}: the answers tell guesses apart");
+    assert_eq!(right.1, wrong.1, "prefix {i}: the structured answers differ");
+}
+
+#[test]
+fn grep_is_no_secret_oracle() {
+    let (tree, key) = secret_repo("nothing to see\n");
+    let mut s = Server::start(&tree.base, &[]);
     s.initialize("2025-11-25");
     // What a guess looks like to the model, with the guess itself taken out.
     let mut answer = |pattern: &str, ignore_case: bool| -> (String, Value) {
@@ -238,23 +262,11 @@ fn grep_is_no_secret_oracle() {
         (t, sc)
     };
     let mut answers = Vec::new();
-    for i in 4..=key.len() {
-        let right = &key[..i];
-        // A wrong guess at the next character.
-        let c = right.as_bytes()[i - 1];
-        let wrong = format!("{}{}", &right[..i - 1], if c == b'Z' { 'A' } else { 'Z' });
+    for (i, right, wrong) in guesses(&key) {
         for ic in [false, true] {
-            let (t_right, s_right) = answer(right, ic);
-            let (t_wrong, s_wrong) = answer(&wrong, ic);
-            assert_eq!(
-                t_right, t_wrong,
-                "prefix {i}: the answers tell guesses apart"
-            );
-            assert_eq!(
-                s_right, s_wrong,
-                "prefix {i}: the structured answers differ"
-            );
-            answers.push(s_right["total_matches"].clone());
+            let got = answer(&right, ic);
+            same_answer(i, &got, &answer(&wrong, ic));
+            answers.push(got.1["total_matches"].clone());
         }
     }
     assert!(answers.iter().all(|n| *n == json!(0)), "{answers:?}");
@@ -298,21 +310,10 @@ fn grep_is_no_secret_oracle() {
 
 #[test]
 fn search_is_no_secret_oracle() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("app");
-    fs::create_dir_all(repo.join("src")).unwrap();
-    let key = aws_key();
-    fs::write(
-        repo.join("src/config.py"),
-        format!("import os\n\nAWS_ACCESS_KEY_ID = \"{key}\"\nREGION = \"eu-west-1\"\n"),
-    )
-    .unwrap();
-    fs::write(repo.join(".env"), format!("AWS_ACCESS_KEY_ID={key}\n")).unwrap();
-    fs::write(repo.join("deploy.key"), format!("{key}\n")).unwrap();
-    fs::write(repo.join("notes.txt"), "nothing to see, region notes\n").unwrap();
+    let (tree, key) = secret_repo("nothing to see, region notes\n");
     // A secret in a file name: the name is ranked as it is shown, redacted.
-    fs::write(repo.join(format!("src/{key}.txt")), "region\n").unwrap();
-    let mut s = Server::start(base.path(), &[]);
+    tree.write(&format!("src/{key}.txt"), "region\n");
+    let mut s = Server::start(&tree.base, &[]);
     s.initialize("2025-11-25");
     // What a guess looks like to the model, with the guess itself taken out.
     let mut answer = |query: &str| -> (String, Value) {
@@ -324,23 +325,12 @@ fn search_is_no_secret_oracle() {
         (t, sc)
     };
     let mut totals = Vec::new();
-    for i in 4..=key.len() {
-        let right = &key[..i];
-        let c = right.as_bytes()[i - 1];
-        let wrong = format!("{}{}", &right[..i - 1], if c == b'Z' { 'A' } else { 'Z' });
+    for (i, right, wrong) in guesses(&key) {
         // Alone, and next to a word that does match, so the ranking itself is on show.
         for with in ["", " region"] {
-            let (t_right, s_right) = answer(&format!("{right}{with}"));
-            let (t_wrong, s_wrong) = answer(&format!("{wrong}{with}"));
-            assert_eq!(
-                t_right, t_wrong,
-                "prefix {i}: the answers tell guesses apart"
-            );
-            assert_eq!(
-                s_right, s_wrong,
-                "prefix {i}: the structured answers differ"
-            );
-            totals.push(s_right["total_files"].clone());
+            let got = answer(&format!("{right}{with}"));
+            same_answer(i, &got, &answer(&format!("{wrong}{with}")));
+            totals.push(got.1["total_files"].clone());
         }
     }
     // The whole key finds nothing; "region" finds the files that say it.

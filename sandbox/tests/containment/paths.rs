@@ -7,24 +7,23 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
+use crate::common::Scratch;
 use gnaw_sandbox::{Rejection, Root, RootError};
 
 /// A word that appears only outside the root; no message may contain it.
 const CANARY: &str = "canaryoutside";
 
 struct Fixture {
-    _tmp: tempfile::TempDir,
-    base: PathBuf,
+    scratch: Scratch,
     root: Root,
 }
 
 fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let base = fs::canonicalize(tmp.path()).expect("canonical tempdir");
+    let scratch = Scratch::new();
+    let base = scratch.base.clone();
     let r = base.join("root");
-    let out = base.join(CANARY);
+    let out = scratch.dir(CANARY);
     fs::create_dir_all(r.join("sub/deeper")).unwrap();
-    fs::create_dir_all(&out).unwrap();
     fs::write(r.join("file.txt"), "inside").unwrap();
     fs::write(r.join("sub/inner.txt"), "inner").unwrap();
     fs::write(out.join("secret.txt"), "secret").unwrap();
@@ -55,11 +54,7 @@ fn fixture() -> Fixture {
     fs::create_dir(r.join("%2e%2e")).unwrap();
     fs::write(r.join(OsStr::from_bytes(b"caf\xe9.txt")), "latin1 name").unwrap();
     let root = Root::new(&r, false).expect("root");
-    Fixture {
-        _tmp: tmp,
-        base,
-        root,
-    }
+    Fixture { scratch, root }
 }
 
 fn kind(f: &Fixture, input: impl AsRef<OsStr>) -> &'static str {
@@ -128,7 +123,7 @@ fn absolute_paths() {
     assert_eq!(kind(&f, "/./"), "OutsideRoot");
     assert_eq!(kind(&f, format!("/{CANARY}-missing/x")), "OutsideRoot");
     assert_eq!(
-        kind(&f, f.base.join(CANARY).join("secret.txt")),
+        kind(&f, f.scratch.base.join(CANARY).join("secret.txt")),
         "OutsideRoot"
     );
     let inside = f.root.path().join("sub/inner.txt");
@@ -176,11 +171,11 @@ fn sibling_prefixes_are_outside() {
             "{sib}"
         );
         assert_eq!(
-            kind(&f, f.base.join(sib).join("file.txt")),
+            kind(&f, f.scratch.base.join(sib).join("file.txt")),
             "OutsideRoot",
             "{sib}"
         );
-        assert_eq!(kind(&f, f.base.join(sib)), "OutsideRoot", "{sib}");
+        assert_eq!(kind(&f, f.scratch.base.join(sib)), "OutsideRoot", "{sib}");
     }
 }
 
@@ -333,7 +328,7 @@ fn directories_and_json() {
 #[test]
 fn root_given_via_symlink_behaves_the_same() {
     let f = fixture();
-    let link = f.base.join("rootlink");
+    let link = f.scratch.base.join("rootlink");
     let again = Root::new(&link, false).expect("root through a symlink");
     assert_eq!(again.path(), f.root.path());
     assert_eq!(
@@ -354,7 +349,7 @@ fn root_given_via_symlink_behaves_the_same() {
 #[test]
 fn root_errors() {
     let f = fixture();
-    let missing = f.base.join("nope");
+    let missing = f.scratch.base.join("nope");
     assert!(matches!(
         Root::new(&missing, false),
         Err(RootError::NotFound(_))

@@ -15,6 +15,7 @@ mod common;
 
 use common::git::{git, git_at, git_bin};
 use common::inotify::{opened_files, watch};
+use common::fixture::Tree;
 use common::mcp_client;
 
 use mcp_client::Server;
@@ -60,11 +61,9 @@ fn lines(n: usize, tag: &str) -> String {
 }
 
 /// base/root/repo with two commits, then every kind of working-tree change.
-fn fixture() -> (tempfile::TempDir, PathBuf) {
-    let base = tempfile::tempdir().unwrap();
-    let b = base.path().canonicalize().unwrap();
-    let repo = b.join("root/repo");
-    fs::create_dir_all(&repo).unwrap();
+fn fixture() -> (Tree, PathBuf) {
+    let tree = Tree::new("root/repo");
+    let repo = tree.repo.clone();
     git(&repo, &["init", "-q"]);
     write(
         &repo,
@@ -119,7 +118,7 @@ fn fixture() -> (tempfile::TempDir, PathBuf) {
     write(&repo, "added.txt", "staged new file\n");
     git(&repo, &["add", "added.txt"]);
     write(&repo, "untracked.txt", "not added\n");
-    (base, repo)
+    (tree, repo)
 }
 
 /// `git diff` output split by file, without `index` lines and similarity numbers.
@@ -241,11 +240,9 @@ fn changes_match_git_diff() {
 }
 
 /// A history with a merge and a binary file.
-fn history() -> (tempfile::TempDir, PathBuf) {
-    let base = tempfile::tempdir().unwrap();
-    let b = base.path().canonicalize().unwrap();
-    let repo = b.join("root/repo");
-    fs::create_dir_all(&repo).unwrap();
+fn history() -> (Tree, PathBuf) {
+    let tree = Tree::new("root/repo");
+    let repo = tree.repo.clone();
     git(&repo, &["init", "-q"]);
     let n = std::cell::Cell::new(0);
     let commit = |repo: &Path, msg: &str| {
@@ -277,7 +274,7 @@ fn history() -> (tempfile::TempDir, PathBuf) {
     );
     write(&repo, "after.txt", "after the merge\n");
     commit(&repo, "after merge");
-    (base, repo)
+    (tree, repo)
 }
 
 fn assert_log_matches(repo: &Path, extra_gnaw: &[&str], extra_git: &[&str]) {
@@ -690,10 +687,8 @@ fn aws_key() -> String {
 
 #[test]
 fn secrets_are_redacted_on_both_sides_and_sensitive_files_left_out() {
-    let base = tempfile::tempdir().unwrap();
-    let b = base.path().canonicalize().unwrap();
-    let repo = b.join("root/repo");
-    fs::create_dir_all(&repo).unwrap();
+    let tree = Tree::new("root/repo");
+    let (b, repo) = (tree.base.clone(), tree.repo.clone());
     git(&repo, &["init", "-q"]);
     let key = aws_key();
     write(

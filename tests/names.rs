@@ -22,6 +22,7 @@
 mod common;
 
 use common::git::{git, git_as};
+use common::fixture::Tree;
 use common::mcp_client;
 use common::xorshift::base62;
 
@@ -350,10 +351,8 @@ fn no_tool_shows_a_raw_name_and_every_shown_name_resolves() {
 
 #[test]
 fn globs_see_the_shown_name_so_guesses_at_a_secret_give_the_same_answer() {
-    let base = tempfile::tempdir().unwrap();
-    let root = base.path().canonicalize().unwrap();
-    let repo = root.join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let tree = Tree::new("repo");
+    let (root, repo) = (tree.base.clone(), tree.repo.clone());
     let token = ghp(11);
     let secret = &token[4..];
     fs::write(
@@ -468,10 +467,8 @@ fn sizes_are_those_of_the_text_served() {
 
 #[test]
 fn log_shows_the_author_and_committer_strings_redacted_and_escaped() {
-    let base = tempfile::tempdir().unwrap();
-    let root = base.path().canonicalize().unwrap();
-    let repo = root.join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let tree = Tree::new("repo");
+    let (root, repo) = (tree.base.clone(), tree.repo.clone());
     fs::write(repo.join("a.txt"), "a\n").unwrap();
     git(&repo, &["init", "-q"]);
     git(&repo, &["add", "-A"]);

@@ -44,6 +44,11 @@ impl Tree {
         self
     }
 
+    /// Remove the whole tree now, saying whether that worked (dropping it ignores errors).
+    pub fn close(self) -> std::io::Result<()> {
+        self._tmp.close()
+    }
+
     /// `base/REL`: a path beside the repository.
     pub fn beside(&self, rel: &str) -> PathBuf {
         self.base.join(rel)

@@ -1,5 +1,6 @@
 //! Reading the parts of a JSON answer the tests look at: a tool's text, and the fields of a
-//! list of objects (`skipped_list`, `omitted_list`, `findings`, `tools`).
+//! list of objects (`skipped_list`, `omitted_list`, `secrets`, `tools`). A list that is not an
+//! array, or a field that is not a string, fails the test.
 
 use serde_json::Value;
 
@@ -11,24 +12,32 @@ pub fn text(resp: &Value) -> String {
         .to_string()
 }
 
-/// Field `a` and field `b` of each object in the array `list` (missing fields and a missing
-/// array read as empty).
-pub fn pairs(list: &Value, a: &str, b: &str) -> Vec<(String, String)> {
+/// The elements of the array `list`.
+pub fn items(list: &Value) -> &[Value] {
     list.as_array()
-        .into_iter()
-        .flatten()
-        .map(|o| {
-            let field = |k: &str| o[k].as_str().unwrap_or_default().to_string();
-            (field(a), field(b))
-        })
+        .unwrap_or_else(|| panic!("not an array: {list}"))
+}
+
+/// Field `name` of `object`, a string.
+pub fn str_field(object: &Value, name: &str) -> String {
+    object[name]
+        .as_str()
+        .unwrap_or_else(|| panic!("no string {name:?} in {object}"))
+        .to_string()
+}
+
+/// Fields `a` and `b`, strings, of each object in the array `list`.
+pub fn pairs(list: &Value, a: &str, b: &str) -> Vec<(String, String)> {
+    items(list)
+        .iter()
+        .map(|o| (str_field(o, a), str_field(o, b)))
         .collect()
 }
 
 /// Field `name` of each object in the array `list` that has it as a string.
 pub fn strings<'a>(list: &'a Value, name: &str) -> Vec<&'a str> {
-    list.as_array()
-        .into_iter()
-        .flatten()
+    items(list)
+        .iter()
         .filter_map(|o| o[name].as_str())
         .collect()
 }

@@ -12,53 +12,33 @@
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
 use crate::common;
+use common::fixture;
+use common::json::{pairs, strings};
 
 use common::{mcp_client, xorshift};
 
 use mcp_client::Server;
 use serde_json::{Value, json};
-use std::fs;
-use std::os::unix::fs::symlink;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 use xorshift::Rng;
 
 const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
-/// A served root holding one repo, `app`.
-struct Tree {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    repo: PathBuf,
+/// A served root (`base`) holding one repo, `app`.
+struct Tree(fixture::Tree);
+
+impl std::ops::Deref for Tree {
+    type Target = fixture::Tree;
+    fn deref(&self) -> &fixture::Tree {
+        &self.0
+    }
 }
 
 impl Tree {
     fn new() -> Tree {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().canonicalize().unwrap();
-        let repo = root.join("app");
-        fs::create_dir_all(&repo).unwrap();
-        Tree {
-            _tmp: tmp,
-            root,
-            repo,
-        }
-    }
-
-    fn write(&self, rel: &str, text: &str) -> &Tree {
-        let p = self.repo.join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
-        self
-    }
-
-    fn link(&self, rel: &str, target: &str) -> &Tree {
-        let p = self.repo.join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        symlink(target, p).unwrap();
-        self
+        Tree(fixture::Tree::new("app"))
     }
 
     fn gnaw(&self, args: &[&str]) -> Output {
@@ -66,35 +46,14 @@ impl Tree {
     }
 
     fn gnaw_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_gnaw"))
-            .arg(&self.repo)
-            .args(args)
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        if let Some(input) = stdin {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.as_bytes())
-                .unwrap();
-        }
-        child.wait_with_output().unwrap()
+        common::cli::gnaw_stdin(&self.repo, args, stdin.map(str::as_bytes), None)
     }
 
     /// A server on the root with an unlimited default budget and `env`.
     fn server(&self, env: &[(&str, &str)]) -> Server {
         let mut all = vec![("GNAW_MCP_DEFAULT_BUDGET", "0")];
         all.extend_from_slice(env);
-        let mut s = Server::start(&self.root, &all);
+        let mut s = Server::start(&self.base, &all);
         s.initialize("2025-11-25");
         s
     }
@@ -147,17 +106,7 @@ fn refused(est: &Value) -> Vec<(String, String)> {
 }
 
 fn skipped(summary: &Value) -> Vec<(String, String)> {
-    summary["skipped_list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (
-                s["path"].as_str().unwrap().to_string(),
-                s["reason"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    pairs(&summary["skipped_list"], "path", "reason")
 }
 
 /// Item 11: `[secrets] allow_paths = ["**"]` in the repo switched scanning off, whatever the
@@ -393,12 +342,7 @@ fn followed_links_are_checked_by_their_target() {
             "{path}: {sk:?}"
         );
     }
-    let details: Vec<&str> = v["skipped_list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|s| s["detail"].as_str())
-        .collect();
+    let details = strings(&v["skipped_list"], "detail");
     assert!(details.iter().any(|d| d.contains("hidden")), "{details:?}");
     assert!(details.iter().any(|d| d.contains("ignore")), "{details:?}");
     // The run's own settings decide for the target as for any file.
@@ -481,7 +425,7 @@ fn a_repo_that_widens_nothing_gets_no_note() {
 fn a_bad_repo_may_widen_value_stops_the_server_naming_the_choices() {
     let t = Tree::new();
     let (status, _out, e) =
-        mcp_client::run(&t.root, &[], &[("GNAW_MCP_REPO_MAY_WIDEN", "hidden,hiden")]);
+        mcp_client::run(&t.base, &[], &[("GNAW_MCP_REPO_MAY_WIDEN", "hidden,hiden")]);
     assert!(!status.success());
     for word in [
         "GNAW_MCP_REPO_MAY_WIDEN",
@@ -492,7 +436,7 @@ fn a_bad_repo_may_widen_value_stops_the_server_naming_the_choices() {
         assert!(e.contains(word), "lacks {word}: {e}");
     }
     // The help lists the variable and every choice.
-    let (status, out, _) = mcp_client::run(&t.root, &["--help"], &[]);
+    let (status, out, _) = mcp_client::run(&t.base, &["--help"], &[]);
     assert!(status.success());
     for word in [
         "GNAW_MCP_REPO_MAY_WIDEN",

@@ -329,22 +329,6 @@ fn mcp_extract_with_compress_is_the_cli_bytes() {
     assert!(status.success());
 }
 
-/// The last value of `field` in the cache statistics gnaw-mcp logs after each call.
-fn last_stat(stderr: &str, field: &str) -> u64 {
-    let line = stderr
-        .lines()
-        .rev()
-        .find(|l| l.contains("CacheStats"))
-        .unwrap_or_else(|| panic!("no cache stats in: {stderr}"));
-    let at = line.find(&format!("{field}: ")).unwrap() + field.len() + 2;
-    line[at..]
-        .split(|c: char| !c.is_ascii_digit())
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
-}
-
 #[test]
 fn warm_skeletons_are_the_cold_ones_and_follow_edits() {
     let base = tempfile::tempdir().unwrap();
@@ -363,8 +347,8 @@ fn warm_skeletons_are_the_cold_ones_and_follow_edits() {
         std::thread::sleep(std::time::Duration::from_millis(150));
         (
             text,
-            last_stat(&s.stderr(), "skeleton_hits"),
-            last_stat(&s.stderr(), "skeleton_misses"),
+            mcp_client::cache_stat(&s.stderr(), "skeleton_hits"),
+            mcp_client::cache_stat(&s.stderr(), "skeleton_misses"),
         )
     };
     let cli = ok_stdout(gnaw(&repo, &["--compress"]));

@@ -5,6 +5,7 @@
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
 use crate::common;
+use common::fixture::Tree;
 
 use common::{deep_repo, mcp_client};
 
@@ -119,17 +120,7 @@ fn text_of(resp: &Value) -> &str {
 }
 
 fn cli(repo: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_gnaw"))
-        .arg(repo)
-        .args(args)
-        .output()
-        .expect("run gnaw");
-    assert!(
-        out.status.success(),
-        "gnaw failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("gnaw output is UTF-8")
+    common::cli::ok_stdout(common::cli::gnaw_on(repo, args))
 }
 
 /// Needs the pipeline (`run_extraction`) and the CLI.
@@ -188,9 +179,8 @@ fn extract_matches_cli_bytes_and_estimate_matches_its_count() {
 /// Needs the pipeline.
 #[test]
 fn progress_notifications_count_files() {
-    let root = tempfile::tempdir().unwrap();
-    let repo = root.path().join("many");
-    fs::create_dir_all(&repo).unwrap();
+    let root = Tree::new("many");
+    let repo = root.repo.clone();
     for i in 0..200 {
         fs::write(
             repo.join(format!("f{i:03}.txt")),
@@ -198,7 +188,7 @@ fn progress_notifications_count_files() {
         )
         .unwrap();
     }
-    let mut s = Server::start(root.path(), &[]);
+    let mut s = Server::start(root.base.as_path(), &[]);
     s.initialize("2025-11-25");
     let resp = s.request(
         "tools/call",
@@ -225,18 +215,17 @@ fn progress_notifications_count_files() {
 /// Needs the pipeline: a run long enough to cancel in the middle.
 #[test]
 fn cancel_stops_a_long_extract_and_ping_answers_meanwhile() {
-    let root = tempfile::tempdir().unwrap();
-    let repo = root.path().join("big");
-    fs::create_dir_all(&repo).unwrap();
+    let root = Tree::new("big");
+    let repo = root.repo.clone();
     let line = "let value = compute(alpha, beta, gamma) + other_function(delta);\n";
     let body = line.repeat(120); // ~8 KB of token-dense text per file
     for i in 0..3000 {
         fs::write(repo.join(format!("m{i:04}.rs")), &body).unwrap();
     }
-    fs::create_dir_all(root.path().join("tiny")).unwrap();
-    fs::write(root.path().join("tiny/a.txt"), "a\n").unwrap();
+    fs::create_dir_all(root.base.as_path().join("tiny")).unwrap();
+    fs::write(root.base.as_path().join("tiny/a.txt"), "a\n").unwrap();
 
-    let mut s = Server::start(root.path(), &[("GNAW_MCP_MAX_OUTPUT_BYTES", "100000000")]);
+    let mut s = Server::start(root.base.as_path(), &[("GNAW_MCP_MAX_OUTPUT_BYTES", "100000000")]);
     s.initialize("2025-11-25");
     s.send(&json!({
         "jsonrpc": "2.0", "id": "long", "method": "tools/call",
@@ -276,13 +265,13 @@ fn cancel_stops_a_long_extract_and_ping_answers_meanwhile() {
 /// Needs the pipeline.
 #[test]
 fn output_over_the_cap_is_an_error_with_advice_not_a_cut_body() {
-    let root = tempfile::tempdir().unwrap();
-    let repo = root.path().join("proj");
+    let root = Tree::new("proj");
+    let repo = root.repo.clone();
     fs::create_dir_all(repo.join("big")).unwrap();
     fs::create_dir_all(repo.join("small")).unwrap();
     fs::write(repo.join("big/bulk.txt"), "MARKER bulk text\n".repeat(500)).unwrap();
     fs::write(repo.join("small/a.txt"), "small\n").unwrap();
-    let mut s = Server::start(root.path(), &[("GNAW_MCP_MAX_OUTPUT_BYTES", "2000")]);
+    let mut s = Server::start(root.base.as_path(), &[("GNAW_MCP_MAX_OUTPUT_BYTES", "2000")]);
     s.initialize("2025-11-25");
     let resp = s.call("extract", json!({ "repo": "proj" }));
     let result = &resp["result"];
@@ -316,15 +305,14 @@ fn output_over_the_cap_is_an_error_with_advice_not_a_cut_body() {
 /// ceiling (`GNAW_MCP_MAX_FILE_SIZE`, default 16 MiB); below the ceiling it is honoured.
 #[test]
 fn gnawconfig_max_file_size_is_capped_by_the_operator() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let base = Tree::new("repo");
+    let repo = base.repo.clone();
     fs::write(repo.join(".gnawconfig"), "max_file_size = \"8MiB\"\n").unwrap();
     fs::write(repo.join("small.txt"), "small\n").unwrap();
     // 2 MiB of text, above the 1 MiB default and below the config's 8 MiB.
     fs::write(repo.join("big.txt"), "word ".repeat(2 << 20 >> 2)).unwrap();
     let skipped = |env: &[(&str, &str)]| {
-        let mut s = Server::start(base.path(), env);
+        let mut s = Server::start(base.base.as_path(), env);
         s.initialize("2025-11-25");
         let r = s.call("estimate", json!({ "repo": "repo" }));
         r["result"]["structuredContent"]["skipped"].clone()
@@ -338,7 +326,7 @@ fn gnawconfig_max_file_size_is_capped_by_the_operator() {
     );
     // A bad value is refused at startup with a message naming the variable.
     let (status, _out, err) =
-        mcp_client::run(base.path(), &[], &[("GNAW_MCP_MAX_FILE_SIZE", "lots")]);
+        mcp_client::run(base.base.as_path(), &[], &[("GNAW_MCP_MAX_FILE_SIZE", "lots")]);
     assert!(!status.success());
     assert!(err.contains("GNAW_MCP_MAX_FILE_SIZE"), "{err}");
 }

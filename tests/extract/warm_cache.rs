@@ -5,6 +5,7 @@
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
 use crate::common;
+use common::fixture::Tree;
 
 use common::mcp_client;
 
@@ -42,9 +43,9 @@ fn run_with(
     run_extraction(&spec).unwrap()
 }
 
-fn fixture() -> (tempfile::TempDir, std::path::PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().canonicalize().unwrap().join("r");
+fn fixture() -> (Tree, std::path::PathBuf) {
+    let tmp = Tree::new("r");
+    let repo = tmp.repo.clone();
     fs::create_dir_all(repo.join("src")).unwrap();
     for i in 0..40 {
         fs::write(
@@ -153,7 +154,7 @@ fn the_cache_stays_within_its_bound() {
 #[test]
 fn server_estimates_follow_edits() {
     let (tmp, repo) = fixture();
-    let root = tmp.path().canonicalize().unwrap();
+    let root = tmp.base.clone();
     let mut s = Server::start(&root, &[("GNAW_MCP_DEFAULT_BUDGET", "0")]);
     s.initialize("2025-06-18");
     let tokens = |s: &mut Server| {

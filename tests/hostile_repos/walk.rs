@@ -10,6 +10,8 @@
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
 use crate::common;
+use common::deep_repo::{create_at, deep_tree};
+use common::fixture::Tree;
 
 use common::mcp_client;
 use common::process::{Run, run_within};
@@ -85,9 +87,8 @@ const QUICK: Duration = Duration::from_secs(30);
 
 #[test]
 fn special_files_are_skipped_never_read() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let base = Tree::new("repo");
+    let repo = base.repo.clone();
     fs::write(repo.join("ok.txt"), "fine\n").unwrap();
     nix::unistd::mkfifo(&repo.join("fifo"), Mode::from_bits_truncate(0o644)).unwrap();
     let _listener = std::os::unix::net::UnixListener::bind(repo.join("sock")).unwrap();
@@ -125,9 +126,8 @@ fn special_files_are_skipped_never_read() {
 
 #[test]
 fn sparse_100_gb_file_is_too_large_without_reading_it() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let base = Tree::new("repo");
+    let repo = base.repo.clone();
     fs::write(repo.join("ok.txt"), "fine\n").unwrap();
     let f = fs::File::create(repo.join("sparse.bin")).unwrap();
     f.set_len(100 << 30).unwrap();
@@ -141,9 +141,8 @@ fn sparse_100_gb_file_is_too_large_without_reading_it() {
 
 #[test]
 fn a_file_growing_while_read_is_bounded() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let base = Tree::new("repo");
+    let repo = base.repo.clone();
     fs::write(repo.join("ok.txt"), "fine\n").unwrap();
     let path = repo.join("growing.log.txt");
     let mut file = fs::File::create(&path).unwrap();
@@ -188,9 +187,8 @@ fn a_file_growing_while_read_is_bounded() {
 
 #[test]
 fn one_4_mb_line_without_whitespace_is_counted() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let base = Tree::new("repo");
+    let repo = base.repo.clone();
     fs::write(repo.join(".gnawconfig"), "max_file_size = \"8MiB\"\n").unwrap();
     // Pseudo-random letters and digits, so BPE cannot collapse it into a few long tokens.
     let mut x: u32 = 12345;
@@ -218,34 +216,14 @@ fn one_4_mb_line_without_whitespace_is_counted() {
     assert_eq!(est["tokens"], tokens, "MCP and CLI disagree");
 }
 
-/// Create `depth` nested directories named `d` under `top`, walking down with directory fds
-/// (the path soon exceeds PATH_MAX, so paths cannot be used). Returns the deepest fd.
-fn deep_tree(top: &Path, depth: usize) -> OwnedFd {
-    let flags = OFlag::O_DIRECTORY | OFlag::O_RDONLY | OFlag::O_CLOEXEC;
-    let mut fd = open(top, flags, Mode::empty()).unwrap();
-    for _ in 0..depth {
-        mkdirat(fd.as_fd(), "d", Mode::from_bits_truncate(0o755)).unwrap();
-        fd = openat(fd.as_fd(), "d", flags | OFlag::O_NOFOLLOW, Mode::empty()).unwrap();
-    }
-    fd
-}
-
 #[test]
 fn a_tree_10000_directories_deep_finishes() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let base = Tree::new("repo");
+    let repo = base.repo.clone();
     fs::write(repo.join("top.txt"), "top\n").unwrap();
     let built = Instant::now();
-    let bottom = deep_tree(&repo, 10_000);
-    let file = openat(
-        bottom.as_fd(),
-        "bottom.txt",
-        OFlag::O_CREAT | OFlag::O_WRONLY | OFlag::O_CLOEXEC,
-        Mode::from_bits_truncate(0o644),
-    )
-    .unwrap();
-    drop(file);
+    let bottom = deep_tree(&repo, 10_000, "d", false);
+    create_at(&bottom, "bottom.txt");
     drop(bottom);
     // A shallow file inside the chain too.
     fs::write(repo.join("d/d/d/shallow.txt"), "shallow\n").unwrap();
@@ -320,8 +298,8 @@ fn many_files() {
 /// just under the bound is honoured line for line.
 #[test]
 fn a_pathologically_large_gitignore_stops_at_the_pattern_bound() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("repo");
+    let base = Tree::new("repo");
+    let repo = base.repo.clone();
     fs::create_dir_all(repo.join("src")).unwrap();
     let lines = |n: usize| {
         let mut gi = String::new();

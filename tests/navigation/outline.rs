@@ -7,6 +7,7 @@
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
 use crate::common;
+use common::fixture::Tree;
 
 use common::cli::{gnaw, ok_stdout, reference_count};
 use common::{mcp_client, xorshift};
@@ -14,7 +15,6 @@ use common::{mcp_client, xorshift};
 use mcp_client::Server;
 use serde_json::{Value, json};
 use std::fs;
-use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use xorshift::Rng;
@@ -442,27 +442,12 @@ fn budgets_are_exact_and_continuations_show_every_definition_once() {
     assert!(status.success());
 }
 
-/// base/root/repo is the repo; base/outside holds the canary.
-fn layout() -> (tempfile::TempDir, PathBuf) {
-    let base = tempfile::tempdir().unwrap();
-    let b = base.path().canonicalize().unwrap();
-    let repo = b.join("root/repo");
-    fs::create_dir_all(repo.join("src")).unwrap();
-    fs::write(
-        repo.join("src/lib.rs"),
-        "pub fn inside() -> u32 {\n    42\n}\n",
-    )
-    .unwrap();
-    fs::create_dir_all(b.join("outside")).unwrap();
-    fs::write(
-        b.join("outside/secret.rs"),
-        format!("/// {CANARY}\npub fn {}() {{}}\n", CANARY.replace('-', "_")),
-    )
-    .unwrap();
-    symlink(b.join("outside"), repo.join("link_out")).unwrap();
-    symlink(b.join("outside/secret.rs"), repo.join("file_link_out.rs")).unwrap();
-    symlink("../../outside/secret.rs", repo.join("rel_link_out.rs")).unwrap();
-    (base, b)
+/// base/root/repo is the repo; base/outside holds the canary, as a definition.
+fn layout() -> (Tree, PathBuf) {
+    let secret = format!("/// {CANARY}\npub fn {}() {{}}\n", CANARY.replace('-', "_"));
+    let t = crate::outside_layout("secret.rs", &secret, ".rs");
+    let b = t.base.clone();
+    (t, b)
 }
 
 #[test]
@@ -526,9 +511,8 @@ fn every_path_is_proven_inside_the_repo() {
 
 #[test]
 fn secrets_in_signatures_and_doc_lines_are_redacted() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("app");
-    fs::create_dir_all(&repo).unwrap();
+    let base = Tree::new("app");
+    let repo = base.repo.clone();
     let mut r = Rng(0x0a1b_2c3d_4e5f_6071);
     let key = format!("{}{}", "AK", "IA") + &r.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16);
     fs::write(
@@ -538,7 +522,7 @@ fn secrets_in_signatures_and_doc_lines_are_redacted() {
         ),
     )
     .unwrap();
-    let mut s = Server::start(base.path(), &[]);
+    let mut s = Server::start(base.base.as_path(), &[]);
     s.initialize("2025-11-25");
     let resp = s.call("outline", json!({"repo": "app", "paths": ["config.py"]}));
     let t = text(&resp);
@@ -553,9 +537,8 @@ fn secrets_in_signatures_and_doc_lines_are_redacted() {
 
 #[test]
 fn hostile_files_are_answered_within_their_bounds() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("h");
-    fs::create_dir_all(&repo).unwrap();
+    let base = Tree::new("h");
+    let repo = base.repo.clone();
     // 4 MiB on one line: over the read limit, reported.
     fs::write(repo.join("line.rs"), "a".repeat(4 << 20)).unwrap();
     // 900 KiB of nesting on one line: parsed (or skipped) within the time bound.
@@ -611,8 +594,8 @@ fn hostile_files_are_answered_within_their_bounds() {
 
 #[test]
 fn symbol_finds_methods_in_impls_and_classes_and_every_overload() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("proj");
+    let base = Tree::new("proj");
+    let repo = base.repo.clone();
     fs::create_dir_all(repo.join("src")).unwrap();
     fs::create_dir_all(repo.join("tests")).unwrap();
     fs::write(
@@ -692,7 +675,7 @@ fn symbol_finds_methods_in_impls_and_classes_and_every_overload() {
     let t = run("load", &["--limit", "1"]);
     assert!(t.contains("--- 1 of"), "{t}");
     // Through the server: the same text, paths proven.
-    let mut s = Server::start(base.path(), &[]);
+    let mut s = Server::start(base.base.as_path(), &[]);
     s.initialize("2025-11-25");
     let resp = s.call("symbol", json!({"repo": "proj", "name": "Config::load"}));
     assert_eq!(text(&resp), run("Config::load", &[]));

@@ -7,6 +7,7 @@
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
 use crate::common;
+use common::fixture::Tree;
 
 use common::mcp_client::Server;
 use gnaw::cache::Cache;
@@ -53,9 +54,9 @@ fn settle() {
     std::thread::sleep(Duration::from_millis(2100));
 }
 
-fn fixture() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().canonicalize().unwrap().join("r");
+fn fixture() -> (Tree, PathBuf) {
+    let tmp = Tree::new("r");
+    let repo = tmp.repo.clone();
     fs::create_dir_all(repo.join("src")).unwrap();
     for i in 0..30 {
         fs::write(
@@ -142,8 +143,8 @@ fn a_warm_search_indexes_nothing_again_and_an_edit_reindexes_one_file() {
 
 #[test]
 fn a_redacted_secret_is_in_no_index() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().canonicalize().unwrap().join("app");
+    let tmp = Tree::new("app");
+    let repo = tmp.repo.clone();
     fs::create_dir_all(repo.join("src")).unwrap();
     // An AWS access key id, built so this file holds no key itself.
     let key = format!("{}{}", "AK", "IAQ3EGRIT5MPLX7KZW");
@@ -194,8 +195,8 @@ fn a_redacted_secret_is_in_no_index() {
 
 #[test]
 fn related_files_are_linked_by_imports_and_names_both_ways() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().canonicalize().unwrap().join("r");
+    let tmp = Tree::new("r");
+    let repo = tmp.repo.clone();
     fs::create_dir_all(repo.join("src")).unwrap();
     let files = [
         (
@@ -262,8 +263,8 @@ fn related_files_are_linked_by_imports_and_names_both_ways() {
 
 #[test]
 fn related_through_the_server() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().canonicalize().unwrap().join("app");
+    let tmp = Tree::new("app");
+    let repo = tmp.repo.clone();
     fs::create_dir_all(repo.join("src")).unwrap();
     fs::write(
         repo.join("src/parser.rs"),
@@ -280,7 +281,7 @@ fn related_through_the_server() {
         "fn serve() -> HeaderMap { todo!() }\n",
     )
     .unwrap();
-    let mut s = Server::start(tmp.path(), &[]);
+    let mut s = Server::start(tmp.base.as_path(), &[]);
     s.initialize("2025-11-25");
     let resp = s.call("related", json!({"repo": "app", "path": "src/parser.rs"}));
     let sc = &resp["result"]["structuredContent"];

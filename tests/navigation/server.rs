@@ -28,29 +28,13 @@ use xorshift::Rng;
 const CANARY: &str = "NAV-CANARY-OUTSIDE-4471";
 
 /// base/root/repo is the repo; base/outside holds the canary.
-fn layout() -> (tempfile::TempDir, PathBuf) {
-    let base = tempfile::tempdir().unwrap();
-    let b = base.path().canonicalize().unwrap();
-    let repo = b.join("root/repo");
-    fs::create_dir_all(repo.join("src/net")).unwrap();
-    fs::write(
-        repo.join("src/lib.rs"),
-        "pub fn inside() -> u32 {\n    42\n}\n",
-    )
-    .unwrap();
-    fs::write(
-        repo.join("src/net/http.rs"),
-        "fn retry() {}\nfn retry_later() {}\n",
-    )
-    .unwrap();
-    fs::write(repo.join("README.md"), "# repo\n\nretry docs\n").unwrap();
-    fs::create_dir_all(b.join("outside")).unwrap();
-    fs::write(b.join("outside/secret.txt"), format!("{CANARY}\n")).unwrap();
-    symlink(b.join("outside"), repo.join("link_out")).unwrap();
-    symlink(b.join("outside/secret.txt"), repo.join("file_link_out")).unwrap();
-    symlink("../../outside/secret.txt", repo.join("rel_link_out")).unwrap();
-    symlink("src/lib.rs", repo.join("link_in.rs")).unwrap();
-    (base, b)
+fn layout() -> (Tree, PathBuf) {
+    let t = crate::outside_layout("secret.txt", &format!("{CANARY}\n"), "");
+    t.write("src/net/http.rs", "fn retry() {}\nfn retry_later() {}\n")
+        .write("README.md", "# repo\n\nretry docs\n")
+        .link("link_in.rs", "src/lib.rs");
+    let b = t.base.clone();
+    (t, b)
 }
 
 fn text(resp: &Value) -> String {
@@ -459,12 +443,11 @@ fn hostile_files_are_reported_without_a_hang_or_a_leak() {
 
 #[test]
 fn pathological_patterns_answer_in_linear_time_or_are_refused() {
-    let base = tempfile::tempdir().unwrap();
-    let repo = base.path().join("r");
-    fs::create_dir_all(&repo).unwrap();
+    let base = Tree::new("r");
+    let repo = base.repo.clone();
     fs::write(repo.join("line.txt"), format!("{}\n", "a".repeat(900_000))).unwrap();
     fs::write(repo.join("words.txt"), "word ".repeat(30).repeat(6000)).unwrap();
-    let mut s = Server::start(base.path(), &[]);
+    let mut s = Server::start(base.base.as_path(), &[]);
     s.initialize("2025-11-25");
     for pattern in [
         "(a|aa)*b",
@@ -560,22 +543,9 @@ fn a_file_swapped_for_a_link_mid_call_never_leaks() {
     no_canary("stderr", &stderr);
 }
 
-/// The last `CacheStats` the server logged.
+/// The last `CacheStats` the server logged: file and piece misses.
 fn last_stats(stderr: &str) -> (u64, u64) {
-    let line = stderr
-        .lines()
-        .rev()
-        .find(|l| l.contains("cache CacheStats"))
-        .unwrap_or_else(|| panic!("no cache stats in: {stderr}"));
-    let field = |name: &str| -> u64 {
-        let at = line.find(&format!("{name}: ")).unwrap() + name.len() + 2;
-        line[at..]
-            .split(|c: char| !c.is_ascii_digit())
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
+    let field = |name| mcp_client::cache_stat(stderr, name);
     (field("file_misses"), field("piece_misses"))
 }
 
@@ -648,12 +618,7 @@ fn progress_is_reported_and_schemas_have_one_type_per_property() {
         s.notifications
     );
     let list = s.ok("tools/list", json!({}));
-    let names: Vec<&str> = list["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let names = common::json::strings(&list["tools"], "name");
     for tool in ["read", "grep", "tree"] {
         assert!(names.contains(&tool), "{names:?}");
     }

@@ -7,6 +7,7 @@
 #![allow(clippy::disallowed_methods)] // fixtures use std::fs directly
 
 use crate::common;
+use common::fixture::Tree;
 
 use common::mcp_client;
 
@@ -86,9 +87,8 @@ fn estimate_is_bounded_and_collapses_what_the_budget_leaves_out() {
 
 #[test]
 fn findings_are_described_only_for_files_in_the_prompt() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let tmp = Tree::new("repo");
+    let repo = tmp.repo.clone();
     // A GitHub token shape made at run time (never a committed real-looking key).
     let token = format!("ghp_{}", "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zA4");
     fs::write(repo.join("a_small.rs"), "pub fn keep() {}\n").unwrap();
@@ -100,7 +100,7 @@ fn findings_are_described_only_for_files_in_the_prompt() {
         ),
     )
     .unwrap();
-    let mut s = Server::start(tmp.path(), &[]);
+    let mut s = Server::start(tmp.base.as_path(), &[]);
     s.initialize("2025-11-25");
     let full = s.call("estimate", json!({"repo": "repo", "budget": 0}));
     let sc = &full["result"]["structuredContent"];
@@ -254,14 +254,13 @@ fn a_toml_error_names_its_line_and_column() {
 
 #[test]
 fn the_output_file_is_never_written_through_a_link() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let tmp = Tree::new("repo");
+    let repo = tmp.repo.clone();
     fs::write(repo.join("a.rs"), "fn a() {}\n").unwrap();
-    let victim = tmp.path().join("bashrc");
+    let victim = tmp.base.as_path().join("bashrc");
     fs::write(&victim, "original\n").unwrap();
     std::os::unix::fs::symlink(&victim, repo.join("prompt.md")).unwrap();
-    std::os::unix::fs::symlink(tmp.path().join("authorized_keys"), repo.join("dangling.md"))
+    std::os::unix::fs::symlink(tmp.base.as_path().join("authorized_keys"), repo.join("dangling.md"))
         .unwrap();
     nix::unistd::mkfifo(&repo.join("fifo.md"), nix::sys::stat::Mode::S_IRWXU).unwrap();
     for (name, why) in [
@@ -279,7 +278,7 @@ fn the_output_file_is_never_written_through_a_link() {
         assert!(err.contains(why), "{name}: {err}");
     }
     assert_eq!(fs::read_to_string(&victim).unwrap(), "original\n");
-    assert!(!tmp.path().join("authorized_keys").exists());
+    assert!(!tmp.base.as_path().join("authorized_keys").exists());
     // A regular file (and /dev/null) is written as before.
     let out = Command::new(gnaw_bin())
         .current_dir(&repo)

@@ -6,6 +6,8 @@
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
 use crate::common;
+use common::fixture::Tree;
+use common::json::{items, str_field};
 
 use common::{mcp_client, xorshift};
 
@@ -59,16 +61,15 @@ impl Secrets {
 }
 
 struct Repo {
-    _tmp: tempfile::TempDir,
+    _tmp: Tree,
     root: PathBuf,
     repo: PathBuf,
     s: Secrets,
 }
 
 fn repo() -> Repo {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().canonicalize().unwrap();
-    let repo = root.join("app");
+    let tree = Tree::new("app");
+    let (root, repo) = (tree.base.clone(), tree.repo.clone());
     fs::create_dir_all(repo.join("src")).unwrap();
     fs::create_dir_all(repo.join("keys")).unwrap();
     let s = secrets();
@@ -108,7 +109,7 @@ fn repo() -> Repo {
     );
     w("README.md", "# app\n".into());
     Repo {
-        _tmp: tmp,
+        _tmp: tree,
         root,
         repo,
         s,
@@ -168,17 +169,9 @@ fn findings_name_rule_path_and_line_never_the_secret() {
     let r = repo();
     let o = gnaw(&r.repo, &["--json", "-q", "--secrets", "warn"]);
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let found: Vec<(String, String, u64)> = v["secrets"]
-        .as_array()
-        .unwrap()
+    let found: Vec<(String, String, u64)> = items(&v["secrets"])
         .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["path"].as_str().unwrap().to_string(),
-                f["line"].as_u64().unwrap(),
-            )
-        })
+        .map(|f| (str_field(f, "rule"), str_field(f, "path"), f["line"].as_u64().unwrap()))
         .collect();
     for expected in [
         ("github-token", "src/config.py", 3),

@@ -566,19 +566,12 @@ fn git_dirs_leading_outside_are_refused_by_name() {
     symlink("/etc/passwd", copy.join(".git/packed-refs-link")).unwrap();
     refusal("copy", "GitDirLink");
     fs::remove_file(copy.join(".git/packed-refs-link")).unwrap();
-    fs::write(
-        copy.join(".git/commondir"),
-        format!("{}\n", repo.join(".git").display()),
-    )
-    .unwrap();
+    let outside = |rel: &str| format!("{}\n", repo.join(rel).display());
+    fs::write(copy.join(".git/commondir"), outside(".git")).unwrap();
     refusal("copy", "CommonDirOutside");
     fs::remove_file(copy.join(".git/commondir")).unwrap();
-    fs::create_dir_all(copy.join(".git/objects/info")).unwrap();
-    fs::write(
-        copy.join(".git/objects/info/alternates"),
-        format!("{}\n", repo.join(".git/objects").display()),
-    )
-    .unwrap();
+    let alternates = copy.join(".git/objects/info/alternates");
+    common::fixture::put(&alternates, outside(".git/objects"));
     refusal("copy", "AlternatesOutside");
     fs::write(
         copy.join(".git/objects/info/alternates"),

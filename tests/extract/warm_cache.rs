@@ -210,14 +210,16 @@ fn assert_same(warm: &gnaw::Extraction, cold: &gnaw::Extraction, what: &str) {
     assert_eq!(warm.findings, cold.findings, "{what}: findings");
 }
 
+/// `src/conf.rs`, holding a fake token the scan finds.
+fn write_token(repo: &Path) {
+    let line = format!("pub const TOKEN: &str = \"{}\";\n", fake_token());
+    fs::write(repo.join("src/conf.rs"), line).unwrap();
+}
+
 #[test]
 fn warm_pieces_follow_every_option_that_shapes_them() {
     let (_tmp, repo) = fixture();
-    fs::write(
-        repo.join("src/conf.rs"),
-        format!("pub const TOKEN: &str = \"{}\";\n", fake_token()),
-    )
-    .unwrap();
+    write_token(&repo);
     // A second name for the same inode: a piece is per path, not per file.
     fs::hard_link(repo.join("src/m1.rs"), repo.join("src/hard.rs")).unwrap();
     std::thread::sleep(Duration::from_millis(2100));
@@ -317,11 +319,7 @@ fn warm_pieces_follow_every_option_that_shapes_them() {
 #[test]
 fn allow_list_and_config_changes_are_seen_by_warm_calls() {
     let (_tmp, repo) = fixture();
-    fs::write(
-        repo.join("src/conf.rs"),
-        format!("pub const TOKEN: &str = \"{}\";\n", fake_token()),
-    )
-    .unwrap();
+    write_token(&repo);
     std::thread::sleep(Duration::from_millis(2100));
     let redact = || Overrides {
         secrets: Some(SecretsMode::Redact),

@@ -24,7 +24,7 @@ use std::fs;
 use std::io::Write;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::symlink;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -85,11 +85,17 @@ fn short(v: &Value) -> String {
 
 const QUICK: Duration = Duration::from_secs(30);
 
+/// A repository `repo` holding one ordinary file, `ok.txt`.
+fn fine_repo() -> (Tree, PathBuf) {
+    let t = Tree::new("repo");
+    t.write("ok.txt", "fine\n");
+    let repo = t.repo.clone();
+    (t, repo)
+}
+
 #[test]
 fn special_files_are_skipped_never_read() {
-    let base = Tree::new("repo");
-    let repo = base.repo.clone();
-    fs::write(repo.join("ok.txt"), "fine\n").unwrap();
+    let (_base, repo) = fine_repo();
     nix::unistd::mkfifo(&repo.join("fifo"), Mode::from_bits_truncate(0o644)).unwrap();
     let _listener = std::os::unix::net::UnixListener::bind(repo.join("sock")).unwrap();
     symlink("/dev/zero", repo.join("zero")).unwrap();
@@ -126,9 +132,7 @@ fn special_files_are_skipped_never_read() {
 
 #[test]
 fn sparse_100_gb_file_is_too_large_without_reading_it() {
-    let base = Tree::new("repo");
-    let repo = base.repo.clone();
-    fs::write(repo.join("ok.txt"), "fine\n").unwrap();
+    let (_base, repo) = fine_repo();
     let f = fs::File::create(repo.join("sparse.bin")).unwrap();
     f.set_len(100 << 30).unwrap();
     let (s, elapsed) = summary(&repo, &[], QUICK);
@@ -141,9 +145,7 @@ fn sparse_100_gb_file_is_too_large_without_reading_it() {
 
 #[test]
 fn a_file_growing_while_read_is_bounded() {
-    let base = Tree::new("repo");
-    let repo = base.repo.clone();
-    fs::write(repo.join("ok.txt"), "fine\n").unwrap();
+    let (_base, repo) = fine_repo();
     let path = repo.join("growing.log.txt");
     let mut file = fs::File::create(&path).unwrap();
     let stop = Arc::new(AtomicBool::new(false));

@@ -592,6 +592,13 @@ fn hostile_files_are_answered_within_their_bounds() {
     assert!(out.contains("pipe.rs: not shown:"), "{out}");
 }
 
+/// `text` holds every one of `wanted`.
+fn holds_all(text: &str, wanted: &[&str]) {
+    for w in wanted {
+        assert!(text.contains(w), "no {w:?} in:\n{text}");
+    }
+}
+
 #[test]
 fn symbol_finds_methods_in_impls_and_classes_and_every_overload() {
     let base = Tree::new("proj");
@@ -626,13 +633,12 @@ fn symbol_finds_methods_in_impls_and_classes_and_every_overload() {
     // Type::method: only the method in the impl, with its exact lines and source.
     let t = run("Config::load", &[]);
     assert!(t.starts_with("symbol load: 1 definition"), "{t}");
-    assert!(
-        t.contains("==> src/lib.rs:5-7 method load in impl Config (rust)"),
-        "{t}"
-    );
-    assert!(
-        t.contains("5 |     pub fn load(path: &str) -> Config {"),
-        "{t}"
+    holds_all(
+        &t,
+        &[
+            "==> src/lib.rs:5-7 method load in impl Config (rust)",
+            "5 |     pub fn load(path: &str) -> Config {",
+        ],
     );
     // A bare name: every definition, sources before tests, then the uses.
     let t = run("load", &[]);
@@ -649,14 +655,12 @@ fn symbol_finds_methods_in_impls_and_classes_and_every_overload() {
     let use_at = t.find("tests/it.rs:3:").unwrap();
     assert!(use_at > t.find("==> tests/it.rs").unwrap(), "{t}");
     // Overloads in a class, both.
-    let t = run("Shape.area", &[]);
-    assert!(
-        t.contains("src/Shapes.java:2-4 method area in class Shape"),
-        "{t}"
-    );
-    assert!(
-        t.contains("src/Shapes.java:5-7 method area in class Shape"),
-        "{t}"
+    holds_all(
+        &run("Shape.area", &[]),
+        &[
+            "src/Shapes.java:2-4 method area in class Shape",
+            "src/Shapes.java:5-7 method area in class Shape",
+        ],
     );
     // A Python method in a class; a path narrows the search.
     let t = run("app.py::Cache::get", &[]);

@@ -220,6 +220,16 @@ fn guesses(key: &str) -> Vec<(usize, String, String)> {
         .collect()
 }
 
+/// The answer to a guess as the model sees it, the echoed guess taken out (text, and the
+/// structured copy without its token count); it must not show the key.
+fn as_seen(resp: &Value, guess: &str, key: &str) -> (String, Value) {
+    let t = text(resp).replace(&format!("{guess:?}"), "GUESS");
+    assert!(!t.contains(&key[4..]), "{guess}: the key is shown: {t}");
+    let mut sc = resp["result"]["structuredContent"].clone();
+    sc["answer_tokens"] = json!(0);
+    (t, sc)
+}
+
 /// A right and a wrong guess must look the same to the model, in text and structure.
 fn same_answer(i: usize, right: &(String, Value), wrong: &(String, Value)) {
     assert_eq!(right.0, wrong.0, "prefix {i}: the answers tell guesses apart");
@@ -239,11 +249,7 @@ fn grep_is_no_secret_oracle() {
                    "ignore_case": ignore_case}),
         );
         // The guess is echoed; the rest must not depend on it.
-        let t = text(&resp).replace(&format!("{pattern:?}"), "PATTERN");
-        assert!(!t.contains(&key[4..]), "{pattern}: the key is shown: {t}");
-        let mut sc = resp["result"]["structuredContent"].clone();
-        sc["answer_tokens"] = json!(0);
-        (t, sc)
+        as_seen(&resp, pattern, &key)
     };
     let mut answers = Vec::new();
     for (i, right, wrong) in guesses(&key) {
@@ -302,11 +308,7 @@ fn search_is_no_secret_oracle() {
     // What a guess looks like to the model, with the guess itself taken out.
     let mut answer = |query: &str| -> (String, Value) {
         let resp = s.call("search", json!({"repo": "app", "query": query}));
-        let t = text(&resp).replace(&format!("{query:?}"), "QUERY");
-        assert!(!t.contains(&key[4..]), "{query}: the key is shown: {t}");
-        let mut sc = resp["result"]["structuredContent"].clone();
-        sc["answer_tokens"] = json!(0);
-        (t, sc)
+        as_seen(&resp, query, &key)
     };
     let mut totals = Vec::new();
     for (i, right, wrong) in guesses(&key) {

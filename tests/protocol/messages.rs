@@ -252,68 +252,53 @@ fn expect_error(s: &mut Server, raw: &[u8], code: i64, id: Value) {
 fn malformed_input_is_answered_and_survived() {
     let dir = root();
     let mut s = Server::start(dir.path(), &[]);
-    expect_error(&mut s, b"garbage\n", -32700, Value::Null);
-    expect_error(&mut s, b"\xff\xfe\x00binary\n", -32700, Value::Null);
-    expect_error(
-        &mut s,
-        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"meth\n",
-        -32700,
-        Value::Null,
-    );
-    let deep = format!("{}{}\n", "[".repeat(10_000), "]".repeat(10_000));
-    expect_error(&mut s, deep.as_bytes(), -32700, Value::Null);
-    let deep_obj = format!("{}1{}\n", "{\"a\":".repeat(10_000), "}".repeat(10_000));
-    expect_error(&mut s, deep_obj.as_bytes(), -32700, Value::Null);
-    expect_error(
-        &mut s,
-        b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n",
-        -32600,
-        Value::Null,
-    );
-    expect_error(&mut s, b"[]\n", -32600, Value::Null);
-    expect_error(&mut s, b"\"just a string\"\n", -32600, Value::Null);
-    expect_error(
-        &mut s,
-        b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}\n",
-        -32600,
-        Value::Null,
-    );
-    expect_error(
-        &mut s,
-        b"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}\n",
-        -32600,
-        Value::Null,
-    );
-    expect_error(
-        &mut s,
-        b"{\"jsonrpc\":\"1.0\",\"id\":7,\"method\":\"ping\"}\n",
-        -32600,
-        json!(7),
-    );
-    expect_error(
-        &mut s,
-        b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":42}\n",
-        -32600,
-        json!(8),
-    );
-    expect_error(
-        &mut s,
-        b"{\"jsonrpc\":\"2.0\",\"id\":9}\n",
-        -32600,
-        json!(9),
-    );
-    expect_error(
-        &mut s,
-        b"{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"nope/nothing\"}\n",
-        -32601,
-        json!(10),
-    );
-    expect_error(
-        &mut s,
-        b"{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/list\",\"params\":[1,2]}\n",
-        -32602,
-        json!(11),
-    );
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let deep_obj = format!("{}1{}", "{\"a\":".repeat(10_000), "}".repeat(10_000));
+    // Each malformed line, in turn: the error it gets and the id that error carries.
+    let cases: Vec<(&[u8], i64, Value)> = vec![
+        (br#"garbage"#, -32700, Value::Null),
+        (b"\xff\xfe\x00binary", -32700, Value::Null),
+        (br#"{"jsonrpc":"2.0","id":1,"meth"#, -32700, Value::Null),
+        (deep.as_bytes(), -32700, Value::Null),
+        (deep_obj.as_bytes(), -32700, Value::Null),
+        (
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            -32600,
+            Value::Null,
+        ),
+        (br#"[]"#, -32600, Value::Null),
+        (br#""just a string""#, -32600, Value::Null),
+        (
+            br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            br#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#,
+            -32600,
+            json!(7),
+        ),
+        (br#"{"jsonrpc":"2.0","id":8,"method":42}"#, -32600, json!(8)),
+        (br#"{"jsonrpc":"2.0","id":9}"#, -32600, json!(9)),
+        (
+            br#"{"jsonrpc":"2.0","id":10,"method":"nope/nothing"}"#,
+            -32601,
+            json!(10),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":11,"method":"tools/list","params":[1,2]}"#,
+            -32602,
+            json!(11),
+        ),
+    ];
+    for (raw, code, id) in cases {
+        expect_error(&mut s, &[raw, b"\n"].concat(), code, id);
+    }
     // Blank lines and CRLF endings are tolerated.
     s.send_raw(b"\n\r\n   \n");
     s.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":\"crlf\",\"method\":\"ping\"}\r\n");

@@ -9,6 +9,7 @@ use crate::common;
 
 use common::mcp_client;
 
+use common::json::text;
 use mcp_client::{Server, modern_meta, run};
 use serde_json::{Value, json};
 use std::fs;
@@ -65,13 +66,7 @@ fn minimal_offers_four_tools_and_refuses_the_rest_by_setting() {
     let instructions = init["instructions"].as_str().unwrap();
     assert!(instructions.contains("`read`") && !instructions.contains("`extract`"));
     let ok = server.call("read", json!({ "repo": ".", "paths": ["a.rs"] }));
-    assert!(
-        ok["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("alpha"),
-        "{ok}"
-    );
+    assert!(text(&ok).contains("alpha"), "{ok}");
     let refused = server.call("extract", json!({ "repo": "." }));
     let err = &refused["error"];
     assert_eq!(err["code"], -32602, "{refused}");
@@ -146,13 +141,7 @@ fn a_repository_narrows_and_never_widens() {
     let (mut server, _) = start(dir.path(), None);
     assert_eq!(listed(&mut server), ["extract", "read"]);
     let ex = server.call("extract", json!({ "repo": "." }));
-    assert!(
-        ex["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("alpha"),
-        "{ex}"
-    );
+    assert!(text(&ex).contains("alpha"), "{ex}");
 }
 
 #[test]

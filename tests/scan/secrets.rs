@@ -329,30 +329,21 @@ fn mcp_redacts_by_default_and_the_operator_floor_holds() {
 
     // The repo's own config cannot lower the mode below the operator's floor.
     fs::write(r.repo.join(".gnawconfig"), "secrets = \"off\"\n").unwrap();
-    let mut s = Server::start(
-        &r.root,
-        &[
-            ("GNAW_MCP_DEFAULT_BUDGET", "0"),
-            ("GNAW_MCP_SECRETS_FLOOR", "redact"),
-        ],
-    );
-    s.initialize("2025-06-18");
-    let resp = s.call("extract", json!({"repo": "app"}));
+    let resp = served_extract(&r, &[("GNAW_MCP_SECRETS_FLOOR", "redact")]);
     assert_clean(&r, "floored extract", &resp.to_string());
     assert!(mcp_text(&resp).contains("[REDACTED:"));
     // Without a floor, a weaker mode is still a widening the operator must allow (policy.rs).
-    let mut s = Server::start(&r.root, &[("GNAW_MCP_DEFAULT_BUDGET", "0")]);
-    s.initialize("2025-06-18");
-    let resp = s.call("extract", json!({"repo": "app"}));
+    let resp = served_extract(&r, &[]);
     assert_clean(&r, "unallowed repo mode", &resp.to_string());
-    let mut s = Server::start(
-        &r.root,
-        &[
-            ("GNAW_MCP_DEFAULT_BUDGET", "0"),
-            ("GNAW_MCP_REPO_MAY_WIDEN", "secrets"),
-        ],
-    );
-    s.initialize("2025-06-18");
-    let resp = s.call("extract", json!({"repo": "app"}));
+    let resp = served_extract(&r, &[("GNAW_MCP_REPO_MAY_WIDEN", "secrets")]);
     assert!(mcp_text(&resp).contains(&r.s.github));
+}
+
+/// `extract` of the whole of `app` through a new server with no default budget and `env`.
+fn served_extract(r: &Repo, env: &[(&str, &str)]) -> Value {
+    let mut all = vec![("GNAW_MCP_DEFAULT_BUDGET", "0")];
+    all.extend_from_slice(env);
+    let mut s = Server::start(&r.root, &all);
+    s.initialize("2025-06-18");
+    s.call("extract", json!({"repo": "app"}))
 }

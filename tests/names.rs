@@ -21,6 +21,7 @@
 
 mod common;
 
+use common::cli::{gnaw_on, ok_stdout};
 use common::git::{git, git_as};
 use common::fixture::Tree;
 use common::mcp_client;
@@ -535,16 +536,7 @@ fn extract_of_changed_files_skips_a_changed_link_that_leaves_the_root() {
         }
     }
     // The CLI too.
-    let out = Command::new(env!("CARGO_BIN_EXE_gnaw"))
-        .args([repo.to_str().unwrap(), "--changed", "HEAD~1", "-q"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = ok_stdout(gnaw_on(&repo, &["--changed", "HEAD~1", "-q"]));
     assert!(
         stdout.contains("changed()") && !stdout.contains(CANARY),
         "{stdout}"

@@ -93,23 +93,16 @@ fn every_rejection_kind_is_invalid_params_without_outside_content() {
 
 /// A repo with a `.gnawconfig`, nested dirs and a few kinds of files.
 fn sample_repo(dir: &Path) {
-    fs::create_dir_all(dir.join("src/util")).unwrap();
-    fs::create_dir_all(dir.join("docs")).unwrap();
-    fs::create_dir_all(dir.join("tests")).unwrap();
-    fs::write(dir.join(".gnawconfig"), "exclude = [\"docs/**\"]\n").unwrap();
-    fs::write(dir.join("README.md"), "# Sample\n\nSome text ✓.\n").unwrap();
-    fs::write(
-        dir.join("src/main.rs"),
-        "fn main() {\n    println!(\"hi\");\n}\n",
-    )
-    .unwrap();
-    fs::write(
-        dir.join("src/util/mod.rs"),
-        "pub fn add(a: i32, b: i32) -> i32 { a + b }\n",
-    )
-    .unwrap();
-    fs::write(dir.join("docs/guide.md"), "excluded by .gnawconfig\n").unwrap();
-    fs::write(dir.join("tests/t.rs"), "#[test] fn t() {}\n").unwrap();
+    for (rel, text) in [
+        (".gnawconfig", "exclude = [\"docs/**\"]\n"),
+        ("README.md", "# Sample\n\nSome text ✓.\n"),
+        ("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n"),
+        ("src/util/mod.rs", "pub fn add(a: i32, b: i32) -> i32 { a + b }\n"),
+        ("docs/guide.md", "excluded by .gnawconfig\n"),
+        ("tests/t.rs", "#[test] fn t() {}\n"),
+    ] {
+        common::fixture::put(&dir.join(rel), text);
+    }
     fs::write(dir.join("data.bin"), [0u8, 1, 2, 3, 0, 0, 255]).unwrap();
 }
 
@@ -266,11 +259,8 @@ fn cancel_stops_a_long_extract_and_ping_answers_meanwhile() {
 #[test]
 fn output_over_the_cap_is_an_error_with_advice_not_a_cut_body() {
     let root = Tree::new("proj");
-    let repo = root.repo.clone();
-    fs::create_dir_all(repo.join("big")).unwrap();
-    fs::create_dir_all(repo.join("small")).unwrap();
-    fs::write(repo.join("big/bulk.txt"), "MARKER bulk text\n".repeat(500)).unwrap();
-    fs::write(repo.join("small/a.txt"), "small\n").unwrap();
+    root.write("big/bulk.txt", "MARKER bulk text\n".repeat(500))
+        .write("small/a.txt", "small\n");
     let mut s = Server::start(root.base.as_path(), &[("GNAW_MCP_MAX_OUTPUT_BYTES", "2000")]);
     s.initialize("2025-11-25");
     let resp = s.call("extract", json!({ "repo": "proj" }));
@@ -286,7 +276,7 @@ fn output_over_the_cap_is_an_error_with_advice_not_a_cut_body() {
     let resp = s.call("extract", json!({ "repo": "proj", "exclude": ["big/**"] }));
     assert!(text_of(&resp).contains("small"));
     // A failed run names its kind for programs, in every tool that runs the pipeline.
-    fs::write(repo.join(".gnawconfig"), "budget = \"lots\"\n").unwrap();
+    fs::write(root.repo.join(".gnawconfig"), "budget = \"lots\"\n").unwrap();
     for tool in ["extract", "estimate", "tree", "grep"] {
         let mut args = json!({ "repo": "proj" });
         if tool == "grep" {

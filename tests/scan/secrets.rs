@@ -7,7 +7,7 @@
 
 use crate::common;
 use common::fixture::Tree;
-use common::json::{items, str_field};
+use common::json::{items, pairs, str_field};
 
 use common::{mcp_client, xorshift};
 
@@ -208,19 +208,14 @@ fn block_drops_files_and_off_reports_nothing() {
     let v: Value =
         serde_json::from_slice(&gnaw(&r.repo, &["--json", "-q", "--secrets", "block"]).stdout)
             .unwrap();
-    let skipped: Vec<(&str, &str)> = v["skipped_list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| (s["path"].as_str().unwrap(), s["reason"].as_str().unwrap()))
-        .collect();
+    let skipped = pairs(&v["skipped_list"], "path", "reason");
     for p in [
         "src/config.py",
         "src/db.rs",
         "src/pay.js",
         "keys/deploy.txt",
     ] {
-        assert!(skipped.contains(&(p, "secret")), "{p}: {skipped:?}");
+        assert!(skipped.contains(&(p.into(), "secret".into())), "{p}: {skipped:?}");
     }
     let out = text(&gnaw(&r.repo, &["-q", "--secrets", "block"]));
     assert_clean(&r, "block", &out);
@@ -271,17 +266,10 @@ fn sensitive_files_stay_out_unless_the_operator_names_them() {
     .unwrap();
     let v: Value =
         serde_json::from_slice(&gnaw(&r.repo, &["--json", "-q", "--hidden"]).stdout).unwrap();
-    let reasons: Vec<(&str, &str)> = v["skipped_list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| (s["path"].as_str().unwrap(), s["reason"].as_str().unwrap()))
-        .collect();
-    assert!(reasons.contains(&(".env", "sensitive")), "{reasons:?}");
-    assert!(
-        reasons.contains(&("server.key", "sensitive")),
-        "{reasons:?}"
-    );
+    let reasons = pairs(&v["skipped_list"], "path", "reason");
+    for p in [".env", "server.key"] {
+        assert!(reasons.contains(&(p.into(), "sensitive".into())), "{reasons:?}");
+    }
     // An .npmrc without credentials is ordinary.
     assert!(!reasons.iter().any(|r| r.0 == ".npmrc"), "{reasons:?}");
     // A CLI include does not unlock it; the operator's .gnawconfig does.

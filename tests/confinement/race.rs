@@ -6,7 +6,7 @@
 //! Every scenario runs twice: with `GNAW_MCP_SANDBOX=off` (userspace containment + per-open
 //! `openat2` beneath the repo fd and the walk/open identity check: layers 1 and 2) and with the
 //! real Landlock ruleset on. Each run is bounded by a swap count, an extract count and a wall
-//! clock budget ([`RUN_FOR`]); the counts are printed (`cargo test --test race -- --nocapture`).
+//! clock budget ([`RUN_FOR`]); the counts are printed (`cargo test --test confinement race:: -- --nocapture`).
 //!
 //! `inotify` on the outside directories is the second detector: any successful open of an outside
 //! file or directory (a read, a directory listing) by the server is an event, whether or not its

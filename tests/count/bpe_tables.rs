@@ -3,7 +3,7 @@
 //! `from_dictionary` builds now from tiktoken-rs's vocabulary, and count like tiktoken-rs.
 //!
 //! The ignored test `write_tables` is how the files are made:
-//! `cargo test --release --test bpe_tables -- --ignored write_tables`.
+//! `cargo test --release --test count -- --ignored write_tables`.
 
 #![allow(clippy::disallowed_methods)] // writes the data files with std::fs on request
 

@@ -2,7 +2,7 @@
 //! cargo registry. Ignored by default; run it optimized:
 //!
 //! ```text
-//! cargo test --release --test scan_bench -- --ignored --nocapture
+//! cargo test --release --test scan -- --ignored bench:: --nocapture
 //! ```
 //!
 //! It prints MB/s and every finding's rule and path (never the matched text), which doubles as

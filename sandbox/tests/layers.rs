@@ -340,10 +340,8 @@ fn i386_entry_point() {
 }
 
 fn strict_refuses_to_start_without_the_filter() {
-    let strict = run("install_fails:strict");
+    let strict = run("install_fails:strict").child.stdout;
     let line = strict
-        .child
-        .stdout
         .lines()
         .find(|l| l.starts_with("second "))
         .expect("second attempt reported");
@@ -353,13 +351,9 @@ fn strict_refuses_to_start_without_the_filter() {
         "the message says what failed and how to opt out: {line}"
     );
 
-    let best = run("install_fails:best-effort");
-    let json = best
-        .child
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("second ok "))
-        .expect("best-effort starts");
+    let best = run("install_fails:best-effort").child.stdout;
+    let json = best.lines().find_map(|l| l.strip_prefix("second ok "));
+    let json = json.expect("best-effort starts");
     let json: serde_json::Value = serde_json::from_str(json).expect("status JSON");
     assert_eq!(json["seccomp"]["installed"], false, "{json}");
     assert!(json["seccomp"]["error"].is_string(), "{json}");

@@ -236,12 +236,22 @@ fn check(o: &Outcome, landlock: bool) {
     }
 }
 
+/// A layout: the served root, the pairs of paths swapped, and the outside directories watched.
+type Layout = fn(&Path) -> (PathBuf, Vec<(PathBuf, PathBuf)>, Vec<PathBuf>);
+
+/// Race `extract` of `repo` on `layout` with the sandbox `mode` (`strict`: Landlock on) and check
+/// the outcome; returned for the checks a scenario adds.
+fn scenario(layout: Layout, mode: &str, repo: &str) -> Outcome {
+    let base = tempfile::tempdir().unwrap();
+    let (root, pairs, watched) = layout(base.path());
+    let o = race(&root, mode, &[repo], pairs, &watched);
+    check(&o, mode == "strict");
+    o
+}
+
 #[test]
 fn race_file_and_dir_inside_repo_sandbox_off() {
-    let base = tempfile::tempdir().unwrap();
-    let (root, pairs, watched) = inside_layout(base.path());
-    let o = race(&root, "off", &["repo"], pairs, &watched);
-    check(&o, false);
+    scenario(inside_layout, "off", "repo");
 }
 
 /// Layers 1+2 alone must not even open anything outside: the walk goes from directory fd to
@@ -249,10 +259,7 @@ fn race_file_and_dir_inside_repo_sandbox_off() {
 /// and its `.gitignore` is never read. (This once failed, when the walk went by path.)
 #[test]
 fn race_file_and_dir_inside_repo_sandbox_off_opens_nothing_outside() {
-    let base = tempfile::tempdir().unwrap();
-    let (root, pairs, watched) = inside_layout(base.path());
-    let o = race(&root, "off", &["repo"], pairs, &watched);
-    check(&o, false);
+    let o = scenario(inside_layout, "off", "repo");
     assert_eq!(
         o.outside_opens, 0,
         "layers 1+2 opened something outside the root"
@@ -261,10 +268,7 @@ fn race_file_and_dir_inside_repo_sandbox_off_opens_nothing_outside() {
 
 #[test]
 fn race_file_and_dir_inside_repo_landlock() {
-    let base = tempfile::tempdir().unwrap();
-    let (root, pairs, watched) = inside_layout(base.path());
-    let o = race(&root, "strict", &["repo"], pairs, &watched);
-    check(&o, true);
+    scenario(inside_layout, "strict", "repo");
 }
 
 /// With Landlock off, swapping an ancestor of the repo between `contain()` and the repo
@@ -273,10 +277,7 @@ fn race_file_and_dir_inside_repo_landlock() {
 /// once printed outside files, when the repo was re-opened by path.)
 #[test]
 fn race_repo_ancestor_sandbox_off() {
-    let base = tempfile::tempdir().unwrap();
-    let (root, pairs, watched) = ancestor_layout(base.path());
-    let o = race(&root, "off", &["anc/repo"], pairs, &watched);
-    check(&o, false);
+    let o = scenario(ancestor_layout, "off", "anc/repo");
     assert_eq!(
         o.outside_opens, 0,
         "layers 1+2 opened something outside the root"
@@ -285,8 +286,5 @@ fn race_repo_ancestor_sandbox_off() {
 
 #[test]
 fn race_repo_ancestor_landlock() {
-    let base = tempfile::tempdir().unwrap();
-    let (root, pairs, watched) = ancestor_layout(base.path());
-    let o = race(&root, "strict", &["anc/repo"], pairs, &watched);
-    check(&o, true);
+    scenario(ancestor_layout, "strict", "anc/repo");
 }

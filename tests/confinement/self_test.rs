@@ -65,11 +65,7 @@ fn self_test_passes_under_landlock_and_leaves_the_root_alone() {
         "unshare_newuser: denied with EPERM",
         "i386_syscall: killed by SIGSYS",
     ] {
-        assert!(
-            out.lines()
-                .any(|l| l.starts_with("ok") && l.contains(probe)),
-            "{probe}: {out}"
-        );
+        assert!(probe_ok(&out, probe), "{probe}: {out}");
     }
     let names: Vec<_> = fs::read_dir(tmp.path())
         .expect("list")
@@ -164,11 +160,7 @@ fn self_test_covers_two_roots_side_by_side_and_nested() {
             "list_above_roots: denied with EACCES",
             "read_outside: denied with EACCES",
         ] {
-            assert!(
-                out.lines()
-                    .any(|l| l.starts_with("ok") && l.contains(probe)),
-                "{second}: {probe}: {out}"
-            );
+            assert!(probe_ok(&out, probe), "{second}: {probe}: {out}");
         }
         assert!(!out.contains("UNEXPECTED"), "{out}");
         // Nothing was written in either root or between them.
@@ -190,4 +182,10 @@ fn self_test_covers_two_roots_side_by_side_and_nested() {
         "{out}"
     );
     assert!(out.contains("ok         read_other_root: allowed"), "{out}");
+}
+
+/// The self-test's report `out` has an `ok` line for `probe`.
+fn probe_ok(out: &str, probe: &str) -> bool {
+    out.lines()
+        .any(|l| l.starts_with("ok") && l.contains(probe))
 }

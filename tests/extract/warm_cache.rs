@@ -46,13 +46,9 @@ fn run_with(
 fn fixture() -> (Tree, std::path::PathBuf) {
     let tmp = Tree::new("r");
     let repo = tmp.repo.clone();
-    fs::create_dir_all(repo.join("src")).unwrap();
     for i in 0..40 {
-        fs::write(
-            repo.join(format!("src/m{i}.rs")),
-            format!("pub fn f{i}() -> u32 {{ {i} }}\n").repeat(20),
-        )
-        .unwrap();
+        let source = format!("pub fn f{i}() -> u32 {{ {i} }}\n").repeat(20);
+        tmp.write(&format!("src/m{i}.rs"), source);
     }
     fs::write(repo.join("README.md"), "# r\n").unwrap();
     fs::write(repo.join("blob.bin"), b"\0\x01\x02binary").unwrap();

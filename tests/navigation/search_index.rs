@@ -57,13 +57,12 @@ fn settle() {
 fn fixture() -> (Tree, PathBuf) {
     let tmp = Tree::new("r");
     let repo = tmp.repo.clone();
-    fs::create_dir_all(repo.join("src")).unwrap();
     for i in 0..30 {
-        fs::write(
-            repo.join(format!("src/m{i}.rs")),
-            format!("/// Parses header number {i}.\npub fn parse_header_{i}() -> u32 {{ {i} }}\n"),
-        )
-        .unwrap();
+        let doc = format!("/// Parses header number {i}.\n");
+        tmp.write(
+            &format!("src/m{i}.rs"),
+            doc + &format!("pub fn parse_header_{i}() -> u32 {{ {i} }}\n"),
+        );
     }
     fs::write(
         repo.join("src/retry.rs"),

@@ -462,16 +462,22 @@ fn through_mcp(base: &Path, mode: &str) -> Vec<String> {
             }
         }
     }
+    finish_clean(s, &ino, &format!("{mode} stderr"));
+    got
+}
+
+/// The server still answers, exits cleanly on end of input with no canary on stderr, and opened
+/// nothing outside (`what` names the run).
+fn finish_clean(mut s: Server, ino: &Inotify, what: &str) {
     s.ping();
     let (status, stderr) = s.finish();
     assert!(status.success());
-    no_canary(&format!("{mode} stderr"), &stderr);
-    let seen = opened(&ino);
+    no_canary(what, &stderr);
+    let seen = opened(ino);
     assert!(
         seen.is_empty(),
-        "{mode}: the server opened outside paths: {seen:?}"
+        "{what}: the server opened outside paths: {seen:?}"
     );
-    got
 }
 
 fn errno_name(code: &str) -> String {
@@ -843,15 +849,7 @@ fn nav_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
             *tally.entry(key).or_default() += 1;
         }
     }
-    s.ping();
-    let (status, stderr) = s.finish();
-    assert!(status.success());
-    no_canary(&format!("{mode} nav stderr"), &stderr);
-    let seen = opened(&ino);
-    assert!(
-        seen.is_empty(),
-        "{mode}: the server opened outside paths: {seen:?}"
-    );
+    finish_clean(s, &ino, &format!("{mode} nav stderr"));
     tally
 }
 

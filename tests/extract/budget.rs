@@ -10,6 +10,7 @@
 use crate::common;
 
 use common::cli::{gnaw_on as gnaw, ok_stdout, reference_count};
+use common::json::{items, str_field};
 use common::{deep_repo, mcp_client, xorshift};
 
 use mcp_client::Server;
@@ -159,6 +160,14 @@ fn check_omitted_entries(entries: &[Value], omitted: &BTreeMap<String, u64>) {
     assert_eq!(covered.len(), omitted.len(), "every omitted file is listed");
 }
 
+/// The omitted files of a `--json` summary, and the tokens each would have cost.
+fn omitted_tokens(summary: &Value) -> BTreeMap<String, u64> {
+    items(&summary["omitted_list"])
+        .iter()
+        .map(|o| (str_field(o, "path"), o["tokens"].as_u64().unwrap()))
+        .collect()
+}
+
 #[test]
 fn budgets_are_never_exceeded_and_the_omitted_list_is_exact() {
     let tmp = tempfile::tempdir().unwrap();
@@ -196,17 +205,7 @@ fn budgets_are_never_exceeded_and_the_omitted_list_is_exact() {
                     assert_eq!(s["tokens"].as_u64().unwrap() as usize, counted, "{ctx}");
                     // Kept and omitted partition the readable files.
                     let kept: BTreeSet<String> = paths_of(&s["file_list"]).into_iter().collect();
-                    let omitted: BTreeMap<String, u64> = s["omitted_list"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|o| {
-                            (
-                                o["path"].as_str().unwrap().to_string(),
-                                o["tokens"].as_u64().unwrap(),
-                            )
-                        })
-                        .collect();
+                    let omitted = omitted_tokens(&s);
                     assert!(kept.iter().all(|p| !omitted.contains_key(p)), "{ctx}");
                     let union: BTreeSet<String> = kept
                         .iter()
@@ -271,17 +270,7 @@ fn a_thousand_files_under_a_few_thousand_tokens_collapse_by_directory() {
         "the omitted list is collapsed by directory: {entries:?}"
     );
     assert!(entries.len() < 50, "{} entries", entries.len());
-    let omitted: BTreeMap<String, u64> = s["omitted_list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| {
-            (
-                o["path"].as_str().unwrap().into(),
-                o["tokens"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let omitted = omitted_tokens(&s);
     check_omitted_entries(entries, &omitted);
     assert_eq!(kept.len() + omitted.len(), 1002);
 

@@ -209,6 +209,15 @@ fn every_tool_answers_over_hostile_files_in_every_language_with_bounded_memory()
     assert!(status.success(), "{status:?}");
 }
 
+/// A Go file of 60 KB after `head` that takes the parser its whole per-file time bound.
+fn slow_go(path: &Path, head: &str) {
+    let mut text = head.to_string();
+    while text.len() < 60_000 {
+        text.push_str("} { ( ) [ ] func ");
+    }
+    fs::write(path, text).unwrap();
+}
+
 #[test]
 fn a_file_that_hit_a_bound_is_remembered_and_the_budget_is_per_call() {
     // Twenty distinct Go files that each take the whole per-file time bound: one call parses
@@ -216,11 +225,7 @@ fn a_file_that_hit_a_bound_is_remembered_and_the_budget_is_per_call() {
     // for the files that hit their own bound.
     let dir = tempfile::tempdir().unwrap();
     for i in 0..20 {
-        let mut text = format!("// file {i}\n");
-        while text.len() < 60_000 {
-            text.push_str("} { ( ) [ ] func ");
-        }
-        fs::write(dir.path().join(format!("f{i:02}.go")), text).unwrap();
+        slow_go(&dir.path().join(format!("f{i:02}.go")), &format!("// file {i}\n"));
     }
     let mut server = Server::start(dir.path(), &[]);
     server.initialize("2025-06-18");
@@ -258,11 +263,7 @@ fn a_file_that_hit_a_bound_is_remembered_and_the_budget_is_per_call() {
 fn a_cancelled_parse_frees_the_caller_at_once() {
     let dir = tempfile::tempdir().unwrap();
     for i in 0..4 {
-        let mut text = format!("// {i}\n");
-        while text.len() < 60_000 {
-            text.push_str("} { ( ) [ ] func ");
-        }
-        fs::write(dir.path().join(format!("slow{i}.go")), text).unwrap();
+        slow_go(&dir.path().join(format!("slow{i}.go")), &format!("// {i}\n"));
     }
     let mut server = Server::start(dir.path(), &[]);
     server.initialize("2025-06-18");

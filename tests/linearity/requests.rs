@@ -126,6 +126,27 @@ fn server(root: &Path) -> (Server, f64) {
     (s, base)
 }
 
+/// For each of `sizes`, a fresh server on `root` and the cost of `call` at that size: its CPU time
+/// (median of three, [`time3`]) and the peak memory it added. Both must grow linearly, time with
+/// a floor of `floor_s` seconds (and memory of 16 MiB).
+fn per_server(
+    root: &Path,
+    what: &str,
+    sizes: &[usize],
+    floor_s: f64,
+    mut call: impl FnMut(&mut Server, usize),
+) {
+    let (mut times, mut mems) = (Vec::new(), Vec::new());
+    for &n in sizes {
+        let (mut s, base) = server(root);
+        let dir = proc_dir(&s);
+        times.push(time3(&dir, || call(&mut s, n)));
+        mems.push(vm_hwm_mib(&s) - base);
+    }
+    assert_linear(what, "s", sizes, &times, floor_s);
+    assert_linear(what, "MiB", sizes, &mems, 16.0);
+}
+
 fn call_ok(s: &mut Server, args: Value) -> Value {
     let r = s.call("estimate", args);
     assert_ne!(r["result"]["isError"], true, "{r}");
@@ -156,9 +177,7 @@ fn long_queries_cost_linear_time_and_memory() {
     let _g = serial();
     let root = tempfile::tempdir().unwrap();
     let sizes = [512 << 10, 1 << 20, 2 << 20];
-    let (mut times, mut mems) = (Vec::new(), Vec::new());
-    for &n in &sizes {
-        let (mut s, base) = server(root.path());
+    per_server(root.path(), "query length", &sizes, 0.2, |s, n| {
         let q: String = (0..)
             .map(|i| format!("t{i:x} "))
             .scan(0, |len, w| {
@@ -166,16 +185,10 @@ fn long_queries_cost_linear_time_and_memory() {
                 (*len <= n).then_some(w)
             })
             .collect();
-        let dir = proc_dir(&s);
-        times.push(time3(&dir, || {
-            let r = s.call("estimate", json!({ "repo": "tiny", "query": q }));
-            let text = r["result"]["content"][0]["text"].as_str().unwrap_or("");
-            assert!(text.contains("the limit is 4096 bytes"), "{r}");
-        }));
-        mems.push(vm_hwm_mib(&s) - base);
-    }
-    assert_linear("query length", "s", &sizes, &times, 0.2);
-    assert_linear("query length", "MiB", &sizes, &mems, 16.0);
+        let r = s.call("estimate", json!({ "repo": "tiny", "query": q }));
+        let text = r["result"]["content"][0]["text"].as_str().unwrap_or("");
+        assert!(text.contains("the limit is 4096 bytes"), "{r}");
+    });
 }
 
 /// Deep paths under the default budget: fitting never draws a tree it can prove too big, and
@@ -189,20 +202,11 @@ fn path_depth_under_a_budget_costs_linear_time_and_memory() {
     for &d in &sizes {
         deep_repo::deep_repo(&root.path().join(format!("d{d}")), d, 2);
     }
-    let (mut times, mut mems) = (Vec::new(), Vec::new());
-    for &d in &sizes {
-        let (mut s, base) = server(root.path());
-        let repo = format!("d{d}");
-        let dir = proc_dir(&s);
-        times.push(time3(&dir, || {
-            let r = call_ok(&mut s, json!({ "repo": repo }));
-            let tokens = r["result"]["structuredContent"]["tokens"].as_u64().unwrap();
-            assert!(tokens <= 20_000, "{r}");
-        }));
-        mems.push(vm_hwm_mib(&s) - base);
-    }
-    assert_linear("path depth", "s", &sizes, &times, 0.3);
-    assert_linear("path depth", "MiB", &sizes, &mems, 16.0);
+    per_server(root.path(), "path depth", &sizes, 0.3, |s, d| {
+        let r = call_ok(s, json!({ "repo": format!("d{d}") }));
+        let tokens = r["result"]["structuredContent"]["tokens"].as_u64().unwrap();
+        assert!(tokens <= 20_000, "{r}");
+    });
 }
 
 /// Many files under the default budget: bounded trials, each linear in the files.
@@ -223,19 +227,10 @@ fn files_under_a_budget_cost_linear_time_and_memory() {
             .unwrap();
         }
     }
-    let (mut times, mut mems) = (Vec::new(), Vec::new());
-    for &n in &sizes {
-        let (mut s, base) = server(root.path());
-        let repo = format!("f{n}");
-        let dir = proc_dir(&s);
-        times.push(time3(&dir, || {
-            let r = call_ok(&mut s, json!({ "repo": repo, "query": "item parse" }));
-            assert_eq!(r["result"]["structuredContent"]["budget"], 20_000, "{r}");
-        }));
-        mems.push(vm_hwm_mib(&s) - base);
-    }
-    assert_linear("files under a budget", "s", &sizes, &times, 0.3);
-    assert_linear("files under a budget", "MiB", &sizes, &mems, 16.0);
+    per_server(root.path(), "files under a budget", &sizes, 0.3, |s, n| {
+        let r = call_ok(s, json!({ "repo": format!("f{n}"), "query": "item parse" }));
+        assert_eq!(r["result"]["structuredContent"]["budget"], 20_000, "{r}");
+    });
 }
 
 /// Send `n` calls in one write, then wait for all `n` answers (queued ones in order, refused

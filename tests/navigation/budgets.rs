@@ -8,6 +8,7 @@
 #![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
 
 use crate::common;
+use common::cli::reference_count;
 
 use common::xorshift;
 
@@ -119,10 +120,15 @@ fn rows(answer: &str) -> Vec<(u64, String)> {
         .collect()
 }
 
-fn reference(text: &str) -> usize {
-    tiktoken_rs::o200k_base_singleton()
-        .encode_ordinary(text)
-        .len()
+/// An answer's text costs exactly the tokens it reports, by gnaw's counter and (when `reference`
+/// is set) by tiktoken-rs's, and fits `budget`; `what` names the call in a failure.
+fn exact_within(text: &str, tokens: usize, budget: usize, reference: bool, what: &str) {
+    let c = count(Encoding::O200kBase, text);
+    assert_eq!(tokens, c, "{what}: reported count");
+    assert!(c <= budget, "{what}: {c} > {budget}");
+    if reference {
+        assert_eq!(reference_count(text), c, "{what}: tiktoken-rs disagrees");
+    }
 }
 
 #[test]
@@ -168,12 +174,8 @@ fn read_fits_every_budget_and_continuations_give_every_line_once() {
             calls += 1;
             assert!(calls < 400, "round {round}: no progress with {paths:?}");
             let a = read(&request(&root, budget), &next).unwrap();
-            let c = count(Encoding::O200kBase, &a.text);
-            assert_eq!(a.tokens, c, "round {round}: reported count");
-            assert!(c <= budget, "round {round}: {c} > {budget} for {next:?}");
-            if answers % 7 == 0 {
-                assert_eq!(reference(&a.text), c, "tiktoken-rs disagrees");
-            }
+            let what = format!("round {round}: {next:?}");
+            exact_within(&a.text, a.tokens, budget, answers % 7 == 0, &what);
             answers += 1;
             let r = rows(&a.text);
             if a.text.contains("[line cut]") {
@@ -300,17 +302,9 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
             calls += 1;
             assert!(calls < 500, "{pattern}: no progress");
             let a = grep(&request(&root, budget), &args(after.clone(), max, context)).unwrap();
-            let c = count(Encoding::O200kBase, &a.text);
-            assert_eq!(a.tokens, c);
-            assert!(c <= budget, "round {round} {pattern}: {c} > {budget}");
-            assert_eq!(
-                a.total_matches,
-                naive.len(),
-                "totals are given even when cut"
-            );
-            if round % 5 == 0 {
-                assert_eq!(reference(&a.text), c, "tiktoken-rs disagrees");
-            }
+            let what = format!("round {round} {pattern}");
+            exact_within(&a.text, a.tokens, budget, round % 5 == 0, &what);
+            assert_eq!(a.total_matches, naive.len(), "totals are given even when cut");
             got.extend(a.matches.iter().map(|m| (m.path.clone(), m.line)));
             if a.next.is_empty() {
                 break;
@@ -395,17 +389,9 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
             calls += 1;
             assert!(calls < 200, "{query}: no progress");
             let a = search(&request(&root, budget), &args(offset, limit)).unwrap();
-            let c = count(Encoding::O200kBase, &a.text);
-            assert_eq!(a.tokens, c);
-            assert!(c <= budget, "round {round} {query}: {c} > {budget}");
-            assert_eq!(
-                a.total_files,
-                full.len(),
-                "the total is given even when cut"
-            );
-            if round % 3 == 0 {
-                assert_eq!(reference(&a.text), c, "tiktoken-rs disagrees");
-            }
+            let what = format!("round {round} {query}");
+            exact_within(&a.text, a.tokens, budget, round % 3 == 0, &what);
+            assert_eq!(a.total_files, full.len(), "the total is given even when cut");
             for h in &a.hits {
                 let text = &files.iter().find(|(p, _)| *p == h.path).unwrap().1;
                 let lines = lines_of(text);
@@ -507,10 +493,7 @@ fn tree_fits_every_budget_and_counts_what_extract_spends() {
     assert_eq!(full.root.tokens, extract.values().sum::<u64>());
     for budget in [120, 200, 350, 600, 1000, 2500] {
         let a = tree(&request(&root, budget), &TreeArgs::default()).unwrap();
-        let c = count(Encoding::O200kBase, &a.text);
-        assert_eq!(a.tokens, c);
-        assert!(c <= budget, "{c} > {budget}");
-        assert_eq!(reference(&a.text), c);
+        exact_within(&a.text, a.tokens, budget, true, "tree");
         if budget < 1000 {
             assert!(!a.expand.is_empty(), "{budget}: {}", a.text);
         }

@@ -168,6 +168,14 @@ fn omitted_tokens(summary: &Value) -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// A [`generated_repo`] `NAME` of `files` files from `seed`, in a fresh temporary directory.
+fn generated(name: &str, seed: u64, files: usize) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join(name);
+    generated_repo(&repo, seed, files);
+    (tmp, repo)
+}
+
 #[test]
 fn budgets_are_never_exceeded_and_the_omitted_list_is_exact() {
     let tmp = tempfile::tempdir().unwrap();
@@ -252,9 +260,7 @@ fn budgets_are_never_exceeded_and_the_omitted_list_is_exact() {
 
 #[test]
 fn a_thousand_files_under_a_few_thousand_tokens_collapse_by_directory() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("big");
-    generated_repo(&repo, 99, 1000);
+    let (_tmp, repo) = generated("big", 99, 1000);
     let (prompt, s) = run(&repo, &["--budget", "3000", "--format", "json"]);
     assert!(reference_count(&prompt) <= 3000);
     let kept = paths_of(&s["file_list"]);
@@ -297,9 +303,7 @@ fn a_thousand_files_under_a_few_thousand_tokens_collapse_by_directory() {
 
 #[test]
 fn ranking_and_budgeted_output_are_deterministic() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("r");
-    generated_repo(&repo, 7, 80);
+    let (_tmp, repo) = generated("r", 7, 80);
     for args in [
         &["--budget", "2000"][..],
         &["--budget", "2000", "--query", "HTTPServer get_value"],
@@ -350,9 +354,7 @@ fn ranking_and_budgeted_output_are_deterministic() {
 
 #[test]
 fn a_query_keeps_the_files_that_define_what_it_names() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("q");
-    generated_repo(&repo, 3, 60);
+    let (_tmp, repo) = generated("q", 3, 60);
     fs::write(
         repo.join("src/net/redirect.rs"),
         "/// Follow HTTP redirects up to a limit.\npub fn follow_redirects(limit: usize) {}\n",
@@ -377,9 +379,7 @@ fn a_query_keeps_the_files_that_define_what_it_names() {
 
 #[test]
 fn profiles_merge_over_the_config_and_unknown_ones_are_listed() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("p");
-    generated_repo(&repo, 11, 60);
+    let (_tmp, repo) = generated("p", 11, 60);
     fs::write(
         repo.join(".gnawconfig"),
         "format = \"xml\"\nexclude = [\"vendor/**\"]\n\
@@ -644,9 +644,7 @@ fn no_token_is_longer_than_the_bound_the_budget_relies_on() {
 /// a 4 MiB one for about ten (this test's call would time out after 30 s).
 #[test]
 fn a_query_over_its_bounds_is_refused_at_once_naming_the_limit() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("r");
-    generated_repo(&repo, 9, 20);
+    let (tmp, repo) = generated("r", 9, 20);
     // CLI: too long (distinct words), too many terms.
     let words: Vec<String> = (0..10_000).map(|i| format!("w{i}")).collect();
     let long = words.join(" ");

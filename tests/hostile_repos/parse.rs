@@ -209,13 +209,20 @@ fn every_tool_answers_over_hostile_files_in_every_language_with_bounded_memory()
     assert!(status.success(), "{status:?}");
 }
 
-/// A Go file of 60 KB after `head` that takes the parser its whole per-file time bound.
-fn slow_go(path: &Path, head: &str) {
-    let mut text = head.to_string();
-    while text.len() < 60_000 {
-        text.push_str("} { ( ) [ ] func ");
+/// A server on a directory of Go files, each (name, first line) 60 KB long, that take the
+/// parser its whole per-file time bound.
+fn slow_go_server(files: impl Iterator<Item = (String, String)>) -> (tempfile::TempDir, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, head) in files {
+        let mut text = head;
+        while text.len() < 60_000 {
+            text.push_str("} { ( ) [ ] func ");
+        }
+        fs::write(dir.path().join(name), text).unwrap();
     }
-    fs::write(path, text).unwrap();
+    let mut server = Server::start(dir.path(), &[]);
+    server.initialize("2025-06-18");
+    (dir, server)
 }
 
 #[test]
@@ -223,12 +230,8 @@ fn a_file_that_hit_a_bound_is_remembered_and_the_budget_is_per_call() {
     // Twenty distinct Go files that each take the whole per-file time bound: one call parses
     // for at most its budget, then lists the rest as not parsed; the next call pays nothing
     // for the files that hit their own bound.
-    let dir = tempfile::tempdir().unwrap();
-    for i in 0..20 {
-        slow_go(&dir.path().join(format!("f{i:02}.go")), &format!("// file {i}\n"));
-    }
-    let mut server = Server::start(dir.path(), &[]);
-    server.initialize("2025-06-18");
+    let names = (0..20).map(|i| (format!("f{i:02}.go"), format!("// file {i}\n")));
+    let (_dir, mut server) = slow_go_server(names);
     let (first, took) = timed_call(
         &mut server,
         "symbol",
@@ -261,12 +264,8 @@ fn a_file_that_hit_a_bound_is_remembered_and_the_budget_is_per_call() {
 
 #[test]
 fn a_cancelled_parse_frees_the_caller_at_once() {
-    let dir = tempfile::tempdir().unwrap();
-    for i in 0..4 {
-        slow_go(&dir.path().join(format!("slow{i}.go")), &format!("// {i}\n"));
-    }
-    let mut server = Server::start(dir.path(), &[]);
-    server.initialize("2025-06-18");
+    let (_dir, mut server) =
+        slow_go_server((0..4).map(|i| (format!("slow{i}.go"), format!("// {i}\n"))));
     let id = server.fresh_id();
     server.send(&json!({
         "jsonrpc": "2.0", "id": id, "method": "tools/call",

@@ -34,6 +34,7 @@ const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const B64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const HEX: &str = "0123456789abcdef";
+const DIGITS: &str = "0123456789";
 
 fn b64url(bytes: &[u8]) -> String {
     let a = B64URL.as_bytes();
@@ -97,28 +98,16 @@ fn single_line_cases(r: &mut Rng) -> Vec<Case> {
         v.push(case("gitlab-token", format!("gitlab: {t}"), t));
     }
     let bot = format!("{}{}-", "xo", "xb")
-        + &r.from("0123456789", 12)
-        + "-"
-        + &r.from("0123456789", 13)
-        + "-"
-        + &r.alnum(24);
+        + &[r.from(DIGITS, 12), r.from(DIGITS, 13), r.alnum(24)].join("-");
     v.push(case("slack-token", format!("SLACK_BOT_TOKEN={bot}"), bot));
     let user = format!("{}{}-", "xo", "xp")
-        + &r.from("0123456789", 12)
-        + "-"
-        + &r.from("0123456789", 12)
-        + "-"
-        + &r.from("0123456789", 13)
+        + &[12, 12, 13].map(|n| r.from(DIGITS, n)).join("-")
         + "-"
         + &r.from(HEX, 32);
     v.push(case("slack-token", format!("client.token('{user}')"), user));
     let app = format!("{}{}-1-", "xa", "pp")
         + "A0"
-        + &r.from(UPPER, 9)
-        + "-"
-        + &r.from("0123456789", 13)
-        + "-"
-        + &r.from(HEX, 64);
+        + &[r.from(UPPER, 9), r.from(DIGITS, 13), r.from(HEX, 64)].join("-");
     v.push(case("slack-token", format!("app_token: {app}"), app));
     let hook_path = format!(
         "T{}/B{}/{}",

@@ -23,11 +23,8 @@ use common::mcp_client;
 use common::process::{Run, run_within as run};
 
 use mcp_client::Server;
-use nix::fcntl::{OFlag, open, openat};
-use nix::sys::stat::{Mode, mkdirat};
 use serde_json::{Value, json};
 use std::fs;
-use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;

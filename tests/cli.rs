@@ -157,11 +157,7 @@ fn hostile_ignore_files_neither_hang_nor_leave_the_repo() {
     symlink("/dev/zero", f.repo.join("zero/.gitignore")).unwrap();
     fs::write(f.base.join("outside-ignore"), "*.rs\n").unwrap();
     fs::create_dir_all(f.repo.join("linked")).unwrap();
-    symlink(
-        f.base.join("outside-ignore"),
-        f.repo.join("linked/.ignore"),
-    )
-    .unwrap();
+    symlink(f.base.join("outside-ignore"), f.repo.join("linked/.ignore")).unwrap();
     f.write("a.rs", b"a\n")
         .write("zero/b.rs", b"b\n")
         .write("linked/c.rs", b"c\n");

@@ -13,9 +13,9 @@
 
 mod common;
 
+use common::fixture::Tree;
 use common::git::{git, git_at, git_bin};
 use common::inotify::{opened_files, watch};
-use common::fixture::Tree;
 use common::mcp_client;
 
 use mcp_client::Server;
@@ -481,7 +481,10 @@ fn no_config_outside_the_repository_is_read() {
         home.join("outside.cfg").display()
     ));
     fs::write(repo.join(".git/config"), cfg).unwrap();
-    let ino = watch(&[home.clone(), home.join(".config/git")], AddWatchFlags::IN_OPEN);
+    let ino = watch(
+        &[home.clone(), home.join(".config/git")],
+        AddWatchFlags::IN_OPEN,
+    );
     let h = home.to_str().unwrap();
     let xdg = home.join(".config");
     let global = home.join(".gitconfig");

@@ -22,8 +22,8 @@
 mod common;
 
 use common::cli::{gnaw_on, ok_stdout};
-use common::git::{git, git_as};
 use common::fixture::Tree;
+use common::git::{git, git_as};
 use common::mcp_client;
 use common::xorshift::base62;
 
@@ -33,7 +33,6 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
-use std::process::Command;
 
 const CANARY: &str = "NAMES-CANARY-OUTSIDE-5521";
 

@@ -344,7 +344,11 @@ fn enforced(mode: &str) {
 fn refuses_second_thread() {
     let env = setup();
     let run = run_child("threads", &env, &[]);
-    assert!(run.lines.iter().any(|l| l == "refused threads=2"), "{:?}", run.lines);
+    assert!(
+        run.lines.iter().any(|l| l == "refused threads=2"),
+        "{:?}",
+        run.lines
+    );
     assert_eq!(run.probes.get("read_outside_after_refusal"), Some(&0));
 }
 
@@ -370,7 +374,11 @@ fn off_applies_nothing() {
         fs::read_to_string(env.two.root.join("file.txt")).unwrap(),
         "inside"
     );
-    assert!(run.lines.iter().any(|l| l == "ruleset off"), "{:?}", run.lines);
+    assert!(
+        run.lines.iter().any(|l| l == "ruleset off"),
+        "{:?}",
+        run.lines
+    );
     assert_eq!(run.probes.get("read_outside"), Some(&0));
 }
 

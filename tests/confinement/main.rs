@@ -3,6 +3,8 @@
 //! ([`self_test`]), and the operator's policy over a repository's own config ([`policy`]). The
 //! corpus of hostile `repo` spellings is `tests/attack_corpus.rs` (its own `main`).
 
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
 #[path = "../common/mod.rs"]
 mod common;
 

@@ -2,6 +2,8 @@
 //! tables equal to the ones the `bpe` crate builds from tiktoken-rs's vocabularies
 //! ([`bpe_tables`], which also writes them on request).
 
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
 #[path = "../common/mod.rs"]
 mod common;
 

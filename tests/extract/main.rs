@@ -3,6 +3,8 @@
 //! side of the tools (containment of `repo`, CLI bytes, progress, cancellation, the output cap:
 //! [`server`]) and the warm cache that serves a second call ([`warm_cache`]).
 
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
 #[path = "../common/mod.rs"]
 mod common;
 

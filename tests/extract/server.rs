@@ -13,7 +13,6 @@ use mcp_client::{Server, TIMEOUT, modern_meta};
 use serde_json::{Value, json};
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
@@ -97,7 +96,10 @@ fn sample_repo(dir: &Path) {
         (".gnawconfig", "exclude = [\"docs/**\"]\n"),
         ("README.md", "# Sample\n\nSome text ✓.\n"),
         ("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n"),
-        ("src/util/mod.rs", "pub fn add(a: i32, b: i32) -> i32 { a + b }\n"),
+        (
+            "src/util/mod.rs",
+            "pub fn add(a: i32, b: i32) -> i32 { a + b }\n",
+        ),
         ("docs/guide.md", "excluded by .gnawconfig\n"),
         ("tests/t.rs", "#[test] fn t() {}\n"),
     ] {
@@ -218,7 +220,10 @@ fn cancel_stops_a_long_extract_and_ping_answers_meanwhile() {
     fs::create_dir_all(root.base.as_path().join("tiny")).unwrap();
     fs::write(root.base.as_path().join("tiny/a.txt"), "a\n").unwrap();
 
-    let mut s = Server::start(root.base.as_path(), &[("GNAW_MCP_MAX_OUTPUT_BYTES", "100000000")]);
+    let mut s = Server::start(
+        root.base.as_path(),
+        &[("GNAW_MCP_MAX_OUTPUT_BYTES", "100000000")],
+    );
     s.initialize("2025-11-25");
     s.send(&json!({
         "jsonrpc": "2.0", "id": "long", "method": "tools/call",
@@ -261,7 +266,10 @@ fn output_over_the_cap_is_an_error_with_advice_not_a_cut_body() {
     let root = Tree::new("proj");
     root.write("big/bulk.txt", "MARKER bulk text\n".repeat(500))
         .write("small/a.txt", "small\n");
-    let mut s = Server::start(root.base.as_path(), &[("GNAW_MCP_MAX_OUTPUT_BYTES", "2000")]);
+    let mut s = Server::start(
+        root.base.as_path(),
+        &[("GNAW_MCP_MAX_OUTPUT_BYTES", "2000")],
+    );
     s.initialize("2025-11-25");
     let resp = s.call("extract", json!({ "repo": "proj" }));
     let result = &resp["result"];
@@ -315,8 +323,11 @@ fn gnawconfig_max_file_size_is_capped_by_the_operator() {
         1
     );
     // A bad value is refused at startup with a message naming the variable.
-    let (status, _out, err) =
-        mcp_client::run(base.base.as_path(), &[], &[("GNAW_MCP_MAX_FILE_SIZE", "lots")]);
+    let (status, _out, err) = mcp_client::run(
+        base.base.as_path(),
+        &[],
+        &[("GNAW_MCP_MAX_FILE_SIZE", "lots")],
+    );
     assert!(!status.success());
     assert!(err.contains("GNAW_MCP_MAX_FILE_SIZE"), "{err}");
 }

@@ -3,6 +3,8 @@
 //! parsers meet (pathological nesting in every language: [`parse`]). Every run is bounded by a
 //! deadline and every skipped file reported.
 
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
 #[path = "../common/mod.rs"]
 mod common;
 

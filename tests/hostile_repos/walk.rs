@@ -17,12 +17,10 @@ use common::mcp_client;
 use common::process::{Run, run_within};
 
 use mcp_client::Server;
-use nix::fcntl::{OFlag, open, openat};
-use nix::sys::stat::{Mode, SFlag, mkdirat, mknod};
+use nix::sys::stat::{Mode, SFlag, mknod};
 use serde_json::{Value, json};
 use std::fs;
 use std::io::Write;
-use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -149,7 +149,12 @@ fn measure(w: &str, n: usize) -> (Duration, u64) {
     let mut mems = Vec::new();
     for _ in 0..RUNS {
         let out = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "bounded_inputs::probe_child", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "bounded_inputs::probe_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(PROBE, format!("{w} {n} {}", dir.path().display()))
             .output()
             .unwrap();

@@ -5,6 +5,8 @@
 //! The measurements run one at a time ([`serial`]): timings taken side by side would measure
 //! each other.
 
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
 #[path = "../common/mod.rs"]
 mod common;
 

@@ -304,7 +304,11 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
             let a = grep(&request(&root, budget), &args(after.clone(), max, context)).unwrap();
             let what = format!("round {round} {pattern}");
             exact_within(&a.text, a.tokens, budget, round % 5 == 0, &what);
-            assert_eq!(a.total_matches, naive.len(), "totals are given even when cut");
+            assert_eq!(
+                a.total_matches,
+                naive.len(),
+                "totals are given even when cut"
+            );
             got.extend(a.matches.iter().map(|m| (m.path.clone(), m.line)));
             if a.next.is_empty() {
                 break;
@@ -391,7 +395,11 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
             let a = search(&request(&root, budget), &args(offset, limit)).unwrap();
             let what = format!("round {round} {query}");
             exact_within(&a.text, a.tokens, budget, round % 3 == 0, &what);
-            assert_eq!(a.total_files, full.len(), "the total is given even when cut");
+            assert_eq!(
+                a.total_files,
+                full.len(),
+                "the total is given even when cut"
+            );
             for h in &a.hits {
                 let text = &files.iter().find(|(p, _)| *p == h.path).unwrap().1;
                 let lines = lines_of(text);

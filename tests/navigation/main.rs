@@ -4,6 +4,8 @@
 //! prefilter ([`grep_prefilter`]), the search index in the warm cache ([`search_index`]), and
 //! outline and symbol over every language's fixture ([`outline`]).
 
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
 #[path = "../common/mod.rs"]
 mod common;
 

@@ -232,8 +232,14 @@ fn as_seen(resp: &Value, guess: &str, key: &str) -> (String, Value) {
 
 /// A right and a wrong guess must look the same to the model, in text and structure.
 fn same_answer(i: usize, right: &(String, Value), wrong: &(String, Value)) {
-    assert_eq!(right.0, wrong.0, "prefix {i}: the answers tell guesses apart");
-    assert_eq!(right.1, wrong.1, "prefix {i}: the structured answers differ");
+    assert_eq!(
+        right.0, wrong.0,
+        "prefix {i}: the answers tell guesses apart"
+    );
+    assert_eq!(
+        right.1, wrong.1,
+        "prefix {i}: the structured answers differ"
+    );
 }
 
 #[test]

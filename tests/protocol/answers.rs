@@ -260,8 +260,11 @@ fn the_output_file_is_never_written_through_a_link() {
     let victim = tmp.base.as_path().join("bashrc");
     fs::write(&victim, "original\n").unwrap();
     std::os::unix::fs::symlink(&victim, repo.join("prompt.md")).unwrap();
-    std::os::unix::fs::symlink(tmp.base.as_path().join("authorized_keys"), repo.join("dangling.md"))
-        .unwrap();
+    std::os::unix::fs::symlink(
+        tmp.base.as_path().join("authorized_keys"),
+        repo.join("dangling.md"),
+    )
+    .unwrap();
     nix::unistd::mkfifo(&repo.join("fifo.md"), nix::sys::stat::Mode::S_IRWXU).unwrap();
     for (name, why) in [
         ("prompt.md", "symbolic link"),

@@ -3,6 +3,8 @@
 //! their client ([`answers`], [`default_answers`]), the tool definitions' size and shape
 //! ([`schemas`]) and which tools a client sees ([`tool_selection`]).
 
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
 #[path = "../common/mod.rs"]
 mod common;
 

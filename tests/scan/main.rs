@@ -2,6 +2,8 @@
 //! ([`names`]), no secret reaching the model through the CLI or the server ([`secrets`]), and the
 //! scan's throughput over real source ([`bench`], ignored by default).
 
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
 #[path = "../common/mod.rs"]
 mod common;
 

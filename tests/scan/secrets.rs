@@ -171,7 +171,13 @@ fn findings_name_rule_path_and_line_never_the_secret() {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let found: Vec<(String, String, u64)> = items(&v["secrets"])
         .iter()
-        .map(|f| (str_field(f, "rule"), str_field(f, "path"), f["line"].as_u64().unwrap()))
+        .map(|f| {
+            (
+                str_field(f, "rule"),
+                str_field(f, "path"),
+                f["line"].as_u64().unwrap(),
+            )
+        })
         .collect();
     for expected in [
         ("github-token", "src/config.py", 3),
@@ -215,7 +221,10 @@ fn block_drops_files_and_off_reports_nothing() {
         "src/pay.js",
         "keys/deploy.txt",
     ] {
-        assert!(skipped.contains(&(p.into(), "secret".into())), "{p}: {skipped:?}");
+        assert!(
+            skipped.contains(&(p.into(), "secret".into())),
+            "{p}: {skipped:?}"
+        );
     }
     let out = text(&gnaw(&r.repo, &["-q", "--secrets", "block"]));
     assert_clean(&r, "block", &out);
@@ -268,7 +277,10 @@ fn sensitive_files_stay_out_unless_the_operator_names_them() {
         serde_json::from_slice(&gnaw(&r.repo, &["--json", "-q", "--hidden"]).stdout).unwrap();
     let reasons = pairs(&v["skipped_list"], "path", "reason");
     for p in [".env", "server.key"] {
-        assert!(reasons.contains(&(p.into(), "sensitive".into())), "{reasons:?}");
+        assert!(
+            reasons.contains(&(p.into(), "sensitive".into())),
+            "{reasons:?}"
+        );
     }
     // An .npmrc without credentials is ordinary.
     assert!(!reasons.iter().any(|r| r.0 == ".npmrc"), "{reasons:?}");

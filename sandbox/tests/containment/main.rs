@@ -3,6 +3,8 @@
 //! with the `contain` fuzz target), and a concurrent attacker swapping a directory for a link
 //! ([`race`]).
 
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
 #[path = "../common/mod.rs"]
 mod common;
 #[path = "../contain_check/mod.rs"]

@@ -278,7 +278,7 @@ fn formats_keep_their_structure_against_hostile_content() {
 fn skipped_files_are_reported_with_reasons() {
     let f = Fixture::new();
     f.write("bin.dat", b"\x7fELF\0\0\x01binary")
-        .write("big.txt", &vec![b'a'; 2048])
+        .write("big.txt", vec![b'a'; 2048])
         .write("latin1.txt", b"caf\xe9 cr\xe8me\n")
         .write("ok.txt", b"ok\n");
     nix_mkfifo(&f.repo.join("pipe"));

@@ -121,11 +121,11 @@ fn mcp_refuses_a_repos_secrets_allow_list_under_every_floor() {
     let stripe = format!("{}{}", "sk_", "live_") + &r.from(ALNUM, 24);
     t.write(
         "src/config.py",
-        &format!("GITHUB_TOKEN = \"{github}\"\nAWS_ACCESS_KEY_ID = \"{aws}\"\n"),
+        format!("GITHUB_TOKEN = \"{github}\"\nAWS_ACCESS_KEY_ID = \"{aws}\"\n"),
     )
     .write(
         "src/pay.js",
-        &format!("const stripe = require('stripe')('{stripe}');\n"),
+        format!("const stripe = require('stripe')('{stripe}');\n"),
     )
     .write(
         ".gnawconfig",
@@ -192,11 +192,11 @@ fn widening_repo() -> (Tree, Vec<String>) {
     let mut r = Rng(0x12_2024_5eed);
     let pw: Vec<String> = (0..5).map(|_| r.from(ALNUM, 22)).collect();
     t.write(".gitignore", "local/\n.pgpass\n")
-        .write(".env", &format!("MAGIC={}\n", pw[0]))
-        .write(".pgpass", &format!("db.internal:5432:app:admin:{}\n", pw[1]))
-        .write(".netrc", &format!("machine h login u password {}\n", pw[2]))
-        .write("server.key", &format!("{}\n", pw[3]))
-        .write("local/notes.txt", &format!("staging {}\n", pw[4]))
+        .write(".env", format!("MAGIC={}\n", pw[0]))
+        .write(".pgpass", format!("db.internal:5432:app:admin:{}\n", pw[1]))
+        .write(".netrc", format!("machine h login u password {}\n", pw[2]))
+        .write("server.key", format!("{}\n", pw[3]))
+        .write("local/notes.txt", format!("staging {}\n", pw[4]))
         .write("src/main.rs", "fn main() {}\n")
         .write(
             ".gnawconfig",
@@ -303,11 +303,11 @@ fn link_repo() -> (Tree, Vec<String>) {
     let t = Tree::new();
     let mut r = Rng(0x13_2024_5eed);
     let pw: Vec<String> = (0..4).map(|_| r.from(ALNUM, 22)).collect();
-    t.write(".env", &format!("MAGIC={}\n", pw[0]))
-        .write("keys/id_ed25519", &format!("{}\n", pw[1]))
-        .write(".secret/token.txt", &format!("{}\n", pw[2]))
+    t.write(".env", format!("MAGIC={}\n", pw[0]))
+        .write("keys/id_ed25519", format!("{}\n", pw[1]))
+        .write(".secret/token.txt", format!("{}\n", pw[2]))
         .write(".gitignore", "build/\n")
-        .write("build/creds.txt", &format!("{}\n", pw[3]))
+        .write("build/creds.txt", format!("{}\n", pw[3]))
         .write("src/lib.rs", "pub fn shared() {}\n")
         .link("innocent.txt", ".env")
         .link("docs/readme.txt", "../keys/id_ed25519")
@@ -545,7 +545,7 @@ fn mcp_refuses_a_repos_weaker_secrets_mode() {
         ("[secrets]\nmode = \"warn\"\n", "secrets.mode"),
     ] {
         let t = Tree::new();
-        t.write("src/config.py", &format!("TOKEN = \"{github}\"\n"))
+        t.write("src/config.py", format!("TOKEN = \"{github}\"\n"))
             .write(".gnawconfig", config);
         let mut s = t.server(&[]);
         let resp = s.call("extract", json!({"repo": "app"}));

@@ -341,14 +341,19 @@ fn enforced(mode: &str) {
     assert!(env.two.root.join("sub/empty").is_dir());
 }
 
+/// The child printed `line`.
+fn said(run: &ChildRun, line: &str) {
+    assert!(
+        run.lines.iter().any(|l| l == line),
+        "{line:?}: {:?}",
+        run.lines
+    );
+}
+
 fn refuses_second_thread() {
     let env = setup();
     let run = run_child("threads", &env, &[]);
-    assert!(
-        run.lines.iter().any(|l| l == "refused threads=2"),
-        "{:?}",
-        run.lines
-    );
+    said(&run, "refused threads=2");
     assert_eq!(run.probes.get("read_outside_after_refusal"), Some(&0));
 }
 
@@ -374,11 +379,7 @@ fn off_applies_nothing() {
         fs::read_to_string(env.two.root.join("file.txt")).unwrap(),
         "inside"
     );
-    assert!(
-        run.lines.iter().any(|l| l == "ruleset off"),
-        "{:?}",
-        run.lines
-    );
+    said(&run, "ruleset off");
     assert_eq!(run.probes.get("read_outside"), Some(&0));
 }
 

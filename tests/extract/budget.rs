@@ -228,12 +228,7 @@ fn budgets_are_never_exceeded_and_the_omitted_list_is_exact() {
                     if format == "json" {
                         // The rendered omitted section accounts for exactly the omitted files.
                         let doc: Value = serde_json::from_str(&prompt).unwrap();
-                        let files: Vec<String> = doc["files"]
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .map(|f| f["path"].as_str().unwrap().to_string())
-                            .collect();
+                        let files = paths_of(&doc["files"]);
                         assert_eq!(files, kept.iter().cloned().collect::<Vec<_>>(), "{ctx}");
                         if omitted.is_empty() {
                             assert!(doc.get("omitted").is_none(), "{ctx}");
@@ -340,12 +335,7 @@ fn ranking_and_budgeted_output_are_deterministic() {
         ],
     );
     let doc: Value = serde_json::from_str(&prompt).unwrap();
-    let order: Vec<String> = doc["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap().to_string())
-        .collect();
+    let order = paths_of(&doc["files"]);
     let mut sorted = order.clone();
     sorted.sort();
     assert_eq!(order, sorted);

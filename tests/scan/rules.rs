@@ -615,18 +615,15 @@ fn sensitive_files() {
         s("id_rsa.pub").is_some(),
         "id_rsa* includes the public half"
     );
-    assert!(s("id_ed25519").is_some());
-    assert!(s("id_ed25519_sk.pub").is_some());
-    assert!(s("secrets.kdbx").is_some());
-    assert!(s("cert.p12").is_some());
-    assert!(s(".git-credentials").is_some());
-    assert!(s("home/.aws/credentials").is_some());
-    assert!(s(".aws/config").is_none());
-    assert!(s("credentials").is_none());
-    assert!(s(".config/gcloud/application_default_credentials.json").is_some());
-    assert!(s(".config/gcloud/credentials.db").is_some());
-    assert!(s(".azure/msal_token_cache.json").is_some());
-    assert!(s(".azure/config").is_none());
+    let sensitive = "id_ed25519 id_ed25519_sk.pub secrets.kdbx cert.p12 .git-credentials \
+        home/.aws/credentials .config/gcloud/application_default_credentials.json \
+        .config/gcloud/credentials.db .azure/msal_token_cache.json";
+    for p in sensitive.split_whitespace() {
+        assert!(s(p).is_some(), "{p} is sensitive");
+    }
+    for p in [".aws/config", "credentials", ".azure/config"] {
+        assert!(s(p).is_none(), "{p} is not sensitive");
+    }
 
     let token = format!("{}{}", "np", "m_") + &Rng(23).alnum(36);
     assert_eq!(

@@ -143,6 +143,7 @@ fn text_of(resp: &Value) -> String {
 
 #[test]
 fn every_tool_answers_over_hostile_files_in_every_language_with_bounded_memory() {
+    let _one = crate::heavy();
     let dir = tempfile::tempdir().unwrap();
     let paths = hostile_repo(dir.path());
     let mut server = Server::start(dir.path(), &[]);
@@ -227,6 +228,7 @@ fn slow_go_server(files: impl Iterator<Item = (String, String)>) -> (tempfile::T
 
 #[test]
 fn a_file_that_hit_a_bound_is_remembered_and_the_budget_is_per_call() {
+    let _one = crate::heavy();
     // Twenty distinct Go files that each take the whole per-file time bound: one call parses
     // for at most its budget, then lists the rest as not parsed; the next call pays nothing
     // for the files that hit their own bound.
@@ -264,6 +266,7 @@ fn a_file_that_hit_a_bound_is_remembered_and_the_budget_is_per_call() {
 
 #[test]
 fn a_cancelled_parse_frees_the_caller_at_once() {
+    let _one = crate::heavy();
     let (_dir, mut server) =
         slow_go_server((0..4).map(|i| (format!("slow{i}.go"), format!("// {i}\n"))));
     let id = server.fresh_id();

@@ -218,6 +218,7 @@ fn one_4_mb_line_without_whitespace_is_counted() {
 
 #[test]
 fn a_tree_10000_directories_deep_finishes() {
+    let _one = crate::heavy();
     let base = Tree::new("repo");
     let repo = base.repo.clone();
     fs::write(repo.join("top.txt"), "top\n").unwrap();
@@ -262,6 +263,7 @@ fn a_tree_10000_directories_deep_finishes() {
 
 #[test]
 fn many_files() {
+    let _one = crate::heavy();
     let n: usize = 200_000;
     let base = tempfile::tempdir().unwrap();
     let repo = base.path().join("repo");

@@ -120,6 +120,14 @@ fn rows(answer: &str) -> Vec<(u64, String)> {
         .collect()
 }
 
+/// A call whose budget cannot hold one item is refused, saying so.
+fn refused_as_too_small<T, E: std::fmt::Display>(answer: Result<T, E>) {
+    match answer {
+        Ok(_) => panic!("a budget too small for one item was answered"),
+        Err(e) => assert!(e.to_string().contains("too small"), "{e}"),
+    }
+}
+
 /// An answer's text costs exactly the tokens it reports, by gnaw's counter and (when `reference`
 /// is set) by tiktoken-rs's, and fits `budget`; `what` names the call in a failure.
 fn exact_within(text: &str, tokens: usize, budget: usize, reference: bool, what: &str) {
@@ -325,16 +333,12 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
         );
     }
     // A budget too small for one match is an error, never an answer that continues nowhere.
-    let e = grep(
-        &request(&root, 60),
-        &GrepArgs {
-            pattern: "foo".into(),
-            context: 5,
-            ..Default::default()
-        },
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("too small"), "{e}");
+    let args = GrepArgs {
+        pattern: "foo".into(),
+        context: 5,
+        ..Default::default()
+    };
+    refused_as_too_small(grep(&request(&root, 60), &args));
 }
 
 #[test]
@@ -435,15 +439,11 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
         );
     }
     // A budget too small for one file is an error, never an answer that continues nowhere.
-    let e = search(
-        &request(&root, 40),
-        &SearchArgs {
-            query: "foo22 bar".into(),
-            ..Default::default()
-        },
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("too small"), "{e}");
+    let args = SearchArgs {
+        query: "foo22 bar".into(),
+        ..Default::default()
+    };
+    refused_as_too_small(search(&request(&root, 40), &args));
     // Bad arguments are refused with what to do.
     for (q, limit, want) in [
         ("the of", None, "no word"),

@@ -282,6 +282,11 @@ fn private_key_cases(r: &mut Rng) -> Vec<(String, String, usize)> {
     v
 }
 
+/// Each finding's rule and line.
+fn rule_lines(findings: &[Finding]) -> Vec<(&'static str, usize)> {
+    findings.iter().map(|f| (f.rule, f.line)).collect()
+}
+
 fn warn(text: &str, path: &str) -> Vec<Finding> {
     match scan::scan(text, path, SecretsMode::Warn, &Allow::default()) {
         Scanned::Clean(_) => Vec::new(),
@@ -769,13 +774,7 @@ proptest::proptest! {
 #[test]
 fn short_varied_literal_password_is_flagged() {
     let findings = warn("db:\n  password: \"hunter2!x\"\n", "c.yml");
-    assert_eq!(
-        findings
-            .iter()
-            .map(|f| (f.rule, f.line))
-            .collect::<Vec<_>>(),
-        vec![("generic-secret", 2)]
-    );
+    assert_eq!(rule_lines(&findings), vec![("generic-secret", 2)]);
 }
 
 /// Issue 13: lines from real lockfiles and CI configs, exactly as the package managers and
@@ -887,14 +886,7 @@ fn secrets_beside_lockfile_shapes_are_still_found() {
         let text = format!("x\n{line}\n");
         assert_eq!(warn(&text, "c.yml").len(), 1, "missed: {line}");
         let (redacted, findings) = redact(&text, "c.yml");
-        assert_eq!(
-            findings
-                .iter()
-                .map(|f| (f.rule, f.line))
-                .collect::<Vec<_>>(),
-            vec![("generic-secret", 2)],
-            "{line}"
-        );
+        assert_eq!(rule_lines(&findings), vec![("generic-secret", 2)], "{line}");
         assert!(!redacted.contains(&secret), "{redacted}");
     }
 }
@@ -911,12 +903,6 @@ fn one_line_key_after_a_bare_marker_line() {
         "{dash}BEGIN PRIVATE KEY{dash}\ntls-key: {dash}BEGIN PRIVATE KEY{dash}{body}{dash}END PRIVATE KEY{dash}\n"
     );
     let (redacted, findings) = redact(&text, "values.yaml");
-    assert_eq!(
-        findings
-            .iter()
-            .map(|f| (f.rule, f.line))
-            .collect::<Vec<_>>(),
-        vec![("private-key", 2)]
-    );
+    assert_eq!(rule_lines(&findings), vec![("private-key", 2)]);
     assert_eq!(redacted, text.replace(&body, "[REDACTED:private-key]"));
 }

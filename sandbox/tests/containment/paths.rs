@@ -85,6 +85,13 @@ fn kind(f: &Fixture, input: impl AsRef<OsStr>) -> &'static str {
     }
 }
 
+/// Each of `inputs` gets `want`.
+fn each_kind(f: &Fixture, want: &str, inputs: &[&str]) {
+    for input in inputs {
+        assert_eq!(kind(f, input), want, "{input:?}");
+    }
+}
+
 fn rel(f: &Fixture, input: &str) -> PathBuf {
     f.root
         .contain(OsStr::new(input))
@@ -96,10 +103,11 @@ fn rel(f: &Fixture, input: &str) -> PathBuf {
 #[test]
 fn dotdot_chains_are_outside() {
     let f = fixture();
-    assert_eq!(kind(&f, ".."), "OutsideRoot");
-    assert_eq!(kind(&f, "../"), "OutsideRoot");
-    assert_eq!(kind(&f, "../../../../etc/passwd"), "OutsideRoot");
-    assert_eq!(kind(&f, "sub/../../file.txt"), "OutsideRoot");
+    each_kind(
+        &f,
+        "OutsideRoot",
+        &["..", "../", "../../../../etc/passwd", "sub/../../file.txt"],
+    );
     // Leaving the root and coming back in is still refused.
     assert_eq!(kind(&f, "../root/file.txt"), "OutsideRoot");
     assert_eq!(kind(&f, "sub/../../root/file.txt"), "OutsideRoot");
@@ -117,10 +125,7 @@ fn dotdot_chains_are_outside() {
 #[test]
 fn absolute_paths() {
     let f = fixture();
-    assert_eq!(kind(&f, "/etc/passwd"), "OutsideRoot");
-    assert_eq!(kind(&f, "/"), "OutsideRoot");
-    assert_eq!(kind(&f, "//"), "OutsideRoot");
-    assert_eq!(kind(&f, "/./"), "OutsideRoot");
+    each_kind(&f, "OutsideRoot", &["/etc/passwd", "/", "//", "/./"]);
     assert_eq!(kind(&f, format!("/{CANARY}-missing/x")), "OutsideRoot");
     assert_eq!(
         kind(&f, f.scratch.base.join(CANARY).join("secret.txt")),
@@ -156,9 +161,11 @@ fn empty_nul_dot_and_slashes() {
     assert_eq!(rel(&f, "sub//inner.txt"), Path::new("sub/inner.txt"));
     assert_eq!(rel(&f, "./sub/./inner.txt"), Path::new("sub/inner.txt"));
     assert_eq!(kind(&f, "file.txt/"), "NotADirectory");
-    assert_eq!(kind(&f, "file.txt/x"), "NotFound");
-    assert_eq!(kind(&f, "missing"), "NotFound");
-    assert_eq!(kind(&f, "sub/missing/deeper"), "NotFound");
+    each_kind(
+        &f,
+        "NotFound",
+        &["file.txt/x", "missing", "sub/missing/deeper"],
+    );
 }
 
 #[test]
@@ -182,16 +189,22 @@ fn sibling_prefixes_are_outside() {
 #[test]
 fn symlinks_out_are_outside() {
     let f = fixture();
-    assert_eq!(kind(&f, "link_out_file"), "OutsideRoot");
-    assert_eq!(kind(&f, "link_out_dir"), "OutsideRoot");
-    assert_eq!(kind(&f, "link_out_dir/secret.txt"), "OutsideRoot");
-    assert_eq!(kind(&f, "link_out_dir/missing"), "OutsideRoot");
-    assert_eq!(kind(&f, "rel_out"), "OutsideRoot");
-    assert_eq!(kind(&f, "rel_up_up"), "OutsideRoot");
-    assert_eq!(kind(&f, "hop1"), "OutsideRoot");
-    assert_eq!(kind(&f, "dangling_out"), "OutsideRoot");
-    assert_eq!(kind(&f, "proc_root"), "OutsideRoot");
-    assert_eq!(kind(&f, "proc_root/etc/passwd"), "OutsideRoot");
+    each_kind(
+        &f,
+        "OutsideRoot",
+        &[
+            "link_out_file",
+            "link_out_dir",
+            "link_out_dir/secret.txt",
+            "link_out_dir/missing",
+            "rel_out",
+            "rel_up_up",
+            "hop1",
+            "dangling_out",
+            "proc_root",
+            "proc_root/etc/passwd",
+        ],
+    );
     assert!(f.root.contain_dir(OsStr::new("link_out_dir")).is_err());
 }
 
@@ -202,18 +215,22 @@ fn symlinks_inside_resolve() {
     assert_eq!(rel(&f, "abs_inside/inner.txt"), Path::new("sub/inner.txt"));
     assert_eq!(rel(&f, "dotdot_inside"), Path::new("sub/inner.txt"));
     assert_eq!(kind(&f, "dangling"), "NotFound");
-    assert_eq!(kind(&f, "loop_a"), "InvalidPath");
-    assert_eq!(kind(&f, "self_link"), "InvalidPath");
-    assert_eq!(kind(&f, "self_link/x"), "InvalidPath");
+    each_kind(&f, "InvalidPath", &["loop_a", "self_link", "self_link/x"]);
 }
 
 #[test]
 fn proc_self_paths() {
     let f = fixture();
-    assert_eq!(kind(&f, "/proc/self/root/etc/passwd"), "OutsideRoot");
-    assert_eq!(kind(&f, "/proc/self/cwd"), "OutsideRoot");
-    assert_eq!(kind(&f, "/proc/self/cwd/Cargo.toml"), "OutsideRoot");
-    assert_eq!(kind(&f, "/proc/self/fd/0"), "OutsideRoot");
+    each_kind(
+        &f,
+        "OutsideRoot",
+        &[
+            "/proc/self/root/etc/passwd",
+            "/proc/self/cwd",
+            "/proc/self/cwd/Cargo.toml",
+            "/proc/self/fd/0",
+        ],
+    );
     assert_eq!(
         kind(&f, format!("/proc/self/root/{CANARY}-missing")),
         "OutsideRoot"
@@ -240,9 +257,11 @@ fn literal_names_are_never_decoded() {
     let f = fixture();
     assert_eq!(kind(&f, "%2e%2e/%2e%2e/etc/passwd"), "NotFound");
     assert_eq!(rel(&f, "%2e%2e"), Path::new("%2e%2e"));
-    assert_eq!(kind(&f, "..\\..\\etc\\passwd"), "NotFound");
-    assert_eq!(kind(&f, "C:\\x"), "NotFound");
-    assert_eq!(kind(&f, "sub\\inner.txt"), "NotFound");
+    each_kind(
+        &f,
+        "NotFound",
+        &["..\\..\\etc\\passwd", "C:\\x", "sub\\inner.txt"],
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the checked-in seed corpus of the parser-facing fuzz targets (fuzz/seeds/TARGET/):
 the outline fixtures of every language (tests/outline_fixtures/), the hostile-repo patterns of
-tests/hostile_parse.rs at fuzz size, and names and texts carrying secrets, invisible and
+tests/hostile_repos/parse.rs at fuzz size, and names and texts carrying secrets, invisible and
 control characters. Deterministic; run from the repository root. The input layouts are those
 of fuzz/checks/*.rs (first byte: language, path or budget)."""
 import os

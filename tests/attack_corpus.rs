@@ -33,11 +33,12 @@
 
 mod common;
 
+use common::inotify::opened;
 use common::mcp_client;
 
 use gnaw_sandbox::{Root, SandboxMode, confine};
 use mcp_client::Server;
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+use nix::sys::inotify::Inotify;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fs;
@@ -401,7 +402,6 @@ fn landlock_alone(base: &Path) -> Vec<String> {
 // ---------------------------------------------------------------- parent side
 
 fn watch_outside(base: &Path) -> Inotify {
-    let ino = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).unwrap();
     let mut dirs = vec![
         base.join("outside"),
         base.join("outside/sub"),
@@ -412,27 +412,7 @@ fn watch_outside(base: &Path) -> Inotify {
         dirs.push(base.join(s));
         dirs.push(base.join(s).join("repo"));
     }
-    for d in dirs {
-        ino.add_watch(&d, AddWatchFlags::IN_OPEN | AddWatchFlags::IN_ACCESS)
-            .unwrap();
-    }
-    ino
-}
-
-fn opened(ino: &Inotify) -> Vec<String> {
-    let mut names = Vec::new();
-    while let Ok(events) = ino.read_events() {
-        if events.is_empty() {
-            break;
-        }
-        for e in events {
-            names.push(
-                e.name
-                    .map_or(".".into(), |n| n.to_string_lossy().into_owned()),
-            );
-        }
-    }
-    names
+    common::inotify::watch_reads(&dirs)
 }
 
 fn no_canary(what: &str, text: &str) {
@@ -482,16 +462,22 @@ fn through_mcp(base: &Path, mode: &str) -> Vec<String> {
             }
         }
     }
+    finish_clean(s, &ino, &format!("{mode} stderr"));
+    got
+}
+
+/// The server still answers, exits cleanly on end of input with no canary on stderr, and opened
+/// nothing outside (`what` names the run).
+fn finish_clean(mut s: Server, ino: &Inotify, what: &str) {
     s.ping();
     let (status, stderr) = s.finish();
     assert!(status.success());
-    no_canary(&format!("{mode} stderr"), &stderr);
-    let seen = opened(&ino);
+    no_canary(what, &stderr);
+    let seen = opened(ino);
     assert!(
         seen.is_empty(),
-        "{mode}: the server opened outside paths: {seen:?}"
+        "{what}: the server opened outside paths: {seen:?}"
     );
-    got
 }
 
 fn errno_name(code: &str) -> String {
@@ -863,15 +849,7 @@ fn nav_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
             *tally.entry(key).or_default() += 1;
         }
     }
-    s.ping();
-    let (status, stderr) = s.finish();
-    assert!(status.success());
-    no_canary(&format!("{mode} nav stderr"), &stderr);
-    let seen = opened(&ino);
-    assert!(
-        seen.is_empty(),
-        "{mode}: the server opened outside paths: {seen:?}"
-    );
+    finish_clean(s, &ino, &format!("{mode} nav stderr"));
     tally
 }
 

@@ -18,15 +18,13 @@
 
 mod common;
 
+use common::deep_repo::{create_at, deep_tree};
 use common::mcp_client;
 use common::process::{Run, run_within as run};
 
 use mcp_client::Server;
-use nix::fcntl::{OFlag, open, openat};
-use nix::sys::stat::{Mode, mkdirat};
 use serde_json::{Value, json};
 use std::fs;
-use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
@@ -82,17 +80,9 @@ fn nested_braces(depth: usize) -> String {
 
 /// The skipped entries of a `--json` summary, as (path, reason kind, detail).
 fn skipped(summary: &Value) -> Vec<(String, String, String)> {
-    summary["skipped_list"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|s| {
-            (
-                s["path"].as_str().unwrap_or_default().to_string(),
-                s["reason"].as_str().unwrap_or_default().to_string(),
-                s["detail"].as_str().unwrap_or_default().to_string(),
-            )
-        })
+    let field = |s: &Value, k: &str| s[k].as_str().unwrap_or_default().to_string();
+    let list = summary["skipped_list"].as_array().into_iter().flatten();
+    list.map(|s| (field(s, "path"), field(s, "reason"), field(s, "detail")))
         .collect()
 }
 
@@ -223,28 +213,6 @@ fn nested_brace_globs_in_a_tool_call_are_refused_and_the_server_lives_on() {
     assert!(status.success(), "{}", tail(&stderr));
 }
 
-/// Create `depth` nested directories named `name` under `top`, each holding a `.git` file when
-/// `git_file` is set, walking down with directory fds (paths soon pass PATH_MAX).
-fn deep_tree(top: &Path, depth: usize, name: &str, git_file: bool) -> OwnedFd {
-    let flags = OFlag::O_DIRECTORY | OFlag::O_RDONLY | OFlag::O_CLOEXEC;
-    let mut fd = open(top, flags, Mode::empty()).unwrap();
-    for _ in 0..depth {
-        mkdirat(fd.as_fd(), name, Mode::from_bits_truncate(0o755)).unwrap();
-        fd = openat(fd.as_fd(), name, flags | OFlag::O_NOFOLLOW, Mode::empty()).unwrap();
-        if git_file {
-            let git = openat(
-                fd.as_fd(),
-                ".git",
-                OFlag::O_CREAT | OFlag::O_WRONLY | OFlag::O_CLOEXEC,
-                Mode::from_bits_truncate(0o644),
-            )
-            .unwrap();
-            drop(git);
-        }
-    }
-    fd
-}
-
 #[test]
 fn a_deep_tree_of_nested_repositories_stops_at_the_depth_limit_and_says_so() {
     let (base, repo) = repo_with(&[("top.txt", "top\n")]);
@@ -296,14 +264,8 @@ fn the_walk_stops_where_paths_would_pass_path_max() {
     // 60 levels of 100-byte names: 6,060 bytes of relative path, past PATH_MAX at level 41.
     let name = "n".repeat(100);
     let bottom = deep_tree(&repo, 60, &name, false);
-    let f = openat(
-        bottom.as_fd(),
-        "bottom.txt",
-        OFlag::O_CREAT | OFlag::O_WRONLY | OFlag::O_CLOEXEC,
-        Mode::from_bits_truncate(0o644),
-    )
-    .unwrap();
-    drop((f, bottom));
+    create_at(&bottom, "bottom.txt");
+    drop(bottom);
     let run = cli(&repo, &["--json", "-q"], QUICK);
     assert!(run.status.success(), "{}", tail(&run.stderr));
     let s: Value = serde_json::from_str(&run.stdout).unwrap();

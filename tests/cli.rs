@@ -4,62 +4,37 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
+mod common;
+
+use common::fixture::Tree;
 use std::fs;
-use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output};
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    /// A parent directory, so tests can put things *next to* the repo.
-    outer: PathBuf,
-    repo: PathBuf,
+/// A repository `repo` in a temporary directory (`base`: tests put things *next to* the repo).
+struct Fixture(Tree);
+
+impl std::ops::Deref for Fixture {
+    type Target = Tree;
+    fn deref(&self) -> &Tree {
+        &self.0
+    }
 }
 
 impl Fixture {
     fn new() -> Fixture {
-        let tmp = tempfile::tempdir().unwrap();
-        let outer = tmp.path().canonicalize().unwrap();
-        let repo = outer.join("repo");
-        fs::create_dir(&repo).unwrap();
-        Fixture {
-            _tmp: tmp,
-            outer,
-            repo,
-        }
-    }
-
-    fn write(&self, rel: &str, content: &[u8]) -> &Self {
-        let p = self.repo.join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, content).unwrap();
-        self
+        Fixture(Tree::new("repo"))
     }
 
     fn gnaw(&self, args: &[&str]) -> Output {
         self.gnaw_stdin(args, None)
     }
 
+    /// `gnaw` on the repository, `$HOME` beside it.
     fn gnaw_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gnaw"));
-        cmd.arg(&self.repo)
-            .args(args)
-            .env("HOME", &self.outer)
-            .env_remove("XDG_CONFIG_HOME")
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        if let Some(input) = stdin {
-            child.stdin.take().unwrap().write_all(input).unwrap();
-        }
-        child.wait_with_output().unwrap()
+        common::cli::gnaw_stdin(&self.repo, args, stdin, Some(&self.base))
     }
 
     /// The JSON summary (`--json`).
@@ -85,17 +60,7 @@ impl Fixture {
     }
 
     fn skipped(&self, args: &[&str]) -> Vec<(String, String)> {
-        self.summary(args)["skipped_list"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| {
-                (
-                    f["path"].as_str().unwrap().to_string(),
-                    f["reason"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect()
+        common::json::pairs(&self.summary(args)["skipped_list"], "path", "reason")
     }
 }
 
@@ -127,9 +92,9 @@ fn nested_gitignore_with_negation_and_ignore_files() {
 fn no_ignore_file_outside_the_repo_is_read() {
     let f = Fixture::new();
     // The parent directory's .gitignore and a global excludes file in $HOME must not matter.
-    fs::write(f.outer.join(".gitignore"), "*\n").unwrap();
-    fs::create_dir_all(f.outer.join(".config/git")).unwrap();
-    fs::write(f.outer.join(".config/git/ignore"), "*.rs\n").unwrap();
+    fs::write(f.base.join(".gitignore"), "*\n").unwrap();
+    fs::create_dir_all(f.base.join(".config/git")).unwrap();
+    fs::write(f.base.join(".config/git/ignore"), "*.rs\n").unwrap();
     f.write("a.rs", b"a\n");
     assert_eq!(f.paths(&[]), vec!["a.rs"]);
 }
@@ -145,7 +110,7 @@ fn git_info_exclude_only_from_a_real_git_dir() {
 
     // A .git *file* pointing outside: its exclude is never read and nothing under it is opened.
     let g = Fixture::new();
-    let outside = g.outer.join("elsewhere");
+    let outside = g.base.join("elsewhere");
     fs::create_dir_all(outside.join("info")).unwrap();
     fs::write(outside.join("info/exclude"), "kept.txt\n").unwrap();
     g.write(
@@ -190,13 +155,9 @@ fn hostile_ignore_files_neither_hang_nor_leave_the_repo() {
     nix_mkfifo(&f.repo.join(".gitignore"));
     fs::create_dir_all(f.repo.join("zero")).unwrap();
     symlink("/dev/zero", f.repo.join("zero/.gitignore")).unwrap();
-    fs::write(f.outer.join("outside-ignore"), "*.rs\n").unwrap();
+    fs::write(f.base.join("outside-ignore"), "*.rs\n").unwrap();
     fs::create_dir_all(f.repo.join("linked")).unwrap();
-    symlink(
-        f.outer.join("outside-ignore"),
-        f.repo.join("linked/.ignore"),
-    )
-    .unwrap();
+    symlink(f.base.join("outside-ignore"), f.repo.join("linked/.ignore")).unwrap();
     f.write("a.rs", b"a\n")
         .write("zero/b.rs", b"b\n")
         .write("linked/c.rs", b"c\n");
@@ -317,7 +278,7 @@ fn formats_keep_their_structure_against_hostile_content() {
 fn skipped_files_are_reported_with_reasons() {
     let f = Fixture::new();
     f.write("bin.dat", b"\x7fELF\0\0\x01binary")
-        .write("big.txt", &vec![b'a'; 2048])
+        .write("big.txt", vec![b'a'; 2048])
         .write("latin1.txt", b"caf\xe9 cr\xe8me\n")
         .write("ok.txt", b"ok\n");
     nix_mkfifo(&f.repo.join("pipe"));
@@ -360,10 +321,10 @@ fn skipped_files_are_reported_with_reasons() {
 #[test]
 fn follow_links_only_inside_the_repo() {
     let f = Fixture::new();
-    fs::write(f.outer.join("outside.txt"), "CANARY-OUTSIDE").unwrap();
+    fs::write(f.base.join("outside.txt"), "CANARY-OUTSIDE").unwrap();
     f.write("real.txt", b"inside\n");
     symlink("real.txt", f.repo.join("in_link")).unwrap();
-    symlink(f.outer.join("outside.txt"), f.repo.join("out_link")).unwrap();
+    symlink(f.base.join("outside.txt"), f.repo.join("out_link")).unwrap();
     symlink("../outside.txt", f.repo.join("rel_out_link")).unwrap();
     symlink("nowhere", f.repo.join("dangling")).unwrap();
     let out = stdout(&f.gnaw(&["-L", "-q"]));
@@ -429,10 +390,10 @@ fn stdin_paths_are_confined_to_the_repo() {
     f.write("a.rs", b"a\n")
         .write("ignored.rs", b"i\n")
         .write(".gitignore", b"ignored.rs\n");
-    fs::create_dir(f.outer.join("repo-evil")).unwrap();
-    fs::write(f.outer.join("repo-evil/x.rs"), "CANARY").unwrap();
-    fs::write(f.outer.join("secret.txt"), "CANARY").unwrap();
-    symlink(f.outer.join("secret.txt"), f.repo.join("link")).unwrap();
+    fs::create_dir(f.base.join("repo-evil")).unwrap();
+    fs::write(f.base.join("repo-evil/x.rs"), "CANARY").unwrap();
+    fs::write(f.base.join("secret.txt"), "CANARY").unwrap();
+    symlink(f.base.join("secret.txt"), f.repo.join("link")).unwrap();
 
     // Listed paths bypass ignore rules, relative or absolute.
     let abs = f.repo.join("a.rs");
@@ -441,8 +402,8 @@ fn stdin_paths_are_confined_to_the_repo() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["files"], 2);
 
-    let evil = f.outer.join("repo-evil/x.rs").display().to_string();
-    let outside = f.outer.join("secret.txt").display().to_string();
+    let evil = f.base.join("repo-evil/x.rs").display().to_string();
+    let outside = f.base.join("secret.txt").display().to_string();
     for bad in [
         "../secret.txt",
         "a/../../secret.txt",
@@ -505,7 +466,7 @@ fn usage_errors_exit_2() {
     let f = Fixture::new();
     assert_eq!(f.gnaw(&["--format", "html"]).status.code(), Some(2));
     let out = Command::new(env!("CARGO_BIN_EXE_gnaw"))
-        .arg(f.outer.join("does-not-exist"))
+        .arg(f.base.join("does-not-exist"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -516,7 +477,7 @@ fn usage_errors_exit_2() {
 fn output_file_and_quiet() {
     let f = Fixture::new();
     f.write("a.rs", b"a\n");
-    let target = f.outer.join("prompt.md");
+    let target = f.base.join("prompt.md");
     let out = f.gnaw(&["-o", target.to_str().unwrap(), "-q"]);
     assert!(out.status.success());
     assert!(out.stdout.is_empty() && out.stderr.is_empty());

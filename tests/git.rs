@@ -13,62 +13,18 @@
 
 mod common;
 
+use common::fixture::Tree;
+use common::git::{git, git_at, git_bin};
+use common::inotify::{opened_files, watch};
 use common::mcp_client;
 
 use mcp_client::Server;
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+use nix::sys::inotify::AddWatchFlags;
 use serde_json::json;
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
-
-/// The real git binary, found once (tests later put a fake `git` first on PATH).
-fn git_bin() -> &'static Path {
-    static GIT: OnceLock<PathBuf> = OnceLock::new();
-    GIT.get_or_init(|| {
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        std::env::split_paths(&path)
-            .map(|d| d.join("git"))
-            .find(|p| p.is_file())
-            .expect("the tests need git installed (CI installs it)")
-    })
-}
-
-/// A git with no config but what is given (no system or global config), fixed identity and
-/// dates (`n` seconds after a fixed time).
-fn git_at(dir: &Path, n: u64, args: &[&str]) -> String {
-    let home = dir.parent().unwrap().join("githome");
-    fs::create_dir_all(&home).unwrap();
-    let date = format!("@{} +0100", 1_700_000_000 + n * 60);
-    let out = Command::new(git_bin())
-        .env_clear()
-        .env("HOME", &home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Ada Tester")
-        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
-        .env("GIT_COMMITTER_NAME", "Ada Tester")
-        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
-        .env("GIT_AUTHOR_DATE", &date)
-        .env("GIT_COMMITTER_DATE", &date)
-        .args(["-c", "init.defaultBranch=main", "-c", "core.autocrlf=false"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    git_at(dir, 0, args)
-}
 
 /// Run the gnaw CLI with a clean environment plus `env`.
 fn gnaw_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
@@ -105,11 +61,9 @@ fn lines(n: usize, tag: &str) -> String {
 }
 
 /// base/root/repo with two commits, then every kind of working-tree change.
-fn fixture() -> (tempfile::TempDir, PathBuf) {
-    let base = tempfile::tempdir().unwrap();
-    let b = base.path().canonicalize().unwrap();
-    let repo = b.join("root/repo");
-    fs::create_dir_all(&repo).unwrap();
+fn fixture() -> (Tree, PathBuf) {
+    let tree = Tree::new("root/repo");
+    let repo = tree.repo.clone();
     git(&repo, &["init", "-q"]);
     write(
         &repo,
@@ -164,7 +118,7 @@ fn fixture() -> (tempfile::TempDir, PathBuf) {
     write(&repo, "added.txt", "staged new file\n");
     git(&repo, &["add", "added.txt"]);
     write(&repo, "untracked.txt", "not added\n");
-    (base, repo)
+    (tree, repo)
 }
 
 /// `git diff` output split by file, without `index` lines and similarity numbers.
@@ -286,11 +240,9 @@ fn changes_match_git_diff() {
 }
 
 /// A history with a merge and a binary file.
-fn history() -> (tempfile::TempDir, PathBuf) {
-    let base = tempfile::tempdir().unwrap();
-    let b = base.path().canonicalize().unwrap();
-    let repo = b.join("root/repo");
-    fs::create_dir_all(&repo).unwrap();
+fn history() -> (Tree, PathBuf) {
+    let tree = Tree::new("root/repo");
+    let repo = tree.repo.clone();
     git(&repo, &["init", "-q"]);
     let n = std::cell::Cell::new(0);
     let commit = |repo: &Path, msg: &str| {
@@ -322,7 +274,7 @@ fn history() -> (tempfile::TempDir, PathBuf) {
     );
     write(&repo, "after.txt", "after the merge\n");
     commit(&repo, "after merge");
-    (base, repo)
+    (tree, repo)
 }
 
 fn assert_log_matches(repo: &Path, extra_gnaw: &[&str], extra_git: &[&str]) {
@@ -529,10 +481,10 @@ fn no_config_outside_the_repository_is_read() {
         home.join("outside.cfg").display()
     ));
     fs::write(repo.join(".git/config"), cfg).unwrap();
-    let ino = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).unwrap();
-    ino.add_watch(&home, AddWatchFlags::IN_OPEN).unwrap();
-    ino.add_watch(&home.join(".config/git"), AddWatchFlags::IN_OPEN)
-        .unwrap();
+    let ino = watch(
+        &[home.clone(), home.join(".config/git")],
+        AddWatchFlags::IN_OPEN,
+    );
     let h = home.to_str().unwrap();
     let xdg = home.join(".config");
     let global = home.join(".gitconfig");
@@ -554,12 +506,7 @@ fn no_config_outside_the_repository_is_read() {
     assert_eq!(out, clean);
     let (_, out, _) = gnaw_env(&["log", r, "-p"], &env);
     assert_eq!(out, clean_log);
-    let opened: Vec<String> = ino
-        .read_events()
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|e| e.name.map(|n| n.to_string_lossy().into_owned()))
-        .collect();
+    let opened = opened_files(&ino);
     assert!(
         opened.is_empty(),
         "config outside the repository was opened: {opened:?}"
@@ -622,19 +569,12 @@ fn git_dirs_leading_outside_are_refused_by_name() {
     symlink("/etc/passwd", copy.join(".git/packed-refs-link")).unwrap();
     refusal("copy", "GitDirLink");
     fs::remove_file(copy.join(".git/packed-refs-link")).unwrap();
-    fs::write(
-        copy.join(".git/commondir"),
-        format!("{}\n", repo.join(".git").display()),
-    )
-    .unwrap();
+    let outside = |rel: &str| format!("{}\n", repo.join(rel).display());
+    fs::write(copy.join(".git/commondir"), outside(".git")).unwrap();
     refusal("copy", "CommonDirOutside");
     fs::remove_file(copy.join(".git/commondir")).unwrap();
-    fs::create_dir_all(copy.join(".git/objects/info")).unwrap();
-    fs::write(
-        copy.join(".git/objects/info/alternates"),
-        format!("{}\n", repo.join(".git/objects").display()),
-    )
-    .unwrap();
+    let alternates = copy.join(".git/objects/info/alternates");
+    common::fixture::put(&alternates, outside(".git/objects"));
     refusal("copy", "AlternatesOutside");
     fs::write(
         copy.join(".git/objects/info/alternates"),
@@ -743,10 +683,8 @@ fn aws_key() -> String {
 
 #[test]
 fn secrets_are_redacted_on_both_sides_and_sensitive_files_left_out() {
-    let base = tempfile::tempdir().unwrap();
-    let b = base.path().canonicalize().unwrap();
-    let repo = b.join("root/repo");
-    fs::create_dir_all(&repo).unwrap();
+    let tree = Tree::new("root/repo");
+    let (b, repo) = (tree.base.clone(), tree.repo.clone());
     git(&repo, &["init", "-q"]);
     let key = aws_key();
     write(

@@ -21,83 +21,24 @@
 
 mod common;
 
+use common::cli::{gnaw_on, ok_stdout};
+use common::fixture::Tree;
+use common::git::{git, git_as};
 use common::mcp_client;
+use common::xorshift::base62;
 
 use mcp_client::Server;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const CANARY: &str = "NAMES-CANARY-OUTSIDE-5521";
-
-/// A fixed pseudo-random run of `n` base62 characters.
-fn run(seed: u64, n: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            char::from(ALNUM.as_bytes()[(x % 62) as usize])
-        })
-        .collect()
-}
 
 /// A GitHub token the scanner redacts: `ghp_` and 36 base62 characters.
 fn ghp(seed: u64) -> String {
-    format!("{}{}", "gh", "p_") + &run(seed, 36)
-}
-
-/// The real git binary.
-fn git_bin() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|d| d.join("git"))
-        .find(|p| p.is_file())
-        .expect("the tests need git installed (CI installs it)")
-}
-
-/// Run git in `dir` with no config but what is given, and this identity.
-fn git_as(dir: &Path, who: (&str, &str, &str, &str), args: &[&str]) -> String {
-    let home = dir.parent().unwrap().join("githome");
-    fs::create_dir_all(&home).unwrap();
-    let out = Command::new(git_bin())
-        .env_clear()
-        .env("HOME", &home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", who.0)
-        .env("GIT_AUTHOR_EMAIL", who.1)
-        .env("GIT_COMMITTER_NAME", who.2)
-        .env("GIT_COMMITTER_EMAIL", who.3)
-        .env("GIT_AUTHOR_DATE", "@1700000000 +0100")
-        .env("GIT_COMMITTER_DATE", "@1700000000 +0100")
-        .args(["-c", "init.defaultBranch=main", "-c", "core.autocrlf=false"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-const ADA: (&str, &str, &str, &str) = (
-    "Ada Tester",
-    "ada@example.com",
-    "Ada Tester",
-    "ada@example.com",
-);
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    git_as(dir, ADA, args)
+    format!("{}{}", "gh", "p_") + &base62(seed, 36)
 }
 
 fn structured_and_text(resp: &Value) -> &Value {
@@ -201,6 +142,7 @@ fn hostile_repo() -> (tempfile::TempDir, PathBuf, Vec<String>) {
     git_as(
         &repo,
         (&author_name, &author_email, &committer, "m@example.com"),
+        0,
         &["commit", "-q", "-m", &format!("add needle files {t_msg}")],
     );
     git(&repo, &["branch", &format!("feat/{t_ref}")]);
@@ -409,10 +351,8 @@ fn no_tool_shows_a_raw_name_and_every_shown_name_resolves() {
 
 #[test]
 fn globs_see_the_shown_name_so_guesses_at_a_secret_give_the_same_answer() {
-    let base = tempfile::tempdir().unwrap();
-    let root = base.path().canonicalize().unwrap();
-    let repo = root.join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let tree = Tree::new("repo");
+    let (root, repo) = (tree.base.clone(), tree.repo.clone());
     let token = ghp(11);
     let secret = &token[4..];
     fs::write(
@@ -472,7 +412,7 @@ fn globs_see_the_shown_name_so_guesses_at_a_secret_give_the_same_answer() {
 
 /// A GitLab token of `n` characters after its prefix (20 or more).
 fn glpat(seed: u64, n: usize) -> String {
-    format!("{}{}", "glp", "at-") + &run(seed, n)
+    format!("{}{}", "glp", "at-") + &base62(seed, n)
 }
 
 #[test]
@@ -527,10 +467,8 @@ fn sizes_are_those_of_the_text_served() {
 
 #[test]
 fn log_shows_the_author_and_committer_strings_redacted_and_escaped() {
-    let base = tempfile::tempdir().unwrap();
-    let root = base.path().canonicalize().unwrap();
-    let repo = root.join("repo");
-    fs::create_dir_all(&repo).unwrap();
+    let tree = Tree::new("repo");
+    let (root, repo) = (tree.base.clone(), tree.repo.clone());
     fs::write(repo.join("a.txt"), "a\n").unwrap();
     git(&repo, &["init", "-q"]);
     git(&repo, &["add", "-A"]);
@@ -540,6 +478,7 @@ fn log_shows_the_author_and_committer_strings_redacted_and_escaped() {
     git_as(
         &repo,
         (&author, &mail, &author, &mail),
+        0,
         &["commit", "-q", "-m", "hello"],
     );
     git(&repo, &["branch", &format!("topic-{}", ghp(33))]);
@@ -596,16 +535,7 @@ fn extract_of_changed_files_skips_a_changed_link_that_leaves_the_root() {
         }
     }
     // The CLI too.
-    let out = Command::new(env!("CARGO_BIN_EXE_gnaw"))
-        .args([repo.to_str().unwrap(), "--changed", "HEAD~1", "-q"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = ok_stdout(gnaw_on(&repo, &["--changed", "HEAD~1", "-q"]));
     assert!(
         stdout.contains("changed()") && !stdout.contains(CANARY),
         "{stdout}"

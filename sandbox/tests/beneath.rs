@@ -10,24 +10,25 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod common;
+
+use common::Scratch;
 use gnaw_sandbox::{BeneathDir, Mechanism, Root, is_file_changed, refusal_reason};
 use nix::sys::stat::Mode;
 
 const BOTH: [Mechanism; 2] = [Mechanism::Openat2, Mechanism::NofollowComponents];
 
 struct Fixture {
-    _tmp: tempfile::TempDir,
+    _scratch: Scratch,
     root: PathBuf,
     outside: PathBuf,
 }
 
 fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let root = base.join("repo");
-    let outside = base.join("outside");
+    let scratch = Scratch::new();
+    let root = scratch.dir("repo");
     fs::create_dir_all(root.join("sub")).unwrap();
-    fs::create_dir_all(&outside).unwrap();
+    let outside = scratch.dir("outside");
     fs::write(root.join("a.txt"), "AAAA").unwrap();
     fs::write(root.join("b.txt"), "BBBB").unwrap();
     fs::write(root.join("sub/inner.txt"), "inner").unwrap();
@@ -41,7 +42,7 @@ fn fixture() -> Fixture {
     symlink("/proc/self/root/etc/hostname", root.join("magic")).unwrap();
     nix::unistd::mkfifo(&root.join("fifo"), Mode::S_IRUSR | Mode::S_IWUSR).unwrap();
     Fixture {
-        _tmp: tmp,
+        _scratch: scratch,
         root,
         outside,
     }
@@ -53,6 +54,18 @@ fn open_dir(f: &Fixture) -> BeneathDir {
         .as_dir()
         .open()
         .expect("open repo dir")
+}
+
+/// The fixture and its repository directory, opened.
+fn fixture_dir() -> (Fixture, BeneathDir) {
+    let f = fixture();
+    let d = open_dir(&f);
+    (f, d)
+}
+
+/// Open `name` in `d` with mechanism `m`.
+fn open(d: &BeneathDir, m: Mechanism, name: &str, follow: bool) -> std::io::Result<fs::File> {
+    d.open_file_using(m, Path::new(name), follow)
 }
 
 fn errno(r: std::io::Result<fs::File>) -> i32 {
@@ -75,34 +88,20 @@ fn this_kernel_uses_openat2() {
 
 #[test]
 fn regular_and_odd_names_open_with_both_mechanisms() {
-    let f = fixture();
-    let d = open_dir(&f);
+    let (_f, d) = fixture_dir();
     for m in BOTH {
-        assert_eq!(
-            read(d.open_file_using(m, Path::new("a.txt"), false)),
-            "AAAA"
-        );
-        assert_eq!(
-            read(d.open_file_using(m, Path::new("sub/inner.txt"), false)),
-            "inner"
-        );
-        assert_eq!(
-            read(d.open_file_using(m, Path::new("./sub//inner.txt"), false)),
-            "inner"
-        );
+        assert_eq!(read(open(&d, m, "a.txt", false)), "AAAA");
+        assert_eq!(read(open(&d, m, "sub/inner.txt", false)), "inner");
+        assert_eq!(read(open(&d, m, "./sub//inner.txt", false)), "inner");
         let odd = Path::new(OsStr::from_bytes(b"n\xe4me\n.txt"));
         assert_eq!(read(d.open_file_using(m, odd, false)), "odd name");
-        assert_eq!(
-            errno(d.open_file_using(m, Path::new("missing"), false)),
-            libc::ENOENT
-        );
+        assert_eq!(errno(open(&d, m, "missing", false)), libc::ENOENT);
     }
 }
 
 #[test]
 fn fifo_opens_without_blocking() {
-    let f = fixture();
-    let d = open_dir(&f);
+    let (f, d) = fixture_dir();
     for m in BOTH {
         let (tx, rx) = mpsc::channel();
         let dir = open_dir(&f);
@@ -130,26 +129,20 @@ fn fifo_opens_without_blocking() {
 
 #[test]
 fn escaping_symlinks_are_refused_even_when_following() {
-    let f = fixture();
-    let d = open_dir(&f);
+    let (f, d) = fixture_dir();
     for follow in [true, false] {
         for name in ["abs_out", "rel_out", "dir_out/canary.txt", "magic"] {
-            let e = errno(d.open_file_using(Mechanism::Openat2, Path::new(name), follow));
+            let e = errno(open(&d, Mechanism::Openat2, name, follow));
             let expected = if follow { libc::EXDEV } else { libc::ELOOP };
             // A magic link through /proc is absolute: EXDEV under RESOLVE_BENEATH.
             assert_eq!(e, expected, "openat2 {name} follow={follow}");
-            let e =
-                errno(d.open_file_using(Mechanism::NofollowComponents, Path::new(name), follow));
+            let e = errno(open(&d, Mechanism::NofollowComponents, name, follow));
             assert_eq!(e, libc::ELOOP, "components {name} follow={follow}");
         }
     }
     for m in BOTH {
         for path in ["../outside/canary.txt", "sub/../../outside/canary.txt"] {
-            assert_eq!(
-                errno(d.open_file_using(m, Path::new(path), true)),
-                libc::EXDEV,
-                "{m:?} {path}"
-            );
+            assert_eq!(errno(open(&d, m, path, true)), libc::EXDEV, "{m:?} {path}");
         }
         let abs = f.outside.join("canary.txt");
         assert_eq!(
@@ -167,31 +160,23 @@ fn escaping_symlinks_are_refused_even_when_following() {
 
 #[test]
 fn symlinks_inside_are_refused_without_follow() {
-    let f = fixture();
-    let d = open_dir(&f);
+    let (_f, d) = fixture_dir();
     for m in BOTH {
+        assert_eq!(errno(open(&d, m, "link_in", false)), libc::ELOOP, "{m:?}");
         assert_eq!(
-            errno(d.open_file_using(m, Path::new("link_in"), false)),
-            libc::ELOOP,
-            "{m:?}"
-        );
-        assert_eq!(
-            errno(d.open_file_using(m, Path::new("sub_link/inner.txt"), false)),
+            errno(open(&d, m, "sub_link/inner.txt", false)),
             libc::ELOOP,
             "{m:?} symlinked ancestor"
         );
     }
     // openat2 follows links that stay beneath; the fallback never follows.
+    assert_eq!(read(open(&d, Mechanism::Openat2, "link_in", true)), "AAAA");
     assert_eq!(
-        read(d.open_file_using(Mechanism::Openat2, Path::new("link_in"), true)),
-        "AAAA"
-    );
-    assert_eq!(
-        read(d.open_file_using(Mechanism::Openat2, Path::new("sub_link/inner.txt"), true)),
+        read(open(&d, Mechanism::Openat2, "sub_link/inner.txt", true)),
         "inner"
     );
     assert_eq!(
-        errno(d.open_file_using(Mechanism::NofollowComponents, Path::new("link_in"), true)),
+        errno(open(&d, Mechanism::NofollowComponents, "link_in", true)),
         libc::ELOOP
     );
     let err = d.open_file(Path::new("link_in"), false).unwrap_err();
@@ -200,8 +185,7 @@ fn symlinks_inside_are_refused_without_follow() {
 
 #[test]
 fn identity_change_after_rename_swap_is_detected() {
-    let f = fixture();
-    let d = open_dir(&f);
+    let (f, d) = fixture_dir();
     let seen = fs::symlink_metadata(f.root.join("a.txt")).unwrap();
     let (file, meta) = d
         .open_file_expecting(Path::new("a.txt"), false, seen.dev(), seen.ino())

@@ -21,11 +21,12 @@ use gnaw_sandbox::{ConfineError, Layers, Root, Roots, SandboxMode, confine, conf
 
 const CHILD: &str = "GNAW_SANDBOX_TEST_CHILD";
 
+mod common;
+
+use common::{TwoRoots, two_roots};
+
 fn main() {
-    match std::env::var(CHILD) {
-        Ok(scenario) => child(&scenario),
-        Err(_) => parent(),
-    }
+    common::harness(CHILD, child, &main_parent_tests());
 }
 
 // ---------------------------------------------------------------- child side
@@ -168,38 +169,18 @@ fn destructive_probes(root: &Path) {
 
 // ---------------------------------------------------------------- parent side
 
+/// Two roots (the ruleset grants both, and nothing between them) and a directory outside them.
 struct Env {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    /// A second root beside the first: the ruleset grants both, and nothing between them.
-    other: PathBuf,
+    two: TwoRoots,
     outside: PathBuf,
 }
 
-impl Env {
-    fn roots(&self) -> Roots {
-        Roots::new(&[self.root.clone(), self.other.clone()], false).expect("roots")
-    }
-}
-
 fn setup() -> Env {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let base = fs::canonicalize(tmp.path()).expect("canonical tempdir");
-    let root = base.join("root");
-    let other = base.join("other");
-    let outside = base.join("outside");
-    fs::create_dir_all(root.join("sub/empty")).unwrap();
-    fs::create_dir_all(&other).unwrap();
-    fs::create_dir_all(&outside).unwrap();
-    fs::write(root.join("file.txt"), "inside").unwrap();
-    fs::write(other.join("other.txt"), "the second root").unwrap();
+    let two = two_roots();
+    fs::create_dir_all(two.root.join("sub/empty")).unwrap();
+    let outside = two.scratch.dir("outside");
     fs::write(outside.join("secret.txt"), "secret").unwrap();
-    Env {
-        _tmp: tmp,
-        root,
-        other,
-        outside,
-    }
+    Env { two, outside }
 }
 
 struct ChildRun {
@@ -214,7 +195,7 @@ fn run_child(scenario: &str, env: &Env, extra: &[(String, std::ffi::OsString)]) 
     let exe = std::env::current_exe().expect("current_exe");
     let out = Command::new(exe)
         .env(CHILD, scenario)
-        .env("T_ROOT", &env.root)
+        .env("T_ROOT", &env.two.root)
         .env("T_OUTSIDE", &env.outside)
         .envs(extra.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
@@ -256,10 +237,10 @@ fn enforced(mode: &str) {
     let env = setup();
     // The same preparation as `gnaw-mcp --self-test` with two roots: outside scratch file, TCP
     // listener, abstract socket, this process as the signal target, a file in the second root.
-    let prepared = Prepared::for_roots(&env.roots());
+    let prepared = Prepared::for_roots(&env.two.roots());
     assert_eq!(
         prepared.targets.inside_file.as_deref(),
-        Some(env.root.join("file.txt").as_path())
+        Some(env.two.root.join("file.txt").as_path())
     );
     let mut victim = Command::new("sleep")
         .arg("30")
@@ -353,27 +334,32 @@ fn enforced(mode: &str) {
     );
     // The parent's files are untouched.
     assert_eq!(
-        fs::read_to_string(env.root.join("file.txt")).unwrap(),
+        fs::read_to_string(env.two.root.join("file.txt")).unwrap(),
         "inside"
     );
-    assert!(!env.root.join(&prepared.targets.scratch_name).exists());
-    assert!(env.root.join("sub/empty").is_dir());
+    assert!(!env.two.root.join(&prepared.targets.scratch_name).exists());
+    assert!(env.two.root.join("sub/empty").is_dir());
+}
+
+/// The child printed `line`.
+fn said(run: &ChildRun, line: &str) {
+    assert!(
+        run.lines.iter().any(|l| l == line),
+        "{line:?}: {:?}",
+        run.lines
+    );
 }
 
 fn refuses_second_thread() {
     let env = setup();
     let run = run_child("threads", &env, &[]);
-    assert!(
-        run.lines.contains(&"refused threads=2".to_string()),
-        "{:?}",
-        run.lines
-    );
+    said(&run, "refused threads=2");
     assert_eq!(run.probes.get("read_outside_after_refusal"), Some(&0));
 }
 
 fn off_applies_nothing() {
     let env = setup();
-    let prepared = Prepared::for_roots(&env.roots());
+    let prepared = Prepared::for_roots(&env.two.roots());
     let run = run_child("off", &env, &prepared.targets.to_env());
     // Without the sandbox every negative probe succeeds, so none of them passes vacuously
     // (a typo'd path failing with ENOENT, say, would show up here).
@@ -386,24 +372,20 @@ fn off_applies_nothing() {
         assert_eq!(r.observed, Observed::Code(0), "unconfined: {r}");
     }
     assert!(
-        !env.root.join(&prepared.targets.scratch_name).exists(),
+        !env.two.root.join(&prepared.targets.scratch_name).exists(),
         "create probes undo themselves"
     );
     assert_eq!(
-        fs::read_to_string(env.root.join("file.txt")).unwrap(),
+        fs::read_to_string(env.two.root.join("file.txt")).unwrap(),
         "inside"
     );
-    assert!(
-        run.lines.contains(&"ruleset off".to_string()),
-        "{:?}",
-        run.lines
-    );
+    said(&run, "ruleset off");
     assert_eq!(run.probes.get("read_outside"), Some(&0));
 }
 
 fn probe_restricts_nothing() {
     let env = setup();
-    let root = Root::new(&env.root, false).expect("root");
+    let root = Root::new(&env.two.root, false).expect("root");
     let status = gnaw_sandbox::probe_status(&root, SandboxMode::Strict);
     assert!(!status.applied);
     assert_eq!(status.ruleset, "not_applied");
@@ -435,22 +417,4 @@ fn main_parent_tests() -> Vec<(&'static str, fn())> {
         ("confine_refuses_a_second_thread", refuses_second_thread),
         ("sandbox_off_applies_nothing", off_applies_nothing),
     ]
-}
-
-fn parent() {
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let mut ran = 0;
-    for (name, test) in main_parent_tests() {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        println!("test {name} ...");
-        test();
-        println!("test {name} ... ok");
-        ran += 1;
-    }
-    println!("test result: ok. {ran} passed");
 }

@@ -20,7 +20,6 @@
 
 use std::fs;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
 use std::process::Command;
 
 use gnaw_sandbox::selftest::{self, ChildRun, Observed, Prepared, ProbeResult, Targets};
@@ -28,11 +27,29 @@ use gnaw_sandbox::{Layers, Roots, SandboxMode, confine_layers};
 
 const CHILD: &str = "GNAW_LAYERS_TEST_CHILD";
 
+mod common;
+
 fn main() {
-    match std::env::var(CHILD) {
-        Ok(scenario) => child(&scenario),
-        Err(_) => parent(),
-    }
+    common::harness(
+        CHILD,
+        child,
+        &[
+            (
+                "every_probe_is_stopped_by_some_layer_and_proven",
+                every_probe_is_stopped_by_some_layer_and_proven,
+            ),
+            ("no_layer_every_attack_works", no_layer_every_attack_works),
+            ("landlock_alone", landlock_alone),
+            ("capabilities_alone", capabilities_alone),
+            ("seccomp_alone", seccomp_alone),
+            ("all_layers", all_layers),
+            ("i386_entry_point", i386_entry_point),
+            (
+                "strict_refuses_to_start_without_the_filter",
+                strict_refuses_to_start_without_the_filter,
+            ),
+        ],
+    );
 }
 
 /// The layer sets the scenarios name.
@@ -114,28 +131,6 @@ fn install_fails(root: &Roots, mode: &str) {
 
 // ---------------------------------------------------------------- parent side
 
-struct Env {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    other: PathBuf,
-}
-
-fn setup() -> Env {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let base = fs::canonicalize(tmp.path()).expect("canonical tempdir");
-    let root = base.join("root");
-    let other = base.join("other");
-    fs::create_dir_all(&root).unwrap();
-    fs::create_dir_all(&other).unwrap();
-    fs::write(root.join("file.txt"), "inside").unwrap();
-    fs::write(other.join("other.txt"), "the second root").unwrap();
-    Env {
-        _tmp: tmp,
-        root,
-        other,
-    }
-}
-
 struct Run {
     shared: Vec<ProbeResult>,
     status: serde_json::Value,
@@ -145,8 +140,8 @@ struct Run {
 }
 
 fn run(scenario: &str) -> Run {
-    let env = setup();
-    let roots = Roots::new(&[env.root.clone(), env.other.clone()], false).expect("roots");
+    let env = common::two_roots();
+    let roots = env.roots();
     let prepared = Prepared::for_roots(&roots);
     assert!(prepared.targets.other_inside_file.is_some());
     let mut cmd = Command::new(std::env::current_exe().expect("current_exe"));
@@ -345,10 +340,8 @@ fn i386_entry_point() {
 }
 
 fn strict_refuses_to_start_without_the_filter() {
-    let strict = run("install_fails:strict");
+    let strict = run("install_fails:strict").child.stdout;
     let line = strict
-        .child
-        .stdout
         .lines()
         .find(|l| l.starts_with("second "))
         .expect("second attempt reported");
@@ -358,13 +351,9 @@ fn strict_refuses_to_start_without_the_filter() {
         "the message says what failed and how to opt out: {line}"
     );
 
-    let best = run("install_fails:best-effort");
-    let json = best
-        .child
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("second ok "))
-        .expect("best-effort starts");
+    let best = run("install_fails:best-effort").child.stdout;
+    let json = best.lines().find_map(|l| l.strip_prefix("second ok "));
+    let json = json.expect("best-effort starts");
     let json: serde_json::Value = serde_json::from_str(json).expect("status JSON");
     assert_eq!(json["seccomp"]["installed"], false, "{json}");
     assert!(json["seccomp"]["error"].is_string(), "{json}");
@@ -376,38 +365,4 @@ fn strict_refuses_to_start_without_the_filter() {
                 .is_some_and(|n| n.starts_with("seccomp filter not installed")))),
         "{json}"
     );
-}
-
-fn parent() {
-    let tests: Vec<(&str, fn())> = vec![
-        (
-            "every_probe_is_stopped_by_some_layer_and_proven",
-            every_probe_is_stopped_by_some_layer_and_proven,
-        ),
-        ("no_layer_every_attack_works", no_layer_every_attack_works),
-        ("landlock_alone", landlock_alone),
-        ("capabilities_alone", capabilities_alone),
-        ("seccomp_alone", seccomp_alone),
-        ("all_layers", all_layers),
-        ("i386_entry_point", i386_entry_point),
-        (
-            "strict_refuses_to_start_without_the_filter",
-            strict_refuses_to_start_without_the_filter,
-        ),
-    ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let mut ran = 0;
-    for (name, test) in tests {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        println!("test {name} ...");
-        test();
-        println!("test {name} ... ok");
-        ran += 1;
-    }
-    println!("test result: ok. {ran} passed; 0 failed");
 }

@@ -42,3 +42,28 @@ pub fn reference_count(text: &str) -> usize {
         .encode_ordinary(text)
         .len()
 }
+
+/// `gnaw REPO ARGS` with `stdin` (closed when `None`), no user configuration, and `$HOME` set to
+/// `home` when given (so no ignore file of the user's is read).
+pub fn gnaw_stdin(repo: &Path, args: &[&str], stdin: Option<&[u8]>, home: Option<&Path>) -> Output {
+    use std::io::Write;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gnaw"));
+    cmd.arg(repo).args(args).env_remove("XDG_CONFIG_HOME");
+    if let Some(home) = home {
+        cmd.env("HOME", home);
+    }
+    let mut child = cmd
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gnaw");
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}

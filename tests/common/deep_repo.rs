@@ -41,3 +41,33 @@ pub fn deep_repo(repo: &Path, depth: usize, chains: usize) {
             .unwrap();
     }
 }
+
+/// Create `depth` nested directories named `name` under `top`, each holding an empty `.git`
+/// file when `git_file` is set, walking down with directory fds (paths soon pass `PATH_MAX`).
+/// Returns the deepest directory's fd.
+pub fn deep_tree(top: &Path, depth: usize, name: &str, git_file: bool) -> OwnedFd {
+    use nix::fcntl::open;
+    use std::os::fd::AsFd;
+    let flags = OFlag::O_DIRECTORY | OFlag::O_RDONLY | OFlag::O_CLOEXEC;
+    let mut fd = open(top, flags, Mode::empty()).unwrap();
+    for _ in 0..depth {
+        mkdirat(fd.as_fd(), name, Mode::from_bits_truncate(0o755)).unwrap();
+        fd = openat(fd.as_fd(), name, flags | OFlag::O_NOFOLLOW, Mode::empty()).unwrap();
+        if git_file {
+            create_at(&fd, ".git");
+        }
+    }
+    fd
+}
+
+/// Create the empty file `name` in the directory `dir`.
+pub fn create_at(dir: &OwnedFd, name: &str) {
+    let file = openat(
+        dir,
+        name,
+        OFlag::O_CREAT | OFlag::O_WRONLY | OFlag::O_CLOEXEC,
+        Mode::from_bits_truncate(0o644),
+    )
+    .unwrap();
+    drop(file);
+}

@@ -1,4 +1,4 @@
-//! The message-handling invariant, shared by the property test (`tests/jsonrpc_props.rs`) and
+//! The message-handling invariant, shared by the property test (`tests/protocol/jsonrpc_props.rs`) and
 //! the `jsonrpc` fuzz target (`fuzz/fuzz_targets/jsonrpc.rs`). Any bytes go through the real
 //! [`gnaw::mcp::serve`] loop; then:
 //!

@@ -252,3 +252,24 @@ pub fn run(root: &Path, args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, Str
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Field `field` of the last cache statistics the server logged on `stderr` (it logs them after
+/// each call, at debug level).
+pub fn cache_stat(stderr: &str, field: &str) -> u64 {
+    let line = stderr
+        .lines()
+        .rev()
+        .find(|l| l.contains("cache CacheStats"))
+        .unwrap_or_else(|| panic!("no cache stats in: {stderr}"));
+    let at = line
+        .find(&format!("{field}: "))
+        .unwrap_or_else(|| panic!("no {field} in: {line}"))
+        + field.len()
+        + 2;
+    line[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}

@@ -24,3 +24,11 @@ impl Rng {
         (0..n).map(|_| a[self.below(a.len())]).collect()
     }
 }
+
+/// The 62 letters and digits of base62 tokens.
+pub const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// A fixed pseudo-random run of `n` base62 characters, one per seed (any seed, 0 too).
+pub fn base62(seed: u64, n: usize) -> String {
+    Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1).from(ALNUM, n)
+}

@@ -1,4 +1,4 @@
-//! The containment invariant, shared by the property test (`tests/contain_props.rs`) and the
+//! The containment invariant, shared by the property test (`tests/containment/props.rs`) and the
 //! `contain` fuzz target (`fuzz/fuzz_targets/contain.rs`): a hostile tree built once, and a
 //! check that whatever bytes come in, `Root::contain` never proves a path outside the root and
 //! no rejection message repeats anything from outside.

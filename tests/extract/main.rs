@@ -1,0 +1,14 @@
+//! The `extract` and `estimate` tools, through the real `gnaw` binary and the real `gnaw-mcp`
+//! server: budgets and ranking ([`budget`]), `--compress` skeletons ([`compress`]), the server's
+//! side of the tools (containment of `repo`, CLI bytes, progress, cancellation, the output cap:
+//! [`server`]) and the warm cache that serves a second call ([`warm_cache`]).
+
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod budget;
+mod compress;
+mod server;
+mod warm_cache;

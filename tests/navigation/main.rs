@@ -1,0 +1,38 @@
+//! The navigation tools (`read`, `grep`, `tree`, `search`, `related`, `outline`, `symbol`), on
+//! the library and through the real `gnaw-mcp`: exact budgets and continuations ([`budgets`]),
+//! every path argument proven and no secret oracle through the server ([`server`]), grep's file
+//! prefilter ([`grep_prefilter`]), the search index in the warm cache ([`search_index`]), and
+//! outline and symbol over every language's fixture ([`outline`]).
+
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod budgets;
+mod grep_prefilter;
+mod outline;
+mod search_index;
+mod server;
+
+use common::fixture::Tree;
+use std::os::unix::fs::symlink;
+
+/// `base/root/repo` holding `src/lib.rs`, and `base/outside/NAME` holding `secret`; the repo
+/// links to the outside directory (`link_out`) and to the outside file by an absolute path
+/// (`file_link_out`) and a relative one (`rel_link_out`), each link name ending in `ext`.
+fn outside_layout(name: &str, secret: &str, ext: &str) -> Tree {
+    let t = Tree::new("root/repo");
+    t.write("src/lib.rs", "pub fn inside() -> u32 {\n    42\n}\n");
+    let outside = t.beside("outside");
+    common::fixture::put(&outside.join(name), secret);
+    let repo = &t.repo;
+    symlink(&outside, repo.join("link_out")).unwrap();
+    symlink(outside.join(name), repo.join(format!("file_link_out{ext}"))).unwrap();
+    symlink(
+        format!("../../outside/{name}"),
+        repo.join(format!("rel_link_out{ext}")),
+    )
+    .unwrap();
+    t
+}

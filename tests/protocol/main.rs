@@ -1,0 +1,16 @@
+//! gnaw-mcp's protocol surface through the real server: handshakes, malformed input and startup
+//! ([`messages`]), the message invariant property-tested ([`jsonrpc_props`]), answers that fit
+//! their client ([`answers`], [`default_answers`]), the tool definitions' size and shape
+//! ([`schemas`]) and which tools a client sees ([`tool_selection`]).
+
+#![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod answers;
+mod default_answers;
+mod jsonrpc_props;
+mod messages;
+mod schemas;
+mod tool_selection;

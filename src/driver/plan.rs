@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// The longest token of every supported encoding, in bytes (o200k_base, cl100k_base,
-/// p50k_base and r50k_base all top out at 128; `tests/linearity.rs` checks their vocabularies).
+/// p50k_base and r50k_base all top out at 128; `tests/linearity/requests.rs` checks their vocabularies).
 pub const MAX_TOKEN_BYTES: usize = 128;
 
 /// Parts up to this size are counted once per run and remembered by their text; larger ones go

@@ -247,7 +247,7 @@ fn bpe_tokenizer(encoding: Encoding) -> &'static Tokenizer {
         OnceLock::new(),
     ];
     TOKENIZERS[encoding.index()].get_or_init(|| {
-        // The tables are part of the binary and `tests/bpe_tables.rs` loads every one of them:
+        // The tables are part of the binary and `tests/count/bpe_tables.rs` loads every one of them:
         // a failure here is a broken build, not bad input.
         let bpe = tables::load(encoding)
             .unwrap_or_else(|e| panic!("the embedded {} tables do not load: {e}", encoding.name()));

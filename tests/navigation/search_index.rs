@@ -170,8 +170,14 @@ fn a_redacted_secret_is_in_no_index() {
         .find(|f| f.path == "src/config.py")
         .unwrap();
     // The file is indexed (its other words are there, and the redaction marker), the key is not.
-    assert!(config.index.tf(term_hash("region")).is_some());
-    assert!(config.index.tf(term_hash("redacted")).is_some());
+    // A word's term as the index keeps it (stemmed: `redacted` → `redact`).
+    let term = |word: &str| {
+        let mut out = Vec::new();
+        for_each_term(word, |t| out.push(t.to_string()));
+        term_hash(&out[0])
+    };
+    assert!(config.index.tf(term("region")).is_some());
+    assert!(config.index.tf(term("redacted")).is_some());
     for f in &indexed.files {
         for t in &secret_terms {
             assert!(

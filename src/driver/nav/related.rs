@@ -260,7 +260,7 @@ fn names_of(
 /// How many names `other` defines that `mine` uses.
 fn provided(other: &FileIndex, mine: &FileIndex) -> usize {
     other
-        .defined()
+        .defined_terms()
         .iter()
         .filter(|h| mine.tf(**h).is_some())
         .count()

@@ -24,7 +24,7 @@
 //! then the `bpe` crate's own deserialization) is measured by `examples/bpe_load.rs` and reported
 //! in `docs/performance.md` ("Binary size").
 //!
-//! The files in `data/bpe/` are written by `tests/bpe_tables.rs` (`write_tables`, run on
+//! The files in `data/bpe/` are written by `tests/count/bpe_tables.rs` (`write_tables`, run on
 //! request) from tiktoken-rs's vocabularies through the `bpe` crate's own `from_dictionary`; the
 //! same file proves that every encoding's decoded tables equal the ones `from_dictionary` builds
 //! now, and the counting tests compare counts with tiktoken-rs.
@@ -70,7 +70,7 @@ pub fn load(encoding: Encoding) -> Result<BytePairEncoding, String> {
     rmp_serde::from_slice(&bytes).map_err(|e| e.to_string())
 }
 
-/// The table file for `bpe`, as `tests/bpe_tables.rs` writes it.
+/// The table file for `bpe`, as `tests/count/bpe_tables.rs` writes it.
 pub fn encode(bpe: &BytePairEncoding) -> Result<Vec<u8>, String> {
     let raw = Parts::of(bpe)?.to_raw()?;
     let mut out = vec![0u8; raw.len() + raw.len() / 8 + 1024];

@@ -5,7 +5,7 @@
 //! [`PATH_WEIGHT`], as [`super::rank_weighted`] counts them), its weighted length, the names it
 //! defines by the keyword guess, and its text's length. Terms are kept as 64-bit hashes, sorted,
 //! so a lookup is a binary search and the index costs 16 bytes per distinct term of the file
-//! (plus 8 per defined name): a collision would only add one term's count to another's, about
+//! (plus 16 per defined name: as written, and as a term): a collision would only add one term's count to another's, about
 //! one chance in 2^64 per pair of distinct terms, and only in the ranking's order.
 //!
 //! The index is built from the text the caller passes, nothing else: given the scanned text, a
@@ -25,6 +25,9 @@ pub struct FileIndex {
     len: usize,
     /// Hashes of the names it defines (lowercased, without underscores), sorted, distinct.
     defined: Box<[u64]>,
+    /// The same names as terms (stemmed, as the text's terms are), sorted, distinct: what
+    /// another file's terms are matched against.
+    defined_terms: Box<[u64]>,
     /// The text's length in bytes.
     text_len: usize,
     /// What scoring needs of its path.
@@ -51,13 +54,25 @@ impl FileIndex {
         });
         let mut terms: Vec<(u64, u32)> = tf.into_iter().collect();
         terms.sort_unstable();
-        let mut defined: Vec<u64> = defined_symbols(text).map(|s| term_hash(&s)).collect();
+        let names: Vec<String> = defined_symbols(text).collect();
+        let mut defined: Vec<u64> = names.iter().map(|s| term_hash(s)).collect();
         defined.sort_unstable();
         defined.dedup();
+        let mut defined_terms: Vec<u64> = Vec::with_capacity(names.len());
+        for name in &names {
+            let mut first = None;
+            for_each_term(name, |t| {
+                first.get_or_insert_with(|| term_hash(t));
+            });
+            defined_terms.extend(first);
+        }
+        defined_terms.sort_unstable();
+        defined_terms.dedup();
         FileIndex {
             terms: terms.into_boxed_slice(),
             len,
             defined: defined.into_boxed_slice(),
+            defined_terms: defined_terms.into_boxed_slice(),
             text_len: text.len(),
             facts: PathFacts::of(path, text.len()),
             imports: import_words(text).into_boxed_slice(),
@@ -102,9 +117,9 @@ impl FileIndex {
         self.imports.binary_search(&h).is_ok()
     }
 
-    /// Whether the file defines any name (by the keyword guess).
-    pub fn defined(&self) -> &[u64] {
-        &self.defined
+    /// The names it defines (by the keyword guess), as terms: stemmed, hashed, sorted.
+    pub fn defined_terms(&self) -> &[u64] {
+        &self.defined_terms
     }
 
     /// What scoring needs of its path.
@@ -118,6 +133,7 @@ impl FileIndex {
             + self.facts.heap_bytes()
             + std::mem::size_of_val(&*self.terms)
             + std::mem::size_of_val(&*self.defined)
+            + std::mem::size_of_val(&*self.defined_terms)
             + std::mem::size_of_val(&*self.imports)
     }
 }

@@ -8,7 +8,7 @@
 //! and each candidate is checked (entropy, placeholders, hash and UUID shapes, JWT header).
 //! Private key blocks span lines and are measured from their BEGIN marker. Every step reads
 //! each byte a bounded number of times, so a scan is linear in the text whatever it holds
-//! (tests/scan_linearity.rs holds every rule to that).
+//! (tests/linearity/scan.rs holds every rule to that).
 //!
 //! Findings name the rule, the path and the 1-based line where the secret starts, never the
 //! secret. Line numbers are those of the original text, also after redaction.

@@ -1,5 +1,5 @@
 //! Unit tests of the syntax stage: detection, bounds on hostile input, doc lines, signatures,
-//! body ranges and skeletons. The per-language outlines are asserted in `tests/outline.rs`.
+//! body ranges and skeletons. The per-language outlines are asserted in `tests/navigation/outline.rs`.
 
 use super::*;
 

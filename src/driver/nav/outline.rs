@@ -12,7 +12,7 @@
 //! An agent reads a definition's body with `read path:START-END`, the range the row gives.
 
 use super::fit::{self, Fitted, Limits};
-use super::read::{self, Entry};
+use super::sections::Entry;
 use super::sections::{self, Items};
 use super::session::{NavError, Proven, Request, Session};
 use crate::driver::file::FileContext;
@@ -24,7 +24,7 @@ use crate::vocab::{Encoding, SkipReason, Symbol};
 use std::fmt::Write as _;
 
 /// Most files one call may outline (as many as `read` takes).
-pub const MAX_PATHS: usize = read::MAX_PATHS;
+pub const MAX_PATHS: usize = sections::MAX_PATHS;
 
 /// How one entry ended up.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,7 +127,7 @@ pub fn rows_of(symbols: &[Symbol]) -> Vec<(usize, &Symbol)> {
 
 /// Outline `paths` in `req`'s repository.
 pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, NavError> {
-    let proven = read::prove_entries(req, paths, "[\"src/main.rs\"]")?;
+    let proven = sections::prove_entries(req, paths, "[\"src/main.rs\"]")?;
     let session = Session::open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;

@@ -20,7 +20,7 @@
 
 use super::fit::{self, Fitted, Limits};
 use super::sections::{self, Items};
-use super::session::{NavError, Proven, Request, Session, prove, quote, repo_root};
+use super::session::{NavError, Proven, Request, Session};
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::count;
@@ -30,88 +30,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// Most entries one call may name.
-pub const MAX_PATHS: usize = 100;
+pub use super::sections::{Entry, MAX_PATHS, parse_entry, prove_entries};
 
 /// Rows longer than this are estimated, not counted, when guessing the fit.
 const HUGE_ROW: usize = 64 << 10;
-
-/// One entry of `paths`, parsed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    /// The entry as given.
-    pub given: String,
-    /// Its path part.
-    pub path: String,
-    /// First line (1-based).
-    pub start: u64,
-    /// Last line, when given.
-    pub end: Option<u64>,
-    /// A range was given.
-    pub ranged: bool,
-}
-
-/// Parse `path[:START[-[END]]]`. `what` names the entry in messages.
-pub fn parse_entry(what: &str, given: &str) -> Result<Entry, NavError> {
-    let whole = Entry {
-        given: given.to_string(),
-        path: given.to_string(),
-        start: 1,
-        end: None,
-        ranged: false,
-    };
-    let Some((path, range)) = given.rsplit_once(':') else {
-        return Ok(whole);
-    };
-    let (a, b) = match range.split_once('-') {
-        Some((a, b)) => (a, Some(b)),
-        None => (range, None),
-    };
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
-    if !digits(a) || b.is_some_and(|b| !b.is_empty() && !digits(b)) {
-        return Ok(whole);
-    }
-    let bad = |why: String| {
-        NavError::argument(
-            "InvalidArguments",
-            format!(
-                "{what} {}: {why}; write path, path:START-END, path:START- or path:N (lines \
-                 count from 1)",
-                quote(given)
-            ),
-        )
-    };
-    let num = |s: &str| {
-        s.parse::<u64>()
-            .map_err(|_| bad(format!("{s} is too large")))
-    };
-    let start = num(a)?;
-    let end = match b {
-        None => Some(start),
-        Some("") => None,
-        Some(b) => Some(num(b)?),
-    };
-    if start == 0 {
-        return Err(bad("line 0 does not exist".into()));
-    }
-    if let Some(e) = end
-        && e < start
-    {
-        return Err(bad(format!(
-            "the range ends ({e}) before it starts ({start})"
-        )));
-    }
-    if path.is_empty() {
-        return Err(bad("the path is empty".into()));
-    }
-    Ok(Entry {
-        given: given.to_string(),
-        path: path.to_string(),
-        start,
-        end,
-        ranged: true,
-    })
-}
 
 /// How one entry ended up.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,39 +108,6 @@ impl Items for Body {
             _ => Some(entry.given.clone()),
         }
     }
-}
-
-/// Every entry of a `paths` argument (1 to [`MAX_PATHS`]), parsed and proven under the root
-/// before anything is read (`.gnawconfig` included); `example` is shown when it is empty.
-pub fn prove_entries(
-    req: &Request<'_>,
-    paths: &[String],
-    example: &str,
-) -> Result<Vec<(Entry, Proven)>, NavError> {
-    if paths.is_empty() {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!("paths is empty; name at least one file, e.g. {example}"),
-        ));
-    }
-    if paths.len() > MAX_PATHS {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!(
-                "paths names {} files; at most {MAX_PATHS} per call",
-                paths.len()
-            ),
-        ));
-    }
-    let root = repo_root(req)?;
-    let mut proven: Vec<(Entry, Proven)> = Vec::with_capacity(paths.len());
-    for (i, given) in paths.iter().enumerate() {
-        let what = format!("paths[{i}]");
-        let entry = parse_entry(&what, given)?;
-        let p = prove(&root, &what, &entry.path)?;
-        proven.push((entry, p));
-    }
-    Ok(proven)
 }
 
 /// Read `paths` in `req`'s repository.

@@ -1,10 +1,125 @@
-//! Answers made of one section per named file (`read`, `outline`): the section, how many of
-//! its items each section shows when the answer shows `k` in all, the text of the sections
-//! shown, and the `paths` argument that continues a cut answer from where it stopped.
+//! Answers made of one section per named file (`read`, `outline`): the `paths` argument's
+//! entries (`path[:START[-[END]]]`), parsed and proven under the root before anything is read;
+//! the section of each; how many of its items each section shows when the answer shows `k` in
+//! all; the text of the sections shown; and the `paths` argument that continues a cut answer
+//! from where it stopped.
 
 use super::fit::Limits;
-use super::read::Entry;
+use super::session::{NavError, Proven, Request, prove, quote, repo_root};
 use std::fmt::Write as _;
+
+/// Most entries one call may name.
+pub const MAX_PATHS: usize = 100;
+
+/// One entry of `paths`, parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The entry as given.
+    pub given: String,
+    /// Its path part.
+    pub path: String,
+    /// First line (1-based).
+    pub start: u64,
+    /// Last line, when given.
+    pub end: Option<u64>,
+    /// A range was given.
+    pub ranged: bool,
+}
+
+/// Parse `path[:START[-[END]]]`. `what` names the entry in messages.
+pub fn parse_entry(what: &str, given: &str) -> Result<Entry, NavError> {
+    let whole = Entry {
+        given: given.to_string(),
+        path: given.to_string(),
+        start: 1,
+        end: None,
+        ranged: false,
+    };
+    let Some((path, range)) = given.rsplit_once(':') else {
+        return Ok(whole);
+    };
+    let (a, b) = match range.split_once('-') {
+        Some((a, b)) => (a, Some(b)),
+        None => (range, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    if !digits(a) || b.is_some_and(|b| !b.is_empty() && !digits(b)) {
+        return Ok(whole);
+    }
+    let bad = |why: String| {
+        NavError::argument(
+            "InvalidArguments",
+            format!(
+                "{what} {}: {why}; write path, path:START-END, path:START- or path:N (lines \
+                 count from 1)",
+                quote(given)
+            ),
+        )
+    };
+    let num = |s: &str| {
+        s.parse::<u64>()
+            .map_err(|_| bad(format!("{s} is too large")))
+    };
+    let start = num(a)?;
+    let end = match b {
+        None => Some(start),
+        Some("") => None,
+        Some(b) => Some(num(b)?),
+    };
+    if start == 0 {
+        return Err(bad("line 0 does not exist".into()));
+    }
+    if let Some(e) = end
+        && e < start
+    {
+        return Err(bad(format!(
+            "the range ends ({e}) before it starts ({start})"
+        )));
+    }
+    if path.is_empty() {
+        return Err(bad("the path is empty".into()));
+    }
+    Ok(Entry {
+        given: given.to_string(),
+        path: path.to_string(),
+        start,
+        end,
+        ranged: true,
+    })
+}
+
+/// Every entry of a `paths` argument (1 to [`MAX_PATHS`]), parsed and proven under the root
+/// before anything is read (`.gnawconfig` included); `example` is shown when it is empty.
+pub fn prove_entries(
+    req: &Request<'_>,
+    paths: &[String],
+    example: &str,
+) -> Result<Vec<(Entry, Proven)>, NavError> {
+    if paths.is_empty() {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            format!("paths is empty; name at least one file, e.g. {example}"),
+        ));
+    }
+    if paths.len() > MAX_PATHS {
+        return Err(NavError::argument(
+            "InvalidArguments",
+            format!(
+                "paths names {} files; at most {MAX_PATHS} per call",
+                paths.len()
+            ),
+        ));
+    }
+    let root = repo_root(req)?;
+    let mut proven: Vec<(Entry, Proven)> = Vec::with_capacity(paths.len());
+    for (i, given) in paths.iter().enumerate() {
+        let what = format!("paths[{i}]");
+        let entry = parse_entry(&what, given)?;
+        let p = prove(&root, &what, &entry.path)?;
+        proven.push((entry, p));
+    }
+    Ok(proven)
+}
 
 /// What a section holds: a number of items (lines, definitions, one note), and the entry that
 /// continues it after some of them.

@@ -40,24 +40,55 @@ const fn g(
     dir: &'static str,
     symbol: &'static str,
 ) -> Grammar {
-    Grammar { feature, krate, dir, symbol, std: Some("c11") }
+    Grammar {
+        feature,
+        krate,
+        dir,
+        symbol,
+        std: Some("c11"),
+    }
 }
 
 /// Every grammar gnaw uses, in the order of `Language::ALL`.
 const GRAMMARS: &[Grammar] = &[
     g("rust", "tree-sitter-rust", "src", "tree_sitter_rust"),
     g("python", "tree-sitter-python", "src", "tree_sitter_python"),
-    g("javascript", "tree-sitter-javascript", "src", "tree_sitter_javascript"),
-    g("typescript", "tree-sitter-typescript", "typescript/src", "tree_sitter_typescript"),
-    g("typescript", "tree-sitter-typescript", "tsx/src", "tree_sitter_tsx"),
+    g(
+        "javascript",
+        "tree-sitter-javascript",
+        "src",
+        "tree_sitter_javascript",
+    ),
+    g(
+        "typescript",
+        "tree-sitter-typescript",
+        "typescript/src",
+        "tree_sitter_typescript",
+    ),
+    g(
+        "typescript",
+        "tree-sitter-typescript",
+        "tsx/src",
+        "tree_sitter_tsx",
+    ),
     g("go", "tree-sitter-go", "src", "tree_sitter_go"),
     g("java", "tree-sitter-java", "src", "tree_sitter_java"),
     g("c", "tree-sitter-c", "src", "tree_sitter_c"),
     g("cpp", "tree-sitter-cpp", "src", "tree_sitter_cpp"),
-    g("csharp", "tree-sitter-c-sharp", "src", "tree_sitter_c_sharp"),
+    g(
+        "csharp",
+        "tree-sitter-c-sharp",
+        "src",
+        "tree_sitter_c_sharp",
+    ),
     g("ruby", "tree-sitter-ruby", "src", "tree_sitter_ruby"),
     g("php", "tree-sitter-php", "php/src", "tree_sitter_php"),
-    g("kotlin", "tree-sitter-kotlin-ng", "src", "tree_sitter_kotlin"),
+    g(
+        "kotlin",
+        "tree-sitter-kotlin-ng",
+        "src",
+        "tree_sitter_kotlin",
+    ),
     g("swift", "tree-sitter-swift", "src", "tree_sitter_swift"),
     g("scala", "tree-sitter-scala", "src", "tree_sitter_scala"),
     g("lua", "tree-sitter-lua", "src", "tree_sitter_lua"),
@@ -70,7 +101,12 @@ const GRAMMARS: &[Grammar] = &[
         symbol: "tree_sitter_elixir",
         std: None,
     },
-    g("haskell", "tree-sitter-haskell", "src", "tree_sitter_haskell"),
+    g(
+        "haskell",
+        "tree-sitter-haskell",
+        "src",
+        "tree_sitter_haskell",
+    ),
     g("zig", "tree-sitter-zig", "src", "tree_sitter_zig"),
 ];
 
@@ -94,8 +130,7 @@ fn main() {
 
 fn run() -> Result<(), String> {
     let out = PathBuf::from(env::var("OUT_DIR").map_err(|e| e.to_string())?);
-    let manifest_dir =
-        PathBuf::from(env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
+    let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
     let enabled: Vec<&Grammar> = GRAMMARS
         .iter()
         .filter(|g| env::var_os(format!("CARGO_FEATURE_{}", g.feature.to_uppercase())).is_some())
@@ -137,9 +172,17 @@ fn run() -> Result<(), String> {
         if let Some(object) = scanner_object {
             let object = fs::read(object).map_err(|e| e.to_string())?;
             let globals = tables::defined_globals(&object)?;
-            files.push((grammar, dir.clone(), scanner(grammar, dir, &work, &globals)?));
+            files.push((
+                grammar,
+                dir.clone(),
+                scanner(grammar, dir, &work, &globals)?,
+            ));
         }
-        built.push(Built { symbol: grammar.symbol, inflated, stored });
+        built.push(Built {
+            symbol: grammar.symbol,
+            inflated,
+            stored,
+        });
     }
     second_pass(files, &csrc, &out)?;
     write_summary(&out, &built)
@@ -249,7 +292,12 @@ fn as_it_is(grammar: &Grammar, dir: &Path, work: &Path) -> Result<PathBuf, Strin
 /// The upstream `scanner.c`, with its functions renamed like the language function, and every
 /// other global name it defines (some scanners leave tables and helpers global) given this
 /// grammar's prefix too.
-fn scanner(grammar: &Grammar, dir: &Path, work: &Path, globals: &[String]) -> Result<PathBuf, String> {
+fn scanner(
+    grammar: &Grammar,
+    dir: &Path,
+    work: &Path,
+    globals: &[String],
+) -> Result<PathBuf, String> {
     let mut text = renames(grammar);
     for name in globals {
         let renamed = name == grammar.symbol
@@ -304,7 +352,11 @@ fn copy_headers(dir: &Path, work: &Path) -> Result<(), String> {
 /// Compile the rewritten parsers and the scanners (each with its grammar's `src/` on the
 /// include path, as its crate does: the shared scanner headers of TypeScript and PHP look
 /// there) into this crate's static library.
-fn second_pass(files: Vec<(&Grammar, PathBuf, PathBuf)>, csrc: &Path, out: &Path) -> Result<(), String> {
+fn second_pass(
+    files: Vec<(&Grammar, PathBuf, PathBuf)>,
+    csrc: &Path,
+    out: &Path,
+) -> Result<(), String> {
     let jobs = files
         .into_iter()
         .map(|(grammar, dir, file)| {
@@ -333,7 +385,10 @@ fn base_build(std: Option<&str>) -> cc::Build {
     if let Some(std) = std {
         build.std(std);
     }
-    build.warnings(false).extra_warnings(false).cargo_warnings(false);
+    build
+        .warnings(false)
+        .extra_warnings(false)
+        .cargo_warnings(false);
     build
 }
 
@@ -342,7 +397,11 @@ fn write_summary(out: &Path, built: &[Built]) -> Result<(), String> {
     let mut text = String::from("&[\n");
     for b in built {
         let name = b.symbol.trim_start_matches("tree_sitter_");
-        let _ = writeln!(text, "    Tables {{ grammar: {name:?}, inflated: {}, stored: {} }},", b.inflated, b.stored);
+        let _ = writeln!(
+            text,
+            "    Tables {{ grammar: {name:?}, inflated: {}, stored: {} }},",
+            b.inflated, b.stored
+        );
     }
     text.push_str("]\n");
     fs::write(out.join("tables.rs"), text).map_err(|e| e.to_string())

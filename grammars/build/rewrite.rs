@@ -45,7 +45,9 @@ fn declaration(line: &str) -> Option<(&str, &str, &str)> {
     let (head, dims) = rest.split_at(open);
     let (ty, name) = head.rsplit_once(' ')?;
     let ident = |s: &str| {
-        !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b' ')
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b' ')
     };
     if !ident(ty) || !ident(name) || name.contains(' ') || !dims.ends_with(']') {
         return None;
@@ -95,8 +97,14 @@ impl Layout {
 /// `source` with the tables of `layout` turned into views of the buffer, the deflated bytes
 /// `stored` and the fill added before the language function, and `prelude` (the renames) at
 /// the top.
-pub fn rewrite(source: &str, layout: &Layout, stored: &[u8], prelude: &str) -> Result<String, String> {
-    let by_name: HashMap<&str, &Table> = layout.tables.iter().map(|t| (t.name.as_str(), t)).collect();
+pub fn rewrite(
+    source: &str,
+    layout: &Layout,
+    stored: &[u8],
+    prelude: &str,
+) -> Result<String, String> {
+    let by_name: HashMap<&str, &Table> =
+        layout.tables.iter().map(|t| (t.name.as_str(), t)).collect();
     let mut out = String::with_capacity(source.len() / 4 + stored.len() * 3);
     out.push_str(prelude);
     out.push_str("#include \"gnaw_fill.h\"\n");

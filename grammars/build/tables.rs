@@ -10,7 +10,10 @@ use std::collections::HashMap;
 pub fn read(data: &[u8]) -> Result<HashMap<String, Vec<u8>>, String> {
     let file = object::File::parse(data).map_err(|e| format!("reading the object: {e}"))?;
     if file.format() != object::BinaryFormat::Elf {
-        return Err(format!("{:?} objects are not read (ELF only)", file.format()));
+        return Err(format!(
+            "{:?} objects are not read (ELF only)",
+            file.format()
+        ));
     }
     let mut tables = HashMap::new();
     for symbol in file.symbols() {

@@ -34,28 +34,120 @@ fn cases() -> Vec<Case> {
             });
         };
     }
-    case!("rust", "rust", RUST, tree_sitter_rust::LANGUAGE, "sample.rs");
-    case!("python", "python", PYTHON, tree_sitter_python::LANGUAGE, "sample.py");
-    case!("javascript", "javascript", JAVASCRIPT, tree_sitter_javascript::LANGUAGE, "sample.js");
-    case!("typescript", "typescript", TYPESCRIPT, tree_sitter_typescript::LANGUAGE_TYPESCRIPT, "sample.ts");
-    case!("typescript", "tsx", TSX, tree_sitter_typescript::LANGUAGE_TSX, "sample.tsx");
+    case!(
+        "rust",
+        "rust",
+        RUST,
+        tree_sitter_rust::LANGUAGE,
+        "sample.rs"
+    );
+    case!(
+        "python",
+        "python",
+        PYTHON,
+        tree_sitter_python::LANGUAGE,
+        "sample.py"
+    );
+    case!(
+        "javascript",
+        "javascript",
+        JAVASCRIPT,
+        tree_sitter_javascript::LANGUAGE,
+        "sample.js"
+    );
+    case!(
+        "typescript",
+        "typescript",
+        TYPESCRIPT,
+        tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+        "sample.ts"
+    );
+    case!(
+        "typescript",
+        "tsx",
+        TSX,
+        tree_sitter_typescript::LANGUAGE_TSX,
+        "sample.tsx"
+    );
     case!("go", "go", GO, tree_sitter_go::LANGUAGE, "sample.go");
-    case!("java", "java", JAVA, tree_sitter_java::LANGUAGE, "sample.java");
+    case!(
+        "java",
+        "java",
+        JAVA,
+        tree_sitter_java::LANGUAGE,
+        "sample.java"
+    );
     case!("c", "c", C, tree_sitter_c::LANGUAGE, "sample.c");
     case!("cpp", "cpp", CPP, tree_sitter_cpp::LANGUAGE, "sample.cpp");
-    case!("csharp", "c_sharp", C_SHARP, tree_sitter_c_sharp::LANGUAGE, "sample.cs");
-    case!("ruby", "ruby", RUBY, tree_sitter_ruby::LANGUAGE, "sample.rb");
-    case!("php", "php", PHP, tree_sitter_php::LANGUAGE_PHP, "sample.php");
-    case!("kotlin", "kotlin", KOTLIN, tree_sitter_kotlin_ng::LANGUAGE, "sample.kt");
-    case!("swift", "swift", SWIFT, tree_sitter_swift::LANGUAGE, "sample.swift");
-    case!("scala", "scala", SCALA, tree_sitter_scala::LANGUAGE, "sample.scala");
+    case!(
+        "csharp",
+        "c_sharp",
+        C_SHARP,
+        tree_sitter_c_sharp::LANGUAGE,
+        "sample.cs"
+    );
+    case!(
+        "ruby",
+        "ruby",
+        RUBY,
+        tree_sitter_ruby::LANGUAGE,
+        "sample.rb"
+    );
+    case!(
+        "php",
+        "php",
+        PHP,
+        tree_sitter_php::LANGUAGE_PHP,
+        "sample.php"
+    );
+    case!(
+        "kotlin",
+        "kotlin",
+        KOTLIN,
+        tree_sitter_kotlin_ng::LANGUAGE,
+        "sample.kt"
+    );
+    case!(
+        "swift",
+        "swift",
+        SWIFT,
+        tree_sitter_swift::LANGUAGE,
+        "sample.swift"
+    );
+    case!(
+        "scala",
+        "scala",
+        SCALA,
+        tree_sitter_scala::LANGUAGE,
+        "sample.scala"
+    );
     case!("lua", "lua", LUA, tree_sitter_lua::LANGUAGE, "sample.lua");
-    case!("bash", "bash", BASH, tree_sitter_bash::LANGUAGE, "sample.sh");
-    case!("elixir", "elixir", ELIXIR, tree_sitter_elixir::LANGUAGE, "sample.ex");
-    case!("haskell", "haskell", HASKELL, tree_sitter_haskell::LANGUAGE, "sample.hs");
+    case!(
+        "bash",
+        "bash",
+        BASH,
+        tree_sitter_bash::LANGUAGE,
+        "sample.sh"
+    );
+    case!(
+        "elixir",
+        "elixir",
+        ELIXIR,
+        tree_sitter_elixir::LANGUAGE,
+        "sample.ex"
+    );
+    case!(
+        "haskell",
+        "haskell",
+        HASKELL,
+        tree_sitter_haskell::LANGUAGE,
+        "sample.hs"
+    );
     case!("zig", "zig", ZIG, tree_sitter_zig::LANGUAGE, "sample.zig");
     if let Some(rust) = cases.iter_mut().find(|c| c.name == "rust") {
-        rust.samples.extend(rust_sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../src")));
+        rust.samples.extend(rust_sources(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../src"),
+        ));
     }
     cases
 }
@@ -74,7 +166,12 @@ fn rust_sources(dir: &Path) -> Vec<PathBuf> {
             }
         }
     }
-    assert!(files.len() > 50, "{} Rust files under {}", files.len(), dir.display());
+    assert!(
+        files.len() > 50,
+        "{} Rust files under {}",
+        files.len(),
+        dir.display()
+    );
     files
 }
 
@@ -89,7 +186,12 @@ fn every_grammar_is_its_upstream_grammar() {
         for sample in &case.samples {
             let text = std::fs::read(sample).unwrap();
             let (a, b) = (parse(&ours, &text), parse(&upstream, &text));
-            assert!(a.root_node().child_count() > 0, "{}: {} parsed to nothing", case.name, sample.display());
+            assert!(
+                a.root_node().child_count() > 0,
+                "{}: {} parsed to nothing",
+                case.name,
+                sample.display()
+            );
             assert_eq!(
                 a.root_node().to_sexp(),
                 b.root_node().to_sexp(),
@@ -118,13 +220,33 @@ fn same_language(name: &str, a: &Language, b: &Language) {
     assert_eq!(a.supertypes(), b.supertypes(), "{name}");
     let symbols = u16::try_from(a.node_kind_count()).unwrap();
     for id in 0..symbols {
-        assert_eq!(a.node_kind_for_id(id), b.node_kind_for_id(id), "{name}: kind {id}");
-        assert_eq!(a.node_kind_is_named(id), b.node_kind_is_named(id), "{name}: kind {id}");
-        assert_eq!(a.node_kind_is_visible(id), b.node_kind_is_visible(id), "{name}: kind {id}");
-        assert_eq!(a.subtypes_for_supertype(id), b.subtypes_for_supertype(id), "{name}: kind {id}");
+        assert_eq!(
+            a.node_kind_for_id(id),
+            b.node_kind_for_id(id),
+            "{name}: kind {id}"
+        );
+        assert_eq!(
+            a.node_kind_is_named(id),
+            b.node_kind_is_named(id),
+            "{name}: kind {id}"
+        );
+        assert_eq!(
+            a.node_kind_is_visible(id),
+            b.node_kind_is_visible(id),
+            "{name}: kind {id}"
+        );
+        assert_eq!(
+            a.subtypes_for_supertype(id),
+            b.subtypes_for_supertype(id),
+            "{name}: kind {id}"
+        );
     }
     for id in 0..=u16::try_from(a.field_count()).unwrap() {
-        assert_eq!(a.field_name_for_id(id), b.field_name_for_id(id), "{name}: field {id}");
+        assert_eq!(
+            a.field_name_for_id(id),
+            b.field_name_for_id(id),
+            "{name}: field {id}"
+        );
     }
     // Each state's row of the parse table: the symbols with an entry (terminals with actions,
     // non-terminals with a goto) and, for each, the state it leads to. (Not every id up to
@@ -133,14 +255,19 @@ fn same_language(name: &str, a: &Language, b: &Language) {
     let mut entries = 0usize;
     for state in 0..states {
         let row = |l: &Language| {
-            l.lookahead_iterator(state)
-                .map(|it| it.map(|symbol| (symbol, l.next_state(state, symbol))).collect::<Vec<_>>())
+            l.lookahead_iterator(state).map(|it| {
+                it.map(|symbol| (symbol, l.next_state(state, symbol)))
+                    .collect::<Vec<_>>()
+            })
         };
         let (ra, rb) = (row(a), row(b));
         assert_eq!(ra, rb, "{name}: state {state}");
         entries += ra.map_or(0, |r| r.len());
     }
-    assert!(entries > usize::from(states), "{name}: {entries} entries in {states} states");
+    assert!(
+        entries > usize::from(states),
+        "{name}: {entries} entries in {states} states"
+    );
 }
 
 /// Every node of both trees, in order: kind, extent, flags and parse state.
@@ -149,7 +276,16 @@ fn same_nodes(name: &str, a: Node, b: Node) {
     loop {
         let (na, nb) = (ca.node(), cb.node());
         let view = |n: Node| {
-            (n.kind_id(), n.byte_range(), n.is_named(), n.is_missing(), n.is_extra(), n.has_error(), n.parse_state(), n.next_parse_state())
+            (
+                n.kind_id(),
+                n.byte_range(),
+                n.is_named(),
+                n.is_missing(),
+                n.is_extra(),
+                n.has_error(),
+                n.parse_state(),
+                n.next_parse_state(),
+            )
         };
         assert_eq!(view(na), view(nb), "{name}: node {na:?}");
         assert_eq!(ca.field_name(), cb.field_name(), "{name}: node {na:?}");

@@ -8,6 +8,8 @@
 //! Each grammar is loaded once, in the order below, in one process (Linux: reads
 //! /proc/self/statm).
 
+#![allow(clippy::disallowed_methods)] // reads /proc/self/statm
+
 use std::time::Instant;
 use tree_sitter::Language;
 use tree_sitter_language::LanguageFn;

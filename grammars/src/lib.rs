@@ -17,7 +17,8 @@
 //! what the upstream crates export, [`LanguageFn`]s: `tree_sitter::Language::new(RUST)` (or
 //! `RUST.into()`) calls the language function, which inflates on the first call.
 
-use tree_sitter_language::LanguageFn;
+/// The type of each grammar's constant, as the upstream crates export it.
+pub use tree_sitter_language::LanguageFn;
 
 // The inflate the C side calls (`LIBZ_RS_SYS_v0_6_x_uncompress`): linked through this crate.
 extern crate libz_rs_sys;

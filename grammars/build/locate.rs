@@ -9,11 +9,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The directory of each crate in `names` (its `Cargo.toml`'s), as this crate's dependency
-/// `manifest` (this crate's `Cargo.toml`) resolves it.
+/// `manifest` (this crate's `Cargo.toml`) resolves it. Asks cargo to run the build script again
+/// when the workspace's lock file changes.
 pub fn crate_dirs(manifest: &Path, names: &[&str]) -> Result<HashMap<String, PathBuf>, String> {
     let json = metadata(manifest)?;
     let value: serde_json::Value =
         serde_json::from_slice(&json).map_err(|e| format!("cargo metadata: {e}"))?;
+    // A new lock file can name other versions, in other directories: look again then.
+    if let Some(root) = value["workspace_root"].as_str() {
+        println!(
+            "cargo:rerun-if-changed={}",
+            Path::new(root).join("Cargo.lock").display()
+        );
+    }
     let packages = value["packages"]
         .as_array()
         .ok_or("cargo metadata: no packages")?;

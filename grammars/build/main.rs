@@ -370,12 +370,12 @@ fn second_pass(
         .into_iter()
         .map(|(grammar, dir, file)| {
             let mut build = base_build(grammar.std);
+            build.include(csrc).include(dir).out_dir(out.join("second"));
             // The tables are read through pointers of their own types into a byte buffer.
-            build
-                .include(csrc)
-                .include(dir)
-                .flag_if_supported("-fno-strict-aliasing")
-                .out_dir(out.join("second"));
+            // (Not flag_if_supported: its probe file is shared by the threads of compile_all.)
+            if !build.get_compiler().is_like_msvc() {
+                build.flag("-fno-strict-aliasing");
+            }
             (build, file)
         })
         .collect();

@@ -2,9 +2,10 @@
 //! inflate of its tables) and the second, and how much the process's resident memory grew.
 //!
 //! ```sh
-//! cargo run --release -p gnaw-grammars --example first_use
+//! cargo run -p gnaw-grammars --example first_use
 //! ```
 //!
+//! (The dev profile builds this crate and zlib-rs at opt-level 2: the workspace's Cargo.toml.)
 //! Each grammar is loaded once, in the order below, in one process (Linux: reads
 //! /proc/self/statm).
 

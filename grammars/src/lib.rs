@@ -17,6 +17,9 @@
 //! what the upstream crates export, [`LanguageFn`]s: `tree_sitter::Language::new(RUST)` (or
 //! `RUST.into()`) calls the language function, which inflates on the first call.
 
+// The only unsafe code is in `grammar!` below, allowed there alone.
+#![deny(unsafe_code)]
+
 /// The type of each grammar's constant, as the upstream crates export it.
 pub use tree_sitter_language::LanguageFn;
 
@@ -56,6 +59,7 @@ macro_rules! grammar {
     ($(#[$doc:meta])* $feature:literal, $name:ident, $symbol:ident) => {
         $(#[$doc])*
         #[cfg(feature = $feature)]
+        #[allow(unsafe_code)]
         pub const $name: LanguageFn = {
             // SAFETY: declares the function the build script compiled from the grammar's
             // generated parser.c; it takes nothing and returns a pointer to its static

@@ -205,54 +205,77 @@ impl Language {
         }
     }
 
-    /// Whether this build holds the language's grammar (its cargo feature was on).
+    /// Whether this build holds the language's grammar (its cargo feature was on). Asks the
+    /// features only: the grammar itself is not loaded (its tables are inflated on its first
+    /// use, in the process that parses).
     pub fn compiled_in(self) -> bool {
-        self.grammar().is_some()
+        match self {
+            Language::Rust => cfg!(feature = "lang-rust"),
+            Language::Python => cfg!(feature = "lang-python"),
+            Language::JavaScript => cfg!(feature = "lang-javascript"),
+            Language::TypeScript | Language::Tsx => cfg!(feature = "lang-typescript"),
+            Language::Go => cfg!(feature = "lang-go"),
+            Language::Java => cfg!(feature = "lang-java"),
+            Language::C => cfg!(feature = "lang-c"),
+            Language::Cpp => cfg!(feature = "lang-cpp"),
+            Language::CSharp => cfg!(feature = "lang-csharp"),
+            Language::Ruby => cfg!(feature = "lang-ruby"),
+            Language::Php => cfg!(feature = "lang-php"),
+            Language::Kotlin => cfg!(feature = "lang-kotlin"),
+            Language::Swift => cfg!(feature = "lang-swift"),
+            Language::Scala => cfg!(feature = "lang-scala"),
+            Language::Lua => cfg!(feature = "lang-lua"),
+            Language::Bash => cfg!(feature = "lang-bash"),
+            Language::Elixir => cfg!(feature = "lang-elixir"),
+            Language::Haskell => cfg!(feature = "lang-haskell"),
+            Language::Zig => cfg!(feature = "lang-zig"),
+        }
     }
 
-    /// The language's grammar, or `None` when its feature was off in this build.
+    /// The language's grammar, or `None` when its feature was off in this build. The first
+    /// call for a language in a process inflates its parse tables (`gnaw-grammars`).
     fn grammar(self) -> Option<tree_sitter::Language> {
         match self {
             #[cfg(feature = "lang-rust")]
-            Language::Rust => Some(tree_sitter_rust::LANGUAGE.into()),
+            Language::Rust => Some(gnaw_grammars::RUST.into()),
             #[cfg(feature = "lang-python")]
-            Language::Python => Some(tree_sitter_python::LANGUAGE.into()),
+            Language::Python => Some(gnaw_grammars::PYTHON.into()),
             #[cfg(feature = "lang-javascript")]
-            Language::JavaScript => Some(tree_sitter_javascript::LANGUAGE.into()),
+            Language::JavaScript => Some(gnaw_grammars::JAVASCRIPT.into()),
             #[cfg(feature = "lang-typescript")]
-            Language::TypeScript => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
+            Language::TypeScript => Some(gnaw_grammars::TYPESCRIPT.into()),
             #[cfg(feature = "lang-typescript")]
-            Language::Tsx => Some(tree_sitter_typescript::LANGUAGE_TSX.into()),
+            Language::Tsx => Some(gnaw_grammars::TSX.into()),
             #[cfg(feature = "lang-go")]
-            Language::Go => Some(tree_sitter_go::LANGUAGE.into()),
+            Language::Go => Some(gnaw_grammars::GO.into()),
             #[cfg(feature = "lang-java")]
-            Language::Java => Some(tree_sitter_java::LANGUAGE.into()),
+            Language::Java => Some(gnaw_grammars::JAVA.into()),
             #[cfg(feature = "lang-c")]
-            Language::C => Some(tree_sitter_c::LANGUAGE.into()),
+            Language::C => Some(gnaw_grammars::C.into()),
             #[cfg(feature = "lang-cpp")]
-            Language::Cpp => Some(tree_sitter_cpp::LANGUAGE.into()),
+            Language::Cpp => Some(gnaw_grammars::CPP.into()),
             #[cfg(feature = "lang-csharp")]
-            Language::CSharp => Some(tree_sitter_c_sharp::LANGUAGE.into()),
+            Language::CSharp => Some(gnaw_grammars::C_SHARP.into()),
             #[cfg(feature = "lang-ruby")]
-            Language::Ruby => Some(tree_sitter_ruby::LANGUAGE.into()),
+            Language::Ruby => Some(gnaw_grammars::RUBY.into()),
             #[cfg(feature = "lang-php")]
-            Language::Php => Some(tree_sitter_php::LANGUAGE_PHP.into()),
+            Language::Php => Some(gnaw_grammars::PHP.into()),
             #[cfg(feature = "lang-kotlin")]
-            Language::Kotlin => Some(tree_sitter_kotlin_ng::LANGUAGE.into()),
+            Language::Kotlin => Some(gnaw_grammars::KOTLIN.into()),
             #[cfg(feature = "lang-swift")]
-            Language::Swift => Some(tree_sitter_swift::LANGUAGE.into()),
+            Language::Swift => Some(gnaw_grammars::SWIFT.into()),
             #[cfg(feature = "lang-scala")]
-            Language::Scala => Some(tree_sitter_scala::LANGUAGE.into()),
+            Language::Scala => Some(gnaw_grammars::SCALA.into()),
             #[cfg(feature = "lang-lua")]
-            Language::Lua => Some(tree_sitter_lua::LANGUAGE.into()),
+            Language::Lua => Some(gnaw_grammars::LUA.into()),
             #[cfg(feature = "lang-bash")]
-            Language::Bash => Some(tree_sitter_bash::LANGUAGE.into()),
+            Language::Bash => Some(gnaw_grammars::BASH.into()),
             #[cfg(feature = "lang-elixir")]
-            Language::Elixir => Some(tree_sitter_elixir::LANGUAGE.into()),
+            Language::Elixir => Some(gnaw_grammars::ELIXIR.into()),
             #[cfg(feature = "lang-haskell")]
-            Language::Haskell => Some(tree_sitter_haskell::LANGUAGE.into()),
+            Language::Haskell => Some(gnaw_grammars::HASKELL.into()),
             #[cfg(feature = "lang-zig")]
-            Language::Zig => Some(tree_sitter_zig::LANGUAGE.into()),
+            Language::Zig => Some(gnaw_grammars::ZIG.into()),
             #[allow(unreachable_patterns)] // every arm above is compiled in by default
             _ => None,
         }

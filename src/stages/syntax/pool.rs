@@ -29,9 +29,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Data segment of each worker (`RLIMIT_DATA`): the memory one parse may hold, the worker's
-/// own small heap included.
+/// Data segment of each worker (`RLIMIT_DATA`) besides the grammars' tables: the memory one
+/// parse may hold, the worker's own small heap included.
 pub const WORKER_MEMORY: u64 = 160 << 20;
+/// The zeroed memory the grammars of this build reserve for their parse tables
+/// (`gnaw_grammars::inflated_bytes`, 35 MB with every language). It is mapped in every process
+/// from the start, so `RLIMIT_DATA` counts it, though a worker touches only the part of the
+/// grammars it parses with; the worker's limit adds it, so a parse keeps its [`WORKER_MEMORY`].
+const GRAMMAR_TABLES: u64 = gnaw_grammars::inflated_bytes() as u64;
 /// Most workers, whatever the core count: the memory all parses may hold at once is at most
 /// `MAX_WORKERS * WORKER_MEMORY`.
 pub const MAX_WORKERS: usize = 3;
@@ -67,7 +72,7 @@ pub fn start(slots: usize) -> std::io::Result<()> {
 fn start_pool(slots: usize) -> std::io::Result<()> {
     let limits = gnaw_sandbox::workers::WorkerLimits {
         slots: slots.clamp(1, MAX_WORKERS),
-        data_bytes: WORKER_MEMORY,
+        data_bytes: WORKER_MEMORY + GRAMMAR_TABLES,
     };
     let ends = gnaw_sandbox::workers::spawn(limits, serve)?;
     let mut slots = Vec::with_capacity(ends.len());

@@ -25,6 +25,7 @@ fn detects_languages_by_extension_and_name() {
     assert_eq!(Language::detect(b""), None);
     // Every grammar this build holds loads into this core (all of them by default).
     for lang in Language::ALL {
+        assert_eq!(lang.compiled_in(), lang.grammar().is_some(), "{lang:?}");
         if let Some(grammar) = lang.grammar() {
             let mut p = Parser::new();
             p.set_language(&grammar).unwrap();

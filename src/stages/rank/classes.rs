@@ -66,6 +66,25 @@ pub enum Class {
     Lock = 8,
 }
 
+/// A directory whose name says it holds tests beside what they test: `lib_test`,
+/// `Newtonsoft.Json.Tests`, `unit-tests`.
+fn is_test_dir(lower: &str) -> bool {
+    ["_test", "_tests", ".test", ".tests", "-test", "-tests"]
+        .iter()
+        .any(|s| lower.ends_with(s))
+}
+
+/// A file named, in PascalCase, after what it tests: `JsonConvertTest.cs`, `ParserTests.java`,
+/// `RouterSpec.scala` (not `latest.rs` or `Contest.java`: the suffix must start a word).
+fn pascal_test(name: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or(name);
+    ["Tests", "Test", "Spec"].iter().any(|s| {
+        stem.strip_suffix(s)
+            .and_then(|before| before.chars().last())
+            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    })
+}
+
 /// Classify a path by its name and directories.
 pub fn class_of(path: &str) -> Class {
     let lower = path.to_ascii_lowercase();
@@ -139,6 +158,8 @@ pub fn class_of(path: &str) -> Class {
         return Class::ReadmeOrManifest;
     }
     if in_dir(&["tests", "test", "__tests__", "spec", "specs"])
+        || dirs.iter().any(|d| is_test_dir(d))
+        || pascal_test(path.rsplit('/').next().unwrap_or(path))
         || name.starts_with("test_")
         || name.contains("_test.")
         || name.contains(".test.")
@@ -203,4 +224,28 @@ pub fn class_of(path: &str) -> Class {
         return Class::Docs;
     }
     Class::Other
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tests_beside_their_code_are_tests_in_every_naming() {
+        for path in [
+            "Src/Newtonsoft.Json.Tests/Linq/LinqToJsonTest.cs",
+            "Src/Json/JsonConvertTest.cs",
+            "src/ParserTests.java",
+            "src/RouterSpec.scala",
+            "lib_test/old/unison.ml",
+            "pkg/unit-tests/a.js",
+            "tests/it.rs",
+            "src/a_test.go",
+        ] {
+            assert_eq!(class_of(path), Class::Test, "{path}");
+        }
+        for path in ["src/latest.rs", "src/Contest.java", "src/attest.rs", "lib/testing.ml"] {
+            assert_ne!(class_of(path), Class::Test, "{path}");
+        }
+    }
 }

@@ -244,7 +244,12 @@ mod tests {
         ] {
             assert_eq!(class_of(path), Class::Test, "{path}");
         }
-        for path in ["src/latest.rs", "src/Contest.java", "src/attest.rs", "lib/testing.ml"] {
+        for path in [
+            "src/latest.rs",
+            "src/Contest.java",
+            "src/attest.rs",
+            "lib/testing.ml",
+        ] {
             assert_ne!(class_of(path), Class::Test, "{path}");
         }
     }

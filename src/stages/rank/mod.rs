@@ -286,27 +286,11 @@ fn finish(
             .enumerate()
             .map(|(k, t)| (t.as_str(), k))
             .collect();
-        if let Some(prefetch) = prefetch {
-            let mut wanted = Vec::new();
-            let mut parsed = 0;
-            for (i, score) in scored.iter().take(RERANK) {
-                if !score.matched() {
-                    break;
-                }
-                let len = lens[*i];
-                if len > RERANK_FILE_BYTES || parsed + len > RERANK_BYTES {
-                    continue;
-                }
-                parsed += len;
-                wanted.push(*i);
-            }
-            prefetch(&wanted);
-        }
+        // The best matching files whose definitions fit the parse bounds, chosen once: handed
+        // to `prefetch` first, then re-scored.
+        let mut rescored = Vec::new();
         let mut parsed = 0;
-        for (i, score) in scored.iter_mut().take(RERANK) {
-            if stop() {
-                return None;
-            }
+        for (at, (i, score)) in scored.iter().take(RERANK).enumerate() {
             if !score.matched() {
                 break;
             }
@@ -315,6 +299,17 @@ fn finish(
                 continue;
             }
             parsed += len;
+            rescored.push(at);
+        }
+        if let Some(prefetch) = prefetch {
+            let files: Vec<usize> = rescored.iter().map(|&at| scored[at].0).collect();
+            prefetch(&files);
+        }
+        for &at in &rescored {
+            if stop() {
+                return None;
+            }
+            let (i, score) = &mut scored[at];
             if let Some(symbols) = outline(*i) {
                 resymbol(score, &symbols, &named, &wanted, &idf);
             }

@@ -111,8 +111,8 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         return Err(NavError::argument(
             "InvalidArguments",
             format!(
-                "query {}: no word to search for (only punctuation, single letters or words as \
-                 common as \"the\"); name what you are looking for, e.g. an identifier or a few words",
+                "query {}: no word to search for (only punctuation, single letters or lowercase \
+                 words as common as \"the\"); name what you are looking for, e.g. an identifier or a few words",
                 quote(&args.query)
             ),
         ));

@@ -363,6 +363,31 @@ mod tests {
     }
 
     #[test]
+    fn a_stop_word_written_as_a_name_is_searched_for() {
+        // `From` alone is the trait, not the preposition; in a question it stays a stop word.
+        assert_eq!(query_terms("From"), vec!["from"]);
+        assert_eq!(query_terms("Self where"), vec!["self"]);
+        assert_eq!(query_terms("Where DOES"), vec!["wher", "doe"]);
+        // Stop words are known by their spelling, before stemming.
+        assert!(query_terms("where does it").is_empty());
+        assert_eq!(query_terms("convert From a string"), vec!["convert", "str"]);
+        assert!(query_terms("from the").is_empty());
+        let docs = [
+            Doc {
+                path: "convert.rs",
+                text: "impl From<u8> for Byte { fn from(b: u8) -> Self { Byte(b) } }",
+            },
+            Doc {
+                path: "other.rs",
+                text: "fn unrelated() {}",
+            },
+        ];
+        let q = Query::parse("From").unwrap();
+        let ranked = rank(&docs, Some(&q), &|_| None, &|| false).unwrap();
+        assert_eq!(docs[ranked[0].0].path, "convert.rs");
+    }
+
+    #[test]
     fn ranking_stops_when_asked() {
         let docs = [Doc {
             path: "a.rs",

@@ -143,7 +143,8 @@ const STOP: &[&str] = &[
     "which", "who", "why", "with", "we", "you",
 ];
 
-/// Split a query into terms the same way contents are split, without stop words: each distinct
+/// Split a query into terms the same way contents are split, without stop words (unless the
+/// query is nothing else and writes one with a capital, as a name: `From`): each distinct
 /// term once, in order of first appearance. Linear in `q`'s length (a set remembers what was
 /// seen).
 pub fn query_terms(q: &str) -> Vec<String> {
@@ -153,12 +154,25 @@ pub fn query_terms(q: &str) -> Vec<String> {
 /// [`query_terms`], each with the word of the query it was first found as (lowercased, not
 /// stemmed: what an answer shows it as).
 pub fn query_words(q: &str) -> Vec<(String, String)> {
+    let out = words_but(q, STOP);
+    // A query of stop words alone that spells one as code names it (`From`, `Self`, `IN`): it
+    // means that name, not the common word, so its words are kept.
+    if out.is_empty() && q.chars().any(char::is_uppercase) {
+        return words_but(q, &[]);
+    }
+    out
+}
+
+/// The distinct terms of `q` but those in `stop`, each with its first word (see
+/// [`query_words`]).
+fn words_but(q: &str, stop: &[&str]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     for_each_word(q, |w| {
         let word = w.clone();
         stem(w);
-        if !STOP.contains(&w.as_str()) && !seen.contains(w.as_str()) {
+        // A stop word is known by its spelling, not its stem (`where` stems to `wher`).
+        if !stop.contains(&word.as_str()) && !seen.contains(w.as_str()) {
             seen.insert(w.clone());
             out.push((w.clone(), word));
         }

@@ -57,23 +57,33 @@ fn regions_with(
         .collect();
     let named: FxHashSet<&str> = query.names.iter().map(String::as_str).collect();
     let weight = |k: usize| idf.get(k).copied().unwrap_or(1.0).max(0.1);
-    // Per line: its score, and its distinct terms (as a range of `hits`).
-    let mut line_score: Vec<f64> = Vec::new();
-    let mut line_hits: Vec<(usize, usize)> = Vec::new();
+    // Where each line ends (the text split at `\n`).
+    let ends: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes())
+        .chain(std::iter::once(text.len()))
+        .collect();
+    let lines = ends.len();
+    let line_text = |li: usize| {
+        let start = if li == 0 { 0 } else { ends[li - 1] + 1 };
+        &text[start..ends[li]]
+    };
+    // The lines that may score: those the prefilter lets through, or all.
+    let candidates: Vec<usize> = match filter.then(|| Prefilter::new(query).lines(text)) {
+        Some(Some(may)) => (0..lines).filter(|&li| may[li]).collect(),
+        _ => (0..lines).collect(),
+    };
+    // Per line: its score, and its distinct terms (as a range of `hits`); lines that score
+    // nothing keep 0 and an empty range.
+    let mut line_score: Vec<f64> = vec![0.0; lines];
+    let mut line_hits: Vec<(usize, usize)> = vec![(0, 0); lines];
+    let mut scored: Vec<usize> = Vec::new();
     let mut hits: Vec<usize> = Vec::new();
     let mut seen_on: Vec<usize> = vec![usize::MAX; query.terms.len()];
-    let prefilter = Prefilter::new(query);
-    let mut norm: Vec<u8> = Vec::new();
-    for (li, line) in text.split('\n').enumerate() {
-        if li % 4096 == 0 && stop() {
+    for (n, &li) in candidates.iter().enumerate() {
+        if n % 4096 == 0 && stop() {
             return None;
         }
+        let line = line_text(li);
         let from = hits.len();
-        if filter && !prefilter.may_match(line, &mut norm) {
-            line_score.push(0.0);
-            line_hits.push((from, from));
-            continue;
-        }
         let mut score = 0.0;
         let mut names_here = false;
         for_each_term(line, |t| {
@@ -94,18 +104,27 @@ fn regions_with(
                 score += 4.0;
             }
         }
-        line_score.push(score);
-        line_hits.push((from, hits.len()));
+        line_score[li] = score;
+        line_hits[li] = (from, hits.len());
+        if score > 0.0 {
+            scored.push(li);
+        }
     }
-    let lines = line_score.len();
     let w = REGION_LINES.min(lines.max(1));
     // Slide the window: counts of each term inside, the weight of the distinct ones, and the
-    // sum of the line scores.
+    // sum of the line scores. A line that scores nothing changes none of them, so the slide
+    // visits only the window ends where a scored line enters or leaves or is inside: the same
+    // sums, in the same order, as a slide over every line, for the cost of the scored lines.
+    let mut stops: Vec<usize> = Vec::new();
+    for &l in &scored {
+        let from = stops.last().map_or(l, |&last| l.max(last + 1));
+        stops.extend(from..=(l + w).min(lines - 1));
+    }
     let mut count = vec![0usize; query.terms.len()];
     let mut distinct = 0.0;
     let mut sum = 0.0;
     let mut windows: Vec<(f64, usize)> = Vec::new();
-    for end in 0..lines {
+    for end in stops {
         let (a, b) = line_hits[end];
         for &k in &hits[a..b] {
             if count[k] == 0 {
@@ -200,21 +219,42 @@ impl Prefilter {
         Prefilter { anchors }
     }
 
-    /// Whether `line` may hold a term or name (`norm` is a buffer to reuse).
-    fn may_match(&self, line: &str, norm: &mut Vec<u8>) -> bool {
-        let Some(ac) = &self.anchors else {
-            return true;
-        };
-        if !line.is_ascii() {
-            return true;
+    /// Per line of `text` (split at `\n`), whether it may hold a term or name; `None` when
+    /// any line may. The whole text is put in normal form once and searched in one pass of
+    /// the automaton, from each line that matches straight to the next line, so the cost is
+    /// one pass over the text, not one search per line.
+    fn lines(&self, text: &str) -> Option<Vec<bool>> {
+        let ac = self.anchors.as_ref()?;
+        // `_` dropped and ASCII lowercased: a line break stays where it was, so the lines of
+        // the normal form are the text's lines, in order.
+        let norm: Vec<u8> = text
+            .bytes()
+            .filter(|b| *b != b'_')
+            .map(|b| b.to_ascii_lowercase())
+            .collect();
+        let ends: Vec<usize> = memchr::memchr_iter(b'\n', &norm)
+            .chain(std::iter::once(norm.len()))
+            .collect();
+        // A line with a character outside ASCII is always split.
+        let mut may: Vec<bool> = Vec::with_capacity(ends.len());
+        let mut start = 0;
+        for &end in &ends {
+            may.push(!norm[start..end].is_ascii());
+            start = end + 1;
         }
-        norm.clear();
-        norm.extend(
-            line.bytes()
-                .filter(|b| *b != b'_')
-                .map(|b| b.to_ascii_lowercase()),
-        );
-        ac.is_match(norm.as_slice())
+        let mut line = 0;
+        let mut at = 0;
+        while at < norm.len() {
+            let Some(m) = ac.find(aho_corasick::Input::new(&norm).span(at..norm.len())) else {
+                break;
+            };
+            while ends[line] < m.start() {
+                line += 1;
+            }
+            may[line] = true;
+            at = ends[line] + 1;
+        }
+        Some(may)
     }
 }
 
@@ -237,7 +277,15 @@ let b = 2;
 let json_array = JSON_ARRAY;
 ioctl(io);
 ";
-        let text = text.repeat(7);
+        let repeated = text.repeat(7);
+        // With and without a last line break, and a text of one line.
+        let last_line = format!("{}\nparse_header(ELAN_VITAL)", text.trim_end());
+        for text in [repeated.as_str(), repeated.trim_end(), &last_line, "io", ""] {
+            one_text(text);
+        }
+    }
+
+    fn one_text(text: &str) {
         for q in [
             "parse header",
             "parseheader",
@@ -251,8 +299,8 @@ ioctl(io);
         ] {
             let query = Query::parse(q).unwrap();
             let idf = vec![1.0; query.terms.len()];
-            let with = regions_with(&text, &query, &idf, 3, &|| false, true);
-            let without = regions_with(&text, &query, &idf, 3, &|| false, false);
+            let with = regions_with(text, &query, &idf, 3, &|| false, true);
+            let without = regions_with(text, &query, &idf, 3, &|| false, false);
             assert_eq!(with, without, "{q}");
         }
     }

@@ -63,9 +63,12 @@ pub struct TreeAnswer {
     pub not_included: BTreeMap<&'static str, usize>,
     /// Shown entries, in the order of the text.
     pub entries: Vec<Entry>,
-    /// Directories to expand next (`path` arguments), biggest hidden part first; empty when
-    /// everything is shown.
+    /// Directories to expand next (`path` arguments), biggest hidden part first; never the
+    /// listed directory itself (asking for it again gives the same answer), but its biggest
+    /// hidden subdirectory.
     pub expand: Vec<String>,
+    /// Whether every entry is shown (none hidden by the budget, the ceiling or the depth).
+    pub complete: bool,
 }
 
 struct Node {
@@ -266,6 +269,7 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
     });
     let root = r.entry(0, r.hidden(0, &shown));
     let expand = r.expand(&shown);
+    let complete = !r.cut(&shown);
     Ok(TreeAnswer {
         text: fitted.text,
         tokens: fitted.tokens,
@@ -275,6 +279,7 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
         not_included: not_included.clone(),
         entries,
         expand,
+        complete,
     })
 }
 
@@ -385,14 +390,30 @@ impl Render<'_> {
         }
     }
 
-    /// The directories to expand, biggest hidden part first.
+    /// Whether a shown directory has entries hidden.
+    fn cut(&self, shown: &[bool]) -> bool {
+        (0..self.nodes.len()).any(|n| shown[n] && self.hidden(n, shown).0 > 0)
+    }
+
+    /// The directories to expand, biggest hidden part first: each shown directory with entries
+    /// hidden, and, for the listed directory itself (node 0: asking for it again would give the
+    /// same answer), its biggest hidden subdirectory (one, so that the hint costs what naming
+    /// the listed directory did).
     fn expand(&self, shown: &[bool]) -> Vec<String> {
-        let mut dirs: Vec<(u64, usize)> = (0..self.nodes.len())
+        let root = &self.nodes[0];
+        let mut dirs: Vec<(u64, usize)> = (1..self.nodes.len())
             .filter(|&n| shown[n] && self.nodes[n].is_dir)
             .filter_map(|n| {
                 let (h, _, t) = self.hidden(n, shown);
                 (h > 0).then_some((t, n))
             })
+            .chain(
+                root.children
+                    .iter()
+                    .filter(|&&c| !shown[c] && self.nodes[c].is_dir)
+                    .map(|&c| (self.nodes[c].tokens, c))
+                    .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1))),
+            )
             .collect();
         dirs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         dirs.iter()
@@ -415,22 +436,32 @@ impl Render<'_> {
         out.push_str("\n\n");
         out.push_str(&self.line(0, ""));
         self.draw(0, "", &shown, &mut out);
-        let expand = self.expand(&shown);
-        if !expand.is_empty() {
+        if self.cut(&shown) {
             let why = fit::why(k < self.items.len(), &self.limits, || {
                 "depth reached".into()
             });
-            let args: Vec<String> = expand
+            let args: Vec<String> = self
+                .expand(&shown)
                 .iter()
                 .take(MAX_EXPAND_HINTS)
                 .map(|p| serde_json::json!({ "path": p }).to_string())
                 .collect();
-            let _ = write!(
-                out,
-                "\n--- {why}; biggest entries first. Expand a directory with {}, or narrow with \
-                 include/exclude.\n",
-                args.join(" or ")
-            );
+            if args.is_empty() {
+                // Only files of the listed directory are hidden: naming it again would answer
+                // the same, so the ways on are a filter or a larger budget.
+                let _ = write!(
+                    out,
+                    "\n--- {why}; biggest entries first. Narrow with include/exclude, or give a \
+                     larger budget.\n"
+                );
+            } else {
+                let _ = write!(
+                    out,
+                    "\n--- {why}; biggest entries first. Expand a directory with {}, or narrow \
+                     with include/exclude.\n",
+                    args.join(" or ")
+                );
+            }
         }
         out
     }

@@ -44,7 +44,7 @@ impl Navigating for Tree {
             "root": entry(&a.root),
             "not_included": a.not_included,
             "entries": a.entries.iter().map(entry).collect::<Vec<_>>(),
-            "complete": a.expand.is_empty(),
+            "complete": a.complete,
             "expand": a.expand,
         })
     }

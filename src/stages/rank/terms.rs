@@ -237,10 +237,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
 pub fn for_each_word(text: &str, mut f: impl FnMut(&mut String)) {
     let mut buf = String::new();
     let mut parts: Vec<(usize, usize)> = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric() && c != '_') {
-        if word.is_empty() {
-            continue;
-        }
+    for word in words(text) {
         // The common case, a lowercase ASCII word, is its own one part: no split, no allocation.
         if word
             .bytes()
@@ -256,11 +253,7 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&mut String)) {
         split_into(word, &mut parts);
         if parts.len() > 1 {
             buf.clear();
-            buf.extend(
-                word.chars()
-                    .filter(|c| *c != '_')
-                    .flat_map(char::to_lowercase),
-            );
+            push_lower(&mut buf, word);
             if buf.len() > 1 {
                 f(&mut buf);
             }
@@ -269,10 +262,63 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&mut String)) {
             let p = &word[a..b];
             if p.len() > 1 {
                 buf.clear();
-                buf.extend(p.chars().flat_map(char::to_lowercase));
+                push_lower(&mut buf, p);
                 f(&mut buf);
             }
         }
+    }
+}
+
+/// The words of `text`: its runs of alphanumeric characters and `_` (ASCII bytes are classed
+/// without decoding them).
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let is_word = |i: usize| -> (bool, usize) {
+            let b = bytes[i];
+            if b < 0x80 {
+                (b.is_ascii_alphanumeric() || b == b'_', 1)
+            } else {
+                let c = text[i..].chars().next().unwrap_or(' ');
+                (c.is_alphanumeric(), c.len_utf8())
+            }
+        };
+        // Skip to a word's start, then to its end.
+        while at < bytes.len() {
+            let (w, n) = is_word(at);
+            if w {
+                break;
+            }
+            at += n;
+        }
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        while at < bytes.len() {
+            let (w, n) = is_word(at);
+            if !w {
+                break;
+            }
+            at += n;
+        }
+        Some(&text[start..at])
+    })
+}
+
+/// Append `s` to `buf` lowercased and without `_` (ASCII without decoding).
+fn push_lower(buf: &mut String, s: &str) {
+    if s.is_ascii() {
+        let from = buf.len();
+        if s.contains('_') {
+            buf.extend(s.chars().filter(|c| *c != '_'));
+        } else {
+            buf.push_str(s);
+        }
+        buf[from..].make_ascii_lowercase();
+    } else {
+        buf.extend(s.chars().filter(|c| *c != '_').flat_map(char::to_lowercase));
     }
 }
 
@@ -297,17 +343,32 @@ fn split_into(word: &str, parts: &mut Vec<(usize, usize)>) {
             continue;
         }
         let mut start = 0;
-        let mut it = piece.char_indices().peekable();
-        let mut prev = it.next().map_or(' ', |(_, c)| c);
-        while let Some((i, c)) = it.next() {
-            let next_lower = it.peek().is_some_and(|(_, n)| n.is_lowercase());
-            let boundary = (prev.is_lowercase() && c.is_uppercase())
-                || (prev.is_uppercase() && c.is_uppercase() && next_lower);
-            if boundary {
-                parts.push((base + start, base + i));
-                start = i;
+        if piece.is_ascii() {
+            // The same rule on bytes: for ASCII, a byte's case is its character's.
+            let b = piece.as_bytes();
+            for i in 1..b.len() {
+                let (prev, c) = (b[i - 1], b[i]);
+                let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+                let boundary = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
+                    || (prev.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower);
+                if boundary {
+                    parts.push((base + start, base + i));
+                    start = i;
+                }
             }
-            prev = c;
+        } else {
+            let mut it = piece.char_indices().peekable();
+            let mut prev = it.next().map_or(' ', |(_, c)| c);
+            while let Some((i, c)) = it.next() {
+                let next_lower = it.peek().is_some_and(|(_, n)| n.is_lowercase());
+                let boundary = (prev.is_lowercase() && c.is_uppercase())
+                    || (prev.is_uppercase() && c.is_uppercase() && next_lower);
+                if boundary {
+                    parts.push((base + start, base + i));
+                    start = i;
+                }
+                prev = c;
+            }
         }
         parts.push((base + start, base + piece.len()));
     }

@@ -41,3 +41,26 @@ pub fn strings<'a>(list: &'a Value, name: &str) -> Vec<&'a str> {
         .filter_map(|o| o[name].as_str())
         .collect()
 }
+
+/// Every text part of a tool call's `result`, joined by line breaks.
+pub fn texts(result: &Value) -> String {
+    items(&result["content"])
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The continuation a cut answer ends with, as the arguments to add: the first JSON object on
+/// its last line that offers one ("Continue with {...}", "Expand a directory with {...}").
+pub fn continuation(text: &str) -> Option<Value> {
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| l.contains("Continue with") || l.contains("Expand a directory with"))?;
+    let start = line.find('{')?;
+    serde_json::Deserializer::from_str(&line[start..])
+        .into_iter::<Value>()
+        .next()?
+        .ok()
+}

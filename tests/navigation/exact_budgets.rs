@@ -10,6 +10,7 @@ use crate::common;
 
 use common::fixture::Tree;
 use common::git::git_at;
+use common::json;
 use common::mcp_client::Server;
 use gnaw::stages::count::{Encoding, count};
 use serde_json::{Value, json};
@@ -83,27 +84,6 @@ fn repo() -> Tree {
     t
 }
 
-fn text_of(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The continuation a cut page ends with, as the arguments to add.
-fn continuation(text: &str) -> Option<Value> {
-    let line = text
-        .lines()
-        .rev()
-        .find(|l| l.contains("Continue with") || l.contains("Expand a directory with"))?;
-    let start = line.find('{')?;
-    let end = line[start..].rfind('}')? + start;
-    serde_json::from_str(&line[start..=end]).ok()
-}
-
 #[test]
 fn every_tool_fits_every_budget_exactly_and_its_continuations_end() {
     let t = repo();
@@ -133,7 +113,7 @@ fn every_tool_fits_every_budget_exactly_and_its_continuations_end() {
             loop {
                 let what = format!("{tool} budget {budget} page {pages}");
                 let result = s.call(tool, args.clone())["result"].clone();
-                let text = text_of(&result);
+                let text = json::texts(&result);
                 if result["isError"] == json!(true) {
                     // Refused only for a budget smaller than the next item, saying so (a
                     // commit of many files in `log` at the smallest budget); the largest
@@ -156,7 +136,7 @@ fn every_tool_fits_every_budget_exactly_and_its_continuations_end() {
                 );
                 pages += 1;
                 assert!(pages <= MAX_PAGES, "{what}: more than {MAX_PAGES} pages");
-                let Some(next) = continuation(&text) else {
+                let Some(next) = json::continuation(&text) else {
                     // Incomplete with no continuation only where nothing can be named: the
                     // answer then says how to see more.
                     if result["structuredContent"].get("complete") == Some(&json!(false)) {

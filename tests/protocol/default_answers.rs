@@ -9,6 +9,7 @@
 
 use crate::common;
 
+use common::json;
 use common::mcp_client;
 
 use gnaw::stages::count::{Encoding, count};
@@ -136,16 +137,6 @@ fn default_calls(first: &str) -> Vec<(&'static str, Value)> {
     ]
 }
 
-fn text_of(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn call(s: &mut Server, tool: &str, args: &Value) -> Value {
     let mut args = args.clone();
     args["repo"] = json!("repo");
@@ -156,17 +147,6 @@ fn call(s: &mut Server, tool: &str, args: &Value) -> Value {
         "{tool}: {resp}"
     );
     result
-}
-
-/// The continuation a cut answer ends with, as the arguments to add (its last `{...}`).
-fn continuation(text: &str) -> Option<Value> {
-    let line = text
-        .lines()
-        .rev()
-        .find(|l| l.contains("Continue with") || l.contains("Expand a directory with"))?;
-    let start = line.find('{')?;
-    let end = line[start..].find('}')? + start;
-    serde_json::from_str(&line[start..=end]).ok()
 }
 
 /// The generated root (holding `repo`) and the first file's path, made once for both tests.
@@ -203,7 +183,7 @@ fn every_default_answer_fits_inline_and_continues() {
         for (tool, args) in default_calls(first) {
             let result = call(&mut s, tool, &args);
             let wire = result.to_string();
-            let text = text_of(&result);
+            let text = json::texts(&result);
             let copy = result
                 .get("structuredContent")
                 .map(Value::to_string)
@@ -222,7 +202,7 @@ fn every_default_answer_fits_inline_and_continues() {
                 !copy.is_empty(),
                 "{era} {tool}: structured copy"
             );
-            if let Some(next) = continuation(&text) {
+            if let Some(next) = json::continuation(&text) {
                 cut.push((tool, args, next));
             }
         }
@@ -254,7 +234,7 @@ fn larger_answers_only_when_the_call_asks() {
     let (tmp, _) = shared();
     let mut s = Server::start(tmp.path(), &[]);
     s.initialize("2024-11-05");
-    let size = |s: &mut Server, tool: &str, args: Value| text_of(&call(s, tool, &args)).len();
+    let size = |s: &mut Server, tool: &str, args: Value| json::texts(&call(s, tool, &args)).len();
     let default_tree = size(&mut s, "tree", json!({}));
     let default_extract = size(&mut s, "extract", json!({}));
     assert!(default_tree <= 50_000 && default_extract <= 50_000);
@@ -281,9 +261,9 @@ fn larger_answers_only_when_the_call_asks() {
         "grep",
         &json!({"pattern": "parse", "max_chars": 5_000}),
     );
-    let text = text_of(&small);
+    let text = json::texts(&small);
     assert!(text.len() <= 5_000, "{}", text.len());
-    assert!(continuation(&text).is_some(), "{text}");
+    assert!(json::continuation(&text).is_some(), "{text}");
     // The operator may change the default.
     s.finish();
     let mut s = Server::start(tmp.path(), &[("GNAW_MCP_DEFAULT_MAX_CHARS", "20000")]);

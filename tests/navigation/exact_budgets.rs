@@ -90,13 +90,8 @@ fn every_tool_fits_every_budget_exactly_and_its_continuations_end() {
     let mut s = Server::start(&t.base, &[]);
     s.initialize("2025-06-18");
     let listed = s.ok("tools/list", json!({}));
-    let mut names: Vec<&str> = listed["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .filter(|n| !["extract", "estimate"].contains(n))
-        .collect();
+    let mut names = json::strings(&listed["tools"], "name");
+    names.retain(|n| !["extract", "estimate"].contains(n));
     let calls = calls();
     let mut ours: Vec<&str> = calls.iter().map(|(t, _)| *t).collect();
     names.sort_unstable();

@@ -169,12 +169,7 @@ fn every_default_answer_fits_inline_and_continues() {
         s.initialize(era);
         // Every registered tool has its default call here: a new tool fails until it does.
         let listed = s.ok("tools/list", json!({}));
-        let mut names: Vec<&str> = listed["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap())
-            .collect();
+        let mut names = json::strings(&listed["tools"], "name");
         let mut ours: Vec<&str> = default_calls(first).iter().map(|(t, _)| *t).collect();
         names.sort_unstable();
         ours.sort_unstable();

@@ -172,17 +172,23 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
             more = true;
             return Ok(false);
         }
-        match render_commit(&repo, &ctx, &mut sides, &info, &changes, args.patch) {
+        // The author and message are rendered and scanned once, for the text and the report.
+        let who = author(&ctx, &info);
+        let message = scanned_message(&ctx, &info.message);
+        let rendered = render_commit(
+            &repo,
+            &ctx,
+            &mut sides,
+            (&info, &who, &message),
+            &changes,
+            args.patch,
+        );
+        match rendered {
             Ok(text) => {
                 shown_commits.push(Shown {
                     files: changes.len(),
-                    author: author(&ctx, &info),
-                    subject: scanned_message(&ctx, &info.message)
-                        .lines()
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .to_string(),
+                    subject: message.lines().next().unwrap_or("").trim().to_string(),
+                    author: who,
                     info,
                     text,
                 });
@@ -415,7 +421,7 @@ fn render_commit(
     repo: &Repo,
     ctx: &FileContext<'_>,
     sides: &mut Sides,
-    info: &CommitInfo,
+    (info, author, message): (&CommitInfo, &str, &str),
     changes: &[TreeChange],
     patch: bool,
 ) -> Result<String, NavError> {
@@ -424,14 +430,13 @@ fn render_commit(
         let shorts: Vec<String> = info.parents.iter().map(short).collect();
         let _ = writeln!(out, "Merge: {}", shorts.join(" "));
     }
-    let _ = writeln!(out, "Author: {}", author(ctx, info));
+    let _ = writeln!(out, "Author: {author}");
     let _ = writeln!(
         out,
         "Date:   {}",
         super::format_date(info.time, info.offset)
     );
     out.push('\n');
-    let message = scanned_message(ctx, &info.message);
     for line in message.trim_end().lines() {
         let _ = writeln!(out, "    {line}");
     }

@@ -626,18 +626,21 @@ def git_block(bins, corpus, history, runs, scratch):
             if shape.get("twin"):
                 tools["git twin"] = [[*diff[:2], shape["twin"], *diff[3:]]]
         times = {k: [] for k in tools}
+        cpu = {k: [] for k in tools}
         for r in range(runs + 1):
             for k, argvs in tools.items():
-                total = 0.0
+                total, total_cpu = 0.0, 0.0
                 for i, argv in enumerate(argvs):
-                    t, _, code, _, _ = run(argv, env=env,
+                    t, _, code, _, c = run(argv, env=env,
                                            stdout_path=os.path.join(scratch, f"git-{name}-{k}-{i}.txt"))
                     if code != 0:
                         print(f"    git {name}: {k} exited {code}", file=sys.stderr)
                     total += t
+                    total_cpu += c
                 if r > 0:
                     times[k].append(total)
-        res["shapes"][name] = {"what": shape["what"], "samples": times,
+                    cpu[k].append(total_cpu)
+        res["shapes"][name] = {"what": shape["what"], "samples": times, "cpu": cpu,
                                "argv": {k: [" ".join(os.path.basename(a[0]) if i == 0 else a[i]
                                                      for i in range(len(a))) for a in v]
                                         for k, v in tools.items()}}
@@ -660,8 +663,8 @@ def git_report(gitres):
     print("Git tools in every shape (gnaw reads .git in-process; git is the baseline, same tree, "
           "same run; spreads are min–max):\n")
     print("| shape | gnaw | git diff / log alone | like for like | ratio to like for like | "
-          "ratio to git alone | target ≤ 2x |")
-    print("|---|---|---|---|---|---|---|")
+          "ratio to git alone | CPU ratio to like for like | target ≤ 2x |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, s in gitres["shapes"].items():
         smp = s["samples"]
         a = median(smp["gnaw"])
@@ -669,15 +672,18 @@ def git_report(gitres):
         like = median(smp.get("git+untracked", smp["git"]))
         ok = a is not None and like and a / like <= 2
         cmd = "`gnaw log -n 1000`" if name == "log" else "`gnaw changes`"
+        c = s.get("cpu", {})
+        ca, cl = median(c.get("gnaw", [])), median(c.get("git+untracked", c.get("git", [])))
+        cratio = f"{ca / cl:.2f}x ({ca * 1e3:.0f} / {cl * 1e3:.0f} ms)" if ca and cl else "n/a"
         print(f"| {name}: {s['what']}; {cmd} vs {GIT_SHAPES[name]} | {fmt_s(a)} "
               f"({spread(smp['gnaw'])}) | {fmt_s(alone)} ({spread(smp['git'])}) | {fmt_s(like)} | "
-              f"{a / like:.2f}x | {a / alone:.2f}x | {'met' if ok else '**MISSED**'} |"
-              if a and like and alone else f"| {name} | n/a | | | | | |")
+              f"{a / like:.2f}x | {a / alone:.2f}x | {cratio} | {'met' if ok else '**MISSED**'} |"
+              if a and like and alone else f"| {name} | n/a | | | | | | |")
         if "git twin" in smp:
             t = median(smp["git twin"])
             print(f"| {name}, content too: `git diff -M HEAD` on a twin where the untracked "
                   f"files are intent-to-add (git prints all 2,000; gnaw the first 1,000) | "
-                  f"{fmt_s(a)} | {fmt_s(t)} ({spread(smp['git twin'])}) | | {a / t:.2f}x | | |")
+                  f"{fmt_s(a)} | {fmt_s(t)} ({spread(smp['git twin'])}) | | {a / t:.2f}x | | | |")
     print()
 
 

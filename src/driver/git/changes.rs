@@ -221,7 +221,7 @@ fn compute(
     let kept: Vec<&IndexEntry> = entries.iter().filter(|e| filter.keeps(&e.path)).collect();
     let max = repo.caps().max_blob;
     let mut changes = Vec::new();
-    let mut dirs = DirStat::new(&ctx.dir);
+    let mut dirs = DirStat::new(ctx.dir);
     // Both sides in path order, merged.
     let (mut olds, mut news) = (base_files.iter().peekable(), kept.iter().peekable());
     let mut n = 0usize;
@@ -250,7 +250,7 @@ fn compute(
                 r
             }
         };
-        if n % 256 == 0 && session.cancelled() {
+        if n.is_multiple_of(256) && session.cancelled() {
             return Err(Error::Cancelled.into());
         }
         n += 1;

@@ -819,3 +819,115 @@ fn broken_repositories_give_errors_not_panics() {
     assert_eq!(code, 2);
     assert!(err.contains("no .git"), "{err}");
 }
+
+/// `changes` in the shapes the benchmark times (scripts/bench/driver.py, git block), against
+/// `git diff -M HEAD` on the same tree: nested directories whose trees the index's cache-tree
+/// records (and, once staged edits and moves invalidate some, does not), a file added with
+/// `git add -N`, moves among unrelated additions and deletions, and a tracked directory
+/// replaced by a link to a directory outside holding the same names (its files are deleted, as
+/// git says; the link is not followed). Packed, the same again.
+#[test]
+fn changes_match_git_in_every_shape() {
+    let tree = Tree::new("root/repo");
+    let repo = tree.repo.clone();
+    let r = repo.to_str().unwrap();
+    git(&repo, &["init", "-q"]);
+    for d in 0..4 {
+        for f in 0..6 {
+            let text = lines(30 + f, &format!("d{d} f{f}"));
+            write(&repo, &format!("d{d}/sub{}/f{f}.txt", f % 2), text);
+        }
+    }
+    write(&repo, "top.txt", lines(5, "top"));
+    git(&repo, &["add", "-A"]);
+    git_at(&repo, 1, &["commit", "-qm", "first"]);
+    let clean = gnaw(&["changes", r]);
+    assert!(
+        clean.contains(": 0 changed (+0 -0), 0 untracked"),
+        "{clean}"
+    );
+    // One edit deep down; every directory's tree is still in the cache-tree.
+    let edit = |rel: &str, from: &str, to: &str| {
+        let text = fs::read_to_string(repo.join(rel)).unwrap();
+        assert!(text.contains(from), "{rel}");
+        write(&repo, rel, text.replace(from, to));
+    };
+    edit("d2/sub1/f3.txt", "d2 f3 line 7\n", "seven\n");
+    assert_changes_match(&repo, "HEAD", &[]);
+    // Intent to add: in the index, in no tree.
+    write(&repo, "d1/sub0/new.txt", "intent to add\n");
+    git(&repo, &["add", "-N", "d1/sub0/new.txt"]);
+    assert_changes_match(&repo, "HEAD", &[]);
+    // A staged edit, and an unstaged one beside it.
+    edit("d0/sub0/f0.txt", "d0 f0 line 3\n", "three\n");
+    git(&repo, &["add", "d0/sub0/f0.txt"]);
+    edit("d0/sub0/f2.txt", "d0 f2 line 9\n", "nine\n");
+    assert_changes_match(&repo, "HEAD", &[]);
+    // Moves, two of them edited, among an unrelated deletion and addition.
+    for f in 0..6 {
+        let from = format!("d3/sub{}/f{f}.txt", f % 2);
+        fs::create_dir_all(repo.join("moved")).unwrap();
+        git(&repo, &["mv", &from, &format!("moved/g{f}.txt")]);
+    }
+    edit("moved/g1.txt", "d3 f1 line 2\n", "two\n");
+    edit("moved/g4.txt", "d3 f4 line 20\n", "twenty\n");
+    fs::remove_file(repo.join("d1/sub1/f1.txt")).unwrap();
+    write(&repo, "fresh.txt", lines(12, "unrelated"));
+    git(&repo, &["add", "fresh.txt"]);
+    assert_changes_match(&repo, "HEAD", &[]);
+    let text = gnaw(&["changes", r]);
+    assert!(text.contains("R d3/sub1/f1.txt -> moved/g1.txt"), "{text}");
+    // A tracked directory replaced by a link to one outside with the same file names.
+    let outside = tree.beside("outside");
+    for f in [0, 2, 4] {
+        write(&outside, &format!("f{f}.txt"), "outside the repository\n");
+    }
+    fs::rename(repo.join("d2/sub0"), tree.beside("moved-away")).unwrap();
+    symlink(&outside, repo.join("d2/sub0")).unwrap();
+    assert_changes_match(&repo, "HEAD", &[]);
+    let text = gnaw(&["changes", r]);
+    assert!(
+        text.contains("D d2/sub0/f0.txt") && !text.contains("outside the repository"),
+        "{text}"
+    );
+    git(&repo, &["gc", "-q", "--prune=now"]);
+    assert_changes_match(&repo, "HEAD", &[]);
+    assert_changes_match(&repo, "HEAD", &["-U", "1"]);
+}
+
+/// `log` reads each version of a file once (its new side in one commit is its old side in the
+/// next): the counts still match `git log --numstat` commit by commit, and a file with the
+/// same content under another path is still judged by its own path (`.env` is sensitive: its
+/// lines are never counted, whatever `config.txt` beside it holds).
+#[test]
+fn log_sides_follow_their_paths() {
+    let tree = Tree::new("root/repo");
+    let repo = tree.repo.clone();
+    git(&repo, &["init", "-q"]);
+    for i in 0..5 {
+        let text = lines(10 + 3 * i, "same");
+        for rel in ["config.txt", ".env", "copy/config.txt"] {
+            write(&repo, rel, &text);
+        }
+        git(&repo, &["add", "-A"]);
+        git_at(
+            &repo,
+            i as u64 + 1,
+            &["commit", "-qm", &format!("version {i}")],
+        );
+    }
+    let ours = gnaw(&["log", repo.to_str().unwrap(), "-n", "10"]).replace("\n\n\n", "\n\n");
+    let theirs = git(
+        &repo,
+        &["log", "--numstat", "--date=iso", "--no-renames", "-n", "10"],
+    );
+    let expected: String = theirs
+        .lines()
+        .map(|l| match l.strip_suffix("\t.env") {
+            Some(_) => "?\t?\t.env\n".to_string(),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    assert_eq!(ours.trim_end(), expected.trim_end(), "ours:\n{ours}");
+    assert_eq!(ours.matches("?\t?\t.env").count(), 5, "{ours}");
+}

@@ -482,9 +482,20 @@ def git_env(home):
 
 
 def git_block(bins, corpus, history, runs, scratch):
-    """`gnaw changes` on a copy of the corpus committed to git with 20 files modified, against
-    `git diff HEAD`; `gnaw log -n 1000` on a real history against `git log --numstat -n 1000`.
-    Medians over `runs` after a warm-up; nothing is asserted."""
+    """`gnaw changes` and `gnaw log` in every shape, each against the git command that does the
+    same work on the same tree, in the same run, alternating round by round. Medians over `runs`
+    after a warm-up; nothing is asserted. The shapes (GIT_SHAPES says which git commands are the
+    baselines):
+
+    - `few`: the corpus committed to a fresh repository (loose objects, as after a first
+      commit), 20 text files then modified;
+    - `untracked`: the same plus 2,000 new untracked text files spread over its directories;
+    - `renames`: the corpus committed, 50 files moved with `git mv` (10 of them also edited);
+    - `big`: the corpus copied into enough subdirectories for about 20,000 index entries,
+      committed, 20 files modified;
+    - `range`: a clone of a real history (this project's by default), clean, against HEAD~40;
+    - `log`: the same clone, `log -n 1000`.
+    """
     git = shutil.which("git")
     if not git:
         return None
@@ -492,86 +503,187 @@ def git_block(bins, corpus, history, runs, scratch):
     home = os.path.join(scratch, "githome")
     os.makedirs(home, exist_ok=True)
     env = git_env(home)
-    repo = os.path.join(scratch, "gitroot", "repo")
-    if os.path.exists(repo):
-        shutil.rmtree(repo)
-    shutil.copytree(corpus, repo, symlinks=True)
-    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "corpus"]):
-        subprocess.run([git, *argv], cwd=repo, env=env, check=True, stdout=subprocess.DEVNULL)
-    texts = []
-    for dirpath, _, files in sorted(os.walk(repo)):
-        if ".git" in dirpath.split(os.sep):
-            continue
-        for fn in sorted(files):
-            if fn.endswith((".rs", ".py", ".js", ".ts", ".go", ".c", ".md", ".txt")):
-                texts.append(os.path.join(dirpath, fn))
-    step = max(1, len(texts) // 20)
-    modified = texts[::step][:20]
-    for path in modified:
-        with open(path, "a") as f:
-            f.write("\n// changed for the benchmark\n")
-    res = {"changed_files": len(modified), "repo_files": len(texts)}
-    t_gnaw, t_git, t_both = [], [], []
-    for r in range(runs + 1):
-        t, _, code, _, _ = run([g, "changes", repo, "--budget", "0"], env=env,
-                               stdout_path=os.path.join(scratch, "changes.txt"))
-        if code == 0 and r > 0:
-            t_gnaw.append(t)
-        t, _, code, _, _ = run([git, "-C", repo, "diff", "--no-color", "HEAD"], env=env,
-                               stdout_path=os.path.join(scratch, "gitdiff.txt"))
-        if code == 0 and r > 0:
-            t_git.append(t)
-        # Like for like: gnaw also lists untracked files (git diff does not look for them).
-        t2, _, code, _, _ = run([git, "-C", repo, "ls-files", "--others", "--exclude-standard"],
-                                env=env, stdout_path=os.path.join(scratch, "gitls.txt"))
-        if code == 0 and r > 0:
-            t_both.append(t + t2)
-    res["changes"] = {"gnaw": median(t_gnaw), "git": median(t_git), "git_untracked": median(t_both)}
+    root = os.path.join(scratch, "gitroot")
+
+    def sh(repo, *argv, **kw):
+        return subprocess.run([git, "-C", repo, *argv], env=env, check=True,
+                              stdout=subprocess.DEVNULL, **kw)
+
+    def fresh(name, copies=1):
+        """The corpus (`copies` times, in subdirectories when more than one) committed."""
+        repo = os.path.join(root, name)
+        if os.path.exists(repo):
+            shutil.rmtree(repo)
+        if copies == 1:
+            shutil.copytree(corpus, repo, symlinks=True)
+        else:
+            for k in range(copies):
+                # Hard links: the copies cost no disk; files are rewritten before any edit.
+                shutil.copytree(corpus, os.path.join(repo, f"copy{k:02}"), symlinks=True,
+                                copy_function=os.link)
+        for argv in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "corpus"]):
+            sh(repo, *argv)
+        return repo
+
+    def texts(repo):
+        out = []
+        for dirpath, dirs, files in os.walk(repo):
+            dirs[:] = sorted(d for d in dirs if d != ".git")
+            for fn in sorted(files):
+                if fn.endswith((".rs", ".py", ".js", ".ts", ".go", ".c", ".md", ".txt")):
+                    out.append(os.path.join(dirpath, fn))
+        return out
+
+    def edit(paths):
+        for path in paths:
+            with open(path, "rb") as f:
+                data = f.read()
+            os.unlink(path)  # a hard-linked copy is not edited through its twin
+            with open(path, "wb") as f:
+                f.write(data + b"\n// changed for the benchmark\n")
+
+    def spaced(xs, n):
+        return xs[::max(1, len(xs) // n)][:n]
+
+    shapes = {}
+    repo = fresh("repo")
+    files = texts(repo)
+    edit(spaced(files, 20))
+    shapes["few"] = {"repo": repo, "what": f"20 of {len(files):,} text files modified"}
+    # Untracked: 2,000 new files among the existing directories, in a twin repository too,
+    # where they are intent-to-add (`git add -N`) so that `git diff HEAD` shows their content as
+    # gnaw shows an untracked file's.
+    urepo = os.path.join(root, "untracked")
+    if os.path.exists(urepo):
+        shutil.rmtree(urepo)
+    shutil.copytree(repo, urepo, symlinks=True)
+    dirs = sorted({os.path.dirname(f) for f in texts(urepo)})
+    for k in range(2000):
+        d = dirs[(k * 7919) % len(dirs)]
+        with open(os.path.join(d, f"untracked_{k:04}.txt"), "w") as f:
+            f.write("".join(f"untracked line {i} of file {k}\n" for i in range(20)))
+    twin = os.path.join(root, "untracked-twin")
+    if os.path.exists(twin):
+        shutil.rmtree(twin)
+    shutil.copytree(urepo, twin, symlinks=True)
+    sh(twin, "add", "-N", ".")
+    shapes["untracked"] = {"repo": urepo, "twin": twin,
+                           "what": "20 modified and 2,000 untracked files"}
+    rrepo = fresh("renames")
+    rfiles = spaced(texts(rrepo), 50)
+    for k, path in enumerate(rfiles):
+        rel = os.path.relpath(path, rrepo)
+        new = os.path.join(os.path.dirname(rel), "moved_" + os.path.basename(rel))
+        sh(rrepo, "mv", rel, new)
+        if k % 5 == 0:
+            edit([os.path.join(rrepo, new)])
+    shapes["renames"] = {"repo": rrepo, "what": "50 files moved with git mv, 10 also edited"}
+    n = max(1, len(files))
+    copies = max(1, min(40, -(-20000 // n)))
+    brepo = fresh("big", copies)
+    bfiles = texts(brepo)
+    edit(spaced(bfiles, 20))
+    entries = subprocess.run([git, "-C", brepo, "ls-files"], env=env, capture_output=True,
+                             check=True).stdout.count(b"\n")
+    shapes["big"] = {"repo": brepo, "what": f"{entries:,} index entries, 20 files modified"}
     # A real history: a clone of the given repository (this project's own by default).
-    hist = os.path.join(scratch, "gitroot", "history")
+    hist = os.path.join(root, "history")
     if os.path.exists(hist):
         shutil.rmtree(hist)
     cl = subprocess.run([git, "clone", "-q", "--no-local", history, hist], env=env,
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    commits = None
     if cl.returncode == 0:
-        n = subprocess.run([git, "-C", hist, "rev-list", "--count", "HEAD"], env=env,
-                           capture_output=True, text=True).stdout.strip()
-        l_gnaw, l_git = [], []
+        commits = subprocess.run([git, "-C", hist, "rev-list", "--count", "HEAD"], env=env,
+                                 capture_output=True, text=True).stdout.strip()
+        if int(commits or 0) > 40:
+            shapes["range"] = {"repo": hist, "base": "HEAD~40",
+                               "what": f"a clean clone of {commits} commits against HEAD~40"}
+        shapes["log"] = {"repo": hist, "what": f"{commits} commits"}
+    # The state after a `git status`: stat data current (a copy's inodes, a hard link's ctime),
+    # so both tools read only the files that changed.
+    for shape in shapes.values():
+        for r in (shape["repo"], shape.get("twin")):
+            if r:
+                subprocess.run([git, "-C", r, "update-index", "-q", "--refresh"], env=env,
+                               stdout=subprocess.DEVNULL)
+    res = {"shapes": {}}
+    for name, shape in shapes.items():
+        repo = shape["repo"]
+        if name == "log":
+            tools = {
+                "gnaw": [[g, "log", repo, "-n", "1000", "--budget", "0"]],
+                "git": [[git, "-C", repo, "log", "--numstat", "--no-renames", "--date=iso",
+                         "-n", "1000"]],
+            }
+        else:
+            base = shape.get("base")
+            gnaw = [g, "changes", repo, *([base] if base else []), "--budget", "0"]
+            diff = [git, "-C", repo, "diff", "--no-color", "--no-ext-diff", "-M", "-U3",
+                    base or "HEAD"]
+            others = [git, "-C", repo, "ls-files", "--others", "--exclude-standard"]
+            tools = {"gnaw": [gnaw], "git": [diff], "git+untracked": [diff, others]}
+            if shape.get("twin"):
+                tools["git twin"] = [[*diff[:2], shape["twin"], *diff[3:]]]
+        times = {k: [] for k in tools}
+        cpu = {k: [] for k in tools}
         for r in range(runs + 1):
-            t, _, code, _, _ = run([g, "log", hist, "-n", "1000", "--budget", "0"], env=env,
-                                   stdout_path=os.path.join(scratch, "log.txt"))
-            if code == 0 and r > 0:
-                l_gnaw.append(t)
-            t, _, code, _, _ = run([git, "-C", hist, "log", "--numstat", "--no-renames",
-                                    "-n", "1000"], env=env,
-                                   stdout_path=os.path.join(scratch, "gitlog.txt"))
-            if code == 0 and r > 0:
-                l_git.append(t)
-        res["log"] = {"gnaw": median(l_gnaw), "git": median(l_git), "commits": n}
+            for k, argvs in tools.items():
+                total, total_cpu = 0.0, 0.0
+                for i, argv in enumerate(argvs):
+                    t, _, code, _, c = run(argv, env=env,
+                                           stdout_path=os.path.join(scratch, f"git-{name}-{k}-{i}.txt"))
+                    if code != 0:
+                        print(f"    git {name}: {k} exited {code}", file=sys.stderr)
+                    total += t
+                    total_cpu += c
+                if r > 0:
+                    times[k].append(total)
+                    cpu[k].append(total_cpu)
+        res["shapes"][name] = {"what": shape["what"], "samples": times, "cpu": cpu,
+                               "argv": {k: [" ".join(os.path.basename(a[0]) if i == 0 else a[i]
+                                                     for i in range(len(a))) for a in v]
+                                        for k, v in tools.items()}}
+    res["commits"] = commits
     return res
 
 
+# The git command each shape's ratio is taken against, as the report states it.
+GIT_SHAPES = {
+    "few": "`git diff -M HEAD` + `git ls-files --others --exclude-standard`",
+    "untracked": "`git diff -M HEAD` + `git ls-files --others --exclude-standard`",
+    "renames": "`git diff -M HEAD` + `git ls-files --others --exclude-standard`",
+    "big": "`git diff -M HEAD` + `git ls-files --others --exclude-standard`",
+    "range": "`git diff -M HEAD~40` + `git ls-files --others --exclude-standard`",
+    "log": "`git log --numstat --no-renames --date=iso -n 1000`",
+}
+
+
 def git_report(gitres):
-    print("Git tools (gnaw reads .git in-process; git is the baseline, same tree, same run):\n")
-    print("| what | gnaw | git | ratio (gnaw / git) | target |")
-    print("|---|---|---|---|---|")
-    c = gitres["changes"]
-    if c["gnaw"] and c["git"]:
-        ratio = c["gnaw"] / c["git"]
-        print(f"| `gnaw changes` vs `git diff HEAD`, {gitres['changed_files']} files modified "
-              f"of {gitres['repo_files']:,} | {fmt_s(c['gnaw'])} | {fmt_s(c['git'])} | "
-              f"{ratio:.2f}x | within 2x: {'met' if ratio <= 2 else 'MISSED'} |")
-    if c["gnaw"] and c.get("git_untracked"):
-        ratio = c["gnaw"] / c["git_untracked"]
-        print(f"| `gnaw changes` vs `git diff HEAD` + `git ls-files --others --exclude-standard` "
-              f"(gnaw lists untracked files too) | {fmt_s(c['gnaw'])} | "
-              f"{fmt_s(c['git_untracked'])} | {ratio:.2f}x | like for like |")
-    lg = gitres.get("log")
-    if lg and lg["gnaw"] and lg["git"]:
-        ratio = lg["gnaw"] / lg["git"]
-        print(f"| `gnaw log -n 1000` vs `git log --numstat -n 1000` ({lg['commits']} commits) | "
-              f"{fmt_s(lg['gnaw'])} | {fmt_s(lg['git'])} | {ratio:.2f}x | "
-              f"within 2x: {'met' if ratio <= 2 else 'MISSED'} |")
+    print("Git tools in every shape (gnaw reads .git in-process; git is the baseline, same tree, "
+          "same run; spreads are min–max):\n")
+    print("| shape | gnaw | git diff / log alone | like for like | ratio to like for like | "
+          "ratio to git alone | CPU ratio to like for like | target ≤ 2x |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, s in gitres["shapes"].items():
+        smp = s["samples"]
+        a = median(smp["gnaw"])
+        alone = median(smp["git"])
+        like = median(smp.get("git+untracked", smp["git"]))
+        ok = a is not None and like and a / like <= 2
+        cmd = "`gnaw log -n 1000`" if name == "log" else "`gnaw changes`"
+        c = s.get("cpu", {})
+        ca, cl = median(c.get("gnaw", [])), median(c.get("git+untracked", c.get("git", [])))
+        cratio = f"{ca / cl:.2f}x ({ca * 1e3:.0f} / {cl * 1e3:.0f} ms)" if ca and cl else "n/a"
+        print(f"| {name}: {s['what']}; {cmd} vs {GIT_SHAPES[name]} | {fmt_s(a)} "
+              f"({spread(smp['gnaw'])}) | {fmt_s(alone)} ({spread(smp['git'])}) | {fmt_s(like)} | "
+              f"{a / like:.2f}x | {a / alone:.2f}x | {cratio} | {'met' if ok else '**MISSED**'} |"
+              if a and like and alone else f"| {name} | n/a | | | | | | |")
+        if "git twin" in smp:
+            t = median(smp["git twin"])
+            print(f"| {name}, content too: `git diff -M HEAD` on a twin where the untracked "
+                  f"files are intent-to-add (git prints all 2,000; gnaw the first 1,000) | "
+                  f"{fmt_s(a)} | {fmt_s(t)} ({spread(smp['git twin'])}) | | {a / t:.2f}x | | | |")
     print()
 
 
@@ -589,6 +701,8 @@ def main():
     ap.add_argument("--json", help="write the raw results here")
     ap.add_argument("--no-nav", action="store_true", help="skip the navigation rows")
     ap.add_argument("--no-git", action="store_true", help="skip the git tools' rows")
+    ap.add_argument("--only-git", action="store_true",
+                    help="measure only the git tools' shapes (changes, log) and report them")
     ap.add_argument("--no-issue24", action="store_true",
                     help="skip issue 24's rows (grep vs rg, compress warm, startup)")
     ap.add_argument("--history", default=os.path.join(os.path.dirname(__file__), "..", ".."),
@@ -601,6 +715,14 @@ def main():
     PEERS = a.peers
     os.makedirs(a.scratch, exist_ok=True)
     gnaw = os.path.join(a.bins, "gnaw")
+    if a.only_git:
+        gitres = git_block(a.bins, corpus, a.history, a.runs, a.scratch)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"corpus": name, "runs": a.runs, "git": gitres}, f, indent=1)
+        if gitres:
+            git_report(gitres)
+        return
 
     # What gnaw selects: the floor counts exactly these files.
     summary_path = os.path.join(a.scratch, f"{name}.summary.json")

@@ -11,20 +11,22 @@
 //! left out, secrets handled), so the hunks are those of the text the model may see.
 
 use super::{
-    DEFAULT_CONTEXT, DiffBody, FileDiff, MAX_CONTEXT, Side, git_error, open, path_filter,
+    DEFAULT_CONTEXT, DiffBody, FileDiff, MAX_CONTEXT, Side, git_error, open_repo, path_filter,
     read_worktree, shown, side, skip_note,
 };
 use crate::driver::file::{self, FileContext};
 use crate::driver::nav::fit;
-use crate::driver::nav::session::quote;
+use crate::driver::nav::session::{Session, quote};
 use crate::driver::nav::{NavError, Request};
 use crate::error::Error;
-use crate::stages::git::diff::{diff_lines, similarity};
+use crate::stages::git::diff::{LineSet, diff_lines, similarity, similarity_bound};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, MODE_LINK, PathFilter, normal_mode};
 use crate::stages::git::{Blob, IndexEntry, Repo, short};
+use crate::stages::source::Sourced;
 use crate::vocab::{Encoding, SkipReason};
 use gix::ObjectId;
-use gnaw_sandbox::beneath::FileKind;
+use gnaw_sandbox::BeneathDir;
+use gnaw_sandbox::beneath::{FileKind, Stat};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
@@ -110,10 +112,10 @@ struct Change {
 /// The paths changed against `base` (added, modified, renamed and untracked; not deleted), for
 /// `extract --changed`.
 pub fn changed_paths(req: &Request<'_>, base: Option<&str>) -> Result<Vec<Vec<u8>>, NavError> {
-    let (session, repo) = open(req)?;
+    let session = Session::open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
-    let computed = compute(&session, &repo, &ctx, base, &PathFilter::default(), false)?;
+    let (_, computed) = open_and_compute(&session, &ctx, base, &PathFilter::default(), false)?;
     let mut out: Vec<Vec<u8>> = computed
         .changes
         .iter()
@@ -135,54 +137,126 @@ struct Computed {
     more_untracked: usize,
 }
 
+/// Open `.git` and compute the changes on this thread while another walks the working tree
+/// for the untracked files: the two read different things (`.git` and the index's files; the
+/// directories and ignore files), so on two cores the walk costs no time of its own. The walk
+/// starts only when there is a `.git` to read, so a directory without one is refused at once.
+fn open_and_compute(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    base: Option<&str>,
+    filter: &PathFilter,
+    renames: bool,
+) -> Result<(Repo, Computed), NavError> {
+    if session
+        .dir
+        .stat_child(std::ffi::OsStr::new(".git"))
+        .is_err()
+    {
+        // Not a repository (or .git cannot be seen): the open says why.
+        let repo = open_repo(session)?;
+        let computed = compute(session, &repo, ctx, base, filter, renames, || {
+            session.walk()
+        })?;
+        return Ok((repo, computed));
+    }
+    std::thread::scope(|scope| {
+        let walking = scope.spawn(|| session.walk());
+        let walked = || {
+            walking
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        };
+        let repo = open_repo(session)?;
+        let computed = compute(session, &repo, ctx, base, filter, renames, walked)?;
+        Ok((repo, computed))
+    })
+}
+
 fn compute(
-    session: &crate::driver::nav::session::Session<'_, '_>,
+    session: &Session<'_, '_>,
     repo: &Repo,
     ctx: &FileContext<'_>,
     base: Option<&str>,
     filter: &PathFilter,
     renames: bool,
+    walked: impl FnOnce() -> Result<Sourced, NavError>,
 ) -> Result<Computed, NavError> {
     let base_id = match base {
         Some(b) => Some(repo.resolve(b).map_err(git_error)?),
         None => repo.head().map_err(git_error)?,
     };
     let label = base.unwrap_or("HEAD").to_string();
-    let (base_files, base_label) = match base_id {
-        Some(id) => {
-            let c = repo.commit(id).map_err(git_error)?;
+    let commit = match base_id {
+        Some(id) => Some(repo.commit(id).map_err(git_error)?),
+        None => None,
+    };
+    let index = repo.index().map_err(git_error)?;
+    let index_time = index.time;
+    let mut entries = index.entries;
+    if !entries.windows(2).all(|w| w[0].path < w[1].path) {
+        // Out of order (git never writes that): sorted, the last of a path kept.
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        entries.reverse();
+        entries.dedup_by(|a, b| a.path == b.path);
+        entries.reverse();
+    }
+    let (base_files, base_label) = match (base_id, commit) {
+        (Some(id), Some(c)) => {
             let subject = super::scanned_message(ctx, c.message.lines().next().unwrap_or(""))
                 .trim()
                 .to_string();
             (
-                repo.files(c.tree, filter).map_err(git_error)?,
+                repo.files(c.tree, filter, &index.cache, &entries)
+                    .map_err(git_error)?,
                 format!("{label} ({} {})", short(&id), quote(&subject)),
             )
         }
-        None => (
+        _ => (
             BTreeMap::new(),
             format!("{label} (no commits yet: everything in the index is added)"),
         ),
     };
-    let (index, index_time) = repo.index().map_err(git_error)?;
-    let index: BTreeMap<Vec<u8>, IndexEntry> = index
-        .into_iter()
-        .filter(|e| filter.keeps(&e.path))
-        .map(|e| (e.path.clone(), e))
-        .collect();
+    // The index's paths the filter keeps, in path order.
+    let kept: Vec<&IndexEntry> = entries.iter().filter(|e| filter.keeps(&e.path)).collect();
     let max = repo.caps().max_blob;
     let mut changes = Vec::new();
-    let mut paths: Vec<&Vec<u8>> = base_files.keys().chain(index.keys()).collect();
-    paths.sort();
-    paths.dedup();
-    for (n, rel) in paths.into_iter().enumerate() {
-        if n % 256 == 0 && session.cancelled() {
+    let mut dirs = DirStat::new(ctx.dir);
+    // Both sides in path order, merged.
+    let (mut olds, mut news) = (base_files.iter().peekable(), kept.iter().peekable());
+    let mut n = 0usize;
+    loop {
+        let (rel, old, entry) = match (olds.peek(), news.peek()) {
+            (None, None) => break,
+            (Some((p, o)), Some(e)) if p.as_slice() == e.path.as_slice() => {
+                let r = (p.as_slice(), Some(**o), Some(**e));
+                olds.next();
+                news.next();
+                r
+            }
+            (Some((p, o)), Some(e)) if p.as_slice() < e.path.as_slice() => {
+                let r = (p.as_slice(), Some(**o), None);
+                olds.next();
+                r
+            }
+            (Some((p, o)), None) => {
+                let r = (p.as_slice(), Some(**o), None);
+                olds.next();
+                r
+            }
+            (_, Some(e)) => {
+                let r = (e.path.as_slice(), None, Some(**e));
+                news.next();
+                r
+            }
+        };
+        if n.is_multiple_of(256) && session.cancelled() {
             return Err(Error::Cancelled.into());
         }
-        let old = base_files.get(rel).copied();
-        let wt = match index.get(rel) {
+        n += 1;
+        let wt = match entry {
             None => Worktree::Absent,
-            Some(e) => worktree(ctx, repo, e, index_time, max),
+            Some(e) => worktree(ctx, &mut dirs, repo, e, index_time, max),
         };
         let change = match wt {
             Worktree::Absent => old.map(|_| None),
@@ -199,8 +273,8 @@ fn compute(
         let Some(new) = change else { continue };
         let note = new.as_ref().and_then(|n| n.3.clone());
         changes.push(Change {
-            old_rel: rel.clone(),
-            new_rel: rel.clone(),
+            old_rel: rel.to_vec(),
+            new_rel: rel.to_vec(),
             old,
             new: new.map(|(m, i, b, _)| (m, i, b)),
             note,
@@ -211,11 +285,15 @@ fn compute(
         pair_renames(repo, ctx, &mut changes, max)?;
     }
     // Untracked: what the walk lists (ignore files and extract's rules) that the index lacks.
-    let sourced = session.walk()?;
+    let sourced = walked()?;
     let mut untracked: Vec<crate::vocab::Candidate> = sourced
         .candidates
         .into_iter()
-        .filter(|c| !index.contains_key(&c.rel) && filter.keeps(&c.rel))
+        .filter(|c| {
+            kept.binary_search_by(|e| e.path.as_slice().cmp(&c.rel))
+                .is_err()
+                && filter.keeps(&c.rel)
+        })
         .filter(|c| !c.rel.split(|&b| b == b'/').any(|p| p == b".git"))
         .collect();
     untracked.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -233,6 +311,7 @@ fn compute(
 /// The working-tree state of the index entry `e`.
 fn worktree(
     ctx: &FileContext<'_>,
+    dirs: &mut DirStat<'_>,
     repo: &Repo,
     e: &IndexEntry,
     index_time: (u32, u32),
@@ -247,8 +326,7 @@ fn worktree(
             note: None,
         };
     }
-    let rel = Path::new(std::ffi::OsStr::from_bytes(&e.path));
-    let st = match ctx.dir.stat_beneath(rel) {
+    let st = match dirs.stat(&e.path) {
         Ok(st) => st,
         Err(_) => return Worktree::Absent,
     };
@@ -319,6 +397,71 @@ fn worktree(
     }
 }
 
+/// The deepest directory path [`DirStat`] keeps open; deeper paths are stat'ed whole.
+const MAX_OPEN_DEPTH: usize = 64;
+
+/// `lstat` of index paths, one `fstatat` each: the directories on the way are opened once,
+/// one component at a time without following a link (a link or a file on the way makes the
+/// path absent, as it does for [`BeneathDir::stat_beneath`]), and kept open while the index's
+/// sorted paths stay beneath them. A path with an empty, `.` or `..` component, or deeper than
+/// [`MAX_OPEN_DEPTH`], is stat'ed whole with `stat_beneath`, which never leaves the repository.
+struct DirStat<'d> {
+    root: &'d BeneathDir,
+    /// The open directories from the root down: each one's name, and the directory (`None`:
+    /// it could not be opened, so nothing beneath it exists for the index).
+    open: Vec<(Vec<u8>, Option<BeneathDir>)>,
+}
+
+impl<'d> DirStat<'d> {
+    fn new(root: &'d BeneathDir) -> DirStat<'d> {
+        DirStat {
+            root,
+            open: Vec::new(),
+        }
+    }
+
+    fn stat(&mut self, rel: &[u8]) -> std::io::Result<Stat> {
+        let (dir, name) = match rel.iter().rposition(|&b| b == b'/') {
+            Some(i) => (&rel[..i], &rel[i + 1..]),
+            None => (&rel[..0], rel),
+        };
+        let parts: Vec<&[u8]> = if dir.is_empty() {
+            Vec::new()
+        } else {
+            dir.split(|&b| b == b'/').collect()
+        };
+        let odd = |p: &[u8]| p.is_empty() || p == b"." || p == b"..";
+        if parts.len() > MAX_OPEN_DEPTH || parts.iter().any(|p| odd(p)) || odd(name) {
+            return self
+                .root
+                .stat_beneath(Path::new(std::ffi::OsStr::from_bytes(rel)));
+        }
+        let keep = self
+            .open
+            .iter()
+            .zip(&parts)
+            .take_while(|(o, p)| o.0 == **p)
+            .count();
+        self.open.truncate(keep);
+        for p in &parts[keep..] {
+            let parent = match self.open.last() {
+                None => Some(self.root),
+                Some((_, d)) => d.as_ref(),
+            };
+            let d = parent.and_then(|d| d.child_dir(std::ffi::OsStr::from_bytes(p)).ok());
+            self.open.push((p.to_vec(), d));
+        }
+        let parent = match self.open.last() {
+            None => Some(self.root),
+            Some((_, d)) => d.as_ref(),
+        };
+        match parent {
+            Some(d) => d.stat_child(std::ffi::OsStr::from_bytes(name)),
+            None => Err(std::io::ErrorKind::NotFound.into()),
+        }
+    }
+}
+
 /// Pair deletions with additions: same content first, then the most similar text (50% or more).
 fn pair_renames(
     repo: &Repo,
@@ -369,17 +512,22 @@ fn pair_renames(
                 }
             })
             .collect();
+        let old_lines: Vec<Option<LineSet<'_>>> = olds
+            .iter()
+            .map(|o| o.as_deref().map(LineSet::new))
+            .collect();
         let mut scored = Vec::new();
         for &a in &rest_a {
             let new_text = new_bytes(ctx, &changes[a], max)
                 .and_then(|b| text(side(ctx, &changes[a].new_rel, "", b)));
             let Some(new_text) = new_text else { continue };
+            let new_lines = LineSet::new(&new_text);
             for (k, &d) in rest_d.iter().enumerate() {
-                if let Some(old_text) = &olds[k] {
+                if let (Some(old_text), Some(lines)) = (&olds[k], &old_lines[k]) {
                     let larger = old_text.len().max(new_text.len());
                     let smaller = old_text.len().min(new_text.len());
-                    // Sizes alone rule a pair out below 50%.
-                    if smaller * 2 < larger {
+                    // Sizes alone rule a pair out below 50%, and so do lines too few in common.
+                    if smaller * 2 < larger || similarity_bound(lines, &new_lines) < 50 {
                         continue;
                     }
                     let s = similarity(old_text, &new_text);
@@ -425,31 +573,55 @@ fn new_bytes(ctx: &FileContext<'_>, c: &Change, max: u64) -> Option<Vec<u8>> {
     }
 }
 
-/// One side of a change as text or a note.
-fn old_side(
-    repo: &Repo,
-    ctx: &FileContext<'_>,
-    rel: &[u8],
-    path: &str,
-    at: FileAt,
-) -> Result<Side, NavError> {
+/// One side of a change before it is shown: already a text or a note, or bytes the read
+/// stage's rules (binary, sensitive, secrets) have still to be applied to.
+enum Pending {
+    Ready(Side),
+    Bytes(Vec<u8>),
+}
+
+impl Pending {
+    fn bytes(&self) -> usize {
+        match self {
+            Pending::Bytes(b) => b.len(),
+            Pending::Ready(_) => 0,
+        }
+    }
+}
+
+/// A change with both sides' bytes in hand: what is left ([`finish`]: scanning and diffing)
+/// reads nothing from `.git`, so changes are finished in parallel.
+struct Prepared {
+    status: char,
+    old_rel: Vec<u8>,
+    new_rel: Vec<u8>,
+    old_path: String,
+    new_path: String,
+    old_mode: Option<u32>,
+    new_mode: Option<u32>,
+    similarity: Option<u32>,
+    old: Pending,
+    new: Pending,
+}
+
+/// The old side of a change: a submodule's commit line, or the blob's bytes.
+fn old_side(repo: &Repo, at: FileAt) -> Result<Pending, NavError> {
     if at.mode == MODE_COMMIT {
-        return Ok(Side::Text(format!("Subproject commit {}\n", at.id)));
+        return Ok(Pending::Ready(Side::Text(format!(
+            "Subproject commit {}\n",
+            at.id
+        ))));
     }
     Ok(match repo.blob(at.id).map_err(git_error)? {
-        Blob::Bytes(b) => side(ctx, rel, path, b),
-        Blob::TooLarge(n) => Side::Note(format!("larger than max_file_size ({n} bytes)")),
+        Blob::Bytes(b) => Pending::Bytes(b),
+        Blob::TooLarge(n) => {
+            Pending::Ready(Side::Note(format!("larger than max_file_size ({n} bytes)")))
+        }
     })
 }
 
-/// Build a change's diff.
-fn file_diff(
-    repo: &Repo,
-    ctx: &FileContext<'_>,
-    c: &Change,
-    context: u32,
-    max: u64,
-) -> Result<FileDiff, NavError> {
+/// Read both sides of a change (the base's blob, the working tree's file or the index's blob).
+fn prepare(repo: &Repo, ctx: &FileContext<'_>, c: &Change, max: u64) -> Result<Prepared, NavError> {
     let old_path = shown(ctx, &c.old_rel);
     let new_path = shown(ctx, &c.new_rel);
     let new_mode = c.new.as_ref().map(|n| n.0);
@@ -461,26 +633,54 @@ fn file_diff(
         (Some(o), Some(n)) if (o.mode == MODE_LINK) != (n.0 == MODE_LINK) => 'T',
         _ => 'M',
     };
-    let old_side = match c.old {
-        None => Side::Text(String::new()),
-        Some(at) => old_side(repo, ctx, &c.old_rel, &old_path, at)?,
+    let old = match c.old {
+        None => Pending::Ready(Side::Text(String::new())),
+        Some(at) => old_side(repo, at)?,
     };
-    let new_side = match &c.new {
-        None => Side::Text(String::new()),
-        Some(_) if c.note.is_some() => Side::Note(c.note.clone().unwrap_or_default()),
-        Some((MODE_COMMIT, Some(id), _)) => Side::Text(format!("Subproject commit {id}\n")),
+    let new = match &c.new {
+        None => Pending::Ready(Side::Text(String::new())),
+        Some(_) if c.note.is_some() => {
+            Pending::Ready(Side::Note(c.note.clone().unwrap_or_default()))
+        }
+        Some((MODE_COMMIT, Some(id), _)) => {
+            Pending::Ready(Side::Text(format!("Subproject commit {id}\n")))
+        }
         Some((MODE_LINK, Some(id), _)) => match repo.blob(*id).map_err(git_error)? {
-            Blob::Bytes(b) => side(ctx, &c.new_rel, &new_path, b),
-            Blob::TooLarge(n) => Side::Note(format!("larger than max_file_size ({n} bytes)")),
+            Blob::Bytes(b) => Pending::Bytes(b),
+            Blob::TooLarge(n) => {
+                Pending::Ready(Side::Note(format!("larger than max_file_size ({n} bytes)")))
+            }
         },
         Some(_) => match new_bytes(ctx, c, max) {
-            Some(b) => side(ctx, &c.new_rel, &new_path, b),
-            None => match read_worktree(ctx, &c.new_rel, max) {
+            Some(b) => Pending::Bytes(b),
+            None => Pending::Ready(match read_worktree(ctx, &c.new_rel, max) {
                 Ok(_) => Side::Note("unreadable".into()),
                 Err(r) => Side::Note(skip_note(&r)),
-            },
+            }),
         },
     };
+    Ok(Prepared {
+        status,
+        old_rel: c.old_rel.clone(),
+        new_rel: c.new_rel.clone(),
+        old_path,
+        new_path,
+        old_mode,
+        new_mode,
+        similarity: c.similarity,
+        old,
+        new,
+    })
+}
+
+/// A prepared change's diff: both sides as the read stage keeps them, then their hunks.
+fn finish(ctx: &FileContext<'_>, p: Prepared, context: u32) -> FileDiff {
+    let resolve = |pending: Pending, rel: &[u8], path: &str| match pending {
+        Pending::Ready(s) => s,
+        Pending::Bytes(b) => side(ctx, rel, path, b),
+    };
+    let old_side = resolve(p.old, &p.old_rel, &p.old_path);
+    let new_side = resolve(p.new, &p.new_rel, &p.new_path);
     let (counts, body) = match (old_side, new_side) {
         (Side::Text(a), Side::Text(b)) => {
             let d = diff_lines(&a, &b, context);
@@ -490,17 +690,22 @@ fn file_diff(
             (None, DiffBody::Note(format!("diff not shown: {n}")))
         }
     };
-    Ok(FileDiff {
-        status,
-        old_path,
-        new_path,
-        old_mode,
-        new_mode,
-        similarity: c.similarity,
+    FileDiff {
+        status: p.status,
+        old_path: p.old_path,
+        new_path: p.new_path,
+        old_mode: p.old_mode,
+        new_mode: p.new_mode,
+        similarity: p.similarity,
         counts,
         body,
-    })
+    }
 }
+
+/// The changes prepared at most at once before they are finished: a batch holds both sides'
+/// bytes of each, so it is bounded in files and in bytes.
+const BATCH_FILES: usize = 64;
+const BATCH_BYTES: usize = 32 << 20;
 
 /// An untracked file's diff: its content as extract would show it, all added.
 fn untracked_diff(ctx: &FileContext<'_>, c: &crate::vocab::Candidate, context: u32) -> FileDiff {
@@ -541,25 +746,57 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         ));
     }
     let filter = path_filter(&args.paths)?;
-    let (session, repo) = open(req)?;
+    let session = Session::open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
-    let computed = compute(&session, &repo, &ctx, args.base.as_deref(), &filter, true)?;
+    let (repo, computed) = open_and_compute(&session, &ctx, args.base.as_deref(), &filter, true)?;
     let max = repo.caps().max_blob;
     let total_changed = computed.changes.len();
     let mut diffs = Vec::with_capacity(total_changed.min(MAX_FILES));
+    // Both sides are read here (`.git` is read on this thread only), a batch at a time; each
+    // batch is then scanned and diffed in parallel.
+    let stop = || session.cancelled();
+    let mut batch: Vec<Prepared> = Vec::new();
+    let mut batch_bytes = 0;
+    let listed = computed.changes.len().min(MAX_FILES);
     for (n, c) in computed.changes.iter().take(MAX_FILES).enumerate() {
         if session.cancelled() {
             return Err(Error::Cancelled.into());
         }
-        diffs.push(file_diff(&repo, &ctx, c, context, max)?);
+        let p = prepare(&repo, &ctx, c, max)?;
+        batch_bytes += p.old.bytes() + p.new.bytes();
+        batch.push(p);
+        if batch.len() == BATCH_FILES || batch_bytes >= BATCH_BYTES || n + 1 == listed {
+            let prepared: Vec<std::sync::Mutex<Option<Prepared>>> = batch
+                .drain(..)
+                .map(|p| std::sync::Mutex::new(Some(p)))
+                .collect();
+            let order: Vec<usize> = (0..prepared.len()).collect();
+            let done = crate::par::map(&prepared, &order, crate::par::threads(), &stop, |p| {
+                // Each is taken once; a lock poisoned by a panic is still read.
+                let p = p.lock().unwrap_or_else(|e| e.into_inner()).take();
+                p.map(|p| finish(&ctx, p, context))
+            })
+            .ok_or(Error::Cancelled)?;
+            diffs.extend(done.into_iter().flatten());
+            batch_bytes = 0;
+        }
         if let Some(o) = req.observer {
             o.progress(n + 1, total_changed + computed.untracked.len());
         }
     }
-    for c in &computed.untracked {
-        diffs.push(untracked_diff(&ctx, c, context));
-    }
+    // Untracked files are read and scanned as extract reads them: in parallel, largest first.
+    let order = crate::par::largest_first(&computed.untracked, |c| c.size);
+    let stop = || session.cancelled();
+    let untracked = crate::par::map(
+        &computed.untracked,
+        &order,
+        crate::par::threads(),
+        &stop,
+        |c| untracked_diff(&ctx, c, context),
+    )
+    .ok_or(Error::Cancelled)?;
+    diffs.extend(untracked);
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
     // Items: every hunk (or note) of every file, in order.

@@ -22,6 +22,7 @@ use crate::stages::git::{Blob, CommitInfo, Repo, is_binary, short};
 use crate::vocab::Encoding;
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 /// The default number of commits.
 pub const DEFAULT_MAX_COUNT: usize = 20;
@@ -147,6 +148,7 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
     let mut err: Option<NavError> = None;
     // Commits decoded as a parent, taken again when the walk reaches them.
     let mut decoded: HashMap<gix::ObjectId, CommitInfo> = HashMap::new();
+    let mut sides = Sides::default();
     repo.walk(tip, |id| {
         if session.cancelled() {
             err = Some(Error::Cancelled.into());
@@ -170,17 +172,23 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
             more = true;
             return Ok(false);
         }
-        match render_commit(&repo, &ctx, &info, &changes, args.patch) {
+        // The author and message are rendered and scanned once, for the text and the report.
+        let who = author(&ctx, &info);
+        let message = scanned_message(&ctx, &info.message);
+        let rendered = render_commit(
+            &repo,
+            &ctx,
+            &mut sides,
+            (&info, &who, &message),
+            &changes,
+            args.patch,
+        );
+        match rendered {
             Ok(text) => {
                 shown_commits.push(Shown {
                     files: changes.len(),
-                    author: author(&ctx, &info),
-                    subject: scanned_message(&ctx, &info.message)
-                        .lines()
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .to_string(),
+                    subject: message.lines().next().unwrap_or("").trim().to_string(),
+                    author: who,
                     info,
                     text,
                 });
@@ -330,11 +338,90 @@ fn blob_bytes(repo: &Repo, at: Option<FileAt>) -> Result<Option<Vec<u8>>, NavErr
     }
 }
 
+/// One side of a file's change as read: whether git calls its bytes binary, and what the
+/// answer shows of it.
+struct Read {
+    binary: bool,
+    side: Side,
+}
+
+/// The most bytes of text [`Sides`] keeps; past it, it starts again empty.
+const SIDES_BYTES: usize = 64 << 20;
+
+/// Sides read and scanned, kept for the next commit that needs them: a file's old side in one
+/// commit is its new side in the next (older) commit the walk reaches that changed it, so each
+/// version of a file is inflated and scanned once, not twice. Keyed by the file's mode, blob
+/// and path (the scan's rules depend on the path), so a hit is the very side a read would give.
+#[derive(Default)]
+struct Sides {
+    kept: HashMap<(FileAt, Vec<u8>), Rc<Read>>,
+    bytes: usize,
+}
+
+impl Sides {
+    /// The side `at` of the file `rel` (shown as `path`); kept for later when `keep`.
+    fn get(
+        &mut self,
+        repo: &Repo,
+        ctx: &FileContext<'_>,
+        at: Option<FileAt>,
+        rel: &[u8],
+        path: &str,
+        keep: bool,
+    ) -> Result<Rc<Read>, NavError> {
+        let Some(at) = at else {
+            return Ok(Rc::new(Read {
+                binary: false,
+                side: Side::Text(String::new()),
+            }));
+        };
+        let key = (at, rel.to_vec());
+        if let Some(r) = self.kept.remove(&key) {
+            self.bytes -= weight(&r);
+            return Ok(r);
+        }
+        // As a side is made from its bytes: binary by git's rule on the raw bytes; the text
+        // as the read stage keeps it (binary detected, sensitive files noted, secrets handled).
+        let read = Rc::new(match blob_bytes(repo, Some(at))? {
+            None => Read {
+                binary: false,
+                side: Side::Note("larger than max_file_size".into()),
+            },
+            Some(b) if b.is_empty() => Read {
+                binary: false,
+                side: Side::Text(String::new()),
+            },
+            Some(b) => Read {
+                binary: is_binary(&b),
+                side: side(ctx, rel, path, b),
+            },
+        });
+        if keep {
+            let w = weight(&read);
+            if self.bytes + w > SIDES_BYTES {
+                self.kept.clear();
+                self.bytes = 0;
+            }
+            self.bytes += w;
+            self.kept.insert(key, Rc::clone(&read));
+        }
+        Ok(read)
+    }
+}
+
+/// What a kept side costs: its text, its path and the map's own overhead.
+fn weight(r: &Read) -> usize {
+    64 + match &r.side {
+        Side::Text(t) | Side::Note(t) => t.len(),
+    }
+}
+
 /// A commit in git's log layout.
 fn render_commit(
     repo: &Repo,
     ctx: &FileContext<'_>,
-    info: &CommitInfo,
+    sides: &mut Sides,
+    (info, author, message): (&CommitInfo, &str, &str),
     changes: &[TreeChange],
     patch: bool,
 ) -> Result<String, NavError> {
@@ -343,14 +430,13 @@ fn render_commit(
         let shorts: Vec<String> = info.parents.iter().map(short).collect();
         let _ = writeln!(out, "Merge: {}", shorts.join(" "));
     }
-    let _ = writeln!(out, "Author: {}", author(ctx, info));
+    let _ = writeln!(out, "Author: {author}");
     let _ = writeln!(
         out,
         "Date:   {}",
         super::format_date(info.time, info.offset)
     );
     out.push('\n');
-    let message = scanned_message(ctx, &info.message);
     for line in message.trim_end().lines() {
         let _ = writeln!(out, "    {line}");
     }
@@ -366,22 +452,13 @@ fn render_commit(
     let mut patches = String::new();
     for c in changes.iter().take(MAX_COMMIT_FILES) {
         let path = shown(ctx, &c.path);
-        let old = blob_bytes(repo, c.old)?;
-        let new = blob_bytes(repo, c.new)?;
-        let binary = [&old, &new]
-            .iter()
-            .any(|b| b.as_ref().is_some_and(|b| is_binary(b)));
         // Lines are counted on the text as served (both sides scanned, secrets redacted under
         // the mode in force): counts of the original would tell a secret's lines and when it
         // was rotated.
-        let to_side = |bytes: Option<Vec<u8>>| match bytes {
-            None => Side::Note("larger than max_file_size".into()),
-            Some(b) if b.is_empty() => Side::Text(String::new()),
-            Some(b) => side(ctx, &c.path, &path, b),
-        };
-        let (a, b) = (to_side(old), to_side(new));
-        let counts = match (&a, &b) {
-            _ if binary => "-\t-".to_string(),
+        let a = sides.get(repo, ctx, c.old, &c.path, &path, true)?;
+        let b = sides.get(repo, ctx, c.new, &c.path, &path, false)?;
+        let counts = match (&a.side, &b.side) {
+            _ if a.binary || b.binary => "-\t-".to_string(),
             (Side::Text(a), Side::Text(b)) => {
                 let (added, removed) = line_diff::count(a, b);
                 format!("{added}\t{removed}")
@@ -390,9 +467,9 @@ fn render_commit(
         };
         let _ = writeln!(out, "{counts}\t{path}");
         if patch {
-            let (counts, body) = match (a, b) {
+            let (counts, body) = match (&a.side, &b.side) {
                 (Side::Text(a), Side::Text(b)) => {
-                    let d = diff_lines(&a, &b, DEFAULT_CONTEXT);
+                    let d = diff_lines(a, b, DEFAULT_CONTEXT);
                     (Some((d.added, d.removed)), DiffBody::Hunks(d.hunks))
                 }
                 (Side::Note(n), _) | (_, Side::Note(n)) => {

@@ -81,12 +81,17 @@ fn redacted(message: String) -> String {
 /// Open the call's session and its repository's `.git`.
 fn open<'r, 'a>(req: &'r Request<'a>) -> Result<(Session<'r, 'a>, Repo), NavError> {
     let session = Session::open(req)?;
+    let repo = open_repo(&session)?;
+    Ok((session, repo))
+}
+
+/// Open the session's repository's `.git`, its caps from the session's settings.
+fn open_repo(session: &Session<'_, '_>) -> Result<Repo, NavError> {
     let caps = Caps {
         max_blob: session.options.max_file_size,
         ..Caps::default()
     };
-    let repo = stage::open(&session.dir, caps).map_err(git_error)?;
-    Ok((session, repo))
+    stage::open(&session.dir, caps).map_err(git_error)
 }
 
 /// The `paths` arguments as filters: relative paths spelled as gnaw shows them, checked

@@ -3,6 +3,7 @@
 //! counts, and a rename similarity score.
 
 use imara_diff::{Algorithm, Diff, InternedInput};
+use rustc_hash::FxHashMap;
 
 /// One line of a hunk.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -182,6 +183,51 @@ pub fn similarity(old: &str, new: &str) -> u32 {
     (common * 100 / larger) as u32
 }
 
+/// A text's lines (as the diff splits them: each with its `\n`) and how often each occurs, for
+/// [`similarity_bound`].
+pub struct LineSet<'a> {
+    counts: FxHashMap<&'a str, u32>,
+    len: usize,
+}
+
+impl<'a> LineSet<'a> {
+    pub fn new(text: &'a str) -> LineSet<'a> {
+        let mut counts = FxHashMap::default();
+        for line in text.split_inclusive('\n') {
+            *counts.entry(line).or_insert(0) += 1;
+        }
+        LineSet {
+            counts,
+            len: text.len(),
+        }
+    }
+}
+
+/// At least [`similarity`] of the two texts, from their lines alone: a line can be common to
+/// both at most as many times as the rarer side has it. No diff is made, so a pair this puts
+/// under a threshold is ruled out cheaply, and [`similarity`] decides the rest exactly.
+pub fn similarity_bound(old: &LineSet<'_>, new: &LineSet<'_>) -> u32 {
+    let larger = old.len.max(new.len);
+    if larger == 0 {
+        return 100;
+    }
+    let (few, many) = if old.counts.len() <= new.counts.len() {
+        (old, new)
+    } else {
+        (new, old)
+    };
+    let common: usize = few
+        .counts
+        .iter()
+        .map(|(line, &n)| {
+            many.counts
+                .get(line)
+                .map_or(0, |&m| n.min(m) as usize * line.len())
+        })
+        .sum();
+    (common.min(larger) * 100 / larger) as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,5 +259,34 @@ mod tests {
         assert_eq!(similarity("a\nb\n", "a\nb\n"), 100);
         assert_eq!(similarity("a\nb\n", "c\nd\n"), 0);
         assert!(similarity("a\nb\nc\nd\n", "a\nb\nc\ne\n") >= 50);
+    }
+
+    #[test]
+    fn the_bound_is_never_under_the_similarity() {
+        let texts = [
+            "",
+            "a\n",
+            "a\nb\nc\nd\n",
+            "d\nc\nb\na\n",
+            "a\na\na\nb",
+            "x\ny\nz\n",
+            "a\nb\nc\ne\n",
+            "b\na\n\n\nc",
+        ];
+        for old in texts {
+            for new in texts {
+                let bound = similarity_bound(&LineSet::new(old), &LineSet::new(new));
+                assert!(bound >= similarity(old, new), "{old:?} {new:?}");
+            }
+        }
+        // Reordered lines: all in common by the bound, half by the diff.
+        let (a, b) = ("a\nb\nc\nd\n", "d\nc\nb\na\n");
+        assert_eq!(similarity_bound(&LineSet::new(a), &LineSet::new(b)), 100);
+        assert!(similarity(a, b) < 100);
+        // Nothing in common: ruled out without a diff.
+        assert_eq!(
+            similarity_bound(&LineSet::new(a), &LineSet::new("x\ny\n")),
+            0
+        );
     }
 }

@@ -120,6 +120,19 @@ pub struct IndexEntry {
     pub ino: u32,
     /// Outside a sparse checkout: git does not look at the working tree for it.
     pub skip_worktree: bool,
+    /// Added with `git add -N`: in the index, not yet in any tree git would write from it.
+    pub intent_to_add: bool,
+    /// A conflicted path (the entry kept is its lowest stage).
+    pub conflicted: bool,
+}
+
+/// The index: its entries in path order (one per path), the index file's modification time,
+/// and the directories whose tree the index's cache-tree extension records as valid.
+#[derive(Clone, Debug, Default)]
+pub struct Index {
+    pub entries: Vec<IndexEntry>,
+    pub time: (u32, u32),
+    pub cache: tree::CacheTree,
 }
 
 impl Repo {
@@ -330,9 +343,9 @@ impl Repo {
             .map_err(|e| failed("cannot hash a file", &e))
     }
 
-    /// The index: its entries at stage 0 (conflicted paths at their first stage) and the
-    /// index file's modification time. An absent index is empty.
-    pub fn index(&self) -> Result<(Vec<IndexEntry>, (u32, u32)), GitError> {
+    /// The index: its entries at stage 0 (conflicted paths at their first stage), the index
+    /// file's modification time and its cache-tree. An absent index is empty.
+    pub fn index(&self) -> Result<Index, GitError> {
         let index = self
             .repo
             .index_or_empty()
@@ -340,13 +353,16 @@ impl Repo {
         let ts = index.timestamp();
         let mut out: Vec<IndexEntry> = Vec::with_capacity(index.entries().len());
         for e in index.entries() {
-            let path = e.path(&index).to_vec();
-            if out.last().is_some_and(|l| l.path == path) {
+            let path = e.path(&index);
+            if let Some(last) = out.last_mut()
+                && last.path.as_slice() == path
+            {
+                last.conflicted = true;
                 continue;
             }
             self.spend(0)?;
             out.push(IndexEntry {
-                path,
+                path: path.to_vec(),
                 mode: e.mode.bits(),
                 id: e.id,
                 size: e.stat.size,
@@ -354,15 +370,22 @@ impl Repo {
                 ctime: (e.stat.ctime.secs, e.stat.ctime.nsecs),
                 ino: e.stat.ino,
                 skip_worktree: e.flags.contains(gix::index::entry::Flags::SKIP_WORKTREE),
+                intent_to_add: e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD),
+                conflicted: e.stage_raw() != 0,
             });
         }
-        Ok((
-            out,
-            (
+        let cache = index
+            .tree()
+            .map(tree::CacheTree::from_extension)
+            .unwrap_or_default();
+        Ok(Index {
+            entries: out,
+            time: (
                 ts.unix_seconds().clamp(0, u32::MAX as i64) as u32,
                 ts.nanoseconds(),
             ),
-        ))
+            cache,
+        })
     }
 
     /// Walk the history from `tip`, newest commit first (git log's default order), calling `f`

@@ -1,12 +1,82 @@
 //! Trees: every file of a tree with its mode and blob ([`Repo::files`]), and the files that
 //! differ between two trees ([`Repo::diff_trees`]), skipping subtrees whose ids are equal. Both
 //! count every tree object against the call's caps and take an optional path filter.
+//!
+//! [`Repo::files`] takes the index's cache-tree too ([`CacheTree`]), as `git diff` does: where
+//! it records a directory's tree as the very tree being listed, the index's entries under that
+//! directory are its files, and the tree objects beneath it are not read.
 
-use super::{GitError, Repo};
+use super::{GitError, IndexEntry, Repo};
 use gix::ObjectId;
 use gix::objs::TreeRefIter;
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+/// The directories whose tree the index's cache-tree extension records as valid: a directory
+/// path (`""` for the root) to the tree the index's entries under it would write, and how many
+/// entries that is.
+#[derive(Clone, Debug, Default)]
+pub struct CacheTree {
+    dirs: HashMap<Vec<u8>, (ObjectId, u32)>,
+}
+
+/// The most directories taken from a cache-tree (more are ignored: their trees are read).
+const MAX_CACHE_DIRS: usize = 1 << 20;
+
+impl CacheTree {
+    /// The valid directories of gix's cache-tree extension.
+    pub fn from_extension(root: &gix::index::extension::Tree) -> CacheTree {
+        let mut dirs = HashMap::new();
+        let mut stack = vec![(Vec::new(), root)];
+        while let Some((path, t)) = stack.pop() {
+            if dirs.len() >= MAX_CACHE_DIRS {
+                break;
+            }
+            // An invalidated directory says nothing of its own, but its subdirectories may
+            // still be valid.
+            if let Some(n) = t.num_entries {
+                dirs.insert(path.clone(), (t.id, n));
+            }
+            for c in &t.children {
+                stack.push((join(&path, &c.name), c));
+            }
+        }
+        CacheTree { dirs }
+    }
+
+    /// The files under `dir` when the cache-tree says its tree is `tree`: the index entries
+    /// beneath it, as many as the cache-tree counts. `None` (read the tree) when it does not
+    /// say so, or when an entry there is not plainly a file of a tree git would write
+    /// (intent-to-add, conflicted, a sparse directory).
+    fn files_under<'e>(
+        &self,
+        dir: &[u8],
+        tree: ObjectId,
+        index: &'e [IndexEntry],
+    ) -> Option<&'e [IndexEntry]> {
+        let &(id, count) = self.dirs.get(dir)?;
+        if id != tree {
+            return None;
+        }
+        let under = if dir.is_empty() {
+            index
+        } else {
+            let mut prefix = dir.to_vec();
+            prefix.push(b'/');
+            let start = index.partition_point(|e| e.path.as_slice() < prefix.as_slice());
+            let len = index[start..]
+                .iter()
+                .take_while(|e| e.path.starts_with(&prefix))
+                .count();
+            &index[start..start + len]
+        };
+        let plain = under.len() == count as usize
+            && under
+                .iter()
+                .all(|e| !e.intent_to_add && !e.conflicted && normal_mode(e.mode) != MODE_TREE);
+        plain.then_some(under)
+    }
+}
 
 /// Git's modes.
 pub const MODE_TREE: u32 = 0o040000;
@@ -14,7 +84,7 @@ pub const MODE_LINK: u32 = 0o120000;
 pub const MODE_COMMIT: u32 = 0o160000;
 
 /// A file of a tree: mode and blob.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileAt {
     pub mode: u32,
     pub id: ObjectId,
@@ -101,15 +171,32 @@ impl Repo {
         Ok(out)
     }
 
-    /// Every file (blob, link or submodule commit) of the tree `id` that `filter` keeps.
+    /// Every file (blob, link or submodule commit) of the tree `id` that `filter` keeps. Where
+    /// `cache` records a directory's tree as the one being read, the files beneath it are the
+    /// entries of `index` (sorted by path, as the index keeps them) and its tree objects are
+    /// not read.
     pub fn files(
         &self,
         id: ObjectId,
         filter: &PathFilter,
+        cache: &CacheTree,
+        index: &[IndexEntry],
     ) -> Result<BTreeMap<Vec<u8>, FileAt>, GitError> {
         let mut out = BTreeMap::new();
         let mut stack = vec![(Vec::new(), id)];
         while let Some((prefix, tree)) = stack.pop() {
+            if let Some(entries) = cache.files_under(&prefix, tree, index) {
+                for e in entries.iter().filter(|e| filter.keeps(&e.path)) {
+                    out.insert(
+                        e.path.clone(),
+                        FileAt {
+                            mode: normal_mode(e.mode),
+                            id: e.id,
+                        },
+                    );
+                }
+                continue;
+            }
             for e in self.tree_entries(tree)? {
                 let path = join(&prefix, &e.name);
                 if e.is_tree() {

@@ -109,7 +109,6 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
         None => None,
     };
     let session = Session::open(req)?;
-    let sourced = session.walk()?;
     let fo = session.file_options(false, None);
     let mut ctx = session.context(&fo)?;
     // Files whose text cannot match are read and classified, but neither scanned nor searched.
@@ -121,7 +120,8 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
         Some((r, l)) => rel > r.as_slice() || (rel == r.as_slice() && line > *l),
     };
     let stop = || session.cancelled();
-    let searched = session.each_named(&ctx, &sourced.candidates, |c, path, (r, _)| match r {
+    // Files are read and searched as the walk finds them; the outcomes come back in path order.
+    let (sourced, searched) = session.walk_each_named(&ctx, |c, path, (r, _)| match r {
         Err(reason) => Ok::<_, Error>(Err(reason.kind())),
         Ok(body) => {
             let lines = matcher.lines(&body.text, &stop).ok_or(Error::Cancelled)?;

@@ -194,6 +194,51 @@ impl<'r, 'a> Session<'r, 'a> {
         Ok(sourced)
     }
 
+    /// [`Session::walk`] and [`Session::each_named`] at once: each file goes through the per-file
+    /// step and then `f` as soon as the walk finds it, on the walk's threads, so reading overlaps
+    /// listing. The walk and each result come back exactly as the two steps give them: the
+    /// candidates sorted by path, the results in their order. Progress counts the files done
+    /// against those found so far until the walk ends, then against all of them.
+    pub fn walk_each_named<R: Send>(
+        &self,
+        ctx: &FileContext<'_>,
+        f: impl Fn(&Candidate, String, Processed) -> R + Sync,
+    ) -> Result<(Sourced, Vec<R>), NavError> {
+        let filter = Arc::new(self.filter(&self.options.include)?);
+        let done = AtomicUsize::new(0);
+        let stop = || self.cancelled();
+        let each = |c: &Candidate, found: usize| {
+            let (shown, processed) = file::process_named(ctx, c);
+            let r = f(c, shown, processed);
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            // Done with every file found so far is not done: the walk may find more.
+            if let Some(o) = self.req.observer
+                && n < found
+            {
+                o.progress(n, found);
+            }
+            r
+        };
+        let (sourced, results) = source::walk_each(
+            &self.dir,
+            &WalkOptions {
+                hidden: self.options.hidden,
+                no_ignore: self.options.no_ignore,
+                filter: &filter,
+                threads: par::threads(),
+                max_depth: self.req.policy.max_depth,
+                under: &[],
+            },
+            &stop,
+            &each,
+        )?;
+        if let Some(o) = self.req.observer {
+            let total = sourced.candidates.len();
+            o.progress(total, total);
+        }
+        Ok((sourced, results))
+    }
+
     /// The filter of the call's walk: `include` (the call's and `.gnawconfig`'s, or none) and
     /// the excludes in force, matched against paths as the answer shows them.
     pub fn filter(&self, include: &[String]) -> Result<Filter, NavError> {

@@ -30,7 +30,7 @@
 //!
 //! | module | job |
 //! |---|---|
-//! | [`walk`] | the walk through directory handles, bounded in fds, depth and path length |
+//! | [`walk`] | the walk through directory handles, bounded in fds, depth and path length; optionally running a per-file step on each file as it is found |
 //! | [`ignores`] | the ignore files honoured inside the repo, read bounded and checked against the glob limits |
 //! | [`state`] | the walk's shared state: found, skipped, the fd budget, the first fatal error |
 //! | [`list`] | an explicit list of paths (`--stdin`, `--changed`) proven inside the repo |
@@ -41,7 +41,7 @@ mod state;
 mod walk;
 
 pub use list::{from_list, split_list};
-pub use walk::{out_of_fds_error, walk};
+pub use walk::{Each, out_of_fds_error, walk, walk_each};
 
 use crate::bounded::{os_message, read_capped};
 use crate::error::Error;

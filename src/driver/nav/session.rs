@@ -177,17 +177,7 @@ impl<'r, 'a> Session<'r, 'a> {
     /// directories on the way to it, whose ignore files apply.
     pub fn walk_under(&self, under: &[u8]) -> Result<Sourced, NavError> {
         let filter = Arc::new(self.filter(&self.options.include)?);
-        let sourced = source::walk(
-            &self.dir,
-            &WalkOptions {
-                hidden: self.options.hidden,
-                no_ignore: self.options.no_ignore,
-                filter: &filter,
-                threads: par::threads(),
-                max_depth: self.req.policy.max_depth,
-                under,
-            },
-        )?;
+        let sourced = source::walk(&self.dir, &self.walk_options(&filter, under))?;
         if self.cancelled() {
             return Err(Error::Cancelled.into());
         }
@@ -219,24 +209,27 @@ impl<'r, 'a> Session<'r, 'a> {
             }
             r
         };
-        let (sourced, results) = source::walk_each(
-            &self.dir,
-            &WalkOptions {
-                hidden: self.options.hidden,
-                no_ignore: self.options.no_ignore,
-                filter: &filter,
-                threads: par::threads(),
-                max_depth: self.req.policy.max_depth,
-                under: &[],
-            },
-            &stop,
-            &each,
-        )?;
-        if let Some(o) = self.req.observer {
-            let total = sourced.candidates.len();
+        let opts = self.walk_options(&filter, &[]);
+        let (sourced, results) = source::walk_each(&self.dir, &opts, &stop, &each)?;
+        let total = sourced.candidates.len();
+        if let Some(o) = self.req.observer
+            && total > 0
+        {
             o.progress(total, total);
         }
         Ok((sourced, results))
+    }
+
+    /// The walk's settings as `extract`'s: its ignore files, hidden and filter rules.
+    fn walk_options<'o>(&self, filter: &'o Arc<Filter>, under: &'o [u8]) -> WalkOptions<'o> {
+        WalkOptions {
+            hidden: self.options.hidden,
+            no_ignore: self.options.no_ignore,
+            filter,
+            threads: par::threads(),
+            max_depth: self.req.policy.max_depth,
+            under,
+        }
     }
 
     /// The filter of the call's walk: `include` (the call's and `.gnawconfig`'s, or none) and

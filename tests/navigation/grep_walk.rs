@@ -144,11 +144,12 @@ fn matches_come_in_path_order_and_every_surface_answers_the_same_bytes() {
     let (head, rows) = expected(&searched);
     let mut lines = cli.lines();
     assert_eq!(lines.next(), Some(head.as_str()), "{cli}");
-    let got: Vec<&str> = lines.filter(|l| !l.is_empty()).collect();
-    assert_eq!(got, rows, "{cli}");
+    // (`--` parts two matches of one file that are not next to each other.)
+    let got: Vec<&str> = lines.filter(|l| !l.is_empty() && *l != "--").collect();
+    assert_eq!(got, rows);
     // The same bytes run after run (the threads meet the files in another order each time).
     for _ in 0..4 {
-        assert_eq!(grep_cli(&root.join("repo")), cli);
+        assert!(grep_cli(&root.join("repo")) == cli, "another answer: {cli}");
     }
     // Files changed in the last two seconds are never cached: wait, so the warm call is warm.
     std::thread::sleep(Duration::from_millis(2100));

@@ -49,7 +49,7 @@ fn repo(root: &Path) -> Vec<(String, String)> {
                     n += 1;
                     let mut text = String::new();
                     for line in 1..=(5 + n % 7) {
-                        if (n + line) % 5 == 0 {
+                        if (n + line).is_multiple_of(5) {
                             text.push_str(&format!("fn needle_{n}_{line}() {{}}\n"));
                         } else {
                             text.push_str(&format!("let hay_{n} = {line};\n"));

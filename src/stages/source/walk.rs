@@ -156,7 +156,6 @@ pub fn walk_each<R: Send>(
 }
 
 /// The walk, with or without a per-file step.
-#[allow(clippy::type_complexity)]
 fn run<R: Send>(
     dir: &BeneathDir,
     opts: &WalkOptions<'_>,

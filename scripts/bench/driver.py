@@ -494,10 +494,10 @@ def grep_only_report(res):
     rt = median(rg["t"]) if rg else None
     for k, v in res["warm"].items():
         w = median(v["warm"])
-        print(f"| `{ISSUE_PATTERN}` | {k}-mcp `grep` warm (first call {fmt_s(v['cold'])}) | "
+        print(f"| `{ISSUE_PATTERN}` | {k}, gnaw-mcp `grep` warm (first call {fmt_s(v['cold'])}) | "
               f"{fmt_s(w)} ({spread(v['warm'])}) | | | {w / rt:.2f}x | | | "
               f"{'faster: met' if rt and w < rt else 'not faster: **MISSED**'} |"
-              if rt else f"| `{ISSUE_PATTERN}` | {k}-mcp `grep` warm | {fmt_s(w)} | | | | | | |")
+              if rt else f"| `{ISSUE_PATTERN}` | {k}, gnaw-mcp `grep` warm | {fmt_s(w)} | | | | | | |")
     print()
 
 

@@ -7,6 +7,9 @@
 //! text searched is the scanned text, with secrets already redacted under the policy in force.
 //! A pattern can therefore tell nothing about a secret that `extract` does not show: every guess
 //! at a redacted key gets the same answer. Not-searched files are counted by reason, never named.
+//! Each file is read and searched as soon as the walk finds it ([`Session::walk_each_named`]),
+//! on the walk's threads; the outcomes are put back in path order before anything is counted or
+//! shown, so the answer does not depend on the order the threads met the files in.
 //!
 //! The answer shows matches in order (path, then line), each with its context rows, up to
 //! `max_matches` and as many as fit the budget and the byte ceiling exactly. It always gives the

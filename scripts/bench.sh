@@ -8,6 +8,9 @@
 #   scripts/bench.sh --quick          # smoke run: a small corpus, 1 run (well under 2 minutes)
 #   scripts/bench.sh --install-peers  # install yek, code2prompt, repomix, ripgrep into the cache dir, then run
 #   scripts/bench.sh --corpora-only   # build the pinned corpora and exit (scripts/same-bytes.sh uses them)
+#   scripts/bench.sh --corpus ra --grep-only --runs 21 [--base DIR]
+#                                     # issue 24's grep rows only: gnaw grep vs rg, cold and warm,
+#                                     # and the gnaw of DIR (a baseline build) in the same rounds
 #   options: --corpus medium|many|ra|all  --runs N  --no-peers
 #
 # Scratch and cache live in $GNAW_BENCH_DIR (default ~/.cache/gnaw-bench): corpus/, peers/,
@@ -35,12 +38,16 @@ quick=0
 install=0
 no_peers=0
 corpora_only=0
+grep_only=0
+base=
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --install-peers) install=1 ;;
         --no-peers) no_peers=1 ;;
         --corpora-only) corpora_only=1 ;;
+        --grep-only) grep_only=1 ;;
+        --base) base=$(cd "${2:?--base needs a directory}" && pwd); shift ;;
         --runs) runs=${2:?--runs needs a number}; shift ;;
         --corpus)
             case "${2:-}" in
@@ -49,7 +56,7 @@ while [ $# -gt 0 ]; do
                 *) echo "bench.sh: --corpus takes medium, many, ra or all" >&2; exit 2 ;;
             esac
             shift ;;
-        -h|--help) sed -n "2,17p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n "2,20p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -137,6 +144,19 @@ if [ "$corpora_only" = 1 ]; then
 fi
 
 [ "$install" = 1 ] && install_peers
+
+if [ "$grep_only" = 1 ]; then
+    say "building release binaries"
+    (cd "$repo" && cargo build --release --quiet --bin gnaw --bin gnaw-mcp)
+    base_args=()
+    [ -n "$base" ] && base_args=(--base-bins "$base")
+    for c in $corpora; do
+        build_corpus "$c"
+        python3 "$here/bench/driver.py" --bins "$repo/target/release" --corpus "$dir/corpus/$c" \
+            --peers "$peers" --scratch "$dir/scratch" --runs "$runs" --grep-only "${base_args[@]}"
+    done
+    exit 0
+fi
 
 say "building release binaries"
 (cd "$repo" && cargo build --release --quiet --bin gnaw --bin gnaw-mcp --example count_floor)

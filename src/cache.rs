@@ -570,11 +570,7 @@ mod tests {
     }
 
     fn text(s: &str) -> ReadOutcome {
-        Ok(Arc::new(Text {
-            text: s.into(),
-            bytes: s.len() as u64,
-            lossy: false,
-        }))
+        Ok(Arc::new(Text::new(s.into(), s.len() as u64, false)))
     }
 
     #[test]

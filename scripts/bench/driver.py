@@ -418,6 +418,89 @@ def issue24_block(bins, corpus, runs, scratch, log):
     return res
 
 
+def grep_only_block(bins, base_bins, corpus, runs, scratch, log):
+    """Issue 24's grep rows alone (`--grep-only`): `gnaw grep` (this build, and a baseline
+    build when `base_bins` is given) against rg, CLI cold, whole process, for both patterns,
+    every command once per round in a rotating order; then each build's gnaw-mcp `grep`, warm.
+    The baseline's answer must be byte-identical to this build's (checked on every round)."""
+    name = os.path.basename(corpus)
+    rg = find_exe(os.path.join(PEERS, "cargo", "bin", "rg"), "rg")
+    builds = {"gnaw": bins}
+    if base_bins:
+        builds["gnaw (baseline)"] = base_bins
+    res = {"rg": version(rg) if rg else None, "grep": {}, "warm": {}}
+    for pat in (ISSUE_PATTERN, NAV_PATTERN):
+        cmds = {k: [os.path.join(b, "gnaw"), "grep", corpus, pat, "--budget", "0",
+                    "-m", "100000000"] for k, b in builds.items()}
+        if rg:
+            cmds["rg"] = [rg, "--no-config", "-n", pat, corpus]
+        keys = list(cmds)
+        got = {k: {"t": [], "rss": [], "cpu": []} for k in keys}
+        for r in range(runs + 1):
+            outs = {}
+            # Rotate who goes first, so no command always follows the same one.
+            for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+                out = os.path.join(scratch, f"grep-only-{len(outs)}.txt")
+                t, kib, code, _, c = small_rss_run(cmds[k], out)
+                if code not in (0, 1):
+                    raise RuntimeError(f"{k} exited {code} for {pat}")
+                with open(out, "rb") as f:
+                    outs[k] = f.read()
+                if r > 0:
+                    got[k]["t"].append(t)
+                    got[k]["rss"].append(kib)
+                    got[k]["cpu"].append(c)
+            if base_bins and outs["gnaw"] != outs["gnaw (baseline)"]:
+                raise RuntimeError(f"the answers to {pat} differ from the baseline's")
+        res["grep"][pat] = got
+    for k, b in builds.items():
+        srv = Server(os.path.join(b, "gnaw-mcp"), os.path.dirname(corpus), log)
+        srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                   "clientInfo": {"name": "gnaw-bench", "version": "0"}})
+        srv.notify("notifications/initialized")
+        gargs = {"repo": name, "pattern": ISSUE_PATTERN, "budget": 0}
+        times = []
+        for _ in range(runs + 1):
+            t = time.perf_counter()
+            out = srv.request("tools/call", {"name": "grep", "arguments": gargs})
+            times.append(time.perf_counter() - t)
+            if out.get("isError"):
+                raise RuntimeError(f"grep failed: {str(out)[:500]}")
+        srv.close()
+        res["warm"][k] = {"cold": times[0], "warm": times[1:]}
+    return res
+
+
+def grep_only_report(res):
+    rgv = res["rg"] or "rg not installed (--install-peers)"
+    print(f"grep against {rgv} (ratios within this run; spreads are min–max over the runs):\n")
+    print("| pattern | command | wall (median, min–max) | CPU user+sys | peak RSS | wall / rg | "
+          "CPU / rg | RSS / rg | wall ≤ 1.5x rg |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for pat, got in res["grep"].items():
+        rg = got.get("rg")
+        rt = median(rg["t"]) if rg else None
+        rc = median(rg["cpu"]) if rg else None
+        rr = median([x for x in rg["rss"] if x]) if rg else None
+        for k, v in got.items():
+            t, c = median(v["t"]), median(v["cpu"])
+            rss = median([x for x in v["rss"] if x])
+            ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "n/a"
+            met = "" if k == "rg" or not rt else ("met" if t / rt <= 1.5 else "**MISSED**")
+            print(f"| `{pat}` | {k} | {fmt_s(t)} ({spread(v['t'])}) | {fmt_s(c)} | "
+                  f"{rss / 1024:.1f} MiB | {ratio(t, rt)} | {ratio(c, rc)} | {ratio(rss, rr)} | "
+                  f"{met} |")
+    rg = res["grep"][ISSUE_PATTERN].get("rg")
+    rt = median(rg["t"]) if rg else None
+    for k, v in res["warm"].items():
+        w = median(v["warm"])
+        print(f"| `{ISSUE_PATTERN}` | {k}, gnaw-mcp `grep` warm (first call {fmt_s(v['cold'])}) | "
+              f"{fmt_s(w)} ({spread(v['warm'])}) | | | {w / rt:.2f}x | | | "
+              f"{'faster: met' if rt and w < rt else 'not faster: **MISSED**'} |"
+              if rt else f"| `{ISSUE_PATTERN}` | {k}, gnaw-mcp `grep` warm | {fmt_s(w)} | | | | | | |")
+    print()
+
+
 def issue24_report(res, med):
     print("Issue 24 (ratios within this run; spreads are min–max over the runs):\n")
     print("| what | gnaw | baseline | ratio | target | |")
@@ -705,6 +788,10 @@ def main():
                     help="measure only the git tools' shapes (changes, log) and report them")
     ap.add_argument("--no-issue24", action="store_true",
                     help="skip issue 24's rows (grep vs rg, compress warm, startup)")
+    ap.add_argument("--grep-only", action="store_true",
+                    help="only issue 24's grep rows: gnaw grep against rg, cold and warm")
+    ap.add_argument("--base-bins", help="with --grep-only: a baseline build's directory, "
+                    "measured in the same rounds (its answers must be identical)")
     ap.add_argument("--history", default=os.path.join(os.path.dirname(__file__), "..", ".."),
                     help="a git repository whose history `log` reads (default: this project)")
     a = ap.parse_args()
@@ -722,6 +809,14 @@ def main():
                 json.dump({"corpus": name, "runs": a.runs, "git": gitres}, f, indent=1)
         if gitres:
             git_report(gitres)
+        return
+    if a.grep_only:
+        with open(os.path.join(a.scratch, "gnaw-mcp.log"), "ab") as log:
+            res = grep_only_block(a.bins, a.base_bins, corpus, a.runs, a.scratch, log)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(res, f, indent=1)
+        grep_only_report(res)
         return
 
     # What gnaw selects: the floor counts exactly these files.

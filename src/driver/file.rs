@@ -19,6 +19,9 @@
 //! and `block` modes when it holds no keyword of any secret rule (then it scans clean). A text
 //! that may hold a secret always goes the full way, and the pattern is never run on it before
 //! its scan: the work done on it does not depend on whether the pattern would match the secret.
+//! Whether a text holds a keyword is worked out once per text and kept with it
+//! ([`Text::has_keyword`]), so a warm call does not look through the cached texts again; it
+//! depends on the text alone, never on the pattern.
 
 use super::options::FileOptions;
 use crate::cache::{self, Cache};
@@ -555,7 +558,7 @@ fn prefiltered(ctx: &FileContext<'_>, rel: &[u8], path: &str, text: &Text) -> Op
     let pf = ctx.prefilter?;
     let shown_as_read = matches!(ctx.options.secrets, SecretsMode::Off | SecretsMode::Warn)
         || ctx.allow.allows_path(path)
-        || !scan::has_keyword(&text.text);
+        || !text.has_keyword(scan::has_keyword);
     if !shown_as_read || pf.may_match(text.text.as_bytes()) {
         return None;
     }

@@ -153,7 +153,7 @@ fn read_bounded(file: File, st_size: u64, max: u64) -> Result<Text, SkipReason> 
         Ok(s) => (s, false),
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
     };
-    Ok(Text { text, bytes, lossy })
+    Ok(Text::new(text, bytes, lossy))
 }
 
 /// Binary when the sample holds a NUL, or when more than 10% of it is control bytes that text

@@ -10,6 +10,20 @@ use std::fmt::Write as _;
 /// that are not UTF-8 as `\xNN`. Two different paths
 /// never display the same, and none displays like another name.
 pub fn display_path(bytes: &[u8]) -> String {
+    // Printable ASCII other than `\` shows as itself (no control, invisible or look-alike
+    // character is among it): most paths, copied without a look at each character's properties.
+    if bytes
+        .iter()
+        .all(|&b| (b' '..=b'~').contains(&b) && b != b'\\')
+        && let Ok(plain) = std::str::from_utf8(bytes)
+    {
+        return plain.to_owned();
+    }
+    escaped(bytes)
+}
+
+/// [`display_path`], character by character.
+fn escaped(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
@@ -76,6 +90,16 @@ fn is_confusable_punctuation(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_ascii_shows_as_the_full_rules_show_it() {
+        for b in 0..=0x7fu8 {
+            let name = [b'a', b, b'/', b];
+            assert_eq!(display_path(&name), escaped(&name), "byte {b:#x}");
+        }
+        assert_eq!(display_path(b"src/a b/c-d.rs"), "src/a b/c-d.rs");
+        assert_eq!(display_path(b""), "");
+    }
 
     #[test]
     fn display_path_is_unambiguous() {

@@ -1,6 +1,8 @@
 //! A file as the stages pass it along: the walk's candidate (path, type and the identity the
 //! open must match) and the text the read stage made of it.
 
+use std::sync::OnceLock;
+
 /// A path the read stage will look at.
 #[derive(Clone, Debug)]
 pub struct Candidate {
@@ -26,9 +28,40 @@ pub enum EntryKind {
 }
 
 /// A file's text, as read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Text {
     pub text: String,
     pub bytes: u64,
     pub lossy: bool,
+    /// Whether `text` holds a keyword of some secret rule: a pure function of the text, worked
+    /// out by the first caller that asks ([`Text::has_keyword`]) and kept with the text, so a
+    /// text the warm cache shares is not looked through again on every call.
+    keyword: OnceLock<bool>,
 }
+
+impl Text {
+    pub fn new(text: String, bytes: u64, lossy: bool) -> Text {
+        Text {
+            text,
+            bytes,
+            lossy,
+            keyword: OnceLock::new(),
+        }
+    }
+
+    /// `check(&self.text)`, worked out once per text. `check` must be the one keyword check
+    /// (`stages::scan::has_keyword`), which this bottom layer cannot name.
+    pub fn has_keyword(&self, check: impl FnOnce(&str) -> bool) -> bool {
+        *self.keyword.get_or_init(|| check(&self.text))
+    }
+}
+
+/// Texts are equal when their contents are (whether the keyword check was asked yet does not
+/// matter).
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        (&self.text, self.bytes, self.lossy) == (&other.text, other.bytes, other.lossy)
+    }
+}
+
+impl Eq for Text {}

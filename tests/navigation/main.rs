@@ -1,7 +1,9 @@
 //! The navigation tools (`read`, `grep`, `tree`, `search`, `related`, `outline`, `symbol`), on
 //! the library and through the real `gnaw-mcp`: exact budgets and continuations ([`budgets`]),
-//! one exactness test over every tool ([`exact_budgets`]), every path argument proven and no secret oracle through the server ([`server`]), grep's file
-//! prefilter ([`grep_prefilter`]), the search index in the warm cache ([`search_index`]), and
+//! one exactness test over every tool ([`exact_budgets`]), every path argument proven and no
+//! secret oracle through the server ([`server`]), grep's file prefilter ([`grep_prefilter`]),
+//! grep's answer whatever order the walk meets files in ([`grep_walk`]), the search index in the
+//! warm cache ([`search_index`]), and
 //! outline and symbol over every language's fixture ([`outline`]).
 
 #![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
@@ -12,6 +14,7 @@ mod common;
 mod budgets;
 mod exact_budgets;
 mod grep_prefilter;
+mod grep_walk;
 mod outline;
 mod search_index;
 mod server;

@@ -167,11 +167,7 @@ pub fn side(ctx: &FileContext<'_>, rel: &[u8], path: &str, bytes: Vec<u8>) -> Si
         Ok(s) => (s, false),
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
     };
-    let text = Text {
-        text,
-        bytes: size,
-        lossy,
-    };
+    let text = Text::new(text, size, lossy);
     match file::scan_text(ctx, rel, path, Arc::new(text)).0 {
         Ok((body, _, _)) => Side::Text(body.to_string()),
         Err(reason) => Side::Note(skip_note(&reason)),
@@ -373,11 +369,7 @@ pub fn hunk_text(h: &Hunk) -> String {
 
 /// A commit message with secrets handled by the mode in force.
 pub fn scanned_message(ctx: &FileContext<'_>, message: &str) -> String {
-    let text = Text {
-        text: message.to_string(),
-        bytes: message.len() as u64,
-        lossy: false,
-    };
+    let text = Text::new(message.to_string(), message.len() as u64, false);
     match file::scan_text(ctx, b"", "(commit message)", Arc::new(text)).0 {
         Ok((body, _, _)) => body.to_string(),
         Err(_) => "(message not shown: it holds secrets)".into(),

@@ -7,6 +7,9 @@
 //! text searched is the scanned text, with secrets already redacted under the policy in force.
 //! A pattern can therefore tell nothing about a secret that `extract` does not show: every guess
 //! at a redacted key gets the same answer. Not-searched files are counted by reason, never named.
+//! Each file is read and searched as soon as the walk finds it ([`Session::walk_each_named`]),
+//! on the walk's threads; the outcomes are put back in path order before anything is counted or
+//! shown, so the answer does not depend on the order the threads met the files in.
 //!
 //! The answer shows matches in order (path, then line), each with its context rows, up to
 //! `max_matches` and as many as fit the budget and the byte ceiling exactly. It always gives the
@@ -109,7 +112,6 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
         None => None,
     };
     let session = Session::open(req)?;
-    let sourced = session.walk()?;
     let fo = session.file_options(false, None);
     let mut ctx = session.context(&fo)?;
     // Files whose text cannot match are read and classified, but neither scanned nor searched.
@@ -121,7 +123,8 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
         Some((r, l)) => rel > r.as_slice() || (rel == r.as_slice() && line > *l),
     };
     let stop = || session.cancelled();
-    let searched = session.each_named(&ctx, &sourced.candidates, |c, path, (r, _)| match r {
+    // Files are read and searched as the walk finds them; the outcomes come back in path order.
+    let (sourced, searched) = session.walk_each_named(&ctx, |c, path, (r, _)| match r {
         Err(reason) => Ok::<_, Error>(Err(reason.kind())),
         Ok(body) => {
             let lines = matcher.lines(&body.text, &stop).ok_or(Error::Cancelled)?;

@@ -177,21 +177,59 @@ impl<'r, 'a> Session<'r, 'a> {
     /// directories on the way to it, whose ignore files apply.
     pub fn walk_under(&self, under: &[u8]) -> Result<Sourced, NavError> {
         let filter = Arc::new(self.filter(&self.options.include)?);
-        let sourced = source::walk(
-            &self.dir,
-            &WalkOptions {
-                hidden: self.options.hidden,
-                no_ignore: self.options.no_ignore,
-                filter: &filter,
-                threads: par::threads(),
-                max_depth: self.req.policy.max_depth,
-                under,
-            },
-        )?;
+        let sourced = source::walk(&self.dir, &self.walk_options(&filter, under))?;
         if self.cancelled() {
             return Err(Error::Cancelled.into());
         }
         Ok(sourced)
+    }
+
+    /// [`Session::walk`] and [`Session::each_named`] at once: each file goes through the per-file
+    /// step and then `f` as soon as the walk finds it, on the walk's threads, so reading overlaps
+    /// listing. The walk and each result come back exactly as the two steps give them: the
+    /// candidates sorted by path, the results in their order. Progress counts the files done
+    /// against those found so far until the walk ends, then against all of them.
+    pub fn walk_each_named<R: Send>(
+        &self,
+        ctx: &FileContext<'_>,
+        f: impl Fn(&Candidate, String, Processed) -> R + Sync,
+    ) -> Result<(Sourced, Vec<R>), NavError> {
+        let filter = Arc::new(self.filter(&self.options.include)?);
+        let done = AtomicUsize::new(0);
+        let stop = || self.cancelled();
+        let each = |c: &Candidate, found: usize| {
+            let (shown, processed) = file::process_named(ctx, c);
+            let r = f(c, shown, processed);
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            // Done with every file found so far is not done: the walk may find more.
+            if let Some(o) = self.req.observer
+                && n < found
+            {
+                o.progress(n, found);
+            }
+            r
+        };
+        let opts = self.walk_options(&filter, &[]);
+        let (sourced, results) = source::walk_each(&self.dir, &opts, &stop, &each)?;
+        let total = sourced.candidates.len();
+        if let Some(o) = self.req.observer
+            && total > 0
+        {
+            o.progress(total, total);
+        }
+        Ok((sourced, results))
+    }
+
+    /// The walk's settings as `extract`'s: its ignore files, hidden and filter rules.
+    fn walk_options<'o>(&self, filter: &'o Arc<Filter>, under: &'o [u8]) -> WalkOptions<'o> {
+        WalkOptions {
+            hidden: self.options.hidden,
+            no_ignore: self.options.no_ignore,
+            filter,
+            threads: par::threads(),
+            max_depth: self.req.policy.max_depth,
+            under,
+        }
     }
 
     /// The filter of the call's walk: `include` (the call's and `.gnawconfig`'s, or none) and

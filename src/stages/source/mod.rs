@@ -30,7 +30,7 @@
 //!
 //! | module | job |
 //! |---|---|
-//! | [`walk`] | the walk through directory handles, bounded in fds, depth and path length |
+//! | [`walk`] | the walk through directory handles, bounded in fds, depth and path length; optionally running a per-file step on each file as it is found |
 //! | [`ignores`] | the ignore files honoured inside the repo, read bounded and checked against the glob limits |
 //! | [`state`] | the walk's shared state: found, skipped, the fd budget, the first fatal error |
 //! | [`list`] | an explicit list of paths (`--stdin`, `--changed`) proven inside the repo |
@@ -41,7 +41,7 @@ mod state;
 mod walk;
 
 pub use list::{from_list, split_list};
-pub use walk::{out_of_fds_error, walk};
+pub use walk::{Each, out_of_fds_error, walk, walk_each};
 
 use crate::bounded::{os_message, read_capped};
 use crate::error::Error;
@@ -276,6 +276,95 @@ mod tests {
             .unwrap()
             .join()
             .unwrap();
+    }
+
+    fn walk_opts<'a>(filter: &'a Arc<Filter>, threads: usize) -> WalkOptions<'a> {
+        WalkOptions {
+            hidden: false,
+            no_ignore: false,
+            filter,
+            threads,
+            max_depth: 3,
+            under: &[],
+        }
+    }
+
+    /// Nested directories whose byte order is not their listing order, ignored and hidden
+    /// files, and one directory past the depth limit of [`walk_opts`].
+    fn many() -> tempfile::TempDir {
+        let mut files = vec![
+            (".gitignore".to_string(), "*.log\n".to_string()),
+            (".hidden/x.rs".into(), String::new()),
+            ("a/b/c/d/too_deep.rs".into(), String::new()),
+        ];
+        for top in ["a", "a-b", "B", "a.x"] {
+            for sub in ["", "/s", "/s/t", "/s-u"] {
+                for f in 0..5 {
+                    files.push((format!("{top}{sub}/f{f}.rs"), format!("{top}{sub}{f}")));
+                    files.push((format!("{top}{sub}/f{f}.log"), String::new()));
+                }
+            }
+        }
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (&p[..], &t[..])).collect();
+        tree(&files)
+    }
+
+    #[test]
+    fn walk_each_gives_what_walk_gives_with_each_result_beside_its_file() {
+        let dir = many();
+        let root = Root::new(dir.path(), false).unwrap();
+        let beneath = root.as_dir().open().unwrap();
+        let filter = Arc::new(Filter::new(&[], &[]).unwrap());
+        let plain = walk(&beneath, &walk_opts(&filter, 2)).unwrap();
+        let files = |s: &Sourced| -> Vec<String> {
+            s.candidates.iter().map(|c| display_path(&c.rel)).collect()
+        };
+        assert_eq!(plain.candidates.len(), 80, "{:?}", files(&plain));
+        assert_eq!(skips(&plain).len(), 1, "{:?}", skips(&plain));
+        for threads in [1, 2, 3, 8] {
+            let (sourced, results) = walk_each(
+                &beneath,
+                &walk_opts(&filter, threads),
+                &|| false,
+                &|c, found| (c.rel.clone(), c.size, found),
+            )
+            .unwrap();
+            assert_eq!(files(&sourced), files(&plain), "threads {threads}");
+            assert_eq!(skips(&sourced), skips(&plain), "threads {threads}");
+            assert_eq!(results.len(), sourced.candidates.len());
+            for (c, (rel, size, found)) in sourced.candidates.iter().zip(&results) {
+                assert_eq!((&c.rel, c.size), (rel, *size), "threads {threads}");
+                assert!((1..=80).contains(found), "{found}");
+            }
+        }
+        // One thread: the repo's own files are searched before the walk has found the rest.
+        let (_, results) = walk_each(&beneath, &walk_opts(&filter, 1), &|| false, &|_, found| {
+            found
+        })
+        .unwrap();
+        assert!(results.iter().any(|&found| found < 80), "{results:?}");
+    }
+
+    #[test]
+    fn walk_each_stops_when_asked() {
+        let dir = many();
+        let root = Root::new(dir.path(), false).unwrap();
+        let beneath = root.as_dir().open().unwrap();
+        let filter = Arc::new(Filter::new(&[], &[]).unwrap());
+        for threads in [1, 4] {
+            let done = AtomicUsize::new(0);
+            let stop = || done.load(Ordering::Relaxed) >= 7;
+            let got = walk_each(&beneath, &walk_opts(&filter, threads), &stop, &|_, _| {
+                done.fetch_add(1, Ordering::Relaxed);
+            });
+            assert!(matches!(got, Err(Error::Cancelled)), "threads {threads}");
+            // Each thread may have been in the middle of one file when the stop came.
+            let n = done.load(Ordering::Relaxed);
+            assert!(
+                (7..7 + threads).contains(&n),
+                "threads {threads}: {n} files"
+            );
+        }
     }
 
     #[test]

@@ -17,6 +17,11 @@ pub(super) struct Walk<'a> {
     pub(super) failed: AtomicBool,
     /// Bytes of ignore patterns compiled so far ([`MAX_IGNORE_PATTERN_BYTES`]).
     pub(super) ignore_bytes: AtomicUsize,
+    /// Found files are queued for the caller's step ([`super::walk_each`]) instead of being
+    /// gathered in `found`.
+    pub(super) stream: bool,
+    /// Files queued for the caller's step so far.
+    pub(super) streamed: AtomicUsize,
 }
 
 impl Walk<'_> {

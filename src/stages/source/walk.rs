@@ -1,6 +1,12 @@
 //! The walk: each directory listed through its own fd, subdirectories opened by name from their
 //! parent's fd without following links, fds kept within a budget, depth and path length bounded;
 //! every entry matched against the ignore files and the filter as it is met.
+//!
+//! [`walk`] lists everything, then returns the files sorted. [`walk_each`] also runs a caller's
+//! per-file step on each file as soon as the walk finds it, on the walk's own threads (a found
+//! file is one more job of the walk's queue, beside the directories still to list), so reading
+//! and searching overlap the listing instead of waiting for its end; what it returns is sorted
+//! the same way, so the answer does not depend on the order the files were met in.
 
 use super::ignores::{git_info_exclude, ignore_file};
 use super::state::{Walk, out_of_fds, virtual_path};
@@ -102,6 +108,13 @@ pub(super) struct Job<'w> {
     pub(super) level: Option<Arc<Level>>,
 }
 
+/// One job of the walk's queue: a directory to list, or, in [`walk_each`], a file it found, for
+/// the caller's step.
+pub(super) enum Task<'w> {
+    Dir(Job<'w>),
+    File(Candidate),
+}
+
 /// The run's error when a file was left out because the process or the system ran out of file
 /// descriptors (reported by any stage as unreadable): such a run would be missing files for a
 /// reason that has nothing to do with them.
@@ -121,13 +134,40 @@ pub fn out_of_fds_error(skipped: &[Skipped]) -> Option<Error> {
 /// Fails only when the process or the system runs out of file descriptors; everything else
 /// that cannot be walked is reported in [`Sourced::skipped`].
 pub fn walk(dir: &BeneathDir, opts: &WalkOptions<'_>) -> Result<Sourced, Error> {
+    let (sourced, _) = run::<()>(dir, opts, None)?;
+    Ok(sourced)
+}
+
+/// The caller's per-file step in [`walk_each`]: the file, and how many files the walk has found
+/// so far (this one included; the final count is known only at the end).
+pub type Each<'f, R> = &'f (dyn Fn(&Candidate, usize) -> R + Sync);
+
+/// [`walk`], running `each` on every file it keeps as soon as the walk finds it, on the walk's
+/// threads. Returns what [`walk`] returns and each file's result, in the order of
+/// [`Sourced::candidates`]. `stop` is asked before each job; once it says so, nothing more is
+/// listed or handed to `each`, and the walk ends with [`Error::Cancelled`].
+pub fn walk_each<R: Send>(
+    dir: &BeneathDir,
+    opts: &WalkOptions<'_>,
+    stop: &(dyn Fn() -> bool + Sync),
+    each: Each<'_, R>,
+) -> Result<(Sourced, Vec<R>), Error> {
+    run(dir, opts, Some((stop, each)))
+}
+
+/// The walk, with or without a per-file step.
+fn run<R: Send>(
+    dir: &BeneathDir,
+    opts: &WalkOptions<'_>,
+    step: Option<(&(dyn Fn() -> bool + Sync), Each<'_, R>)>,
+) -> Result<(Sourced, Vec<R>), Error> {
     let root = match dir.open_dir(Path::new("")) {
         Ok(d) => d,
         Err(e) => {
             if let Some(err) = out_of_fds(b"", &e) {
                 return Err(err);
             }
-            return Ok(Sourced {
+            let sourced = Sourced {
                 candidates: Vec::new(),
                 skipped: vec![Skipped {
                     path: ".".into(),
@@ -135,7 +175,8 @@ pub fn walk(dir: &BeneathDir, opts: &WalkOptions<'_>) -> Result<Sourced, Error> 
                         error: os_message(&e),
                     },
                 }],
-            });
+            };
+            return Ok((sourced, Vec::new()));
         }
     };
     let w = Walk {
@@ -146,6 +187,8 @@ pub fn walk(dir: &BeneathDir, opts: &WalkOptions<'_>) -> Result<Sourced, Error> 
         fatal: Mutex::new(None),
         failed: AtomicBool::new(false),
         ignore_bytes: AtomicUsize::new(0),
+        stream: step.is_some(),
+        streamed: AtomicUsize::new(0),
     };
     let exclude = if opts.no_ignore {
         None
@@ -170,20 +213,53 @@ pub fn walk(dir: &BeneathDir, opts: &WalkOptions<'_>) -> Result<Sourced, Error> 
             })
         }),
     };
-    crate::par::drain(vec![first], opts.threads.max(1), |job, more| {
-        list(job, &w, more);
+    // Each file's result, beside its candidate (in the order the files were done).
+    let done: Mutex<Vec<(Candidate, R)>> = Mutex::new(Vec::new());
+    let stopped = AtomicBool::new(false);
+    crate::par::drain(vec![Task::Dir(first)], opts.threads.max(1), |task, more| {
+        if w.failed.load(Ordering::Relaxed) || stopped.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some((stop, _)) = step
+            && stop()
+        {
+            stopped.store(true, Ordering::Relaxed);
+            return;
+        }
+        match task {
+            Task::Dir(job) => list(job, &w, more),
+            Task::File(c) => {
+                if let Some((_, each)) = step {
+                    let r = each(&c, w.streamed.load(Ordering::Relaxed));
+                    lock(&done).push((c, r));
+                }
+            }
+        }
     });
     if let Some(err) = into_inner(w.fatal) {
         return Err(err);
     }
-    let mut candidates = into_inner(w.found);
-    candidates.sort_by(|a, b| a.rel.cmp(&b.rel));
+    if stopped.into_inner() {
+        return Err(Error::Cancelled);
+    }
     let mut skipped = into_inner(w.skipped);
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(Sourced {
-        candidates,
-        skipped,
-    })
+    let mut candidates = into_inner(w.found);
+    let mut results = Vec::new();
+    if step.is_some() {
+        let mut done = into_inner(done);
+        done.sort_by(|a, b| a.0.rel.cmp(&b.0.rel));
+        (candidates, results) = done.into_iter().unzip();
+    } else {
+        candidates.sort_by(|a, b| a.rel.cmp(&b.rel));
+    }
+    Ok((
+        Sourced {
+            candidates,
+            skipped,
+        },
+        results,
+    ))
 }
 
 /// Open the directory `names` leads to from `base`, one name at a time, never following a
@@ -216,7 +292,7 @@ pub(super) fn not_walked(rel: &[u8], depth: usize, max_depth: usize) -> Option<S
 }
 
 /// List one directory: honour its ignore files, emit its files, queue its subdirectories.
-pub(super) fn list<'w>(job: Job<'w>, w: &'w Walk<'_>, more: &mut Vec<Job<'w>>) {
+pub(super) fn list<'w>(job: Job<'w>, w: &'w Walk<'_>, more: &mut Vec<Task<'w>>) {
     if w.failed.load(Ordering::Relaxed) {
         return;
     }
@@ -327,9 +403,42 @@ pub(super) fn list<'w>(job: Job<'w>, w: &'w Walk<'_>, more: &mut Vec<Job<'w>>) {
         }
         subdirs.push((entry.name, rel));
     }
-    if !files.is_empty() {
-        lock(&w.found).append(&mut files);
+    // Found files go to the caller's step as jobs of their own, pushed after the subdirectories:
+    // this thread takes them first (they are on top of its stack), and an idle thread is handed
+    // the older half, the subdirectories, which make more work.
+    let files = if w.stream {
+        Some(files)
+    } else {
+        if !files.is_empty() {
+            lock(&w.found).append(&mut files);
+        }
+        None
+    };
+    let job = Job {
+        level,
+        base: job.base,
+        names: job.names,
+        rel: job.rel,
+        depth: job.depth,
+    };
+    queue_subdirs(job, opened, subdirs, w, more);
+    if let Some(files) = files
+        && !files.is_empty()
+    {
+        w.streamed.fetch_add(files.len(), Ordering::Relaxed);
+        more.extend(files.into_iter().map(Task::File));
     }
+}
+
+/// Queue the subdirectories `subdirs` (name, relative path) of the directory `job` listed
+/// (`opened`, unless it is the repo itself); `job.level` holds the ignore rules in force there.
+fn queue_subdirs<'w>(
+    job: Job<'w>,
+    opened: Option<BeneathDir>,
+    subdirs: Vec<(OsString, Vec<u8>)>,
+    w: &'w Walk<'_>,
+    more: &mut Vec<Task<'w>>,
+) {
     if subdirs.is_empty() {
         return;
     }
@@ -349,12 +458,12 @@ pub(super) fn list<'w>(job: Job<'w>, w: &'w Walk<'_>, more: &mut Vec<Job<'w>>) {
         let mut path = Vec::with_capacity(names.len() + 1);
         path.extend_from_slice(&names);
         path.push(name);
-        more.push(Job {
+        more.push(Task::Dir(Job {
             base: Arc::clone(&base),
             names: path,
             rel,
             depth: job.depth + 1,
-            level: level.clone(),
-        });
+            level: job.level.clone(),
+        }));
     }
 }

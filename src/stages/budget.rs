@@ -40,6 +40,21 @@ pub trait Prompt {
     /// The exact token count of the whole prompt with exactly `kept` (path order) and `view`.
     /// `None` when it is proven above `limit` without measuring it, or the run was cancelled.
     fn measure(&self, kept: &[usize], view: &OmittedView, limit: usize) -> Option<usize>;
+    /// [`Prompt::measure`] of the prompt with `kept` and the omitted files `omitted` (path
+    /// order) shown at `level` (as [`view_at`] draws them; `view` draws that view). The default
+    /// draws the view and measures it; a caller that can count the omitted section from what
+    /// changed since its last measurement need not draw it. The same count either way.
+    fn measure_at(
+        &self,
+        kept: &[usize],
+        omitted: &[usize],
+        level: Option<usize>,
+        view: &dyn Fn() -> OmittedView,
+        limit: usize,
+    ) -> Option<usize> {
+        let _ = (omitted, level);
+        self.measure(kept, &view(), limit)
+    }
     /// The tokens of file `i`'s display path (a cheap part of its estimate).
     fn path_tokens(&self, i: usize) -> usize;
     /// Whether to abandon the fit ([`Error::Cancelled`]).
@@ -297,12 +312,15 @@ impl Fitter<'_> {
             if self.prompt.cancelled() {
                 return Err(Error::Cancelled);
             }
-            let view = view_at(&omitted, self.paths, self.tokens, level);
-            match self.prompt.measure(&kept, &view, self.budget) {
+            let view = || view_at(&omitted, self.paths, self.tokens, level);
+            match self
+                .prompt
+                .measure_at(&kept, &omitted, level, &view, self.budget)
+            {
                 Some(total) if total <= self.budget => Ok(Some(Plan {
                     kept: kept.clone(),
                     omitted: omitted.clone(),
-                    view,
+                    view: view(),
                     tokens: total,
                 })),
                 _ if self.prompt.cancelled() => Err(Error::Cancelled),
@@ -352,23 +370,14 @@ pub fn view_at(
     // lines with the same label is enough.
     let mut lines: Vec<OmittedLine> = Vec::new();
     for &i in omitted {
-        let p = paths[i];
-        let label = match depth {
-            None => p.to_string(),
-            Some(0) => String::new(),
-            Some(d) => match p.match_indices('/').nth(d - 1) {
-                Some((k, _)) => p[..=k].to_string(),
-                None => p.to_string(),
-            },
-        };
-        let is_group = depth.is_some() && (label.is_empty() || label.ends_with('/'));
+        let (label, is_group) = label_at(paths[i], depth);
         match lines.last_mut() {
             Some(last) if is_group && last.label == label => {
                 last.files += 1;
                 last.tokens += tokens[i];
             }
             _ => lines.push(OmittedLine {
-                label,
+                label: label.to_string(),
                 files: 1,
                 tokens: tokens[i],
             }),
@@ -379,6 +388,22 @@ pub fn view_at(
         tokens: omitted.iter().map(|&i| tokens[i]).sum(),
         lines,
     }
+}
+
+/// The label of the omitted line that shows `path` at `depth` (see [`view_at`]), and whether
+/// that line is a group (a directory, or everything), which adjacent files of the same label
+/// share; a file's own line is never shared.
+pub fn label_at(path: &str, depth: Option<usize>) -> (&str, bool) {
+    let label = match depth {
+        None => path,
+        Some(0) => "",
+        Some(d) => match path.match_indices('/').nth(d - 1) {
+            Some((k, _)) => &path[..=k],
+            None => path,
+        },
+    };
+    let is_group = depth.is_some() && (label.is_empty() || label.ends_with('/'));
+    (label, is_group)
 }
 
 #[cfg(test)]

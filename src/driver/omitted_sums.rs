@@ -2,9 +2,9 @@
 //! differ from the last one by a few files moved in or out of the omitted section, and with
 //! skeletons that section lists thousands of lines. Per level of detail ([`view_at`]'s
 //! `depth`), [`OmittedSums`] keeps the lines of the last omitted set it was asked about (each
-//! line's label, files and tokens) and the sum of their counts, each line counted alone; the
-//! next set is met by moving only the files that differ, recounting only the lines they
-//! touch (each distinct line is rendered and counted once per run).
+//! line's files and tokens) and the sum of their counts, each line counted alone; the next
+//! set is met by moving only the files that differ, recounting only the lines they touch
+//! (each distinct line is rendered and counted once per run).
 //!
 //! The sum stands for the lines between the first and the last one when every line is sealed
 //! ([`count::is_sealed`]: no tokenizer joins two of them): the prompt is then measured with
@@ -37,26 +37,86 @@ pub struct Split {
     pub middle: usize,
 }
 
-/// The running sums, per level, and the counts of the lines met.
+/// The running sums, per level.
 #[derive(Default)]
 pub struct OmittedSums {
     levels: HashMap<Option<usize>, Level>,
-    /// Each line's count, by label, then by (files, tokens).
-    lines: HashMap<String, HashMap<(usize, usize), LineCount>>,
+    /// Each file's own line (shown alone, at any level), once counted.
+    own: Vec<Option<LineCount>>,
 }
 
-/// The lines of one level for the omitted set last asked about.
-#[derive(Default)]
+/// The lines of one level for the omitted set last asked about. A line is named by its
+/// number among the level's lines over every file (path order): files with the same group
+/// label are adjacent in path order, so they share a number, and no label is ever hashed.
 struct Level {
+    /// Each file's line number.
+    line_of: Vec<u32>,
+    /// Each line's first file (whose label is the line's), and whether it is a group.
+    first_file: Vec<(usize, bool)>,
+    /// Each line's omitted files and their tokens.
+    groups: Vec<(usize, usize)>,
+    /// Lines with at least one omitted file.
+    shown: usize,
     omitted: Vec<usize>,
-    /// Each line's files and tokens, by label.
-    groups: HashMap<String, (usize, usize)>,
-    /// The sum of the lines' counts.
+    /// The sum of the shown lines' counts.
     sum: usize,
-    /// How many lines are not sealed.
+    /// How many shown lines are not sealed.
     unsealed: usize,
     /// Tokens of the omitted files.
     tokens: usize,
+    /// Each line's count, by line number, files and tokens, once met.
+    counts: HashMap<(u32, usize, usize), LineCount>,
+}
+
+impl Level {
+    fn new(level: Option<usize>, paths: &[&str]) -> Level {
+        let mut line_of = Vec::with_capacity(paths.len());
+        let mut first_file = Vec::new();
+        let mut prev: Option<(&str, bool)> = None;
+        for (i, p) in paths.iter().enumerate() {
+            let (label, group) = label_at(p, level);
+            let same = matches!(prev, Some((l, true)) if group && l == label);
+            if !same {
+                first_file.push((i, group));
+            }
+            line_of.push(first_file.len() as u32 - 1);
+            prev = Some((label, group));
+        }
+        Level {
+            line_of,
+            groups: vec![(0, 0); first_file.len()],
+            first_file,
+            shown: 0,
+            omitted: Vec::new(),
+            sum: 0,
+            unsealed: 0,
+            tokens: 0,
+            counts: HashMap::new(),
+        }
+    }
+
+    /// The count of line `id` with `files` files of `tokens` tokens, remembered: a group's
+    /// in this level, a file's own line in `own`, for every level.
+    fn count(
+        &mut self,
+        own: &mut [Option<LineCount>],
+        id: u32,
+        (files, tokens): (usize, usize),
+        label: &str,
+        line: &mut dyn FnMut(&OmittedLine) -> LineCount,
+    ) -> LineCount {
+        let draw = || {
+            line(&OmittedLine {
+                label: label.to_string(),
+                files,
+                tokens,
+            })
+        };
+        match self.first_file[id as usize] {
+            (file, false) => *own[file].get_or_insert_with(draw),
+            _ => *self.counts.entry((id, files, tokens)).or_insert_with(draw),
+        }
+    }
 }
 
 impl OmittedSums {
@@ -75,136 +135,113 @@ impl OmittedSums {
         let (Some(&first), Some(&last)) = (omitted.first(), omitted.last()) else {
             return None;
         };
-        let mut state = self.levels.remove(&level).unwrap_or_default();
-        self.update(&mut state, omitted, level, paths, tokens, line);
-        let split = self.ends(&state, first, last, level, paths, line);
-        self.levels.insert(level, state);
-        split
-    }
-
-    /// Move `state` to `omitted`: the files that left or joined change their lines' counts.
-    fn update(
-        &mut self,
-        state: &mut Level,
-        omitted: &[usize],
-        level: Option<usize>,
-        paths: &[&str],
-        tokens: &[usize],
-        line: &mut dyn FnMut(&OmittedLine) -> LineCount,
-    ) {
-        // Per label: files and tokens joining (positive) and leaving (negative).
-        let mut delta: HashMap<&str, (isize, isize)> = HashMap::new();
-        let mut moved = |i: usize, sign: isize| {
-            let d = delta.entry(label_at(paths[i], level).0).or_default();
-            d.0 += sign;
-            d.1 += sign * tokens[i] as isize;
-        };
-        let (old, mut a, mut b) = (&state.omitted, 0, 0);
-        while a < old.len() || b < omitted.len() {
-            match (old.get(a), omitted.get(b)) {
-                (Some(x), Some(y)) if x == y => {
-                    a += 1;
-                    b += 1;
-                }
-                (Some(&x), Some(&y)) if x < y => {
-                    moved(x, -1);
-                    a += 1;
-                }
-                (Some(&x), None) => {
-                    moved(x, -1);
-                    a += 1;
-                }
-                (_, Some(&y)) => {
-                    moved(y, 1);
-                    b += 1;
-                }
-                (None, None) => break,
-            }
+        if self.own.len() != paths.len() {
+            self.own = vec![None; paths.len()];
         }
-        for (label, (files, toks)) in delta {
-            let before = state.groups.get(label).copied();
-            if let Some((f, t)) = before {
-                let c = self.count(label, f, t, line);
-                state.sum -= c.tokens;
-                state.unsealed -= usize::from(!c.sealed);
-            }
-            let (f, t) = before.unwrap_or((0, 0));
-            let (f, t) = (
-                f.saturating_add_signed(files),
-                t.saturating_add_signed(toks),
-            );
-            state.tokens = state.tokens.saturating_add_signed(toks);
-            if f == 0 {
-                state.groups.remove(label);
-                continue;
-            }
-            let c = self.count(label, f, t, line);
-            state.sum += c.tokens;
-            state.unsealed += usize::from(!c.sealed);
-            state.groups.insert(label.to_string(), (f, t));
-        }
-        state.omitted.clear();
-        state.omitted.extend_from_slice(omitted);
-    }
-
-    /// The split of `state`, whose first file is `first` and last `last`.
-    fn ends(
-        &mut self,
-        state: &Level,
-        first: usize,
-        last: usize,
-        level: Option<usize>,
-        paths: &[&str],
-        line: &mut dyn FnMut(&OmittedLine) -> LineCount,
-    ) -> Option<Split> {
-        if state.unsealed > 0 || state.groups.len() < 2 {
+        let own = &mut self.own;
+        let state = self
+            .levels
+            .entry(level)
+            .or_insert_with(|| Level::new(level, paths));
+        update(state, own, omitted, level, paths, tokens, line);
+        if state.unsealed > 0 || state.shown < 2 {
             return None;
         }
-        let mut end = |i: usize| -> Option<(OmittedLine, usize)> {
+        let mut end = |i: usize| -> (OmittedLine, usize) {
+            let id = state.line_of[i];
+            let group = state.groups[id as usize];
             let label = label_at(paths[i], level).0;
-            let &(files, tokens) = state.groups.get(label)?;
-            let c = self.count(label, files, tokens, line);
+            let c = state.count(own, id, group, label, line);
             let l = OmittedLine {
                 label: label.to_string(),
-                files,
-                tokens,
+                files: group.0,
+                tokens: group.1,
             };
-            Some((l, c.tokens))
+            (l, c.tokens)
         };
-        let (head, head_tokens) = end(first)?;
-        let (tail, tail_tokens) = end(last)?;
+        let (head, head_tokens) = end(first);
+        let (tail, tail_tokens) = end(last);
         Some(Split {
             ends: OmittedView {
-                files: state.omitted.len(),
+                files: omitted.len(),
                 tokens: state.tokens,
                 lines: vec![head, tail],
             },
             middle: state.sum.checked_sub(head_tokens + tail_tokens)?,
         })
     }
+}
 
-    /// The count of the line `label` with `files` files of `tokens` tokens, remembered.
-    fn count(
-        &mut self,
-        label: &str,
-        files: usize,
-        tokens: usize,
-        line: &mut dyn FnMut(&OmittedLine) -> LineCount,
-    ) -> LineCount {
-        if let Some(c) = self.lines.get(label).and_then(|m| m.get(&(files, tokens))) {
-            return *c;
+/// Move `state` to `omitted`: the files that left or joined change their lines' counts.
+fn update(
+    state: &mut Level,
+    own: &mut [Option<LineCount>],
+    omitted: &[usize],
+    level: Option<usize>,
+    paths: &[&str],
+    tokens: &[usize],
+    line: &mut dyn FnMut(&OmittedLine) -> LineCount,
+) {
+    // Per line touched, in path order: files and tokens joining (positive) or leaving.
+    let mut delta: Vec<(u32, isize, isize)> = Vec::new();
+    let line_of = &state.line_of;
+    let mut moved = |i: usize, sign: isize| {
+        let id = line_of[i];
+        let t = sign * tokens[i] as isize;
+        match delta.last_mut() {
+            Some(d) if d.0 == id => {
+                d.1 += sign;
+                d.2 += t;
+            }
+            _ => delta.push((id, sign, t)),
         }
-        let c = line(&OmittedLine {
-            label: label.to_string(),
-            files,
-            tokens,
-        });
-        self.lines
-            .entry(label.to_string())
-            .or_default()
-            .insert((files, tokens), c);
-        c
+    };
+    let (old, mut a, mut b) = (&state.omitted, 0, 0);
+    loop {
+        match (old.get(a), omitted.get(b)) {
+            (Some(x), Some(y)) if x == y => {
+                a += 1;
+                b += 1;
+            }
+            (Some(&x), Some(&y)) if x < y => {
+                moved(x, -1);
+                a += 1;
+            }
+            (Some(&x), None) => {
+                moved(x, -1);
+                a += 1;
+            }
+            (_, Some(&y)) => {
+                moved(y, 1);
+                b += 1;
+            }
+            (None, None) => break,
+        }
     }
+    for (id, files, toks) in delta {
+        let label = label_at(paths[state.first_file[id as usize].0], level).0;
+        let before = state.groups[id as usize];
+        if before.0 > 0 {
+            let c = state.count(own, id, before, label, line);
+            state.sum -= c.tokens;
+            state.unsealed -= usize::from(!c.sealed);
+            state.shown -= 1;
+        }
+        let after = (
+            before.0.saturating_add_signed(files),
+            before.1.saturating_add_signed(toks),
+        );
+        state.tokens = state.tokens.saturating_add_signed(toks);
+        state.groups[id as usize] = after;
+        if after.0 > 0 {
+            let c = state.count(own, id, after, label, line);
+            state.sum += c.tokens;
+            state.unsealed += usize::from(!c.sealed);
+            state.shown += 1;
+        }
+    }
+    state.omitted.clear();
+    state.omitted.extend_from_slice(omitted);
 }
 
 /// A line's count and whether it is sealed, from its text.
@@ -247,7 +284,9 @@ mod tests {
         let mut sums = OmittedSums::default();
         let mut seed = 17u64;
         for round in 0..200 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             // Mostly small moves from the last set, sometimes a new one.
             let omitted: Vec<usize> = (0..paths.len())
                 .filter(|&i| (seed >> (i % 60)) & 3 != 0 || (round % 7 == 0 && i % 2 == 0))
@@ -274,9 +313,15 @@ mod tests {
         let paths = ["!odd.rs", "a.rs", "b.rs"];
         let tokens = [1, 2, 3];
         let mut sums = OmittedSums::default();
-        assert!(sums.split(&[0, 1, 2], None, &paths, &tokens, &mut toy).is_none());
+        assert!(
+            sums.split(&[0, 1, 2], None, &paths, &tokens, &mut toy)
+                .is_none()
+        );
         // Once the unsealed line has left, the split is back.
-        assert!(sums.split(&[1, 2], None, &paths, &tokens, &mut toy).is_some());
+        assert!(
+            sums.split(&[1, 2], None, &paths, &tokens, &mut toy)
+                .is_some()
+        );
         assert!(sums.split(&[], None, &paths, &tokens, &mut toy).is_none());
     }
 }

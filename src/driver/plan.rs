@@ -247,19 +247,22 @@ impl<'a> Measure<'a> {
             tokens: 0,
             sealed: false,
         };
+        // The line does not depend on the tree, which is left out.
+        let opts = RenderOptions {
+            tree: false,
+            ..self.render.clone()
+        };
         let Some((text, cuts)) =
-            render::preamble_parts(self.render, self.repo_name, &[], &view, &|| false)
+            render::preamble_parts(&opts, self.repo_name, &[], &view, &|| false)
         else {
             return unsealed;
         };
         let &[_, start, end] = cuts.as_slice() else {
             return unsealed;
         };
+        // Through the warm cache: the same lines come back in the next call's fit.
         let text = &text[start..end];
-        match self.count_part(text) {
-            Some(tokens) => omitted_sums::line_count(text, tokens),
-            None => unsealed,
-        }
+        omitted_sums::line_count(text, self.ctx.count(text))
     }
 
     /// The exact length in characters of the prompt with exactly these kept files (path order)

@@ -136,7 +136,13 @@ pub fn fit(
     // modest, else a share of the budget for a collapsed form.
     let modest = floor + budget / OMITTED_SHARE;
     let listed = prompt
-        .measure(&none, &view_at(&all, paths, tokens, None), modest)
+        .measure_at(
+            &none,
+            &all,
+            None,
+            &|| view_at(&all, paths, tokens, None),
+            modest,
+        )
         .unwrap_or(modest);
     go_on()?;
     let reserve = listed.min(modest);
@@ -194,7 +200,20 @@ pub fn fit(
             None => keep[i] = false,
         }
     }
-    Ok(plan)
+    Ok(Plan {
+        view: view_at(&plan.omitted, paths, tokens, plan.level),
+        kept: plan.kept,
+        omitted: plan.omitted,
+        tokens: plan.tokens,
+    })
+}
+
+/// A selection that fits, with the level of its omitted view (drawn once, for the plan chosen).
+struct Fitted {
+    kept: Vec<usize>,
+    omitted: Vec<usize>,
+    level: Option<usize>,
+    tokens: usize,
 }
 
 /// What keeping the file at `path` adds besides its piece, estimated: its tree lines (its own
@@ -256,7 +275,7 @@ struct Fitter<'a> {
 impl Fitter<'_> {
     /// Drop the worst-ranked kept files until the selection fits: one at a time for the first
     /// [`SHRINK_STEPS`], then by bisection over how many of the best-ranked ones are kept.
-    fn shrink(&self, ranked: &[usize], keep: &mut [bool]) -> Result<Option<Plan>, Error> {
+    fn shrink(&self, ranked: &[usize], keep: &mut [bool]) -> Result<Option<Fitted>, Error> {
         let by_rank: Vec<usize> = ranked.iter().copied().filter(|&i| keep[i]).collect();
         let mut count = by_rank.len();
         for _ in 0..SHRINK_STEPS {
@@ -296,7 +315,7 @@ impl Fitter<'_> {
     }
 
     /// The plan for this selection with the most detailed omitted view that fits, if any.
-    fn evaluate(&self, keep: &[bool]) -> Result<Option<Plan>, Error> {
+    fn evaluate(&self, keep: &[bool]) -> Result<Option<Fitted>, Error> {
         let kept: Vec<usize> = (0..keep.len()).filter(|&i| keep[i]).collect();
         let omitted: Vec<usize> = (0..keep.len()).filter(|&i| !keep[i]).collect();
         let max_depth = omitted
@@ -308,7 +327,7 @@ impl Fitter<'_> {
         let levels: Vec<Option<usize>> = std::iter::once(None)
             .chain((0..=max_depth).rev().map(Some))
             .collect();
-        let fits = |level: Option<usize>| -> Result<Option<Plan>, Error> {
+        let fits = |level: Option<usize>| -> Result<Option<Fitted>, Error> {
             if self.prompt.cancelled() {
                 return Err(Error::Cancelled);
             }
@@ -317,10 +336,10 @@ impl Fitter<'_> {
                 .prompt
                 .measure_at(&kept, &omitted, level, &view, self.budget)
             {
-                Some(total) if total <= self.budget => Ok(Some(Plan {
+                Some(total) if total <= self.budget => Ok(Some(Fitted {
                     kept: kept.clone(),
                     omitted: omitted.clone(),
-                    view: view(),
+                    level,
                     tokens: total,
                 })),
                 _ if self.prompt.cancelled() => Err(Error::Cancelled),

@@ -627,7 +627,9 @@ mod tests {
                 }
             }
         }
-        for open in ["", "\n", "x", " x\n", "/x\n", "x \n", "x\n\n", "\tx\n", "x\r\n"] {
+        for open in [
+            "", "\n", "x", " x\n", "/x\n", "x \n", "x\n\n", "\tx\n", "x\r\n",
+        ] {
             assert!(!is_sealed(open), "{open:?}");
         }
     }

@@ -7,8 +7,10 @@
 //! files, the list is collapsed by directory (`tokio/src/sync/ — 14 files, 120000 tokens`),
 //! level by level, down to one line. Only when not even that fits is the budget an error.
 //!
-//! Every candidate selection is measured exactly (the caller renders and counts the preamble);
-//! estimates only choose what to try first. A file's estimate covers the tree lines it adds:
+//! Every candidate selection is measured exactly (the caller counts the preamble: given the
+//! omitted files and a level of detail, [`Prompt::measure_at`], it may count the omitted
+//! section from what changed since its last measurement); estimates only choose what to try
+//! first. A file's estimate covers the tree lines it adds:
 //! its own and those of its directories not yet in the tree, each indented by its depth, so
 //! deep paths (whose tree grows with the square of their depth) are not kept on a guess.
 //!

@@ -7,7 +7,7 @@
 //! | source | [`gather`] | walk the repo (the filter prunes inside the walk) or take the path list |
 //! | per file | [`gather`], [`file`] | cache, read, scan, render and count each file's piece, in parallel |
 //! | compress | [`compress`] | skeletons for the files that need them (all, or with a budget only those that do not fit whole) |
-//! | plan | [`plan`] | rank, then fit the budget (and `max_chars`), measuring every candidate prompt exactly; list what was kept |
+//! | plan | [`plan`], [`omitted_sums`] | rank, then fit the budget (and `max_chars`), measuring every candidate prompt exactly; list what was kept |
 //! | assemble | [`assemble`] | the prompt, in memory or streamed to its destination |
 //!
 //! [`extraction`] is what a run hands back, and [`summary`] its bounded summary. [`nav`] drives
@@ -21,6 +21,7 @@ pub mod file;
 pub mod gather;
 pub mod git;
 pub mod nav;
+pub mod omitted_sums;
 pub mod options;
 pub mod plan;
 pub mod summary;

@@ -11,18 +11,25 @@
 //! that many tokens, and the tree's length is known without drawing it
 //! ([`render::tree_len`]). Big parts are counted in chunks, asking between chunks whether the
 //! run was cancelled.
+//!
+//! The fit asks for the omitted files at a level of detail rather than for a drawn view
+//! ([`Prompt::measure_at`]): the omitted section is then counted from what changed since the
+//! last measurement at that level ([`omitted_sums`]), and only its first and last lines are
+//! drawn; the count is the same as the whole view's.
 
 use super::extraction::{FileEntry, Omitted, Ranked};
 use super::file::{Body, FileContext};
+use super::omitted_sums::{self, LineCount, OmittedSums};
 use crate::error::Error;
 use crate::stages::budget::{self, Prompt};
 use crate::stages::count;
 use crate::stages::rank::{self, Query};
 use crate::stages::render::{self, FileView, RenderOptions};
 use crate::stages::syntax;
-use crate::vocab::{Finding, Format, OmittedView};
+use crate::vocab::{Finding, Format, OmittedLine, OmittedView};
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The longest token of every supported encoding, in bytes (o200k_base, cl100k_base,
 /// p50k_base and r50k_base all top out at 128; `tests/linearity/requests.rs` checks their vocabularies).
@@ -38,6 +45,8 @@ pub struct Measure<'a> {
     ctx: &'a FileContext<'a>,
     /// The kept files, in path order: display path and body.
     kept: &'a [(String, Body)],
+    /// Their display paths.
+    paths: Vec<&'a str>,
     render: &'a RenderOptions,
     repo_name: &'a str,
     epilogue: String,
@@ -50,6 +59,11 @@ pub struct Measure<'a> {
     tree_memo: Mutex<Option<(Vec<usize>, usize)>>,
     /// Characters of each file's piece (not last, last), once asked for.
     chars_memo: Mutex<HashMap<(usize, bool), usize>>,
+    /// Tokens of each display path, once asked for (`usize::MAX` before).
+    path_memo: Vec<AtomicUsize>,
+    /// The omitted section's running sums; `None` when the display paths are not strictly in
+    /// order (a directory's files would not be adjacent in every view).
+    sums: Option<Mutex<OmittedSums>>,
     stop: &'a (dyn Fn() -> bool + Sync),
 }
 
@@ -62,9 +76,12 @@ impl<'a> Measure<'a> {
     ) -> Self {
         let render = &ctx.options.render;
         let epilogue = render::epilogue(render);
+        let paths: Vec<&str> = kept.iter().map(|(p, _)| p.as_str()).collect();
+        let ordered = paths.windows(2).all(|w| w[0] < w[1]);
         Measure {
             ctx,
             kept,
+            paths,
             render,
             repo_name,
             tail_tokens: ctx.count(&epilogue),
@@ -74,6 +91,8 @@ impl<'a> Measure<'a> {
             part_memo: Mutex::new(HashMap::new()),
             tree_memo: Mutex::new(None),
             chars_memo: Mutex::new(HashMap::new()),
+            path_memo: kept.iter().map(|_| AtomicUsize::new(usize::MAX)).collect(),
+            sums: ordered.then(|| Mutex::new(OmittedSums::default())),
             stop,
         }
     }
@@ -111,7 +130,7 @@ impl<'a> Measure<'a> {
     }
 
     fn paths(&self, kept_ix: &[usize]) -> Vec<&str> {
-        kept_ix.iter().map(|&i| self.kept[i].0.as_str()).collect()
+        kept_ix.iter().map(|&i| self.paths[i]).collect()
     }
 
     /// The text before the first file, for these kept files (path order) and omitted view;
@@ -183,6 +202,69 @@ impl<'a> Measure<'a> {
         Some((head_tokens + body + self.tail_tokens).saturating_add_signed(last_fix))
     }
 
+    /// [`Measure::measure`] of the prompt with `kept_ix` and the omitted files `omitted` shown
+    /// at `level`: from the omitted section's running sums when they apply (drawing its first
+    /// and last lines only), else of the drawn `view`.
+    pub fn measure_at(
+        &self,
+        kept_ix: &[usize],
+        omitted: &[usize],
+        level: Option<usize>,
+        view: &dyn Fn() -> OmittedView,
+        limit: usize,
+    ) -> Option<usize> {
+        if (self.stop)() {
+            return None;
+        }
+        let split = self.sums.as_ref().and_then(|sums| {
+            crate::par::lock(sums).split(
+                omitted,
+                level,
+                &self.paths,
+                &self.piece_tokens,
+                &mut |l| self.omitted_line(l),
+            )
+        });
+        match split {
+            Some(split) => {
+                let rest = limit.checked_sub(split.middle)?;
+                let ends = self.measure(kept_ix, &split.ends, rest)?;
+                Some(ends + split.middle)
+            }
+            None => self.measure(kept_ix, &view(), limit),
+        }
+    }
+
+    /// One omitted line, drawn alone by the renderer, and its count; not sealed when the
+    /// renderer does not give it as a part of its own (json) or the count was cancelled.
+    fn omitted_line(&self, line: &OmittedLine) -> LineCount {
+        let view = OmittedView {
+            files: line.files,
+            tokens: line.tokens,
+            lines: vec![line.clone()],
+        };
+        let unsealed = LineCount {
+            tokens: 0,
+            sealed: false,
+        };
+        // The line does not depend on the tree, which is left out.
+        let opts = RenderOptions {
+            tree: false,
+            ..self.render.clone()
+        };
+        let Some((text, cuts)) =
+            render::preamble_parts(&opts, self.repo_name, &[], &view, &|| false)
+        else {
+            return unsealed;
+        };
+        let &[_, start, end] = cuts.as_slice() else {
+            return unsealed;
+        };
+        // Through the warm cache: the same lines come back in the next call's fit.
+        let text = &text[start..end];
+        omitted_sums::line_count(text, self.ctx.count(text))
+    }
+
     /// The exact length in characters of the prompt with exactly these kept files (path order)
     /// and this omitted section; `None` when the run was cancelled. Each piece is rendered once
     /// and its length remembered.
@@ -235,8 +317,26 @@ impl Prompt for Measure<'_> {
         Measure::measure(self, kept, view, limit)
     }
 
+    fn measure_at(
+        &self,
+        kept: &[usize],
+        omitted: &[usize],
+        level: Option<usize>,
+        view: &dyn Fn() -> OmittedView,
+        limit: usize,
+    ) -> Option<usize> {
+        Measure::measure_at(self, kept, omitted, level, view, limit)
+    }
+
     fn path_tokens(&self, i: usize) -> usize {
-        self.ctx.count(&self.kept[i].0)
+        match self.path_memo[i].load(Ordering::Relaxed) {
+            usize::MAX => {
+                let n = self.ctx.count(self.paths[i]);
+                self.path_memo[i].store(n, Ordering::Relaxed);
+                n
+            }
+            n => n,
+        }
     }
 
     fn cancelled(&self) -> bool {
@@ -338,8 +438,7 @@ pub fn fit(
         });
     };
     let ranked: Vec<usize> = ranking.iter().map(|(i, _)| *i).collect();
-    let paths: Vec<&str> = m.kept.iter().map(|(p, _)| p.as_str()).collect();
-    budget::fit(b, &ranked, &paths, &m.piece_tokens, m)
+    budget::fit(b, &ranked, &m.paths, &m.piece_tokens, m)
 }
 
 /// What a fitted plan lists about its files, for the extraction it hands back.

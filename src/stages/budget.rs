@@ -7,8 +7,10 @@
 //! files, the list is collapsed by directory (`tokio/src/sync/ — 14 files, 120000 tokens`),
 //! level by level, down to one line. Only when not even that fits is the budget an error.
 //!
-//! Every candidate selection is measured exactly (the caller renders and counts the preamble);
-//! estimates only choose what to try first. A file's estimate covers the tree lines it adds:
+//! Every candidate selection is measured exactly (the caller counts the preamble: given the
+//! omitted files and a level of detail, [`Prompt::measure_at`], it may count the omitted
+//! section from what changed since its last measurement); estimates only choose what to try
+//! first. A file's estimate covers the tree lines it adds:
 //! its own and those of its directories not yet in the tree, each indented by its depth, so
 //! deep paths (whose tree grows with the square of their depth) are not kept on a guess.
 //!
@@ -40,6 +42,21 @@ pub trait Prompt {
     /// The exact token count of the whole prompt with exactly `kept` (path order) and `view`.
     /// `None` when it is proven above `limit` without measuring it, or the run was cancelled.
     fn measure(&self, kept: &[usize], view: &OmittedView, limit: usize) -> Option<usize>;
+    /// [`Prompt::measure`] of the prompt with `kept` and the omitted files `omitted` (path
+    /// order) shown at `level` (as [`view_at`] draws them; `view` draws that view). The default
+    /// draws the view and measures it; a caller that can count the omitted section from what
+    /// changed since its last measurement need not draw it. The same count either way.
+    fn measure_at(
+        &self,
+        kept: &[usize],
+        omitted: &[usize],
+        level: Option<usize>,
+        view: &dyn Fn() -> OmittedView,
+        limit: usize,
+    ) -> Option<usize> {
+        let _ = (omitted, level);
+        self.measure(kept, &view(), limit)
+    }
     /// The tokens of file `i`'s display path (a cheap part of its estimate).
     fn path_tokens(&self, i: usize) -> usize;
     /// Whether to abandon the fit ([`Error::Cancelled`]).
@@ -121,7 +138,13 @@ pub fn fit(
     // modest, else a share of the budget for a collapsed form.
     let modest = floor + budget / OMITTED_SHARE;
     let listed = prompt
-        .measure(&none, &view_at(&all, paths, tokens, None), modest)
+        .measure_at(
+            &none,
+            &all,
+            None,
+            &|| view_at(&all, paths, tokens, None),
+            modest,
+        )
         .unwrap_or(modest);
     go_on()?;
     let reserve = listed.min(modest);
@@ -179,7 +202,20 @@ pub fn fit(
             None => keep[i] = false,
         }
     }
-    Ok(plan)
+    Ok(Plan {
+        view: view_at(&plan.omitted, paths, tokens, plan.level),
+        kept: plan.kept,
+        omitted: plan.omitted,
+        tokens: plan.tokens,
+    })
+}
+
+/// A selection that fits, with the level of its omitted view (drawn once, for the plan chosen).
+struct Fitted {
+    kept: Vec<usize>,
+    omitted: Vec<usize>,
+    level: Option<usize>,
+    tokens: usize,
 }
 
 /// What keeping the file at `path` adds besides its piece, estimated: its tree lines (its own
@@ -241,7 +277,7 @@ struct Fitter<'a> {
 impl Fitter<'_> {
     /// Drop the worst-ranked kept files until the selection fits: one at a time for the first
     /// [`SHRINK_STEPS`], then by bisection over how many of the best-ranked ones are kept.
-    fn shrink(&self, ranked: &[usize], keep: &mut [bool]) -> Result<Option<Plan>, Error> {
+    fn shrink(&self, ranked: &[usize], keep: &mut [bool]) -> Result<Option<Fitted>, Error> {
         let by_rank: Vec<usize> = ranked.iter().copied().filter(|&i| keep[i]).collect();
         let mut count = by_rank.len();
         for _ in 0..SHRINK_STEPS {
@@ -281,7 +317,7 @@ impl Fitter<'_> {
     }
 
     /// The plan for this selection with the most detailed omitted view that fits, if any.
-    fn evaluate(&self, keep: &[bool]) -> Result<Option<Plan>, Error> {
+    fn evaluate(&self, keep: &[bool]) -> Result<Option<Fitted>, Error> {
         let kept: Vec<usize> = (0..keep.len()).filter(|&i| keep[i]).collect();
         let omitted: Vec<usize> = (0..keep.len()).filter(|&i| !keep[i]).collect();
         let max_depth = omitted
@@ -293,16 +329,19 @@ impl Fitter<'_> {
         let levels: Vec<Option<usize>> = std::iter::once(None)
             .chain((0..=max_depth).rev().map(Some))
             .collect();
-        let fits = |level: Option<usize>| -> Result<Option<Plan>, Error> {
+        let fits = |level: Option<usize>| -> Result<Option<Fitted>, Error> {
             if self.prompt.cancelled() {
                 return Err(Error::Cancelled);
             }
-            let view = view_at(&omitted, self.paths, self.tokens, level);
-            match self.prompt.measure(&kept, &view, self.budget) {
-                Some(total) if total <= self.budget => Ok(Some(Plan {
+            let view = || view_at(&omitted, self.paths, self.tokens, level);
+            match self
+                .prompt
+                .measure_at(&kept, &omitted, level, &view, self.budget)
+            {
+                Some(total) if total <= self.budget => Ok(Some(Fitted {
                     kept: kept.clone(),
                     omitted: omitted.clone(),
-                    view,
+                    level,
                     tokens: total,
                 })),
                 _ if self.prompt.cancelled() => Err(Error::Cancelled),
@@ -352,23 +391,14 @@ pub fn view_at(
     // lines with the same label is enough.
     let mut lines: Vec<OmittedLine> = Vec::new();
     for &i in omitted {
-        let p = paths[i];
-        let label = match depth {
-            None => p.to_string(),
-            Some(0) => String::new(),
-            Some(d) => match p.match_indices('/').nth(d - 1) {
-                Some((k, _)) => p[..=k].to_string(),
-                None => p.to_string(),
-            },
-        };
-        let is_group = depth.is_some() && (label.is_empty() || label.ends_with('/'));
+        let (label, is_group) = label_at(paths[i], depth);
         match lines.last_mut() {
             Some(last) if is_group && last.label == label => {
                 last.files += 1;
                 last.tokens += tokens[i];
             }
             _ => lines.push(OmittedLine {
-                label,
+                label: label.to_string(),
                 files: 1,
                 tokens: tokens[i],
             }),
@@ -379,6 +409,22 @@ pub fn view_at(
         tokens: omitted.iter().map(|&i| tokens[i]).sum(),
         lines,
     }
+}
+
+/// The label of the omitted line that shows `path` at `depth` (see [`view_at`]), and whether
+/// that line is a group (a directory, or everything), which adjacent files of the same label
+/// share; a file's own line is never shared.
+pub fn label_at(path: &str, depth: Option<usize>) -> (&str, bool) {
+    let label = match depth {
+        None => path,
+        Some(0) => "",
+        Some(d) => match path.match_indices('/').nth(d - 1) {
+            Some((k, _)) => &path[..=k],
+            None => path,
+        },
+    };
+    let is_group = depth.is_some() && (label.is_empty() || label.ends_with('/'));
+    (label, is_group)
 }
 
 #[cfg(test)]

@@ -330,6 +330,22 @@ pub fn is_safe_boundary(before: &str, after: &str) -> bool {
     }
 }
 
+/// Whether `text` is *sealed*: it begins with a character that is neither whitespace nor `'/'`
+/// and ends with a non-whitespace character and one `'\n'`. Between two sealed texts the
+/// junction is always a safe boundary (the line rule of [`is_safe_boundary`], whatever text
+/// surrounds them), so a run of sealed texts counts exactly as the sum of their counts, and
+/// any sealed text of a run can be replaced by another sealed one, changing the count by the
+/// difference of theirs.
+pub fn is_sealed(text: &str) -> bool {
+    let mut rev = text.chars().rev();
+    match (text.chars().next(), rev.next(), rev.next()) {
+        (Some(first), Some('\n'), Some(c)) => {
+            !first.is_whitespace() && first != '/' && !c.is_whitespace()
+        }
+        _ => false,
+    }
+}
+
 /// The two rules of [`is_safe_boundary`] on the characters around a cut: `prev` and `last` before
 /// it, `x` after it.
 fn safe_cut(prev: Option<char>, last: char, x: char) -> bool {
@@ -585,5 +601,36 @@ mod tests {
         assert!(!is_safe_boundary("dog", "'s"));
         assert!(!is_safe_boundary("ab", "c"));
         assert!(is_safe_boundary("", "anything"));
+    }
+
+    /// Every junction between two sealed texts is a safe cut, and their counts add up.
+    #[test]
+    fn sealed_texts_meet_at_safe_cuts() {
+        let texts = [
+            "- a.rs \u{2014} 12 tokens\n",
+            "<entry path=\"a/\" files=\"2\" tokens=\"7\"/>\n",
+            "x\n",
+            ";\n",
+            "\u{e9}t\u{e9}\n",
+            "1\n",
+            "'s\n",
+            "-\n",
+        ];
+        for a in texts {
+            assert!(is_sealed(a), "{a:?}");
+            for b in texts {
+                assert!(is_safe_boundary(a, b), "{a:?} | {b:?}");
+                let joined = format!("{a}{b}");
+                for e in Encoding::ALL {
+                    assert_eq!(count(e, &joined), count(e, a) + count(e, b));
+                    assert_eq!(count(e, &joined), reference(e, &joined));
+                }
+            }
+        }
+        for open in [
+            "", "\n", "x", " x\n", "/x\n", "x \n", "x\n\n", "\tx\n", "x\r\n",
+        ] {
+            assert!(!is_sealed(open), "{open:?}");
+        }
     }
 }

@@ -175,10 +175,16 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         rank::rank_indexed(&files, &query, &outline, &prefetch, &stop).ok_or(Error::Cancelled)?;
     let matching: Vec<(usize, Score)> = ranked.into_iter().filter(|(_, s)| s.matched()).collect();
     let page: Vec<&(usize, Score)> = matching.iter().skip(offset).take(limit).collect();
+    // The page's files' best regions, on the pool's threads, the longest text first (one pass
+    // over each text: a long file shown beside short ones should not be the tail of the call).
+    let order = par::largest_first(&page, |(i, _)| kept[*i].body.text.len() as u64);
+    let found_per_hit = par::map(&page, &order, par::threads(), &stop, |(i, _)| {
+        rank::regions(&kept[*i].body.text, &query, &idf, MAX_REGIONS, &stop)
+    })
+    .ok_or(Error::Cancelled)?;
     let mut hits = Vec::with_capacity(page.len());
-    for (n, (i, score)) in page.iter().enumerate() {
-        let found = rank::regions(&kept[*i].body.text, &query, &idf, MAX_REGIONS, &stop)
-            .ok_or(Error::Cancelled)?;
+    for (n, ((i, score), found)) in page.iter().zip(found_per_hit).enumerate() {
+        let found = found.ok_or(Error::Cancelled)?;
         let symbols = outline(*i).unwrap_or_default();
         let mut regions: Vec<Shown> = Vec::new();
         for r in &found {

@@ -20,12 +20,7 @@ use mcp_client::Server;
 use serde_json::json;
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
-
-fn gnaw_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_gnaw")
-}
 
 /// Fake secrets, assembled at run time (no real-looking key in the source).
 fn github_token() -> String {
@@ -168,24 +163,25 @@ fn after_pattern(text: &str) -> &str {
 }
 
 fn grep_cli(repo: &Path, pattern: &str, ic: bool, fixed: bool, mode: &str) -> String {
-    let mut cmd = Command::new(gnaw_bin());
-    cmd.args(["grep"])
-        .arg(repo)
-        .arg(pattern)
-        .args(["--secrets", mode, "--budget", "0", "-C", "1"]);
+    let repo = repo.to_str().unwrap();
+    let mut args = vec![
+        "grep",
+        repo,
+        pattern,
+        "--secrets",
+        mode,
+        "--budget",
+        "0",
+        "-C",
+        "1",
+    ];
     if ic {
-        cmd.arg("-i");
+        args.push("-i");
     }
     if fixed {
-        cmd.arg("-F");
+        args.push("-F");
     }
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{pattern}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    common::cli::ok_stdout(common::cli::gnaw(&args))
 }
 
 #[test]

@@ -14,7 +14,6 @@ use common::mcp_client::Server;
 use serde_json::json;
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 /// Fake secret, assembled at run time (no real-looking key in the source).
@@ -119,19 +118,19 @@ fn expected(searched: &[(String, String)]) -> (String, Vec<String>) {
 }
 
 fn grep_cli(repo: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_gnaw"))
-        .arg("grep")
-        .arg(repo)
-        .arg(r"fn needle_\w+")
-        .args(["--secrets", "redact", "--budget", "0", "-m", "100000"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    let repo = repo.to_str().unwrap();
+    let args = [
+        "grep",
+        repo,
+        r"fn needle_\w+",
+        "--secrets",
+        "redact",
+        "--budget",
+        "0",
+        "-m",
+        "100000",
+    ];
+    common::cli::ok_stdout(common::cli::gnaw(&args))
 }
 
 #[test]

@@ -11,6 +11,7 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures use std::fs directly
 
+use super::github_token;
 use crate::common;
 
 use common::mcp_client;
@@ -21,16 +22,6 @@ use serde_json::json;
 use std::fs;
 use std::path::Path;
 use std::time::Duration;
-
-/// Fake secrets, assembled at run time (no real-looking key in the source).
-fn github_token() -> String {
-    format!("{}{}", "gh", "p_")
-        + &"aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2z"
-            .chars()
-            .rev()
-            .collect::<String>()
-        + "Qx"
-}
 
 fn aws_key() -> String {
     format!("{}{}", "AK", "IA") + "QW3RT5YU7IO2PA4S"

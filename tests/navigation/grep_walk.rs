@@ -8,6 +8,7 @@
 
 #![allow(clippy::disallowed_methods)] // fixtures use std::fs directly
 
+use super::github_token;
 use crate::common;
 
 use common::mcp_client::Server;
@@ -15,16 +16,6 @@ use serde_json::json;
 use std::fs;
 use std::path::Path;
 use std::time::Duration;
-
-/// Fake secret, assembled at run time (no real-looking key in the source).
-fn github_token() -> String {
-    format!("{}{}", "gh", "p_")
-        + &"aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2z"
-            .chars()
-            .rev()
-            .collect::<String>()
-        + "Qx"
-}
 
 /// The repository; returns every file that is searched, with its text as the model sees it
 /// (the secret redacted), by its path.

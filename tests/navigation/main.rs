@@ -40,3 +40,13 @@ fn outside_layout(name: &str, secret: &str, ext: &str) -> Tree {
     .unwrap();
     t
 }
+
+/// A fake GitHub token for the grep suites, assembled at run time (no real-looking key in the source).
+fn github_token() -> String {
+    format!("{}{}", "gh", "p_")
+        + &"aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2z"
+            .chars()
+            .rev()
+            .collect::<String>()
+        + "Qx"
+}

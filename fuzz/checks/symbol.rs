@@ -7,7 +7,6 @@
 use super::language;
 use gnaw::driver::nav::symbol::symbol;
 use gnaw::driver::nav::{NavError, Request};
-use gnaw::spec::{Overrides, Policy};
 use gnaw_sandbox::Root;
 
 pub fn check(data: &[u8]) {
@@ -24,17 +23,7 @@ pub fn check(data: &[u8]) {
     std::fs::write(dir.path().join(format!("f.{ext}")), text).expect("write");
     let root = Root::new(dir.path(), false).expect("root");
     let budget = 2_000;
-    let req = Request {
-        repo: root.as_dir(),
-        overrides: Overrides {
-            budget: Some(budget),
-            ..Default::default()
-        },
-        policy: Policy::server(),
-        cache: None,
-        observer: None,
-        max_text_bytes: 50_000,
-    };
+    let req = Request::alone(root.as_dir(), budget, 50_000);
     match symbol(&req, &name, Some(5)) {
         Ok(answer) => {
             assert!(

@@ -87,17 +87,7 @@ fn repo(root: &Path, seed: u64, files: usize) -> Vec<(String, String)> {
 }
 
 fn request(root: &Root, budget: usize) -> Request<'static> {
-    Request {
-        repo: root.as_dir(),
-        overrides: Overrides {
-            budget: Some(budget),
-            ..Default::default()
-        },
-        policy: Policy::server(),
-        cache: None,
-        observer: None,
-        max_text_bytes: 2 << 20,
-    }
+    Request::alone(root.as_dir(), budget, 2 << 20)
 }
 
 fn lines_of(text: &str) -> Vec<&str> {

@@ -17,7 +17,6 @@ use gnaw::driver::nav::related::{self, RelatedArgs};
 use gnaw::driver::nav::search::{self, SearchAnswer, SearchArgs};
 use gnaw::driver::nav::session::Session;
 use gnaw::rank::{for_each_term, term_hash};
-use gnaw::{Overrides, Policy};
 use gnaw_sandbox::Root;
 use serde_json::json;
 use std::fs;
@@ -27,15 +26,8 @@ use std::time::Duration;
 fn request<'a>(repo: &Path, cache: Option<&'a Cache>) -> Request<'a> {
     let root = Root::new(repo, false).unwrap();
     Request {
-        repo: root.as_dir(),
-        overrides: Overrides {
-            budget: Some(0),
-            ..Overrides::default()
-        },
-        policy: Policy::server(),
         cache,
-        observer: None,
-        max_text_bytes: usize::MAX,
+        ..Request::alone(root.as_dir(), 0, usize::MAX)
     }
 }
 

@@ -53,6 +53,25 @@ pub struct Request<'a> {
     pub max_text_bytes: usize,
 }
 
+impl Request<'_> {
+    /// A call on `repo` under the server's policy with a budget of `budget` tokens (0: none)
+    /// and a text ceiling of `max_text_bytes`, with no warm cache and no observer: one call
+    /// run on its own, as the tests and the fuzz checks make it.
+    pub fn alone(repo: ContainedDir, budget: usize, max_text_bytes: usize) -> Request<'static> {
+        Request {
+            repo,
+            overrides: Overrides {
+                budget: Some(budget),
+                ..Overrides::default()
+            },
+            policy: Policy::server(),
+            cache: None,
+            observer: None,
+            max_text_bytes,
+        }
+    }
+}
+
 /// Why a navigation call gave no answer.
 #[derive(Debug)]
 pub enum NavError {

@@ -27,13 +27,22 @@ pub fn check(data: &[u8]) {
     match symbol(&req, &name, Some(5)) {
         Ok(answer) => {
             assert!(
-                answer.tokens <= budget,
+                answer.page.tokens <= budget,
                 "{} tokens over {budget}",
-                answer.tokens
+                answer.page.tokens
             );
-            assert!(answer.text.len() <= 50_000, "{} bytes", answer.text.len());
-            assert!(answer.shown <= 5);
-            if let Some(reason) = answer.text.lines().find(|l| l.contains("exited with code")) {
+            assert!(
+                answer.page.text.len() <= 50_000,
+                "{} bytes",
+                answer.page.text.len()
+            );
+            assert!(answer.facts.shown <= 5);
+            if let Some(reason) = answer
+                .page
+                .text
+                .lines()
+                .find(|l| l.contains("exited with code"))
+            {
                 super::assert_not_a_panic(reason);
             }
         }

@@ -300,9 +300,9 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
         },
     };
     let text = match args.command {
-        Command::Read { paths, .. } => read(&req, &paths).map(|a| a.text),
-        Command::Outline { paths, .. } => outline(&req, &paths).map(|a| a.text),
-        Command::Symbol { name, limit, .. } => symbol(&req, &name, limit).map(|a| a.text),
+        Command::Read { paths, .. } => read(&req, &paths).map(|a| a.page.text),
+        Command::Outline { paths, .. } => outline(&req, &paths).map(|a| a.page.text),
+        Command::Symbol { name, limit, .. } => symbol(&req, &name, limit).map(|a| a.page.text),
         Command::Grep {
             pattern,
             fixed_strings,
@@ -325,7 +325,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 count: false,
             },
         )
-        .map(|a| a.text),
+        .map(|a| a.page.text),
         Command::Search {
             query,
             limit,
@@ -339,7 +339,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 offset,
             },
         )
-        .map(|a| a.text),
+        .map(|a| a.page.text),
         Command::Related {
             path,
             symbol,
@@ -353,8 +353,10 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 limit,
             },
         )
-        .map(|a| a.text),
-        Command::Tree { path, depth, .. } => tree(&req, &TreeArgs { path, depth }).map(|a| a.text),
+        .map(|a| a.page.text),
+        Command::Tree { path, depth, .. } => {
+            tree(&req, &TreeArgs { path, depth }).map(|a| a.page.text)
+        }
         Command::Changes {
             base,
             paths,
@@ -371,7 +373,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 count: false,
             },
         )
-        .map(|a| a.text),
+        .map(|a| a.page.text),
         Command::Log {
             rev,
             max_count,
@@ -392,7 +394,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
                 count: false,
             },
         )
-        .map(|a| a.text),
+        .map(|a| a.page.text),
     }
     .map_err(|e| match e {
         NavError::Argument { message, .. } => (2, message),

@@ -1,6 +1,7 @@
-//! What a tool is: the [`Tool`] trait every tool implements, the [`ToolContext`] a call runs
-//! with, the [`Outcome`] it ends with, and the typed-argument parsing every tool shares. A tool
-//! is one file in `tools/` plus one line in the registry ([`super::tools`]).
+//! What a tool is: the [`Tool`] trait every tool implements, a tool declared as a value
+//! ([`Declared`]), the [`ToolContext`] a call runs with, the [`Outcome`] it ends with, and the
+//! typed-argument parsing every tool shares. A tool is one file in `tools/` plus one line in the
+//! registry ([`super::tools`]).
 
 use super::config::Config;
 use super::containment::Containment;
@@ -104,14 +105,24 @@ pub enum Outcome {
 
 /// A tool as `tools/list` shows it and `tools/call` runs it.
 pub trait Tool: Sync {
+    /// What a client is told about it, besides its schemas.
+    fn about(&self) -> &About;
     /// The name clients call it by: lowercase ASCII, digits and `_`.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.about().name
+    }
     /// A short human title.
-    fn title(&self) -> &'static str;
+    fn title(&self) -> &'static str {
+        self.about().title
+    }
     /// What it does and when a model should use it.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &'static str {
+        self.about().description
+    }
     /// One line for the server's `instructions`: when to reach for this tool.
-    fn summary(&self) -> &'static str;
+    fn summary(&self) -> &'static str {
+        self.about().summary
+    }
     /// The JSON Schema of its arguments: an object with `additionalProperties: false`.
     fn input_schema(&self) -> Value;
     /// The JSON Schema of its `structuredContent`, when it returns one.
@@ -154,67 +165,35 @@ pub struct About {
     pub summary: &'static str,
 }
 
-impl About {
-    /// A tool called `name`, titled `title`, described by `description`, summed up for the
-    /// server's instructions by `summary`.
-    pub const fn new(
-        name: &'static str,
-        title: &'static str,
-        description: &'static str,
-        summary: &'static str,
-    ) -> About {
-        About {
-            name,
-            title,
-            description,
-            summary,
-        }
-    }
-}
-
-/// A tool as a declaration: what it is ([`About`]), its argument type, whose derived schema is
-/// the input schema and whose deserialization is what a call accepts, the names and types of its
-/// structured answer, and one function from typed arguments to an outcome. Every `Declared` tool
-/// is a [`Tool`]: the arguments are parsed (unknown, missing and mistyped ones refused by name)
-/// before [`Declared::run`] sees them.
-pub trait Declared: Sync {
-    const ABOUT: About;
-    type Args: DeserializeOwned + schemars::JsonSchema;
+/// A tool declared as a value: what it is ([`About`]); its argument type `A`, whose derived
+/// schema is the input schema and whose deserialization is what a call accepts; the names and
+/// types of its structured answer; and one function from typed arguments to an outcome. The
+/// arguments are parsed (unknown, missing and mistyped ones refused by name) before `run` sees
+/// them. The navigation tools are values of their own kind,
+/// [`super::tools::navigation::Navigation`], which takes one road for all of them.
+pub struct Declared<A> {
+    pub about: About,
     /// The top-level fields of `structuredContent` and their JSON types, when it sends one.
-    const OUTPUT: Option<Fields> = None;
-    /// The JSON Schema of its `structuredContent`: by default made from [`Declared::OUTPUT`]
-    /// (the navigation tools derive theirs from the function that builds it).
-    fn output_schema() -> Option<Value> {
-        Self::OUTPUT
-            .map(|fields| object_schema(fields.iter().map(|(name, ty)| ((*name).to_string(), *ty))))
-    }
+    pub output: Option<Fields>,
     /// Run with parsed arguments; `Err` is an outcome that ends the call early (a refused
     /// `repo`, a failed run), returned as it is.
-    fn run(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome>;
+    pub run: fn(&dyn Tool, A, &ToolContext<'_>) -> Result<Outcome, Outcome>,
 }
 
-impl<T: Declared> Tool for T {
-    fn name(&self) -> &'static str {
-        T::ABOUT.name
-    }
-    fn title(&self) -> &'static str {
-        T::ABOUT.title
-    }
-    fn description(&self) -> &'static str {
-        T::ABOUT.description
-    }
-    fn summary(&self) -> &'static str {
-        T::ABOUT.summary
+impl<A: DeserializeOwned + schemars::JsonSchema> Tool for Declared<A> {
+    fn about(&self) -> &About {
+        &self.about
     }
     fn input_schema(&self) -> Value {
-        super::args::input_schema::<T::Args>()
+        super::args::input_schema::<A>()
     }
     fn output_schema(&self) -> Option<Value> {
-        T::output_schema()
+        self.output
+            .map(|fields| object_schema(fields.iter().map(|(name, ty)| ((*name).to_string(), *ty))))
     }
     fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
-        match parse_args::<T::Args>(self, args) {
-            Ok(args) => self.run(args, ctx).unwrap_or_else(|early| early),
+        match parse_args::<A>(self, args) {
+            Ok(args) => (self.run)(self, args, ctx).unwrap_or_else(|early| early),
             Err(e) => Outcome::Rejected(e),
         }
     }

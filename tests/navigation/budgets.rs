@@ -173,10 +173,10 @@ fn read_fits_every_budget_and_continuations_give_every_line_once() {
             assert!(calls < 400, "round {round}: no progress with {paths:?}");
             let a = read(&request(&root, budget), &next).unwrap();
             let what = format!("round {round}: {next:?}");
-            exact_within(&a.text, a.tokens, budget, answers % 7 == 0, &what);
+            exact_within(&a.page.text, a.page.tokens, budget, answers % 7 == 0, &what);
             answers += 1;
-            let r = rows(&a.text);
-            if a.text.contains("[line cut]") {
+            let r = rows(&a.page.text);
+            if a.page.text.contains("[line cut]") {
                 // The one row too long for the budget: compare its prefix only.
                 let (n, shown) = &r[0];
                 let shown = shown.trim_end_matches(" [line cut]");
@@ -187,7 +187,7 @@ fn read_fits_every_budget_and_continuations_give_every_line_once() {
             } else {
                 got.extend(r);
             }
-            next = a.next;
+            next = a.facts.next;
         }
         assert_eq!(
             got.len(),
@@ -211,14 +211,14 @@ fn a_line_longer_than_the_budget_is_cut_and_the_read_moves_on() {
     let root = Root::new(dir.path(), false).unwrap();
     let a = read(&request(&root, 200), &["long.txt:2-".to_string()]).unwrap();
     assert!(
-        a.tokens <= 200 && a.text.contains("[line cut]"),
+        a.page.tokens <= 200 && a.page.text.contains("[line cut]"),
         "{}",
-        a.text
+        a.page.text
     );
-    assert_eq!(a.next, ["long.txt:3-"]);
-    let a = read(&request(&root, 200), &a.next).unwrap();
-    assert_eq!(rows(&a.text), [(3, "third".to_string())]);
-    assert!(a.next.is_empty());
+    assert_eq!(a.facts.next, ["long.txt:3-"]);
+    let a = read(&request(&root, 200), &a.facts.next).unwrap();
+    assert_eq!(rows(&a.page.text), [(3, "third".to_string())]);
+    assert!(a.facts.next.is_empty());
     // Too small for even a header: an error naming what it needs.
     let e = read(&request(&root, 5), &["long.txt".to_string()]).unwrap_err();
     assert!(
@@ -282,14 +282,15 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
             count: true,
         };
         let full = grep(&request(&root, 0), &args(None, 1 << 20, 0)).unwrap();
-        assert!(full.next.is_empty());
+        assert!(full.facts.next.is_empty());
         let full_list: Vec<(String, u32)> = full
+            .facts
             .matches
             .iter()
             .map(|m| (m.path.clone(), m.line))
             .collect();
         assert_eq!(full_list, naive, "{pattern}: uncut answer vs naive search");
-        assert_eq!(full.total_matches, naive.len());
+        assert_eq!(full.facts.total_matches, naive.len());
         let budget = [400, 900, 2500, 8000][rng.below(4)];
         let max = [5, 40, 200, 100_000][rng.below(4)];
         let context = [0, 0, 1, 3][rng.below(4)];
@@ -301,21 +302,21 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
             assert!(calls < 500, "{pattern}: no progress");
             let a = grep(&request(&root, budget), &args(after.clone(), max, context)).unwrap();
             let what = format!("round {round} {pattern}");
-            exact_within(&a.text, a.tokens, budget, round % 5 == 0, &what);
+            exact_within(&a.page.text, a.page.tokens, budget, round % 5 == 0, &what);
             assert_eq!(
-                a.total_matches,
+                a.facts.total_matches,
                 naive.len(),
                 "totals are given even when cut"
             );
-            got.extend(a.matches.iter().map(|m| (m.path.clone(), m.line)));
-            if a.next.is_empty() {
+            got.extend(a.facts.matches.iter().map(|m| (m.path.clone(), m.line)));
+            if a.facts.next.is_empty() {
                 break;
             }
             assert!(
-                !a.matches.is_empty(),
+                !a.facts.matches.is_empty(),
                 "{pattern}: an answer without progress"
             );
-            after = Some(a.next);
+            after = Some(a.facts.next);
         }
         assert_eq!(
             got, naive,
@@ -356,8 +357,8 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
         let mut offset = None;
         loop {
             let a = search(&request(&root, 0), &args(offset, 100)).unwrap();
-            full.extend(a.hits.iter().map(|h| h.path.clone()));
-            match a.next {
+            full.extend(a.facts.hits.iter().map(|h| h.path.clone()));
+            match a.facts.next {
                 Some(n) => offset = Some(n),
                 None => break,
             }
@@ -388,13 +389,13 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
             assert!(calls < 200, "{query}: no progress");
             let a = search(&request(&root, budget), &args(offset, limit)).unwrap();
             let what = format!("round {round} {query}");
-            exact_within(&a.text, a.tokens, budget, round % 3 == 0, &what);
+            exact_within(&a.page.text, a.page.tokens, budget, round % 3 == 0, &what);
             assert_eq!(
-                a.total_files,
+                a.facts.total_files,
                 full.len(),
                 "the total is given even when cut"
             );
-            for h in &a.hits {
+            for h in &a.facts.hits {
                 let text = &files.iter().find(|(p, _)| *p == h.path).unwrap().1;
                 let lines = lines_of(text);
                 assert!(h.regions.len() <= 3);
@@ -407,16 +408,19 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
                         "{query}: {r:?} holds no word"
                     );
                 }
-                assert!(a.text.contains(&h.path));
+                assert!(a.page.text.contains(&h.path));
             }
-            got.extend(a.hits.iter().map(|h| h.path.clone()));
-            match a.next {
+            got.extend(a.facts.hits.iter().map(|h| h.path.clone()));
+            match a.facts.next {
                 Some(n) => {
-                    assert!(!a.hits.is_empty(), "{query}: an answer without progress");
                     assert!(
-                        a.text.contains(&format!("{{\"offset\":{n}}}")),
+                        !a.facts.hits.is_empty(),
+                        "{query}: an answer without progress"
+                    );
+                    assert!(
+                        a.page.text.contains(&format!("{{\"offset\":{n}}}")),
                         "{}",
-                        a.text
+                        a.page.text
                     );
                     offset = Some(n);
                 }
@@ -479,24 +483,25 @@ fn tree_fits_every_budget_and_counts_what_extract_spends() {
         .map(|f| (f.path.clone(), f.tokens as u64))
         .collect();
     let full = tree(&request(&root, 0), &TreeArgs::default()).unwrap();
-    assert!(full.expand.is_empty());
+    assert!(full.facts.expand.is_empty());
     let listed: BTreeMap<String, u64> = full
+        .facts
         .entries
         .iter()
         .filter(|e| !e.is_dir)
         .map(|e| (e.path.clone(), e.tokens))
         .collect();
     assert_eq!(listed, extract, "tree's file tokens are extract's");
-    assert_eq!(full.root.files as usize, files.len());
-    assert_eq!(full.root.tokens, extract.values().sum::<u64>());
+    assert_eq!(full.facts.root.files as usize, files.len());
+    assert_eq!(full.facts.root.tokens, extract.values().sum::<u64>());
     for budget in [120, 200, 350, 600, 1000, 2500] {
         let a = tree(&request(&root, budget), &TreeArgs::default()).unwrap();
-        exact_within(&a.text, a.tokens, budget, true, "tree");
+        exact_within(&a.page.text, a.page.tokens, budget, true, "tree");
         if budget < 1000 {
-            assert!(!a.expand.is_empty(), "{budget}: {}", a.text);
+            assert!(!a.facts.expand.is_empty(), "{budget}: {}", a.page.text);
         }
         // Expanding the biggest hidden directory lists it with its own totals.
-        if let Some(d) = a.expand.first().filter(|d| *d != ".") {
+        if let Some(d) = a.facts.expand.first().filter(|d| *d != ".") {
             let sub = tree(
                 &request(&root, 0),
                 &TreeArgs {
@@ -510,7 +515,7 @@ fn tree_fits_every_budget_and_counts_what_extract_spends() {
                 .filter(|(p, _)| p.starts_with(&format!("{d}/")))
                 .map(|(_, t)| t)
                 .sum();
-            assert_eq!(sub.root.tokens, want, "{d}");
+            assert_eq!(sub.facts.root.tokens, want, "{d}");
         }
     }
     let shallow = tree(
@@ -521,6 +526,10 @@ fn tree_fits_every_budget_and_counts_what_extract_spends() {
         },
     )
     .unwrap();
-    assert!(shallow.entries.iter().all(|e| e.depth == 1));
-    assert!(shallow.text.contains("depth reached"), "{}", shallow.text);
+    assert!(shallow.facts.entries.iter().all(|e| e.depth == 1));
+    assert!(
+        shallow.page.text.contains("depth reached"),
+        "{}",
+        shallow.page.text
+    );
 }

@@ -72,12 +72,20 @@ fn fixture() -> (Tree, PathBuf) {
 
 /// The answer without what may differ between calls: the index's build count.
 fn same(a: &SearchAnswer, b: &SearchAnswer) {
-    assert_eq!(a.text, b.text);
-    assert_eq!(a.hits, b.hits);
-    assert_eq!(a.total_files, b.total_files);
+    assert_eq!(a.page.text, b.page.text);
+    assert_eq!(a.facts.hits, b.facts.hits);
+    assert_eq!(a.facts.total_files, b.facts.total_files);
     assert_eq!(
-        (a.index.files, a.index.bytes, a.index.text_bytes),
-        (b.index.files, b.index.bytes, b.index.text_bytes)
+        (
+            a.facts.index.files,
+            a.facts.index.bytes,
+            a.facts.index.text_bytes
+        ),
+        (
+            b.facts.index.files,
+            b.facts.index.bytes,
+            b.facts.index.text_bytes
+        )
     );
 }
 
@@ -86,23 +94,31 @@ fn a_warm_search_indexes_nothing_again_and_an_edit_reindexes_one_file() {
     let (_tmp, repo) = fixture();
     let cache = Cache::new(64 << 20);
     let cold = search(&repo, Some(&cache), "parse header");
-    assert_eq!(cold.index.files, 32);
-    assert_eq!(cold.index.built, 32, "every file indexed on the first call");
+    assert_eq!(cold.facts.index.files, 32);
+    assert_eq!(
+        cold.facts.index.built, 32,
+        "every file indexed on the first call"
+    );
     assert_eq!(cache.stats().index_built, 32);
     // Without any cache: the same answer.
     same(&cold, &search(&repo, None, "parse header"));
     // Warm: nothing indexed again, the same answer, another query served by the same index.
     let warm = search(&repo, Some(&cache), "parse header");
-    assert_eq!(warm.index.built, 0);
+    assert_eq!(warm.facts.index.built, 0);
     same(&cold, &warm);
     let other = search(&repo, Some(&cache), "retry backoff");
-    assert_eq!(other.index.built, 0);
-    assert_eq!(other.hits[0].path, "src/retry.rs", "{}", other.text);
+    assert_eq!(other.facts.index.built, 0);
+    assert_eq!(
+        other.facts.hits[0].path, "src/retry.rs",
+        "{}",
+        other.page.text
+    );
     assert_eq!(cache.stats().index_built, 32);
     assert!(
-        cold.index.bytes > 0 && cold.index.bytes <= 4 * cold.index.text_bytes + 32 * 256,
+        cold.facts.index.bytes > 0
+            && cold.facts.index.bytes <= 4 * cold.facts.index.text_bytes + 32 * 256,
         "{:?}",
-        cold.index
+        cold.facts.index
     );
 
     // One file edited: that file, and only it, is indexed again, and the answer follows it.
@@ -113,23 +129,29 @@ fn a_warm_search_indexes_nothing_again_and_an_edit_reindexes_one_file() {
     .unwrap();
     settle();
     let after = search(&repo, Some(&cache), "retry backoff");
-    assert_eq!(after.index.built, 1, "only the edited file");
+    assert_eq!(after.facts.index.built, 1, "only the edited file");
     assert_eq!(cache.stats().index_built, 33);
     assert!(
-        after.hits.iter().any(|h| h.path == "src/m7.rs"),
+        after.facts.hits.iter().any(|h| h.path == "src/m7.rs"),
         "{}",
-        after.text
+        after.page.text
     );
     same(&after, &search(&repo, None, "retry backoff"));
-    assert_eq!(search(&repo, Some(&cache), "retry backoff").index.built, 0);
+    assert_eq!(
+        search(&repo, Some(&cache), "retry backoff")
+            .facts
+            .index
+            .built,
+        0
+    );
 
     // A new file: indexed alone.
     fs::write(repo.join("src/jitter.rs"), "pub fn jitter() {}\n").unwrap();
     settle();
     let added = search(&repo, Some(&cache), "jitter");
-    assert_eq!(added.index.built, 1);
-    assert_eq!(added.index.files, 33);
-    assert_eq!(added.hits[0].path, "src/jitter.rs");
+    assert_eq!(added.facts.index.built, 1);
+    assert_eq!(added.facts.index.files, 33);
+    assert_eq!(added.facts.hits[0].path, "src/jitter.rs");
 }
 
 #[test]
@@ -187,7 +209,7 @@ fn a_redacted_secret_is_in_no_index() {
             assert!(f.index.tf(term_hash(t)).is_none());
         }
     }
-    assert_eq!(search(&repo, Some(&cache), &key).total_files, 0);
+    assert_eq!(search(&repo, Some(&cache), &key).facts.total_files, 0);
 }
 
 #[test]
@@ -225,27 +247,41 @@ fn related_files_are_linked_by_imports_and_names_both_ways() {
     };
     let a = ask(None);
     let by: std::collections::HashMap<&str, &related::Relation> =
-        a.files.iter().map(|f| (f.path.as_str(), f)).collect();
-    assert_eq!(a.total_files, 3, "{}", a.text);
-    assert!(!by.contains_key("src/unrelated.rs"), "{}", a.text);
+        a.facts.files.iter().map(|f| (f.path.as_str(), f)).collect();
+    assert_eq!(a.facts.total_files, 3, "{}", a.page.text);
+    assert!(!by.contains_key("src/unrelated.rs"), "{}", a.page.text);
     assert!(!by.contains_key("src/parser.rs"), "not itself");
     let client = by["src/client.rs"];
-    assert_eq!(client.imports, (true, false), "{}", a.text);
+    assert_eq!(
+        (client.imports_it, client.imported_by_it),
+        (true, false),
+        "{}",
+        a.page.text
+    );
     assert_eq!(client.uses, vec!["parse_header".to_string()]);
     assert_eq!(by["src/server.rs"].uses, vec!["HeaderMap".to_string()]);
     let util = by["src/util.rs"];
-    assert_eq!(util.imports, (false, true), "{}", a.text);
+    assert_eq!(
+        (util.imports_it, util.imported_by_it),
+        (false, true),
+        "{}",
+        a.page.text
+    );
     assert_eq!(util.provides, 1);
     // Files linked by an import rank above one that only shares a name.
-    assert_eq!(a.files[2].path, "src/server.rs", "{}", a.text);
-    assert!(a.text.contains("imports it"), "{}", a.text);
+    assert_eq!(a.facts.files[2].path, "src/server.rs", "{}", a.page.text);
+    assert!(a.page.text.contains("imports it"), "{}", a.page.text);
     // By one name: only the files that have it.
     let s = ask(Some("HeaderMap"));
     assert_eq!(
-        s.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+        s.facts
+            .files
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>(),
         vec!["src/server.rs"],
         "{}",
-        s.text
+        s.page.text
     );
     // A path outside the files searched is refused by name.
     let e = related::related(

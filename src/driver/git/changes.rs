@@ -17,16 +17,17 @@ use super::{
 use crate::driver::file::{self, FileContext};
 use crate::driver::nav::fit;
 use crate::driver::nav::session::{Session, quote};
-use crate::driver::nav::{NavError, Request};
+use crate::driver::nav::{Answer, NavError, Request};
 use crate::error::Error;
 use crate::stages::git::diff::{LineSet, diff_lines, similarity, similarity_bound};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, MODE_LINK, PathFilter, normal_mode};
 use crate::stages::git::{Blob, IndexEntry, Repo, short};
 use crate::stages::source::Sourced;
-use crate::vocab::{Encoding, SkipReason};
+use crate::vocab::SkipReason;
 use gix::ObjectId;
 use gnaw_sandbox::BeneathDir;
 use gnaw_sandbox::beneath::{FileKind, Stat};
+use serde::Serializer;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
@@ -56,7 +57,7 @@ pub struct ChangesArgs {
 }
 
 /// One changed file, for the structured answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ChangedFile {
     /// `added`, `modified`, `deleted`, `renamed`, `type_changed` or `untracked`.
     pub status: &'static str,
@@ -69,13 +70,9 @@ pub struct ChangedFile {
     pub note: String,
 }
 
-/// What `changes` answers.
-#[derive(Clone, Debug, Default)]
-pub struct ChangesAnswer {
-    pub text: String,
-    pub tokens: usize,
-    pub encoding: Encoding,
-    pub budget: Option<usize>,
+/// What `changes` found.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ChangesFacts {
     /// The base commit's full id (empty in a repository without commits).
     pub base: String,
     /// The changed files listed (those that fit a quarter of the answer's limits).
@@ -83,7 +80,22 @@ pub struct ChangesAnswer {
     /// Changed and untracked files counted but not listed.
     pub files_not_listed: usize,
     /// The `after` argument that continues the answer, when cut.
+    #[serde(flatten, serialize_with = "next_after")]
     pub next: Option<String>,
+}
+
+/// What `changes` answers.
+pub type ChangesAnswer = Answer<ChangesFacts>;
+
+/// How a changes answer says where it continues: `complete`, and the `next_after` that
+/// continues it (empty when complete).
+fn next_after<S: Serializer>(next: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    fit::continued(
+        s,
+        "next_after",
+        next.is_none(),
+        next.as_deref().unwrap_or_default(),
+    )
 }
 
 /// The working-tree state of an index path.
@@ -882,12 +894,7 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
             let next = continuation(&diffs, items, k, args.after.as_deref());
             let why = fit::why(true, &limits, String::new);
             let shown = format!("showing {k} of {} hunks", items.len());
-            fit::continuation(
-                &mut out,
-                &shown,
-                &why,
-                &serde_json::json!({ "after": next }),
-            );
+            fit::continuation(&mut out, &shown, &why, "after", next);
         }
         out
     };
@@ -940,20 +947,14 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
             }
         })
         .collect();
-    let tokens = if budget.is_some() {
-        fitted.tokens
-    } else {
-        count(&fitted.text)
-    };
-    Ok(ChangesAnswer {
-        text: fitted.text,
-        tokens,
-        encoding,
-        budget,
-        base: computed.base_id.map(|i| i.to_string()).unwrap_or_default(),
-        files,
-        files_not_listed: not_listed,
-        next,
+    Ok(Answer {
+        page: fitted.page(encoding, budget),
+        facts: ChangesFacts {
+            base: computed.base_id.map(|i| i.to_string()).unwrap_or_default(),
+            files,
+            files_not_listed: not_listed,
+            next,
+        },
     })
 }
 

@@ -14,12 +14,12 @@ use super::{
 };
 use crate::driver::file::FileContext;
 use crate::driver::nav::fit;
-use crate::driver::nav::{NavError, Request};
+use crate::driver::nav::{Answer, NavError, Request};
 use crate::error::Error;
 use crate::stages::git::diff::{self as line_diff, diff_lines};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, PathFilter, TreeChange};
 use crate::stages::git::{Blob, CommitInfo, Repo, is_binary, short};
-use crate::vocab::Encoding;
+use serde::Serializer;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::rc::Rc;
@@ -51,7 +51,7 @@ pub struct LogArgs {
 }
 
 /// One commit, for the structured answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct CommitReport {
     pub id: String,
     pub short: String,
@@ -61,17 +61,22 @@ pub struct CommitReport {
     pub files: usize,
 }
 
-/// What `log` answers.
-#[derive(Clone, Debug, Default)]
-pub struct LogAnswer {
-    pub text: String,
-    pub tokens: usize,
-    pub encoding: Encoding,
-    pub budget: Option<usize>,
-    /// The commits shown.
+/// What `log` found: the commits shown, and the `skip` that continues the answer (`None` when
+/// it is complete).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct LogFacts {
     pub commits: Vec<CommitReport>,
-    /// The `skip` that continues the answer, when cut.
+    #[serde(flatten, serialize_with = "next_skip")]
     pub next_skip: Option<usize>,
+}
+
+/// What `log` answers.
+pub type LogAnswer = Answer<LogFacts>;
+
+/// How a log answer says where it continues: `complete`, and the `next_skip` that continues it
+/// (0 when complete).
+fn next_skip<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
+    fit::continued(s, "next_skip", next.is_none(), &next.unwrap_or_default())
 }
 
 /// A commit as shown.
@@ -224,8 +229,8 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
         let cut = k < n;
         if cut || more {
             let why = fit::why(cut, &limits, || format!("max_count ({max_count}) reached"));
-            let next = serde_json::json!({ "skip": args.skip + k });
-            fit::continuation(&mut out, &format!("showing {k} commits"), &why, &next);
+            let shown = format!("showing {k} commits");
+            fit::continuation(&mut out, &shown, &why, "skip", args.skip + k);
         }
         out
     };
@@ -262,18 +267,9 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
             files: s.files,
         })
         .collect();
-    let tokens = if budget.is_some() {
-        fitted.tokens
-    } else {
-        count(&fitted.text)
-    };
-    Ok(LogAnswer {
-        text: fitted.text,
-        tokens,
-        encoding,
-        budget,
-        commits,
-        next_skip,
+    Ok(Answer {
+        page: fitted.page(encoding, budget),
+        facts: LogFacts { commits, next_skip },
     })
 }
 

@@ -18,8 +18,6 @@
 pub mod changes;
 pub mod log;
 
-super::nav::navigation_answers!(changes::ChangesAnswer, log::LogAnswer);
-
 use super::file::{self, FileContext};
 use super::nav::session::Session;
 use super::nav::{NavError, Request};

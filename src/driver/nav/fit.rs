@@ -7,10 +7,16 @@
 //! prefix whose estimate fits; a guess over the budget steps back by its measured excess; a few
 //! misses fall back to bisection; and a fitting guess grows one item at a time while the next
 //! item's estimate still fits. A call typically measures two or three answers.
+//!
+//! What the fit gives every answer is its [`Page`]: the text, its exact count, the encoding and
+//! the budget. Each answer says its facts to programs as `serde` serializes them (the MCP tools'
+//! structured copies): the page's counted fields first, and [`continued`] says how a cut answer
+//! continues, the same way for every tool.
 
 use crate::error::Error;
 use crate::stages::count;
 use crate::vocab::Encoding;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -60,12 +66,45 @@ pub fn shown(nouns: (&str, &str), before: usize, k: usize, total: usize) -> Stri
 }
 
 /// The line that ends an answer with more to show: what it shows, why it stops there, and the
-/// arguments that continue it, as the model passes them back.
-pub fn continuation(out: &mut String, shown: &str, why: &str, args: &serde_json::Value) {
+/// argument that continues it (`name`: `value`), as the model passes it back.
+pub fn continuation(out: &mut String, shown: &str, why: &str, name: &str, value: impl Serialize) {
+    let args = serde_json::json!({ name: value });
     let _ = write!(
         out,
         "\n--- {shown}, {why}. Continue with the same arguments and: {args}\n"
     );
+}
+
+/// How an answer's facts say where it continues: `complete`, and under `name` the argument that
+/// continues it as given back (its empty value when the answer is complete). For a field
+/// flattened into the facts with `serialize_with`.
+pub fn continued<T, S>(
+    s: S,
+    name: &'static str,
+    complete: bool,
+    next: &T,
+) -> Result<S::Ok, S::Error>
+where
+    T: Serialize + ?Sized,
+    S: Serializer,
+{
+    let mut map = s.serialize_map(Some(2))?;
+    map.serialize_entry("complete", &complete)?;
+    map.serialize_entry(name, next)?;
+    map.end()
+}
+
+/// `value`, or the empty value of its type when there is none (`""`, `0`), for facts that are
+/// never `null`.
+pub fn or_default<T, S>(value: &Option<T>, s: S) -> Result<S::Ok, S::Error>
+where
+    T: Serialize + Default,
+    S: Serializer,
+{
+    match value {
+        Some(v) => v.serialize(s),
+        None => T::default().serialize(s),
+    }
 }
 
 /// `3 binary, 1 too large`: a tally of what was left out, for a summary line (empty when
@@ -93,6 +132,39 @@ pub struct Fitted {
     pub k: usize,
     pub text: String,
     pub tokens: usize,
+}
+
+impl Fitted {
+    /// Its page, counted in `encoding` and fitted to `budget`.
+    pub fn page(self, encoding: Encoding, budget: Option<usize>) -> Page {
+        Page {
+            text: self.text,
+            tokens: self.tokens,
+            encoding,
+            budget,
+        }
+    }
+}
+
+/// What every navigation answer holds: its text, fitted, with the text's exact token count, the
+/// encoding it was counted in, and the budget it was fitted to. Serialized, the counted fields
+/// (`answer_tokens`, `encoding`, `budget`, 0 for none); the text goes to the model as it is.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Page {
+    /// The text for the model.
+    #[serde(skip)]
+    pub text: String,
+    /// Its exact token count.
+    #[serde(rename = "answer_tokens")]
+    pub tokens: usize,
+    #[serde(serialize_with = "encoding_name")]
+    pub encoding: Encoding,
+    #[serde(serialize_with = "or_default")]
+    pub budget: Option<usize>,
+}
+
+fn encoding_name<S: Serializer>(encoding: &Encoding, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(encoding.name())
 }
 
 /// A measured candidate.

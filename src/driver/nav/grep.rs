@@ -17,12 +17,13 @@
 //! (`path:line`, the last match shown) that continues it; following continuations lists every
 //! match exactly once. Shown rows are cut to [`MAX_ROW_BYTES`] around the match.
 
+use super::Answer;
 use super::fit::{self, Limits};
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
 use crate::driver::file::{Body, BodyText};
 use crate::error::Error;
 use crate::stages::grep::{Matcher, PatternOptions};
-use crate::vocab::Encoding;
+use serde::Serializer;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -50,7 +51,7 @@ pub struct GrepArgs {
 }
 
 /// One match as shown.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Match {
     pub path: String,
     pub line: u32,
@@ -58,14 +59,10 @@ pub struct Match {
     pub text: String,
 }
 
-/// What `grep` answers.
-#[derive(Clone, Debug, Default)]
-pub struct GrepAnswer {
-    pub text: String,
-    /// Exact token count of `text`.
-    pub tokens: usize,
-    pub encoding: Encoding,
-    pub budget: Option<usize>,
+/// What `grep` found: the totals, the matches shown, and the `after` argument that continues
+/// the answer (empty when it is complete).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct GrepFacts {
     /// Matching lines in the whole search, and files holding them.
     pub total_matches: usize,
     pub total_files: usize,
@@ -75,8 +72,17 @@ pub struct GrepAnswer {
     /// 1-based position of the first shown match among all of them (0 when none is shown).
     pub first: usize,
     pub matches: Vec<Match>,
-    /// The `after` argument that continues the answer; empty when it is complete.
+    #[serde(flatten, serialize_with = "after")]
     pub next: String,
+}
+
+/// What `grep` answers.
+pub type GrepAnswer = Answer<GrepFacts>;
+
+/// How a grep answer says where it continues: `complete`, and the `after` that continues it
+/// (empty when complete).
+fn after<S: Serializer>(next: &str, s: S) -> Result<S::Ok, S::Error> {
+    fit::continued(s, "after", next.is_empty(), next)
 }
 
 /// A searched file with matches: its path, its text and its matching lines.
@@ -220,18 +226,17 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
             }
         })
         .collect();
-    Ok(GrepAnswer {
-        next: r.next(k).unwrap_or_default(),
-        text: fitted.text,
-        tokens: fitted.tokens,
-        encoding,
-        budget,
-        total_matches,
-        total_files: hits.len(),
-        files_searched,
-        first: if k > 0 { before + 1 } else { 0 },
-        matches,
-        not_searched,
+    Ok(Answer {
+        page: fitted.page(encoding, budget),
+        facts: GrepFacts {
+            next: r.next(k).unwrap_or_default(),
+            total_matches,
+            total_files: hits.len(),
+            files_searched,
+            first: if k > 0 { before + 1 } else { 0 },
+            matches,
+            not_searched,
+        },
     })
 }
 
@@ -408,12 +413,7 @@ impl Render<'_> {
                 format!("max_matches ({}) reached", self.items.len())
             });
             let shown = fit::shown(("matches", "match"), self.before, k, self.total_matches);
-            fit::continuation(
-                &mut out,
-                &shown,
-                &why,
-                &serde_json::json!({ "after": next }),
-            );
+            fit::continuation(&mut out, &shown, &why, "after", next);
         }
         out
     }

@@ -30,52 +30,17 @@ pub mod session;
 pub mod symbol;
 pub mod tree;
 
+pub use fit::Page;
 pub use session::{NavError, Request};
 
-use crate::vocab::Encoding;
-
-/// What every navigation answer holds: its text, fitted, with the text's exact token count, the
-/// encoding it was counted in, and the budget it was fitted to. The front ends read these the
-/// same way for every tool (the MCP side builds the shared part of each structured copy from
-/// them).
-pub trait Answer {
-    fn text(&self) -> &str;
-    fn into_text(self) -> String;
-    fn tokens(&self) -> usize;
-    fn encoding(&self) -> Encoding;
-    fn budget(&self) -> Option<usize>;
+/// A navigation answer: its [`Page`] (the text, fitted, and its exact count) and its facts, what
+/// a program reads instead of the text (`read`'s files and their ranges, `grep`'s totals, the
+/// argument that continues a cut answer...). Serialized, the page's counted fields, then the
+/// facts' own: the MCP tool's structured copy.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Answer<F> {
+    #[serde(flatten)]
+    pub page: Page,
+    #[serde(flatten)]
+    pub facts: F,
 }
-
-/// [`Answer`] for answer structs with the fields `text`, `tokens`, `encoding` and `budget`.
-macro_rules! navigation_answers {
-    ($($answer:ty),+ $(,)?) => {$(
-        impl $crate::driver::nav::Answer for $answer {
-            fn text(&self) -> &str {
-                &self.text
-            }
-            fn into_text(self) -> String {
-                self.text
-            }
-            fn tokens(&self) -> usize {
-                self.tokens
-            }
-            fn encoding(&self) -> $crate::vocab::Encoding {
-                self.encoding
-            }
-            fn budget(&self) -> Option<usize> {
-                self.budget
-            }
-        }
-    )+};
-}
-pub(crate) use navigation_answers;
-
-navigation_answers!(
-    grep::GrepAnswer,
-    outline::OutlineAnswer,
-    read::ReadAnswer,
-    related::RelatedAnswer,
-    search::SearchAnswer,
-    symbol::SymbolAnswer,
-    tree::TreeAnswer,
-);

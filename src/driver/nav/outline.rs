@@ -11,6 +11,7 @@
 //!
 //! An agent reads a definition's body with `read path:START-END`, the range the row gives.
 
+use super::Answer;
 use super::fit::{self, Fitted, Limits};
 use super::sections::Entry;
 use super::sections::{self, Items};
@@ -27,7 +28,7 @@ use std::fmt::Write as _;
 pub const MAX_PATHS: usize = sections::MAX_PATHS;
 
 /// How one entry ended up.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct OutlineFile {
     /// The file's path, as gnaw shows paths.
     pub path: String,
@@ -44,19 +45,17 @@ pub struct OutlineFile {
     pub shown: usize,
 }
 
-/// What `outline` answers.
-#[derive(Clone, Debug, Default)]
-pub struct OutlineAnswer {
-    /// The text for the model.
-    pub text: String,
-    /// Its exact token count.
-    pub tokens: usize,
-    pub encoding: Encoding,
-    pub budget: Option<usize>,
+/// What `outline` found: how each entry ended up, and the `paths` argument that continues the
+/// answer (empty when it is complete).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct OutlineFacts {
     pub files: Vec<OutlineFile>,
-    /// The `paths` argument that continues the answer; empty when it is complete.
+    #[serde(flatten, serialize_with = "sections::next_paths")]
     pub next: Vec<String>,
 }
+
+/// What `outline` answers.
+pub type OutlineAnswer = Answer<OutlineFacts>;
 
 /// One row of an outline: a definition at its nesting depth.
 #[derive(Clone, Debug)]
@@ -398,13 +397,12 @@ impl Render<'_> {
                 f
             })
             .collect();
-        OutlineAnswer {
-            next: self.next(&shown),
-            text: fitted.text,
-            tokens: fitted.tokens,
-            encoding,
-            budget,
-            files,
+        Answer {
+            page: fitted.page(encoding, budget),
+            facts: OutlineFacts {
+                next: self.next(&shown),
+                files,
+            },
         }
     }
 }

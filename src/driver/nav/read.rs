@@ -18,6 +18,7 @@
 //! every entry not reached, as given. Following continuations shows every line exactly once. A
 //! single line too long for the whole budget is shown cut, and marked so.
 
+use super::Answer;
 use super::fit::{self, Fitted, Limits};
 use super::sections::{self, Items};
 use super::session::{NavError, Proven, Request, Session};
@@ -36,7 +37,7 @@ pub use super::sections::{Entry, MAX_PATHS, parse_entry, prove_entries};
 const HUGE_ROW: usize = 64 << 10;
 
 /// How one entry ended up.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FileReport {
     /// The file's path, as gnaw shows paths.
     pub path: String,
@@ -54,19 +55,17 @@ pub struct FileReport {
     pub lossy: bool,
 }
 
-/// What `read` answers.
-#[derive(Clone, Debug, Default)]
-pub struct ReadAnswer {
-    /// The text for the model.
-    pub text: String,
-    /// Its exact token count.
-    pub tokens: usize,
-    pub encoding: Encoding,
-    pub budget: Option<usize>,
+/// What `read` found: how each entry ended up, and the `paths` argument that continues the
+/// answer (empty when it is complete).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ReadFacts {
     pub files: Vec<FileReport>,
-    /// The `paths` argument that continues the answer; empty when it is complete.
+    #[serde(flatten, serialize_with = "sections::next_paths")]
     pub next: Vec<String>,
 }
+
+/// What `read` answers.
+pub type ReadAnswer = Answer<ReadFacts>;
 
 /// A read entry's content.
 enum Body {
@@ -514,13 +513,12 @@ impl Render<'_> {
                 report
             })
             .collect();
-        ReadAnswer {
-            next: self.next(&shown, cut_at),
-            text: fitted.text,
-            tokens: fitted.tokens,
-            encoding: self.encoding,
-            budget,
-            files,
+        Answer {
+            page: fitted.page(self.encoding, budget),
+            facts: ReadFacts {
+                next: self.next(&shown, cut_at),
+                files,
+            },
         }
     }
 }

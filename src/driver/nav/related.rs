@@ -17,13 +17,14 @@
 //! index). At most [`MAX_NAMES`] names of the file count (said in the answer when more are
 //! defined). Co-change from git history is not used yet.
 
+use super::Answer;
 use super::fit::{self, Limits};
 use super::index::{self, IndexedFile, RepoIndex};
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
 use crate::error::Error;
 use crate::stages::count;
 use crate::stages::rank::{FileIndex, for_each_term, module_name, term_hash};
-use crate::vocab::{Encoding, Symbol};
+use crate::vocab::Symbol;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -53,33 +54,35 @@ pub struct RelatedArgs {
 }
 
 /// One related file.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Relation {
     pub path: String,
     pub score: f64,
-    /// One imports the other: (it imports the file, the file imports it).
-    pub imports: (bool, bool),
+    /// It imports the file; the file imports it.
+    pub imports_it: bool,
+    pub imported_by_it: bool,
     /// Names the file defines that it uses.
     pub uses: Vec<String>,
     /// How many names it defines that the file uses.
     pub provides: usize,
 }
 
-/// What `related` answers.
-#[derive(Clone, Debug, Default)]
-pub struct RelatedAnswer {
-    pub text: String,
-    pub tokens: usize,
-    pub encoding: Encoding,
-    pub budget: Option<usize>,
+/// What `related` found: the files related at all, and those shown, best first.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct RelatedFacts {
     /// Files related at all, and files searched.
     pub total_files: usize,
+    #[serde(skip)]
     pub files_searched: usize,
     /// The files shown, best first.
     pub files: Vec<Relation>,
     /// Names of the file that counted, and how many it defines.
+    #[serde(skip)]
     pub names: (usize, usize),
 }
+
+/// What `related` answers.
+pub type RelatedAnswer = Answer<RelatedFacts>;
 
 /// Rank the files of `req`'s repository by how related they are to `args.path`.
 pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, NavError> {
@@ -173,7 +176,8 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
             out.push(Relation {
                 path: f.path.clone(),
                 score,
-                imports: (it_imports, imported),
+                imports_it: it_imports,
+                imported_by_it: imported,
                 uses,
                 provides,
             });
@@ -206,15 +210,14 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
     let fitted = fit::fit(out.len(), limits, &count, &mut cost, &|k| r.render(k))?;
     let mut shown_files = out.clone();
     shown_files.truncate(fitted.k);
-    Ok(RelatedAnswer {
-        text: fitted.text,
-        tokens: fitted.tokens,
-        encoding,
-        budget,
-        total_files: total,
-        files_searched: files.len(),
-        files: shown_files,
-        names: (names.len(), defined),
+    Ok(Answer {
+        page: fitted.page(encoding, budget),
+        facts: RelatedFacts {
+            total_files: total,
+            files_searched: files.len(),
+            files: shown_files,
+            names: (names.len(), defined),
+        },
     })
 }
 
@@ -301,10 +304,10 @@ impl Render<'_> {
     fn file(&self, out: &mut String, i: usize) {
         let f = &self.files[i];
         let mut why: Vec<String> = Vec::new();
-        if f.imports.0 {
+        if f.imports_it {
             why.push("imports it".into());
         }
-        if f.imports.1 {
+        if f.imported_by_it {
             why.push("imported by it".into());
         }
         if !f.uses.is_empty() {

@@ -24,6 +24,7 @@
 //! continues it. Ranking is deterministic (ties broken by path), so following continuations lists
 //! every matching file exactly once while the repository is unchanged.
 
+use super::Answer;
 use super::fit::{self, Limits};
 use super::index::{self, RepoIndex};
 use super::session::{NavError, Request, Session, quote};
@@ -31,7 +32,8 @@ use crate::error::Error;
 use crate::par::{self, lock};
 use crate::stages::count;
 use crate::stages::rank::{self, Indexed, Query, Region, Score};
-use crate::vocab::{Encoding, Symbol};
+use crate::vocab::Symbol;
+use serde::ser::{SerializeMap, Serializer};
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -60,47 +62,72 @@ pub struct SearchArgs {
 }
 
 /// One ranked file as shown.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Hit {
     /// 1-based rank among the matching files.
     pub rank: usize,
     pub path: String,
+    #[serde(flatten, serialize_with = "score_and_parts")]
     pub score: Score,
     /// Its best regions, best first.
     pub regions: Vec<Shown>,
 }
 
 /// A region as shown: its lines and why.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Shown {
     pub start: u32,
     pub end: u32,
     /// The innermost definition holding it (`function parse_header`), when the file's
     /// language has a grammar.
+    #[serde(serialize_with = "fit::or_default")]
     pub symbol: Option<String>,
     /// The query terms found in it.
     pub terms: Vec<String>,
 }
 
-/// What `search` answers.
-#[derive(Clone, Debug, Default)]
-pub struct SearchAnswer {
-    pub text: String,
-    /// Exact token count of `text`.
-    pub tokens: usize,
-    pub encoding: Encoding,
-    pub budget: Option<usize>,
+/// What `search` found: the files the query matches and those shown, best first, the `offset`
+/// that continues the answer (`None` when it is complete), and the index it was ranked with.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SearchFacts {
     /// Files the query matches, and files searched.
     pub total_files: usize,
     pub files_searched: usize,
     /// Files not searched, by reason (`binary`, `too_large`, `sensitive`, ...).
     pub not_searched: BTreeMap<&'static str, usize>,
-    /// The files shown, best first.
+    #[serde(rename = "files")]
     pub hits: Vec<Hit>,
-    /// The `offset` that continues the answer; `None` when it is complete.
+    #[serde(flatten, serialize_with = "offset")]
     pub next: Option<usize>,
-    /// The index this answer was ranked with.
+    #[serde(serialize_with = "index_sizes")]
     pub index: index::IndexStatus,
+}
+
+/// What `search` answers.
+pub type SearchAnswer = Answer<SearchFacts>;
+
+/// A hit's score as its facts say it: the total, and each part by name.
+fn score_and_parts<S: Serializer>(score: &Score, s: S) -> Result<S::Ok, S::Error> {
+    let parts: BTreeMap<&str, f64> = score.parts.iter().copied().collect();
+    let mut map = s.serialize_map(Some(2))?;
+    map.serialize_entry("score", &score.total)?;
+    map.serialize_entry("parts", &parts)?;
+    map.end()
+}
+
+/// How a search answer says where it continues: `complete`, and the `offset` that continues it
+/// (0 when complete).
+fn offset<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
+    fit::continued(s, "offset", next.is_none(), &next.unwrap_or_default())
+}
+
+/// The index's sizes: its files, what their indexes take, the text they index.
+fn index_sizes<S: Serializer>(index: &index::IndexStatus, s: S) -> Result<S::Ok, S::Error> {
+    let mut map = s.serialize_map(Some(3))?;
+    map.serialize_entry("files", &index.files)?;
+    map.serialize_entry("bytes", &index.bytes)?;
+    map.serialize_entry("text_bytes", &index.text_bytes)?;
+    map.end()
 }
 
 /// Rank `req`'s repository for `args.query`.
@@ -247,17 +274,16 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         t_ranked - t_index,
         t0.elapsed() - t_ranked
     );
-    Ok(SearchAnswer {
-        text: fitted.text,
-        tokens: fitted.tokens,
-        encoding,
-        budget,
-        total_files: matching.len(),
-        files_searched: kept.len(),
-        not_searched,
-        hits,
-        next,
-        index,
+    Ok(Answer {
+        page: fitted.page(encoding, budget),
+        facts: SearchFacts {
+            total_files: matching.len(),
+            files_searched: kept.len(),
+            not_searched,
+            hits,
+            next,
+            index,
+        },
     })
 }
 
@@ -364,12 +390,7 @@ impl Render<'_> {
                 format!("limit ({}) reached", self.hits.len())
             });
             let shown = fit::shown(("files", "file"), self.offset, k, self.total);
-            fit::continuation(
-                &mut out,
-                &shown,
-                &why,
-                &serde_json::json!({ "offset": next }),
-            );
+            fit::continuation(&mut out, &shown, &why, "offset", next);
         }
         out
     }

@@ -4,8 +4,9 @@
 //! all; the text of the sections shown; and the `paths` argument that continues a cut answer
 //! from where it stopped.
 
-use super::fit::Limits;
+use super::fit::{self, Limits};
 use super::session::{NavError, Proven, Request, prove, quote, repo_root};
+use serde::Serializer;
 use std::fmt::Write as _;
 
 /// Most entries one call may name.
@@ -206,4 +207,10 @@ pub fn footer(out: &mut String, limits: &Limits, next: &[String]) {
     let args = serde_json::json!({ "paths": next });
     let limit = limits.describe();
     let _ = write!(out, "\n--- cut to fit {limit}. Continue with: {args}\n");
+}
+
+/// How a sections answer says where it continues: `complete`, and `next_paths`, the `paths`
+/// argument that continues it (empty when complete).
+pub fn next_paths<S: Serializer>(next: &[String], s: S) -> Result<S::Ok, S::Error> {
+    fit::continued(s, "next_paths", next.is_empty(), next)
 }

@@ -12,12 +12,13 @@
 //! Matches are ranked: definitions before uses, files outside tests before test files, then by
 //! path and line. The answer holds at most `limit` matches and fits the token budget exactly.
 
+use super::Answer;
 use super::fit;
 use super::session::{NavError, Request, Session, prove, repo_root};
 use crate::error::Error;
 use crate::stages::count;
 use crate::stages::syntax::{self, Language, Outline};
-use crate::vocab::{Encoding, Symbol};
+use crate::vocab::Symbol;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -33,13 +34,9 @@ const MAX_NAMES: usize = 200_000;
 /// How many closest names a miss suggests.
 const SUGGESTIONS: usize = 8;
 
-/// What `symbol` answers.
-#[derive(Clone, Debug, Default)]
-pub struct SymbolAnswer {
-    pub text: String,
-    pub tokens: usize,
-    pub encoding: Encoding,
-    pub budget: Option<usize>,
+/// What `symbol` found.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SymbolFacts {
     /// Definitions and uses found (before the limit), and how many are shown.
     pub definitions: usize,
     pub uses: usize,
@@ -47,6 +44,9 @@ pub struct SymbolAnswer {
     /// The closest names, on a miss.
     pub suggestions: Vec<String>,
 }
+
+/// What `symbol` answers.
+pub type SymbolAnswer = Answer<SymbolFacts>;
 
 /// The parsed `name` argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -380,15 +380,15 @@ pub fn symbol(
         (count(t) + 1, t.len() + 1)
     };
     let fitted = fit::fit(shown_max, limits, &count, &mut cost, &render)?;
-    Ok(SymbolAnswer {
-        text: fitted.text,
-        tokens: fitted.tokens,
-        encoding,
-        budget,
-        definitions,
-        uses,
-        shown: fitted.k,
-        suggestions,
+    let shown = fitted.k;
+    Ok(Answer {
+        page: fitted.page(encoding, budget),
+        facts: SymbolFacts {
+            definitions,
+            uses,
+            shown,
+            suggestions,
+        },
     })
 }
 

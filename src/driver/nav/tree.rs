@@ -11,11 +11,12 @@
 //! is not shown is summed up per directory as `… N more entries`. When anything is hidden the
 //! answer names the directories to expand, as `path` arguments.
 
+use super::Answer;
 use super::fit::{self, Limits};
 use super::read::line_count;
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
 use crate::stages::count;
-use crate::vocab::{Encoding, display_path};
+use crate::vocab::display_path;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::fmt::Write as _;
@@ -33,10 +34,12 @@ pub struct TreeArgs {
 }
 
 /// One entry as shown.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Entry {
     /// Path relative to the repo, as gnaw shows paths.
     pub path: String,
+    /// Said as its `type`: `dir` or `file`.
+    #[serde(rename = "type", serialize_with = "dir_or_file")]
     pub is_dir: bool,
     /// Levels below the listed directory (1 for its own entries).
     pub depth: usize,
@@ -49,14 +52,9 @@ pub struct Entry {
     pub hidden_tokens: u64,
 }
 
-/// What `tree` answers.
-#[derive(Clone, Debug, Default)]
-pub struct TreeAnswer {
-    pub text: String,
-    /// Exact token count of `text`.
-    pub tokens: usize,
-    pub encoding: Encoding,
-    pub budget: Option<usize>,
+/// What `tree` found.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct TreeFacts {
     /// The listed directory, as gnaw shows paths (`.` for the repo).
     pub root: Entry,
     /// Files left out by `extract`'s rules, by reason.
@@ -69,6 +67,13 @@ pub struct TreeAnswer {
     pub expand: Vec<String>,
     /// Whether every entry is shown (none hidden by the budget, the ceiling or the depth).
     pub complete: bool,
+}
+
+/// What `tree` answers.
+pub type TreeAnswer = Answer<TreeFacts>;
+
+fn dir_or_file<S: serde::Serializer>(is_dir: &bool, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(if *is_dir { "dir" } else { "file" })
 }
 
 struct Node {
@@ -270,16 +275,15 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
     let root = r.entry(0, r.hidden(0, &shown));
     let expand = r.expand(&shown);
     let complete = !r.cut(&shown);
-    Ok(TreeAnswer {
-        text: fitted.text,
-        tokens: fitted.tokens,
-        encoding,
-        budget,
-        root,
-        not_included: not_included.clone(),
-        entries,
-        expand,
-        complete,
+    Ok(Answer {
+        page: fitted.page(encoding, budget),
+        facts: TreeFacts {
+            root,
+            not_included: not_included.clone(),
+            entries,
+            expand,
+            complete,
+        },
     })
 }
 

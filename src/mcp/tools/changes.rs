@@ -4,17 +4,8 @@
 
 use super::super::args::{PathText, Text};
 use super::super::tool::About;
-use super::navigation::{Navigating, Own};
-use crate::driver::git::changes::{self, ChangesAnswer, ChangesArgs};
-use crate::driver::nav::{NavError, Request};
-use serde_json::{Value, json};
-
-const SUMMARY: &str =
-    "what changed in the working tree against a commit: files with status, then the diff";
-const DESCRIPTION: &str = "What changed in the working tree since `base` (default HEAD): files with status and line counts, then the diff.";
-
-/// The `changes` tool.
-pub struct Changes;
+use super::navigation::Navigation;
+use crate::driver::git::changes::{self, ChangesArgs, ChangesFacts};
 
 /// The arguments of `changes`: its input schema is derived from them.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -30,13 +21,16 @@ pub struct Args {
     after: Option<Text>,
 }
 
-impl Own for Args {}
-
-impl Navigating for Changes {
-    const ABOUT: About = About::new("changes", "Changes (git diff)", DESCRIPTION, SUMMARY);
-    type Args = Args;
-    type Answer = ChangesAnswer;
-    fn run(args: &Args, req: &Request<'_>) -> Result<ChangesAnswer, NavError> {
+/// The `changes` tool.
+pub static CHANGES: Navigation<Args, ChangesFacts> = Navigation {
+    about: About {
+        name: "changes",
+        title: "Changes (git diff)",
+        description: "What changed in the working tree since `base` (default HEAD): files with status and line counts, then the diff.",
+        summary: "what changed in the working tree against a commit: files with status, then the diff",
+    },
+    filtered: false,
+    run: |args, req| {
         let changes_args = ChangesArgs {
             base: args.base.as_ref().map(|t| t.0.clone()),
             paths: args.paths.iter().flatten().map(|p| p.0.clone()).collect(),
@@ -45,17 +39,5 @@ impl Navigating for Changes {
             count: true,
         };
         changes::changes(req, &changes_args)
-    }
-    fn fields(a: &ChangesAnswer) -> Value {
-        json!({
-            "base": a.base,
-            "files_not_listed": a.files_not_listed,
-            "complete": a.next.is_none(),
-            "next_after": a.next.clone().unwrap_or_default(),
-            "files": a.files.iter().map(|f| json!({
-                "status": f.status, "path": f.path, "old_path": f.old_path,
-                "added": f.added, "removed": f.removed, "note": f.note,
-            })).collect::<Vec<_>>(),
-        })
-    }
-}
+    },
+};

@@ -1,7 +1,7 @@
 //! `estimate`: the exact token count of the prompt `extract` would return for the same
 //! arguments, with what is included, skipped and omitted, without the text.
 
-use super::super::tool::{About, Declared, Fields, Outcome, ToolContext};
+use super::super::tool::{About, Declared, Outcome};
 use super::extraction::{self, ESTIMATE_DESCRIPTION, ExtractionArgs};
 use super::navigation;
 use crate::driver::extraction::Extraction;
@@ -10,17 +10,14 @@ use crate::spec::Mode;
 use serde_json::{Value, json};
 
 /// The `estimate` tool.
-pub struct Estimate;
-
-impl Declared for Estimate {
-    const ABOUT: About = About {
+pub static ESTIMATE: Declared<ExtractionArgs> = Declared {
+    about: About {
         name: "estimate",
         title: "Estimate tokens",
         description: ESTIMATE_DESCRIPTION,
         summary: "learn a repository's size in tokens before asking for its text",
-    };
-    type Args = ExtractionArgs;
-    const OUTPUT: Option<Fields> = Some(&[
+    },
+    output: Some(&[
         ("budget", "integer"),
         ("bytes", "integer"),
         ("encoding", "string"),
@@ -35,16 +32,16 @@ impl Declared for Estimate {
         ("skipped", "object"),
         ("tokens", "integer"),
         ("trimmed", "boolean"),
-    ]);
-    fn run(&self, args: ExtractionArgs, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
+    ]),
+    run: |tool, args, ctx| {
         let ceiling = navigation::ceiling(ctx, args.budget_given(), args.max_chars());
-        let e = extraction::run(self, args, ctx, Mode::Estimate)?;
+        let e = extraction::run(tool, args, ctx, Mode::Estimate)?;
         // The summary is sent twice (text and structured copy) to clients that take both.
         let copies = if ctx.shape.structured { 2 } else { 1 };
         let room = (ceiling / copies).min(ctx.config.max_output_bytes / 2);
         Ok(Outcome::Done(result(&e, ctx.shape.structured, room)))
-    }
-}
+    },
+};
 
 /// The bounded summary, within `max_bytes` when serialized: the lists shrink until it fits.
 pub fn summary(e: &Extraction, max_bytes: usize) -> Value {

@@ -1,7 +1,7 @@
 //! `extract`: the repository as one prompt, fitted to the budget, refused with advice (never
 //! cut short) when it is larger than the server's response limit.
 
-use super::super::tool::{About, Declared, Outcome, ToolContext, tool_error};
+use super::super::tool::{About, Declared, Outcome, tool_error};
 use super::extraction::{self, EXTRACT_DESCRIPTION, ExtractionArgs};
 use crate::driver::extraction::Extraction;
 use crate::spec::Mode;
@@ -9,21 +9,19 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// The `extract` tool.
-pub struct Extract;
-
-impl Declared for Extract {
-    const ABOUT: About = About {
+pub static EXTRACT: Declared<ExtractionArgs> = Declared {
+    about: About {
         name: "extract",
         title: "Extract",
         description: EXTRACT_DESCRIPTION,
         summary: "get the text, narrowed with include/exclude globs and fitted to a token budget",
-    };
-    type Args = ExtractionArgs;
-    fn run(&self, args: ExtractionArgs, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let e = extraction::run(self, args, ctx, Mode::Render)?;
+    },
+    output: None,
+    run: |tool, args, ctx| {
+        let e = extraction::run(tool, args, ctx, Mode::Render)?;
         Ok(Outcome::Done(result(e, ctx.config.max_output_bytes)))
-    }
-}
+    },
+};
 
 fn result(e: Extraction, max_output_bytes: usize) -> Value {
     let Some(output) = e.output.as_deref() else {

@@ -4,18 +4,9 @@
 
 use super::super::args::{PathText, Text, Tokens};
 use super::super::tool::About;
-use super::navigation::{Navigating, Own};
-use crate::driver::nav::grep::{self, GrepAnswer, GrepArgs};
-use crate::driver::nav::{NavError, Request};
+use super::navigation::Navigation;
+use crate::driver::nav::grep::{self, GrepArgs, GrepFacts};
 use crate::stages::grep::PatternOptions;
-use serde_json::{Value, json};
-
-const SUMMARY: &str =
-    "find where something is defined or used: matching lines with numbers and totals";
-const DESCRIPTION: &str = "Lines matching a regex, grouped by file, numbered, with totals; prefer it to `search` for exact text.";
-
-/// The `grep` tool.
-pub struct Grep;
 
 /// The arguments of `grep`: its input schema is derived from them.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -34,15 +25,16 @@ pub struct Args {
     after: Option<PathText>,
 }
 
-impl Own for Args {
-    const FILTERED: bool = true;
-}
-
-impl Navigating for Grep {
-    const ABOUT: About = About::new("grep", "Grep files", DESCRIPTION, SUMMARY);
-    type Args = Args;
-    type Answer = GrepAnswer;
-    fn run(args: &Args, req: &Request<'_>) -> Result<GrepAnswer, NavError> {
+/// The `grep` tool.
+pub static GREP: Navigation<Args, GrepFacts> = Navigation {
+    about: About {
+        name: "grep",
+        title: "Grep files",
+        description: "Lines matching a regex, grouped by file, numbered, with totals; prefer it to `search` for exact text.",
+        summary: "find where something is defined or used: matching lines with numbers and totals",
+    },
+    filtered: true,
+    run: |args, req| {
         let grep_args = GrepArgs {
             pattern: args.pattern.0.clone(),
             options: PatternOptions {
@@ -55,19 +47,5 @@ impl Navigating for Grep {
             count: true,
         };
         grep::grep(req, &grep_args)
-    }
-    fn fields(a: &GrepAnswer) -> Value {
-        json!({
-            "total_matches": a.total_matches,
-            "total_files": a.total_files,
-            "files_searched": a.files_searched,
-            "not_searched": a.not_searched,
-            "first": a.first,
-            "matches": a.matches.iter().map(|m| json!({
-                "path": m.path, "line": m.line, "text": m.text,
-            })).collect::<Vec<_>>(),
-            "complete": a.next.is_empty(),
-            "after": a.next,
-        })
-    }
-}
+    },
+};

@@ -5,17 +5,8 @@
 
 use super::super::args::{PathText, Text};
 use super::super::tool::About;
-use super::navigation::{Navigating, Own};
-use crate::driver::git::log::{self, LogAnswer, LogArgs};
-use crate::driver::nav::{NavError, Request};
-use serde_json::{Value, json};
-
-const SUMMARY: &str =
-    "the commit history with files changed and line counts, optionally with patches";
-const DESCRIPTION: &str = "Commit history, newest first: id, author, date, message, files with lines added and removed; diffs by `patch`.";
-
-/// The `log` tool.
-pub struct Log;
+use super::navigation::Navigation;
+use crate::driver::git::log::{self, LogArgs, LogFacts};
 
 /// The arguments of `log`: its input schema is derived from them.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -34,13 +25,16 @@ pub struct Args {
     skip: Option<usize>,
 }
 
-impl Own for Args {}
-
-impl Navigating for Log {
-    const ABOUT: About = About::new("log", "History (git log)", DESCRIPTION, SUMMARY);
-    type Args = Args;
-    type Answer = LogAnswer;
-    fn run(args: &Args, req: &Request<'_>) -> Result<LogAnswer, NavError> {
+/// The `log` tool.
+pub static LOG: Navigation<Args, LogFacts> = Navigation {
+    about: About {
+        name: "log",
+        title: "History (git log)",
+        description: "Commit history, newest first: id, author, date, message, files with lines added and removed; diffs by `patch`.",
+        summary: "the commit history with files changed and line counts, optionally with patches",
+    },
+    filtered: false,
+    run: |args, req| {
         let log_args = LogArgs {
             rev: args.rev.as_ref().map(|t| t.0.clone()),
             max_count: args.max_count,
@@ -51,15 +45,5 @@ impl Navigating for Log {
             count: true,
         };
         log::log(req, &log_args)
-    }
-    fn fields(a: &LogAnswer) -> Value {
-        json!({
-            "complete": a.next_skip.is_none(),
-            "next_skip": a.next_skip.unwrap_or(0),
-            "commits": a.commits.iter().map(|c| json!({
-                "id": c.id, "short": c.short, "author": c.author, "date": c.date,
-                "subject": c.subject, "files": c.files,
-            })).collect::<Vec<_>>(),
-        })
-    }
-}
+    },
+};

@@ -21,17 +21,17 @@ pub mod extraction;
 pub mod navigation;
 
 registry! {
-    extract::Extract,
-    estimate::Estimate,
-    tree::Tree,
-    grep::Grep,
-    search::Search,
-    related::Related,
-    read::Read,
-    changes::Changes,
-    log::Log,
-    outline::OutlineTool,
-    symbol::SymbolTool,
+    extract::EXTRACT,
+    estimate::ESTIMATE,
+    tree::TREE,
+    grep::GREP,
+    search::SEARCH,
+    related::RELATED,
+    read::READ,
+    changes::CHANGES,
+    log::LOG,
+    outline::OUTLINE,
+    symbol::SYMBOL,
 }
 
 /// The tool called `name`.

@@ -1,47 +1,70 @@
-//! What the navigation tools share (not a tool): the request built from a call's context and its
-//! shared arguments (typed and described once in [`super::super::args`]), how a navigation
-//! failure is answered, and how an answer is returned.
+//! What the navigation tools share (not a tool): the kind of value each one is ([`Navigation`]),
+//! the request built from a call's context and its shared arguments (typed and described once in
+//! [`super::super::args`]), how a navigation failure is answered, and how an answer is returned.
 
-use super::super::args::{Filter, MaxChars, Shared};
+use super::super::args::{self, Filter, MaxChars, Shared};
 use super::super::jsonrpc::RpcError;
-use super::super::tool::{About, Declared, Fields, Outcome, Tool, ToolContext};
-use super::super::tool::{run_failure, tool_error};
+use super::super::tool::{About, Outcome, Tool, ToolContext};
+use super::super::tool::{object_schema, parse_args, run_failure, tool_error};
 use crate::driver::nav::{Answer, NavError, Request};
 use crate::error::Error;
 use crate::spec::Overrides;
-use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::Deserialize;
+use schemars::JsonSchema;
 use serde::de::{DeserializeOwned, Deserializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use std::borrow::Cow;
 
-/// A navigation tool, declared: what it is, its own arguments (the shared `repo`, `budget`
-/// and `max_chars`, and `include`/`exclude` when its arguments are [`Own::FILTERED`], are
-/// added for it), how one run of the driver answers a request, and the fields of its
-/// structured copy after the [`COUNTED`] ones. Every `Navigating` tool is [`Declared`] and
-/// takes the one road: its `repo` proven, the operator's policy applied, the answer fitted to
-/// the call's ceiling, failures mapped, the result built ([`answer`]). The output schema is
-/// derived from `fields` itself (run on an empty answer), so the two cannot drift.
-pub trait Navigating: Sync {
-    const ABOUT: About;
-    type Args: Own;
-    type Answer: Answer + Default;
+/// A navigation tool, declared as a value: what it is, whether it also takes the
+/// `include`/`exclude` globs, and one run of its driver for its own arguments `A` (the shared
+/// `repo`, `budget` and `max_chars`, and the globs when it takes them, are added for it), whose
+/// answer holds the facts `F` besides its text. Every navigation tool takes the one road: its
+/// `repo` proven, the operator's policy applied, the answer fitted to the call's ceiling,
+/// failures mapped, the result built ([`answer`]). Its structured copy is its answer serialized,
+/// and its output schema is made from an empty answer's, so the two cannot drift.
+pub struct Navigation<A, F> {
+    pub about: About,
+    /// Whether it takes `include` and `exclude`.
+    pub filtered: bool,
     /// One run of the driver for the request (the call may run it again with a smaller text
     /// limit to fit its ceiling).
-    fn run(args: &Self::Args, req: &Request<'_>) -> Result<Self::Answer, NavError>;
-    /// The fields of its structured copy after the counted ones: an object.
-    fn fields(answer: &Self::Answer) -> Value;
+    pub run: fn(&A, &Request<'_>) -> Result<Answer<F>, NavError>,
 }
 
-/// A navigation tool's own arguments: typed, described, and whether the tool also takes the
-/// `include`/`exclude` globs.
-pub trait Own: DeserializeOwned + JsonSchema {
-    /// Whether the tool takes `include` and `exclude`.
-    const FILTERED: bool = false;
+impl<A, F> Tool for Navigation<A, F>
+where
+    A: DeserializeOwned + JsonSchema,
+    F: Serialize + Default,
+{
+    fn about(&self) -> &About {
+        &self.about
+    }
+    fn input_schema(&self) -> Value {
+        input_schema::<A>(self.filtered)
+    }
+    fn output_schema(&self) -> Option<Value> {
+        let empty = structured(&Answer::<F>::default());
+        let fields = empty.as_object().into_iter().flatten();
+        Some(object_schema(
+            fields.map(|(n, v)| (n.clone(), json_type(v))),
+        ))
+    }
+    fn call(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
+        let run = || {
+            let Scoped {
+                shared,
+                filter,
+                own,
+            } = parse_args::<Scoped<A>>(self, args).map_err(Outcome::Rejected)?;
+            let call = call_request(ctx, &shared, filter)?;
+            answer(self, ctx, call, |req| (self.run)(&own, req))
+        };
+        run().unwrap_or_else(|early| early)
+    }
 }
 
-/// A navigation call's arguments: the shared ones and the tool's own, from one JSON object.
-/// Each part is read on its own, so a wrong argument is still refused by its name.
+/// A navigation call's arguments: the shared ones, the globs and the tool's own, from one JSON
+/// object. Each part is read on its own, so a wrong argument is still refused by its name. (The
+/// globs of a tool that takes none were refused as unknown arguments before.)
 pub struct Scoped<A> {
     pub shared: Shared,
     pub filter: Filter,
@@ -52,7 +75,7 @@ pub struct Scoped<A> {
 const SHARED: [&str; 3] = ["repo", "budget", "max_chars"];
 const FILTER: [&str; 2] = ["include", "exclude"];
 
-impl<'de, A: Own> Deserialize<'de> for Scoped<A> {
+impl<'de, A: DeserializeOwned> Deserialize<'de> for Scoped<A> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scoped<A>, D::Error> {
         let mut own = Map::<String, Value>::deserialize(d)?;
         let mut take = |names: &[&str]| -> Value {
@@ -63,11 +86,7 @@ impl<'de, A: Own> Deserialize<'de> for Scoped<A> {
             Value::Object(taken)
         };
         let shared = take(&SHARED);
-        let filter = if A::FILTERED {
-            take(&FILTER)
-        } else {
-            json!({})
-        };
+        let filter = take(&FILTER);
         Ok(Scoped {
             shared: part(shared)?,
             filter: part(filter)?,
@@ -92,65 +111,29 @@ fn part<T: DeserializeOwned, E: serde::de::Error>(value: Value) -> Result<T, E> 
     })
 }
 
-impl<A: Own> JsonSchema for Scoped<A> {
-    fn schema_name() -> Cow<'static, str> {
-        Cow::Owned(format!("Scoped_{}", A::schema_name()))
+/// The input schema of a navigation tool whose own arguments are `A`: the shared arguments, its
+/// own, and the globs when it is `filtered`; required, `repo` and then its own required ones.
+fn input_schema<A: JsonSchema>(filtered: bool) -> Value {
+    let mut parts = vec![args::input_schema::<Shared>(), args::input_schema::<A>()];
+    if filtered {
+        parts.push(args::input_schema::<Filter>());
     }
-    /// `repo`, the tool's own arguments, the globs when it takes them, then the sizes.
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let (shared, filter, own) = (
-            Shared::json_schema(generator).to_value(),
-            Filter::json_schema(generator).to_value(),
-            A::json_schema(generator).to_value(),
-        );
-        let mut props = Map::new();
-        let mut add = |from: &Value, names: Option<&[&str]>| {
-            for (name, prop) in from["properties"].as_object().into_iter().flatten() {
-                if names.is_none_or(|n| n.contains(&name.as_str())) {
-                    props.insert(name.clone(), prop.clone());
-                }
-            }
-        };
-        add(&shared, Some(&["repo"]));
-        add(&own, None);
-        if A::FILTERED {
-            add(&filter, None);
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for mut part in parts {
+        if let Some(Value::Object(p)) = part.get_mut("properties").map(Value::take) {
+            props.extend(p);
         }
-        add(&shared, Some(&["budget", "max_chars"]));
-        let required: Vec<Value> = [&shared, &own]
-            .iter()
-            .flat_map(|s| s["required"].as_array().cloned().unwrap_or_default())
-            .collect();
-        let mut schema = json!({ "type": "object", "properties": props });
-        if !required.is_empty() {
-            schema["required"] = Value::Array(required);
+        if let Some(Value::Array(r)) = part.get_mut("required").map(Value::take) {
+            required.extend(r);
         }
-        Schema::try_from(schema).unwrap_or_default()
     }
-}
-
-impl<T: Navigating> Declared for T {
-    const ABOUT: About = T::ABOUT;
-    type Args = Scoped<T::Args>;
-    fn output_schema() -> Option<Value> {
-        let mut fields: Vec<(String, &str)> = COUNTED
-            .iter()
-            .map(|(n, t)| ((*n).to_string(), *t))
-            .collect();
-        if let Value::Object(own) = T::fields(&T::Answer::default()) {
-            fields.extend(own.iter().map(|(n, v)| (n.clone(), json_type(v))));
-        }
-        Some(super::super::tool::object_schema(fields))
+    let mut schema = json!({ "type": "object", "properties": props });
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
     }
-    fn run(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Outcome, Outcome> {
-        let Scoped {
-            shared,
-            filter,
-            own,
-        } = args;
-        let call = call_request(ctx, &shared, filter)?;
-        answer(self, ctx, call, |req| T::run(&own, req), T::fields)
-    }
+    schema["additionalProperties"] = false.into();
+    schema
 }
 
 /// The JSON Schema type of a value.
@@ -205,41 +188,26 @@ pub fn ceiling(ctx: &ToolContext<'_>, budget_given: bool, max_chars: Option<MaxC
     }
 }
 
-/// The fields every navigation answer's structured copy starts with, and their JSON types: the
-/// exact tokens of its text, the encoding they were counted in, and the budget (0: none).
-pub const COUNTED: Fields = &[
-    ("answer_tokens", "integer"),
-    ("encoding", "string"),
-    ("budget", "integer"),
-];
-
-/// The structured copy of `a`: the [`COUNTED`] fields, then the tool's own `fields` (an object).
-fn structured<A: Answer>(a: &A, fields: Value) -> Value {
-    let mut out = Map::new();
-    out.insert("answer_tokens".into(), a.tokens().into());
-    out.insert("encoding".into(), a.encoding().name().into());
-    out.insert("budget".into(), a.budget().unwrap_or(0).into());
-    if let Value::Object(own) = fields {
-        out.extend(own);
-    }
-    Value::Object(out)
+/// The structured copy of an answer: its page's counted fields and its facts, serialized (an
+/// object: every key is a string, so serializing cannot fail).
+fn structured<F: Serialize>(a: &Answer<F>) -> Value {
+    serde_json::to_value(a).unwrap_or_default()
 }
 
 /// How many times [`answer`] runs a call before it gives up fitting its ceiling.
 const ANSWER_TRIES: usize = 6;
 
 /// Run a navigation call and answer it within its ceiling, the one road every navigation tool
-/// takes: `run` gives the structured copy and the text for the request's text limit. The text
+/// takes: `run` gives the answer (its text and its facts) for the request's text limit. The text
 /// is first allowed the whole ceiling; when the text and the structured copy the client is sent
 /// together take more characters (or more bytes than the server's response limit), the text
 /// limit is lowered in proportion and the call run again, so the continuation always names
 /// exactly what was shown. A failure is answered as [`failure`] says.
-pub fn answer<A: Answer>(
+pub fn answer<F: Serialize>(
     tool: &dyn Tool,
     ctx: &ToolContext<'_>,
     call: Call<'_>,
-    mut run: impl FnMut(&Request<'_>) -> Result<A, NavError>,
-    fields: impl Fn(&A) -> Value,
+    mut run: impl FnMut(&Request<'_>) -> Result<Answer<F>, NavError>,
 ) -> Result<Outcome, Outcome> {
     let Call { mut req, ceiling } = call;
     let server = ctx.config.max_output_bytes;
@@ -255,9 +223,8 @@ pub fn answer<A: Answer>(
     for _ in 0..ANSWER_TRIES {
         req.max_text_bytes = limit;
         let a = run(&req).map_err(|e| failure(tool, e))?;
-        let structured = structured(&a, fields(&a));
-        let text = a.into_text();
-        let sent = result(ctx, text, structured);
+        let structured = structured(&a);
+        let sent = result(ctx, a.page.text, structured);
         let Outcome::Done(value) = &sent else {
             return Ok(sent);
         };

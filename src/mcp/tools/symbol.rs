@@ -3,17 +3,8 @@
 
 use super::super::args::{Text, Tokens};
 use super::super::tool::About;
-use super::navigation::{Navigating, Own};
-use crate::driver::nav::symbol::{self, DEFAULT_LIMIT, MAX_LIMIT, SymbolAnswer};
-use crate::driver::nav::{NavError, Request};
-use serde_json::{Value, json};
-
-const SUMMARY: &str =
-    "get a named function, method or type's exact source and line range, then its uses";
-const DESCRIPTION: &str = "A name's definitions with source and lines, then its uses; closest names on a miss. Prefer it to grep for code.";
-
-/// The `symbol` tool.
-pub struct SymbolTool;
+use super::navigation::Navigation;
+use crate::driver::nav::symbol::{self, DEFAULT_LIMIT, MAX_LIMIT, SymbolFacts};
 
 /// The arguments of `symbol`: its input schema is derived from them.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -27,23 +18,14 @@ pub struct Args {
     limit: Option<Tokens>,
 }
 
-impl Own for Args {
-    const FILTERED: bool = true;
-}
-
-impl Navigating for SymbolTool {
-    const ABOUT: About = About::new("symbol", "Find a name", DESCRIPTION, SUMMARY);
-    type Args = Args;
-    type Answer = SymbolAnswer;
-    fn run(args: &Args, req: &Request<'_>) -> Result<SymbolAnswer, NavError> {
-        symbol::symbol(req, &args.name.0, args.limit.map(|t| t.0))
-    }
-    fn fields(a: &SymbolAnswer) -> Value {
-        json!({
-            "definitions": a.definitions,
-            "uses": a.uses,
-            "shown": a.shown,
-            "suggestions": a.suggestions,
-        })
-    }
-}
+/// The `symbol` tool.
+pub static SYMBOL: Navigation<Args, SymbolFacts> = Navigation {
+    about: About {
+        name: "symbol",
+        title: "Find a name",
+        description: "A name's definitions with source and lines, then its uses; closest names on a miss. Prefer it to grep for code.",
+        summary: "get a named function, method or type's exact source and line range, then its uses",
+    },
+    filtered: true,
+    run: |args, req| symbol::symbol(req, &args.name.0, args.limit.map(|t| t.0)),
+};

@@ -45,14 +45,8 @@ pub struct OutlineFile {
     pub shown: usize,
 }
 
-/// What `outline` found: how each entry ended up, and the `paths` argument that continues the
-/// answer (empty when it is complete).
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct OutlineFacts {
-    pub files: Vec<OutlineFile>,
-    #[serde(flatten, serialize_with = "sections::next_paths")]
-    pub next: Vec<String>,
-}
+/// What `outline` found: how each entry ended up, and the `paths` that continue the answer.
+pub type OutlineFacts = sections::Facts<OutlineFile>;
 
 /// What `outline` answers.
 pub type OutlineAnswer = Answer<OutlineFacts>;
@@ -399,7 +393,7 @@ impl Render<'_> {
             .collect();
         Answer {
             page: fitted.page(encoding, budget),
-            facts: OutlineFacts {
+            facts: sections::Facts {
                 next: self.next(&shown),
                 files,
             },

@@ -55,14 +55,8 @@ pub struct FileReport {
     pub lossy: bool,
 }
 
-/// What `read` found: how each entry ended up, and the `paths` argument that continues the
-/// answer (empty when it is complete).
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct ReadFacts {
-    pub files: Vec<FileReport>,
-    #[serde(flatten, serialize_with = "sections::next_paths")]
-    pub next: Vec<String>,
-}
+/// What `read` found: how each entry ended up, and the `paths` that continue the answer.
+pub type ReadFacts = sections::Facts<FileReport>;
 
 /// What `read` answers.
 pub type ReadAnswer = Answer<ReadFacts>;
@@ -515,7 +509,7 @@ impl Render<'_> {
             .collect();
         Answer {
             page: fitted.page(self.encoding, budget),
-            facts: ReadFacts {
+            facts: sections::Facts {
                 next: self.next(&shown, cut_at),
                 files,
             },

@@ -2,7 +2,7 @@
 //! entries (`path[:START[-[END]]]`), parsed and proven under the root before anything is read;
 //! the section of each; how many of its items each section shows when the answer shows `k` in
 //! all; the text of the sections shown; and the `paths` argument that continues a cut answer
-//! from where it stopped.
+//! from where it stopped, in the text and in the answer's facts ([`Facts`]).
 
 use super::fit::{self, Limits};
 use super::session::{NavError, Proven, Request, prove, quote, repo_root};
@@ -209,8 +209,27 @@ pub fn footer(out: &mut String, limits: &Limits, next: &[String]) {
     let _ = write!(out, "\n--- cut to fit {limit}. Continue with: {args}\n");
 }
 
-/// How a sections answer says where it continues: `complete`, and `next_paths`, the `paths`
-/// argument that continues it (empty when complete).
-pub fn next_paths<S: Serializer>(next: &[String], s: S) -> Result<S::Ok, S::Error> {
+/// What a sections answer found: how each entry ended up (`R`: its report), and the `paths`
+/// argument that continues the answer (empty when it is complete), said as `complete` and
+/// `next_paths`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Facts<R> {
+    pub files: Vec<R>,
+    #[serde(flatten, serialize_with = "next_paths")]
+    pub next: Vec<String>,
+}
+
+/// No files and no continuation, whatever a report is (a derived `Default` would ask `R` for
+/// one).
+impl<R> Default for Facts<R> {
+    fn default() -> Facts<R> {
+        Facts {
+            files: Vec::new(),
+            next: Vec::new(),
+        }
+    }
+}
+
+fn next_paths<S: Serializer>(next: &[String], s: S) -> Result<S::Ok, S::Error> {
     fit::continued(s, "next_paths", next.is_empty(), next)
 }

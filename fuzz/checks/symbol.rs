@@ -5,7 +5,7 @@
 //! answer fits its budget, and a name it shows as defined is one the file's text holds.
 
 use super::language;
-use gnaw::driver::nav::symbol::symbol;
+use gnaw::driver::nav::symbol::{SymbolArgs, symbol};
 use gnaw::driver::nav::{NavError, Request};
 use gnaw_sandbox::Root;
 
@@ -24,7 +24,11 @@ pub fn check(data: &[u8]) {
     let root = Root::new(dir.path(), false).expect("root");
     let budget = 2_000;
     let req = Request::alone(root.as_dir(), budget, 50_000);
-    match symbol(&req, &name, Some(5)) {
+    let args = SymbolArgs {
+        name: name.into_owned(),
+        limit: Some(5),
+    };
+    match symbol(&req, &args) {
         Ok(answer) => {
             assert!(
                 answer.page.tokens <= budget,

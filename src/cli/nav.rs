@@ -14,11 +14,10 @@ use crate::driver::nav::outline::outline;
 use crate::driver::nav::read::read;
 use crate::driver::nav::related::{RelatedArgs, related};
 use crate::driver::nav::search::{SearchArgs, search};
-use crate::driver::nav::symbol::symbol;
+use crate::driver::nav::symbol::{SymbolArgs, symbol};
 use crate::driver::nav::tree::{TreeArgs, tree};
 use crate::driver::nav::{NavError, Request};
 use crate::spec::{Overrides, Policy};
-use crate::stages::grep::PatternOptions;
 use crate::vocab::SecretsMode;
 use clap::{ArgAction, Args as ClapArgs, Parser, Subcommand};
 use gnaw_sandbox::Root;
@@ -302,7 +301,9 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
     let text = match args.command {
         Command::Read { paths, .. } => read(&req, &paths).map(|a| a.page.text),
         Command::Outline { paths, .. } => outline(&req, &paths).map(|a| a.page.text),
-        Command::Symbol { name, limit, .. } => symbol(&req, &name, limit).map(|a| a.page.text),
+        Command::Symbol { name, limit, .. } => {
+            symbol(&req, &SymbolArgs { name, limit }).map(|a| a.page.text)
+        }
         Command::Grep {
             pattern,
             fixed_strings,
@@ -315,10 +316,8 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
             &req,
             &GrepArgs {
                 pattern,
-                options: PatternOptions {
-                    fixed_strings,
-                    ignore_case,
-                },
+                fixed_strings,
+                ignore_case,
                 context,
                 max_matches,
                 after,

@@ -1,13 +1,16 @@
 //! Tool arguments as types: the arguments tools share, each one type described once (`repo`,
-//! `include`, `exclude`, `budget`), the typed pieces every argument is made of (a string without
-//! NUL, a token count, a list of globs), and [`input_schema`], which derives a tool's JSON Schema
-//! (2020-12) from its argument struct. A tool's struct derives `Deserialize` and `JsonSchema`
-//! side by side, so the schema a client sees and what the server accepts cannot drift.
+//! `include`, `exclude`, `budget`), the schemas of the typed pieces every argument is made of (a
+//! string without NUL, a path, a token count: read as [`crate::driver::nav::args`] reads them,
+//! for the drivers' own argument structs too; a list of globs), and [`input_schema`], which
+//! derives a tool's JSON Schema (2020-12) from its argument struct. A tool's struct derives
+//! `Deserialize` and `JsonSchema` side by side, so the schema a client sees and what the server
+//! accepts cannot drift.
 //!
 //! The schema is kept lean for the model: every property is inlined with its type and one-line
 //! description, optional properties are not marked nullable (a JSON `null` still means "absent"),
 //! and the generator's bookkeeping (`$schema`, `title`, `format`, defaults) is left out.
 
+pub use crate::driver::nav::args::{PathText, Text, Tokens, json_type};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::{Map, Value};
@@ -55,29 +58,6 @@ impl<'de> serde::Deserialize<'de> for Repo {
 
 schema!(Repo, "Repo", { "type": "string", "description": REPO_DESCRIPTION });
 
-/// A string without NUL bytes.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Text(pub String);
-
-impl<'de> serde::Deserialize<'de> for Text {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Text;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Text, E> {
-                if s.contains('\0') {
-                    return Err(E::custom("must not contain NUL bytes"));
-                }
-                Ok(Text(s.to_string()))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
 schema!(Text, "Text", { "type": "string" });
 
 /// A list of glob strings.
@@ -114,44 +94,7 @@ impl<'de> serde::Deserialize<'de> for Globs {
 
 schema!(Globs, "Globs", { "type": "array", "items": { "type": "string" } });
 
-/// A path inside the repository, as gnaw shows paths: any string (the driver decodes and proves
-/// it, and a string that is no usable path is `InvalidPath` there); another JSON type is a
-/// wrongly typed argument.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PathText(pub String);
-
-impl<'de> serde::Deserialize<'de> for PathText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PathText, D::Error> {
-        match Value::deserialize(d)? {
-            Value::String(s) => Ok(PathText(s)),
-            other => Err(de::Error::custom(format!(
-                "expected a string path inside the repository, got {}",
-                json_type(&other)
-            ))),
-        }
-    }
-}
-
 schema!(PathText, "PathText", { "type": "string" });
-
-impl PathText {
-    /// The paths as given, as strings.
-    pub fn all(given: &[PathText]) -> Vec<String> {
-        given.iter().map(|p| p.0.clone()).collect()
-    }
-}
-
-/// `null`, `a boolean`, ...: a JSON value's type, for messages.
-pub fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 /// The `include` argument: globs of the files to consider.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
@@ -170,27 +113,6 @@ pub struct Exclude(pub Globs);
 schema!(Exclude, "Exclude", {
     "type": "array", "items": { "type": "string" }, "description": EXCLUDE_DESCRIPTION
 });
-
-/// A count (tokens, lines, matches): a non-negative integer. A negative one is refused when the
-/// call's arguments are read, with the argument's name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tokens(pub usize);
-
-impl<'de> serde::Deserialize<'de> for Tokens {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Tokens, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Tokens;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a non-negative integer number of tokens (0 for unlimited)")
-            }
-            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Tokens, E> {
-                Ok(Tokens(usize::try_from(n).unwrap_or(usize::MAX)))
-            }
-        }
-        d.deserialize_u64(V)
-    }
-}
 
 schema!(Tokens, "Tokens", { "type": "integer" });
 

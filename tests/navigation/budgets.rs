@@ -18,7 +18,6 @@ use gnaw::driver::nav::search::{SearchArgs, search};
 use gnaw::driver::nav::tree::{TreeArgs, tree};
 use gnaw::driver::nav::{NavError, Request};
 use gnaw::stages::count::{Encoding, count};
-use gnaw::stages::grep::PatternOptions;
 use gnaw::{ExtractionSpec, Mode, Overrides, Policy, run_extraction};
 use gnaw_sandbox::Root;
 use std::collections::BTreeMap;
@@ -259,10 +258,6 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
         ("\\t", false, false),
     ];
     for (round, &(pattern, fixed, ignore_case)) in patterns.iter().cycle().take(30).enumerate() {
-        let options = PatternOptions {
-            fixed_strings: fixed,
-            ignore_case,
-        };
         let source = if fixed {
             regex::escape(pattern)
         } else {
@@ -275,7 +270,8 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
         let naive = naive_grep(&files, &re);
         let args = |after: Option<String>, max: usize, context: usize| GrepArgs {
             pattern: pattern.to_string(),
-            options,
+            fixed_strings: fixed,
+            ignore_case,
             context,
             max_matches: Some(max),
             after,

@@ -17,7 +17,7 @@ use super::{
 use crate::driver::file::{self, FileContext};
 use crate::driver::nav::fit;
 use crate::driver::nav::session::{Session, quote};
-use crate::driver::nav::{Answer, NavError, Request};
+use crate::driver::nav::{Answer, NavError, Request, args};
 use crate::error::Error;
 use crate::stages::git::diff::{LineSet, diff_lines, similarity, similarity_bound};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, MODE_LINK, PathFilter, normal_mode};
@@ -40,19 +40,25 @@ pub const MAX_UNTRACKED: usize = 1_000;
 /// Rename pairs compared by similarity at most (added x deleted).
 const MAX_RENAME_PAIRS: usize = 10_000;
 
-/// What a `changes` call asks.
-#[derive(Clone, Debug, Default)]
+/// What a `changes` call asks, as the CLI gives it and as a tool call's JSON is read
+/// ([`crate::driver::nav::args`]; the `changes` tool's input schema is derived from it).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 pub struct ChangesArgs {
-    /// The commit to compare against (`HEAD` when `None`).
+    /// Commit to compare the working tree with (default HEAD).
+    #[serde(default, deserialize_with = "args::some_text")]
     pub base: Option<String>,
-    /// Only these files or directories.
+    /// Files or directories to limit it to, e.g. src/.
+    #[schemars(length(max = super::MAX_PATHS))]
+    #[serde(default, deserialize_with = "args::paths")]
     pub paths: Vec<String>,
-    /// Lines of context (3 when `None`).
+    /// Lines of context around each change (default 3).
     pub context: Option<u32>,
-    /// Continue after this `PATH:N` (the last hunk a cut answer showed).
+    /// The continuation a cut answer gives, as given.
+    #[serde(default, deserialize_with = "args::some_text")]
     pub after: Option<String>,
     /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
     /// not, and so never loads a tokenizer for an uncut answer).
+    #[serde(skip_deserializing, default = "args::counted")]
     pub count: bool,
 }
 

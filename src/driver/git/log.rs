@@ -13,8 +13,7 @@ use super::{
     scanned_message, shown, side,
 };
 use crate::driver::file::FileContext;
-use crate::driver::nav::fit;
-use crate::driver::nav::{Answer, NavError, Request};
+use crate::driver::nav::{Answer, NavError, Request, args, fit};
 use crate::error::Error;
 use crate::stages::git::diff::{self as line_diff, diff_lines};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, PathFilter, TreeChange};
@@ -31,22 +30,30 @@ pub const MAX_COMMIT_FILES: usize = 200;
 /// The most commits one call may ask for.
 pub const MAX_COUNT: usize = 10_000;
 
-/// What a `log` call asks.
-#[derive(Clone, Debug, Default)]
+/// What a `log` call asks, as the CLI gives it and as a tool call's JSON is read
+/// ([`crate::driver::nav::args`]; the `log` tool's input schema is derived from it).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 pub struct LogArgs {
-    /// Where the walk starts (`HEAD` when `None`).
+    /// Commit to start from: branch, tag or id (default HEAD).
+    #[serde(default, deserialize_with = "args::some_text")]
     pub rev: Option<String>,
+    /// Most commits shown (default 20, at most 10000).
     pub max_count: Option<usize>,
-    /// Only commits touching this file or directory.
+    /// Only the commits that change this file or directory.
+    #[serde(default, deserialize_with = "args::some_path")]
     pub path: Option<String>,
-    /// Only commits committed at or after this date.
+    /// Only commits since YYYY-MM-DD, an RFC 3339 time or @SECONDS.
+    #[serde(default, deserialize_with = "args::some_text")]
     pub since: Option<String>,
-    /// Show each commit's patch.
+    /// Also show each commit's diff (default false).
+    #[serde(default, deserialize_with = "args::or_default")]
     pub patch: bool,
-    /// Leave out this many matching commits first (a cut answer's continuation).
+    /// The continuation a cut answer gives, as given.
+    #[serde(default, deserialize_with = "args::or_default")]
     pub skip: usize,
     /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
     /// not, and so never loads a tokenizer for an uncut answer).
+    #[serde(skip_deserializing, default = "args::counted")]
     pub count: bool,
 }
 

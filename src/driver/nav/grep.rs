@@ -17,9 +17,9 @@
 //! (`path:line`, the last match shown) that continues it; following continuations lists every
 //! match exactly once. Shown rows are cut to [`MAX_ROW_BYTES`] around the match.
 
-use super::Answer;
 use super::fit::{self, Limits};
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
+use super::{Answer, args};
 use crate::driver::file::{Body, BodyText};
 use crate::error::Error;
 use crate::stages::grep::{Matcher, PatternOptions};
@@ -34,20 +34,42 @@ pub const MAX_CONTEXT: usize = 50;
 /// Matches shown when `max_matches` is not given.
 pub const DEFAULT_MAX_MATCHES: usize = 200;
 
-/// What to search for.
-#[derive(Clone, Debug, Default)]
+/// What to search for: a `grep` call's arguments, as the CLI's flags give them and as a tool
+/// call's JSON is read ([`super::args`]; the `grep` tool's input schema is derived from them).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 pub struct GrepArgs {
+    /// A Rust regex, matched against every line.
+    #[serde(deserialize_with = "args::text")]
     pub pattern: String,
-    pub options: PatternOptions,
-    /// Context rows on each side of a match.
+    /// Match the pattern as a string, not a regex.
+    #[serde(default, deserialize_with = "args::or_default")]
+    pub fixed_strings: bool,
+    /// Match letters in either case (default false).
+    #[serde(default, deserialize_with = "args::or_default")]
+    pub ignore_case: bool,
+    /// Lines shown around each match (at most 50).
+    #[serde(default, deserialize_with = "args::count")]
     pub context: usize,
-    /// Most matches in this answer (`None`: [`DEFAULT_MAX_MATCHES`]).
+    /// Most matches shown (default 200), all counted.
+    #[serde(default, deserialize_with = "args::some_count")]
     pub max_matches: Option<usize>,
-    /// Continue after this `path:line`.
+    /// The continuation a cut answer gives, as given.
+    #[serde(default, deserialize_with = "args::some_path")]
     pub after: Option<String>,
     /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
     /// not, and so never loads a tokenizer for an uncut answer).
+    #[serde(skip_deserializing, default = "args::counted")]
     pub count: bool,
+}
+
+impl GrepArgs {
+    /// How the pattern is matched.
+    pub fn options(&self) -> PatternOptions {
+        PatternOptions {
+            fixed_strings: self.fixed_strings,
+            ignore_case: self.ignore_case,
+        }
+    }
 }
 
 /// One match as shown.
@@ -95,7 +117,7 @@ struct Hit {
 
 /// Search `req`'s repository.
 pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> {
-    let matcher = Matcher::new(&args.pattern, args.options)
+    let matcher = Matcher::new(&args.pattern, args.options())
         .map_err(|m| NavError::argument("InvalidPattern", format!("pattern: {m}")))?;
     if args.context > MAX_CONTEXT {
         return Err(NavError::argument(
@@ -423,10 +445,10 @@ impl Render<'_> {
         let a = self.args;
         let mut out = format!("grep {}", quote(&a.pattern));
         let mut flags = Vec::new();
-        if a.options.fixed_strings {
+        if a.fixed_strings {
             flags.push("fixed string");
         }
-        if a.options.ignore_case {
+        if a.ignore_case {
             flags.push("ignore case");
         }
         if !flags.is_empty() {

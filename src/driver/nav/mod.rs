@@ -3,6 +3,7 @@
 //!
 //! | module | job |
 //! |---|---|
+//! | [`args`] | a call's arguments as a tool call's JSON gives them: the pieces and how each field is read |
 //! | [`session`] | one call's settings (as `extract` resolves them), path arguments proven inside the repo, the per-file step over many files |
 //! | [`fit`] | the most items whose rendered answer, counted whole, fits the budget and the byte ceiling |
 //! | [`read`] | lines of files by range, numbered, with the exact continuation |
@@ -18,6 +19,7 @@
 //! the same read stage, sensitive-file rule and secrets scan, the same warm cache. What a tool
 //! searches, counts or shows is the scanned (by default redacted) text, never the raw file.
 
+pub mod args;
 pub mod fit;
 pub mod grep;
 pub mod index;

@@ -86,13 +86,7 @@ pub type RelatedAnswer = Answer<RelatedFacts>;
 
 /// Rank the files of `req`'s repository by how related they are to `args.path`.
 pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, NavError> {
-    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
-    if limit == 0 || limit > MAX_LIMIT {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!("limit is {limit}; give 1 to {MAX_LIMIT}, or leave it out for {DEFAULT_LIMIT}"),
-        ));
-    }
+    let limit = super::args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let root = repo_root(req)?;
     let proven = prove(&root, "path", &args.path)?;
     if proven.is_dir() {

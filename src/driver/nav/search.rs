@@ -24,10 +24,10 @@
 //! continues it. Ranking is deterministic (ties broken by path), so following continuations lists
 //! every matching file exactly once while the repository is unchanged.
 
-use super::Answer;
 use super::fit::{self, Limits};
 use super::index::{self, RepoIndex};
 use super::session::{NavError, Request, Session, quote};
+use super::{Answer, args};
 use crate::error::Error;
 use crate::par::{self, lock};
 use crate::stages::count;
@@ -51,13 +51,18 @@ pub const MAX_LIMIT: usize = 100;
 /// The most regions shown for one file.
 pub const MAX_REGIONS: usize = 3;
 
-/// What to search for.
-#[derive(Clone, Debug, Default)]
+/// What to search for: a `search` call's arguments, as the CLI's flags give them and as a tool
+/// call's JSON is read ([`super::args`]; the `search` tool's input schema is derived from them).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 pub struct SearchArgs {
+    /// An identifier (Config::load), a file name or a few words.
+    #[serde(deserialize_with = "args::text")]
     pub query: String,
-    /// Most files in this answer (`None`: [`DEFAULT_LIMIT`]).
+    #[schemars(description = format!("Most files in this answer, 1 to {MAX_LIMIT} (default 10)."))]
+    #[serde(default, deserialize_with = "args::some_count")]
     pub limit: Option<usize>,
-    /// Skip this many of the ranked files (a cut answer's continuation).
+    /// The continuation a cut answer gives, as given.
+    #[serde(default, deserialize_with = "args::some_count")]
     pub offset: Option<usize>,
 }
 
@@ -144,13 +149,7 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
             ),
         ));
     }
-    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
-    if limit == 0 || limit > MAX_LIMIT {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!("limit is {limit}; give 1 to {MAX_LIMIT}, or leave it out for {DEFAULT_LIMIT}"),
-        ));
-    }
+    let limit = args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let offset = args.offset.unwrap_or(0);
     let t0 = std::time::Instant::now();
     let session = Session::open(req)?;

@@ -34,6 +34,21 @@ const MAX_NAMES: usize = 200_000;
 /// How many closest names a miss suggests.
 const SUGGESTIONS: usize = 8;
 
+/// The name to look up: a `symbol` call's arguments, as the CLI gives them and as a tool call's
+/// JSON is read ([`super::args`]; the `symbol` tool's input schema is derived from them).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+pub struct SymbolArgs {
+    /// "Name", "Type::method", or "dir/::Name" to look only under a path.
+    #[serde(deserialize_with = "super::args::text")]
+    pub name: String,
+    #[schemars(
+        description = format!("Most matches, definitions then uses (default {DEFAULT_LIMIT})."),
+        range(min = 1, max = MAX_LIMIT)
+    )]
+    #[serde(default, deserialize_with = "super::args::some_count")]
+    pub limit: Option<usize>,
+}
+
 /// What `symbol` found.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct SymbolFacts {
@@ -236,19 +251,9 @@ fn distance(a: &str, b: &str, max: usize) -> Option<usize> {
 }
 
 /// Look `name` up in `req`'s repository.
-pub fn symbol(
-    req: &Request<'_>,
-    name: &str,
-    limit: Option<usize>,
-) -> Result<SymbolAnswer, NavError> {
-    let limit = limit.unwrap_or(DEFAULT_LIMIT);
-    if limit == 0 || limit > MAX_LIMIT {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!("limit is {limit}; give 1 to {MAX_LIMIT}, or leave it out for {DEFAULT_LIMIT}"),
-        ));
-    }
-    let wanted = parse_name(name)?;
+pub fn symbol(req: &Request<'_>, args: &SymbolArgs) -> Result<SymbolAnswer, NavError> {
+    let limit = super::args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let wanted = parse_name(&args.name)?;
     // The path is proven before anything is read.
     let scope = match &wanted.path {
         Some(p) => {

@@ -24,12 +24,15 @@ use std::fmt::Write as _;
 /// Directories named as ways to expand a cut tree.
 pub const MAX_EXPAND_HINTS: usize = 5;
 
-/// What to list.
-#[derive(Clone, Debug, Default)]
+/// What to list: a `tree` call's arguments, as the CLI gives them and as a tool call's JSON is
+/// read ([`super::args`]; the `tree` tool's input schema is derived from them).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 pub struct TreeArgs {
-    /// A directory inside the repo (`None`: the repo itself).
+    /// Directory inside the repository (default: all of it).
+    #[serde(default, deserialize_with = "super::args::some_path")]
     pub path: Option<String>,
-    /// Most levels below it (`None`: no limit).
+    /// Levels below path; 1 for its own entries (default: what fits).
+    #[serde(default, deserialize_with = "super::args::some_count")]
     pub depth: Option<usize>,
 }
 

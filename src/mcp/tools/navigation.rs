@@ -17,7 +17,9 @@ use serde_json::{Map, Value, json};
 /// A navigation tool, declared as a value: what it is, whether it also takes the
 /// `include`/`exclude` globs, and one run of its driver for its own arguments `A` (the shared
 /// `repo`, `budget` and `max_chars`, and the globs when it takes them, are added for it), whose
-/// answer holds the facts `F` besides its text. Every navigation tool takes the one road: its
+/// answer holds the facts `F` besides its text. `A` is most often the driver's own argument
+/// struct (`GrepArgs`), read from the call's JSON as [`crate::driver::nav::args`] says, and `run`
+/// the driver's function itself. Every navigation tool takes the one road: its
 /// `repo` proven, the operator's policy applied, the answer fitted to the call's ceiling,
 /// failures mapped, the result built ([`answer`]). Its structured copy is its answer serialized,
 /// and its output schema is made from an empty answer's, so the two cannot drift.
@@ -27,7 +29,7 @@ pub struct Navigation<A, F> {
     pub filtered: bool,
     /// One run of the driver for the request (the call may run it again with a smaller text
     /// limit to fit its ceiling).
-    pub run: fn(&A, &Request<'_>) -> Result<Answer<F>, NavError>,
+    pub run: fn(&Request<'_>, &A) -> Result<Answer<F>, NavError>,
 }
 
 impl<A, F> Tool for Navigation<A, F>
@@ -56,7 +58,7 @@ where
                 own,
             } = parse_args::<Scoped<A>>(self, args).map_err(Outcome::Rejected)?;
             let call = call_request(ctx, &shared, filter)?;
-            answer(self, ctx, call, |req| (self.run)(&own, req))
+            answer(self, ctx, call, |req| (self.run)(req, &own))
         };
         run().unwrap_or_else(|early| early)
     }

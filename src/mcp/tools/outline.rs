@@ -24,5 +24,5 @@ pub static OUTLINE: Navigation<Args, OutlineFacts> = Navigation {
         summary: "list the definitions in files (kind, name, signature, line range) to read just one",
     },
     filtered: false,
-    run: |args, req| outline::outline(req, &PathText::all(&args.paths)),
+    run: |req, args| outline::outline(req, &PathText::all(&args.paths)),
 };

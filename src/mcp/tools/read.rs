@@ -23,5 +23,5 @@ pub static READ: Navigation<Args, ReadFacts> = Navigation {
         summary: "read files or line ranges you found, numbered, within a budget",
     },
     filtered: false,
-    run: |args, req| read::read(req, &PathText::all(&args.paths)),
+    run: |req, args| read::read(req, &PathText::all(&args.paths)),
 };

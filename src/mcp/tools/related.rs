@@ -27,7 +27,7 @@ pub static RELATED: Navigation<Args, RelatedFacts> = Navigation {
         summary: "find the files linked to one file by imports and shared names, to widen a search from a hit",
     },
     filtered: false,
-    run: |args, req| {
+    run: |req, args| {
         let (path, symbol) = split_symbol(&args.path.0);
         let related_args = RelatedArgs {
             path,

@@ -1,23 +1,13 @@
 //! `tree`: a repository's directory tree with each entry's lines, bytes and the exact tokens
-//! extract would spend on it, biggest first, within a budget (see
-//! [`crate::driver::nav::tree`]).
+//! extract would spend on it, biggest first, within a budget (see [`crate::driver::nav::tree`],
+//! whose arguments it takes).
 
-use super::super::args::{PathText, Tokens};
 use super::super::tool::About;
 use super::navigation::Navigation;
 use crate::driver::nav::tree::{self, TreeArgs, TreeFacts};
 
-/// The arguments of `tree`: its input schema is derived from them.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-pub struct Args {
-    /// Directory inside the repository (default: all of it).
-    path: Option<PathText>,
-    /// Levels below path; 1 for its own entries (default: what fits).
-    depth: Option<Tokens>,
-}
-
 /// The `tree` tool.
-pub static TREE: Navigation<Args, TreeFacts> = Navigation {
+pub static TREE: Navigation<TreeArgs, TreeFacts> = Navigation {
     about: About {
         name: "tree",
         title: "Tree with tokens",
@@ -25,11 +15,5 @@ pub static TREE: Navigation<Args, TreeFacts> = Navigation {
         summary: "see a repository's layout with lines and tokens per file and directory",
     },
     filtered: true,
-    run: |args, req| {
-        let tree_args = TreeArgs {
-            path: args.path.as_ref().map(|p| p.0.clone()),
-            depth: args.depth.map(|t| t.0),
-        };
-        tree::tree(req, &tree_args)
-    },
+    run: tree::tree,
 };

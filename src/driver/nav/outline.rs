@@ -21,7 +21,7 @@ use crate::error::Error;
 use crate::stages::count;
 use crate::stages::filter::Filter;
 use crate::stages::syntax::{self, Language, Outline};
-use crate::vocab::{Encoding, SkipReason, Symbol};
+use crate::vocab::{Encoding, Symbol};
 use std::fmt::Write as _;
 
 /// Most files one call may outline (as many as `read` takes).
@@ -178,29 +178,16 @@ fn body(
     p: &Proven,
     stop: &dyn Fn() -> bool,
 ) -> Body {
-    let note = |why: String| Body::Note("not_shown", format!("not shown: {why}"), 0);
-    if p.is_dir() {
-        return note("a directory; list its files with tree, then outline them".into());
-    }
-    if p.in_git() {
-        return note("inside .git, which is never read".into());
-    }
-    if !excluded.keeps(&p.rel) {
-        return note("excluded by the repository's .gnawconfig".into());
-    }
-    let body = match crate::driver::file::process_named(ctx, &p.candidate()).1.0 {
+    let scanned = sections::scanned(
+        excluded,
+        p,
+        "a directory; list its files with tree, then outline them",
+        |c| crate::driver::file::process_named(ctx, c).1.0,
+        |limit| format!("larger than max_file_size ({limit} bytes); grep it or read it by range"),
+    );
+    let body = match scanned {
         Ok(b) => b,
-        Err(SkipReason::TooLarge { limit }) => {
-            return note(format!(
-                "larger than max_file_size ({limit} bytes); grep it or read it by range"
-            ));
-        }
-        Err(SkipReason::Sensitive { what }) => {
-            return note(format!(
-                "sensitive file ({what}); the repository's .gnawconfig can include it by name"
-            ));
-        }
-        Err(reason) => return note(reason.describe()),
+        Err(why) => return Body::Note("not_shown", format!("not shown: {why}"), 0),
     };
     let text: &str = &body.text;
     let total = super::read::line_count(text);

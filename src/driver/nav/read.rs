@@ -26,7 +26,7 @@ use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::count;
 use crate::stages::filter::Filter;
-use crate::vocab::{Encoding, SkipReason};
+use crate::vocab::{Candidate, Encoding, SkipReason};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -186,43 +186,36 @@ fn body(
     p: &Proven,
     allowance: &mut usize,
 ) -> Body {
-    let note = |why: String| Body::Note("not_shown", format!("not shown: {why}"), 0);
-    if p.is_dir() {
-        return note("a directory; list it with tree".into());
-    }
-    if p.in_git() {
-        return note("inside .git, which is never read".into());
-    }
-    if !excluded.keeps(&p.rel) {
-        return note("excluded by the repository's .gnawconfig".into());
-    }
-    let c = p.candidate();
-    let mut outcome = crate::driver::file::process_named(ctx, &c).1.0;
     let limit = ctx.options.read.max_file_size;
     let ceiling = big_ctx.options.read.max_file_size;
-    if matches!(outcome, Err(SkipReason::TooLarge { .. })) && entry.ranged && ceiling > limit {
-        outcome = crate::driver::file::process_named(big_ctx, &c).1.0;
-    }
-    let body = match outcome {
-        Ok(b) => b,
-        Err(SkipReason::TooLarge { .. }) if !entry.ranged && ceiling > limit => {
-            return note(format!(
+    // A file over the limit is read again up to the ceiling when a range of it is asked for.
+    let read = |c: &Candidate| match crate::driver::file::process_named(ctx, c).1.0 {
+        Err(SkipReason::TooLarge { .. }) if entry.ranged && ceiling > limit => {
+            crate::driver::file::process_named(big_ctx, c).1.0
+        }
+        outcome => outcome,
+    };
+    let too_large = |over: u64| {
+        if !entry.ranged && ceiling > limit {
+            format!(
                 "larger than max_file_size ({limit} bytes); read it by range, e.g. \"{}:1-400\" \
                  (a range may read files of up to {ceiling} bytes)",
                 entry.path
-            ));
+            )
+        } else {
+            format!("larger than {over} bytes, the most this server reads of one file")
         }
-        Err(SkipReason::TooLarge { limit }) => {
-            return note(format!(
-                "larger than {limit} bytes, the most this server reads of one file"
-            ));
-        }
-        Err(SkipReason::Sensitive { what }) => {
-            return note(format!(
-                "sensitive file ({what}); the repository's .gnawconfig can include it by name"
-            ));
-        }
-        Err(reason) => return note(reason.describe()),
+    };
+    let scanned = sections::scanned(
+        excluded,
+        p,
+        "a directory; list it with tree",
+        read,
+        too_large,
+    );
+    let body = match scanned {
+        Ok(b) => b,
+        Err(why) => return Body::Note("not_shown", format!("not shown: {why}"), 0),
     };
     let text: &str = &body.text;
     let total = line_count(text);

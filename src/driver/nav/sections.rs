@@ -1,11 +1,14 @@
 //! Answers made of one section per named file (`read`, `outline`): the `paths` argument's
 //! entries (`path[:START[-[END]]]`), parsed and proven under the root before anything is read;
-//! the section of each; how many of its items each section shows when the answer shows `k` in
+//! the scanned text of each, or why it is not shown; how many of its items each section shows when the answer shows `k` in
 //! all; the text of the sections shown; and the `paths` argument that continues a cut answer
 //! from where it stopped, in the text and in the answer's facts ([`Facts`]).
 
 use super::fit::{self, Limits};
 use super::session::{NavError, Proven, Request, prove, quote, repo_root};
+use crate::driver::file::Body;
+use crate::stages::filter::Filter;
+use crate::vocab::{Candidate, SkipReason};
 use serde::Serializer;
 use std::fmt::Write as _;
 
@@ -120,6 +123,35 @@ pub fn prove_entries(
         proven.push((entry, p));
     }
     Ok(proven)
+}
+
+/// The scanned text of a proven entry, as `read` reads it (the per-file step `extract` uses), or
+/// why it is not shown: a directory (`directory` says what to do with one instead), inside
+/// `.git`, excluded by the repository's `.gnawconfig`, larger than the size limit (`too_large`
+/// says what to do, from the limit), a sensitive file, or not read for another reason.
+pub fn scanned(
+    excluded: &Filter,
+    p: &Proven,
+    directory: &str,
+    read: impl FnOnce(&Candidate) -> Result<Body, SkipReason>,
+    too_large: impl FnOnce(u64) -> String,
+) -> Result<Body, String> {
+    if p.is_dir() {
+        return Err(directory.to_string());
+    }
+    if p.in_git() {
+        return Err("inside .git, which is never read".into());
+    }
+    if !excluded.keeps(&p.rel) {
+        return Err("excluded by the repository's .gnawconfig".into());
+    }
+    read(&p.candidate()).map_err(|reason| match reason {
+        SkipReason::TooLarge { limit } => too_large(limit),
+        SkipReason::Sensitive { what } => {
+            format!("sensitive file ({what}); the repository's .gnawconfig can include it by name")
+        }
+        reason => reason.describe(),
+    })
 }
 
 /// What a section holds: a number of items (lines, definitions, one note), and the entry that

@@ -29,7 +29,7 @@ use crate::spec::{ExtractionSpec, Mode, Observer, Overrides, Policy};
 use crate::stages::filter::Filter;
 use crate::stages::name::Namer;
 use crate::stages::source::{self, Sourced, WalkOptions};
-use crate::vocab::{Candidate, Encoding, EntryKind};
+use crate::vocab::{Candidate, Encoding};
 use gnaw_sandbox::beneath::{FileKind, Stat};
 use gnaw_sandbox::{BeneathDir, ContainedDir, Rejection, Root};
 use std::ffi::OsStr;
@@ -316,24 +316,7 @@ impl Proven {
     /// The candidate the read stage opens: the proof's own identity, so a file swapped after
     /// the proof is refused at the open.
     pub fn candidate(&self) -> Candidate {
-        Candidate {
-            rel: self.rel.clone(),
-            kind: match self.stat.kind {
-                FileKind::File => EntryKind::File,
-                FileKind::Symlink => EntryKind::Symlink,
-                FileKind::Fifo => EntryKind::Other("fifo"),
-                FileKind::Socket => EntryKind::Other("socket"),
-                FileKind::CharDevice => EntryKind::Other("character device"),
-                FileKind::BlockDevice => EntryKind::Other("block device"),
-                FileKind::Dir => EntryKind::Other("directory"),
-                FileKind::Unknown => EntryKind::Other("unknown type"),
-            },
-            dev: self.stat.dev,
-            ino: self.stat.ino,
-            size: self.stat.size,
-            mtime_ns: self.stat.mtime_ns,
-            ctime_ns: self.stat.ctime_ns,
-        }
+        source::candidate(self.rel.clone(), &self.stat)
     }
 
     /// Whether it lies inside `.git` (never read).

@@ -104,7 +104,8 @@ fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
     rel
 }
 
-fn candidate(rel: Vec<u8>, st: &Stat) -> Candidate {
+/// The candidate for `rel` as `st` saw it: what the read stage opens and checks the file against.
+pub fn candidate(rel: Vec<u8>, st: &Stat) -> Candidate {
     Candidate {
         rel,
         kind: kind_of(st.kind),

@@ -14,7 +14,7 @@
 use super::Answer;
 use super::fit::{self, Fitted, Limits};
 use super::sections::Entry;
-use super::sections::{self, Items};
+use super::sections::{self, Items, Note, Report};
 use super::session::{NavError, Proven, Request, Session};
 use crate::driver::file::FileContext;
 use crate::error::Error;
@@ -27,19 +27,14 @@ use std::fmt::Write as _;
 /// Most files one call may outline (as many as `read` takes).
 pub const MAX_PATHS: usize = sections::MAX_PATHS;
 
-/// How one entry ended up.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+/// How one entry ended up: its status is `shown`, `partial`, `no_outline`, `not_shown` or
+/// `not_reached`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct OutlineFile {
-    /// The file's path, as gnaw shows paths.
-    pub path: String,
-    /// `shown`, `partial`, `no_outline`, `not_shown` or `not_reached`.
-    pub status: &'static str,
-    /// Why it is not outlined (empty otherwise).
-    pub reason: String,
+    #[serde(flatten)]
+    pub entry: Report,
     /// The grammar used (empty when none).
     pub language: &'static str,
-    /// Lines in the file (0 when not read).
-    pub total_lines: u64,
     /// Definitions in the entry's range, and how many of them are shown.
     pub definitions: usize,
     pub shown: usize,
@@ -65,8 +60,8 @@ enum Body {
         total: u64,
         rows: Vec<Row>,
     },
-    /// One line instead of rows: status, note.
-    Note(&'static str, String, u64),
+    /// One line of note instead of rows.
+    Note(Note),
 }
 
 type Section = sections::Section<Body>;
@@ -87,6 +82,13 @@ impl Items for Body {
             }),
             _ if shown > 0 => None,
             _ => Some(entry.given.clone()),
+        }
+    }
+
+    fn note(&self) -> Option<&Note> {
+        match self {
+            Body::Note(note) => Some(note),
+            Body::Rows { .. } => None,
         }
     }
 }
@@ -126,19 +128,9 @@ pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, Nav
     let ctx = session.context(&fo)?;
     let excluded = session.filter(&[])?;
     let stop = || session.cancelled();
-    let total = proven.len();
-    let mut sections = Vec::with_capacity(total);
-    for (n, (entry, p)) in proven.into_iter().enumerate() {
-        if session.cancelled() {
-            return Err(Error::Cancelled.into());
-        }
-        let shown = crate::driver::file::shown_name(&ctx, &p.rel).into_string();
-        let body = body(&ctx, &excluded, &entry, &p, &stop);
-        if let Some(o) = req.observer {
-            o.progress(n + 1, total);
-        }
-        sections.push(Section { entry, shown, body });
-    }
+    let sections = sections::read_each(&session, &ctx, proven, |entry, p| {
+        body(&ctx, &excluded, entry, p, &stop)
+    })?;
     if session.cancelled() {
         return Err(Error::Cancelled.into());
     }
@@ -187,16 +179,16 @@ fn body(
     );
     let body = match scanned {
         Ok(b) => b,
-        Err(why) => return Body::Note("not_shown", format!("not shown: {why}"), 0),
+        Err(why) => return Body::Note(Note::not_shown(why, 0)),
     };
     let text: &str = &body.text;
     let total = super::read::line_count(text);
     let no_grammar = || {
         let why = format!(
-            "no outline: no grammar for this file's language ({}); read it",
+            "no grammar for this file's language ({}); read it",
             lines(total)
         );
-        Body::Note("no_outline", why, total)
+        Body::Note(Note::no_outline(why, total))
     };
     let Some(language) = Language::detect(&p.rel) else {
         return no_grammar();
@@ -205,11 +197,8 @@ fn body(
         Outline::Parsed(s) => s,
         Outline::Unsupported => return no_grammar(),
         Outline::Skipped(why) => {
-            return Body::Note(
-                "no_outline",
-                format!("no outline: {why} ({}); read it by range", lines(total)),
-                total,
-            );
+            let why = format!("{why} ({}); read it by range", lines(total));
+            return Body::Note(Note::no_outline(why, total));
         }
     };
     let last = entry.end.unwrap_or(u64::MAX);
@@ -246,62 +235,56 @@ impl Render<'_> {
                 let r = &rows[j];
                 format!("{}{}\n", "  ".repeat(r.depth), r.text)
             }
-            Body::Note(_, why, _) => format!("==> {}: {why}\n", sec.shown),
+            Body::Note(note) => note.line(&sec.shown),
         }
-    }
-
-    fn allot(&self, k: usize) -> Vec<usize> {
-        sections::allot(self.sections, k)
     }
 
     /// The answer showing the first `k` items.
     fn render(&self, k: usize) -> String {
-        let shown = self.allot(k);
-        let mut out = sections::text(self.sections, &shown, |out, s, sec, n| match &sec.body {
-            Body::Rows {
-                language,
-                total,
-                rows,
-            } => {
-                let range = match (sec.entry.ranged, rows.first()) {
-                    (true, _) => format!(", starting in lines {}", range_of(&sec.entry)),
-                    _ => String::new(),
-                };
-                let count = if rows.is_empty() {
-                    "no definitions".to_string()
-                } else if rows.len() == 1 {
-                    "1 definition".to_string()
-                } else if n < rows.len() {
-                    format!("{n} of {} definitions", rows.len())
-                } else {
-                    format!("{} definitions", rows.len())
-                };
-                let _ = writeln!(
-                    out,
-                    "==> {} ({}, {}): {count}{range}",
-                    sec.shown,
-                    language.as_str(),
-                    lines(*total)
-                );
-                for j in 0..n.min(rows.len()) {
-                    out.push_str(&self.item_text(s, j));
+        sections::render(
+            self.sections,
+            &self.limits,
+            k,
+            |out, s, sec, n| match &sec.body {
+                Body::Rows {
+                    language,
+                    total,
+                    rows,
+                } => {
+                    let range = match (sec.entry.ranged, rows.first()) {
+                        (true, _) => format!(", starting in lines {}", range_of(&sec.entry)),
+                        _ => String::new(),
+                    };
+                    let count = if rows.is_empty() {
+                        "no definitions".to_string()
+                    } else if rows.len() == 1 {
+                        "1 definition".to_string()
+                    } else if n < rows.len() {
+                        format!("{n} of {} definitions", rows.len())
+                    } else {
+                        format!("{} definitions", rows.len())
+                    };
+                    let _ = writeln!(
+                        out,
+                        "==> {} ({}, {}): {count}{range}",
+                        sec.shown,
+                        language.as_str(),
+                        lines(*total)
+                    );
+                    for j in 0..n.min(rows.len()) {
+                        out.push_str(&self.item_text(s, j));
+                    }
                 }
-            }
-            Body::Note(..) => out.push_str(&self.item_text(s, 0)),
-        });
-        sections::footer(&mut out, &self.limits, &self.next(&shown));
-        out
-    }
-
-    fn next(&self, shown: &[usize]) -> Vec<String> {
-        sections::next(self.sections, shown, None)
+                Body::Note(..) => out.push_str(&self.item_text(s, 0)),
+            },
+        )
     }
 
     /// A continuation names a line, so a cut between two definitions that start on the same
     /// line would show the first again: cut before both instead, when that still fits and
     /// shows something.
     fn same_line_cut(&self, fitted: Fitted, count: &dyn Fn(&str) -> usize) -> Fitted {
-        let shown = self.allot(fitted.k);
+        let shown = sections::allot(self.sections, fitted.k);
         let Some(s) = shown.iter().rposition(|&n| n > 0) else {
             return fitted;
         };
@@ -330,58 +313,36 @@ impl Render<'_> {
     }
 
     fn answer(&self, fitted: Fitted, encoding: Encoding, budget: Option<usize>) -> OutlineAnswer {
-        let shown = self.allot(fitted.k);
-        let files = self
-            .sections
-            .iter()
-            .enumerate()
-            .map(|(s, sec)| {
-                let n = shown[s];
-                let mut f = OutlineFile {
-                    path: sec.shown.clone(),
-                    status: "not_reached",
-                    reason: String::new(),
-                    language: "",
-                    total_lines: 0,
-                    definitions: 0,
-                    shown: 0,
-                };
-                match &sec.body {
-                    Body::Rows {
-                        language,
-                        total,
-                        rows,
-                    } => {
-                        f.language = language.as_str();
-                        f.total_lines = *total;
-                        f.definitions = rows.len();
-                        if n > 0 {
-                            f.shown = n.min(rows.len());
-                            f.status = if f.shown == rows.len() {
-                                "shown"
-                            } else {
-                                "partial"
-                            };
-                        }
-                    }
-                    Body::Note(status, why, total) if n > 0 => {
-                        f.status = status;
-                        f.reason = why
-                            .strip_prefix("not shown: ")
-                            .or_else(|| why.strip_prefix("no outline: "))
-                            .unwrap_or(why)
-                            .to_string();
-                        f.total_lines = *total;
-                    }
-                    _ => {}
+        let shown = sections::allot(self.sections, fitted.k);
+        let files = sections::reports(self.sections, &shown, |_, sec, n, entry| {
+            let mut f = OutlineFile {
+                entry,
+                ..OutlineFile::default()
+            };
+            if let Body::Rows {
+                language,
+                total,
+                rows,
+            } = &sec.body
+            {
+                f.language = language.as_str();
+                f.entry.total_lines = *total;
+                f.definitions = rows.len();
+                if n > 0 {
+                    f.shown = n.min(rows.len());
+                    f.entry.status = if f.shown == rows.len() {
+                        "shown"
+                    } else {
+                        "partial"
+                    };
                 }
-                f
-            })
-            .collect();
+            }
+            f
+        });
         Answer {
             page: fitted.page(encoding, budget),
             facts: sections::Facts {
-                next: self.next(&shown),
+                next: sections::next(self.sections, &shown, None),
                 files,
             },
         }

@@ -20,7 +20,7 @@
 
 use super::Answer;
 use super::fit::{self, Fitted, Limits};
-use super::sections::{self, Items};
+use super::sections::{self, Items, Note, Report};
 use super::session::{NavError, Proven, Request, Session};
 use crate::driver::file::FileContext;
 use crate::error::Error;
@@ -36,17 +36,12 @@ pub use super::sections::{Entry, MAX_PATHS, parse_entry, prove_entries};
 /// Rows longer than this are estimated, not counted, when guessing the fit.
 const HUGE_ROW: usize = 64 << 10;
 
-/// How one entry ended up.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+/// How one entry ended up: its status is `shown`, `partial`, `empty`, `not_shown` or
+/// `not_reached`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FileReport {
-    /// The file's path, as gnaw shows paths.
-    pub path: String,
-    /// `shown`, `partial`, `empty`, `not_shown` or `not_reached`.
-    pub status: &'static str,
-    /// Why it is not shown (empty otherwise).
-    pub reason: String,
-    /// Lines in the file (0 when not read).
-    pub total_lines: u64,
+    #[serde(flatten)]
+    pub entry: Report,
     /// First and last line shown (0 when none).
     pub start: u64,
     pub end: u64,
@@ -71,8 +66,8 @@ enum Body {
         lines: Vec<String>,
         lossy: bool,
     },
-    /// One line of note instead of rows: `status` and the note.
-    Note(&'static str, String, u64),
+    /// One line of note instead of rows.
+    Note(Note),
     /// Not read: the answer was full before it.
     NotReached,
 }
@@ -101,6 +96,17 @@ impl Items for Body {
             _ => Some(entry.given.clone()),
         }
     }
+
+    fn note(&self) -> Option<&Note> {
+        match self {
+            Body::Note(note) => Some(note),
+            _ => None,
+        }
+    }
+
+    fn reached(&self) -> bool {
+        !matches!(self, Body::NotReached)
+    }
 }
 
 /// Read `paths` in `req`'s repository.
@@ -118,24 +124,13 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
     let mut allowance = limits
         .max_bytes
         .min(budget.map_or(usize::MAX, |b| b.saturating_mul(16)));
-    let total = proven.len();
-    let mut sections = Vec::with_capacity(total);
-    for (n, (entry, p)) in proven.into_iter().enumerate() {
-        if session.cancelled() {
-            return Err(Error::Cancelled.into());
-        }
-        let shown = crate::driver::file::shown_name(&ctx, &p.rel).into_string();
-        let body = if allowance == 0 {
+    let sections = sections::read_each(&session, &ctx, proven, |entry, p| {
+        if allowance == 0 {
             Body::NotReached
         } else {
-            let b = body(&ctx, &big_ctx, &excluded, &entry, &p, &mut allowance);
-            if let Some(o) = req.observer {
-                o.progress(n + 1, total);
-            }
-            b
-        };
-        sections.push(Section { entry, shown, body });
-    }
+            body(&ctx, &big_ctx, &excluded, entry, p, &mut allowance)
+        }
+    })?;
     let encoding = session.encoding();
     let r = Render {
         sections: &sections,
@@ -215,22 +210,19 @@ fn body(
     );
     let body = match scanned {
         Ok(b) => b,
-        Err(why) => return Body::Note("not_shown", format!("not shown: {why}"), 0),
+        Err(why) => return Body::Note(Note::not_shown(why, 0)),
     };
     let text: &str = &body.text;
     let total = line_count(text);
     if total == 0 {
-        return Body::Note("empty", "empty file".into(), 0);
+        return Body::Note(Note::empty());
     }
     if entry.start > total {
-        return Body::Note(
-            "not_shown",
-            format!(
-                "not shown: the range starts at line {} but the file has {total} lines",
-                entry.start
-            ),
-            total,
+        let why = format!(
+            "the range starts at line {} but the file has {total} lines",
+            entry.start
         );
+        return Body::Note(Note::not_shown(why, total));
     }
     let last = entry.end.map_or(total, |e| e.min(total));
     let mut lines = Vec::new();
@@ -286,7 +278,7 @@ impl Render<'_> {
                 let w = self.width(s);
                 format!("{:>w$} | {}\n", start + j as u64, lines[j])
             }
-            Body::Note(_, why, _) => format!("==> {}: {why}\n", sec.shown),
+            Body::Note(note) => note.line(&sec.shown),
             Body::NotReached => String::new(),
         }
     }
@@ -308,46 +300,39 @@ impl Render<'_> {
             .or_insert_with(|| count::count(self.encoding, rows))
     }
 
-    /// How many items each section shows when the answer shows `k`.
-    fn allot(&self, k: usize) -> Vec<usize> {
-        sections::allot(self.sections, k)
-    }
-
     /// The answer showing the first `k` items.
     fn render(&self, k: usize) -> String {
-        let shown = self.allot(k);
-        let mut out = sections::text(self.sections, &shown, |out, s, sec, n| match &sec.body {
-            Body::Lines {
-                total,
-                start,
-                lossy,
-                ..
-            } => {
-                let rows = self.rows(s, n);
-                let tokens = self.rows_tokens(s, n, &rows);
-                let _ = writeln!(
-                    out,
-                    "==> {}: lines {start}-{} of {total} ({tokens} tokens){}",
-                    sec.shown,
-                    start + n as u64 - 1,
-                    lossy_note(*lossy)
-                );
-                out.push_str(&rows);
-            }
-            _ => out.push_str(&self.item_text(s, 0)),
-        });
-        self.footer(&mut out, &self.next(&shown, None));
-        out
+        sections::render(
+            self.sections,
+            &self.limits,
+            k,
+            |out, s, sec, n| match &sec.body {
+                Body::Lines {
+                    total,
+                    start,
+                    lossy,
+                    ..
+                } => {
+                    let rows = self.rows(s, n);
+                    let tokens = self.rows_tokens(s, n, &rows);
+                    let _ = writeln!(
+                        out,
+                        "==> {}: lines {start}-{} of {total} ({tokens} tokens){}",
+                        sec.shown,
+                        start + n as u64 - 1,
+                        lossy_note(*lossy)
+                    );
+                    out.push_str(&rows);
+                }
+                _ => out.push_str(&self.item_text(s, 0)),
+            },
+        )
     }
 
     /// The continuation after `shown` items per section; `cut_first` when the first row shown
     /// was cut (its section continues after it).
     fn next(&self, shown: &[usize], cut_first: Option<usize>) -> Vec<String> {
         sections::next(self.sections, shown, cut_first)
-    }
-
-    fn footer(&self, out: &mut String, next: &[String]) {
-        sections::footer(out, &self.limits, next);
     }
 
     /// The answer when not even the first row fits: that row cut to the longest prefix that
@@ -381,7 +366,7 @@ impl Render<'_> {
                 lossy_note(*lossy),
                 &line[..len]
             );
-            self.footer(&mut out, &next);
+            sections::footer(&mut out, &self.limits, &next);
             out
         };
         let fits = |len: usize| -> Option<(String, usize)> {
@@ -447,59 +432,40 @@ impl Render<'_> {
             }
             v
         } else {
-            self.allot(fitted.k)
+            sections::allot(self.sections, fitted.k)
         };
         let cut_at = cut.then(|| shown.iter().position(|&n| n > 0)).flatten();
-        let files = self
-            .sections
-            .iter()
-            .enumerate()
-            .map(|(s, sec)| {
-                let n = shown[s];
-                let mut report = FileReport {
-                    path: sec.shown.clone(),
-                    status: "not_reached",
-                    reason: String::new(),
-                    total_lines: 0,
-                    start: 0,
-                    end: 0,
-                    tokens: 0,
-                    lossy: false,
-                };
-                match &sec.body {
-                    Body::Lines {
-                        total,
-                        start,
-                        last,
-                        lossy,
-                        ..
-                    } => {
-                        report.total_lines = *total;
-                        report.lossy = *lossy;
-                        if n > 0 {
-                            let end = start + n as u64 - 1;
-                            report.status = if end == *last && cut_at != Some(s) {
-                                "shown"
-                            } else {
-                                "partial"
-                            };
-                            report.start = *start;
-                            report.end = end;
-                            if cut_at != Some(s) {
-                                report.tokens = self.rows_tokens(s, n, &self.rows(s, n));
-                            }
-                        }
+        let files = sections::reports(self.sections, &shown, |s, sec, n, entry| {
+            let mut report = FileReport {
+                entry,
+                ..FileReport::default()
+            };
+            if let Body::Lines {
+                total,
+                start,
+                last,
+                lossy,
+                ..
+            } = &sec.body
+            {
+                report.entry.total_lines = *total;
+                report.lossy = *lossy;
+                if n > 0 {
+                    let end = start + n as u64 - 1;
+                    report.entry.status = if end == *last && cut_at != Some(s) {
+                        "shown"
+                    } else {
+                        "partial"
+                    };
+                    report.start = *start;
+                    report.end = end;
+                    if cut_at != Some(s) {
+                        report.tokens = self.rows_tokens(s, n, &self.rows(s, n));
                     }
-                    Body::Note(status, why, total) if n > 0 => {
-                        report.status = status;
-                        report.reason = why.strip_prefix("not shown: ").unwrap_or(why).to_string();
-                        report.total_lines = *total;
-                    }
-                    _ => {}
                 }
-                report
-            })
-            .collect();
+            }
+            report
+        });
         Answer {
             page: fitted.page(self.encoding, budget),
             facts: sections::Facts {

@@ -1,12 +1,14 @@
 //! Answers made of one section per named file (`read`, `outline`): the `paths` argument's
 //! entries (`path[:START[-[END]]]`), parsed and proven under the root before anything is read;
-//! the scanned text of each, or why it is not shown; how many of its items each section shows when the answer shows `k` in
-//! all; the text of the sections shown; and the `paths` argument that continues a cut answer
-//! from where it stopped, in the text and in the answer's facts ([`Facts`]).
+//! the section of each, its file read and scanned (or the [`Note`] that says why it is not
+//! shown); how many of its items each section shows when the answer shows `k` in all; the
+//! answer's text; the `paths` argument that continues a cut answer from where it stopped; and
+//! what the answer reports of each entry ([`Report`], [`Facts`]).
 
 use super::fit::{self, Limits};
-use super::session::{NavError, Proven, Request, prove, quote, repo_root};
-use crate::driver::file::Body;
+use super::session::{NavError, Proven, Request, Session, prove, quote, repo_root};
+use crate::driver::file::{self, Body, FileContext};
+use crate::error::Error;
 use crate::stages::filter::Filter;
 use crate::vocab::{Candidate, SkipReason};
 use serde::Serializer;
@@ -154,6 +156,89 @@ pub fn scanned(
     })
 }
 
+/// The one line that stands for a section's items: why its file is not shown, not outlined, or
+/// that it is empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    /// The entry's status in the answer's report (`not_shown`, `no_outline`, `empty`).
+    pub status: &'static str,
+    /// What the line says before the reason (`not shown: `).
+    lead: &'static str,
+    /// The reason, as the report gives it.
+    pub reason: String,
+    /// Lines in the file (0 when not read).
+    pub total: u64,
+}
+
+impl Note {
+    /// A file not shown, and why.
+    pub fn not_shown(reason: String, total: u64) -> Note {
+        Note {
+            status: "not_shown",
+            lead: "not shown: ",
+            reason,
+            total,
+        }
+    }
+
+    /// A file read but not outlined, and why.
+    pub fn no_outline(reason: String, total: u64) -> Note {
+        Note {
+            status: "no_outline",
+            lead: "no outline: ",
+            reason,
+            total,
+        }
+    }
+
+    /// An empty file.
+    pub fn empty() -> Note {
+        Note {
+            status: "empty",
+            lead: "",
+            reason: "empty file".into(),
+            total: 0,
+        }
+    }
+
+    /// Its line in the answer, for the file shown as `shown`.
+    pub fn line(&self, shown: &str) -> String {
+        format!("==> {shown}: {}{}\n", self.lead, self.reason)
+    }
+}
+
+/// How an entry ended up, as every sections answer reports it (its own fields follow): its path
+/// as shown, its status (`not_reached` until the answer reaches it), why it is not shown (empty
+/// otherwise), and the lines in its file (0 when not read).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Report {
+    pub path: String,
+    pub status: &'static str,
+    pub reason: String,
+    pub total_lines: u64,
+}
+
+impl Report {
+    /// The report of an entry the answer did not reach (yet).
+    pub fn not_reached(path: &str) -> Report {
+        Report {
+            path: path.to_string(),
+            status: "not_reached",
+            ..Report::default()
+        }
+    }
+
+    /// The report of an entry shown as its note.
+    pub fn noted(path: &str, note: &Note) -> Report {
+        Report {
+            path: path.to_string(),
+            status: note.status,
+            reason: note.reason.clone(),
+            total_lines: note.total,
+        }
+    }
+}
+
 /// What a section holds: a number of items (lines, definitions, one note), and the entry that
 /// continues it after some of them.
 pub trait Items {
@@ -161,6 +246,12 @@ pub trait Items {
     fn items(&self) -> usize;
     /// The `paths` entry that continues the section of `entry` after `shown` of its items.
     fn rest(&self, entry: &Entry, shown: usize) -> Option<String>;
+    /// The note it is shown as, when it is one.
+    fn note(&self) -> Option<&Note>;
+    /// Whether its file was read (else the answer was full before it).
+    fn reached(&self) -> bool {
+        true
+    }
 }
 
 /// One named file of an answer: the entry as asked, its path as shown, and what it holds.
@@ -179,6 +270,52 @@ impl<B: Items> Section<B> {
     pub fn rest(&self, shown: usize) -> Option<String> {
         self.body.rest(&self.entry, shown)
     }
+}
+
+/// The section of every proven entry, in order: `body` reads its file (or finds the answer full
+/// before it), and progress is reported for each file read. Stops when the call is cancelled.
+pub fn read_each<B: Items>(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    proven: Vec<(Entry, Proven)>,
+    mut body: impl FnMut(&Entry, &Proven) -> B,
+) -> Result<Vec<Section<B>>, NavError> {
+    let total = proven.len();
+    let mut sections = Vec::with_capacity(total);
+    for (n, (entry, p)) in proven.into_iter().enumerate() {
+        if session.cancelled() {
+            return Err(Error::Cancelled.into());
+        }
+        let shown = file::shown_name(ctx, &p.rel).into_string();
+        let body = body(&entry, &p);
+        if let Some(o) = session.req.observer.filter(|_| body.reached()) {
+            o.progress(n + 1, total);
+        }
+        sections.push(Section { entry, shown, body });
+    }
+    Ok(sections)
+}
+
+/// The report of every section when the answer shows `shown` items of each: `report` makes it
+/// from its index, the section, how many items it shows, and the part every report shares
+/// (`not_reached`, or its note's when the section is shown as one).
+pub fn reports<B: Items, R>(
+    sections: &[Section<B>],
+    shown: &[usize],
+    mut report: impl FnMut(usize, &Section<B>, usize, Report) -> R,
+) -> Vec<R> {
+    sections
+        .iter()
+        .enumerate()
+        .map(|(s, sec)| {
+            let n = shown[s];
+            let entry = match sec.body.note() {
+                Some(note) if n > 0 => Report::noted(&sec.shown, note),
+                _ => Report::not_reached(&sec.shown),
+            };
+            report(s, sec, n, entry)
+        })
+        .collect()
 }
 
 /// How many items each section shows when the answer shows `k`, in order.
@@ -210,13 +347,16 @@ pub fn next<B: Items>(
         .collect()
 }
 
-/// The text of the sections that show something (`shown` items each), a blank line between
-/// two: `section` writes section `s` showing `n` items.
-pub fn text<B>(
+/// The answer showing the first `k` items: the text of the sections that show something, a
+/// blank line between two (`section` writes section `s` showing `n` items), then, when it is
+/// cut, the line that says so with the `paths` that continue it.
+pub fn render<B: Items>(
     sections: &[Section<B>],
-    shown: &[usize],
+    limits: &Limits,
+    k: usize,
     mut section: impl FnMut(&mut String, usize, &Section<B>, usize),
 ) -> String {
+    let shown = allot(sections, k);
     let mut out = String::new();
     for (s, sec) in sections.iter().enumerate() {
         let n = shown[s];
@@ -228,6 +368,7 @@ pub fn text<B>(
         }
         section(&mut out, s, sec, n);
     }
+    footer(&mut out, limits, &next(sections, &shown, None));
     out
 }
 

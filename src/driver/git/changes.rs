@@ -758,10 +758,9 @@ fn untracked_diff(ctx: &FileContext<'_>, c: &crate::vocab::Candidate, context: u
 pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, NavError> {
     let context = args.context.unwrap_or(DEFAULT_CONTEXT);
     if context > MAX_CONTEXT {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!("context {context} is over {MAX_CONTEXT} lines"),
-        ));
+        return Err(NavError::invalid(format!(
+            "context {context} is over {MAX_CONTEXT} lines"
+        )));
     }
     let filter = path_filter(&args.paths)?;
     let session = Session::open(req)?;
@@ -990,13 +989,10 @@ fn after_position(
     items: &[(usize, usize)],
 ) -> Result<usize, NavError> {
     let bad = |why: &str| {
-        NavError::argument(
-            "InvalidArguments",
-            format!(
-                "after {}: {why}; pass the after a cut answer ended with",
-                quote(after)
-            ),
-        )
+        NavError::invalid(format!(
+            "after {}: {why}; pass the after a cut answer ended with",
+            quote(after)
+        ))
     };
     let (path, n) = after
         .rsplit_once(':')

@@ -111,28 +111,21 @@ fn author(ctx: &FileContext<'_>, info: &CommitInfo) -> String {
 pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
     let max_count = args.max_count.unwrap_or(DEFAULT_MAX_COUNT);
     if max_count == 0 || max_count > MAX_COUNT {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!("max_count must be 1 to {MAX_COUNT}, got {max_count}"),
-        ));
+        return Err(NavError::invalid(format!(
+            "max_count must be 1 to {MAX_COUNT}, got {max_count}"
+        )));
     }
     if args.skip > 1_000_000 {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            "skip is over 1000000".to_string(),
-        ));
+        return Err(NavError::invalid("skip is over 1000000".to_string()));
     }
     let since = match &args.since {
         None => None,
         Some(s) => Some(parse_since(s).ok_or_else(|| {
-            NavError::argument(
-                "InvalidArguments",
-                format!(
-                    "since {}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or \
-                     @SECONDS",
-                    crate::driver::nav::session::quote(s)
-                ),
-            )
+            NavError::invalid(format!(
+                "since {}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or \
+                 @SECONDS",
+                crate::driver::nav::session::quote(s)
+            ))
         })?),
     };
     let filter = match &args.path {

@@ -96,10 +96,10 @@ fn open_repo(session: &Session<'_, '_>) -> Result<Repo, NavError> {
 /// lexically (nothing is opened by them: they only select among the paths git records).
 pub fn path_filter(given: &[String]) -> Result<stage::tree::PathFilter, NavError> {
     if given.len() > MAX_PATHS {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!("paths names {} paths; at most {MAX_PATHS}", given.len()),
-        ));
+        return Err(NavError::invalid(format!(
+            "paths names {} paths; at most {MAX_PATHS}",
+            given.len()
+        )));
     }
     let mut prefixes = Vec::new();
     for (i, g) in given.iter().enumerate() {

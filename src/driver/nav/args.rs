@@ -136,10 +136,9 @@ pub fn counted() -> bool {
 pub fn limit(given: Option<usize>, default: usize, max: usize) -> Result<usize, NavError> {
     let limit = given.unwrap_or(default);
     if limit == 0 || limit > max {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!("limit is {limit}; give 1 to {max}, or leave it out for {default}"),
-        ));
+        return Err(NavError::invalid(format!(
+            "limit is {limit}; give 1 to {max}, or leave it out for {default}"
+        )));
     }
     Ok(limit)
 }

@@ -120,18 +120,14 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
     let matcher = Matcher::new(&args.pattern, args.options())
         .map_err(|m| NavError::argument("InvalidPattern", format!("pattern: {m}")))?;
     if args.context > MAX_CONTEXT {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!(
-                "context is {}; at most {MAX_CONTEXT} rows on each side",
-                args.context
-            ),
-        ));
+        return Err(NavError::invalid(format!(
+            "context is {}; at most {MAX_CONTEXT} rows on each side",
+            args.context
+        )));
     }
     let max_matches = args.max_matches.unwrap_or(DEFAULT_MAX_MATCHES);
     if max_matches == 0 {
-        return Err(NavError::argument(
-            "InvalidArguments",
+        return Err(NavError::invalid(
             "max_matches is 0; give at least 1, or leave it out for the default",
         ));
     }
@@ -265,14 +261,11 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
 /// Parse and prove `after` (`path:line`): the position's path (raw, relative) and line.
 fn parse_after(req: &Request<'_>, given: &str) -> Result<(Vec<u8>, u32), NavError> {
     let bad = || {
-        NavError::argument(
-            "InvalidArguments",
-            format!(
-                "after {}: write path:line, the position a previous answer's continuation \
-                 gives, e.g. \"src/main.rs:120\"",
-                quote(given)
-            ),
-        )
+        NavError::invalid(format!(
+            "after {}: write path:line, the position a previous answer's continuation \
+             gives, e.g. \"src/main.rs:120\"",
+            quote(given)
+        ))
     };
     let (path, line) = given.rsplit_once(':').ok_or_else(bad)?;
     if line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) {

@@ -137,17 +137,13 @@ fn index_sizes<S: Serializer>(index: &index::IndexStatus, s: S) -> Result<S::Ok,
 
 /// Rank `req`'s repository for `args.query`.
 pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavError> {
-    let query = Query::parse(&args.query)
-        .map_err(|e| NavError::argument("InvalidArguments", format!("query: {e}")))?;
+    let query = Query::parse(&args.query).map_err(|e| NavError::invalid(format!("query: {e}")))?;
     if query.terms().is_empty() {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!(
-                "query {}: no word to search for (only punctuation, single letters or lowercase \
-                 words as common as \"the\"); name what you are looking for, e.g. an identifier or a few words",
-                quote(&args.query)
-            ),
-        ));
+        return Err(NavError::invalid(format!(
+            "query {}: no word to search for (only punctuation, single letters or lowercase \
+             words as common as \"the\"); name what you are looking for, e.g. an identifier or a few words",
+            quote(&args.query)
+        )));
     }
     let limit = args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let offset = args.offset.unwrap_or(0);

@@ -53,14 +53,11 @@ pub fn parse_entry(what: &str, given: &str) -> Result<Entry, NavError> {
         return Ok(whole);
     }
     let bad = |why: String| {
-        NavError::argument(
-            "InvalidArguments",
-            format!(
-                "{what} {}: {why}; write path, path:START-END, path:START- or path:N (lines \
-                 count from 1)",
-                quote(given)
-            ),
-        )
+        NavError::invalid(format!(
+            "{what} {}: {why}; write path, path:START-END, path:START- or path:N (lines \
+             count from 1)",
+            quote(given)
+        ))
     };
     let num = |s: &str| {
         s.parse::<u64>()
@@ -102,19 +99,15 @@ pub fn prove_entries(
     example: &str,
 ) -> Result<Vec<(Entry, Proven)>, NavError> {
     if paths.is_empty() {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!("paths is empty; name at least one file, e.g. {example}"),
-        ));
+        return Err(NavError::invalid(format!(
+            "paths is empty; name at least one file, e.g. {example}"
+        )));
     }
     if paths.len() > MAX_PATHS {
-        return Err(NavError::argument(
-            "InvalidArguments",
-            format!(
-                "paths names {} files; at most {MAX_PATHS} per call",
-                paths.len()
-            ),
-        ));
+        return Err(NavError::invalid(format!(
+            "paths names {} files; at most {MAX_PATHS} per call",
+            paths.len()
+        )));
     }
     let root = repo_root(req)?;
     let mut proven: Vec<(Entry, Proven)> = Vec::with_capacity(paths.len());

@@ -91,6 +91,11 @@ impl NavError {
             message: message.into(),
         }
     }
+
+    /// An argument that cannot be used as given (`InvalidArguments`), with `message`.
+    pub fn invalid(message: impl Into<String>) -> NavError {
+        NavError::argument("InvalidArguments", message)
+    }
 }
 
 impl From<Error> for NavError {

@@ -74,13 +74,10 @@ struct Wanted {
 
 fn parse_name(given: &str) -> Result<Wanted, NavError> {
     let bad = |why: &str| {
-        NavError::argument(
-            "InvalidArguments",
-            format!(
-                "name {}: {why}; write Name, Type::method or path/to/file.rs::Name",
-                super::session::quote(given)
-            ),
-        )
+        NavError::invalid(format!(
+            "name {}: {why}; write Name, Type::method or path/to/file.rs::Name",
+            super::session::quote(given)
+        ))
     };
     if given.len() > MAX_NAME_BYTES {
         return Err(bad(&format!("longer than {MAX_NAME_BYTES} bytes")));

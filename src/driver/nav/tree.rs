@@ -94,8 +94,7 @@ struct Node {
 /// List `req`'s repository.
 pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> {
     if args.depth == Some(0) {
-        return Err(NavError::argument(
-            "InvalidArguments",
+        return Err(NavError::invalid(
             "depth is 0; give 1 or more levels, or leave it out for no limit",
         ));
     }

@@ -4,7 +4,6 @@
 use crate::cache::DEFAULT_CACHE_BYTES;
 use crate::config::parse_size;
 use crate::spec::{Policy, RepoMayWiden, Widen};
-use crate::vocab::SecretsMode;
 
 /// The default most characters of an answer (see [`Config::default_max_chars`]).
 pub const DEFAULT_MAX_CHARS: usize = 50_000;
@@ -80,99 +79,50 @@ impl Config {
             ("GNAW_MCP_MAX_QUEUED_CALLS", &mut config.max_queued_calls),
             ("GNAW_MCP_MAX_QUEUED_BYTES", &mut config.max_queued_bytes),
         ] {
-            if let Some(raw) = std::env::var_os(name) {
-                let value = raw
-                    .to_str()
-                    .and_then(|s| s.trim().parse::<usize>().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| {
-                        format!(
-                            "{name} must be a positive number, got {:?}; unset it to use the default ({})",
-                            raw,
-                            slot
-                        )
-                    })?;
-                *slot = value;
-            }
+            *slot = positive(name, "a positive number", *slot)?;
         }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_CACHE_BYTES") {
-            config.cache_bytes = raw
-                .to_str()
-                .and_then(parse_size)
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| {
-                    format!(
-                        "GNAW_MCP_CACHE_BYTES must be a byte count such as 268435456 or \"256MiB\" (0 turns the cache off), got {raw:?}"
-                    )
-                })?;
+        let cache = "a byte count such as 268435456 or \"256MiB\" (0 turns the cache off)";
+        if let Some(bytes) = setting("GNAW_MCP_CACHE_BYTES", cache, |s| {
+            parse_size(s).and_then(|n| usize::try_from(n).ok())
+        })? {
+            config.cache_bytes = bytes;
         }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_STRUCTURED") {
-            config.structured = match raw.to_str().map(str::trim) {
-                Some("auto") => Structured::Auto,
-                Some("on") => Structured::On,
-                Some("off") => Structured::Off,
-                _ => {
-                    return Err(format!(
-                        "GNAW_MCP_STRUCTURED must be auto, on or off, got {raw:?}"
-                    ));
-                }
-            };
+        if let Some(mode) = setting("GNAW_MCP_STRUCTURED", "auto, on or off", |s| match s {
+            "auto" => Some(Structured::Auto),
+            "on" => Some(Structured::On),
+            "off" => Some(Structured::Off),
+            _ => None,
+        })? {
+            config.structured = mode;
         }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_DEFAULT_BUDGET") {
-            let budget = raw
-                .to_str()
-                .and_then(|s| s.trim().parse::<usize>().ok())
-                .ok_or_else(|| {
-                    format!(
-                        "GNAW_MCP_DEFAULT_BUDGET must be a token count (0 for unlimited), got {raw:?}"
-                    )
-                })?;
+        let tokens = "a token count (0 for unlimited)";
+        if let Some(budget) = setting("GNAW_MCP_DEFAULT_BUDGET", tokens, |s| s.parse().ok())? {
             config.policy.budget_default = (budget > 0).then_some(budget);
         }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_MAX_FILE_SIZE") {
-            let cap = raw
-                .to_str()
-                .and_then(parse_size)
-                .filter(|&n| n > 0)
-                .ok_or_else(|| {
-                    format!(
-                        "GNAW_MCP_MAX_FILE_SIZE must be a byte count such as 16777216 or \"16MiB\", got {raw:?}"
-                    )
-                })?;
+        let bytes = "a byte count such as 16777216 or \"16MiB\"";
+        if let Some(cap) = setting("GNAW_MCP_MAX_FILE_SIZE", bytes, |s| {
+            parse_size(s).filter(|&n| n > 0)
+        })? {
             config.policy.max_file_size_cap = Some(cap);
         }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_MAX_DEPTH") {
-            config.policy.max_depth = raw
-                .to_str()
-                .and_then(|s| s.trim().parse::<usize>().ok())
-                .filter(|&n| n > 0)
-                .ok_or_else(|| {
-                    format!(
-                        "GNAW_MCP_MAX_DEPTH must be a positive number of directory levels, got {raw:?}; unset it to use the default ({})",
-                        crate::limits::DEFAULT_MAX_DEPTH
-                    )
-                })?;
+        let depth = &mut config.policy.max_depth;
+        *depth = positive(
+            "GNAW_MCP_MAX_DEPTH",
+            "a positive number of directory levels",
+            *depth,
+        )?;
+        let links = "skip (the default: files with more than one hard link are left out, since \
+                     they may be links to files outside the root) or read";
+        if let Some(skip) = setting("GNAW_MCP_HARD_LINKS", links, |s| match s {
+            "skip" => Some(true),
+            "read" => Some(false),
+            _ => None,
+        })? {
+            config.policy.skip_hard_links = skip;
         }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_HARD_LINKS") {
-            config.policy.skip_hard_links = match raw.to_str().map(str::trim) {
-                Some("skip") => true,
-                Some("read") => false,
-                _ => {
-                    return Err(format!(
-                        "GNAW_MCP_HARD_LINKS must be skip (the default: files with more than one hard link are left out, since they may be links to files outside the root) or read, got {raw:?}"
-                    ));
-                }
-            };
-        }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_SECRETS_FLOOR") {
-            config.policy.secrets_floor = raw
-                .to_str()
-                .and_then(|s| s.trim().parse::<SecretsMode>().ok())
-                .ok_or_else(|| {
-                    format!(
-                        "GNAW_MCP_SECRETS_FLOOR must be off, warn, redact or block, got {raw:?}"
-                    )
-                })?;
+        let modes = "off, warn, redact or block";
+        if let Some(floor) = setting("GNAW_MCP_SECRETS_FLOOR", modes, |s| s.parse().ok())? {
+            config.policy.secrets_floor = floor;
         }
         if let Some(raw) = std::env::var_os("GNAW_MCP_REPO_MAY_WIDEN") {
             let names: Vec<&str> = Widen::GRANTABLE.iter().map(|w| w.name()).collect();
@@ -191,4 +141,29 @@ impl Config {
         }
         Ok(config)
     }
+}
+
+/// The setting `name` from the environment, when it is set: its text, trimmed, as `read` reads
+/// it; a value `read` refuses is an error saying what the setting must be (`what`) and what it
+/// got.
+fn setting<T>(
+    name: &str,
+    what: &str,
+    read: impl FnOnce(&str) -> Option<T>,
+) -> Result<Option<T>, String> {
+    let Some(raw) = std::env::var_os(name) else {
+        return Ok(None);
+    };
+    match raw.to_str().map(str::trim).and_then(read) {
+        Some(value) => Ok(Some(value)),
+        None => Err(format!("{name} must be {what}, got {raw:?}")),
+    }
+}
+
+/// The positive number `name` from the environment, or `default` when it is not set.
+fn positive(name: &str, what: &str, default: usize) -> Result<usize, String> {
+    let read = |s: &str| s.parse().ok().filter(|&n| n > 0);
+    let value = setting(name, what, read)
+        .map_err(|e| format!("{e}; unset it to use the default ({default})"))?;
+    Ok(value.unwrap_or(default))
 }

@@ -1,7 +1,8 @@
-//! The registry: every tool the server can offer, in `tools/list` order. `tools/list`, the
-//! unknown-tool error and the `instructions` text are all derived from it (over the tools the
-//! operator turned on, [`super::selection`]), and each tool parses its own typed arguments. Adding a tool is one new file in this folder and one line in
-//! [`registry!`] below.
+//! The registry: every tool the server can offer, in `tools/list` order, each a value (a
+//! [`navigation::Navigation`], or for `extract` and `estimate` a [`super::tool::Declared`]).
+//! `tools/list`, the unknown-tool error and the `instructions` text are all derived from it (over
+//! the tools the operator turned on, [`super::selection`]), and each tool parses its own typed
+//! arguments. Adding a tool is one new file in this folder and one line in [`registry!`] below.
 
 use super::tool::{Shape, Tool};
 use serde_json::{Map, Value, json};
@@ -17,7 +18,7 @@ macro_rules! registry {
 
 // What extract and estimate share (not a tool).
 pub mod extraction;
-// What read, grep, search and tree share (not a tool).
+// What the navigation tools share (not a tool): the kind of value each is, and its one road.
 pub mod navigation;
 
 registry! {

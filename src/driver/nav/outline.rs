@@ -314,30 +314,34 @@ impl Render<'_> {
 
     fn answer(&self, fitted: Fitted, encoding: Encoding, budget: Option<usize>) -> OutlineAnswer {
         let shown = sections::allot(self.sections, fitted.k);
-        let files = sections::reports(self.sections, &shown, |_, sec, n, entry| {
-            let mut f = OutlineFile {
-                entry,
-                ..OutlineFile::default()
-            };
-            if let Body::Rows {
-                language,
-                total,
-                rows,
-            } = &sec.body
-            {
-                f.language = language.as_str();
-                f.entry.total_lines = *total;
-                f.definitions = rows.len();
-                if n > 0 {
-                    f.shown = n.min(rows.len());
-                    f.entry.status = if f.shown == rows.len() {
-                        "shown"
-                    } else {
-                        "partial"
-                    };
+        let files = sections::reports(self.sections, &shown, |_, sec, n, mut entry| {
+            match &sec.body {
+                Body::Rows {
+                    language,
+                    total,
+                    rows,
+                } => {
+                    let shown = n.min(rows.len());
+                    entry.total_lines = *total;
+                    if n > 0 {
+                        entry.status = if shown == rows.len() {
+                            "shown"
+                        } else {
+                            "partial"
+                        };
+                    }
+                    OutlineFile {
+                        entry,
+                        language: language.as_str(),
+                        definitions: rows.len(),
+                        shown,
+                    }
                 }
+                Body::Note(_) => OutlineFile {
+                    entry,
+                    ..OutlineFile::default()
+                },
             }
-            f
         });
         Answer {
             page: fitted.page(encoding, budget),

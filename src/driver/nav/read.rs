@@ -50,6 +50,16 @@ pub struct FileReport {
     pub lossy: bool,
 }
 
+impl FileReport {
+    /// The report that says only what every entry's does.
+    fn of(entry: Report) -> FileReport {
+        FileReport {
+            entry,
+            ..FileReport::default()
+        }
+    }
+}
+
 /// What `read` found: how each entry ended up, and the `paths` that continue the answer.
 pub type ReadFacts = sections::Facts<FileReport>;
 
@@ -435,36 +445,45 @@ impl Render<'_> {
             sections::allot(self.sections, fitted.k)
         };
         let cut_at = cut.then(|| shown.iter().position(|&n| n > 0)).flatten();
-        let files = sections::reports(self.sections, &shown, |s, sec, n, entry| {
-            let mut report = FileReport {
-                entry,
-                ..FileReport::default()
-            };
-            if let Body::Lines {
+        let files = sections::reports(self.sections, &shown, |s, sec, n, mut entry| {
+            let Body::Lines {
                 total,
                 start,
                 last,
                 lossy,
                 ..
             } = &sec.body
-            {
-                report.entry.total_lines = *total;
-                report.lossy = *lossy;
-                if n > 0 {
-                    let end = start + n as u64 - 1;
-                    report.entry.status = if end == *last && cut_at != Some(s) {
-                        "shown"
-                    } else {
-                        "partial"
-                    };
-                    report.start = *start;
-                    report.end = end;
-                    if cut_at != Some(s) {
-                        report.tokens = self.rows_tokens(s, n, &self.rows(s, n));
-                    }
-                }
+            else {
+                return FileReport::of(entry);
+            };
+            entry.total_lines = *total;
+            let lossy = *lossy;
+            if n == 0 {
+                return FileReport {
+                    lossy,
+                    ..FileReport::of(entry)
+                };
             }
-            report
+            // The first row shown was cut: its section continues after it, and has no count.
+            let cut = cut_at == Some(s);
+            let end = start + n as u64 - 1;
+            entry.status = if end == *last && !cut {
+                "shown"
+            } else {
+                "partial"
+            };
+            let tokens = if cut {
+                0
+            } else {
+                self.rows_tokens(s, n, &self.rows(s, n))
+            };
+            FileReport {
+                entry,
+                start: *start,
+                end,
+                tokens,
+                lossy,
+            }
         });
         Answer {
             page: fitted.page(self.encoding, budget),

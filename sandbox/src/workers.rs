@@ -257,3 +257,12 @@ pub fn has_message(fd: std::os::fd::BorrowedFd<'_>) -> bool {
         Ok(n) if n > 0
     )
 }
+
+/// The CPU time the calling thread has run so far (zero if the clock cannot be read): what a
+/// parse is charged to its call's budget, so that a machine busy with other work slows a call
+/// down without making it parse fewer files.
+pub fn thread_cpu_time() -> std::time::Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(std::time::Duration::from)
+        .unwrap_or_default()
+}

@@ -416,8 +416,10 @@ fn outline_inner(
     };
     let limit = left.min(MAX_PARSE_TIME);
     let started = Instant::now();
-    let outcome = pool::parse(lang, text, limit, stop);
-    budget.charge(started.elapsed());
+    let (outcome, cpu) = pool::parse(lang, text, limit, stop);
+    // The parse's CPU time, so that other work on the machine does not spend the budget; the
+    // time waited where the parse gave none (a worker that died or was given up).
+    budget.charge(cpu.unwrap_or_else(|| started.elapsed()));
     let (reason, own_bound) = match outcome {
         Outcome::Parsed(symbols) => return Outline::Parsed(symbols),
         Outcome::Cancelled => ("cancelled".to_string(), false),

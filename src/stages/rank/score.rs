@@ -355,9 +355,7 @@ pub(super) fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
             if joined_before || joined_after {
                 continue;
             }
-            let Some(next) = next_word(text, end) else {
-                return None;
-            };
+            let next = next_word(text, end)?;
             if !is_definer(next) {
                 return Some(next.replace('_', "").to_lowercase());
             }
@@ -413,7 +411,6 @@ fn is_definer(word: &str) -> bool {
     DEFINERS_LIST.contains(&word)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,13 +446,40 @@ mod tests {
             "ｆｎ wide fn ｗｉｄｅ",
         ];
         for s in samples {
-            assert_eq!(defined_symbols(s).collect::<Vec<_>>(), reference(s), "{s:?}");
+            assert_eq!(
+                defined_symbols(s).collect::<Vec<_>>(),
+                reference(s),
+                "{s:?}"
+            );
         }
         // Every character class at every position: a deterministic mix of ASCII, letters of
         // other scripts, digits, symbols and spaces around the keywords.
         let pieces = [
-            "fn", " ", "struct", "_", "!", "x", "é", "Ω", "—", "→", "9", "٣", "\n", "\t", "·", "ǅ",
-            "macro_rules!", "a_b", "\u{200b}", "\u{a0}", "ｆ", "(", ")", "{", "impl",
+            "fn",
+            " ",
+            "struct",
+            "_",
+            "!",
+            "x",
+            "é",
+            "Ω",
+            "—",
+            "→",
+            "9",
+            "٣",
+            "\n",
+            "\t",
+            "·",
+            "ǅ",
+            "macro_rules!",
+            "a_b",
+            "\u{200b}",
+            "\u{a0}",
+            "ｆ",
+            "(",
+            ")",
+            "{",
+            "impl",
         ];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..2_000 {
@@ -466,7 +490,11 @@ mod tests {
                 state ^= state << 17;
                 s.push_str(pieces[(state % pieces.len() as u64) as usize]);
             }
-            assert_eq!(defined_symbols(&s).collect::<Vec<_>>(), reference(&s), "{s:?}");
+            assert_eq!(
+                defined_symbols(&s).collect::<Vec<_>>(),
+                reference(&s),
+                "{s:?}"
+            );
         }
     }
 }

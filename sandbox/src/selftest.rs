@@ -447,12 +447,20 @@ pub fn run_probes(t: &Targets, layers: Layers) -> Vec<ProbeResult> {
 fn run_one(name: &str, t: &Targets) -> Observed {
     let scratch = t.root.join(&t.scratch_name);
     let inside = t.inside_file.as_deref();
-    let writable_inside = inside.filter(|_| t.inside_writable);
     const NO_FILE: &str = "the root holds no regular file this user can read";
     const NOT_WRITABLE: &str =
         "this user cannot write the chosen file even without the sandbox; nothing to prove";
     const ROOT_RO: &str =
         "this user cannot create entries in the root even without the sandbox; nothing to prove";
+    // The inside file, for a probe that needs `allowed` (this user's right to write it, or to
+    // make entries beside it) to prove anything; or why the probe is skipped.
+    let inside_if = |allowed: bool, why: &'static str| match inside {
+        None => Err(NO_FILE),
+        Some(_) if !allowed => Err(why),
+        Some(p) => Ok(p),
+    };
+    let writable_inside = inside_if(t.inside_writable, NOT_WRITABLE);
+    let inside_writable_root = inside_if(t.root_writable, ROOT_RO);
     match name {
         "read_inside" => inside.map_or(skip(NO_FILE), |p| code(fs::read(p).map(drop))),
         "list_root" => code(fs::read_dir(&t.root).map(drop)),
@@ -486,47 +494,24 @@ fn run_one(name: &str, t: &Targets) -> Observed {
                 code(fs::read(p).map(drop))
             }
         }
-        "open_write_inside" | "open_append_inside" => {
-            writable_inside.map_or(
-                skip(if inside.is_some() {
-                    NOT_WRITABLE
-                } else {
-                    NO_FILE
-                }),
-                |p| {
-                    // Opened for writing, never written.
-                    let mut o = fs::OpenOptions::new();
-                    if name == "open_write_inside" {
-                        o.write(true);
-                    } else {
-                        o.append(true);
-                    }
-                    code(o.custom_flags(libc::O_NONBLOCK).open(p).map(drop))
-                },
-            )
-        }
-        "truncate_inside" => {
-            writable_inside.map_or(
-                skip(if inside.is_some() {
-                    NOT_WRITABLE
-                } else {
-                    NO_FILE
-                }),
-                |p| {
-                    // To its current length: the content is unchanged even if this succeeds.
-                    let len = fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-                    let len = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);
-                    code(nix::unistd::truncate(p, len).map_err(io::Error::from))
-                },
-            )
-        }
-        "rename_inside" => {
-            // Onto itself: a no-op when allowed, but the kernel still asks Landlock first.
-            inside.filter(|_| t.root_writable).map_or(
-                skip(if inside.is_some() { ROOT_RO } else { NO_FILE }),
-                |p| code(fs::rename(p, p)),
-            )
-        }
+        "open_write_inside" | "open_append_inside" => writable_inside.map_or_else(skip, |p| {
+            // Opened for writing, never written.
+            let mut o = fs::OpenOptions::new();
+            if name == "open_write_inside" {
+                o.write(true);
+            } else {
+                o.append(true);
+            }
+            code(o.custom_flags(libc::O_NONBLOCK).open(p).map(drop))
+        }),
+        "truncate_inside" => writable_inside.map_or_else(skip, |p| {
+            // To its current length: the content is unchanged even if this succeeds.
+            let len = fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+            let len = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);
+            code(nix::unistd::truncate(p, len).map_err(io::Error::from))
+        }),
+        // Onto itself: a no-op when allowed, but the kernel still asks Landlock first.
+        "rename_inside" => inside_writable_root.map_or_else(skip, |p| code(fs::rename(p, p))),
         "create_file_inside" | "mkdir_inside" | "symlink_inside" | "mkfifo_inside" => {
             if !t.root_writable {
                 return skip(ROOT_RO);
@@ -541,14 +526,11 @@ fn run_one(name: &str, t: &Targets) -> Observed {
             undo(&scratch, &r);
             code(r)
         }
-        "hardlink_inside" => match inside.filter(|_| t.root_writable) {
-            None => skip(if inside.is_some() { ROOT_RO } else { NO_FILE }),
-            Some(p) => {
-                let r = fs::hard_link(p, &scratch);
-                undo(&scratch, &r);
-                code(r)
-            }
-        },
+        "hardlink_inside" => inside_writable_root.map_or_else(skip, |p| {
+            let r = fs::hard_link(p, &scratch);
+            undo(&scratch, &r);
+            code(r)
+        }),
         "exec_bin_true" => {
             let p = Path::new("/bin/true");
             if under(&t.root, p) {

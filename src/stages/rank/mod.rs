@@ -323,6 +323,14 @@ fn finish(
 mod tests {
     use super::*;
 
+    /// A document for each `(path, text)`.
+    fn files<'a>(files: &[(&'a str, &'a str)]) -> Vec<Doc<'a>> {
+        files
+            .iter()
+            .map(|&(path, text)| Doc { path, text })
+            .collect()
+    }
+
     fn ranked(docs: &[Doc<'_>], q: Option<&str>) -> Vec<(usize, Score)> {
         let q = q.map(|q| Query::parse(q).unwrap());
         rank(docs, q.as_ref(), &|_| None, &|| false).unwrap()
@@ -372,16 +380,13 @@ mod tests {
         assert!(query_terms("where does it").is_empty());
         assert_eq!(query_terms("convert From a string"), vec!["convert", "str"]);
         assert!(query_terms("from the").is_empty());
-        let docs = [
-            Doc {
-                path: "convert.rs",
-                text: "impl From<u8> for Byte { fn from(b: u8) -> Self { Byte(b) } }",
-            },
-            Doc {
-                path: "other.rs",
-                text: "fn unrelated() {}",
-            },
-        ];
+        let docs = files(&[
+            (
+                "convert.rs",
+                "impl From<u8> for Byte { fn from(b: u8) -> Self { Byte(b) } }",
+            ),
+            ("other.rs", "fn unrelated() {}"),
+        ]);
         let q = Query::parse("From").unwrap();
         let ranked = rank(&docs, Some(&q), &|_| None, &|| false).unwrap();
         assert_eq!(docs[ranked[0].0].path, "convert.rs");
@@ -389,10 +394,7 @@ mod tests {
 
     #[test]
     fn ranking_stops_when_asked() {
-        let docs = [Doc {
-            path: "a.rs",
-            text: "fn a() {}",
-        }];
+        let docs = files(&[("a.rs", "fn a() {}")]);
         let q = Query::parse("a").unwrap();
         assert!(rank(&docs, Some(&q), &|_| None, &|| true).is_none());
         assert!(rank(&docs, None, &|_| None, &|| true).is_none());
@@ -443,20 +445,14 @@ mod tests {
 
     #[test]
     fn query_prefers_files_that_define_and_mention_it() {
-        let docs = [
-            Doc {
-                path: "src/a.rs",
-                text: "fn unrelated() {}",
-            },
-            Doc {
-                path: "src/http.rs",
-                text: "pub fn get_http_response() -> Response { todo() }",
-            },
-            Doc {
-                path: "src/b.rs",
-                text: "let r = get_http_response(); // http response",
-            },
-        ];
+        let docs = files(&[
+            ("src/a.rs", "fn unrelated() {}"),
+            (
+                "src/http.rs",
+                "pub fn get_http_response() -> Response { todo() }",
+            ),
+            ("src/b.rs", "let r = get_http_response(); // http response"),
+        ]);
         let r = ranked(&docs, Some("getHTTPResponse"));
         assert_eq!(r[0].0, 1, "{r:?}");
         assert_eq!(r[1].0, 2);
@@ -466,16 +462,13 @@ mod tests {
 
     #[test]
     fn only_whole_query_words_name_files_and_symbols() {
-        let docs = [
-            Doc {
-                path: "src/map.rs",
-                text: "pub struct Map; fn get(&self) {}",
-            },
-            Doc {
-                path: "src/de.rs",
-                text: "pub struct Deserializer; fn deserialize_map() { map }",
-            },
-        ];
+        let docs = files(&[
+            ("src/map.rs", "pub struct Map; fn get(&self) {}"),
+            (
+                "src/de.rs",
+                "pub struct Deserializer; fn deserialize_map() { map }",
+            ),
+        ]);
         // `map` is only a part of `deserialize_map`: map.rs is not "named" by the query.
         let r = ranked(&docs, Some("Deserializer::deserialize_map"));
         assert_eq!(r[0].0, 1, "{r:?}");
@@ -489,16 +482,7 @@ mod tests {
     #[test]
     fn tests_count_for_less_unless_asked_for() {
         let text = "fn parse_header() { parse_header() }";
-        let docs = [
-            Doc {
-                path: "tests/header.rs",
-                text,
-            },
-            Doc {
-                path: "src/header.rs",
-                text,
-            },
-        ];
+        let docs = files(&[("tests/header.rs", text), ("src/header.rs", text)]);
         let r = ranked(&docs, Some("parse_header"));
         assert_eq!(r[0].0, 1, "{r:?}");
         assert!(r[1].1.parts.iter().any(|p| p.0 == "secondary_file"));
@@ -512,16 +496,7 @@ mod tests {
     #[test]
     fn prose_counts_half_unless_docs_are_asked_for() {
         let text = "the retry delay grows with each attempt";
-        let docs = [
-            Doc {
-                path: "docs/notes.md",
-                text,
-            },
-            Doc {
-                path: "src/backoff.rs",
-                text,
-            },
-        ];
+        let docs = files(&[("docs/notes.md", text), ("src/backoff.rs", text)]);
         let r = ranked(&docs, Some("retry delay"));
         assert_eq!(r[0].0, 1, "{r:?}");
         assert!(r[1].1.parts.iter().any(|p| p.0 == "docs_file"));
@@ -551,16 +526,10 @@ mod tests {
             ]
         );
         assert_eq!(terms("scheduler scheduled schedules"), vec!["schedul"; 3]);
-        let docs = [
-            Doc {
-                path: "lib/permessage-deflate.js",
-                text: "module.exports = X;",
-            },
-            Doc {
-                path: "lib/other.js",
-                text: "PerMessageDeflate PerMessageDeflate",
-            },
-        ];
+        let docs = files(&[
+            ("lib/permessage-deflate.js", "module.exports = X;"),
+            ("lib/other.js", "PerMessageDeflate PerMessageDeflate"),
+        ]);
         let r = ranked(&docs, Some("PerMessageDeflate"));
         assert!(
             r.iter()
@@ -581,16 +550,10 @@ mod tests {
             children: Vec::new(),
         };
         // A C definition has no keyword before its name: only the parser knows lvm.c defines it.
-        let docs = [
-            Doc {
-                path: "src/ldo.c",
-                text: "luaV_execute(L, ci); luaV_execute(L, ci);",
-            },
-            Doc {
-                path: "src/lvm.c",
-                text: "void luaV_execute (lua_State *L) { }",
-            },
-        ];
+        let docs = files(&[
+            ("src/ldo.c", "luaV_execute(L, ci); luaV_execute(L, ci);"),
+            ("src/lvm.c", "void luaV_execute (lua_State *L) { }"),
+        ]);
         let q = Query::parse("luaV_execute").unwrap();
         let outline =
             |i: usize| (i == 1).then(|| Arc::new(vec![sym("luaV_execute", Some("run the vm"))]));
@@ -605,21 +568,21 @@ mod tests {
 
     #[test]
     fn words_in_a_row_name_a_compound_file() {
-        let docs = [
-            Doc {
-                path: "gson/JsonObject.java",
-                text: "class JsonObject { JsonArray getAsJsonArray(String memberName); \
+        let docs = files(&[
+            (
+                "gson/JsonObject.java",
+                "class JsonObject { JsonArray getAsJsonArray(String memberName); \
                        json array json array json array }",
-            },
-            Doc {
-                path: "gson/JsonArray.java",
-                text: "public final class JsonArray extends JsonElement { }",
-            },
-            Doc {
-                path: "gson/JsonWriter.java",
-                text: "class JsonWriter { void beginArray() {} }",
-            },
-        ];
+            ),
+            (
+                "gson/JsonArray.java",
+                "public final class JsonArray extends JsonElement { }",
+            ),
+            (
+                "gson/JsonWriter.java",
+                "class JsonWriter { void beginArray() {} }",
+            ),
+        ]);
         let r = ranked(&docs, Some("JSON array"));
         assert_eq!(docs[r[0].0].path, "gson/JsonArray.java", "{r:?}");
         assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
@@ -636,30 +599,18 @@ mod tests {
     fn synonyms_bridge_vocabularies_at_a_lesser_weight() {
         let q = Query::parse("waiting for several futures").unwrap();
         assert!(q.terms().iter().any(|t| t == "select"), "{:?}", q.terms());
-        let docs = [
-            Doc {
-                path: "src/select.rs",
-                text: "/// Polls several branches and returns the first to complete.\n\
+        let docs = files(&[
+            (
+                "src/select.rs",
+                "/// Polls several branches and returns the first to complete.\n\
                        pub fn select() {}",
-            },
-            Doc {
-                path: "src/other.rs",
-                text: "pub fn unrelated() {}",
-            },
-        ];
+            ),
+            ("src/other.rs", "pub fn unrelated() {}"),
+        ]);
         let r = ranked(&docs, Some("waiting for several futures"));
         assert_eq!(r[0].0, 0, "{r:?}");
         // The query's own word outweighs its synonym.
-        let docs = [
-            Doc {
-                path: "src/a.rs",
-                text: "select select",
-            },
-            Doc {
-                path: "src/b.rs",
-                text: "wait wait",
-            },
-        ];
+        let docs = files(&[("src/a.rs", "select select"), ("src/b.rs", "wait wait")]);
         let r = ranked(&docs, Some("wait"));
         assert_eq!(r[0].0, 1, "{r:?}");
     }

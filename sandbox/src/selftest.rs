@@ -203,6 +203,13 @@ pub struct Targets {
 const ENV_PREFIX: &str = "GNAW_SELF_TEST_";
 
 impl Targets {
+    /// Every root the child confines itself to: [`Targets::root`], then the others.
+    pub fn roots(&self) -> Vec<PathBuf> {
+        let mut roots = vec![self.root.clone()];
+        roots.extend(self.other_roots.iter().cloned());
+        roots
+    }
+
     /// The targets as environment variables for the child.
     pub fn to_env(&self) -> Vec<(String, std::ffi::OsString)> {
         let mut env: Vec<(String, std::ffi::OsString)> = Vec::new();
@@ -1148,9 +1155,7 @@ pub fn child(mode: SandboxMode) -> i32 {
         return 1;
     };
     // The parent validated the roots already (including the `/` refusal).
-    let mut paths = vec![targets.root.clone()];
-    paths.extend(targets.other_roots.iter().cloned());
-    let roots = match Roots::new(&paths, true) {
+    let roots = match Roots::new(&targets.roots(), true) {
         Ok(roots) => roots,
         Err(e) => {
             println!("error {e}");

@@ -240,6 +240,34 @@ fn naive_grep(files: &[(String, String)], re: &regex::Regex) -> Vec<(String, u32
     out
 }
 
+/// The items of every page of a continued call, in order. `page` makes the call at a cursor
+/// (`None` first) and gives its items and the cursor it continues at (`None`: the last page).
+/// Fewer than `most` calls must do, and every page but the last must hold something; `what`
+/// names the call in a failure.
+fn paged<C, T>(
+    what: &str,
+    most: usize,
+    mut page: impl FnMut(Option<C>) -> (Vec<T>, Option<C>),
+) -> Vec<T> {
+    let mut got = Vec::new();
+    let mut at = None;
+    let mut calls = 0;
+    loop {
+        calls += 1;
+        assert!(calls < most, "{what}: no progress");
+        let (items, next) = page(at.take());
+        let progress = !items.is_empty();
+        got.extend(items);
+        match next {
+            None => return got,
+            Some(next) => {
+                assert!(progress, "{what}: an answer without progress");
+                at = Some(next);
+            }
+        }
+    }
+}
+
 #[test]
 fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
     let dir = tempfile::tempdir().unwrap();
@@ -293,13 +321,8 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
         let budget = [400, 900, 2500, 8000][rng.below(4)];
         let max = [5, 40, 200, 100_000][rng.below(4)];
         let context = [0, 0, 1, 3][rng.below(4)];
-        let mut got = Vec::new();
-        let mut after = None;
-        let mut calls = 0;
-        loop {
-            calls += 1;
-            assert!(calls < 500, "{pattern}: no progress");
-            let a = grep(&request(&root, budget), &args(after.clone(), max, context)).unwrap();
+        let got = paged(pattern, 500, |after| {
+            let a = grep(&request(&root, budget), &args(after, max, context)).unwrap();
             let what = format!("round {round} {pattern}");
             exact_within(&a.text, a.tokens, budget, round % 5 == 0, &what);
             assert_eq!(
@@ -307,16 +330,9 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
                 naive.len(),
                 "totals are given even when cut"
             );
-            got.extend(a.matches.iter().map(|m| (m.path.clone(), m.line)));
-            if a.next.is_empty() {
-                break;
-            }
-            assert!(
-                !a.matches.is_empty(),
-                "{pattern}: an answer without progress"
-            );
-            after = Some(a.next);
-        }
+            let found = a.matches.iter().map(|m| (m.path.clone(), m.line));
+            (found.collect(), Some(a.next).filter(|n| !n.is_empty()))
+        });
         assert_eq!(
             got, naive,
             "round {round} {pattern} budget {budget} max {max}"
@@ -352,16 +368,10 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
             offset,
         };
         // The uncut ranking, page by page without a budget.
-        let mut full = Vec::new();
-        let mut offset = None;
-        loop {
+        let full = paged(query, usize::MAX, |offset| {
             let a = search(&request(&root, 0), &args(offset, 100)).unwrap();
-            full.extend(a.hits.iter().map(|h| h.path.clone()));
-            match a.next {
-                Some(n) => offset = Some(n),
-                None => break,
-            }
-        }
+            (a.hits.iter().map(|h| h.path.clone()).collect(), a.next)
+        });
         // Its files are those whose path or text holds one of the query's words (as words, in
         // any case), and only those.
         let words: Vec<String> = query.split(' ').map(str::to_lowercase).collect();
@@ -380,12 +390,7 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
         assert_eq!(sorted, naive, "{query}: the matching files");
         let budget = [300, 700, 2000, 6000][rng.below(4)];
         let limit = [1, 3, 10, 100][rng.below(4)];
-        let mut got = Vec::new();
-        let mut offset = None;
-        let mut calls = 0;
-        loop {
-            calls += 1;
-            assert!(calls < 200, "{query}: no progress");
+        let got = paged(query, 200, |offset| {
             let a = search(&request(&root, budget), &args(offset, limit)).unwrap();
             let what = format!("round {round} {query}");
             exact_within(&a.text, a.tokens, budget, round % 3 == 0, &what);
@@ -409,20 +414,15 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
                 }
                 assert!(a.text.contains(&h.path));
             }
-            got.extend(a.hits.iter().map(|h| h.path.clone()));
-            match a.next {
-                Some(n) => {
-                    assert!(!a.hits.is_empty(), "{query}: an answer without progress");
-                    assert!(
-                        a.text.contains(&format!("{{\"offset\":{n}}}")),
-                        "{}",
-                        a.text
-                    );
-                    offset = Some(n);
-                }
-                None => break,
+            if let Some(n) = a.next {
+                assert!(
+                    a.text.contains(&format!("{{\"offset\":{n}}}")),
+                    "{}",
+                    a.text
+                );
             }
-        }
+            (a.hits.iter().map(|h| h.path.clone()).collect(), a.next)
+        });
         assert_eq!(
             got, full,
             "round {round} {query} budget {budget} limit {limit}"

@@ -243,13 +243,16 @@ mod tests {
                 has_git: true,
             }));
         }
+        let drop_on_a_small_stack = |level: Option<Arc<Level>>| {
+            std::thread::Builder::new()
+                .stack_size(64 << 10)
+                .spawn(move || drop(level))
+                .unwrap()
+                .join()
+                .unwrap()
+        };
         let shared = level.clone();
-        std::thread::Builder::new()
-            .stack_size(64 << 10)
-            .spawn(move || drop(level))
-            .unwrap()
-            .join()
-            .unwrap();
+        drop_on_a_small_stack(level);
         // A chain still in use elsewhere is left whole.
         let mut n = 0;
         let mut l = shared.as_ref();
@@ -258,12 +261,7 @@ mod tests {
             l = x.parent.as_ref();
         }
         assert_eq!(n, 200_000);
-        std::thread::Builder::new()
-            .stack_size(64 << 10)
-            .spawn(move || drop(shared))
-            .unwrap()
-            .join()
-            .unwrap();
+        drop_on_a_small_stack(shared);
     }
 
     fn walk_opts<'a>(filter: &'a Arc<Filter>, threads: usize) -> WalkOptions<'a> {

@@ -150,6 +150,21 @@ impl Query {
     pub fn names(&self) -> &[String] {
         &self.names
     }
+
+    /// Each term by its position in [`Query::terms`]: frequencies kept by position are summed
+    /// in query order, so a score never depends on a map's iteration order.
+    fn positions<'q, M: FromIterator<(&'q str, usize)>>(&'q self) -> M {
+        self.terms
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (t.as_str(), k))
+            .collect()
+    }
+
+    /// The query's names ([`Query::names`]), to look up.
+    fn name_set<'q, S: FromIterator<&'q str>>(&'q self) -> S {
+        self.names.iter().map(String::as_str).collect()
+    }
 }
 
 /// Rank `docs`: returns indices into `docs`, best first, with each one's score. Deterministic:
@@ -279,13 +294,8 @@ fn finish(
         // The best files again, with their definitions as a field of their own: a name the
         // query names as written, defined here (whatever the language's syntax for it), and
         // the query's terms in definition names and doc lines.
-        let named: HashSet<&str> = q.names.iter().map(String::as_str).collect();
-        let wanted: HashMap<&str, usize> = q
-            .terms
-            .iter()
-            .enumerate()
-            .map(|(k, t)| (t.as_str(), k))
-            .collect();
+        let named: HashSet<&str> = q.name_set();
+        let wanted: HashMap<&str, usize> = q.positions();
         // The best matching files whose definitions fit the parse bounds, chosen once: handed
         // to `prefetch` first, then re-scored.
         let mut rescored = Vec::new();

@@ -193,13 +193,18 @@ mod tests {
         assert_eq!(whole.skipped[0].path, "other/.gitignore");
     }
 
+    /// The repo `dir`, opened beneath itself, and the filter of `include`.
+    fn opened(dir: &Path, include: &[&str]) -> (BeneathDir, Arc<Filter>) {
+        let root = Root::new(dir, false).unwrap();
+        let include: Vec<String> = include.iter().map(|s| s.to_string()).collect();
+        let filter = Arc::new(Filter::new(&include, &[]).unwrap());
+        (root.as_dir().open().unwrap(), filter)
+    }
+
     /// The walk of `dir` with `include`, as [`WalkOptions::whole`] on two threads changed by
     /// `set`.
     fn walk_in(dir: &Path, include: &[&str], set: impl FnOnce(&mut WalkOptions<'_>)) -> Sourced {
-        let root = Root::new(dir, false).unwrap();
-        let beneath = root.as_dir().open().unwrap();
-        let include: Vec<String> = include.iter().map(|s| s.to_string()).collect();
-        let filter = Arc::new(Filter::new(&include, &[]).unwrap());
+        let (beneath, filter) = opened(dir, include);
         let mut options = WalkOptions::whole(&filter, 2);
         set(&mut options);
         walk(&beneath, &options).unwrap()
@@ -294,9 +299,7 @@ mod tests {
     #[test]
     fn walk_each_gives_what_walk_gives_with_each_result_beside_its_file() {
         let dir = many();
-        let root = Root::new(dir.path(), false).unwrap();
-        let beneath = root.as_dir().open().unwrap();
-        let filter = Arc::new(Filter::new(&[], &[]).unwrap());
+        let (beneath, filter) = opened(dir.path(), &[]);
         let plain = walk(&beneath, &walk_opts(&filter, 2)).unwrap();
         let files = |s: &Sourced| -> Vec<String> {
             s.candidates.iter().map(|c| display_path(&c.rel)).collect()
@@ -330,9 +333,7 @@ mod tests {
     #[test]
     fn walk_each_stops_when_asked() {
         let dir = many();
-        let root = Root::new(dir.path(), false).unwrap();
-        let beneath = root.as_dir().open().unwrap();
-        let filter = Arc::new(Filter::new(&[], &[]).unwrap());
+        let (beneath, filter) = opened(dir.path(), &[]);
         for threads in [1, 4] {
             let done = AtomicUsize::new(0);
             let stop = || done.load(Ordering::Relaxed) >= 7;

@@ -23,7 +23,6 @@ use gnaw::{ExtractionSpec, Mode, Overrides, Policy, run_extraction};
 use gnaw_sandbox::Root;
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::Path;
 use xorshift::Rng;
 
 const WORDS: &[&str] = &[
@@ -64,8 +63,10 @@ fn file_text(rng: &mut Rng, lines: usize) -> String {
     s
 }
 
-/// A repo of `files` generated files under a few directories.
-fn repo(root: &Path, seed: u64, files: usize) -> Vec<(String, String)> {
+/// A repo of `files` generated files under a few directories, in a new temporary directory:
+/// the directory (removed when dropped), a root on it, and the files' paths and texts, sorted.
+fn repo(seed: u64, files: usize) -> (tempfile::TempDir, Root, Vec<(String, String)>) {
+    let tmp = tempfile::tempdir().unwrap();
     let mut rng = Rng(seed);
     let mut out = Vec::new();
     for i in 0..files {
@@ -77,13 +78,14 @@ fn repo(root: &Path, seed: u64, files: usize) -> Vec<(String, String)> {
         };
         let n = rng.below(300);
         let text = file_text(&mut rng, n);
-        let p = root.join(&rel);
+        let p = tmp.path().join(&rel);
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(&p, &text).unwrap();
         out.push((rel, text));
     }
     out.sort();
-    out
+    let root = Root::new(tmp.path(), false).unwrap();
+    (tmp, root, out)
 }
 
 fn request(root: &Root, budget: usize) -> Request<'static> {
@@ -131,9 +133,7 @@ fn exact_within(text: &str, tokens: usize, budget: usize, reference: bool, what:
 
 #[test]
 fn read_fits_every_budget_and_continuations_give_every_line_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = repo(dir.path(), 0x9e37_79b9_7f4a_7c15, 24);
-    let root = Root::new(dir.path(), false).unwrap();
+    let (_dir, root, files) = repo(0x9e37_79b9_7f4a_7c15, 24);
     let mut rng = Rng(0xdead_beef_1234_5678);
     let mut answers = 0;
     for round in 0..60 {
@@ -270,9 +270,7 @@ fn paged<C, T>(
 
 #[test]
 fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = repo(dir.path(), 0x1234_5678_9abc_def1, 30);
-    let root = Root::new(dir.path(), false).unwrap();
+    let (_dir, root, files) = repo(0x1234_5678_9abc_def1, 30);
     let mut rng = Rng(0x0bad_cafe_f00d_0001);
     let patterns = [
         ("foo\\d+", false, false),
@@ -349,9 +347,7 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
 
 #[test]
 fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = repo(dir.path(), 0x5eed_0000_1111_2222, 30);
-    let root = Root::new(dir.path(), false).unwrap();
+    let (_dir, root, files) = repo(0x5eed_0000_1111_2222, 30);
     let mut rng = Rng(0x0ff5_e7c0_de00_0001);
     let queries = [
         "foo22",
@@ -457,9 +453,7 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
 
 #[test]
 fn tree_fits_every_budget_and_counts_what_extract_spends() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = repo(dir.path(), 0x5555_aaaa_3333_cccc, 60);
-    let root = Root::new(dir.path(), false).unwrap();
+    let (_dir, root, files) = repo(0x5555_aaaa_3333_cccc, 60);
     let spec = ExtractionSpec {
         repo: root.as_dir(),
         overrides: Overrides {

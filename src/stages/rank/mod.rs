@@ -489,31 +489,43 @@ mod tests {
         assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
     }
 
+    /// Of two files of the same `text` at `paths` (`[less, plain]`), `less` ranks second for
+    /// `query` and its score has the part `part`; for `asking` (a query asking for such files)
+    /// no score has it.
+    fn counts_for_less_unless_asked(
+        paths: [&str; 2],
+        text: &str,
+        query: &str,
+        asking: &str,
+        part: &str,
+    ) {
+        let docs = files(&[(paths[0], text), (paths[1], text)]);
+        let r = ranked(&docs, Some(query));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[1].1.parts.iter().any(|p| p.0 == part));
+        let r = ranked(&docs, Some(asking));
+        assert!(r.iter().all(|(_, s)| s.parts.iter().all(|p| p.0 != part)));
+    }
+
     #[test]
     fn tests_count_for_less_unless_asked_for() {
-        let text = "fn parse_header() { parse_header() }";
-        let docs = files(&[("tests/header.rs", text), ("src/header.rs", text)]);
-        let r = ranked(&docs, Some("parse_header"));
-        assert_eq!(r[0].0, 1, "{r:?}");
-        assert!(r[1].1.parts.iter().any(|p| p.0 == "secondary_file"));
-        let r = ranked(&docs, Some("tests for parse_header"));
-        assert!(
-            r.iter()
-                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "secondary_file"))
+        counts_for_less_unless_asked(
+            ["tests/header.rs", "src/header.rs"],
+            "fn parse_header() { parse_header() }",
+            "parse_header",
+            "tests for parse_header",
+            "secondary_file",
         );
     }
 
     #[test]
     fn prose_counts_half_unless_docs_are_asked_for() {
-        let text = "the retry delay grows with each attempt";
-        let docs = files(&[("docs/notes.md", text), ("src/backoff.rs", text)]);
-        let r = ranked(&docs, Some("retry delay"));
-        assert_eq!(r[0].0, 1, "{r:?}");
-        assert!(r[1].1.parts.iter().any(|p| p.0 == "docs_file"));
-        let r = ranked(&docs, Some("retry delay docs"));
-        assert!(
-            r.iter()
-                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "docs_file"))
+        counts_for_less_unless_asked(
+            ["docs/notes.md", "src/backoff.rs"],
+            "the retry delay grows with each attempt",
+            "retry delay",
+            "retry delay docs",
+            "docs_file",
         );
     }
 

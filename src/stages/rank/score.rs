@@ -119,15 +119,8 @@ pub(super) fn gather(
     query: &Query,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<Gathered>> {
-    // Each term by its position in the query: per-file frequencies are kept by position and
-    // summed in query order, so a score does not depend on a hash map's iteration order.
-    let wanted: HashMap<&str, usize> = query
-        .terms
-        .iter()
-        .enumerate()
-        .map(|(k, t)| (t.as_str(), k))
-        .collect();
-    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    let wanted: HashMap<&str, usize> = query.positions();
+    let named: HashSet<&str> = query.name_set();
     // Term frequencies of the query's terms only: everything else is irrelevant to the score.
     let mut out = Vec::with_capacity(docs.len());
     for d in docs {
@@ -195,7 +188,7 @@ pub(super) fn bm25(
     query: &Query,
     stop: &dyn Fn() -> bool,
 ) -> Option<Weighted> {
-    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    let named: HashSet<&str> = query.name_set();
     let named_hashes: Vec<u64> = query.names.iter().map(|n| term_hash(n)).collect();
     // Tests, examples, fixtures and generated files usually only use what a query is about;
     // they count for less, unless the query asks for them.

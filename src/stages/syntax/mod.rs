@@ -329,6 +329,15 @@ impl<'t> Def<'t> {
     fn new(kind: SymbolKind, name: String, body: Option<Node<'t>>) -> Option<Def<'t>> {
         Some(Def { kind, name, body })
     }
+
+    /// The usual shape: named by `node`'s `name` field, its body the `body` field.
+    fn named(kind: SymbolKind, node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
+        Def::new(
+            kind,
+            field_text(node, "name", src)?,
+            node.child_by_field_name("body"),
+        )
+    }
 }
 
 /// The text of `node`'s field `field`, bounded.

@@ -170,6 +170,20 @@ struct Inner {
     tick: u64,
 }
 
+impl Inner {
+    /// The time of a use: one tick later than the last one.
+    fn next_tick(&mut self) -> u64 {
+        self.tick += 1;
+        self.tick
+    }
+}
+
+/// Count a lookup as a hit or a miss.
+fn tally(hit: bool, hits: &AtomicU64, misses: &AtomicU64) {
+    let counter = if hit { hits } else { misses };
+    counter.fetch_add(1, Ordering::Relaxed);
+}
+
 impl Cache {
     /// A cache holding at most `limit_bytes` of text and bookkeeping.
     pub fn new(limit_bytes: usize) -> Cache {
@@ -197,18 +211,12 @@ impl Cache {
     /// The cached read outcome for `key`, if any.
     pub fn file(&self, key: &FileKey) -> Option<ReadOutcome> {
         let mut inner = self.lock();
-        inner.tick += 1;
-        let tick = inner.tick;
+        let tick = inner.next_tick();
         let hit = inner.files.get_mut(key).map(|e| {
             e.used = tick;
             e.outcome.clone()
         });
-        let counter = if hit.is_some() {
-            &self.file_hits
-        } else {
-            &self.file_misses
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
+        tally(hit.is_some(), &self.file_hits, &self.file_misses);
         hit
     }
 
@@ -227,8 +235,7 @@ impl Cache {
             return;
         }
         let mut inner = self.lock();
-        inner.tick += 1;
-        let tick = inner.tick;
+        let tick = inner.next_tick();
         let entry = FileEntry {
             outcome: value.clone(),
             pieces: Vec::new(),
@@ -248,8 +255,7 @@ impl Cache {
     /// a skip, that skip (no piece is derived from a skipped file).
     pub fn piece(&self, key: &FileKey, context: u128, path: &str) -> Option<PieceLookup> {
         let mut inner = self.lock();
-        inner.tick += 1;
-        let tick = inner.tick;
+        let tick = inner.next_tick();
         let hit = inner.files.get_mut(key).and_then(|e| {
             let found = match &e.outcome {
                 Err(reason) => Err(reason.clone()),
@@ -315,8 +321,7 @@ impl Cache {
         kind: DerivedKind,
     ) -> Option<DerivedValue> {
         let mut inner = self.lock();
-        inner.tick += 1;
-        let tick = inner.tick;
+        let tick = inner.next_tick();
         let entry = inner.files.get_mut(key)?;
         let found = entry
             .derived
@@ -384,8 +389,7 @@ impl Cache {
         let key = (enc, hash128(text));
         {
             let mut inner = self.lock();
-            inner.tick += 1;
-            let tick = inner.tick;
+            let tick = inner.next_tick();
             if let Some((tokens, used)) = inner.counts.get_mut(&key) {
                 *used = tick;
                 let tokens = *tokens;
@@ -397,8 +401,7 @@ impl Cache {
         self.count_misses.fetch_add(1, Ordering::Relaxed);
         let tokens = count();
         let mut inner = self.lock();
-        inner.tick += 1;
-        let tick = inner.tick;
+        let tick = inner.next_tick();
         if inner.counts.insert(key, (tokens, tick)).is_none() {
             inner.bytes += ENTRY_OVERHEAD;
         }
@@ -409,19 +412,13 @@ impl Cache {
     /// The skeleton cached under `id` (see [`skeleton_id`]), if any.
     pub fn skeleton(&self, id: u128) -> Option<Skeleton> {
         let mut inner = self.lock();
-        inner.tick += 1;
-        let tick = inner.tick;
+        let tick = inner.next_tick();
         let hit = inner.skeletons.get_mut(&id).map(|(s, used, _)| {
             *used = tick;
             s.clone()
         });
         drop(inner);
-        let counter = if hit.is_some() {
-            &self.skeleton_hits
-        } else {
-            &self.skeleton_misses
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
+        tally(hit.is_some(), &self.skeleton_hits, &self.skeleton_misses);
         hit
     }
 
@@ -432,8 +429,7 @@ impl Cache {
             return;
         }
         let mut inner = self.lock();
-        inner.tick += 1;
-        let tick = inner.tick;
+        let tick = inner.next_tick();
         if let Some((_, _, old)) = inner.skeletons.insert(id, (skeleton, tick, cost)) {
             inner.bytes -= old;
         }

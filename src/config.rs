@@ -430,37 +430,26 @@ fn one_of(names: &[&str]) -> String {
 pub fn apply_overrides(mut o: Options, ov: &Overrides) -> Options {
     o.include.extend(ov.include.iter().cloned());
     o.exclude.extend(ov.exclude.iter().cloned());
-    if let Some(v) = ov.format {
-        o.format = v;
-    }
-    if let Some(v) = ov.encoding {
-        o.encoding = v;
-    }
-    if let Some(v) = ov.line_numbers {
-        o.line_numbers = v;
-    }
-    if let Some(v) = ov.hidden {
-        o.hidden = v;
-    }
-    if let Some(v) = ov.no_ignore {
-        o.no_ignore = v;
-    }
-    if let Some(v) = ov.follow_links {
-        o.follow_links = v;
-    }
-    if let Some(v) = ov.max_file_size {
-        o.max_file_size = v;
-    }
-    if let Some(v) = ov.tree {
-        o.tree = v;
-    }
-    if let Some(v) = ov.secrets {
-        o.secrets = v;
-    }
+    replace_if_set(&mut o.format, ov.format);
+    replace_if_set(&mut o.encoding, ov.encoding);
+    replace_if_set(&mut o.line_numbers, ov.line_numbers);
+    replace_if_set(&mut o.hidden, ov.hidden);
+    replace_if_set(&mut o.no_ignore, ov.no_ignore);
+    replace_if_set(&mut o.follow_links, ov.follow_links);
+    replace_if_set(&mut o.max_file_size, ov.max_file_size);
+    replace_if_set(&mut o.tree, ov.tree);
+    replace_if_set(&mut o.secrets, ov.secrets);
     if let Some(v) = ov.budget {
         o.budget = (v > 0).then_some(v);
     }
     o
+}
+
+/// A scalar override: `over`, when set, replaces `option`.
+fn replace_if_set<T>(option: &mut T, over: Option<T>) {
+    if let Some(v) = over {
+        *option = v;
+    }
 }
 
 /// Parse a size: an integer byte count, or a string such as `"512KiB"`, `"2MiB"`, `"1GiB"`.

@@ -74,12 +74,8 @@ pub fn check(data: &[u8]) {
                 let sourced = walk(
                     &beneath,
                     &WalkOptions {
-                        hidden: false,
-                        no_ignore: false,
-                        filter: &filter,
-                        threads: 1,
                         max_depth: 4,
-                        under: b"",
+                        ..WalkOptions::whole(&filter, 1)
                     },
                 )
                 .expect("no fd exhaustion here");

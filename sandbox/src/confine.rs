@@ -433,6 +433,15 @@ pub fn confine_layers(
     Ok(status)
 }
 
+/// `ruleset` handling every right of [`TESTED_ABI`]: filesystem, network and scopes. Nothing
+/// is granted yet; what the caller then grants is all the process may do.
+pub(crate) fn handle_all(ruleset: Ruleset) -> Result<Ruleset, landlock::RulesetError> {
+    ruleset
+        .handle_access(AccessFs::from_all(TESTED_ABI))?
+        .handle_access(AccessNet::from_all(TESTED_ABI))?
+        .scope(Scope::from_all(TESTED_ABI))
+}
+
 /// Build and apply the ruleset. Strict mode makes the read-only filesystem set a hard
 /// requirement of the `landlock` crate; everything else is best effort.
 fn restrict(root: &(impl Readable + ?Sized), strict: bool) -> Result<RulesetStatus, String> {
@@ -444,14 +453,7 @@ fn restrict(root: &(impl Readable + ?Sized), strict: bool) -> Result<RulesetStat
             .handle_access(AccessFs::from_all(READ_ONLY_ABI))
             .map_err(err)?;
     }
-    let ruleset = ruleset
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(TESTED_ABI))
-        .map_err(err)?
-        .handle_access(AccessNet::from_all(TESTED_ABI))
-        .map_err(err)?
-        .scope(Scope::from_all(TESTED_ABI))
-        .map_err(err)?;
+    let ruleset = handle_all(ruleset.set_compatibility(CompatLevel::BestEffort)).map_err(err)?;
     let mut created = ruleset.create().map_err(err)?.no_new_privs(true);
     for path in root.readable() {
         let dir = PathFd::new(path).map_err(|e| format!("Landlock: {e}"))?;

@@ -450,13 +450,7 @@ impl Root {
 
     /// A directory from a JSON argument: anything but a string is `InvalidPath`.
     pub fn contain_json(&self, value: &serde_json::Value) -> Result<ContainedDir, Rejection> {
-        match value {
-            serde_json::Value::String(s) => self.contain_dir(OsStr::new(s)),
-            other => Err(Rejection::InvalidPath(format!(
-                "expected a string path, got {}",
-                json_type(other)
-            ))),
-        }
+        self.contain_dir(json_path(value)?)
     }
 
     /// Resolve the names in `pending` (relative to the root) without ever leaving the root:
@@ -632,7 +626,18 @@ fn map_io(e: io::Error) -> Rejection {
     }
 }
 
-pub(crate) fn json_type(v: &serde_json::Value) -> &'static str {
+/// The path a JSON argument names: a string; anything else is `InvalidPath`.
+pub(crate) fn json_path(value: &serde_json::Value) -> Result<&OsStr, Rejection> {
+    match value {
+        serde_json::Value::String(s) => Ok(OsStr::new(s)),
+        other => Err(Rejection::InvalidPath(format!(
+            "expected a string path, got {}",
+            json_type(other)
+        ))),
+    }
+}
+
+fn json_type(v: &serde_json::Value) -> &'static str {
     match v {
         serde_json::Value::Null => "null",
         serde_json::Value::Bool(_) => "a boolean",

@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use crate::contain::{
     ContainedDir, Leaving, MAX_PATH_BYTES, MAX_SYMLINK_HOPS, Rejection, Root, RootError, Walk,
-    check_input, json_type, push_front_components,
+    check_input, json_path, push_front_components,
 };
 
 /// A root and the name a `repo` argument calls it by.
@@ -220,13 +220,7 @@ impl Roots {
 
     /// A directory from a JSON argument: anything but a string is `InvalidPath`.
     pub fn contain_json(&self, value: &serde_json::Value) -> Result<ContainedDir, Rejection> {
-        match value {
-            serde_json::Value::String(s) => self.contain_dir(OsStr::new(s)),
-            other => Err(Rejection::InvalidPath(format!(
-                "expected a string path, got {}",
-                json_type(other)
-            ))),
-        }
+        self.contain_dir(json_path(value)?)
     }
 
     /// The `repo` values that name each root: `.` for a single root, else each name.

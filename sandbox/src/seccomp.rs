@@ -84,6 +84,26 @@ enum Args {
 /// One allowed call: name (for the status), number, argument check.
 type Allowed = (&'static str, libc::c_long, Args);
 
+/// Memory, as both the server and a parse worker manage it (the allocator's calls).
+const MEMORY: &[Allowed] = &[
+    ("brk", libc::SYS_brk, Args::Any),
+    ("mmap", libc::SYS_mmap, Args::Any),
+    ("munmap", libc::SYS_munmap, Args::Any),
+    ("mremap", libc::SYS_mremap, Args::Any),
+    ("mprotect", libc::SYS_mprotect, Args::Any),
+    ("madvise", libc::SYS_madvise, Args::Any),
+];
+
+/// Signals, this process's own: handlers, masks, alternate stacks, and `tgkill` only to itself
+/// (`abort`). The server and a parse worker both need them.
+const OWN_SIGNALS: &[Allowed] = &[
+    ("rt_sigaction", libc::SYS_rt_sigaction, Args::Any),
+    ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Args::Any),
+    ("rt_sigreturn", libc::SYS_rt_sigreturn, Args::Any),
+    ("sigaltstack", libc::SYS_sigaltstack, Args::Any),
+    ("tgkill", libc::SYS_tgkill, Args::OwnPid(0)),
+];
+
 /// The allow-list: name (for the status), number, argument check.
 fn allow_list() -> Vec<Allowed> {
     use Args::*;
@@ -128,13 +148,9 @@ fn allow_list() -> Vec<Allowed> {
             libc::SYS_ioctl,
             OneOf(1, &[libc::TCGETS, libc::FIOCLEX, libc::FIONCLEX]),
         ),
-        // Memory.
-        ("brk", libc::SYS_brk, Any),
-        ("mmap", libc::SYS_mmap, Any),
-        ("munmap", libc::SYS_munmap, Any),
-        ("mremap", libc::SYS_mremap, Any),
-        ("mprotect", libc::SYS_mprotect, Any),
-        ("madvise", libc::SYS_madvise, Any),
+    ];
+    list.extend_from_slice(MEMORY);
+    list.extend([
         // Threads.
         (
             "clone",
@@ -155,12 +171,9 @@ fn allow_list() -> Vec<Allowed> {
         ("getpid", libc::SYS_getpid, Any),
         ("exit", libc::SYS_exit, Any),
         ("exit_group", libc::SYS_exit_group, Any),
-        // Signals, own process only.
-        ("rt_sigaction", libc::SYS_rt_sigaction, Any),
-        ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Any),
-        ("rt_sigreturn", libc::SYS_rt_sigreturn, Any),
-        ("sigaltstack", libc::SYS_sigaltstack, Any),
-        ("tgkill", libc::SYS_tgkill, OwnPid(0)),
+    ]);
+    list.extend_from_slice(OWN_SIGNALS);
+    list.extend([
         ("restart_syscall", libc::SYS_restart_syscall, Any),
         // Time, randomness, limits, names.
         ("clock_gettime", libc::SYS_clock_gettime, Any),
@@ -185,7 +198,7 @@ fn allow_list() -> Vec<Allowed> {
                 ],
             ),
         ),
-    ];
+    ]);
     #[cfg(target_arch = "x86_64")]
     list.extend([
         // glibc's realpath (canonicalizing absolute inputs) uses the legacy calls.
@@ -386,29 +399,24 @@ fn worker_list() -> Vec<Allowed> {
         ("close", libc::SYS_close, Any),
         // Descriptor flags only (std checks a descriptor it drops).
         ("fcntl", libc::SYS_fcntl, OneOf(1, &[libc::F_GETFD as u64])),
-        ("brk", libc::SYS_brk, Any),
-        ("mmap", libc::SYS_mmap, Any),
-        ("munmap", libc::SYS_munmap, Any),
-        ("mremap", libc::SYS_mremap, Any),
-        ("mprotect", libc::SYS_mprotect, Any),
-        ("madvise", libc::SYS_madvise, Any),
+    ];
+    list.extend_from_slice(MEMORY);
+    list.extend([
         ("futex", libc::SYS_futex, Any),
         ("getpid", libc::SYS_getpid, Any),
         ("gettid", libc::SYS_gettid, Any),
         ("exit", libc::SYS_exit, Any),
         ("exit_group", libc::SYS_exit_group, Any),
-        ("rt_sigaction", libc::SYS_rt_sigaction, Any),
-        ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Any),
-        ("rt_sigreturn", libc::SYS_rt_sigreturn, Any),
-        ("sigaltstack", libc::SYS_sigaltstack, Any),
-        ("tgkill", libc::SYS_tgkill, OwnPid(0)),
+    ]);
+    list.extend_from_slice(OWN_SIGNALS);
+    list.extend([
         ("setitimer", libc::SYS_setitimer, Any),
         ("restart_syscall", libc::SYS_restart_syscall, Any),
         ("clock_gettime", libc::SYS_clock_gettime, Any),
         ("gettimeofday", libc::SYS_gettimeofday, Any),
         ("sched_yield", libc::SYS_sched_yield, Any),
         ("getrandom", libc::SYS_getrandom, Any),
-    ];
+    ]);
     #[cfg(target_arch = "x86_64")]
     list.push(("alarm", libc::SYS_alarm, Any));
     list

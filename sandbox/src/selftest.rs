@@ -203,6 +203,13 @@ pub struct Targets {
 const ENV_PREFIX: &str = "GNAW_SELF_TEST_";
 
 impl Targets {
+    /// Every root the child confines itself to: [`Targets::root`], then the others.
+    pub fn roots(&self) -> Vec<PathBuf> {
+        let mut roots = vec![self.root.clone()];
+        roots.extend(self.other_roots.iter().cloned());
+        roots
+    }
+
     /// The targets as environment variables for the child.
     pub fn to_env(&self) -> Vec<(String, std::ffi::OsString)> {
         let mut env: Vec<(String, std::ffi::OsString)> = Vec::new();
@@ -447,33 +454,43 @@ pub fn run_probes(t: &Targets, layers: Layers) -> Vec<ProbeResult> {
 fn run_one(name: &str, t: &Targets) -> Observed {
     let scratch = t.root.join(&t.scratch_name);
     let inside = t.inside_file.as_deref();
-    let writable_inside = inside.filter(|_| t.inside_writable);
     const NO_FILE: &str = "the root holds no regular file this user can read";
     const NOT_WRITABLE: &str =
         "this user cannot write the chosen file even without the sandbox; nothing to prove";
     const ROOT_RO: &str =
         "this user cannot create entries in the root even without the sandbox; nothing to prove";
+    const NO_OUTSIDE_FILE: &str = "no place outside the root for a scratch file";
+    const NO_OUTSIDE_DIR: &str = "no place outside the root for a scratch directory";
+    const NO_TCP: &str = "no TCP listener was prepared";
+    const NO_VICTIM: &str = "no victim process was prepared";
+    // The inside file, for a probe that needs `allowed` (this user's right to write it, or to
+    // make entries beside it) to prove anything; or why the probe is skipped.
+    let inside_if = |allowed: bool, why: &'static str| match inside {
+        None => Err(NO_FILE),
+        Some(_) if !allowed => Err(why),
+        Some(p) => Ok(p),
+    };
+    let writable_inside = inside_if(t.inside_writable, NOT_WRITABLE);
+    let inside_writable_root = inside_if(t.root_writable, ROOT_RO);
     match name {
-        "read_inside" => inside.map_or(skip(NO_FILE), |p| code(fs::read(p).map(drop))),
+        "read_inside" => with(inside, NO_FILE, |p| fs::read(p).map(drop)),
         "list_root" => code(fs::read_dir(&t.root).map(drop)),
-        "read_other_root" => t.other_inside_file.as_ref().map_or(
-            skip("the second root holds no regular file this user can read"),
-            |p| code(fs::read(p).map(drop)),
+        "read_other_root" => with(
+            t.other_inside_file.as_ref(),
+            "the second root holds no regular file this user can read",
+            |p| fs::read(p).map(drop),
         ),
-        "list_above_roots" => t.above_roots.as_ref().map_or(
-            skip("no directory lies above the roots (the root is /)"),
-            |p| code(fs::read_dir(p).map(drop)),
+        "list_above_roots" => with(
+            t.above_roots.as_ref(),
+            "no directory lies above the roots (the root is /)",
+            |p| fs::read_dir(p).map(drop),
         ),
-        "read_outside" => t
-            .outside_file
-            .as_ref()
-            .map_or(skip("no place outside the root for a scratch file"), |p| {
-                code(fs::read(p).map(drop))
-            }),
-        "list_outside" => t.outside_dir.as_ref().map_or(
-            skip("no place outside the root for a scratch directory"),
-            |p| code(fs::read_dir(p).map(drop)),
-        ),
+        "read_outside" => with(t.outside_file.as_ref(), NO_OUTSIDE_FILE, |p| {
+            fs::read(p).map(drop)
+        }),
+        "list_outside" => with(t.outside_dir.as_ref(), NO_OUTSIDE_DIR, |p| {
+            fs::read_dir(p).map(drop)
+        }),
         "read_etc_passwd" | "read_proc_self_status" => {
             let p = Path::new(if name == "read_etc_passwd" {
                 "/etc/passwd"
@@ -486,47 +503,24 @@ fn run_one(name: &str, t: &Targets) -> Observed {
                 code(fs::read(p).map(drop))
             }
         }
-        "open_write_inside" | "open_append_inside" => {
-            writable_inside.map_or(
-                skip(if inside.is_some() {
-                    NOT_WRITABLE
-                } else {
-                    NO_FILE
-                }),
-                |p| {
-                    // Opened for writing, never written.
-                    let mut o = fs::OpenOptions::new();
-                    if name == "open_write_inside" {
-                        o.write(true);
-                    } else {
-                        o.append(true);
-                    }
-                    code(o.custom_flags(libc::O_NONBLOCK).open(p).map(drop))
-                },
-            )
-        }
-        "truncate_inside" => {
-            writable_inside.map_or(
-                skip(if inside.is_some() {
-                    NOT_WRITABLE
-                } else {
-                    NO_FILE
-                }),
-                |p| {
-                    // To its current length: the content is unchanged even if this succeeds.
-                    let len = fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-                    let len = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);
-                    code(nix::unistd::truncate(p, len).map_err(io::Error::from))
-                },
-            )
-        }
-        "rename_inside" => {
-            // Onto itself: a no-op when allowed, but the kernel still asks Landlock first.
-            inside.filter(|_| t.root_writable).map_or(
-                skip(if inside.is_some() { ROOT_RO } else { NO_FILE }),
-                |p| code(fs::rename(p, p)),
-            )
-        }
+        "open_write_inside" | "open_append_inside" => writable_inside.map_or_else(skip, |p| {
+            // Opened for writing, never written.
+            let mut o = fs::OpenOptions::new();
+            if name == "open_write_inside" {
+                o.write(true);
+            } else {
+                o.append(true);
+            }
+            code(o.custom_flags(libc::O_NONBLOCK).open(p).map(drop))
+        }),
+        "truncate_inside" => writable_inside.map_or_else(skip, |p| {
+            // To its current length: the content is unchanged even if this succeeds.
+            let len = fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+            let len = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);
+            code(nix::unistd::truncate(p, len).map_err(io::Error::from))
+        }),
+        // Onto itself: a no-op when allowed, but the kernel still asks Landlock first.
+        "rename_inside" => inside_writable_root.map_or_else(skip, |p| code(fs::rename(p, p))),
         "create_file_inside" | "mkdir_inside" | "symlink_inside" | "mkfifo_inside" => {
             if !t.root_writable {
                 return skip(ROOT_RO);
@@ -541,14 +535,11 @@ fn run_one(name: &str, t: &Targets) -> Observed {
             undo(&scratch, &r);
             code(r)
         }
-        "hardlink_inside" => match inside.filter(|_| t.root_writable) {
-            None => skip(if inside.is_some() { ROOT_RO } else { NO_FILE }),
-            Some(p) => {
-                let r = fs::hard_link(p, &scratch);
-                undo(&scratch, &r);
-                code(r)
-            }
-        },
+        "hardlink_inside" => inside_writable_root.map_or_else(skip, |p| {
+            let r = fs::hard_link(p, &scratch);
+            undo(&scratch, &r);
+            code(r)
+        }),
         "exec_bin_true" => {
             let p = Path::new("/bin/true");
             if under(&t.root, p) {
@@ -558,75 +549,50 @@ fn run_one(name: &str, t: &Targets) -> Observed {
                 code(Command::new(p).status().map(drop))
             }
         }
-        "tcp_connect" => t
-            .tcp_port
-            .map_or(skip("no TCP listener was prepared"), |port| {
-                code(TcpStream::connect(("127.0.0.1", port)).map(drop))
-            }),
+        "tcp_connect" => with(t.tcp_port, NO_TCP, |port| {
+            TcpStream::connect(("127.0.0.1", port)).map(drop)
+        }),
         "tcp_bind" => code(TcpListener::bind(("127.0.0.1", 0)).map(drop)),
-        "abstract_unix_connect" => {
-            t.abstract_socket
-                .as_ref()
-                .map_or(skip("no abstract UNIX socket was prepared"), |n| {
-                    code(
-                        SocketAddr::from_abstract_name(n.as_bytes())
-                            .and_then(|a| UnixStream::connect_addr(&a))
-                            .map(drop),
-                    )
-                })
-        }
-        "signal_other_process" => t.signal_pid.map_or(skip("no process to signal"), |pid| {
+        "abstract_unix_connect" => with(
+            t.abstract_socket.as_ref(),
+            "no abstract UNIX socket was prepared",
+            |n| {
+                SocketAddr::from_abstract_name(n.as_bytes())
+                    .and_then(|a| UnixStream::connect_addr(&a))
+                    .map(drop)
+            },
+        ),
+        "signal_other_process" => with(t.signal_pid, "no process to signal", |pid| {
             // Signal 0 delivers nothing but goes through the same permission check.
-            code(
-                nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
-                    .map_err(io::Error::from),
-            )
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).map_err(io::Error::from)
         }),
         "stdout_still_works" => code(io::stdout().flush()),
         "threads" => code(sys::threads()),
-        "ptrace_attach" => t
-            .victim_pid
-            .map_or(skip("no victim process was prepared"), |pid| {
-                code(sys::ptrace_seize(pid))
-            }),
+        "ptrace_attach" => with(t.victim_pid, NO_VICTIM, sys::ptrace_seize),
         "process_vm_readv" => match (t.victim_pid, t.victim_addr) {
             (Some(pid), Some(addr)) => code(sys::process_vm_readv(pid, addr, &VICTIM_MARKER)),
-            _ => skip("no victim process was prepared"),
+            _ => skip(NO_VICTIM),
         },
-        "udp_sendto" => t
-            .udp_port
-            .map_or(skip("no UDP socket was prepared"), |port| {
-                code(sys::udp_sendto(port))
-            }),
-        "unix_pathname_connect" => t
-            .unix_socket
-            .as_ref()
-            .map_or(skip("no pathname UNIX socket was prepared"), |p| {
-                code(sys::unix_pathname_connect(p))
-            }),
+        "udp_sendto" => with(t.udp_port, "no UDP socket was prepared", sys::udp_sendto),
+        "unix_pathname_connect" => with(
+            t.unix_socket.as_ref(),
+            "no pathname UNIX socket was prepared",
+            |p| sys::unix_pathname_connect(p),
+        ),
         "raw_socket" => code(sys::raw_socket()),
         "packet_socket" => code(sys::packet_socket()),
         "netlink_socket" => code(sys::netlink_socket()),
-        "mptcp_connect" => t
-            .tcp_port
-            .map_or(skip("no TCP listener was prepared"), |port| {
-                code(sys::mptcp_connect(port))
-            }),
-        "tcp_fastopen_sendto" => t
-            .tcp_port
-            .map_or(skip("no TCP listener was prepared"), |port| {
-                code(sys::tcp_fastopen_sendto(port))
-            }),
+        "mptcp_connect" => with(t.tcp_port, NO_TCP, sys::mptcp_connect),
+        "tcp_fastopen_sendto" => with(t.tcp_port, NO_TCP, sys::tcp_fastopen_sendto),
         "io_uring_setup" => code(sys::io_uring_setup()),
         "memfd_execveat" => code(sys::memfd_exec()),
         "bpf_map_create" => code(sys::bpf_map_create()),
         "perf_event_open" => code(sys::perf_event_open()),
         "keyctl" => code(sys::keyctl()),
         "fanotify_init" => code(sys::fanotify_init()),
-        "mount_bind" => t.outside_dir.as_ref().map_or(
-            skip("no place outside the root for a scratch directory"),
-            |d| code(sys::mount_bind(d)),
-        ),
+        "mount_bind" => with(t.outside_dir.as_ref(), NO_OUTSIDE_DIR, |d| {
+            sys::mount_bind(d)
+        }),
         "setns_net" => code(sys::setns_net()),
         "x32_syscall" => match sys::x32_getpid() {
             Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
@@ -638,6 +604,11 @@ fn run_one(name: &str, t: &Targets) -> Observed {
         "unshare_newuser" => code(sys::unshare_newuser()),
         _ => skip("unknown probe"),
     }
+}
+
+/// The probe `run` on what was prepared for it, or skipped (`why`) when nothing was.
+fn with<T>(prepared: Option<T>, why: &str, run: impl FnOnce(T) -> io::Result<()>) -> Observed {
+    prepared.map_or_else(|| skip(why), |p| code(run(p)))
 }
 
 /// Remove what a create probe unexpectedly made.
@@ -1184,9 +1155,7 @@ pub fn child(mode: SandboxMode) -> i32 {
         return 1;
     };
     // The parent validated the roots already (including the `/` refusal).
-    let mut paths = vec![targets.root.clone()];
-    paths.extend(targets.other_roots.iter().cloned());
-    let roots = match Roots::new(&paths, true) {
+    let roots = match Roots::new(&targets.roots(), true) {
         Ok(roots) => roots,
         Err(e) => {
             println!("error {e}");

@@ -31,7 +31,7 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Duration;
 
-use landlock::{Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope};
+use landlock::{Ruleset, RulesetCreatedAttr};
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
 use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
@@ -215,15 +215,8 @@ fn close_range(first: u32, last: u32) {
 /// Landlock with every right handled and none granted, no capabilities, `no_new_privs`.
 fn confine_self() -> Result<(), String> {
     let _ = nix::sys::prctl::set_dumpable(false);
-    let abi = crate::confine::TESTED_ABI;
     let err = |e: landlock::RulesetError| format!("Landlock: {e}");
-    let ruleset = Ruleset::default()
-        .handle_access(AccessFs::from_all(abi))
-        .map_err(err)?
-        .handle_access(AccessNet::from_all(abi))
-        .map_err(err)?
-        .scope(Scope::from_all(abi))
-        .map_err(err)?;
+    let ruleset = crate::confine::handle_all(Ruleset::default()).map_err(err)?;
     ruleset
         .create()
         .map_err(err)?
@@ -256,4 +249,13 @@ pub fn has_message(fd: std::os::fd::BorrowedFd<'_>) -> bool {
         recv(fd.as_raw_fd(), &mut byte, MsgFlags::MSG_PEEK | MsgFlags::MSG_DONTWAIT),
         Ok(n) if n > 0
     )
+}
+
+/// The CPU time the calling thread has run so far (zero if the clock cannot be read): what a
+/// parse is charged to its call's budget, so that a machine busy with other work slows a call
+/// down without making it parse fewer files.
+pub fn thread_cpu_time() -> std::time::Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(std::time::Duration::from)
+        .unwrap_or_default()
 }

@@ -74,9 +74,7 @@ fn child(scenario: &str) {
     };
     // Two roots, as an operator may list them: the probes read the second root and list the
     // directory between them.
-    let mut paths = vec![targets.root.clone()];
-    paths.extend(targets.other_roots.iter().cloned());
-    let root = match Roots::new(&paths, false) {
+    let root = match Roots::new(&targets.roots(), false) {
         Ok(r) => r,
         Err(e) => {
             println!("error {e}");

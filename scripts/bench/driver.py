@@ -19,6 +19,8 @@ import sys
 import threading
 import time
 
+from mcp_pipe import Server
+
 TIMEOUT_S = int(os.environ.get("GNAW_BENCH_TIMEOUT", "300"))
 
 
@@ -119,50 +121,9 @@ def peer_tokens(name, text):
 
 # ---------------------------------------------------------------- gnaw-mcp
 
-class Server:
-    """gnaw-mcp over pipes, one JSON-RPC message per line."""
-
-    def __init__(self, exe, root, log, extra_env=None):
-        env = dict(os.environ, GNAW_MCP_ROOT=root, RUST_LOG="warn", **(extra_env or {}))
-        self.start = time.perf_counter()
-        self.proc = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=log, env=env)
-        self.next_id = 0
-
-    def request(self, method, params):
-        self.next_id += 1
-        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
-        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
-        self.proc.stdin.flush()
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"gnaw-mcp closed its output during {method}")
-            reply = json.loads(line)
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"gnaw-mcp answered {method} with {reply['error']}")
-                return reply["result"]
-
-    def notify(self, method):
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": method}).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def close(self):
-        """End of input; the server exits 0. Returns its peak RSS in KiB."""
-        self.proc.stdin.close()
-        _, status, usage = os.wait4(self.proc.pid, 0)
-        self.proc.returncode = os.waitstatus_to_exitcode(status)
-        self.proc.stdout.close()
-        return usage.ru_maxrss
-
-
 def server_round(exe, root, repo, log):
     srv = Server(exe, root, log)
-    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
-    init = time.perf_counter() - srv.start
-    srv.notify("notifications/initialized")
+    init = srv.initialize()
     times, tokens = [], []
     for _ in range(2):
         t = time.perf_counter()
@@ -220,9 +181,7 @@ def nav_block(bins, corpus, runs, scratch, log):
         return time.perf_counter() - t, out
 
     srv = Server(exe, os.path.dirname(corpus), log)
-    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
-    srv.notify("notifications/initialized")
+    srv.initialize()
     grep_args = {"repo": name, "pattern": NAV_PATTERN, "budget": 0, "max_matches": 100000000}
     cold_grep, _ = timed(srv, "grep", grep_args)
     warm_grep = [timed(srv, "grep", grep_args)[0] for _ in range(runs)]
@@ -235,9 +194,7 @@ def nav_block(bins, corpus, runs, scratch, log):
     srv.close()
     # search: a fresh server, so the first call is cold (walk, read, scan, rank, parse).
     srv = Server(exe, os.path.dirname(corpus), log)
-    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
-    srv.notify("notifications/initialized")
+    srv.initialize()
     search_args = {"repo": name, "query": SEARCH_QUERY, "budget": 0}
     cold_search, _ = timed(srv, "search", search_args)
     warm_search = [timed(srv, "search", search_args)[0] for _ in range(runs)]
@@ -274,9 +231,7 @@ def nav_block(bins, corpus, runs, scratch, log):
         lines = sum(1 for _ in f)
     start = max(1, lines // 2)
     srv = Server(exe, root, log)
-    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
-    srv.notify("notifications/initialized")
+    srv.initialize()
     window = {"repo": "r", "paths": [f"big.rs:{start}-{start + 399}"], "budget": 0}
     cold_read, _ = timed(srv, "read", window)
     warm_read = [timed(srv, "read", window)[0] for _ in range(runs)]
@@ -359,9 +314,7 @@ def issue24_block(bins, corpus, runs, scratch, log):
         res["grep"][pat] = got
     # Warm grep in the server, against rg's cold run above (the same pattern).
     srv = Server(exe, os.path.dirname(corpus), log)
-    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
-    srv.notify("notifications/initialized")
+    srv.initialize()
 
     def call(tool, args):
         t = time.perf_counter()
@@ -377,9 +330,7 @@ def issue24_block(bins, corpus, runs, scratch, log):
     # compress vs extract, warm, in one server: unlimited (the whole prompt returned) and under
     # a 50,000-token budget (graded: files whole while they fit, then skeletons).
     srv = Server(exe, os.path.dirname(corpus), log, {"GNAW_MCP_MAX_OUTPUT_BYTES": str(1 << 30)})
-    srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                               "clientInfo": {"name": "gnaw-bench", "version": "0"}})
-    srv.notify("notifications/initialized")
+    srv.initialize()
     for budget in (0, 50000):
         ext = {"repo": name, "budget": budget}
         cmp_ = dict(ext, compress=True)
@@ -401,9 +352,7 @@ def issue24_block(bins, corpus, runs, scratch, log):
     lst, first, warm = [], [], []
     for r in range(runs + 1):
         srv = Server(exe, os.path.dirname(corpus), log, {"GNAW_MCP_MAX_OUTPUT_BYTES": str(1 << 30)})
-        srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                   "clientInfo": {"name": "gnaw-bench", "version": "0"}})
-        srv.notify("notifications/initialized")
+        srv.initialize()
         srv.request("tools/list", {})
         t_list = time.perf_counter() - srv.start
         c = call("extract", {"repo": name, "budget": 50000})
@@ -455,9 +404,7 @@ def grep_only_block(bins, base_bins, corpus, runs, scratch, log):
         res["grep"][pat] = got
     for k, b in builds.items():
         srv = Server(os.path.join(b, "gnaw-mcp"), os.path.dirname(corpus), log)
-        srv.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                   "clientInfo": {"name": "gnaw-bench", "version": "0"}})
-        srv.notify("notifications/initialized")
+        srv.initialize()
         gargs = {"repo": name, "pattern": ISSUE_PATTERN, "budget": 0}
         times = []
         for _ in range(runs + 1):

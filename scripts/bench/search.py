@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from mcp_pipe import Server
+
 QUESTIONS = [
     "how does type inference handle closures",
     "where are procedural macros expanded",
@@ -65,48 +67,15 @@ QUESTIONS = [
 ]
 
 
-class Server:
-    """gnaw-mcp over pipes, one JSON-RPC message per line."""
-
-    def __init__(self, exe, root):
-        env = dict(os.environ, GNAW_MCP_ROOT=root, RUST_LOG="warn")
-        self.proc = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=env)
-        self.next_id = 0
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "gnaw-bench", "version": "0"}})
-        self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        self.proc.stdin.flush()
-
-    def request(self, method, params):
-        self.next_id += 1
-        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
-        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
-        self.proc.stdin.flush()
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"gnaw-mcp closed its output during {method}")
-            reply = json.loads(line)
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply["result"]
-
-    def search(self, repo, query):
-        t = time.perf_counter()
-        res = self.request("tools/call", {"name": "search", "arguments": {
-            "repo": repo, "query": query, "budget": 0}})
-        took = time.perf_counter() - t
-        if res.get("isError"):
-            raise RuntimeError(f"search {query!r}: {res}")
-        return took, res.get("structuredContent", {})
-
-    def close(self):
-        self.proc.stdin.close()
-        _, status, usage = os.wait4(self.proc.pid, 0)
-        self.proc.stdout.close()
-        return usage.ru_maxrss
+def search(srv, repo, query):
+    """One `search` call: its seconds and its structured answer."""
+    t = time.perf_counter()
+    res = srv.request("tools/call", {"name": "search", "arguments": {
+        "repo": repo, "query": query, "budget": 0}})
+    took = time.perf_counter() - t
+    if res.get("isError"):
+        raise RuntimeError(f"search {query!r}: {res}")
+    return took, res.get("structuredContent", {})
 
 
 def tree_cpu(root_pid):
@@ -176,16 +145,17 @@ def run_build(name, bins, corpus, qs, edit_file):
         cli_times.append(time.perf_counter() - t)
     r["cli_cold_p50"] = statistics.median(cli_times)
     srv = Server(mcp, root)
+    srv.initialize()
     c0 = tree_cpu(srv.proc.pid)
-    r["first_call"], sc = srv.search(repo, qs[0])
+    r["first_call"], sc = search(srv, repo, qs[0])
     c1 = tree_cpu(srv.proc.pid)
     r["first_call_cpu"] = c1 - c0
     r["index"] = sc.get("index")
-    warm = [srv.search(repo, q)[0] for q in qs]
+    warm = [search(srv, repo, q)[0] for q in qs]
     r["warm_cpu_per_call"] = (tree_cpu(srv.proc.pid) - c1) / len(qs)
     # The same queries again: every outline the re-scoring needs is now kept too.
     c2 = tree_cpu(srv.proc.pid)
-    again = [srv.search(repo, q)[0] for q in qs]
+    again = [search(srv, repo, q)[0] for q in qs]
     r["again_cpu_per_call"] = (tree_cpu(srv.proc.pid) - c2) / len(qs)
     r["again_p50"], r["again_p99"] = pct(again, 50), pct(again, 99)
     r["warm_p50"], r["warm_p90"], r["warm_p99"] = pct(warm, 50), pct(warm, 90), pct(warm, 99)
@@ -199,7 +169,7 @@ def run_build(name, bins, corpus, qs, edit_file):
         time.sleep(2.2)
         edits = []
         for q in qs[:3]:
-            edits.append(srv.search(repo, q)[0])
+            edits.append(search(srv, repo, q)[0])
         r["after_edit"] = edits[0]
         r["after_edit_next"] = statistics.median(edits[1:])
     finally:

@@ -29,6 +29,7 @@ pub mod summary;
 use crate::error::Error;
 use crate::par;
 use crate::spec::{ExtractionSpec, Mode};
+use crate::stages::count;
 use crate::stages::filter::Filter;
 use crate::stages::rank::Query;
 use crate::vocab::display_path;
@@ -89,6 +90,9 @@ fn run(
         return Err(Error::Usage {
             message: "a token budget needs token counts; drop --no-count or the budget".into(),
         });
+    }
+    if counting {
+        count::prefetch(options.encoding);
     }
     // A query over its bounds is refused before anything is read.
     let query = spec

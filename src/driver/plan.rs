@@ -202,39 +202,6 @@ impl<'a> Measure<'a> {
         Some((head_tokens + body + self.tail_tokens).saturating_add_signed(last_fix))
     }
 
-    /// [`Measure::measure`] of the prompt with `kept_ix` and the omitted files `omitted` shown
-    /// at `level`: from the omitted section's running sums when they apply (drawing its first
-    /// and last lines only), else of the drawn `view`.
-    pub fn measure_at(
-        &self,
-        kept_ix: &[usize],
-        omitted: &[usize],
-        level: Option<usize>,
-        view: &dyn Fn() -> OmittedView,
-        limit: usize,
-    ) -> Option<usize> {
-        if (self.stop)() {
-            return None;
-        }
-        let split = self.sums.as_ref().and_then(|sums| {
-            crate::par::lock(sums).split(
-                omitted,
-                level,
-                &self.paths,
-                &self.piece_tokens,
-                &mut |l| self.omitted_line(l),
-            )
-        });
-        match split {
-            Some(split) => {
-                let rest = limit.checked_sub(split.middle)?;
-                let ends = self.measure(kept_ix, &split.ends, rest)?;
-                Some(ends + split.middle)
-            }
-            None => self.measure(kept_ix, &view(), limit),
-        }
-    }
-
     /// One omitted line, drawn alone by the renderer, and its count; not sealed when the
     /// renderer does not give it as a part of its own (json) or the count was cancelled.
     fn omitted_line(&self, line: &OmittedLine) -> LineCount {
@@ -317,15 +284,37 @@ impl Prompt for Measure<'_> {
         Measure::measure(self, kept, view, limit)
     }
 
+    /// [`Measure::measure`] of the prompt with `kept_ix` and the omitted files `omitted` shown
+    /// at `level`: from the omitted section's running sums when they apply (drawing its first
+    /// and last lines only), else of the drawn `view`.
     fn measure_at(
         &self,
-        kept: &[usize],
+        kept_ix: &[usize],
         omitted: &[usize],
         level: Option<usize>,
         view: &dyn Fn() -> OmittedView,
         limit: usize,
     ) -> Option<usize> {
-        Measure::measure_at(self, kept, omitted, level, view, limit)
+        if (self.stop)() {
+            return None;
+        }
+        let split = self.sums.as_ref().and_then(|sums| {
+            crate::par::lock(sums).split(
+                omitted,
+                level,
+                &self.paths,
+                &self.piece_tokens,
+                &mut |l| self.omitted_line(l),
+            )
+        });
+        match split {
+            Some(split) => {
+                let rest = limit.checked_sub(split.middle)?;
+                let ends = self.measure(kept_ix, &split.ends, rest)?;
+                Some(ends + split.middle)
+            }
+            None => self.measure(kept_ix, &view(), limit),
+        }
     }
 
     fn path_tokens(&self, i: usize) -> usize {

@@ -180,38 +180,17 @@ pub fn push_file_piece(out: &mut String, opts: &RenderOptions, file: &FileView<'
     };
     match opts.format {
         Format::Markdown => {
-            let mut note = if file.lossy {
-                format!(" ({LOSSY_NOTE})")
-            } else {
-                String::new()
-            };
-            if file.skeleton {
-                let _ = write!(note, " ({SKELETON_NOTE})");
-            }
+            let note = header_notes(file, |_, text| format!(" ({text})"));
             let _ = write!(out, "### {}{note}\n\n", md_inline(file.path));
             let fence = fence_for(text, b'`');
             let _ = writeln!(out, "{fence}{}", language(file.path));
-            out.push_str(text);
-            if !text.is_empty() && !text.ends_with('\n') {
-                out.push('\n');
-            }
+            push_line_ended(out, text);
             let _ = writeln!(out, "{fence}");
         }
         Format::Xml => {
-            let mut note = if file.lossy {
-                format!(" note=\"{LOSSY_NOTE}\"")
-            } else {
-                String::new()
-            };
-            if file.skeleton {
-                let _ = write!(note, " skeleton=\"{SKELETON_NOTE}\"");
-            }
+            let note = header_notes(file, |name, text| format!(" {name}=\"{text}\""));
             let _ = writeln!(out, "<file path=\"{}\"{note}>", xml_escape(file.path, true));
-            let body = xml_escape(text, false);
-            out.push_str(&body);
-            if !body.is_empty() && !body.ends_with('\n') {
-                out.push('\n');
-            }
+            push_line_ended(out, &xml_escape(text, false));
             out.push_str("</file>\n");
         }
         Format::Json => {
@@ -229,6 +208,27 @@ pub fn push_file_piece(out: &mut String, opts: &RenderOptions, file: &FileView<'
             }
             out.push_str(if last { "}\n" } else { "},\n" });
         }
+    }
+}
+
+/// The notes of a file's header (decoded lossily, shown as a skeleton), each as `note` writes
+/// it from its name and text.
+fn header_notes(file: &FileView<'_>, note: impl Fn(&str, &str) -> String) -> String {
+    [
+        (file.lossy, "note", LOSSY_NOTE),
+        (file.skeleton, "skeleton", SKELETON_NOTE),
+    ]
+    .into_iter()
+    .filter(|&(on, ..)| on)
+    .map(|(_, name, text)| note(name, text))
+    .collect()
+}
+
+/// Append `text`, with a newline after it unless it is empty or ends with one.
+fn push_line_ended(out: &mut String, text: &str) {
+    out.push_str(text);
+    if !text.is_empty() && !text.ends_with('\n') {
+        out.push('\n');
     }
 }
 

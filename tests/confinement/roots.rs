@@ -61,8 +61,19 @@ fn tree() -> Tree {
     Tree { _tmp: tmp, base }
 }
 
-fn list(paths: &[&Path]) -> PathBuf {
-    PathBuf::from(std::env::join_paths(paths).unwrap())
+impl Tree {
+    /// A `GNAW_MCP_ROOT` listing these directories of the base, in order.
+    fn roots(&self, dirs: &[&str]) -> PathBuf {
+        let paths = dirs.iter().map(|d| self.base.join(d));
+        PathBuf::from(std::env::join_paths(paths).unwrap())
+    }
+}
+
+/// A server on `roots` under the sandbox `mode`, initialized, and its `initialize` answer.
+fn serve(roots: &Path, mode: &str) -> (Server, Value) {
+    let mut server = Server::start(roots, &[("GNAW_MCP_SANDBOX", mode)]);
+    let init = server.initialize("2025-11-25");
+    (server, init)
 }
 
 /// What a `repo` must give: served, with the name the answer shows; or refused with a kind.
@@ -89,7 +100,7 @@ fn extract(server: &mut Server, repo: &str) -> Result<String, (String, String)> 
 fn two_roots_serve_each_by_name_and_nothing_between() {
     let t = tree();
     let b = &t.base;
-    let roots = list(&[&b.join("app"), &b.join("sdk")]);
+    let roots = t.roots(&["app", "sdk"]);
     let outside_abs = b.join("unlisted").display().to_string();
     let base_abs = b.display().to_string();
     let sdk_abs = b.join("sdk/lib").display().to_string();
@@ -127,8 +138,7 @@ fn two_roots_serve_each_by_name_and_nothing_between() {
         // and the sibling that is not listed (where nothing may be).
         let between = watch_reads(std::slice::from_ref(b));
         let beside = watch_reads(&[b.join("unlisted"), b.join("unlisted/src")]);
-        let mut server = Server::start(&roots, &[("GNAW_MCP_SANDBOX", mode)]);
-        let init = server.initialize("2025-11-25");
+        let (mut server, init) = serve(&roots, mode);
         let instructions = init["instructions"].as_str().unwrap();
         assert!(
             instructions.contains("every `repo` starts with one of app, sdk"),
@@ -200,12 +210,10 @@ fn two_roots_serve_each_by_name_and_nothing_between() {
 #[test]
 fn a_link_to_a_root_that_is_not_listed_is_outside() {
     let t = tree();
-    let b = &t.base;
     // Only app (and an unrelated root): sdk is not served, through any link.
-    let roots = list(&[&b.join("app"), &b.join("other/app")]);
+    let roots = t.roots(&["app", "other/app"]);
     for mode in ["strict", "off"] {
-        let mut server = Server::start(&roots, &[("GNAW_MCP_SANDBOX", mode)]);
-        let init = server.initialize("2025-11-25");
+        let (mut server, init) = serve(&roots, mode);
         assert!(
             init["instructions"]
                 .as_str()
@@ -232,11 +240,9 @@ fn a_link_to_a_root_that_is_not_listed_is_outside() {
 #[test]
 fn nested_roots_resolve_innermost_and_never_climb_above() {
     let t = tree();
-    let b = &t.base;
-    let roots = list(&[&b.join("app"), &b.join("app/nested")]);
+    let roots = t.roots(&["app", "app/nested"]);
     for mode in ["strict", "off"] {
-        let mut server = Server::start(&roots, &[("GNAW_MCP_SANDBOX", mode)]);
-        server.initialize("2025-11-25");
+        let (mut server, _) = serve(&roots, mode);
         for (repo, want) in [
             ("nested", Some("nested")),
             ("nested/deep", Some("nested/deep")),
@@ -269,7 +275,7 @@ fn every_roots_gnawconfig_may_narrow_the_tools() {
     let b = &t.base;
     fs::write(b.join("sdk/.gnawconfig"), "tools = [\"all\", \"-grep\"]\n").unwrap();
     fs::write(b.join("app/.gnawconfig"), "tools = [\"all\", \"-log\"]\n").unwrap();
-    let roots = list(&[&b.join("app"), &b.join("sdk")]);
+    let roots = t.roots(&["app", "sdk"]);
     let mut server = Server::start(&roots, &[]);
     server.initialize("2025-11-25");
     let tools: Vec<String> = server.ok("tools/list", json!({}))["tools"]
@@ -295,15 +301,9 @@ fn a_bad_root_list_stops_the_server_saying_which_entry() {
     let t = tree();
     let b = &t.base;
     for (roots, says) in [
-        (
-            list(&[&b.join("app"), &b.join("missing")]),
-            "does not exist",
-        ),
-        (list(&[&b.join("app"), &b.join("app")]), "twice"),
-        (
-            list(&[&b.join("app"), &b.join("app/src/main.rs")]),
-            "not a directory",
-        ),
+        (t.roots(&["app", "missing"]), "does not exist"),
+        (t.roots(&["app", "app"]), "twice"),
+        (t.roots(&["app", "app/src/main.rs"]), "not a directory"),
         (PathBuf::from(":"), "names no directory"),
     ] {
         let (status, _out, err) = mcp_client::run(&roots, &["--sandbox-status"], &[]);
@@ -314,7 +314,7 @@ fn a_bad_root_list_stops_the_server_saying_which_entry() {
         );
     }
     // The status names every root the ruleset grants.
-    let roots = list(&[&b.join("app"), &b.join("sdk")]);
+    let roots = t.roots(&["app", "sdk"]);
     let (status, out, err) = mcp_client::run(&roots, &["--sandbox-status"], &[]);
     assert!(status.success(), "{err}");
     let status: Value = serde_json::from_str(&out).unwrap();

@@ -65,18 +65,7 @@ fn walk_repo(repo: &Path) -> usize {
     let root = Root::new(repo, false).unwrap();
     let dir = root.as_dir().open().unwrap();
     let filter = Arc::new(Filter::new(&[], &[]).unwrap());
-    let sourced = walk(
-        &dir,
-        &WalkOptions {
-            hidden: false,
-            no_ignore: false,
-            filter: &filter,
-            threads: 2,
-            max_depth: gnaw::limits::DEFAULT_MAX_DEPTH,
-            under: &[],
-        },
-    )
-    .unwrap();
+    let sourced = walk(&dir, &WalkOptions::whole(&filter, 2)).unwrap();
     sourced.candidates.len() + sourced.skipped.len()
 }
 

@@ -22,7 +22,6 @@ use gnaw::{ExtractionSpec, Mode, Overrides, Policy, run_extraction};
 use gnaw_sandbox::Root;
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::Path;
 use xorshift::Rng;
 
 const WORDS: &[&str] = &[
@@ -63,8 +62,10 @@ fn file_text(rng: &mut Rng, lines: usize) -> String {
     s
 }
 
-/// A repo of `files` generated files under a few directories.
-fn repo(root: &Path, seed: u64, files: usize) -> Vec<(String, String)> {
+/// A repo of `files` generated files under a few directories, in a new temporary directory:
+/// the directory (removed when dropped), a root on it, and the files' paths and texts, sorted.
+fn repo(seed: u64, files: usize) -> (tempfile::TempDir, Root, Vec<(String, String)>) {
+    let tmp = tempfile::tempdir().unwrap();
     let mut rng = Rng(seed);
     let mut out = Vec::new();
     for i in 0..files {
@@ -76,13 +77,14 @@ fn repo(root: &Path, seed: u64, files: usize) -> Vec<(String, String)> {
         };
         let n = rng.below(300);
         let text = file_text(&mut rng, n);
-        let p = root.join(&rel);
+        let p = tmp.path().join(&rel);
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(&p, &text).unwrap();
         out.push((rel, text));
     }
     out.sort();
-    out
+    let root = Root::new(tmp.path(), false).unwrap();
+    (tmp, root, out)
 }
 
 fn request(root: &Root, budget: usize) -> Request<'static> {
@@ -130,9 +132,7 @@ fn exact_within(text: &str, tokens: usize, budget: usize, reference: bool, what:
 
 #[test]
 fn read_fits_every_budget_and_continuations_give_every_line_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = repo(dir.path(), 0x9e37_79b9_7f4a_7c15, 24);
-    let root = Root::new(dir.path(), false).unwrap();
+    let (_dir, root, files) = repo(0x9e37_79b9_7f4a_7c15, 24);
     let mut rng = Rng(0xdead_beef_1234_5678);
     let mut answers = 0;
     for round in 0..60 {
@@ -239,11 +239,37 @@ fn naive_grep(files: &[(String, String)], re: &regex::Regex) -> Vec<(String, u32
     out
 }
 
+/// The items of every page of a continued call, in order. `page` makes the call at a cursor
+/// (`None` first) and gives its items and the cursor it continues at (`None`: the last page).
+/// Fewer than `most` calls must do, and every page but the last must hold something; `what`
+/// names the call in a failure.
+fn paged<C, T>(
+    what: &str,
+    most: usize,
+    mut page: impl FnMut(Option<C>) -> (Vec<T>, Option<C>),
+) -> Vec<T> {
+    let mut got = Vec::new();
+    let mut at = None;
+    let mut calls = 0;
+    loop {
+        calls += 1;
+        assert!(calls < most, "{what}: no progress");
+        let (items, next) = page(at.take());
+        let progress = !items.is_empty();
+        got.extend(items);
+        match next {
+            None => return got,
+            Some(next) => {
+                assert!(progress, "{what}: an answer without progress");
+                at = Some(next);
+            }
+        }
+    }
+}
+
 #[test]
 fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = repo(dir.path(), 0x1234_5678_9abc_def1, 30);
-    let root = Root::new(dir.path(), false).unwrap();
+    let (_dir, root, files) = repo(0x1234_5678_9abc_def1, 30);
     let mut rng = Rng(0x0bad_cafe_f00d_0001);
     let patterns = [
         ("foo\\d+", false, false),
@@ -290,13 +316,8 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
         let budget = [400, 900, 2500, 8000][rng.below(4)];
         let max = [5, 40, 200, 100_000][rng.below(4)];
         let context = [0, 0, 1, 3][rng.below(4)];
-        let mut got = Vec::new();
-        let mut after = None;
-        let mut calls = 0;
-        loop {
-            calls += 1;
-            assert!(calls < 500, "{pattern}: no progress");
-            let a = grep(&request(&root, budget), &args(after.clone(), max, context)).unwrap();
+        let got = paged(pattern, 500, |after| {
+            let a = grep(&request(&root, budget), &args(after, max, context)).unwrap();
             let what = format!("round {round} {pattern}");
             exact_within(&a.page.text, a.page.tokens, budget, round % 5 == 0, &what);
             assert_eq!(
@@ -304,16 +325,12 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
                 naive.len(),
                 "totals are given even when cut"
             );
-            got.extend(a.facts.matches.iter().map(|m| (m.path.clone(), m.line)));
-            if a.facts.next.is_empty() {
-                break;
-            }
-            assert!(
-                !a.facts.matches.is_empty(),
-                "{pattern}: an answer without progress"
-            );
-            after = Some(a.facts.next);
-        }
+            let found = a.facts.matches.iter().map(|m| (m.path.clone(), m.line));
+            (
+                found.collect(),
+                Some(a.facts.next).filter(|n| !n.is_empty()),
+            )
+        });
         assert_eq!(
             got, naive,
             "round {round} {pattern} budget {budget} max {max}"
@@ -330,9 +347,7 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
 
 #[test]
 fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = repo(dir.path(), 0x5eed_0000_1111_2222, 30);
-    let root = Root::new(dir.path(), false).unwrap();
+    let (_dir, root, files) = repo(0x5eed_0000_1111_2222, 30);
     let mut rng = Rng(0x0ff5_e7c0_de00_0001);
     let queries = [
         "foo22",
@@ -349,16 +364,13 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
             offset,
         };
         // The uncut ranking, page by page without a budget.
-        let mut full = Vec::new();
-        let mut offset = None;
-        loop {
+        let full = paged(query, usize::MAX, |offset| {
             let a = search(&request(&root, 0), &args(offset, 100)).unwrap();
-            full.extend(a.facts.hits.iter().map(|h| h.path.clone()));
-            match a.facts.next {
-                Some(n) => offset = Some(n),
-                None => break,
-            }
-        }
+            (
+                a.facts.hits.iter().map(|h| h.path.clone()).collect(),
+                a.facts.next,
+            )
+        });
         // Its files are those whose path or text holds one of the query's words (as words, in
         // any case), and only those.
         let words: Vec<String> = query.split(' ').map(str::to_lowercase).collect();
@@ -377,12 +389,7 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
         assert_eq!(sorted, naive, "{query}: the matching files");
         let budget = [300, 700, 2000, 6000][rng.below(4)];
         let limit = [1, 3, 10, 100][rng.below(4)];
-        let mut got = Vec::new();
-        let mut offset = None;
-        let mut calls = 0;
-        loop {
-            calls += 1;
-            assert!(calls < 200, "{query}: no progress");
+        let got = paged(query, 200, |offset| {
             let a = search(&request(&root, budget), &args(offset, limit)).unwrap();
             let what = format!("round {round} {query}");
             exact_within(&a.page.text, a.page.tokens, budget, round % 3 == 0, &what);
@@ -406,23 +413,18 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
                 }
                 assert!(a.page.text.contains(&h.path));
             }
-            got.extend(a.facts.hits.iter().map(|h| h.path.clone()));
-            match a.facts.next {
-                Some(n) => {
-                    assert!(
-                        !a.facts.hits.is_empty(),
-                        "{query}: an answer without progress"
-                    );
-                    assert!(
-                        a.page.text.contains(&format!("{{\"offset\":{n}}}")),
-                        "{}",
-                        a.page.text
-                    );
-                    offset = Some(n);
-                }
-                None => break,
+            if let Some(n) = a.facts.next {
+                assert!(
+                    a.page.text.contains(&format!("{{\"offset\":{n}}}")),
+                    "{}",
+                    a.page.text
+                );
             }
-        }
+            (
+                a.facts.hits.iter().map(|h| h.path.clone()).collect(),
+                a.facts.next,
+            )
+        });
         assert_eq!(
             got, full,
             "round {round} {query} budget {budget} limit {limit}"
@@ -457,9 +459,7 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
 
 #[test]
 fn tree_fits_every_budget_and_counts_what_extract_spends() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = repo(dir.path(), 0x5555_aaaa_3333_cccc, 60);
-    let root = Root::new(dir.path(), false).unwrap();
+    let (_dir, root, files) = repo(0x5555_aaaa_3333_cccc, 60);
     let spec = ExtractionSpec {
         repo: root.as_dir(),
         overrides: Overrides {

@@ -149,6 +149,8 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     let offset = args.offset.unwrap_or(0);
     let t0 = std::time::Instant::now();
     let session = Session::open(req)?;
+    // The answer is always counted.
+    count::prefetch(session.encoding());
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
     let RepoIndex {

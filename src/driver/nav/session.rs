@@ -26,6 +26,7 @@ use crate::driver::repo_open_error;
 use crate::error::Error;
 use crate::par;
 use crate::spec::{ExtractionSpec, Mode, Observer, Overrides, Policy};
+use crate::stages::count;
 use crate::stages::filter::Filter;
 use crate::stages::name::Namer;
 use crate::stages::source::{self, Sourced, WalkOptions};
@@ -135,6 +136,11 @@ impl<'r, 'a> Session<'r, 'a> {
         };
         let dir = req.repo.open().map_err(|e| repo_open_error(&e))?;
         let options = options::resolve(&dir, &spec)?;
+        // An answer fitted to a budget is counted: the tokenizer is built while the call walks
+        // and reads (a tool that counts without one asks for it itself).
+        if options.budget.is_some() {
+            count::prefetch(options.encoding);
+        }
         Ok(Session {
             req,
             dir,

@@ -150,6 +150,21 @@ impl Query {
     pub fn names(&self) -> &[String] {
         &self.names
     }
+
+    /// Each term by its position in [`Query::terms`]: frequencies kept by position are summed
+    /// in query order, so a score never depends on a map's iteration order.
+    fn positions<'q, M: FromIterator<(&'q str, usize)>>(&'q self) -> M {
+        self.terms
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (t.as_str(), k))
+            .collect()
+    }
+
+    /// The query's names ([`Query::names`]), to look up.
+    fn name_set<'q, S: FromIterator<&'q str>>(&'q self) -> S {
+        self.names.iter().map(String::as_str).collect()
+    }
 }
 
 /// Rank `docs`: returns indices into `docs`, best first, with each one's score. Deterministic:
@@ -279,13 +294,8 @@ fn finish(
         // The best files again, with their definitions as a field of their own: a name the
         // query names as written, defined here (whatever the language's syntax for it), and
         // the query's terms in definition names and doc lines.
-        let named: HashSet<&str> = q.names.iter().map(String::as_str).collect();
-        let wanted: HashMap<&str, usize> = q
-            .terms
-            .iter()
-            .enumerate()
-            .map(|(k, t)| (t.as_str(), k))
-            .collect();
+        let named: HashSet<&str> = q.name_set();
+        let wanted: HashMap<&str, usize> = q.positions();
         // The best matching files whose definitions fit the parse bounds, chosen once: handed
         // to `prefetch` first, then re-scored.
         let mut rescored = Vec::new();
@@ -322,6 +332,14 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A document for each `(path, text)`.
+    fn files<'a>(files: &[(&'a str, &'a str)]) -> Vec<Doc<'a>> {
+        files
+            .iter()
+            .map(|&(path, text)| Doc { path, text })
+            .collect()
+    }
 
     fn ranked(docs: &[Doc<'_>], q: Option<&str>) -> Vec<(usize, Score)> {
         let q = q.map(|q| Query::parse(q).unwrap());
@@ -372,16 +390,13 @@ mod tests {
         assert!(query_terms("where does it").is_empty());
         assert_eq!(query_terms("convert From a string"), vec!["convert", "str"]);
         assert!(query_terms("from the").is_empty());
-        let docs = [
-            Doc {
-                path: "convert.rs",
-                text: "impl From<u8> for Byte { fn from(b: u8) -> Self { Byte(b) } }",
-            },
-            Doc {
-                path: "other.rs",
-                text: "fn unrelated() {}",
-            },
-        ];
+        let docs = files(&[
+            (
+                "convert.rs",
+                "impl From<u8> for Byte { fn from(b: u8) -> Self { Byte(b) } }",
+            ),
+            ("other.rs", "fn unrelated() {}"),
+        ]);
         let q = Query::parse("From").unwrap();
         let ranked = rank(&docs, Some(&q), &|_| None, &|| false).unwrap();
         assert_eq!(docs[ranked[0].0].path, "convert.rs");
@@ -389,10 +404,7 @@ mod tests {
 
     #[test]
     fn ranking_stops_when_asked() {
-        let docs = [Doc {
-            path: "a.rs",
-            text: "fn a() {}",
-        }];
+        let docs = files(&[("a.rs", "fn a() {}")]);
         let q = Query::parse("a").unwrap();
         assert!(rank(&docs, Some(&q), &|_| None, &|| true).is_none());
         assert!(rank(&docs, None, &|_| None, &|| true).is_none());
@@ -443,20 +455,14 @@ mod tests {
 
     #[test]
     fn query_prefers_files_that_define_and_mention_it() {
-        let docs = [
-            Doc {
-                path: "src/a.rs",
-                text: "fn unrelated() {}",
-            },
-            Doc {
-                path: "src/http.rs",
-                text: "pub fn get_http_response() -> Response { todo() }",
-            },
-            Doc {
-                path: "src/b.rs",
-                text: "let r = get_http_response(); // http response",
-            },
-        ];
+        let docs = files(&[
+            ("src/a.rs", "fn unrelated() {}"),
+            (
+                "src/http.rs",
+                "pub fn get_http_response() -> Response { todo() }",
+            ),
+            ("src/b.rs", "let r = get_http_response(); // http response"),
+        ]);
         let r = ranked(&docs, Some("getHTTPResponse"));
         assert_eq!(r[0].0, 1, "{r:?}");
         assert_eq!(r[1].0, 2);
@@ -466,16 +472,13 @@ mod tests {
 
     #[test]
     fn only_whole_query_words_name_files_and_symbols() {
-        let docs = [
-            Doc {
-                path: "src/map.rs",
-                text: "pub struct Map; fn get(&self) {}",
-            },
-            Doc {
-                path: "src/de.rs",
-                text: "pub struct Deserializer; fn deserialize_map() { map }",
-            },
-        ];
+        let docs = files(&[
+            ("src/map.rs", "pub struct Map; fn get(&self) {}"),
+            (
+                "src/de.rs",
+                "pub struct Deserializer; fn deserialize_map() { map }",
+            ),
+        ]);
         // `map` is only a part of `deserialize_map`: map.rs is not "named" by the query.
         let r = ranked(&docs, Some("Deserializer::deserialize_map"));
         assert_eq!(r[0].0, 1, "{r:?}");
@@ -486,49 +489,43 @@ mod tests {
         assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
     }
 
+    /// Of two files of the same `text` at `paths` (`[less, plain]`), `less` ranks second for
+    /// `query` and its score has the part `part`; for `asking` (a query asking for such files)
+    /// no score has it.
+    fn counts_for_less_unless_asked(
+        paths: [&str; 2],
+        text: &str,
+        query: &str,
+        asking: &str,
+        part: &str,
+    ) {
+        let docs = files(&[(paths[0], text), (paths[1], text)]);
+        let r = ranked(&docs, Some(query));
+        assert_eq!(r[0].0, 1, "{r:?}");
+        assert!(r[1].1.parts.iter().any(|p| p.0 == part));
+        let r = ranked(&docs, Some(asking));
+        assert!(r.iter().all(|(_, s)| s.parts.iter().all(|p| p.0 != part)));
+    }
+
     #[test]
     fn tests_count_for_less_unless_asked_for() {
-        let text = "fn parse_header() { parse_header() }";
-        let docs = [
-            Doc {
-                path: "tests/header.rs",
-                text,
-            },
-            Doc {
-                path: "src/header.rs",
-                text,
-            },
-        ];
-        let r = ranked(&docs, Some("parse_header"));
-        assert_eq!(r[0].0, 1, "{r:?}");
-        assert!(r[1].1.parts.iter().any(|p| p.0 == "secondary_file"));
-        let r = ranked(&docs, Some("tests for parse_header"));
-        assert!(
-            r.iter()
-                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "secondary_file"))
+        counts_for_less_unless_asked(
+            ["tests/header.rs", "src/header.rs"],
+            "fn parse_header() { parse_header() }",
+            "parse_header",
+            "tests for parse_header",
+            "secondary_file",
         );
     }
 
     #[test]
     fn prose_counts_half_unless_docs_are_asked_for() {
-        let text = "the retry delay grows with each attempt";
-        let docs = [
-            Doc {
-                path: "docs/notes.md",
-                text,
-            },
-            Doc {
-                path: "src/backoff.rs",
-                text,
-            },
-        ];
-        let r = ranked(&docs, Some("retry delay"));
-        assert_eq!(r[0].0, 1, "{r:?}");
-        assert!(r[1].1.parts.iter().any(|p| p.0 == "docs_file"));
-        let r = ranked(&docs, Some("retry delay docs"));
-        assert!(
-            r.iter()
-                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "docs_file"))
+        counts_for_less_unless_asked(
+            ["docs/notes.md", "src/backoff.rs"],
+            "the retry delay grows with each attempt",
+            "retry delay",
+            "retry delay docs",
+            "docs_file",
         );
     }
 
@@ -551,16 +548,10 @@ mod tests {
             ]
         );
         assert_eq!(terms("scheduler scheduled schedules"), vec!["schedul"; 3]);
-        let docs = [
-            Doc {
-                path: "lib/permessage-deflate.js",
-                text: "module.exports = X;",
-            },
-            Doc {
-                path: "lib/other.js",
-                text: "PerMessageDeflate PerMessageDeflate",
-            },
-        ];
+        let docs = files(&[
+            ("lib/permessage-deflate.js", "module.exports = X;"),
+            ("lib/other.js", "PerMessageDeflate PerMessageDeflate"),
+        ]);
         let r = ranked(&docs, Some("PerMessageDeflate"));
         assert!(
             r.iter()
@@ -581,16 +572,10 @@ mod tests {
             children: Vec::new(),
         };
         // A C definition has no keyword before its name: only the parser knows lvm.c defines it.
-        let docs = [
-            Doc {
-                path: "src/ldo.c",
-                text: "luaV_execute(L, ci); luaV_execute(L, ci);",
-            },
-            Doc {
-                path: "src/lvm.c",
-                text: "void luaV_execute (lua_State *L) { }",
-            },
-        ];
+        let docs = files(&[
+            ("src/ldo.c", "luaV_execute(L, ci); luaV_execute(L, ci);"),
+            ("src/lvm.c", "void luaV_execute (lua_State *L) { }"),
+        ]);
         let q = Query::parse("luaV_execute").unwrap();
         let outline =
             |i: usize| (i == 1).then(|| Arc::new(vec![sym("luaV_execute", Some("run the vm"))]));
@@ -605,21 +590,21 @@ mod tests {
 
     #[test]
     fn words_in_a_row_name_a_compound_file() {
-        let docs = [
-            Doc {
-                path: "gson/JsonObject.java",
-                text: "class JsonObject { JsonArray getAsJsonArray(String memberName); \
+        let docs = files(&[
+            (
+                "gson/JsonObject.java",
+                "class JsonObject { JsonArray getAsJsonArray(String memberName); \
                        json array json array json array }",
-            },
-            Doc {
-                path: "gson/JsonArray.java",
-                text: "public final class JsonArray extends JsonElement { }",
-            },
-            Doc {
-                path: "gson/JsonWriter.java",
-                text: "class JsonWriter { void beginArray() {} }",
-            },
-        ];
+            ),
+            (
+                "gson/JsonArray.java",
+                "public final class JsonArray extends JsonElement { }",
+            ),
+            (
+                "gson/JsonWriter.java",
+                "class JsonWriter { void beginArray() {} }",
+            ),
+        ]);
         let r = ranked(&docs, Some("JSON array"));
         assert_eq!(docs[r[0].0].path, "gson/JsonArray.java", "{r:?}");
         assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
@@ -636,30 +621,18 @@ mod tests {
     fn synonyms_bridge_vocabularies_at_a_lesser_weight() {
         let q = Query::parse("waiting for several futures").unwrap();
         assert!(q.terms().iter().any(|t| t == "select"), "{:?}", q.terms());
-        let docs = [
-            Doc {
-                path: "src/select.rs",
-                text: "/// Polls several branches and returns the first to complete.\n\
+        let docs = files(&[
+            (
+                "src/select.rs",
+                "/// Polls several branches and returns the first to complete.\n\
                        pub fn select() {}",
-            },
-            Doc {
-                path: "src/other.rs",
-                text: "pub fn unrelated() {}",
-            },
-        ];
+            ),
+            ("src/other.rs", "pub fn unrelated() {}"),
+        ]);
         let r = ranked(&docs, Some("waiting for several futures"));
         assert_eq!(r[0].0, 0, "{r:?}");
         // The query's own word outweighs its synonym.
-        let docs = [
-            Doc {
-                path: "src/a.rs",
-                text: "select select",
-            },
-            Doc {
-                path: "src/b.rs",
-                text: "wait wait",
-            },
-        ];
+        let docs = files(&[("src/a.rs", "select select"), ("src/b.rs", "wait wait")]);
         let r = ranked(&docs, Some("wait"));
         assert_eq!(r[0].0, 1, "{r:?}");
     }

@@ -49,13 +49,8 @@ fn regions_with(
     stop: &dyn Fn() -> bool,
     filter: bool,
 ) -> Option<Vec<Region>> {
-    let wanted: FxHashMap<&str, usize> = query
-        .terms
-        .iter()
-        .enumerate()
-        .map(|(k, t)| (t.as_str(), k))
-        .collect();
-    let named: FxHashSet<&str> = query.names.iter().map(String::as_str).collect();
+    let wanted: FxHashMap<&str, usize> = query.positions();
+    let named: FxHashSet<&str> = query.name_set();
     let weight = |k: usize| idf.get(k).copied().unwrap_or(1.0).max(0.1);
     // Where each line ends (the text split at `\n`).
     let ends: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes())

@@ -7,7 +7,9 @@ use super::classes::{Class, DOC_WORDS, TEST_WORDS, class_of, is_prose, prior};
 use super::terms::{for_each_term, term_hash};
 use super::{Doc, Indexed, Query, Score, Weighted};
 use crate::vocab::Symbol;
+use aho_corasick::{AhoCorasick, MatchKind};
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 /// BM25 parameters (the usual defaults).
 const K1: f64 = 1.2;
@@ -117,15 +119,8 @@ pub(super) fn gather(
     query: &Query,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<Gathered>> {
-    // Each term by its position in the query: per-file frequencies are kept by position and
-    // summed in query order, so a score does not depend on a hash map's iteration order.
-    let wanted: HashMap<&str, usize> = query
-        .terms
-        .iter()
-        .enumerate()
-        .map(|(k, t)| (t.as_str(), k))
-        .collect();
-    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    let wanted: HashMap<&str, usize> = query.positions();
+    let named: HashSet<&str> = query.name_set();
     // Term frequencies of the query's terms only: everything else is irrelevant to the score.
     let mut out = Vec::with_capacity(docs.len());
     for d in docs {
@@ -193,7 +188,7 @@ pub(super) fn bm25(
     query: &Query,
     stop: &dyn Fn() -> bool,
 ) -> Option<Weighted> {
-    let named: HashSet<&str> = query.names.iter().map(String::as_str).collect();
+    let named: HashSet<&str> = query.name_set();
     let named_hashes: Vec<u64> = query.names.iter().map(|n| term_hash(n)).collect();
     // Tests, examples, fixtures and generated files usually only use what a query is about;
     // they count for less, unless the query asks for them.
@@ -341,37 +336,158 @@ impl PathFacts {
 /// `fn x`, `struct X`, `class X`, `def x`, `func X`, ... Not `type X`: in Rust that is mostly an
 /// associated type (`type Error = ...;`) that repeats a trait's vocabulary in every impl.
 pub(super) fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
-    const KEYWORDS: &[&str] = &[
-        "fn",
-        "struct",
-        "enum",
-        "trait",
-        "mod",
-        "class",
-        "def",
-        "func",
-        "interface",
-        "function",
-        "const",
-        "static",
-        "impl",
-        "macro_rules!",
-    ];
-    let mut words = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
-        .filter(|w| !w.is_empty());
-    let mut prev_kw = false;
+    // A name is a word that is not a keyword, after a word that is: found from each keyword
+    // standing as a whole word (one automaton pass, no per-character work), by the word that
+    // follows it. Every word has one word before it, so each name comes once, in order.
+    let mut found = definers().find_iter(text);
     std::iter::from_fn(move || {
-        for w in words.by_ref() {
-            if prev_kw {
-                prev_kw = KEYWORDS.contains(&w);
-                if !KEYWORDS.contains(&w) {
-                    return Some(w.replace('_', "").to_lowercase());
-                }
-            } else {
-                prev_kw = KEYWORDS.contains(&w);
+        for m in found.by_ref() {
+            let (start, end) = (m.start(), m.end());
+            let joined_before = text[..start].chars().next_back().is_some_and(is_word_char);
+            let joined_after = text[end..].chars().next().is_some_and(is_word_char);
+            if joined_before || joined_after {
+                continue;
+            }
+            let next = next_word(text, end)?;
+            if !is_definer(next) {
+                return Some(next.replace('_', "").to_lowercase());
             }
         }
         None
     })
+}
+
+/// The keywords a definition's name follows, as one automaton (built once).
+fn definers() -> &'static AhoCorasick {
+    static DEFINERS: OnceLock<AhoCorasick> = OnceLock::new();
+    DEFINERS.get_or_init(|| {
+        AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(DEFINERS_LIST)
+            .expect("fourteen fixed keywords build an automaton")
+    })
+}
+
+const DEFINERS_LIST: &[&str] = &[
+    "fn",
+    "struct",
+    "enum",
+    "trait",
+    "mod",
+    "class",
+    "def",
+    "func",
+    "interface",
+    "function",
+    "const",
+    "static",
+    "impl",
+    "macro_rules!",
+];
+
+/// Whether `c` is part of a word for the keyword guess: alphanumeric (any script), `_` or `!`.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '!'
+}
+
+/// The first word of `text` at or after byte `from` (a character boundary).
+fn next_word(text: &str, from: usize) -> Option<&str> {
+    let rest = &text[from..];
+    let start = rest.find(is_word_char)?;
+    let word = &rest[start..];
+    let end = word.find(|c: char| !is_word_char(c)).unwrap_or(word.len());
+    Some(&word[..end])
+}
+
+/// Whether `word` is a keyword that a definition's name follows.
+fn is_definer(word: &str) -> bool {
+    DEFINERS_LIST.contains(&word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keyword guess as it was first written, a `char` at a time: the byte-wise split must
+    /// give the same names.
+    fn reference(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut prev_kw = false;
+        for w in text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
+            .filter(|w| !w.is_empty())
+        {
+            if prev_kw && !is_definer(w) {
+                out.push(w.replace('_', "").to_lowercase());
+            }
+            prev_kw = is_definer(w);
+        }
+        out
+    }
+
+    #[test]
+    fn the_keyword_guess_splits_words_as_chars_do() {
+        let samples = [
+            "fn parse_header(x: u8) {} struct Foo; impl Foo { fn bar() {} }",
+            "macro_rules! my_macro { } class Ünïcode: def naïve_fn(): pass",
+            "const fn const_fn() {} fn fn fn x",
+            "function 函数名() {} — interface →Arrow enum Ωmega",
+            "def\u{a0}spaced(): static  mut X: i32 = 0; fn!bang trait 'quoted",
+            "",
+            "fn",
+            "fn é",
+            "ｆｎ wide fn ｗｉｄｅ",
+        ];
+        for s in samples {
+            assert_eq!(
+                defined_symbols(s).collect::<Vec<_>>(),
+                reference(s),
+                "{s:?}"
+            );
+        }
+        // Every character class at every position: a deterministic mix of ASCII, letters of
+        // other scripts, digits, symbols and spaces around the keywords.
+        let pieces = [
+            "fn",
+            " ",
+            "struct",
+            "_",
+            "!",
+            "x",
+            "é",
+            "Ω",
+            "—",
+            "→",
+            "9",
+            "٣",
+            "\n",
+            "\t",
+            "·",
+            "ǅ",
+            "macro_rules!",
+            "a_b",
+            "\u{200b}",
+            "\u{a0}",
+            "ｆ",
+            "(",
+            ")",
+            "{",
+            "impl",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2_000 {
+            let mut s = String::new();
+            for _ in 0..24 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                s.push_str(pieces[(state % pieces.len() as u64) as usize]);
+            }
+            assert_eq!(
+                defined_symbols(&s).collect::<Vec<_>>(),
+                reference(&s),
+                "{s:?}"
+            );
+        }
+    }
 }

@@ -78,6 +78,21 @@ pub struct WalkOptions<'a> {
     pub under: &'a [u8],
 }
 
+impl<'a> WalkOptions<'a> {
+    /// The whole repo as a run without flags walks it, on `threads` threads: ignore files
+    /// honoured, hidden files left out, the default depth limit.
+    pub fn whole(filter: &'a Arc<Filter>, threads: usize) -> WalkOptions<'a> {
+        WalkOptions {
+            hidden: false,
+            no_ignore: false,
+            filter,
+            threads,
+            max_depth: crate::limits::DEFAULT_MAX_DEPTH,
+            under: &[],
+        }
+    }
+}
+
 /// What the source stage found.
 pub struct Sourced {
     /// Sorted bytewise by path, without duplicates.
@@ -165,21 +180,7 @@ mod tests {
         let nested = format!("{}x{}\n", "{a,".repeat(20), "}".repeat(20));
         fs::write(dir.path().join("other/.gitignore"), &nested).unwrap();
         fs::write(dir.path().join("a/.gitignore"), "side.rs\n").unwrap();
-        let root = Root::new(dir.path(), false).unwrap();
-        let beneath = root.as_dir().open().unwrap();
-        let filter = Arc::new(Filter::new(&[], &[]).unwrap());
-        let sourced = walk(
-            &beneath,
-            &WalkOptions {
-                hidden: false,
-                no_ignore: false,
-                filter: &filter,
-                threads: 2,
-                max_depth: crate::limits::DEFAULT_MAX_DEPTH,
-                under: b"a/b",
-            },
-        )
-        .unwrap();
+        let sourced = walk_in(dir.path(), &[], |o| o.under = b"a/b");
         let got: Vec<String> = sourced
             .candidates
             .iter()
@@ -193,47 +194,39 @@ mod tests {
         assert_eq!(whole.skipped[0].path, "other/.gitignore");
     }
 
-    fn walk_with(dir: &Path, hidden: bool, include: &[&str], max_depth: usize) -> Sourced {
+    /// The repo `dir`, opened beneath itself, and the filter of `include`.
+    fn opened(dir: &Path, include: &[&str]) -> (BeneathDir, Arc<Filter>) {
         let root = Root::new(dir, false).unwrap();
-        let beneath = root.as_dir().open().unwrap();
         let include: Vec<String> = include.iter().map(|s| s.to_string()).collect();
         let filter = Arc::new(Filter::new(&include, &[]).unwrap());
-        walk(
-            &beneath,
-            &WalkOptions {
-                hidden,
-                no_ignore: false,
-                filter: &filter,
-                threads: 2,
-                max_depth,
-                under: &[],
-            },
-        )
-        .unwrap()
+        (root.as_dir().open().unwrap(), filter)
+    }
+
+    /// The walk of `dir` with `include`, as [`WalkOptions::whole`] on two threads changed by
+    /// `set`.
+    fn walk_in(dir: &Path, include: &[&str], set: impl FnOnce(&mut WalkOptions<'_>)) -> Sourced {
+        let (beneath, filter) = opened(dir, include);
+        let mut options = WalkOptions::whole(&filter, 2);
+        set(&mut options);
+        walk(&beneath, &options).unwrap()
+    }
+
+    fn walk_with(dir: &Path, hidden: bool, include: &[&str], max_depth: usize) -> Sourced {
+        walk_in(dir, include, |o| {
+            o.hidden = hidden;
+            o.max_depth = max_depth;
+        })
     }
 
     fn walked(dir: &Path, hidden: bool, no_ignore: bool, include: &[&str]) -> Vec<String> {
-        let root = Root::new(dir, false).unwrap();
-        let beneath = root.as_dir().open().unwrap();
-        let include: Vec<String> = include.iter().map(|s| s.to_string()).collect();
-        let filter = Arc::new(Filter::new(&include, &[]).unwrap());
-        let sourced = walk(
-            &beneath,
-            &WalkOptions {
-                hidden,
-                no_ignore,
-                filter: &filter,
-                threads: 2,
-                max_depth: crate::limits::DEFAULT_MAX_DEPTH,
-                under: &[],
-            },
-        )
-        .unwrap();
-        sourced
-            .candidates
-            .iter()
-            .map(|c| display_path(&c.rel))
-            .collect()
+        walk_in(dir, include, |o| {
+            o.hidden = hidden;
+            o.no_ignore = no_ignore;
+        })
+        .candidates
+        .iter()
+        .map(|c| display_path(&c.rel))
+        .collect()
     }
 
     fn skips(s: &Sourced) -> Vec<(String, String)> {
@@ -256,13 +249,16 @@ mod tests {
                 has_git: true,
             }));
         }
+        let drop_on_a_small_stack = |level: Option<Arc<Level>>| {
+            std::thread::Builder::new()
+                .stack_size(64 << 10)
+                .spawn(move || drop(level))
+                .unwrap()
+                .join()
+                .unwrap()
+        };
         let shared = level.clone();
-        std::thread::Builder::new()
-            .stack_size(64 << 10)
-            .spawn(move || drop(level))
-            .unwrap()
-            .join()
-            .unwrap();
+        drop_on_a_small_stack(level);
         // A chain still in use elsewhere is left whole.
         let mut n = 0;
         let mut l = shared.as_ref();
@@ -271,22 +267,13 @@ mod tests {
             l = x.parent.as_ref();
         }
         assert_eq!(n, 200_000);
-        std::thread::Builder::new()
-            .stack_size(64 << 10)
-            .spawn(move || drop(shared))
-            .unwrap()
-            .join()
-            .unwrap();
+        drop_on_a_small_stack(shared);
     }
 
     fn walk_opts<'a>(filter: &'a Arc<Filter>, threads: usize) -> WalkOptions<'a> {
         WalkOptions {
-            hidden: false,
-            no_ignore: false,
-            filter,
-            threads,
             max_depth: 3,
-            under: &[],
+            ..WalkOptions::whole(filter, threads)
         }
     }
 
@@ -313,9 +300,7 @@ mod tests {
     #[test]
     fn walk_each_gives_what_walk_gives_with_each_result_beside_its_file() {
         let dir = many();
-        let root = Root::new(dir.path(), false).unwrap();
-        let beneath = root.as_dir().open().unwrap();
-        let filter = Arc::new(Filter::new(&[], &[]).unwrap());
+        let (beneath, filter) = opened(dir.path(), &[]);
         let plain = walk(&beneath, &walk_opts(&filter, 2)).unwrap();
         let files = |s: &Sourced| -> Vec<String> {
             s.candidates.iter().map(|c| display_path(&c.rel)).collect()
@@ -349,9 +334,7 @@ mod tests {
     #[test]
     fn walk_each_stops_when_asked() {
         let dir = many();
-        let root = Root::new(dir.path(), false).unwrap();
-        let beneath = root.as_dir().open().unwrap();
-        let filter = Arc::new(Filter::new(&[], &[]).unwrap());
+        let (beneath, filter) = opened(dir.path(), &[]);
         for threads in [1, 4] {
             let done = AtomicUsize::new(0);
             let stop = || done.load(Ordering::Relaxed) >= 7;

@@ -2,7 +2,9 @@
 //!
 //! - A [`ParseBudget`] is made once per tool call (or CLI run) and shared by every file the call
 //!   parses, on every thread: at most [`CALL_PARSE_TIME`] of parsing in all (the sum of the
-//!   parses' durations) and [`CALL_PARSE_BYTES`] of input. Once spent, the remaining files are
+//!   parses' CPU times, so that a machine busy with other work makes a call slower, never
+//!   parse fewer files; the time waited for a parse that gave none, a worker that died or was
+//!   given up) and [`CALL_PARSE_BYTES`] of input. Once spent, the remaining files are
 //!   not parsed ([`super::Outline::Skipped`] with the reason), and the caller says so.
 //! - [`remember`] and [`recall`] keep, by content hash and language, the files whose parse hit
 //!   its own time or memory bound, so the next call skips them at once instead of paying again.
@@ -17,7 +19,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-/// Most parsing time one call may spend, summed over its files.
+/// Most parsing time one call may spend: the CPU time of its parses, summed.
 pub const CALL_PARSE_TIME: Duration = Duration::from_secs(3);
 /// Most input bytes one call may parse, summed over its files.
 pub const CALL_PARSE_BYTES: u64 = 64 << 20;
@@ -80,6 +82,13 @@ impl ParseBudget {
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
                 Some(left.saturating_sub(took))
             });
+    }
+
+    /// The parsing time charged so far.
+    pub fn time_charged(&self) -> Duration {
+        self.time.saturating_sub(Duration::from_nanos(
+            self.time_left_ns.load(Ordering::Relaxed),
+        ))
     }
 
     /// Whether some file of this call was not parsed because the budget was spent.

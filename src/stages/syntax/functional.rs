@@ -73,11 +73,7 @@ pub(super) fn classify_haskell<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>
 
 pub(super) fn classify_zig<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
     match node.kind() {
-        "function_declaration" => Def::new(
-            K::Function,
-            field_text(node, "name", src)?,
-            node.child_by_field_name("body"),
-        ),
+        "function_declaration" => Def::named(K::Function, node, src),
         "variable_declaration" => {
             let container = child_of_kind(
                 node,

@@ -16,11 +16,7 @@ pub(super) fn classify_java<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
         }
         _ => return None,
     };
-    Def::new(
-        kind,
-        field_text(node, "name", src)?,
-        node.child_by_field_name("body"),
-    )
+    Def::named(kind, node, src)
 }
 
 pub(super) fn classify_csharp<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
@@ -81,11 +77,7 @@ pub(super) fn classify_scala<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> 
         "package_object" => K::Module,
         _ => return None,
     };
-    Def::new(
-        kind,
-        field_text(node, "name", src)?,
-        node.child_by_field_name("body"),
-    )
+    Def::named(kind, node, src)
 }
 
 pub(super) fn classify_swift<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {

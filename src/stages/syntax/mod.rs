@@ -329,6 +329,15 @@ impl<'t> Def<'t> {
     fn new(kind: SymbolKind, name: String, body: Option<Node<'t>>) -> Option<Def<'t>> {
         Some(Def { kind, name, body })
     }
+
+    /// The usual shape: named by `node`'s `name` field, its body the `body` field.
+    fn named(kind: SymbolKind, node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
+        Def::new(
+            kind,
+            field_text(node, "name", src)?,
+            node.child_by_field_name("body"),
+        )
+    }
 }
 
 /// The text of `node`'s field `field`, bounded.
@@ -416,8 +425,10 @@ fn outline_inner(
     };
     let limit = left.min(MAX_PARSE_TIME);
     let started = Instant::now();
-    let outcome = pool::parse(lang, text, limit, stop);
-    budget.charge(started.elapsed());
+    let (outcome, cpu) = pool::parse(lang, text, limit, stop);
+    // The parse's CPU time, so that other work on the machine does not spend the budget; the
+    // time waited where the parse gave none (a worker that died or was given up).
+    budget.charge(cpu.unwrap_or_else(|| started.elapsed()));
     let (reason, own_bound) = match outcome {
         Outcome::Parsed(symbols) => return Outline::Parsed(symbols),
         Outcome::Cancelled => ("cancelled".to_string(), false),

@@ -112,18 +112,43 @@ pub fn started() -> bool {
     POOL.get().is_some()
 }
 
-/// Parse `text` as `lang` within `limit`: in a worker when [`start`] ran, else here.
+/// Parse `text` as `lang` within `limit`: in a worker when [`start`] ran, else here. With the
+/// outcome, the CPU time the parse ran (the worker's or this thread's), when it is known: not
+/// for a worker that died, was given up or never answered.
 pub(super) fn parse(
     lang: Language,
     text: &str,
     limit: Duration,
     stop: &dyn Fn() -> bool,
-) -> Outcome {
+) -> (Outcome, Option<Duration>) {
     match (POOL.get(), DISABLED.get()) {
         (Some(pool), _) => pool.parse(lang, text, limit, stop),
-        (None, Some(reason)) => Outcome::Failed(reason.clone()),
-        (None, None) => parse_here(lang, text, limit, stop),
+        (None, Some(reason)) => (Outcome::Failed(reason.clone()), None),
+        (None, None) => {
+            let cpu = gnaw_sandbox::workers::thread_cpu_time();
+            let outcome = parse_here(lang, text, limit, stop);
+            let cpu = gnaw_sandbox::workers::thread_cpu_time().saturating_sub(cpu);
+            (outcome, Some(cpu))
+        }
     }
+}
+
+/// A worker's answer: the CPU time of the parse in nanoseconds (`u64`, little-endian), then
+/// the [`Outcome`] as JSON.
+fn decode(answer: &[u8]) -> (Outcome, Option<Duration>) {
+    let Some((cpu, json)) = answer.split_first_chunk::<8>() else {
+        return (
+            Outcome::Failed("the parse worker's answer was cut short".into()),
+            None,
+        );
+    };
+    let outcome = serde_json::from_slice(json).unwrap_or_else(|e| {
+        Outcome::Failed(format!("the parse worker's answer did not decode: {e}"))
+    });
+    (
+        outcome,
+        Some(Duration::from_nanos(u64::from_le_bytes(*cpu))),
+    )
 }
 
 struct Pool {
@@ -213,9 +238,9 @@ impl Pool {
         text: &str,
         limit: Duration,
         stop: &dyn Fn() -> bool,
-    ) -> Outcome {
+    ) -> (Outcome, Option<Duration>) {
         let Some(index) = self.acquire(stop) else {
-            return Outcome::Cancelled;
+            return (Outcome::Cancelled, None);
         };
         let outcome = self.parse_on(index, lang, text, limit, stop);
         lock(&self.free).push(index);
@@ -248,20 +273,21 @@ impl Pool {
         text: &str,
         limit: Duration,
         stop: &dyn Fn() -> bool,
-    ) -> Outcome {
+    ) -> (Outcome, Option<Duration>) {
         let mut slot = lock(&self.slots[index]);
         let mut buf = vec![0u8; HEADER + CHUNK];
         if let Some((old, until)) = slot.stale
             && !drain(&mut slot, old, until, &mut buf, stop)
         {
-            return if slot.dead {
+            let outcome = if slot.dead {
                 unavailable()
             } else {
                 Outcome::Cancelled
             };
+            return (outcome, None);
         }
         if slot.dead {
-            return unavailable();
+            return (unavailable(), None);
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let started = Instant::now();
@@ -277,7 +303,10 @@ impl Pool {
         payload.extend_from_slice(text.as_bytes());
         if !send(&mut slot.sock, b'Q', id, &payload, given_up) {
             slot.stale = Some((id, given_up));
-            return Outcome::Failed("the parse worker did not take the file".into());
+            return (
+                Outcome::Failed("the parse worker did not take the file".into()),
+                None,
+            );
         }
         let mut answer = Vec::new();
         loop {
@@ -285,23 +314,23 @@ impl Pool {
                 // Ask the worker to stop now (its progress check looks for a message).
                 let _ = send(&mut slot.sock, b'X', id, &[], Instant::now() + TICK);
                 slot.stale = Some((id, given_up));
-                return Outcome::Cancelled;
+                return (Outcome::Cancelled, None);
             }
             if Instant::now() >= given_up {
                 slot.stale = Some((id, given_up + GRACE));
-                return Outcome::Time;
+                return (Outcome::Time, None);
             }
             let n = match read_packet(&mut slot.sock, &mut buf) {
                 Packet::Nothing => continue,
                 Packet::Closed => {
                     slot.dead = true;
-                    return unavailable();
+                    return (unavailable(), None);
                 }
                 Packet::Message(n) => n,
             };
             let packet = &buf[..n];
             if packet[0] == gnaw_sandbox::workers::DIED {
-                return died(packet, started.elapsed() >= limit);
+                return (died(packet, started.elapsed() >= limit), None);
             }
             if n < HEADER || packet[0] != b'A' || packet[1..9] != id.to_le_bytes() {
                 continue;
@@ -311,9 +340,7 @@ impl Pool {
             }
             answer.extend_from_slice(&packet[HEADER..]);
             if packet[9] & LAST != 0 {
-                return serde_json::from_slice(&answer).unwrap_or_else(|e| {
-                    Outcome::Failed(format!("the parse worker's answer did not decode: {e}"))
-                });
+                return decode(&answer);
             }
         }
     }
@@ -408,16 +435,22 @@ pub fn serve(fd: OwnedFd) {
             continue;
         }
         current = None;
+        let cpu = gnaw_sandbox::workers::thread_cpu_time();
         let outcome = answer(&payload, &|| {
             gnaw_sandbox::workers::has_message(std::os::fd::AsFd::as_fd(&sock))
         });
+        let cpu = gnaw_sandbox::workers::thread_cpu_time().saturating_sub(cpu);
         payload.clear();
-        let json = serde_json::to_vec(&outcome).unwrap_or_default();
+        let mut reply = u64::try_from(cpu.as_nanos())
+            .unwrap_or(u64::MAX)
+            .to_le_bytes()
+            .to_vec();
+        reply.extend(serde_json::to_vec(&outcome).unwrap_or_default());
         if !send(
             &mut sock,
             b'A',
             id,
-            &json,
+            &reply,
             Instant::now() + Duration::from_secs(3600),
         ) {
             return;

@@ -7,11 +7,7 @@ use tree_sitter::Node;
 
 pub(super) fn classify_lua<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
     match node.kind() {
-        "function_declaration" => Def::new(
-            K::Function,
-            field_text(node, "name", src)?,
-            node.child_by_field_name("body"),
-        ),
+        "function_declaration" => Def::named(K::Function, node, src),
         "assignment_statement" => {
             // `f = function (...) ... end`, `local f = function ...`
             let values = child_of_kind(node, &["expression_list"])?;
@@ -28,11 +24,7 @@ pub(super) fn classify_lua<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
 
 pub(super) fn classify_bash<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
     match node.kind() {
-        "function_definition" => Def::new(
-            K::Function,
-            field_text(node, "name", src)?,
-            node.child_by_field_name("body"),
-        ),
+        "function_definition" => Def::named(K::Function, node, src),
         _ => None,
     }
 }

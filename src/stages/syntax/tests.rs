@@ -134,6 +134,38 @@ fn a_cancelled_parse_is_skipped_and_the_next_parse_starts_afresh() {
     assert_eq!(s[0].name, "b");
 }
 
+/// A parse is charged its own CPU time, not the time it took on a busy machine: with three
+/// spinning threads per core competing with it, the parse's wall time is several times its CPU
+/// time, and the budget is charged well under the wall time.
+#[test]
+fn a_parse_is_charged_its_cpu_time_not_the_machine_s_load() {
+    let text =
+        "fn a(x: u32) -> u32 { let y = x + 1; if y > 2 { y * 3 } else { y } }\n".repeat(2_000);
+    let spinners = 3 * std::thread::available_parallelism().map_or(2, usize::from);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for _ in 0..spinners {
+            s.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+        }
+        let budget = ParseBudget::new(Duration::from_secs(600), 1 << 30);
+        let started = Instant::now();
+        let parsed = outline_with(b"busy.rs", &text, &budget, &|| false);
+        let wall = started.elapsed();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(matches!(parsed, Outline::Parsed(_)), "{parsed:?}");
+        let charged = budget.time_charged();
+        assert!(charged > Duration::ZERO);
+        assert!(
+            charged.as_secs_f64() < 0.75 * wall.as_secs_f64(),
+            "charged {charged:?} for a parse that took {wall:?} among {spinners} busy threads"
+        );
+    });
+}
+
 #[test]
 fn signatures_docs_and_body_ranges() {
     let text = "\

@@ -11,8 +11,8 @@
 //! left out, secrets handled), so the hunks are those of the text the model may see.
 
 use super::{
-    DEFAULT_CONTEXT, DiffBody, FileDiff, MAX_CONTEXT, Side, git_error, open_repo, path_filter,
-    read_worktree, shown, side, skip_note,
+    DEFAULT_CONTEXT, DiffBody, FileDiff, MAX_CONTEXT, Side, Version, git_error, open_repo,
+    path_filter, read_worktree, shown, side, skip_note,
 };
 use crate::driver::file::{self, FileContext};
 use crate::driver::nav::fit;
@@ -611,15 +611,28 @@ impl Pending {
 /// reads nothing from `.git`, so changes are finished in parallel.
 struct Prepared {
     status: char,
-    old_rel: Vec<u8>,
-    new_rel: Vec<u8>,
-    old_path: String,
-    new_path: String,
-    old_mode: Option<u32>,
-    new_mode: Option<u32>,
+    old: PreparedSide,
+    new: PreparedSide,
     similarity: Option<u32>,
-    old: Pending,
-    new: Pending,
+}
+
+/// One side of a prepared change: the file's path in the repository, the side as the diff
+/// names it, and its bytes or what is shown instead.
+struct PreparedSide {
+    rel: Vec<u8>,
+    version: Version,
+    pending: Pending,
+}
+
+impl PreparedSide {
+    /// The side as the read stage keeps it, and as the diff names it.
+    fn finish(self, ctx: &FileContext<'_>) -> (Side, Version) {
+        let side = match self.pending {
+            Pending::Ready(s) => s,
+            Pending::Bytes(b) => side(ctx, &self.rel, &self.version.path, b),
+        };
+        (side, self.version)
+    }
 }
 
 /// The old side of a change: a submodule's commit line, or the blob's bytes.
@@ -640,10 +653,6 @@ fn old_side(repo: &Repo, at: FileAt) -> Result<Pending, NavError> {
 
 /// Read both sides of a change (the base's blob, the working tree's file or the index's blob).
 fn prepare(repo: &Repo, ctx: &FileContext<'_>, c: &Change, max: u64) -> Result<Prepared, NavError> {
-    let old_path = shown(ctx, &c.old_rel);
-    let new_path = shown(ctx, &c.new_rel);
-    let new_mode = c.new.as_ref().map(|n| n.0);
-    let old_mode = c.old.map(|o| o.mode);
     let status = match (&c.old, &c.new) {
         (None, _) => 'A',
         (_, None) => 'D',
@@ -677,28 +686,26 @@ fn prepare(repo: &Repo, ctx: &FileContext<'_>, c: &Change, max: u64) -> Result<P
             }),
         },
     };
+    let prepared = |rel: &[u8], mode: Option<u32>, pending: Pending| PreparedSide {
+        rel: rel.to_vec(),
+        version: Version {
+            path: shown(ctx, rel),
+            mode,
+        },
+        pending,
+    };
     Ok(Prepared {
         status,
-        old_rel: c.old_rel.clone(),
-        new_rel: c.new_rel.clone(),
-        old_path,
-        new_path,
-        old_mode,
-        new_mode,
+        old: prepared(&c.old_rel, c.old.map(|o| o.mode), old),
+        new: prepared(&c.new_rel, c.new.as_ref().map(|n| n.0), new),
         similarity: c.similarity,
-        old,
-        new,
     })
 }
 
 /// A prepared change's diff: both sides as the read stage keeps them, then their hunks.
 fn finish(ctx: &FileContext<'_>, p: Prepared, context: u32) -> FileDiff {
-    let resolve = |pending: Pending, rel: &[u8], path: &str| match pending {
-        Pending::Ready(s) => s,
-        Pending::Bytes(b) => side(ctx, rel, path, b),
-    };
-    let old_side = resolve(p.old, &p.old_rel, &p.old_path);
-    let new_side = resolve(p.new, &p.new_rel, &p.new_path);
+    let (old_side, old) = p.old.finish(ctx);
+    let (new_side, new) = p.new.finish(ctx);
     let (counts, body) = match (old_side, new_side) {
         (Side::Text(a), Side::Text(b)) => {
             let d = diff_lines(&a, &b, context);
@@ -710,10 +717,8 @@ fn finish(ctx: &FileContext<'_>, p: Prepared, context: u32) -> FileDiff {
     };
     FileDiff {
         status: p.status,
-        old_path: p.old_path,
-        new_path: p.new_path,
-        old_mode: p.old_mode,
-        new_mode: p.new_mode,
+        old,
+        new,
         similarity: p.similarity,
         counts,
         body,
@@ -742,12 +747,11 @@ fn untracked_diff(ctx: &FileContext<'_>, c: &crate::vocab::Candidate, context: u
             DiffBody::Note(format!("content not shown: {}", skip_note(&r))),
         ),
     };
+    let version = Version { path, mode: None };
     FileDiff {
         status: '?',
-        old_path: path.clone(),
-        new_path: path,
-        old_mode: None,
-        new_mode: None,
+        old: version.clone(),
+        new: version,
         similarity: None,
         counts,
         body,
@@ -781,7 +785,7 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
             return Err(Error::Cancelled.into());
         }
         let p = prepare(&repo, &ctx, c, max)?;
-        batch_bytes += p.old.bytes() + p.new.bytes();
+        batch_bytes += p.old.pending.bytes() + p.new.pending.bytes();
         batch.push(p);
         if batch.len() == BATCH_FILES || batch_bytes >= BATCH_BYTES || n + 1 == listed {
             let prepared: Vec<std::sync::Mutex<Option<Prepared>>> = batch
@@ -939,7 +943,7 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
                 },
                 path: d.path().to_string(),
                 old_path: if d.status == 'R' {
-                    d.old_path.clone()
+                    d.old.path.clone()
                 } else {
                     String::new()
                 },

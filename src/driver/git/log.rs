@@ -9,7 +9,7 @@
 //! The answer is cut to the budget by whole commits; the continuation is `skip`.
 
 use super::{
-    DEFAULT_CONTEXT, DiffBody, FileDiff, Side, git_error, open, parse_since, path_filter,
+    DEFAULT_CONTEXT, DiffBody, FileDiff, Side, Version, git_error, open, parse_since, path_filter,
     scanned_message, shown, side,
 };
 use crate::driver::file::FileContext;
@@ -478,10 +478,14 @@ fn render_commit(
                     (_, None) => 'D',
                     _ => 'M',
                 },
-                old_path: path.clone(),
-                new_path: path,
-                old_mode: c.old.map(|o| o.mode),
-                new_mode: c.new.map(|n| n.mode),
+                old: Version {
+                    path: path.clone(),
+                    mode: c.old.map(|o| o.mode),
+                },
+                new: Version {
+                    path,
+                    mode: c.new.map(|n| n.mode),
+                },
                 similarity: None,
                 counts,
                 body,

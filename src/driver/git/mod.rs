@@ -211,16 +211,22 @@ pub fn read_worktree(ctx: &FileContext<'_>, rel: &[u8], max: u64) -> Result<Vec<
 pub struct FileDiff {
     /// `A` added, `M` modified, `D` deleted, `R` renamed, `T` type changed (file/link).
     pub status: char,
-    /// Paths as shown (secrets in names handled).
-    pub old_path: String,
-    pub new_path: String,
-    pub old_mode: Option<u32>,
-    pub new_mode: Option<u32>,
+    /// The file before the change and after it.
+    pub old: Version,
+    pub new: Version,
     /// Rename similarity in percent.
     pub similarity: Option<u32>,
     /// Lines added and removed; `None` when not compared (binary, not shown).
     pub counts: Option<(u32, u32)>,
     pub body: DiffBody,
+}
+
+/// One side of a file's change: its path as shown (secrets in names handled), and its mode
+/// (`None` when the file is not on that side).
+#[derive(Clone, Debug)]
+pub struct Version {
+    pub path: String,
+    pub mode: Option<u32>,
 }
 
 /// What a file's diff shows.
@@ -235,9 +241,9 @@ impl FileDiff {
     /// The path the change is known by (the new one, or the old for a deletion).
     pub fn path(&self) -> &str {
         if self.status == 'D' {
-            &self.old_path
+            &self.old.path
         } else {
-            &self.new_path
+            &self.new.path
         }
     }
 
@@ -251,12 +257,12 @@ impl FileDiff {
 
     /// The `diff --git` header with the mode, rename and `---`/`+++` lines.
     pub fn header(&self, continued: bool) -> String {
-        let mut out = format!("diff --git a/{} b/{}", self.old_path, self.new_path);
+        let mut out = format!("diff --git a/{} b/{}", self.old.path, self.new.path);
         if continued {
             out.push_str(" (continued)");
         }
         out.push('\n');
-        let (om, nm) = (self.old_mode.unwrap_or(0), self.new_mode.unwrap_or(0));
+        let (om, nm) = (self.old.mode.unwrap_or(0), self.new.mode.unwrap_or(0));
         match self.status {
             'A' => {
                 let _ = writeln!(out, "new file mode {nm:06o}");
@@ -275,26 +281,34 @@ impl FileDiff {
                 out,
                 "similarity index {}%\nrename from {}\nrename to {}",
                 self.similarity.unwrap_or(100),
-                self.old_path,
-                self.new_path
+                self.old.path,
+                self.new.path
             );
         }
         if let DiffBody::Hunks(h) = &self.body
             && !h.is_empty()
         {
-            let old = if self.status == 'A' || self.status == '?' {
-                "/dev/null".to_string()
-            } else {
-                format!("a/{}", self.old_path)
-            };
-            let new = if self.status == 'D' {
-                "/dev/null".to_string()
-            } else {
-                format!("b/{}", self.new_path)
-            };
-            let _ = writeln!(out, "--- {old}\n+++ {new}");
+            let _ = writeln!(out, "--- {}\n+++ {}", self.old_name(), self.new_name());
         }
         out
+    }
+
+    /// The old side as the diff names it: `a/PATH`, or `/dev/null` for a file that was not there.
+    fn old_name(&self) -> String {
+        if self.status == 'A' || self.status == '?' {
+            "/dev/null".to_string()
+        } else {
+            format!("a/{}", self.old.path)
+        }
+    }
+
+    /// The new side as the diff names it: `b/PATH`, or `/dev/null` for a deleted file.
+    fn new_name(&self) -> String {
+        if self.status == 'D' {
+            "/dev/null".to_string()
+        } else {
+            format!("b/{}", self.new.path)
+        }
     }
 
     /// Item `i`'s text (a hunk, or the note).
@@ -304,16 +318,8 @@ impl FileDiff {
             DiffBody::Hunks(_) => String::new(),
             DiffBody::Note(n) if n == NOTE_BINARY => format!(
                 "Binary files {} and {} differ\n",
-                if self.status == 'A' || self.status == '?' {
-                    "/dev/null".to_string()
-                } else {
-                    format!("a/{}", self.old_path)
-                },
-                if self.status == 'D' {
-                    "/dev/null".to_string()
-                } else {
-                    format!("b/{}", self.new_path)
-                }
+                self.old_name(),
+                self.new_name()
             ),
             DiffBody::Note(n) => format!("({n})\n"),
         }
@@ -323,7 +329,7 @@ impl FileDiff {
     /// similarity), and its counts.
     pub fn list_line(&self) -> String {
         let mut line = if self.status == 'R' {
-            format!("R {} -> {}", self.old_path, self.new_path)
+            format!("R {} -> {}", self.old.path, self.new.path)
         } else {
             format!("{} {}", self.status, self.path())
         };

@@ -18,11 +18,11 @@ use serde_json::{Map, Value, json};
 /// `include`/`exclude` globs, and one run of its driver for its own arguments `A` (the shared
 /// `repo`, `budget` and `max_chars`, and the globs when it takes them, are added for it), whose
 /// answer holds the facts `F` besides its text. `A` is most often the driver's own argument
-/// struct (`GrepArgs`), read from the call's JSON as [`crate::driver::nav::args`] says, and `run`
-/// the driver's function itself. Every navigation tool takes the one road: its
-/// `repo` proven, the operator's policy applied, the answer fitted to the call's ceiling,
-/// failures mapped, the result built ([`answer`]). Its structured copy is its answer serialized,
-/// and its output schema is made from an empty answer's, so the two cannot drift.
+/// struct (`GrepArgs`), read from the call's JSON as [`crate::driver::nav::args`] says, and
+/// `run` the driver's function itself. Every navigation tool takes the one road: its `repo`
+/// proven, the operator's policy applied, the answer fitted to the call's ceiling, failures
+/// mapped, the result built ([`answer`]). Its structured copy is its answer serialized, and its
+/// output schema is made from an empty answer's, so the two cannot drift.
 pub struct Navigation<A, F> {
     pub about: About,
     /// Whether it takes `include` and `exclude`.

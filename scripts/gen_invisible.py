@@ -30,7 +30,7 @@ def ranges(path, name):
         out.append((dec(a), dec(b)))
     return out
 
-version = re.search(r"Unicode version: ([0-9.]+)",
+version = re.search(r"Unicode version: ([0-9]+(?:\.[0-9]+)*)",
                     open(f"{folder}/general_category.rs", encoding="utf-8").read()).group(1)
 
 # (flag name, ranges), in bit order.
@@ -68,7 +68,7 @@ path = "src/vocab/invisible.rs"
 text = open(path, encoding="utf-8").read()
 body = "".join(f"    (0x{a:04X}, 0x{b:04X}, {flags(m)}),\n" for a, b, m in rows)
 for pattern, generated in [
-    (r"(\*\*Unicode )[0-9.]+(\*\*)", version),
+    (r"(\*\*Unicode )[0-9]+(?:\.[0-9]+)*\.?(\*\*)", version),
     (r'(pub const UNICODE_VERSION: &str = ")[0-9.]+(";)', version),
     (r"(pub const TABLE: &\[\(u32, u32, Props\)\] = &\[\n).*?(^\];)", body),
 ]:

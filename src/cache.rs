@@ -30,6 +30,13 @@
 //!   which counts in the one byte budget. They live and die with their file's entry, so a
 //!   changed file is indexed again, and only that file.
 //!
+//! - **Repository items**, keyed by a digest the caller makes of everything that shapes them
+//!   (the repository's identity, the walk's options, the per-file options): what a navigation
+//!   tool derived from a whole walk and wants to keep with the walk's
+//!   [`crate::stages::source::Listing`], the search index of every file (see
+//!   `driver::nav::index`). The caller checks the listing before it uses one, and states each
+//!   one's cost, which counts in the one byte budget.
+//!
 //! Only outcomes that are a pure function of the file's content and metadata are kept: transient
 //! failures (unreadable, changed during the walk) are always retried.
 
@@ -120,6 +127,8 @@ pub struct CacheStats {
     pub count_misses: u64,
     pub skeleton_hits: u64,
     pub skeleton_misses: u64,
+    /// Repository items found (a kept search index, before its listing is checked).
+    pub repo_hits: u64,
     pub bytes: usize,
     pub entries: usize,
 }
@@ -139,6 +148,7 @@ pub struct Cache {
     index_built: AtomicU64,
     derived_hits: AtomicU64,
     outlines_built: AtomicU64,
+    repo_hits: AtomicU64,
 }
 
 /// One derived item on a file's entry.
@@ -166,6 +176,8 @@ struct Inner {
     counts: HashMap<(Encoding, u128), (usize, u64)>,
     /// Skeletons by [`skeleton_id`]: the skeleton (or none), when last used, its cost.
     skeletons: HashMap<u128, (Skeleton, u64, usize)>,
+    /// Repository items by the caller's key: the item, when last used, its cost.
+    repos: HashMap<u128, (DerivedValue, u64, usize)>,
     bytes: usize,
     tick: u64,
 }
@@ -201,6 +213,7 @@ impl Cache {
             index_built: AtomicU64::new(0),
             derived_hits: AtomicU64::new(0),
             outlines_built: AtomicU64::new(0),
+            repo_hits: AtomicU64::new(0),
         }
     }
 
@@ -437,6 +450,45 @@ impl Cache {
         self.evict(&mut inner);
     }
 
+    /// The repository item kept under `key`, if any.
+    pub fn repo_item(&self, key: u128) -> Option<DerivedValue> {
+        let mut inner = self.lock();
+        let tick = inner.next_tick();
+        let found = inner.repos.get_mut(&key).map(|(v, used, _)| {
+            *used = tick;
+            Arc::clone(v)
+        });
+        drop(inner);
+        if found.is_some() {
+            self.repo_hits.fetch_add(1, Ordering::Relaxed);
+        }
+        found
+    }
+
+    /// Forget the repository item under `key` (found out of date).
+    pub fn remove_repo_item(&self, key: u128) {
+        let mut inner = self.lock();
+        if let Some((_, _, cost)) = inner.repos.remove(&key) {
+            inner.bytes -= cost;
+        }
+    }
+
+    /// Remember `value`, derived from a whole walk, under `key`; it takes `cost` bytes. Not
+    /// kept when it would take more than half the budget.
+    pub fn put_repo_item(&self, key: u128, value: DerivedValue, cost: usize) {
+        let cost = ENTRY_OVERHEAD + cost;
+        if cost > self.limit / 2 {
+            return;
+        }
+        let mut inner = self.lock();
+        let tick = inner.next_tick();
+        if let Some((_, _, old)) = inner.repos.insert(key, (value, tick, cost)) {
+            inner.bytes -= old;
+        }
+        inner.bytes += cost;
+        self.evict(&mut inner);
+    }
+
     /// Drop least recently used entries until the cache is within 90% of its limit.
     fn evict(&self, inner: &mut Inner) {
         if inner.bytes <= self.limit {
@@ -459,6 +511,12 @@ impl Cache {
                     .values()
                     .map(|(_, used, cost)| (*used, false, *cost)),
             )
+            .chain(
+                inner
+                    .repos
+                    .values()
+                    .map(|(_, used, cost)| (*used, false, *cost)),
+            )
             .collect();
         ages.sort_unstable_by_key(|a| a.0);
         let mut freed = 0;
@@ -473,9 +531,11 @@ impl Cache {
         inner.files.retain(|_, e| e.used > cutoff);
         inner.counts.retain(|_, (_, used)| *used > cutoff);
         inner.skeletons.retain(|_, (_, used, _)| *used > cutoff);
+        inner.repos.retain(|_, (_, used, _)| *used > cutoff);
         inner.bytes = inner.files.values().map(|e| e.cost).sum::<usize>()
             + inner.counts.len() * ENTRY_OVERHEAD
-            + inner.skeletons.values().map(|(_, _, c)| c).sum::<usize>();
+            + inner.skeletons.values().map(|(_, _, c)| c).sum::<usize>()
+            + inner.repos.values().map(|(_, _, c)| c).sum::<usize>();
     }
 
     /// Counters and size.
@@ -493,8 +553,12 @@ impl Cache {
             count_misses: self.count_misses.load(Ordering::Relaxed),
             skeleton_hits: self.skeleton_hits.load(Ordering::Relaxed),
             skeleton_misses: self.skeleton_misses.load(Ordering::Relaxed),
+            repo_hits: self.repo_hits.load(Ordering::Relaxed),
             bytes: inner.bytes,
-            entries: inner.files.len() + inner.counts.len() + inner.skeletons.len(),
+            entries: inner.files.len()
+                + inner.counts.len()
+                + inner.skeletons.len()
+                + inner.repos.len(),
         }
     }
 }

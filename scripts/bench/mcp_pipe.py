@@ -11,7 +11,7 @@ class Server:
     """gnaw-mcp over pipes, one JSON-RPC message per line."""
 
     def __init__(self, exe, root, log=subprocess.DEVNULL, extra_env=None):
-        env = dict(os.environ, GNAW_MCP_ROOT=root, RUST_LOG="warn", **(extra_env or {}))
+        env = dict(os.environ, GNAW_MCP_ROOT=root, **{"RUST_LOG": "warn", **(extra_env or {})})
         self.start = time.perf_counter()
         self.proc = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=log, env=env)

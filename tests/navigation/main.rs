@@ -3,7 +3,8 @@
 //! one exactness test over every tool ([`exact_budgets`]), every path argument proven and no
 //! secret oracle through the server ([`server`]), grep's file prefilter ([`grep_prefilter`]),
 //! grep's answer whatever order the walk meets files in ([`grep_walk`]), the search index in the
-//! warm cache ([`search_index`]), and
+//! warm cache ([`search_index`]), the whole index kept with its walk's listing
+//! ([`search_kept`]), and
 //! outline and symbol over every language's fixture ([`outline`]).
 
 #![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
@@ -17,6 +18,7 @@ mod grep_prefilter;
 mod grep_walk;
 mod outline;
 mod search_index;
+mod search_kept;
 mod server;
 
 use common::fixture::Tree;

@@ -192,7 +192,7 @@ fn a_redacted_secret_is_in_no_index() {
     };
     assert!(config.index.tf(term("region")).is_some());
     assert!(config.index.tf(term("redacted")).is_some());
-    for f in &indexed.files {
+    for f in indexed.files.iter() {
         for t in &secret_terms {
             assert!(
                 f.index.tf(term_hash(t)).is_none(),
@@ -204,7 +204,7 @@ fn a_redacted_secret_is_in_no_index() {
     // And the same index, taken warm from the cache, still holds none of it.
     let again = index::index(&session, &ctx).unwrap();
     assert_eq!(again.status.built, 0);
-    for f in &again.files {
+    for f in again.files.iter() {
         for t in &secret_terms {
             assert!(f.index.tf(term_hash(t)).is_none());
         }

@@ -12,14 +12,16 @@
 //! beside the text it indexes ([`IndexStatus`]).
 
 use super::session::{NavError, Session};
-use crate::cache::{DerivedKind, FileKey};
+use crate::cache::{Cache, DerivedKind, FileKey};
 use crate::driver::file::{Body, FileContext};
-use crate::stages::rank::FileIndex;
+use crate::error::Error;
+use crate::stages::rank::{FileIndex, Postings};
+use crate::stages::source::Listing;
 use crate::stages::syntax;
-use crate::vocab::Symbol;
+use crate::vocab::{EntryKind, Symbol};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// The search index of one call: its size beside the text it indexes, and how many files had to
 /// be indexed for it (the others were unchanged since an earlier call and taken from the warm
@@ -55,23 +57,146 @@ impl IndexedFile {
     ) -> Option<Arc<Vec<Symbol>>> {
         outline_of(ctx, self.key.as_ref(), &self.path, &self.body.text, stop)
     }
+
+    /// Its definitions when the warm cache holds them (`Some(None)`: its language has no
+    /// grammar), else `None`; nothing is parsed.
+    pub fn kept_outline(&self, ctx: &FileContext<'_>) -> Option<Option<Arc<Vec<Symbol>>>> {
+        kept_outline(ctx, self.key.as_ref(), &self.path)
+    }
 }
 
 /// A repository's index for one call.
 pub struct RepoIndex {
     /// The files indexed, in the walk's order.
-    pub files: Vec<IndexedFile>,
+    pub files: Arc<Vec<IndexedFile>>,
+    /// Their terms by term, when the index was kept from an earlier call.
+    pub postings: Option<Arc<Postings>>,
     /// Files not indexed, by reason (`binary`, `too_large`, `sensitive`, ...).
     pub not_searched: BTreeMap<&'static str, usize>,
     pub status: IndexStatus,
 }
 
-/// Walk the session's repository and index every kept file: the warm cache's index when the
-/// file is unchanged, else built here from the shown text (on the worker threads, beside the
-/// read and the scan).
+/// A repository's index as the warm cache keeps it, with the listing of the walk it was built
+/// from: it serves a later call only while a check of that listing finds nothing changed.
+struct Kept {
+    listing: Listing,
+    files: Arc<Vec<IndexedFile>>,
+    not_searched: BTreeMap<&'static str, usize>,
+    status: IndexStatus,
+    /// What it was kept at, in bytes, before its postings.
+    cost: usize,
+    /// The files' terms by term, built the first time the index is used again (a repository
+    /// searched once does not pay for them).
+    postings: OnceLock<Arc<Postings>>,
+}
+
+/// The session's repository index: [`with_index`] with nothing more to do.
 pub fn index(session: &Session<'_, '_>, ctx: &FileContext<'_>) -> Result<RepoIndex, NavError> {
+    with_index(session, ctx, |repo| {
+        Ok(RepoIndex {
+            files: Arc::clone(&repo.files),
+            postings: repo.postings.clone(),
+            not_searched: repo.not_searched.clone(),
+            status: repo.status,
+        })
+    })
+}
+
+/// Run `f` on the session's repository index and return its answer.
+///
+/// The index: every file the walk keeps, each with its search index, taken from the warm cache
+/// when the file is unchanged, else built here from the shown text (on the worker threads,
+/// beside the read and the scan).
+///
+/// With a warm cache, the whole index is also kept, with the walk's [`Listing`] (when
+/// everything the walk saw had settled and no file's outcome was transient), under a key made
+/// of the repository's identity and every option that shapes the walk and the shown text. A
+/// later call runs `f` on the kept index while the listing is checked on other threads (an
+/// `lstat` of every directory, ignore file and file, beneath the repo), and answers with what
+/// `f` gave only when the check finds nothing changed. Else it walks, builds the index again
+/// (each unchanged file's own index still comes from the cache) and runs `f` on that: `f` may
+/// run twice, so it must do nothing but compute its answer.
+pub fn with_index<R: Send>(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    f: impl Fn(&RepoIndex) -> Result<R, NavError> + Sync,
+) -> Result<R, NavError> {
     let t0 = std::time::Instant::now();
-    let sourced = session.walk()?;
+    let stop = || session.cancelled();
+    let kept_key = ctx
+        .cache
+        .map(|cache| (cache, session.repo_key(ctx, "search index")));
+    if let Some((cache, key)) = kept_key
+        && let Some(found) = cache.repo_item(key)
+        && let Ok(kept) = found.downcast::<Kept>()
+    {
+        let mut built_now = false;
+        let postings = kept.postings.get_or_init(|| {
+            built_now = true;
+            let files: Vec<&FileIndex> = kept.files.iter().map(|f| &*f.index).collect();
+            Arc::new(Postings::build(&files))
+        });
+        if built_now {
+            // Its cost counts from now on.
+            cache.put_repo_item(key, kept.clone(), kept.cost + postings.bytes());
+            log::debug!(
+                "search index: postings built in {:?}, {} bytes",
+                t0.elapsed(),
+                postings.bytes()
+            );
+        }
+        let repo = RepoIndex {
+            files: Arc::clone(&kept.files),
+            postings: Some(Arc::clone(postings)),
+            not_searched: kept.not_searched.clone(),
+            status: IndexStatus {
+                built: 0,
+                ..kept.status
+            },
+        };
+        let (checked, answer) = std::thread::scope(|s| {
+            let check = crate::par::spawn(s, || {
+                let unchanged = kept
+                    .listing
+                    .unchanged(&session.dir, crate::par::threads(), &stop);
+                (unchanged, t0.elapsed())
+            });
+            let answer = f(&repo);
+            let checked = check
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (checked, answer)
+        });
+        let (unchanged, t_check) = checked;
+        log::debug!(
+            "search index: kept, {} entries checked {} in {t_check:?}",
+            kept.listing.entries(),
+            match unchanged {
+                Some(true) => "unchanged",
+                Some(false) => "changed",
+                None => "(cancelled)",
+            }
+        );
+        match unchanged {
+            Some(true) => return answer,
+            None => return Err(Error::Cancelled.into()),
+            // Out of date: not checked again (the walk keeps the new state when it may).
+            Some(false) => cache.remove_repo_item(key),
+        }
+    }
+    let repo = build(session, ctx, kept_key, t0)?;
+    f(&repo)
+}
+
+/// Walk the session's repository and index every kept file, keeping the whole index under
+/// `kept_key` when it may be.
+fn build(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    kept_key: Option<(&Cache, u128)>,
+    t0: std::time::Instant,
+) -> Result<RepoIndex, NavError> {
+    let (sourced, listing) = session.walk_listed()?;
     let t_walk = t0.elapsed();
     let built = AtomicUsize::new(0);
     let processed = session.each_named(ctx, &sourced.candidates, |c, path, (r, _)| {
@@ -112,8 +237,43 @@ pub fn index(session: &Session<'_, '_>, ctx: &FileContext<'_>) -> Result<RepoInd
         status.text_bytes,
         status.built
     );
+    let files = Arc::new(files);
+    // Kept when every outcome depends only on what the listing checks: no transient failure,
+    // and no followed link (its target's changes do not show in the link's `lstat`).
+    let transient = ["unreadable", "changed"]
+        .iter()
+        .any(|k| not_searched.contains_key(k));
+    let followed = ctx.options.read.follow_links
+        && sourced
+            .candidates
+            .iter()
+            .any(|c| c.kind == EntryKind::Symlink);
+    if let (Some((cache, key)), Some(listing)) = (kept_key, listing)
+        && !transient
+        && !followed
+    {
+        // The texts are shared with the file entries, but the kept index holds them while it
+        // lives, so they count again here.
+        let cost = listing.bytes()
+            + status.bytes
+            + status.text_bytes
+            + files
+                .iter()
+                .map(|f| f.path.len() + std::mem::size_of::<IndexedFile>())
+                .sum::<usize>();
+        let kept = Kept {
+            listing,
+            files: Arc::clone(&files),
+            not_searched: not_searched.clone(),
+            status,
+            cost,
+            postings: OnceLock::new(),
+        };
+        cache.put_repo_item(key, Arc::new(kept), cost);
+    }
     Ok(RepoIndex {
         files,
+        postings: None,
         not_searched,
         status,
     })
@@ -162,13 +322,10 @@ fn outline_of(
     stop: &dyn Fn() -> bool,
 ) -> Option<Arc<Vec<Symbol>>> {
     type Kept = Option<Arc<Vec<Symbol>>>;
-    let cache = ctx.cache.zip(key);
-    if let Some((cache, key)) = cache
-        && let Some(found) = cache.derived(key, ctx.context_key(), path, DerivedKind::Outline)
-        && let Ok(kept) = found.downcast::<Kept>()
-    {
-        return (*kept).clone();
+    if let Some(kept) = kept_outline(ctx, key, path) {
+        return kept;
     }
+    let cache = ctx.cache.zip(key);
     let (kept, cost): (Kept, usize) =
         match syntax::outline_with(path.as_bytes(), text, &ctx.parse, stop) {
             syntax::Outline::Parsed(symbols) => {
@@ -189,6 +346,18 @@ fn outline_of(
         );
     }
     kept
+}
+
+/// The definitions of the file `key` shown as `path` as the warm cache keeps them, if it does.
+fn kept_outline(
+    ctx: &FileContext<'_>,
+    key: Option<&FileKey>,
+    path: &str,
+) -> Option<Option<Arc<Vec<Symbol>>>> {
+    let (cache, key) = ctx.cache.zip(key)?;
+    let found = cache.derived(key, ctx.context_key(), path, DerivedKind::Outline)?;
+    let kept = found.downcast::<Option<Arc<Vec<Symbol>>>>().ok()?;
+    Some((*kept).clone())
 }
 
 /// About what an outline takes in memory.

@@ -124,7 +124,7 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
         })
         .collect();
     let mut modules: HashMap<u64, usize> = HashMap::new();
-    for f in &files {
+    for f in files.iter() {
         if let Some(m) = module_name(&f.path) {
             *modules.entry(m).or_default() += 1;
         }

@@ -28,6 +28,7 @@ use super::fit::{self, Limits};
 use super::index::{self, RepoIndex};
 use super::session::{NavError, Request, Session, quote};
 use super::{Answer, args};
+use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::par::{self, lock};
 use crate::stages::count;
@@ -153,12 +154,24 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     count::prefetch(session.encoding());
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
-    let RepoIndex {
-        files: kept,
-        not_searched,
-        status: index,
-    } = index::index(&session, &ctx)?;
+    index::with_index(&session, &ctx, |repo| {
+        answer(&session, &ctx, repo, &query, args, (limit, offset), t0)
+    })
+}
+
+/// The answer to `args` (parsed as `query`) from the repository's index `repo`.
+fn answer(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    repo: &RepoIndex,
+    query: &Query,
+    args: &SearchArgs,
+    (limit, offset): (usize, usize),
+    t0: std::time::Instant,
+) -> Result<SearchAnswer, NavError> {
     let t_index = t0.elapsed();
+    let (kept, postings, index) = (&repo.files, repo.postings.as_deref(), repo.status);
+    let not_searched = repo.not_searched.clone();
     let stop = || session.cancelled();
     let files: Vec<Indexed<'_>> = kept
         .iter()
@@ -174,11 +187,26 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         if let Some(found) = lock(&outlines).get(&i) {
             return found.clone();
         }
-        let found = kept[i].outline(&ctx, &stop);
+        let found = kept[i].outline(ctx, &stop);
         lock(&outlines).insert(i, found.clone());
         found
     };
     let prefetch = |wanted: &[usize]| {
+        // Those the warm cache holds are taken at once; only the others are parsed.
+        let wanted: Vec<usize> = wanted
+            .iter()
+            .copied()
+            .filter(|&i| match kept[i].kept_outline(ctx) {
+                Some(found) => {
+                    lock(&outlines).insert(i, found);
+                    false
+                }
+                None => true,
+            })
+            .collect();
+        if wanted.is_empty() {
+            return;
+        }
         let next = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             for _ in 0..par::threads().clamp(1, MAX_PARSE_THREADS) {
@@ -195,15 +223,16 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
             }
         });
     };
-    let (ranked, idf) =
-        rank::rank_indexed(&files, &query, &outline, &prefetch, &stop).ok_or(Error::Cancelled)?;
+    let (ranked, idf) = rank::rank_indexed(&files, postings, query, &outline, &prefetch, &stop)
+        .ok_or(Error::Cancelled)?;
+    let t_rank = t0.elapsed();
     let matching: Vec<(usize, Score)> = ranked.into_iter().filter(|(_, s)| s.matched()).collect();
     let page: Vec<&(usize, Score)> = matching.iter().skip(offset).take(limit).collect();
     // The page's files' best regions, on the pool's threads, the longest text first (one pass
     // over each text: a long file shown beside short ones should not be the tail of the call).
     let order = par::largest_first(&page, |(i, _)| kept[*i].body.text.len() as u64);
     let found_per_hit = par::map(&page, &order, par::threads(), &stop, |(i, _)| {
-        rank::regions(&kept[*i].body.text, &query, &idf, MAX_REGIONS, &stop)
+        rank::regions(&kept[*i].body.text, query, &idf, MAX_REGIONS, &stop)
     })
     .ok_or(Error::Cancelled)?;
     let mut hits = Vec::with_capacity(page.len());
@@ -212,7 +241,7 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         let symbols = outline(*i).unwrap_or_default();
         let mut regions: Vec<Shown> = Vec::new();
         for r in &found {
-            let one = shown(r, &query, &symbols);
+            let one = shown(r, query, &symbols);
             // Two windows in one short definition are that definition once.
             if regions
                 .iter()
@@ -266,9 +295,10 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     let next = r.next(k);
     hits.truncate(k);
     log::debug!(
-        "search timing: index {:?}, rank and regions {:?}, render {:?}",
+        "search timing: index {:?}, rank {:?}, regions {:?}, render {:?}",
         t_index,
-        t_ranked - t_index,
+        t_rank - t_index,
+        t_ranked - t_rank,
         t0.elapsed() - t_ranked
     );
     Ok(Answer {

@@ -203,6 +203,32 @@ impl<'r, 'a> Session<'r, 'a> {
         self.walk_under(&[])
     }
 
+    /// [`Session::walk`], with the [`source::Listing`] of what it saw (when everything in it
+    /// had settled): what tells a later call whether a walk would find the same.
+    pub fn walk_listed(&self) -> Result<(Sourced, Option<source::Listing>), NavError> {
+        let filter = Arc::new(self.filter(&self.options.include)?);
+        let walked = source::walk_listed(&self.dir, &self.walk_options(&filter, &[]))?;
+        if self.cancelled() {
+            return Err(Error::Cancelled.into());
+        }
+        Ok(walked)
+    }
+
+    /// The warm cache's key for `what`, derived from a whole walk of this repository with the
+    /// per-file options of `ctx`: the repository's identity (device and inode), every setting
+    /// of the call (all of [`Options`], as its `Debug` spells it, so a setting added later is
+    /// in it too), the operator's depth limit and `ctx`'s options.
+    pub fn repo_key(&self, ctx: &FileContext<'_>, what: &str) -> u128 {
+        let root = self.dir.stat().ok().map(|st| (st.dev, st.ino));
+        crate::cache::context_key(&(
+            what,
+            root,
+            format!("{:?}", self.options),
+            self.req.policy.max_depth,
+            ctx.context_key(),
+        ))
+    }
+
     /// [`Session::walk`], entering only the directory `under` (repo-relative) and the
     /// directories on the way to it, whose ignore files apply.
     pub fn walk_under(&self, under: &[u8]) -> Result<Sourced, NavError> {

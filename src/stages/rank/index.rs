@@ -147,6 +147,115 @@ impl FileIndex {
     }
 }
 
+/// The terms of a set of indexed files by term: for each term, the files holding it (by their
+/// position in the set, ascending) with its weighted frequency in each; for each defined name,
+/// the files defining it; and the sum of the files' weighted lengths. A query then costs the
+/// files that hold its terms, not a lookup in every file; the scores are the same as by
+/// [`FileIndex::tf`] and [`FileIndex::defines`], file by file. Built once for a set that is
+/// kept (a repository's index in the warm cache), in time linear in the files' distinct terms.
+pub struct Postings {
+    terms: FxHashMap<u64, Box<[(u32, u32)]>>,
+    defined: FxHashMap<u64, Box<[u32]>>,
+    /// Each name of a file or a directory on its path ([`PathFacts`]): the files it names.
+    named: FxHashMap<u64, Box<[u32]>>,
+    /// Each file's weighted length.
+    lens: Box<[usize]>,
+    total_len: usize,
+    files: usize,
+    bytes: usize,
+}
+
+impl Postings {
+    /// The postings of `files`, in that order.
+    pub fn build(files: &[&FileIndex]) -> Postings {
+        let mut terms: FxHashMap<u64, Vec<(u32, u32)>> = FxHashMap::default();
+        let mut defined: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+        let mut named: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+        let mut total_len = 0usize;
+        for (i, f) in files.iter().enumerate() {
+            let i = i as u32;
+            total_len += f.len;
+            for &(h, tf) in f.terms.iter() {
+                terms.entry(h).or_default().push((i, tf));
+            }
+            for &h in f.defined.iter() {
+                defined.entry(h).or_default().push(i);
+            }
+            for &h in f.facts.path_names() {
+                let files = named.entry(h).or_default();
+                // A name twice on one path (`a/a.rs`) names the file once.
+                if files.last() != Some(&i) {
+                    files.push(i);
+                }
+            }
+        }
+        fn boxed<T>(map: FxHashMap<u64, Vec<T>>) -> FxHashMap<u64, Box<[T]>> {
+            map.into_iter()
+                .map(|(h, v)| (h, v.into_boxed_slice()))
+                .collect()
+        }
+        fn size<T>(map: &FxHashMap<u64, Box<[T]>>) -> usize {
+            map.capacity() * (std::mem::size_of::<(u64, Box<[T]>)>() + 1)
+                + map
+                    .values()
+                    .map(|v| std::mem::size_of_val(&**v))
+                    .sum::<usize>()
+        }
+        let (terms, defined, named) = (boxed(terms), boxed(defined), boxed(named));
+        let lens: Box<[usize]> = files.iter().map(|f| f.len).collect();
+        let bytes = std::mem::size_of::<Postings>()
+            + size(&terms)
+            + size(&defined)
+            + size(&named)
+            + std::mem::size_of_val(&*lens);
+        Postings {
+            terms,
+            defined,
+            named,
+            lens,
+            total_len,
+            files: files.len(),
+            bytes,
+        }
+    }
+
+    /// The files holding the term hashed `h`, each with the term's weighted frequency.
+    pub fn files_with(&self, h: u64) -> &[(u32, u32)] {
+        self.terms.get(&h).map_or(&[], |v| v)
+    }
+
+    /// The files defining the name hashed `h`.
+    pub fn files_defining(&self, h: u64) -> &[u32] {
+        self.defined.get(&h).map_or(&[], |v| v)
+    }
+
+    /// The files the name hashed `h` names (their own name or a directory's, see
+    /// [`PathFacts`]).
+    pub fn files_named(&self, h: u64) -> &[u32] {
+        self.named.get(&h).map_or(&[], |v| v)
+    }
+
+    /// The weighted length of file `i`.
+    pub fn len_of(&self, i: usize) -> usize {
+        self.lens[i]
+    }
+
+    /// The sum of the files' weighted lengths.
+    pub fn total_len(&self) -> usize {
+        self.total_len
+    }
+
+    /// How many files it was built from.
+    pub fn files(&self) -> usize {
+        self.files
+    }
+
+    /// What it takes in memory, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
 /// A blocked Bloom filter of 64-bit term hashes: blocks of 512 bits (one cache line), about
 /// [`BLOOM_BITS`] bits per term; a hash picks one block and sets [`BLOOM_PROBES`] bits in it.
 /// It answers "maybe" for every hash put in and, for about 2% of the others, wrongly; a "maybe"

@@ -36,13 +36,13 @@ mod score;
 mod terms;
 
 pub use classes::{Class, class_of, prior};
-pub use index::{FileIndex, module_name};
+pub use index::{FileIndex, Postings, module_name};
 pub use regions::{REGION_LINES, Region, regions};
 pub use terms::{for_each_term, query_terms, query_words, split_identifier, term_hash};
 
 use crate::error::Error;
 use crate::vocab::Symbol;
-use score::{PathFacts, bm25, gather, gather_indexed, resymbol};
+use score::{Corpus, PathFacts, bm25, bm25_of, gather, gather_indexed, gather_postings, resymbol};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use terms::query_names;
@@ -216,7 +216,15 @@ pub fn rank_weighted(
                 .collect();
             let facts: Vec<&PathFacts> = facts.iter().collect();
             let scored = bm25(&facts, gather(docs, q, stop)?, q, stop)?;
-            finish(scored, Some(q), &paths, &lens, outline, None, stop)
+            finish(
+                scored,
+                Some(q),
+                &|i| paths[i],
+                &|i| lens[i],
+                outline,
+                None,
+                stop,
+            )
         }
         _ => {
             let mut out = Vec::with_capacity(docs.len());
@@ -226,7 +234,15 @@ pub fn rank_weighted(
                 }
                 out.push((i, prior(d.path, d.text.len())));
             }
-            finish((out, Vec::new()), None, &paths, &lens, outline, None, stop)
+            finish(
+                (out, Vec::new()),
+                None,
+                &|i| paths[i],
+                &|i| lens[i],
+                outline,
+                None,
+                stop,
+            )
         }
     }
 }
@@ -245,10 +261,15 @@ pub struct Indexed<'a> {
     pub index: &'a FileIndex,
 }
 
-/// [`rank_weighted`] over indexed files: the same ranking, in time linear in the number of
-/// files times the query's terms (a binary search per term per file), not in the text's length.
+/// [`rank_weighted`] over indexed files: the same ranking of the files the query touches
+/// (every file that scores more than its prior: one holding a query term, defining a name the
+/// query names, or named by it), in time linear in the number of files times the query's terms
+/// (a binary search per term per file), not in the text's length. With the files' [`Postings`]
+/// (built from the same files, in the same order), in time linear in the files that hold the
+/// query's terms. Files the query does not touch are left out.
 pub fn rank_indexed(
     files: &[Indexed<'_>],
+    postings: Option<&Postings>,
     query: &Query,
     outline: &Outliner<'_>,
     prefetch: &Prefetch<'_>,
@@ -257,15 +278,44 @@ pub fn rank_indexed(
     if query.terms.is_empty() {
         return None;
     }
-    let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
-    let lens: Vec<usize> = files.iter().map(|f| f.index.text_len()).collect();
-    let facts: Vec<&PathFacts> = files.iter().map(|f| f.index.facts()).collect();
-    let scored = bm25(&facts, gather_indexed(files, query, stop)?, query, stop)?;
+    let t0 = std::time::Instant::now();
+    let (touched, corpus) = match postings.filter(|p| p.files() == files.len()) {
+        Some(postings) => {
+            let (touched, df) = gather_postings(files.len(), postings, query, stop)?;
+            let n = files.len() as f64;
+            let avg_len = postings.total_len() as f64 / n.max(1.0);
+            (touched, Corpus { n, avg_len, df })
+        }
+        None => {
+            let gathered = gather_indexed(files, query, stop)?;
+            let n = files.len() as f64;
+            let avg_len = gathered.iter().map(|g| g.len() as f64).sum::<f64>() / n.max(1.0);
+            let mut df = vec![0usize; query.terms.len()];
+            for g in &gathered {
+                for k in g.terms() {
+                    df[k] += 1;
+                }
+            }
+            let touched = gathered
+                .into_iter()
+                .enumerate()
+                .filter(|(i, g)| g.touched() || files[*i].index.facts().named_by(query))
+                .collect();
+            (touched, Corpus { n, avg_len, df })
+        }
+    };
+    let t_gather = t0.elapsed();
+    let scored = bm25_of(&|i| files[i].index.facts(), touched, &corpus, query, stop)?;
+    log::debug!(
+        "rank: gather {t_gather:?}, score {:?}, {} files touched",
+        t0.elapsed() - t_gather,
+        scored.0.len()
+    );
     finish(
         scored,
         Some(query),
-        &paths,
-        &lens,
+        &|i| files[i].path,
+        &|i| files[i].index.text_len(),
         outline,
         Some(prefetch),
         stop,
@@ -275,11 +325,11 @@ pub fn rank_indexed(
 /// Sort a scoring best first (ties by path), then re-score the best files with their
 /// definitions when there is a query. `prefetch`, when given, is first handed every file whose
 /// definitions the re-scoring will ask for, so that it can have them parsed at once.
-fn finish(
+fn finish<'p>(
     (mut scored, idf): Weighted,
     query: Option<&Query>,
-    paths: &[&str],
-    lens: &[usize],
+    path: &dyn Fn(usize) -> &'p str,
+    len: &dyn Fn(usize) -> usize,
     outline: &Outliner<'_>,
     prefetch: Option<&Prefetch<'_>>,
     stop: &dyn Fn() -> bool,
@@ -287,7 +337,7 @@ fn finish(
     let order = |(ia, a): &(usize, Score), (ib, b): &(usize, Score)| {
         b.total
             .total_cmp(&a.total)
-            .then_with(|| paths[*ia].as_bytes().cmp(paths[*ib].as_bytes()))
+            .then_with(|| path(*ia).as_bytes().cmp(path(*ib).as_bytes()))
     };
     scored.sort_by(order);
     if let Some(q) = query {
@@ -304,7 +354,7 @@ fn finish(
             if !score.matched() {
                 break;
             }
-            let len = lens[*i];
+            let len = len(*i);
             if len > RERANK_FILE_BYTES || parsed + len > RERANK_BYTES {
                 continue;
             }

@@ -4,6 +4,7 @@
 //! with their definitions from the syntax stage.
 
 use super::classes::{Class, DOC_WORDS, TEST_WORDS, class_of, is_prose, prior};
+use super::index::Postings;
 use super::terms::{for_each_term, term_hash};
 use super::{Doc, Indexed, Query, Score, Weighted};
 use crate::vocab::Symbol;
@@ -113,6 +114,23 @@ pub(super) struct Gathered {
     symbol_hits: usize,
 }
 
+impl Gathered {
+    /// The weighted length.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The positions of the query terms the file holds.
+    pub(super) fn terms(&self) -> impl Iterator<Item = usize> + '_ {
+        self.tf.iter().map(|&(k, _)| k)
+    }
+
+    /// Whether the file holds a query term or defines a name the query names.
+    pub(super) fn touched(&self) -> bool {
+        !self.tf.is_empty() || self.symbol_hits > 0
+    }
+}
+
 /// [`Gathered`] for every doc, by splitting its text and path into terms.
 pub(super) fn gather(
     docs: &[Doc<'_>],
@@ -180,11 +198,104 @@ pub(super) fn gather_indexed(
     Some(out)
 }
 
+/// [`Gathered`] for the files of `files` the query touches, from their [`Postings`] (built from
+/// the same files in the same order), with each query term's document frequency: a file holding
+/// one of the query's terms, defining one of its names, or named by it (its own name or a
+/// directory's). Every other file would score its prior alone, below every touched file, and is
+/// left out. The same facts as [`gather_indexed`] for each touched file, in the query's order.
+pub(super) fn gather_postings(
+    files: usize,
+    postings: &Postings,
+    query: &Query,
+    stop: &dyn Fn() -> bool,
+) -> Option<Touched> {
+    let mut slot = vec![u32::MAX; files];
+    let mut touched: Vec<(usize, Gathered)> = Vec::new();
+    let mut at = |i: usize, touched: &mut Vec<(usize, Gathered)>| -> usize {
+        if slot[i] == u32::MAX {
+            slot[i] = touched.len() as u32;
+            touched.push((
+                i,
+                Gathered {
+                    tf: Vec::new(),
+                    len: postings.len_of(i),
+                    symbol_hits: 0,
+                },
+            ));
+        }
+        slot[i] as usize
+    };
+    let mut df = Vec::with_capacity(query.terms.len());
+    for (k, t) in query.terms.iter().enumerate() {
+        if stop() {
+            return None;
+        }
+        let holding = postings.files_with(term_hash(t));
+        df.push(holding.len());
+        for &(i, tf) in holding {
+            let j = at(i as usize, &mut touched);
+            touched[j].1.tf.push((k, tf as usize));
+        }
+    }
+    let names: Vec<u64> = query.names.iter().map(|t| term_hash(t)).collect();
+    for h in &names {
+        for &i in postings.files_defining(*h) {
+            let j = at(i as usize, &mut touched);
+            touched[j].1.symbol_hits += 1;
+        }
+    }
+    for h in &names {
+        for &i in postings.files_named(*h) {
+            at(i as usize, &mut touched);
+        }
+    }
+    Some((touched, df))
+}
+
+/// The files a query touches, each with what was gathered of it, and each query term's
+/// document frequency.
+pub(super) type Touched = (Vec<(usize, Gathered)>, Vec<usize>);
+
+/// What BM25 needs of the whole set of files: how many, their mean weighted length, and each
+/// query term's document frequency.
+pub(super) struct Corpus {
+    pub(super) n: f64,
+    pub(super) avg_len: f64,
+    pub(super) df: Vec<usize>,
+}
+
 /// Score every file from what was gathered of it: BM25 with the boosts and the prior, and each
 /// query term's weight.
 pub(super) fn bm25(
     facts: &[&PathFacts],
     per_doc: Vec<Gathered>,
+    query: &Query,
+    stop: &dyn Fn() -> bool,
+) -> Option<Weighted> {
+    let mut df = vec![0usize; query.terms.len()];
+    for g in &per_doc {
+        for &(k, _) in &g.tf {
+            df[k] += 1;
+        }
+    }
+    let n = facts.len() as f64;
+    let avg_len = per_doc.iter().map(|g| g.len as f64).sum::<f64>() / n.max(1.0);
+    let corpus = Corpus { n, avg_len, df };
+    bm25_of(
+        &|i| facts[i],
+        per_doc.into_iter().enumerate().collect(),
+        &corpus,
+        query,
+        stop,
+    )
+}
+
+/// Score the files `touched` (each with what was gathered of it) in `corpus`, each file's path
+/// facts given by `facts`: BM25 with the boosts and the prior, and each query term's weight.
+pub(super) fn bm25_of<'f>(
+    facts: &dyn Fn(usize) -> &'f PathFacts,
+    touched: Vec<(usize, Gathered)>,
+    corpus: &Corpus,
     query: &Query,
     stop: &dyn Fn() -> bool,
 ) -> Option<Weighted> {
@@ -196,26 +307,19 @@ pub(super) fn bm25(
     // Prose (docs, READMEs, changelogs) explains; the code defines. It counts for less, unless
     // the query asks for documentation.
     let wants_docs = named.iter().any(|n| DOC_WORDS.contains(n));
-    let mut df = vec![0usize; query.terms.len()];
-    for g in &per_doc {
-        for &(k, _) in &g.tf {
-            df[k] += 1;
-        }
-    }
-    let n = facts.len() as f64;
-    let avg_len = per_doc.iter().map(|g| g.len as f64).sum::<f64>() / n.max(1.0);
-    let mut out = Vec::with_capacity(facts.len());
-    for (i, g) in per_doc.iter().enumerate() {
-        if i % 256 == 0 && stop() {
+    let Corpus { n, avg_len, df } = corpus;
+    let mut out = Vec::with_capacity(touched.len());
+    for (at, (i, g)) in touched.iter().enumerate() {
+        if at % 256 == 0 && stop() {
             return None;
         }
         out.push(score_one(
-            i,
-            facts[i],
+            *i,
+            facts(*i),
             g,
-            &df,
-            n,
-            avg_len,
+            df,
+            *n,
+            *avg_len,
             &named_hashes,
             &query.weights,
             (wants_tests, wants_docs),
@@ -224,7 +328,7 @@ pub(super) fn bm25(
     let idf = df
         .iter()
         .zip(&query.weights)
-        .map(|(&d, w)| w * idf(n, d as f64))
+        .map(|(&d, w)| w * idf(*n, d as f64))
         .collect();
     Some((out, idf))
 }
@@ -324,6 +428,19 @@ impl PathFacts {
             prose: is_prose(path),
             prior: prior(path, text_len).total,
         }
+    }
+
+    /// The hashes of the names of the file and of the directories on its path.
+    pub(super) fn path_names(&self) -> impl Iterator<Item = &u64> {
+        self.names.iter().chain(&self.dirs)
+    }
+
+    /// Whether `query` names the file or a directory on its path.
+    pub(super) fn named_by(&self, query: &Query) -> bool {
+        query.names.iter().any(|n| {
+            let h = term_hash(n);
+            self.names.contains(&h) || self.dirs.contains(&h)
+        })
     }
 
     /// What the facts take in memory beyond their own size, in bytes.

@@ -3,6 +3,7 @@
 //! ignore patterns compiled so far. The walk ([`super::walk`]) and the ignore files
 //! ([`super::ignores`]) both report through it.
 
+use super::listing::SeenDir;
 use super::*;
 
 /// What every worker of one walk shares.
@@ -22,10 +23,18 @@ pub(super) struct Walk<'a> {
     pub(super) stream: bool,
     /// Files queued for the caller's step so far.
     pub(super) streamed: AtomicUsize,
+    /// Each directory listed, when the caller asked for a [`super::Listing`].
+    pub(super) seen: Option<Mutex<Vec<SeenDir>>>,
+    /// The walk met something a later `lstat` could not tell apart (an I/O failure, an entry
+    /// changed mid-walk): no listing.
+    pub(super) unsettled: AtomicBool,
 }
 
 impl Walk<'_> {
     pub(super) fn skip(&self, rel: &[u8], reason: SkipReason) {
+        if reason == SkipReason::Changed {
+            self.unsettled.store(true, Ordering::Relaxed);
+        }
         let path = if rel.is_empty() {
             ".".into()
         } else {
@@ -42,6 +51,7 @@ impl Walk<'_> {
     /// file descriptors (every later open would fail too, and files would go missing without
     /// a word), else `rel` is reported as unreadable.
     pub(super) fn failed_at(&self, rel: &[u8], e: &io::Error) {
+        self.unsettled.store(true, Ordering::Relaxed);
         match out_of_fds(rel, e) {
             Some(err) => {
                 lock(&self.fatal).get_or_insert(err);

@@ -9,6 +9,7 @@
 //! the same way, so the answer does not depend on the order the files were met in.
 
 use super::ignores::{git_info_exclude, ignore_file};
+use super::listing::{Ident, Listing, SeenDir};
 use super::state::{Walk, out_of_fds, virtual_path};
 use super::*;
 
@@ -134,8 +135,19 @@ pub fn out_of_fds_error(skipped: &[Skipped]) -> Option<Error> {
 /// Fails only when the process or the system runs out of file descriptors; everything else
 /// that cannot be walked is reported in [`Sourced::skipped`].
 pub fn walk(dir: &BeneathDir, opts: &WalkOptions<'_>) -> Result<Sourced, Error> {
-    let (sourced, _) = run::<()>(dir, opts, None)?;
+    let (sourced, _, _) = run::<()>(dir, opts, None, false)?;
     Ok(sourced)
+}
+
+/// [`walk`], with the [`Listing`] of what it saw when everything in it had settled (see
+/// [`super::listing`]): what tells a later walk with the same options whether it would find
+/// the same.
+pub fn walk_listed(
+    dir: &BeneathDir,
+    opts: &WalkOptions<'_>,
+) -> Result<(Sourced, Option<Listing>), Error> {
+    let (sourced, _, listing) = run::<()>(dir, opts, None, true)?;
+    Ok((sourced, listing))
 }
 
 /// The caller's per-file step in [`walk_each`]: the file, and how many files the walk has found
@@ -152,15 +164,21 @@ pub fn walk_each<R: Send>(
     stop: &(dyn Fn() -> bool + Sync),
     each: Each<'_, R>,
 ) -> Result<(Sourced, Vec<R>), Error> {
-    run(dir, opts, Some((stop, each)))
+    let (sourced, results, _) = run(dir, opts, Some((stop, each)), false)?;
+    Ok((sourced, results))
 }
 
-/// The walk, with or without a per-file step.
+/// What [`run`] gives: the walk's outcome, the per-file step's results, and the listing when
+/// one was asked for and could be made.
+type Ran<R> = (Sourced, Vec<R>, Option<Listing>);
+
+/// The walk, with or without a per-file step, recording what it saw when `record`.
 fn run<R: Send>(
     dir: &BeneathDir,
     opts: &WalkOptions<'_>,
     step: Option<(&(dyn Fn() -> bool + Sync), Each<'_, R>)>,
-) -> Result<(Sourced, Vec<R>), Error> {
+    record: bool,
+) -> Result<Ran<R>, Error> {
     let root = match dir.open_dir(Path::new("")) {
         Ok(d) => d,
         Err(e) => {
@@ -176,7 +194,7 @@ fn run<R: Send>(
                     },
                 }],
             };
-            return Ok((sourced, Vec::new()));
+            return Ok((sourced, Vec::new(), None));
         }
     };
     let w = Walk {
@@ -189,6 +207,8 @@ fn run<R: Send>(
         ignore_bytes: AtomicUsize::new(0),
         stream: step.is_some(),
         streamed: AtomicUsize::new(0),
+        seen: record.then(|| Mutex::new(Vec::new())),
+        unsettled: AtomicBool::new(false),
     };
     let exclude = if opts.no_ignore {
         None
@@ -253,12 +273,19 @@ fn run<R: Send>(
     } else {
         candidates.sort_by(|a, b| a.rel.cmp(&b.rel));
     }
+    let listing = match w.seen {
+        Some(seen) if !w.unsettled.into_inner() => {
+            Listing::new(dir, into_inner(seen), &candidates, !opts.no_ignore)
+        }
+        _ => None,
+    };
     Ok((
         Sourced {
             candidates,
             skipped,
         },
         results,
+        listing,
     ))
 }
 
@@ -313,13 +340,32 @@ pub(super) fn list<'w>(job: Job<'w>, w: &'w Walk<'_>, more: &mut Vec<Task<'w>>) 
         }
     };
     let dir = opened.as_ref().unwrap_or(&job.base.dir);
+    // Its own `lstat` for the listing, taken before its entries are read.
+    let seen = match &w.seen {
+        Some(_) => match dir.stat() {
+            Ok(st) => Some(Ident::from(&st)),
+            Err(e) => return w.failed_at(&job.rel, &e),
+        },
+        None => None,
+    };
     let entries = match dir.entries() {
         Ok(entries) => entries,
         Err(e) => return w.failed_at(&job.rel, &e),
     };
     let mut level = job.level;
+    let mut ignores = Vec::new();
     if !opts.no_ignore {
         let has = |name: &str| entries.iter().any(|e| e.name == name);
+        // The ignore files consulted, with their `lstat`s, for the listing.
+        if w.seen.is_some() {
+            for name in [".ignore", ".gitignore"].into_iter().filter(|n| has(n)) {
+                match dir.stat_child(OsStr::new(name)) {
+                    Ok(st) => ignores.push((OsString::from(name), Ident::from(&st))),
+                    // Gone or unreachable since the listing: its read says what it is.
+                    Err(_) => w.unsettled.store(true, Ordering::Relaxed),
+                }
+            }
+        }
         let ignore = if has(".ignore") {
             ignore_file(dir, &job.rel, ".ignore", w)
         } else {
@@ -340,6 +386,13 @@ pub(super) fn list<'w>(job: Job<'w>, w: &'w Walk<'_>, more: &mut Vec<Task<'w>>) 
                 has_git,
             }));
         }
+    }
+    if let (Some(seen), Some(list)) = (seen, &w.seen) {
+        lock(list).push(SeenDir {
+            rel: job.rel.clone(),
+            seen,
+            ignores,
+        });
     }
     let mut files = Vec::new();
     let mut subdirs = Vec::new();

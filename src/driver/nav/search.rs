@@ -231,8 +231,9 @@ fn answer(
     // The page's files' best regions, on the pool's threads, the longest text first (one pass
     // over each text: a long file shown beside short ones should not be the tail of the call).
     let order = par::largest_first(&page, |(i, _)| kept[*i].body.text.len() as u64);
+    let finder = rank::Regions::new(query);
     let found_per_hit = par::map(&page, &order, par::threads(), &stop, |(i, _)| {
-        rank::regions(&kept[*i].body.text, query, &idf, MAX_REGIONS, &stop)
+        finder.find(&kept[*i].body.text, &idf, MAX_REGIONS, &stop)
     })
     .ok_or(Error::Cancelled)?;
     let mut hits = Vec::with_capacity(page.len());

@@ -37,7 +37,7 @@ mod terms;
 
 pub use classes::{Class, class_of, prior};
 pub use index::{FileIndex, Postings, module_name};
-pub use regions::{REGION_LINES, Region, regions};
+pub use regions::{REGION_LINES, Region, Regions, regions};
 pub use terms::{for_each_term, query_terms, query_words, split_identifier, term_hash};
 
 use crate::error::Error;

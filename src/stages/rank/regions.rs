@@ -36,21 +36,51 @@ pub fn regions(
     max: usize,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<Region>> {
-    regions_with(text, query, idf, max, stop, true)
+    Regions::new(query).find(text, idf, max, stop)
 }
 
-/// [`regions`], skipping the lines the [`Prefilter`] rules out when `filter` (the same answer
-/// either way; only the time differs).
-fn regions_with(
+/// [`regions`] for one query over many texts: what the query needs is made once (its terms by
+/// position, its names, the line prefilter's automaton), then each text costs one pass.
+pub struct Regions<'q> {
+    query: &'q Query,
+    wanted: FxHashMap<&'q str, usize>,
+    named: FxHashSet<&'q str>,
+    /// `None`: every line is split (the same answer, only slower).
+    prefilter: Option<Prefilter>,
+}
+
+impl<'q> Regions<'q> {
+    /// The finder of `query`'s regions.
+    pub fn new(query: &'q Query) -> Regions<'q> {
+        Regions {
+            query,
+            wanted: query.positions(),
+            named: query.name_set(),
+            prefilter: Some(Prefilter::new(query)),
+        }
+    }
+
+    /// [`regions`] of `text`.
+    pub fn find(
+        &self,
+        text: &str,
+        idf: &[f64],
+        max: usize,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Vec<Region>> {
+        find(self, text, idf, max, stop)
+    }
+}
+
+/// The regions of `text` for `r`'s query (see [`regions`]).
+fn find(
+    r: &Regions<'_>,
     text: &str,
-    query: &Query,
     idf: &[f64],
     max: usize,
     stop: &dyn Fn() -> bool,
-    filter: bool,
 ) -> Option<Vec<Region>> {
-    let wanted: FxHashMap<&str, usize> = query.positions();
-    let named: FxHashSet<&str> = query.name_set();
+    let (query, wanted, named) = (r.query, &r.wanted, &r.named);
     let weight = |k: usize| idf.get(k).copied().unwrap_or(1.0).max(0.1);
     // Where each line ends (the text split at `\n`).
     let ends: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes())
@@ -62,7 +92,7 @@ fn regions_with(
         &text[start..ends[li]]
     };
     // The lines that may score: those the prefilter lets through, or all.
-    let candidates: Vec<usize> = match filter.then(|| Prefilter::new(query).lines(text)) {
+    let candidates: Vec<usize> = match r.prefilter.as_ref().map(|p| p.lines(text)) {
         Some(Some(may)) => (0..lines).filter(|&li| may[li]).collect(),
         _ => (0..lines).collect(),
     };
@@ -73,6 +103,7 @@ fn regions_with(
     let mut scored: Vec<usize> = Vec::new();
     let mut hits: Vec<usize> = Vec::new();
     let mut seen_on: Vec<usize> = vec![usize::MAX; query.terms.len()];
+    let mut norm = Vec::new();
     for (n, &li) in candidates.iter().enumerate() {
         if n % 4096 == 0 && stop() {
             return None;
@@ -81,7 +112,7 @@ fn regions_with(
         let from = hits.len();
         let mut score = 0.0;
         let mut names_here = false;
-        for_each_term(line, |t| {
+        let mut term = |t: &str| {
             if let Some(&k) = wanted.get(t)
                 && seen_on[k] != li
             {
@@ -92,7 +123,20 @@ fn regions_with(
             if named.contains(t) {
                 names_here = true;
             }
-        });
+        };
+        // A term comes from one word: in an ASCII line only the words the prefilter lets
+        // through are split, in the line's order (the same terms met in the same order).
+        match r.prefilter.as_ref().filter(|_| line.is_ascii()) {
+            Some(p) => {
+                for word in line
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| p.word_may(w, &mut norm))
+                {
+                    for_each_term(word, &mut term);
+                }
+            }
+            None => for_each_term(line, term),
+        }
         if names_here {
             score += 2.0;
             if defined_symbols(line).any(|s| named.contains(s.as_str())) {
@@ -214,6 +258,24 @@ impl Prefilter {
         Prefilter { anchors }
     }
 
+    /// Whether the ASCII word `word` may hold a term or name: its normal form (in `norm`, a
+    /// buffer) holds a term's or name's prefix. Always, without anchors.
+    fn word_may(&self, word: &str, norm: &mut Vec<u8>) -> bool {
+        if word.is_empty() {
+            return false;
+        }
+        let Some(ac) = &self.anchors else {
+            return true;
+        };
+        norm.clear();
+        norm.extend(
+            word.bytes()
+                .filter(|b| *b != b'_')
+                .map(|b| b.to_ascii_lowercase()),
+        );
+        ac.is_match(norm.as_slice())
+    }
+
     /// Per line of `text` (split at `\n`), whether it may hold a term or name; `None` when
     /// any line may. The whole text is put in normal form once and searched in one pass of
     /// the automaton, from each line that matches straight to the next line, so the cost is
@@ -222,11 +284,10 @@ impl Prefilter {
         let ac = self.anchors.as_ref()?;
         // `_` dropped and ASCII lowercased: a line break stays where it was, so the lines of
         // the normal form are the text's lines, in order.
-        let norm: Vec<u8> = text
-            .bytes()
-            .filter(|b| *b != b'_')
-            .map(|b| b.to_ascii_lowercase())
-            .collect();
+        let mut norm: Vec<u8> = Vec::with_capacity(text.len());
+        for run in text.as_bytes().split(|b| *b == b'_') {
+            norm.extend(run.iter().map(u8::to_ascii_lowercase));
+        }
         let ends: Vec<usize> = memchr::memchr_iter(b'\n', &norm)
             .chain(std::iter::once(norm.len()))
             .collect();
@@ -294,8 +355,12 @@ ioctl(io);
         ] {
             let query = Query::parse(q).unwrap();
             let idf = vec![1.0; query.terms.len()];
-            let with = regions_with(text, &query, &idf, 3, &|| false, true);
-            let without = regions_with(text, &query, &idf, 3, &|| false, false);
+            let with = Regions::new(&query).find(text, &idf, 3, &|| false);
+            let unfiltered = Regions {
+                prefilter: None,
+                ..Regions::new(&query)
+            };
+            let without = unfiltered.find(text, &idf, 3, &|| false);
             assert_eq!(with, without, "{q}");
         }
     }

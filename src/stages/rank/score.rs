@@ -39,17 +39,22 @@ pub(super) fn resymbol(
 ) {
     let mut defined: HashSet<String> = HashSet::new();
     let mut found: Vec<bool> = vec![false; idf.len()];
+    let mut norm = String::new();
     for (_, s) in Symbol::walk(symbols) {
         // `Foo::bar` and `Foo.bar` name `bar` too.
         let last = s.name.rsplit([':', '.']).next().unwrap_or(&s.name);
         for n in [s.name.as_str(), last] {
-            let norm: String = n
-                .chars()
-                .filter(|c| c.is_alphanumeric())
-                .flat_map(char::to_lowercase)
-                .collect();
-            if named.contains(norm.as_str()) {
-                defined.insert(norm);
+            if named.is_empty() {
+                break;
+            }
+            norm.clear();
+            norm.extend(
+                n.chars()
+                    .filter(|c| c.is_alphanumeric())
+                    .flat_map(char::to_lowercase),
+            );
+            if named.contains(norm.as_str()) && !defined.contains(norm.as_str()) {
+                defined.insert(norm.clone());
             }
         }
         for field in [Some(s.name.as_str()), s.doc.as_deref()]
@@ -308,6 +313,12 @@ pub(super) fn bm25_of<'f>(
     // the query asks for documentation.
     let wants_docs = named.iter().any(|n| DOC_WORDS.contains(n));
     let Corpus { n, avg_len, df } = corpus;
+    // Each term's weight times its inverse document frequency.
+    let idf: Vec<f64> = df
+        .iter()
+        .zip(&query.weights)
+        .map(|(&d, w)| w * idf(*n, d as f64))
+        .collect();
     let mut out = Vec::with_capacity(touched.len());
     for (at, (i, g)) in touched.iter().enumerate() {
         if at % 256 == 0 && stop() {
@@ -317,19 +328,12 @@ pub(super) fn bm25_of<'f>(
             *i,
             facts(*i),
             g,
-            df,
-            *n,
+            &idf,
             *avg_len,
             &named_hashes,
-            &query.weights,
             (wants_tests, wants_docs),
         ));
     }
-    let idf = df
-        .iter()
-        .zip(&query.weights)
-        .map(|(&d, w)| w * idf(*n, d as f64))
-        .collect();
     Some((out, idf))
 }
 
@@ -344,24 +348,23 @@ fn score_one(
     i: usize,
     facts: &PathFacts,
     g: &Gathered,
-    df: &[usize],
-    n: f64,
+    weighted_idf: &[f64],
     avg_len: f64,
     named: &[u64],
-    weights: &[f64],
     (wants_tests, wants_docs): (bool, bool),
 ) -> (usize, Score) {
     let mut text_score = 0.0;
     for &(k, f) in &g.tf {
         let f = f as f64;
         let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * g.len as f64 / avg_len.max(1.0)));
-        text_score += weights[k] * idf(n, df[k] as f64) * norm;
+        text_score += weighted_idf[k] * norm;
     }
     let is_named = |h: &u64| named.contains(h);
     let file_hit = facts.names.iter().any(is_named);
     let dir_hit = facts.dirs.iter().any(is_named);
     let symbol_hits = g.symbol_hits;
-    let mut parts = vec![("bm25", text_score)];
+    let mut parts = Vec::with_capacity(6);
+    parts.push(("bm25", text_score));
     if file_hit {
         parts.push(("names_file", FILE_BOOST));
     }

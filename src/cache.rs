@@ -102,6 +102,8 @@ pub enum DerivedKind {
     SearchIndex,
     /// The file's definitions from the syntax stage (or that its language has no grammar).
     Outline,
+    /// What the ranking's re-scoring needs of those definitions (`rank::SymbolFacts`).
+    SymbolFacts,
 }
 
 /// A derived item as the cache keeps it: shared, of a type only its kind's owner knows.
@@ -360,10 +362,13 @@ impl Cache {
         cost: usize,
     ) {
         let counter = match kind {
-            DerivedKind::SearchIndex => &self.index_built,
-            DerivedKind::Outline => &self.outlines_built,
+            DerivedKind::SearchIndex => Some(&self.index_built),
+            DerivedKind::Outline => Some(&self.outlines_built),
+            DerivedKind::SymbolFacts => None,
         };
-        counter.fetch_add(1, Ordering::Relaxed);
+        if let Some(counter) = counter {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
         let cost = ENTRY_OVERHEAD + path.len() + cost;
         if cost > self.limit / 8 {
             return;
@@ -596,10 +601,20 @@ const RACY_NS: i128 = 2_000_000_000;
 /// timestamp tick without moving mtime or ctime (git's "racy" problem). Such files are read
 /// every time until they settle.
 pub fn is_racy(changed_ns: i128) -> bool {
-    let now = std::time::SystemTime::now()
+    is_racy_at(changed_ns, now_ns())
+}
+
+/// [`is_racy`], with the time now (`now_ns`, nanoseconds since the epoch) read once by the
+/// caller for many checks.
+pub fn is_racy_at(changed_ns: i128, now_ns: i128) -> bool {
+    now_ns - changed_ns < RACY_NS
+}
+
+/// The time now, nanoseconds since the epoch.
+pub fn now_ns() -> i128 {
+    std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128);
-    now - changed_ns < RACY_NS
+        .map_or(0, |d| d.as_nanos() as i128)
 }
 
 /// Two independent 64-bit SipHashes of a value: a 128-bit key, so that a collision (which would

@@ -354,7 +354,9 @@ pub fn rank(
         budget,
         stop,
     ) {
-        syntax::Outline::Parsed(symbols) => Some(std::sync::Arc::new(symbols)),
+        syntax::Outline::Parsed(symbols) => {
+            Some(std::sync::Arc::new(rank::SymbolFacts::of(&symbols)))
+        }
         _ => None,
     };
     rank::rank(&docs, query, &outline, stop)

@@ -15,7 +15,7 @@ use super::session::{NavError, Session};
 use crate::cache::{Cache, DerivedKind, FileKey};
 use crate::driver::file::{Body, FileContext};
 use crate::error::Error;
-use crate::stages::rank::{FileIndex, Postings};
+use crate::stages::rank::{FileIndex, Postings, SymbolFacts};
 use crate::stages::source::Listing;
 use crate::stages::syntax;
 use crate::vocab::{EntryKind, Symbol};
@@ -36,6 +36,9 @@ pub struct IndexStatus {
     pub text_bytes: usize,
     /// Files indexed for this call (new or changed, or every file without a warm cache).
     pub built: usize,
+    /// What the index's postings (its files by term, built when a kept index is used again)
+    /// take in memory, in bytes; 0 without them.
+    pub postings_bytes: usize,
 }
 
 /// One indexed file.
@@ -56,6 +59,30 @@ impl IndexedFile {
         stop: &dyn Fn() -> bool,
     ) -> Option<Arc<Vec<Symbol>>> {
         outline_of(ctx, self.key.as_ref(), &self.path, &self.body.text, stop)
+    }
+
+    /// What the ranking's re-scoring needs of its definitions ([`SymbolFacts`]), from the warm
+    /// cache when kept, else made from its outline (as `outline` gives it: the caller's memo of
+    /// [`IndexedFile::outline`]) and kept.
+    pub fn symbol_facts(
+        &self,
+        ctx: &FileContext<'_>,
+        outline: impl FnOnce() -> Option<Arc<Vec<Symbol>>>,
+    ) -> Option<Arc<SymbolFacts>> {
+        let cache = ctx.cache.zip(self.key.as_ref());
+        let kind = DerivedKind::SymbolFacts;
+        if let Some((cache, key)) = cache
+            && let Some(found) = cache.derived(key, ctx.context_key(), &self.path, kind)
+            && let Ok(facts) = found.downcast::<SymbolFacts>()
+        {
+            return Some(facts);
+        }
+        let facts = Arc::new(SymbolFacts::of(&outline()?));
+        if let Some((cache, key)) = cache {
+            let (context, cost) = (ctx.context_key(), facts.bytes());
+            cache.put_derived(key, context, &self.path, kind, facts.clone(), cost);
+        }
+        Some(facts)
     }
 
     /// Its definitions when the warm cache holds them (`Some(None)`: its language has no
@@ -151,6 +178,7 @@ pub fn with_index<R: Send>(
             not_searched: kept.not_searched.clone(),
             status: IndexStatus {
                 built: 0,
+                postings_bytes: postings.bytes(),
                 ..kept.status
             },
         };
@@ -228,6 +256,7 @@ fn build(
         bytes: files.iter().map(|f| f.index.bytes()).sum(),
         text_bytes: files.iter().map(|f| f.index.text_len()).sum(),
         built: built.load(Ordering::Relaxed),
+        postings_bytes: 0,
     };
     log::debug!(
         "search index: walk {t_walk:?}, files {:?}; {} files, {} bytes for {} bytes of text, {} indexed for this call",

@@ -127,11 +127,13 @@ fn offset<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> 
     fit::continued(s, "offset", next.is_none(), &next.unwrap_or_default())
 }
 
-/// The index's sizes: its files, what their indexes take, the text they index.
+/// The index's sizes: its files, what their indexes take, what its postings take (0 until a
+/// kept index is used again), the text they index.
 fn index_sizes<S: Serializer>(index: &index::IndexStatus, s: S) -> Result<S::Ok, S::Error> {
-    let mut map = s.serialize_map(Some(3))?;
+    let mut map = s.serialize_map(Some(4))?;
     map.serialize_entry("files", &index.files)?;
     map.serialize_entry("bytes", &index.bytes)?;
+    map.serialize_entry("postings_bytes", &index.postings_bytes)?;
     map.serialize_entry("text_bytes", &index.text_bytes)?;
     map.end()
 }
@@ -223,7 +225,9 @@ fn answer(
             }
         });
     };
-    let (ranked, idf) = rank::rank_indexed(&files, postings, query, &outline, &prefetch, &stop)
+    // The re-scoring's facts of each file's definitions, kept beside its outline.
+    let facts = |i: usize| kept[i].symbol_facts(ctx, || outline(i));
+    let (ranked, idf) = rank::rank_indexed(&files, postings, query, &facts, &prefetch, &stop)
         .ok_or(Error::Cancelled)?;
     let t_rank = t0.elapsed();
     let matching: Vec<(usize, Score)> = ranked.into_iter().filter(|(_, s)| s.matched()).collect();

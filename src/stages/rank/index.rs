@@ -154,85 +154,70 @@ impl FileIndex {
 /// [`FileIndex::tf`] and [`FileIndex::defines`], file by file. Built once for a set that is
 /// kept (a repository's index in the warm cache), in time linear in the files' distinct terms.
 pub struct Postings {
-    terms: FxHashMap<u64, Box<[(u32, u32)]>>,
-    defined: FxHashMap<u64, Box<[u32]>>,
+    terms: Lists<(u32, u32)>,
+    defined: Lists<u32>,
     /// Each name of a file or a directory on its path ([`PathFacts`]): the files it names.
-    named: FxHashMap<u64, Box<[u32]>>,
+    named: Lists<u32>,
     /// Each file's weighted length.
     lens: Box<[usize]>,
     total_len: usize,
     files: usize,
-    bytes: usize,
 }
 
 impl Postings {
     /// The postings of `files`, in that order.
     pub fn build(files: &[&FileIndex]) -> Postings {
-        let mut terms: FxHashMap<u64, Vec<(u32, u32)>> = FxHashMap::default();
-        let mut defined: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
-        let mut named: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
-        let mut total_len = 0usize;
-        for (i, f) in files.iter().enumerate() {
-            let i = i as u32;
-            total_len += f.len;
-            for &(h, tf) in f.terms.iter() {
-                terms.entry(h).or_default().push((i, tf));
-            }
-            for &h in f.defined.iter() {
-                defined.entry(h).or_default().push(i);
-            }
-            for &h in f.facts.path_names() {
-                let files = named.entry(h).or_default();
-                // A name twice on one path (`a/a.rs`) names the file once.
-                if files.last() != Some(&i) {
-                    files.push(i);
+        let terms = Lists::build(|put| {
+            for (i, f) in files.iter().enumerate() {
+                for &(h, tf) in f.terms.iter() {
+                    put(h, (i as u32, tf));
                 }
             }
-        }
-        fn boxed<T>(map: FxHashMap<u64, Vec<T>>) -> FxHashMap<u64, Box<[T]>> {
-            map.into_iter()
-                .map(|(h, v)| (h, v.into_boxed_slice()))
-                .collect()
-        }
-        fn size<T>(map: &FxHashMap<u64, Box<[T]>>) -> usize {
-            map.capacity() * (std::mem::size_of::<(u64, Box<[T]>)>() + 1)
-                + map
-                    .values()
-                    .map(|v| std::mem::size_of_val(&**v))
-                    .sum::<usize>()
-        }
-        let (terms, defined, named) = (boxed(terms), boxed(defined), boxed(named));
-        let lens: Box<[usize]> = files.iter().map(|f| f.len).collect();
-        let bytes = std::mem::size_of::<Postings>()
-            + size(&terms)
-            + size(&defined)
-            + size(&named)
-            + std::mem::size_of_val(&*lens);
+        });
+        let defined = Lists::build(|put| {
+            for (i, f) in files.iter().enumerate() {
+                for &h in f.defined.iter() {
+                    put(h, i as u32);
+                }
+            }
+        });
+        let named = Lists::build(|put| {
+            let mut names: Vec<u64> = Vec::new();
+            for (i, f) in files.iter().enumerate() {
+                // A name twice on one path (`a/a.rs`) names the file once.
+                names.clear();
+                names.extend(f.facts.path_names());
+                names.sort_unstable();
+                names.dedup();
+                for &h in &names {
+                    put(h, i as u32);
+                }
+            }
+        });
         Postings {
             terms,
             defined,
             named,
-            lens,
-            total_len,
+            lens: files.iter().map(|f| f.len).collect(),
+            total_len: files.iter().map(|f| f.len).sum(),
             files: files.len(),
-            bytes,
         }
     }
 
     /// The files holding the term hashed `h`, each with the term's weighted frequency.
     pub fn files_with(&self, h: u64) -> &[(u32, u32)] {
-        self.terms.get(&h).map_or(&[], |v| v)
+        self.terms.get(h)
     }
 
     /// The files defining the name hashed `h`.
     pub fn files_defining(&self, h: u64) -> &[u32] {
-        self.defined.get(&h).map_or(&[], |v| v)
+        self.defined.get(h)
     }
 
     /// The files the name hashed `h` names (their own name or a directory's, see
     /// [`PathFacts`]).
     pub fn files_named(&self, h: u64) -> &[u32] {
-        self.named.get(&h).map_or(&[], |v| v)
+        self.named.get(h)
     }
 
     /// The weighted length of file `i`.
@@ -252,7 +237,54 @@ impl Postings {
 
     /// What it takes in memory, in bytes.
     pub fn bytes(&self) -> usize {
-        self.bytes
+        std::mem::size_of::<Postings>()
+            + self.terms.bytes()
+            + self.defined.bytes()
+            + self.named.bytes()
+            + std::mem::size_of_val(&*self.lens)
+    }
+}
+
+/// Lists of items by 64-bit key, all in one array: each key's list is a range of it, its items
+/// in the order they were put. Built in two passes over the entries (count, then fill), so it
+/// costs one allocation, not one per key.
+struct Lists<T> {
+    ranges: FxHashMap<u64, (u32, u32)>,
+    items: Box<[T]>,
+}
+
+impl<T: Copy + Default> Lists<T> {
+    /// The lists of the entries `entries` puts (it is called twice and must put the same).
+    fn build(entries: impl Fn(&mut dyn FnMut(u64, T))) -> Lists<T> {
+        let mut ranges: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
+        entries(&mut |h, _| ranges.entry(h).or_default().1 += 1);
+        let mut next = 0u32;
+        for (start, len) in ranges.values_mut() {
+            *start = next;
+            next += *len;
+            *len = 0;
+        }
+        let mut items = vec![T::default(); next as usize].into_boxed_slice();
+        entries(&mut |h, item| {
+            if let Some((start, len)) = ranges.get_mut(&h) {
+                items[(*start + *len) as usize] = item;
+                *len += 1;
+            }
+        });
+        Lists { ranges, items }
+    }
+
+    /// The list of `h` (empty when it has none).
+    fn get(&self, h: u64) -> &[T] {
+        self.ranges.get(&h).map_or(&[], |&(start, len)| {
+            &self.items[start as usize..(start + len) as usize]
+        })
+    }
+
+    /// What it takes in memory, in bytes.
+    fn bytes(&self) -> usize {
+        self.ranges.capacity() * (std::mem::size_of::<(u64, (u32, u32))>() + 1)
+            + std::mem::size_of_val(&*self.items)
     }
 }
 

@@ -41,9 +41,8 @@ pub use regions::{REGION_LINES, Region, Regions, regions};
 pub use terms::{for_each_term, query_terms, query_words, split_identifier, term_hash};
 
 use crate::error::Error;
-use crate::vocab::Symbol;
+pub use score::SymbolFacts;
 use score::{Corpus, PathFacts, bm25, bm25_of, gather, gather_indexed, gather_postings, resymbol};
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use terms::query_names;
 
@@ -178,10 +177,11 @@ pub fn rank(
     rank_weighted(docs, query, outline, stop).map(|(scored, _)| scored)
 }
 
-/// The definitions of doc `i` (from the syntax stage), `None` when its language has no grammar
-/// or the parse was skipped. Asked for at most [`RERANK`] files per query, each at most
-/// [`RERANK_FILE_BYTES`], [`RERANK_BYTES`] in all.
-pub type Outliner<'a> = dyn Fn(usize) -> Option<Arc<Vec<Symbol>>> + 'a;
+/// What the re-scoring needs of the definitions of doc `i` (from the syntax stage, see
+/// [`SymbolFacts`]), `None` when its language has no grammar or the parse was skipped. Asked
+/// for at most [`RERANK`] files per query, each at most [`RERANK_FILE_BYTES`], [`RERANK_BYTES`]
+/// in all.
+pub type Outliner<'a> = dyn Fn(usize) -> Option<Arc<SymbolFacts>> + 'a;
 
 /// Handed the indices of every file whose definitions the re-scoring will ask for, before it
 /// asks, so that they can be parsed at once ([`rank_indexed`]).
@@ -344,8 +344,6 @@ fn finish<'p>(
         // The best files again, with their definitions as a field of their own: a name the
         // query names as written, defined here (whatever the language's syntax for it), and
         // the query's terms in definition names and doc lines.
-        let named: HashSet<&str> = q.name_set();
-        let wanted: HashMap<&str, usize> = q.positions();
         // The best matching files whose definitions fit the parse bounds, chosen once: handed
         // to `prefetch` first, then re-scored.
         let mut rescored = Vec::new();
@@ -370,8 +368,8 @@ fn finish<'p>(
                 return None;
             }
             let (i, score) = &mut scored[at];
-            if let Some(symbols) = outline(*i) {
-                resymbol(score, &symbols, &named, &wanted, &idf);
+            if let Some(facts) = outline(*i) {
+                resymbol(score, &facts, q, &idf);
             }
         }
         scored.sort_by(order);
@@ -611,7 +609,7 @@ mod tests {
 
     #[test]
     fn definitions_from_the_parser_rescore_the_best_files() {
-        use crate::vocab::{LineRange, SymbolKind};
+        use crate::vocab::{LineRange, Symbol, SymbolKind};
         let sym = |name: &str, doc: Option<&str>| Symbol {
             kind: SymbolKind::Function,
             name: name.into(),
@@ -627,8 +625,9 @@ mod tests {
             ("src/lvm.c", "void luaV_execute (lua_State *L) { }"),
         ]);
         let q = Query::parse("luaV_execute").unwrap();
-        let outline =
-            |i: usize| (i == 1).then(|| Arc::new(vec![sym("luaV_execute", Some("run the vm"))]));
+        let outline = |i: usize| {
+            (i == 1).then(|| Arc::new(SymbolFacts::of(&[sym("luaV_execute", Some("run the vm"))])))
+        };
         let r = rank(&docs, Some(&q), &outline, &|| false).unwrap();
         assert_eq!(r[0].0, 1, "{r:?}");
         assert!(r[0].1.parts.iter().any(|p| p.0 == "defines_symbol"));
@@ -636,6 +635,78 @@ mod tests {
         assert_eq!(without[0].0, 0, "{without:?}");
         // Deterministic: the same ranking every time.
         assert_eq!(r, rank(&docs, Some(&q), &outline, &|| false).unwrap());
+    }
+
+    #[test]
+    fn indexed_ranking_with_or_without_postings_is_the_texts_ranking_of_touched_files() {
+        let docs = files(&[
+            ("src/retry.rs", "pub fn retry_with_backoff() { backoff(); }"),
+            (
+                "src/parse/header.rs",
+                "pub fn parse_header(x: u32) {}\n// header header",
+            ),
+            (
+                "src/parse/mod.rs",
+                "mod header; pub use header::parse_header;",
+            ),
+            (
+                "tests/header_test.rs",
+                "fn parse_header_works() { parse_header(1) }",
+            ),
+            (
+                "README.md",
+                "# Headers\n\nParsing headers, with retry and backoff.",
+            ),
+            ("src/a/a.rs", "fn unrelated() {}"),
+            ("src/empty.rs", ""),
+        ]);
+        let indexes: Vec<FileIndex> = docs
+            .iter()
+            .map(|d| FileIndex::build(d.path, d.text))
+            .collect();
+        let indexed: Vec<Indexed<'_>> = docs
+            .iter()
+            .zip(&indexes)
+            .map(|(d, index)| Indexed {
+                path: d.path,
+                index,
+            })
+            .collect();
+        let refs: Vec<&FileIndex> = indexes.iter().collect();
+        let postings = Postings::build(&refs);
+        let matched = |w: Weighted| -> Vec<(usize, Score)> {
+            w.0.into_iter().filter(|(_, s)| s.matched()).collect()
+        };
+        for q in [
+            "parse header",
+            "retry backoff",
+            "a",
+            "header test",
+            "headers docs",
+            "zzz nothing",
+        ] {
+            let Ok(query) = Query::parse(q) else { continue };
+            if query.terms().is_empty() {
+                continue;
+            }
+            let text = rank_weighted(&docs, Some(&query), &|_| None, &|| false).unwrap();
+            let without =
+                rank_indexed(&indexed, None, &query, &|_| None, &|_| {}, &|| false).unwrap();
+            let with = rank_indexed(
+                &indexed,
+                Some(&postings),
+                &query,
+                &|_| None,
+                &|_| {},
+                &|| false,
+            )
+            .unwrap();
+            assert_eq!(text.1, without.1, "{q}: term weights");
+            assert_eq!(without.1, with.1, "{q}: term weights");
+            let text = matched(text);
+            assert_eq!(text, matched(without), "{q}");
+            assert_eq!(text, matched(with), "{q}");
+        }
     }
 
     #[test]

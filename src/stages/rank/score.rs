@@ -28,46 +28,75 @@ pub(super) const PATH_WEIGHT: usize = 5;
 /// weight in the text.
 const SYMBOL_TERMS_WEIGHT: f64 = 0.5;
 
-/// Re-score one file with its definitions: the keyword guess at defined names is replaced by the
-/// parser's, and the query's terms in names and doc lines count as a field of their own.
-pub(super) fn resymbol(
-    score: &mut Score,
-    symbols: &[Symbol],
-    named: &HashSet<&str>,
-    wanted: &HashMap<&str, usize>,
-    idf: &[f64],
-) {
-    let mut defined: HashSet<String> = HashSet::new();
-    let mut found: Vec<bool> = vec![false; idf.len()];
-    let mut norm = String::new();
-    for (_, s) in Symbol::walk(symbols) {
-        // `Foo::bar` and `Foo.bar` name `bar` too.
-        let last = s.name.rsplit([':', '.']).next().unwrap_or(&s.name);
-        for n in [s.name.as_str(), last] {
-            if named.is_empty() {
-                break;
+/// What the re-scoring needs of a file's definitions, made once per outline: the hashes of
+/// their names as a query names them (alphanumerics only, lowercased; each name whole and, for
+/// `Foo::bar` or `Foo.bar`, its last part too), and the hashes of the terms of their names and
+/// doc lines. Sorted and distinct, so a query looks its words up instead of splitting every
+/// definition again.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SymbolFacts {
+    names: Box<[u64]>,
+    terms: Box<[u64]>,
+}
+
+impl SymbolFacts {
+    /// The facts of `symbols` (and of their children).
+    pub fn of(symbols: &[Symbol]) -> SymbolFacts {
+        let mut names: Vec<u64> = Vec::new();
+        let mut terms: Vec<u64> = Vec::new();
+        let mut norm = String::new();
+        for (_, s) in Symbol::walk(symbols) {
+            // `Foo::bar` and `Foo.bar` name `bar` too.
+            let last = s.name.rsplit([':', '.']).next().unwrap_or(&s.name);
+            for n in [s.name.as_str(), last] {
+                norm.clear();
+                norm.extend(
+                    n.chars()
+                        .filter(|c| c.is_alphanumeric())
+                        .flat_map(char::to_lowercase),
+                );
+                names.push(term_hash(&norm));
             }
-            norm.clear();
-            norm.extend(
-                n.chars()
-                    .filter(|c| c.is_alphanumeric())
-                    .flat_map(char::to_lowercase),
-            );
-            if named.contains(norm.as_str()) && !defined.contains(norm.as_str()) {
-                defined.insert(norm.clone());
+            for field in [Some(s.name.as_str()), s.doc.as_deref()]
+                .into_iter()
+                .flatten()
+            {
+                for_each_term(field, |t| terms.push(term_hash(t)));
             }
         }
-        for field in [Some(s.name.as_str()), s.doc.as_deref()]
-            .into_iter()
-            .flatten()
-        {
-            for_each_term(field, |t| {
-                if let Some(&k) = wanted.get(t) {
-                    found[k] = true;
-                }
-            });
+        names.sort_unstable();
+        names.dedup();
+        terms.sort_unstable();
+        terms.dedup();
+        SymbolFacts {
+            names: names.into_boxed_slice(),
+            terms: terms.into_boxed_slice(),
         }
     }
+
+    /// What they take in memory, in bytes.
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of::<SymbolFacts>()
+            + std::mem::size_of_val(&*self.names)
+            + std::mem::size_of_val(&*self.terms)
+    }
+}
+
+/// Re-score one file with its definitions' facts: the keyword guess at defined names is
+/// replaced by the parser's, and the query's terms in names and doc lines count as a field of
+/// their own.
+pub(super) fn resymbol(score: &mut Score, facts: &SymbolFacts, query: &Query, idf: &[f64]) {
+    // Each name the query names once, defined here or not.
+    let named: HashSet<&str> = query.name_set();
+    let defined = named
+        .iter()
+        .filter(|n| facts.names.binary_search(&term_hash(n)).is_ok())
+        .count();
+    let found: Vec<bool> = query
+        .terms
+        .iter()
+        .map(|t| facts.terms.binary_search(&term_hash(t)).is_ok())
+        .collect();
     let factor = if score.parts.iter().any(|p| p.0 == "secondary_file") {
         SECONDARY_FACTOR
     } else {
@@ -92,7 +121,7 @@ pub(super) fn resymbol(
     };
     add(
         "defines_symbol",
-        SYMBOL_BOOST * defined.len() as f64,
+        SYMBOL_BOOST * defined as f64,
         &mut score.parts,
     );
     let terms: f64 = found

@@ -13,14 +13,14 @@
 //! open, and that is a change.
 //!
 //! A listing is made only when everything in it had settled: last changed more than two seconds
-//! before it was taken ([`crate::cache::is_racy`]), since a change in the same clock tick as
+//! before it was taken ([`crate::cache::is_racy_at`]), since a change in the same clock tick as
 //! the walk could leave the times as they were. A walk that met an I/O failure or an entry that
 //! changed under it gives none either: such an outcome may differ next time with no trace in any
 //! `lstat`. Checking costs one open per directory and one `lstat` per file, on the walk's
 //! threads; it stops as soon as one differs.
 
 use super::*;
-use crate::cache::is_racy;
+use crate::cache::{is_racy_at, now_ns};
 
 /// What a walk saw of one directory.
 pub(super) struct SeenDir {
@@ -76,10 +76,10 @@ impl From<&Stat> for Ident {
 }
 
 impl Ident {
-    /// Whether it last changed so recently that a change in the same clock tick could follow
-    /// unseen.
-    fn racy(&self) -> bool {
-        is_racy(self.mtime_ns.max(self.ctime_ns))
+    /// Whether it last changed so recently (before `now`) that a change in the same clock tick
+    /// could follow unseen.
+    fn racy(&self, now: i128) -> bool {
+        is_racy_at(self.mtime_ns.max(self.ctime_ns), now)
     }
 }
 
@@ -130,10 +130,13 @@ impl Listing {
         } else {
             Vec::new()
         };
+        let now = now_ns();
         let racy = checked
             .iter()
-            .any(|d| d.seen.racy() || d.names.iter().any(|(_, id)| id.racy()))
-            || git.iter().any(|(_, r)| r.as_ref().is_ok_and(Ident::racy));
+            .any(|d| d.seen.racy(now) || d.names.iter().any(|(_, id)| id.racy(now)))
+            || git
+                .iter()
+                .any(|(_, r)| r.as_ref().is_ok_and(|id| id.racy(now)));
         let entries = checked.iter().map(|d| 1 + d.names.len()).sum::<usize>() + git.len();
         (!racy).then_some(Listing {
             dirs: checked,

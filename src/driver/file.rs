@@ -265,6 +265,7 @@ impl<'a> FileContext<'a> {
 
 /// A kept file: its text (shared with the cache, or the scan's redacted copy) and its piece's
 /// exact token count and length.
+#[derive(Clone)]
 pub struct Body {
     /// The size of the text served: the file's, or for a file with a secret redacted, its
     /// redacted text's (the original's would tell the secrets' lengths).
@@ -276,6 +277,7 @@ pub struct Body {
 }
 
 /// A kept file's text.
+#[derive(Clone)]
 pub enum BodyText {
     /// The file's text as read (and as cached).
     Shared(Arc<Text>),

@@ -13,12 +13,14 @@
 
 use super::session::{NavError, Session};
 use crate::cache::{Cache, DerivedKind, FileKey};
+use crate::driver::file::Processed;
 use crate::driver::file::{Body, FileContext};
 use crate::error::Error;
 use crate::stages::rank::{FileIndex, Postings, SymbolFacts};
-use crate::stages::source::Listing;
+use crate::stages::source::{self, Check, Listing};
 use crate::stages::syntax;
-use crate::vocab::{EntryKind, Symbol};
+use crate::vocab::{Candidate, EntryKind, Symbol};
+use gnaw_sandbox::beneath::Stat;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -42,6 +44,7 @@ pub struct IndexStatus {
 }
 
 /// One indexed file.
+#[derive(Clone)]
 pub struct IndexedFile {
     /// Its path as shown.
     pub path: String,
@@ -104,9 +107,12 @@ pub struct RepoIndex {
 }
 
 /// A repository's index as the warm cache keeps it, with the listing of the walk it was built
-/// from: it serves a later call only while a check of that listing finds nothing changed.
+/// from: it serves a later call only while a check of that listing finds nothing changed, or
+/// only files changed in place (then those alone are done again).
 struct Kept {
     listing: Listing,
+    /// Each file the walk found, by path, with where its outcome is.
+    found: Found,
     files: Arc<Vec<IndexedFile>>,
     not_searched: BTreeMap<&'static str, usize>,
     status: IndexStatus,
@@ -115,6 +121,15 @@ struct Kept {
     /// The files' terms by term, built the first time the index is used again (a repository
     /// searched once does not pay for them).
     postings: OnceLock<Arc<Postings>>,
+}
+
+/// Each file a walk found (sorted by path) with its outcome: its position in the index's files,
+/// or why it is not searched; and what the walk itself left out, by reason.
+#[derive(Clone, Default)]
+struct Found {
+    rels: Vec<Vec<u8>>,
+    outcomes: Vec<Result<usize, &'static str>>,
+    walk_skipped: BTreeMap<&'static str, usize>,
 }
 
 /// The session's repository index: [`with_index`] with nothing more to do.
@@ -140,9 +155,11 @@ pub fn index(session: &Session<'_, '_>, ctx: &FileContext<'_>) -> Result<RepoInd
 /// of the repository's identity and every option that shapes the walk and the shown text. A
 /// later call runs `f` on the kept index while the listing is checked on other threads (an
 /// `lstat` of every directory, ignore file and file, beneath the repo), and answers with what
-/// `f` gave only when the check finds nothing changed. Else it walks, builds the index again
-/// (each unchanged file's own index still comes from the cache) and runs `f` on that: `f` may
-/// run twice, so it must do nothing but compute its answer.
+/// `f` gave only when the check finds nothing changed. When only files changed in place, their
+/// per-file step is done again and the index updated (and kept anew); when more changed, it
+/// walks and builds the index again (each unchanged file's own index still comes from the
+/// cache). Then `f` runs again on the new index: `f` may run twice, so it must do nothing but
+/// compute its answer.
 pub fn with_index<R: Send>(
     session: &Session<'_, '_>,
     ctx: &FileContext<'_>,
@@ -184,10 +201,10 @@ pub fn with_index<R: Send>(
         };
         let (checked, answer) = std::thread::scope(|s| {
             let check = crate::par::spawn(s, || {
-                let unchanged = kept
+                let found = kept
                     .listing
-                    .unchanged(&session.dir, crate::par::threads(), &stop);
-                (unchanged, t0.elapsed())
+                    .check(&session.dir, crate::par::threads(), &stop);
+                (found, t0.elapsed())
             });
             let answer = f(&repo);
             let checked = check
@@ -195,25 +212,52 @@ pub fn with_index<R: Send>(
                 .unwrap_or_else(|e| std::panic::resume_unwind(e));
             (checked, answer)
         });
-        let (unchanged, t_check) = checked;
+        let (found, t_check) = checked;
         log::debug!(
-            "search index: kept, {} entries checked {} in {t_check:?}",
+            "search index: kept, {} entries checked in {t_check:?}: {}",
             kept.listing.entries(),
-            match unchanged {
-                Some(true) => "unchanged",
-                Some(false) => "changed",
-                None => "(cancelled)",
+            match &found {
+                Some(Check::Unchanged) => "unchanged".to_string(),
+                Some(Check::Files(files)) => format!("{} files changed in place", files.len()),
+                Some(Check::Changed) => "changed".to_string(),
+                None => "(cancelled)".to_string(),
             }
         );
-        match unchanged {
-            Some(true) => return answer,
+        match found {
+            Some(Check::Unchanged) => return answer,
             None => return Err(Error::Cancelled.into()),
-            // Out of date: not checked again (the walk keeps the new state when it may).
-            Some(false) => cache.remove_repo_item(key),
+            Some(Check::Files(files)) => {
+                // Out of date: not checked again (the new state is kept when it may be).
+                cache.remove_repo_item(key);
+                let repo = update(session, ctx, (cache, key), &kept, &files)?;
+                return f(&repo);
+            }
+            Some(Check::Changed) => cache.remove_repo_item(key),
         }
     }
     let repo = build(session, ctx, kept_key, t0)?;
     f(&repo)
+}
+
+/// The per-file step of a search index: the file's shown path and text with its index (from
+/// the cache when kept), or why it is not searched; `built` counts the files indexed here.
+fn step<'a>(
+    ctx: &'a FileContext<'_>,
+    built: &'a AtomicUsize,
+) -> impl Fn(&Candidate, String, Processed) -> Result<IndexedFile, &'static str> + Sync + 'a {
+    move |c, path, (r, _)| {
+        r.map(|body| {
+            let key = ctx.cache_key(c);
+            let index = index_of(ctx, key.as_ref(), &path, &body.text, built);
+            IndexedFile {
+                path,
+                body,
+                index,
+                key,
+            }
+        })
+        .map_err(|reason| reason.kind())
+    }
 }
 
 /// Walk the session's repository and index every kept file, keeping the whole index under
@@ -227,71 +271,125 @@ fn build(
     let (sourced, listing) = session.walk_listed()?;
     let t_walk = t0.elapsed();
     let built = AtomicUsize::new(0);
-    let processed = session.each_named(ctx, &sourced.candidates, |c, path, (r, _)| {
-        r.map(|body| {
-            let key = ctx.cache_key(c);
-            let index = index_of(ctx, key.as_ref(), &path, &body.text, &built);
-            IndexedFile {
-                path,
-                body,
-                index,
-                key,
-            }
-        })
-        .map_err(|reason| reason.kind())
-    })?;
-    let mut not_searched: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let processed = session.each_named(ctx, &sourced.candidates, step(ctx, &built))?;
+    let mut found = Found::default();
     for s in &sourced.skipped {
-        *not_searched.entry(s.reason.kind()).or_default() += 1;
+        *found.walk_skipped.entry(s.reason.kind()).or_default() += 1;
     }
     let mut files = Vec::new();
-    for r in processed {
-        match r {
-            Ok(f) => files.push(f),
-            Err(kind) => *not_searched.entry(kind).or_default() += 1,
-        }
+    for (c, r) in sourced.candidates.iter().zip(processed) {
+        found.rels.push(c.rel.clone());
+        found.outcomes.push(r.map(|f| {
+            files.push(f);
+            files.len() - 1
+        }));
     }
-    let status = IndexStatus {
-        files: files.len(),
-        bytes: files.iter().map(|f| f.index.bytes()).sum(),
-        text_bytes: files.iter().map(|f| f.index.text_len()).sum(),
-        built: built.load(Ordering::Relaxed),
-        postings_bytes: 0,
-    };
+    let built = built.load(Ordering::Relaxed);
     log::debug!(
-        "search index: walk {t_walk:?}, files {:?}; {} files, {} bytes for {} bytes of text, {} indexed for this call",
+        "search index: walk {t_walk:?}, files {:?}; {} files, {built} indexed for this call",
         t0.elapsed() - t_walk,
-        status.files,
-        status.bytes,
-        status.text_bytes,
-        status.built
+        files.len(),
     );
-    let files = Arc::new(files);
-    // Kept when every outcome depends only on what the listing checks: no transient failure,
-    // and no followed link (its target's changes do not show in the link's `lstat`).
-    let transient = ["unreadable", "changed"]
-        .iter()
-        .any(|k| not_searched.contains_key(k));
+    // Kept when no outcome depends on what the listing cannot see: a followed link's target.
     let followed = ctx.options.read.follow_links
         && sourced
             .candidates
             .iter()
             .any(|c| c.kind == EntryKind::Symlink);
-    if let (Some((cache, key)), Some(listing)) = (kept_key, listing)
+    Ok(assemble(
+        kept_key.zip(listing.filter(|_| !followed)),
+        found,
+        files,
+        built,
+    ))
+}
+
+/// The index `kept` holds with the files `changed` (each changed in place, with its new
+/// `lstat`) done again: their per-file step, the rest as they were. Kept anew under
+/// `kept_key` when it may be.
+fn update(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    kept_key: (&Cache, u128),
+    kept: &Kept,
+    changed: &[(Vec<u8>, Stat)],
+) -> Result<RepoIndex, NavError> {
+    let candidates: Vec<Candidate> = changed
+        .iter()
+        .map(|(rel, st)| source::candidate(rel.clone(), st))
+        .collect();
+    let built = AtomicUsize::new(0);
+    let processed = session.each_named(ctx, &candidates, step(ctx, &built))?;
+    let mut redone: Vec<Option<Result<IndexedFile, &'static str>>> =
+        processed.into_iter().map(Some).collect();
+    let mut found = kept.found.clone();
+    let mut files = Vec::with_capacity(kept.files.len());
+    for (rel, outcome) in found.rels.iter().zip(found.outcomes.iter_mut()) {
+        let now = match candidates.binary_search_by(|c| c.rel.as_slice().cmp(rel)) {
+            Ok(at) => redone[at].take().unwrap_or(Err("changed")),
+            Err(_) => match *outcome {
+                Ok(at) => Ok(kept.files[at].clone()),
+                Err(kind) => Err(kind),
+            },
+        };
+        *outcome = now.map(|f| {
+            files.push(f);
+            files.len() - 1
+        });
+    }
+    let followed =
+        ctx.options.read.follow_links && candidates.iter().any(|c| c.kind == EntryKind::Symlink);
+    let listing = kept.listing.updated(changed).filter(|_| !followed);
+    Ok(assemble(
+        listing.map(|l| (kept_key, l)),
+        found,
+        files,
+        built.load(Ordering::Relaxed),
+    ))
+}
+
+/// The index of `files` (the outcomes `found` says), `built` of them indexed for this call;
+/// kept under `keep`'s key with its listing unless an outcome was transient.
+fn assemble(
+    keep: Option<((&Cache, u128), Listing)>,
+    found: Found,
+    files: Vec<IndexedFile>,
+    built: usize,
+) -> RepoIndex {
+    let mut not_searched = found.walk_skipped.clone();
+    for kind in found.outcomes.iter().filter_map(|o| o.err()) {
+        *not_searched.entry(kind).or_default() += 1;
+    }
+    let status = IndexStatus {
+        files: files.len(),
+        bytes: files.iter().map(|f| f.index.bytes()).sum(),
+        text_bytes: files.iter().map(|f| f.index.text_len()).sum(),
+        built,
+        postings_bytes: 0,
+    };
+    let files = Arc::new(files);
+    // A file's transient failure may be gone next time with no trace in any `lstat` (the
+    // walk's own make it give no listing).
+    let transient = found
+        .outcomes
+        .iter()
+        .any(|o| matches!(o, Err("unreadable" | "changed")));
+    if let Some(((cache, key), listing)) = keep
         && !transient
-        && !followed
     {
         // The texts are shared with the file entries, but the kept index holds them while it
         // lives, so they count again here.
         let cost = listing.bytes()
             + status.bytes
             + status.text_bytes
+            + found.rels.iter().map(|r| r.len() + 32).sum::<usize>()
             + files
                 .iter()
                 .map(|f| f.path.len() + std::mem::size_of::<IndexedFile>())
                 .sum::<usize>();
         let kept = Kept {
             listing,
+            found,
             files: Arc::clone(&files),
             not_searched: not_searched.clone(),
             status,
@@ -300,12 +398,12 @@ fn build(
         };
         cache.put_repo_item(key, Arc::new(kept), cost);
     }
-    Ok(RepoIndex {
+    RepoIndex {
         files,
         postings: None,
         not_searched,
         status,
-    })
+    }
 }
 
 /// The search index of the file `key` shown as `path` with `text`: the warm cache's when it

@@ -2,7 +2,7 @@
 //! listing again: every directory it listed and every ignore file it consulted, each with the
 //! `lstat` it had then, and every file it found, with the `lstat` the walk took of it.
 //!
-//! [`Listing::unchanged`] takes each of those `lstat`s again: each directory is opened beneath
+//! [`Listing::check`] takes each of those `lstat`s again: each directory is opened beneath
 //! the repo without following a link ([`BeneathDir::open_dir`]), and its ignore files and files
 //! are stat'ed by name through that fd. When every one is the same (type, device, inode, size,
 //! link count, mode, mtime and ctime), the walk would list the same entries, read the same ignore
@@ -17,7 +17,10 @@
 //! the walk could leave the times as they were. A walk that met an I/O failure or an entry that
 //! changed under it gives none either: such an outcome may differ next time with no trace in any
 //! `lstat`. Checking costs one open per directory and one `lstat` per file, on the walk's
-//! threads; it stops as soon as one differs.
+//! threads. It stops as soon as a directory or an ignore file differs (a walk could find other
+//! paths); files that changed in place are listed with their new `lstat` ([`Check::Files`]), so
+//! the caller can do its per-file step again for them alone, and [`Listing::updated`] gives the
+//! listing of the new state.
 
 use super::*;
 use crate::cache::{is_racy_at, now_ns};
@@ -33,6 +36,7 @@ pub(super) struct SeenDir {
 }
 
 /// What one walk saw, to tell whether another walk with the same options would see the same.
+#[derive(Clone)]
 pub struct Listing {
     dirs: Vec<Checked>,
     /// `.git`, `.git/info` and `.git/info/exclude` at the repo root, as the walk found them
@@ -43,11 +47,14 @@ pub struct Listing {
 }
 
 /// One directory and everything checked through its fd.
+#[derive(Clone)]
 struct Checked {
     rel: Vec<u8>,
     seen: Ident,
-    /// Ignore files and found files: name and identity.
+    /// Its ignore files, then its files: name and identity.
     names: Vec<(OsString, Ident)>,
+    /// How many of `names` are ignore files.
+    ignores: usize,
 }
 
 /// What is compared of an `lstat`: a change to a node's content, entries, links or mode moves
@@ -101,15 +108,13 @@ impl Listing {
             .map(|d| Checked {
                 rel: d.rel,
                 seen: d.seen,
+                ignores: d.ignores.len(),
                 names: d.ignores,
             })
             .collect();
         checked.sort_by(|a, b| a.rel.cmp(&b.rel));
         for c in candidates {
-            let (parent, name) = match c.rel.iter().rposition(|&b| b == b'/') {
-                Some(at) => (&c.rel[..at], &c.rel[at + 1..]),
-                None => (&[][..], &c.rel[..]),
-            };
+            let (parent, name) = split_parent(&c.rel);
             let at = checked
                 .binary_search_by(|d| d.rel.as_slice().cmp(parent))
                 .ok()?;
@@ -167,46 +172,132 @@ impl Listing {
             + self.git.len() * stat
     }
 
-    /// Whether a walk of `root` would see exactly what this one saw: every directory, ignore
-    /// file and file `lstat`ed again, through directory fds opened beneath `root`, on `threads`
-    /// threads. `false` as soon as one differs or cannot be reached; `None` when `stop` said so.
-    pub fn unchanged(
+    /// What a walk of `root` would see against what this one saw: every directory, ignore file
+    /// and file `lstat`ed again, through directory fds opened beneath `root`, on `threads`
+    /// threads. [`Check::Changed`] as soon as a directory, an ignore file or `.git/info/exclude`
+    /// differs or cannot be reached, a file is gone, or more than [`MAX_FILES_CHANGED`] files
+    /// changed; `None` when `stop` said so.
+    pub fn check(
         &self,
         root: &BeneathDir,
         threads: usize,
         stop: &(dyn Fn() -> bool + Sync),
-    ) -> Option<bool> {
+    ) -> Option<Check> {
         if self.git.iter().any(|(p, was)| probe(root, p) != *was) {
-            return Some(false);
+            return Some(Check::Changed);
         }
         let changed = AtomicBool::new(false);
         let order = crate::par::largest_first(&self.dirs, |d| d.names.len() as u64);
         let stopping = || stop() || changed.load(Ordering::Relaxed);
-        crate::par::map(&self.dirs, &order, threads, &stopping, |d| {
-            if !d.same(root) {
+        let found = crate::par::map(&self.dirs, &order, threads, &stopping, |d| {
+            let files = d.check(root);
+            if files.is_none() {
                 changed.store(true, Ordering::Relaxed);
             }
+            files
         });
         if changed.into_inner() {
-            return Some(false);
+            return Some(Check::Changed);
         }
-        (!stop()).then_some(true)
+        let found = found.filter(|_| !stop())?;
+        let mut files = Vec::new();
+        for (d, changed) in self.dirs.iter().zip(found) {
+            for (at, stat) in changed.unwrap_or_default() {
+                let name = d.names[at].0.as_bytes();
+                let rel = if d.rel.is_empty() {
+                    name.to_vec()
+                } else {
+                    [&d.rel[..], b"/", name].concat()
+                };
+                files.push((rel, stat));
+            }
+        }
+        Some(match files.len() {
+            0 => Check::Unchanged,
+            n if n > MAX_FILES_CHANGED => Check::Changed,
+            _ => {
+                files.sort_by(|a, b| a.0.cmp(&b.0));
+                Check::Files(files)
+            }
+        })
+    }
+
+    /// This listing with the files `files` (each with its new `lstat`, as [`Check::Files`]
+    /// gives them) as they are now, or `None` when one of them changed too recently to be
+    /// checked by its times.
+    pub fn updated(&self, files: &[(Vec<u8>, Stat)]) -> Option<Listing> {
+        let now = now_ns();
+        let mut listing = self.clone();
+        for (rel, st) in files {
+            let seen = Ident::from(st);
+            if seen.racy(now) {
+                return None;
+            }
+            let (parent, name) = split_parent(rel);
+            let d = listing
+                .dirs
+                .binary_search_by(|d| d.rel.as_slice().cmp(parent))
+                .ok()?;
+            let dir = &mut listing.dirs[d];
+            let at = dir.names[dir.ignores..]
+                .iter()
+                .position(|(n, _)| n.as_bytes() == name)?;
+            dir.names[dir.ignores + at].1 = seen;
+        }
+        Some(listing)
+    }
+}
+
+/// What a check of a [`Listing`] found.
+#[derive(Debug)]
+pub enum Check {
+    /// Everything is as the walk saw it.
+    Unchanged,
+    /// Only these files changed, each still in its directory (relative path and new `lstat`,
+    /// sorted by path): every directory and ignore file is as it was, so a walk would find the
+    /// same paths; each of these needs its per-file step again.
+    Files(Vec<(Vec<u8>, Stat)>),
+    /// A directory, an ignore file or `.git/info/exclude` changed, a file is gone, or many
+    /// files changed: walk again.
+    Changed,
+}
+
+/// The most changed files a [`Check::Files`] lists; past it a walk costs about the same.
+pub const MAX_FILES_CHANGED: usize = 256;
+
+/// The directory part of `rel` (empty at the repo's top) and its last name.
+fn split_parent(rel: &[u8]) -> (&[u8], &[u8]) {
+    match rel.iter().rposition(|&b| b == b'/') {
+        Some(at) => (&rel[..at], &rel[at + 1..]),
+        None => (&[][..], rel),
     }
 }
 
 impl Checked {
-    /// Whether the directory and everything in it is as it was.
-    fn same(&self, root: &BeneathDir) -> bool {
-        let dir = match root.open_dir(Path::new(OsStr::from_bytes(&self.rel))) {
-            Ok(dir) => dir,
-            Err(_) => return false,
-        };
+    /// The files of this directory that changed (their positions in `names` and new
+    /// `lstat`s), or `None` when the directory itself or one of its ignore files changed, it
+    /// cannot be reached, or a file is gone or is no longer what it was.
+    fn check(&self, root: &BeneathDir) -> Option<Vec<(usize, Stat)>> {
+        let dir = root
+            .open_dir(Path::new(OsStr::from_bytes(&self.rel)))
+            .ok()?;
         if dir.stat().ok().as_ref().map(Ident::from) != Some(self.seen) {
-            return false;
+            return None;
         }
-        self.names
-            .iter()
-            .all(|(name, was)| dir.stat_child(name).ok().as_ref().map(Ident::from) == Some(*was))
+        let mut changed = Vec::new();
+        for (at, (name, was)) in self.names.iter().enumerate() {
+            let now = dir.stat_child(name).ok()?;
+            let seen = Ident::from(&now);
+            if seen == *was {
+                continue;
+            }
+            // An ignore file changed, or a file is now something else.
+            if at < self.ignores || seen.kind != was.kind {
+                return None;
+            }
+            changed.push((at, now));
+        }
+        Some(changed)
     }
 }
 

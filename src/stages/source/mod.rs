@@ -43,7 +43,7 @@ mod state;
 mod walk;
 
 pub use list::{from_list, split_list};
-pub use listing::Listing;
+pub use listing::{Check, Listing, MAX_FILES_CHANGED};
 pub use walk::{Each, out_of_fds_error, walk, walk_each, walk_listed};
 
 use crate::bounded::{os_message, read_capped};

@@ -301,6 +301,7 @@ fn build(
         found,
         files,
         built,
+        None,
     ))
 }
 
@@ -324,9 +325,19 @@ fn update(
         processed.into_iter().map(Some).collect();
     let mut found = kept.found.clone();
     let mut files = Vec::with_capacity(kept.files.len());
+    // The positions of the files indexed again, when every file keeps its position.
+    let mut moved = false;
+    let mut reindexed: Vec<usize> = Vec::new();
     for (rel, outcome) in found.rels.iter().zip(found.outcomes.iter_mut()) {
         let now = match candidates.binary_search_by(|c| c.rel.as_slice().cmp(rel)) {
-            Ok(at) => redone[at].take().unwrap_or(Err("changed")),
+            Ok(at) => {
+                let now = redone[at].take().unwrap_or(Err("changed"));
+                moved |= now.is_ok() != outcome.is_ok();
+                if now.is_ok() {
+                    reindexed.push(files.len());
+                }
+                now
+            }
             Err(_) => match *outcome {
                 Ok(at) => Ok(kept.files[at].clone()),
                 Err(kind) => Err(kind),
@@ -337,6 +348,11 @@ fn update(
             files.len() - 1
         });
     }
+    // The kept postings, patched with the files indexed again (the next call has them at once).
+    let postings = kept.postings.get().filter(|_| !moved).map(|p| {
+        let indexes: Vec<&FileIndex> = files.iter().map(|f| &*f.index).collect();
+        Arc::new(p.patched(&indexes, &reindexed))
+    });
     let followed =
         ctx.options.read.follow_links && candidates.iter().any(|c| c.kind == EntryKind::Symlink);
     let listing = kept.listing.updated(changed).filter(|_| !followed);
@@ -345,16 +361,19 @@ fn update(
         found,
         files,
         built.load(Ordering::Relaxed),
+        postings,
     ))
 }
 
-/// The index of `files` (the outcomes `found` says), `built` of them indexed for this call;
-/// kept under `keep`'s key with its listing unless an outcome was transient.
+/// The index of `files` (the outcomes `found` says), `built` of them indexed for this call,
+/// with their `postings` when known; kept under `keep`'s key with its listing unless an
+/// outcome was transient.
 fn assemble(
     keep: Option<((&Cache, u128), Listing)>,
     found: Found,
     files: Vec<IndexedFile>,
     built: usize,
+    postings: Option<Arc<Postings>>,
 ) -> RepoIndex {
     let mut not_searched = found.walk_skipped.clone();
     for kind in found.outcomes.iter().filter_map(|o| o.err()) {
@@ -365,7 +384,7 @@ fn assemble(
         bytes: files.iter().map(|f| f.index.bytes()).sum(),
         text_bytes: files.iter().map(|f| f.index.text_len()).sum(),
         built,
-        postings_bytes: 0,
+        postings_bytes: postings.as_ref().map_or(0, |p| p.bytes()),
     };
     let files = Arc::new(files);
     // A file's transient failure may be gone next time with no trace in any `lstat` (the
@@ -396,11 +415,16 @@ fn assemble(
             cost,
             postings: OnceLock::new(),
         };
-        cache.put_repo_item(key, Arc::new(kept), cost);
+        let mut cost_now = cost;
+        if let Some(p) = &postings {
+            cost_now += p.bytes();
+            let _ = kept.postings.set(Arc::clone(p));
+        }
+        cache.put_repo_item(key, Arc::new(kept), cost_now);
     }
     RepoIndex {
         files,
-        postings: None,
+        postings,
         not_searched,
         status,
     }

@@ -16,6 +16,7 @@
 use super::score::{PATH_WEIGHT, PathFacts, defined_symbols};
 use super::terms::{for_each_term, term_hash};
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// What ranking needs of one file.
 #[derive(Clone, Debug, PartialEq)]
@@ -154,70 +155,118 @@ impl FileIndex {
 /// [`FileIndex::tf`] and [`FileIndex::defines`], file by file. Built once for a set that is
 /// kept (a repository's index in the warm cache), in time linear in the files' distinct terms.
 pub struct Postings {
-    terms: Lists<(u32, u32)>,
-    defined: Lists<u32>,
+    terms: Arc<Lists<(u32, u32)>>,
+    defined: Arc<Lists<u32>>,
     /// Each name of a file or a directory on its path ([`PathFacts`]): the files it names.
-    named: Lists<u32>,
+    named: Arc<Lists<u32>>,
+    /// Files indexed again since the lists were built: left out of them, listed here instead.
+    patch: Option<Box<Patch>>,
     /// Each file's weighted length.
     lens: Box<[usize]>,
     total_len: usize,
     files: usize,
 }
 
+/// The postings of the files indexed again since the lists were built ([`Postings::patched`]).
+struct Patch {
+    /// Their positions, sorted.
+    stale: Box<[u32]>,
+    terms: Lists<(u32, u32)>,
+    defined: Lists<u32>,
+    named: Lists<u32>,
+}
+
+/// The most files a [`Patch`] holds; past it the postings are built again whole.
+const MAX_PATCHED: usize = 256;
+
 impl Postings {
     /// The postings of `files`, in that order.
     pub fn build(files: &[&FileIndex]) -> Postings {
-        let terms = Lists::build(|put| {
-            for (i, f) in files.iter().enumerate() {
-                for &(h, tf) in f.terms.iter() {
-                    put(h, (i as u32, tf));
-                }
-            }
-        });
-        let defined = Lists::build(|put| {
-            for (i, f) in files.iter().enumerate() {
-                for &h in f.defined.iter() {
-                    put(h, i as u32);
-                }
-            }
-        });
-        let named = Lists::build(|put| {
-            let mut names: Vec<u64> = Vec::new();
-            for (i, f) in files.iter().enumerate() {
-                // A name twice on one path (`a/a.rs`) names the file once.
-                names.clear();
-                names.extend(f.facts.path_names());
-                names.sort_unstable();
-                names.dedup();
-                for &h in &names {
-                    put(h, i as u32);
-                }
-            }
-        });
+        let all: Vec<u32> = (0..files.len() as u32).collect();
+        let (terms, defined, named) = lists(files, &all);
         Postings {
-            terms,
-            defined,
-            named,
+            terms: Arc::new(terms),
+            defined: Arc::new(defined),
+            named: Arc::new(named),
+            patch: None,
             lens: files.iter().map(|f| f.len).collect(),
             total_len: files.iter().map(|f| f.len).sum(),
             files: files.len(),
         }
     }
 
+    /// These postings after the files at the positions `changed` were indexed again: `files`
+    /// is the new set (the same number of files, each at the same position). The lists are
+    /// shared, not copied; the changed files (with those patched before) are left out of them
+    /// and listed in a patch of their own. Built again whole past [`MAX_PATCHED`] files.
+    pub fn patched(&self, files: &[&FileIndex], changed: &[usize]) -> Postings {
+        if files.len() != self.files {
+            return Postings::build(files);
+        }
+        let mut stale: Vec<u32> = changed.iter().map(|&i| i as u32).collect();
+        if let Some(p) = &self.patch {
+            stale.extend_from_slice(&p.stale);
+        }
+        stale.sort_unstable();
+        stale.dedup();
+        if stale.len() > MAX_PATCHED {
+            return Postings::build(files);
+        }
+        let (terms, defined, named) = lists(files, &stale);
+        let lens: Box<[usize]> = files.iter().map(|f| f.len).collect();
+        Postings {
+            terms: Arc::clone(&self.terms),
+            defined: Arc::clone(&self.defined),
+            named: Arc::clone(&self.named),
+            patch: Some(Box::new(Patch {
+                stale: stale.into_boxed_slice(),
+                terms,
+                defined,
+                named,
+            })),
+            total_len: lens.iter().sum(),
+            lens,
+            files: files.len(),
+        }
+    }
+
+    /// Whether file `i` is left out of the shared lists (listed in the patch instead).
+    fn stale(&self, i: u32) -> bool {
+        self.patch
+            .as_ref()
+            .is_some_and(|p| p.stale.binary_search(&i).is_ok())
+    }
+
+    /// `list` of the shared lists without the patched files, then `patched`.
+    fn merged<'a, T: Copy>(
+        &'a self,
+        list: &'a [T],
+        patched: Option<&'a [T]>,
+        file: impl Fn(&T) -> u32 + 'a,
+    ) -> impl Iterator<Item = T> + 'a {
+        list.iter()
+            .filter(move |t| !self.stale(file(t)))
+            .chain(patched.unwrap_or(&[]))
+            .copied()
+    }
+
     /// The files holding the term hashed `h`, each with the term's weighted frequency.
-    pub fn files_with(&self, h: u64) -> &[(u32, u32)] {
-        self.terms.get(h)
+    pub fn files_with(&self, h: u64) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let patched = self.patch.as_ref().map(|p| p.terms.get(h));
+        self.merged(self.terms.get(h), patched, |&(i, _)| i)
     }
 
     /// The files defining the name hashed `h`.
-    pub fn files_defining(&self, h: u64) -> &[u32] {
-        self.defined.get(h)
+    pub fn files_defining(&self, h: u64) -> impl Iterator<Item = u32> + '_ {
+        let patched = self.patch.as_ref().map(|p| p.defined.get(h));
+        self.merged(self.defined.get(h), patched, |&i| i)
     }
 
     /// The files the name hashed `h` names (their own name or a directory's, see
     /// [`PathFacts`]).
-    pub fn files_named(&self, h: u64) -> &[u32] {
-        self.named.get(h)
+    pub fn files_named(&self, h: u64) -> impl Iterator<Item = u32> + '_ {
+        let patched = self.patch.as_ref().map(|p| p.named.get(h));
+        self.merged(self.named.get(h), patched, |&i| i)
     }
 
     /// The weighted length of file `i`.
@@ -237,12 +286,54 @@ impl Postings {
 
     /// What it takes in memory, in bytes.
     pub fn bytes(&self) -> usize {
+        let patch = self.patch.as_ref().map_or(0, |p| {
+            std::mem::size_of::<Patch>()
+                + std::mem::size_of_val(&*p.stale)
+                + p.terms.bytes()
+                + p.defined.bytes()
+                + p.named.bytes()
+        });
         std::mem::size_of::<Postings>()
             + self.terms.bytes()
             + self.defined.bytes()
             + self.named.bytes()
+            + patch
             + std::mem::size_of_val(&*self.lens)
     }
+}
+
+/// The term, defined-name and path-name lists of the files at positions `at` (ascending) of
+/// `files`.
+fn lists(files: &[&FileIndex], at: &[u32]) -> (Lists<(u32, u32)>, Lists<u32>, Lists<u32>) {
+    let each = || at.iter().map(|&i| (i, files[i as usize]));
+    let terms = Lists::build(|put| {
+        for (i, f) in each() {
+            for &(h, tf) in f.terms.iter() {
+                put(h, (i, tf));
+            }
+        }
+    });
+    let defined = Lists::build(|put| {
+        for (i, f) in each() {
+            for &h in f.defined.iter() {
+                put(h, i);
+            }
+        }
+    });
+    let named = Lists::build(|put| {
+        let mut names: Vec<u64> = Vec::new();
+        for (i, f) in each() {
+            // A name twice on one path (`a/a.rs`) names the file once.
+            names.clear();
+            names.extend(f.facts.path_names());
+            names.sort_unstable();
+            names.dedup();
+            for &h in &names {
+                put(h, i);
+            }
+        }
+    });
+    (terms, defined, named)
 }
 
 /// Lists of items by 64-bit key, all in one array: each key's list is a range of it, its items

@@ -707,6 +707,49 @@ mod tests {
             assert_eq!(text, matched(without), "{q}");
             assert_eq!(text, matched(with), "{q}");
         }
+        // Files indexed again, in place: the patched postings rank as postings built afresh,
+        // and patching twice (a second edit) as well.
+        let edits = [
+            (1, "pub fn retry_header() {}\n// backoff backoff"),
+            (3, "fn header_test() { retry() }"),
+            (1, "pub fn parse_header_again() {}"),
+        ];
+        let mut texts: Vec<&str> = docs.iter().map(|d| d.text).collect();
+        let mut patched = postings;
+        for (at, text) in edits {
+            texts[at] = text;
+            let docs: Vec<Doc<'_>> = docs
+                .iter()
+                .zip(&texts)
+                .map(|(d, &text)| Doc { path: d.path, text })
+                .collect();
+            let indexes: Vec<FileIndex> = docs
+                .iter()
+                .map(|d| FileIndex::build(d.path, d.text))
+                .collect();
+            let indexed: Vec<Indexed<'_>> = docs
+                .iter()
+                .zip(&indexes)
+                .map(|(d, index)| Indexed {
+                    path: d.path,
+                    index,
+                })
+                .collect();
+            let refs: Vec<&FileIndex> = indexes.iter().collect();
+            patched = patched.patched(&refs, &[at]);
+            let fresh = Postings::build(&refs);
+            assert_eq!(patched.total_len(), fresh.total_len());
+            for q in ["parse header", "retry backoff", "header test", "again"] {
+                let query = Query::parse(q).unwrap();
+                let rank = |p: &Postings| {
+                    let w = rank_indexed(&indexed, Some(p), &query, &|_| None, &|_| {}, &|| false)
+                        .unwrap();
+                    let idf = w.1.clone();
+                    (matched(w), idf)
+                };
+                assert_eq!(rank(&patched), rank(&fresh), "{q} after editing file {at}");
+            }
+        }
     }
 
     #[test]

@@ -264,22 +264,22 @@ pub(super) fn gather_postings(
         if stop() {
             return None;
         }
-        let holding = postings.files_with(term_hash(t));
+        let holding: Vec<(u32, u32)> = postings.files_with(term_hash(t)).collect();
         df.push(holding.len());
-        for &(i, tf) in holding {
+        for (i, tf) in holding {
             let j = at(i as usize, &mut touched);
             touched[j].1.tf.push((k, tf as usize));
         }
     }
     let names: Vec<u64> = query.names.iter().map(|t| term_hash(t)).collect();
     for h in &names {
-        for &i in postings.files_defining(*h) {
+        for i in postings.files_defining(*h) {
             let j = at(i as usize, &mut touched);
             touched[j].1.symbol_hits += 1;
         }
     }
     for h in &names {
-        for &i in postings.files_named(*h) {
+        for i in postings.files_named(*h) {
             at(i as usize, &mut touched);
         }
     }

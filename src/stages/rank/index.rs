@@ -13,7 +13,8 @@
 //! redacted span cannot be in it. Building costs one pass of the term split over the text and
 //! the path (the cost [`super::rank_weighted`] pays per query), then a sort of the distinct terms.
 
-use super::score::{PATH_WEIGHT, PathFacts, defined_symbols};
+use super::Query;
+use super::score::{Gathered, PATH_WEIGHT, PathFacts, Touched, defined_symbols};
 use super::terms::{for_each_term, term_hash};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -267,6 +268,56 @@ impl Postings {
     pub fn files_named(&self, h: u64) -> impl Iterator<Item = u32> + '_ {
         let patched = self.patch.as_ref().map(|p| p.named.get(h));
         self.merged(self.named.get(h), patched, |&i| i)
+    }
+
+    /// [`Gathered`] for the files the query touches, with each query term's document
+    /// frequency: a file holding one of the query's terms, defining one of its names, or named
+    /// by it (its own name or a directory's). Every other file would score its prior alone,
+    /// below every touched file, and is left out. The same facts as the per-file lookups give
+    /// each touched file ([`super::score::gather_indexed`]), in the query's order.
+    pub(super) fn gather(&self, query: &Query, stop: &dyn Fn() -> bool) -> Option<Touched> {
+        let (postings, files) = (self, self.files);
+        let mut slot = vec![u32::MAX; files];
+        let mut touched: Vec<(usize, Gathered)> = Vec::new();
+        let mut at = |i: usize, touched: &mut Vec<(usize, Gathered)>| -> usize {
+            if slot[i] == u32::MAX {
+                slot[i] = touched.len() as u32;
+                touched.push((
+                    i,
+                    Gathered {
+                        tf: Vec::new(),
+                        len: postings.len_of(i),
+                        symbol_hits: 0,
+                    },
+                ));
+            }
+            slot[i] as usize
+        };
+        let mut df = Vec::with_capacity(query.terms.len());
+        for (k, t) in query.terms.iter().enumerate() {
+            if stop() {
+                return None;
+            }
+            let holding: Vec<(u32, u32)> = postings.files_with(term_hash(t)).collect();
+            df.push(holding.len());
+            for (i, tf) in holding {
+                let j = at(i as usize, &mut touched);
+                touched[j].1.tf.push((k, tf as usize));
+            }
+        }
+        let names: Vec<u64> = query.names.iter().map(|t| term_hash(t)).collect();
+        for h in &names {
+            for i in postings.files_defining(*h) {
+                let j = at(i as usize, &mut touched);
+                touched[j].1.symbol_hits += 1;
+            }
+        }
+        for h in &names {
+            for i in postings.files_named(*h) {
+                at(i as usize, &mut touched);
+            }
+        }
+        Some((touched, df))
     }
 
     /// The weighted length of file `i`.

@@ -42,7 +42,7 @@ pub use terms::{for_each_term, query_terms, query_words, split_identifier, term_
 
 use crate::error::Error;
 pub use score::SymbolFacts;
-use score::{Corpus, PathFacts, bm25, bm25_of, gather, gather_indexed, gather_postings, resymbol};
+use score::{Corpus, PathFacts, bm25, bm25_of, gather, gather_indexed, resymbol};
 use std::sync::Arc;
 use terms::query_names;
 
@@ -281,7 +281,7 @@ pub fn rank_indexed(
     let t0 = std::time::Instant::now();
     let (touched, corpus) = match postings.filter(|p| p.files() == files.len()) {
         Some(postings) => {
-            let (touched, df) = gather_postings(files.len(), postings, query, stop)?;
+            let (touched, df) = postings.gather(query, stop)?;
             let n = files.len() as f64;
             let avg_len = postings.total_len() as f64 / n.max(1.0);
             (touched, Corpus { n, avg_len, df })
@@ -386,6 +386,24 @@ mod tests {
         files
             .iter()
             .map(|&(path, text)| Doc { path, text })
+            .collect()
+    }
+
+    /// Each doc's index.
+    fn indexes_of(docs: &[Doc<'_>]) -> Vec<FileIndex> {
+        docs.iter()
+            .map(|d| FileIndex::build(d.path, d.text))
+            .collect()
+    }
+
+    /// The docs as indexed files, with their `indexes`.
+    fn indexed_of<'a>(docs: &[Doc<'a>], indexes: &'a [FileIndex]) -> Vec<Indexed<'a>> {
+        docs.iter()
+            .zip(indexes)
+            .map(|(d, index)| Indexed {
+                path: d.path,
+                index,
+            })
             .collect()
     }
 
@@ -660,18 +678,8 @@ mod tests {
             ("src/a/a.rs", "fn unrelated() {}"),
             ("src/empty.rs", ""),
         ]);
-        let indexes: Vec<FileIndex> = docs
-            .iter()
-            .map(|d| FileIndex::build(d.path, d.text))
-            .collect();
-        let indexed: Vec<Indexed<'_>> = docs
-            .iter()
-            .zip(&indexes)
-            .map(|(d, index)| Indexed {
-                path: d.path,
-                index,
-            })
-            .collect();
+        let indexes = indexes_of(&docs);
+        let indexed = indexed_of(&docs, &indexes);
         let refs: Vec<&FileIndex> = indexes.iter().collect();
         let postings = Postings::build(&refs);
         let matched = |w: Weighted| -> Vec<(usize, Score)> {
@@ -723,18 +731,8 @@ mod tests {
                 .zip(&texts)
                 .map(|(d, &text)| Doc { path: d.path, text })
                 .collect();
-            let indexes: Vec<FileIndex> = docs
-                .iter()
-                .map(|d| FileIndex::build(d.path, d.text))
-                .collect();
-            let indexed: Vec<Indexed<'_>> = docs
-                .iter()
-                .zip(&indexes)
-                .map(|(d, index)| Indexed {
-                    path: d.path,
-                    index,
-                })
-                .collect();
+            let indexes = indexes_of(&docs);
+            let indexed = indexed_of(&docs, &indexes);
             let refs: Vec<&FileIndex> = indexes.iter().collect();
             patched = patched.patched(&refs, &[at]);
             let fresh = Postings::build(&refs);

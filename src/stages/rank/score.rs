@@ -4,7 +4,6 @@
 //! with their definitions from the syntax stage.
 
 use super::classes::{Class, DOC_WORDS, TEST_WORDS, class_of, is_prose, prior};
-use super::index::Postings;
 use super::terms::{for_each_term, term_hash};
 use super::{Doc, Indexed, Query, Score, Weighted};
 use crate::vocab::Symbol;
@@ -143,9 +142,9 @@ pub(super) fn resymbol(score: &mut Score, facts: &SymbolFacts, query: &Query, id
 /// 1, path [`PATH_WEIGHT`]), and how many of the names the query names it defines (by the
 /// keyword guess, [`defined_symbols`]).
 pub(super) struct Gathered {
-    tf: Vec<(usize, usize)>,
-    len: usize,
-    symbol_hits: usize,
+    pub(super) tf: Vec<(usize, usize)>,
+    pub(super) len: usize,
+    pub(super) symbol_hits: usize,
 }
 
 impl Gathered {
@@ -230,60 +229,6 @@ pub(super) fn gather_indexed(
         });
     }
     Some(out)
-}
-
-/// [`Gathered`] for the files of `files` the query touches, from their [`Postings`] (built from
-/// the same files in the same order), with each query term's document frequency: a file holding
-/// one of the query's terms, defining one of its names, or named by it (its own name or a
-/// directory's). Every other file would score its prior alone, below every touched file, and is
-/// left out. The same facts as [`gather_indexed`] for each touched file, in the query's order.
-pub(super) fn gather_postings(
-    files: usize,
-    postings: &Postings,
-    query: &Query,
-    stop: &dyn Fn() -> bool,
-) -> Option<Touched> {
-    let mut slot = vec![u32::MAX; files];
-    let mut touched: Vec<(usize, Gathered)> = Vec::new();
-    let mut at = |i: usize, touched: &mut Vec<(usize, Gathered)>| -> usize {
-        if slot[i] == u32::MAX {
-            slot[i] = touched.len() as u32;
-            touched.push((
-                i,
-                Gathered {
-                    tf: Vec::new(),
-                    len: postings.len_of(i),
-                    symbol_hits: 0,
-                },
-            ));
-        }
-        slot[i] as usize
-    };
-    let mut df = Vec::with_capacity(query.terms.len());
-    for (k, t) in query.terms.iter().enumerate() {
-        if stop() {
-            return None;
-        }
-        let holding: Vec<(u32, u32)> = postings.files_with(term_hash(t)).collect();
-        df.push(holding.len());
-        for (i, tf) in holding {
-            let j = at(i as usize, &mut touched);
-            touched[j].1.tf.push((k, tf as usize));
-        }
-    }
-    let names: Vec<u64> = query.names.iter().map(|t| term_hash(t)).collect();
-    for h in &names {
-        for i in postings.files_defining(*h) {
-            let j = at(i as usize, &mut touched);
-            touched[j].1.symbol_hits += 1;
-        }
-    }
-    for h in &names {
-        for i in postings.files_named(*h) {
-            at(i as usize, &mut touched);
-        }
-    }
-    Some((touched, df))
 }
 
 /// The files a query touches, each with what was gathered of it, and each query term's

@@ -69,16 +69,23 @@ pub(super) struct Ident {
     ctime_ns: i128,
 }
 
+impl From<&Candidate> for Ident {
+    /// What the walk's `lstat` of a found file said.
+    fn from(c: &Candidate) -> Ident {
+        Ident {
+            kind: c.kind,
+            dev: c.dev,
+            ino: c.ino,
+            size: c.size,
+            mtime_ns: c.mtime_ns,
+            ctime_ns: c.ctime_ns,
+        }
+    }
+}
+
 impl From<&Stat> for Ident {
     fn from(st: &Stat) -> Ident {
-        Ident {
-            kind: kind_of(st.kind),
-            dev: st.dev,
-            ino: st.ino,
-            size: st.size,
-            mtime_ns: st.mtime_ns,
-            ctime_ns: st.ctime_ns,
-        }
+        Ident::from(&candidate(Vec::new(), st))
     }
 }
 
@@ -118,14 +125,7 @@ impl Listing {
             let at = checked
                 .binary_search_by(|d| d.rel.as_slice().cmp(parent))
                 .ok()?;
-            let seen = Ident {
-                kind: c.kind,
-                dev: c.dev,
-                ino: c.ino,
-                size: c.size,
-                mtime_ns: c.mtime_ns,
-                ctime_ns: c.ctime_ns,
-            };
+            let seen = Ident::from(c);
             checked[at]
                 .names
                 .push((OsStr::from_bytes(name).to_os_string(), seen));

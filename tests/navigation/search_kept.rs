@@ -20,10 +20,15 @@ use std::path::Path;
 use std::time::Duration;
 
 fn search(repo: &Path, cache: Option<&Cache>, query: &str) -> SearchAnswer {
+    search_within(repo, cache, query, 0)
+}
+
+/// [`search`] with a token budget (0: none).
+fn search_within(repo: &Path, cache: Option<&Cache>, query: &str, budget: usize) -> SearchAnswer {
     let root = Root::new(repo, false).unwrap();
     let req = Request {
         cache,
-        ..Request::alone(root.as_dir(), 0, usize::MAX)
+        ..Request::alone(root.as_dir(), budget, usize::MAX)
     };
     let args = SearchArgs {
         query: query.into(),
@@ -171,7 +176,7 @@ fn a_kept_index_answers_as_a_cold_walk_after_every_change() {
 }
 
 #[test]
-fn a_recent_change_is_never_kept() {
+fn a_recent_change_is_never_kept_and_a_budget_shares_the_kept_index() {
     let t = Tree::new("r");
     let repo = t.repo.clone();
     t.write("src/lib.rs", "pub fn parse_header() {}\n");
@@ -185,4 +190,7 @@ fn a_recent_change_is_never_kept() {
     search(&repo, Some(&cache), "parse header");
     search(&repo, Some(&cache), "parse header");
     assert_eq!(cache.stats().repo_hits, 1, "{:?}", cache.stats());
+    // A budget shapes the answer, not the index: the same kept index serves it.
+    search_within(&repo, Some(&cache), "parse header", 3000);
+    assert_eq!(cache.stats().repo_hits, 2, "{:?}", cache.stats());
 }

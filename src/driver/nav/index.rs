@@ -268,7 +268,11 @@ fn build(
     kept_key: Option<(&Cache, u128)>,
     t0: std::time::Instant,
 ) -> Result<RepoIndex, NavError> {
-    let (sourced, listing) = session.walk_listed()?;
+    // The listing is made only for an index that may be kept.
+    let (sourced, listing) = match kept_key {
+        Some(_) => session.walk_listed()?,
+        None => (session.walk()?, None),
+    };
     let t_walk = t0.elapsed();
     let built = AtomicUsize::new(0);
     let processed = session.each_named(ctx, &sourced.candidates, step(ctx, &built))?;

@@ -216,14 +216,19 @@ impl<'r, 'a> Session<'r, 'a> {
 
     /// The warm cache's key for `what`, derived from a whole walk of this repository with the
     /// per-file options of `ctx`: the repository's identity (device and inode), every setting
-    /// of the call (all of [`Options`], as its `Debug` spells it, so a setting added later is
-    /// in it too), the operator's depth limit and `ctx`'s options.
+    /// of the call but its budget (all of [`Options`], as its `Debug` spells it, so a setting
+    /// added later is in it too; the budget shapes the answer, not what is walked and read),
+    /// the operator's depth limit and `ctx`'s options.
     pub fn repo_key(&self, ctx: &FileContext<'_>, what: &str) -> u128 {
         let root = self.dir.stat().ok().map(|st| (st.dev, st.ino));
+        let options = Options {
+            budget: None,
+            ..self.options.clone()
+        };
         crate::cache::context_key(&(
             what,
             root,
-            format!("{:?}", self.options),
+            format!("{options:?}"),
             self.req.policy.max_depth,
             ctx.context_key(),
         ))

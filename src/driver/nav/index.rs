@@ -174,21 +174,24 @@ pub fn with_index<R: Send>(
         && let Some(found) = cache.repo_item(key)
         && let Ok(kept) = found.downcast::<Kept>()
     {
-        let mut built_now = false;
-        let postings = kept.postings.get_or_init(|| {
-            built_now = true;
-            let files: Vec<&FileIndex> = kept.files.iter().map(|f| &*f.index).collect();
-            Arc::new(Postings::build(&files))
-        });
-        if built_now {
-            // Its cost counts from now on.
-            cache.put_repo_item(key, kept.clone(), kept.cost + postings.bytes());
-            log::debug!(
-                "search index: postings built in {:?}, {} bytes",
-                t0.elapsed(),
-                postings.bytes()
-            );
-        }
+        let postings = match kept.postings.get() {
+            Some(postings) => postings,
+            None => {
+                let files: Vec<&FileIndex> = kept.files.iter().map(|f| &*f.index).collect();
+                let built = Postings::build(&files, &stop).ok_or(Error::Cancelled)?;
+                // Two calls may build them at once: the first one kept is used by both.
+                let _ = kept.postings.set(Arc::new(built));
+                let postings = kept.postings.get().ok_or(Error::Cancelled)?;
+                // Their cost counts from now on.
+                cache.put_repo_item(key, kept.clone(), kept.cost + postings.bytes());
+                log::debug!(
+                    "search index: postings built in {:?}, {} bytes",
+                    t0.elapsed(),
+                    postings.bytes()
+                );
+                postings
+            }
+        };
         let repo = RepoIndex {
             files: Arc::clone(&kept.files),
             postings: Some(Arc::clone(postings)),
@@ -353,10 +356,15 @@ fn update(
         });
     }
     // The kept postings, patched with the files indexed again (the next call has them at once).
-    let postings = kept.postings.get().filter(|_| !moved).map(|p| {
-        let indexes: Vec<&FileIndex> = files.iter().map(|f| &*f.index).collect();
-        Arc::new(p.patched(&indexes, &reindexed))
-    });
+    let postings = match kept.postings.get().filter(|_| !moved) {
+        Some(p) => {
+            let indexes: Vec<&FileIndex> = files.iter().map(|f| &*f.index).collect();
+            let stop = || session.cancelled();
+            let patched = p.patched(&indexes, &reindexed, &stop);
+            Some(Arc::new(patched.ok_or(Error::Cancelled)?))
+        }
+        None => None,
+    };
     let followed =
         ctx.options.read.follow_links && candidates.iter().any(|c| c.kind == EntryKind::Symlink);
     let listing = kept.listing.updated(changed).filter(|_| !followed);

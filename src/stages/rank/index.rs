@@ -181,11 +181,12 @@ struct Patch {
 const MAX_PATCHED: usize = 256;
 
 impl Postings {
-    /// The postings of `files`, in that order.
-    pub fn build(files: &[&FileIndex]) -> Postings {
+    /// The postings of `files`, in that order; `None` when `stop` said so (asked every 256
+    /// files).
+    pub fn build(files: &[&FileIndex], stop: &dyn Fn() -> bool) -> Option<Postings> {
         let all: Vec<u32> = (0..files.len() as u32).collect();
-        let (terms, defined, named) = lists(files, &all);
-        Postings {
+        let (terms, defined, named) = lists(files, &all, stop)?;
+        Some(Postings {
             terms: Arc::new(terms),
             defined: Arc::new(defined),
             named: Arc::new(named),
@@ -193,16 +194,21 @@ impl Postings {
             lens: files.iter().map(|f| f.len).collect(),
             total_len: files.iter().map(|f| f.len).sum(),
             files: files.len(),
-        }
+        })
     }
 
     /// These postings after the files at the positions `changed` were indexed again: `files`
     /// is the new set (the same number of files, each at the same position). The lists are
     /// shared, not copied; the changed files (with those patched before) are left out of them
     /// and listed in a patch of their own. Built again whole past [`MAX_PATCHED`] files.
-    pub fn patched(&self, files: &[&FileIndex], changed: &[usize]) -> Postings {
+    pub fn patched(
+        &self,
+        files: &[&FileIndex],
+        changed: &[usize],
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Postings> {
         if files.len() != self.files {
-            return Postings::build(files);
+            return Postings::build(files, stop);
         }
         let mut stale: Vec<u32> = changed.iter().map(|&i| i as u32).collect();
         if let Some(p) = &self.patch {
@@ -211,11 +217,11 @@ impl Postings {
         stale.sort_unstable();
         stale.dedup();
         if stale.len() > MAX_PATCHED {
-            return Postings::build(files);
+            return Postings::build(files, stop);
         }
-        let (terms, defined, named) = lists(files, &stale);
+        let (terms, defined, named) = lists(files, &stale, stop)?;
         let lens: Box<[usize]> = files.iter().map(|f| f.len).collect();
-        Postings {
+        Some(Postings {
             terms: Arc::clone(&self.terms),
             defined: Arc::clone(&self.defined),
             named: Arc::clone(&self.named),
@@ -228,7 +234,7 @@ impl Postings {
             total_len: lens.iter().sum(),
             lens,
             files: files.len(),
-        }
+        })
     }
 
     /// Whether file `i` is left out of the shared lists (listed in the patch instead).
@@ -353,10 +359,24 @@ impl Postings {
     }
 }
 
+/// The lists [`Postings`] holds: by term, by defined name, by path name.
+type ListsOf = (Lists<(u32, u32)>, Lists<u32>, Lists<u32>);
+
 /// The term, defined-name and path-name lists of the files at positions `at` (ascending) of
-/// `files`.
-fn lists(files: &[&FileIndex], at: &[u32]) -> (Lists<(u32, u32)>, Lists<u32>, Lists<u32>) {
-    let each = || at.iter().map(|&i| (i, files[i as usize]));
+/// `files`; `None` when `stop` said so (asked every 256 files of each pass).
+fn lists(files: &[&FileIndex], at: &[u32], stop: &dyn Fn() -> bool) -> Option<ListsOf> {
+    let stopped = std::cell::Cell::new(false);
+    let each = || {
+        at.iter()
+            .enumerate()
+            .take_while(|(n, _)| {
+                if n % 256 == 0 && stop() {
+                    stopped.set(true);
+                }
+                !stopped.get()
+            })
+            .map(|(_, &i)| (i, files[i as usize]))
+    };
     let terms = Lists::build(|put| {
         for (i, f) in each() {
             for &(h, tf) in f.terms.iter() {
@@ -384,7 +404,7 @@ fn lists(files: &[&FileIndex], at: &[u32]) -> (Lists<(u32, u32)>, Lists<u32>, Li
             }
         }
     });
-    (terms, defined, named)
+    (!stopped.get()).then_some((terms, defined, named))
 }
 
 /// Lists of items by 64-bit key, all in one array: each key's list is a range of it, its items

@@ -681,7 +681,11 @@ mod tests {
         let indexes = indexes_of(&docs);
         let indexed = indexed_of(&docs, &indexes);
         let refs: Vec<&FileIndex> = indexes.iter().collect();
-        let postings = Postings::build(&refs);
+        let postings = Postings::build(&refs, &|| false).unwrap();
+        assert!(
+            Postings::build(&refs, &|| true).is_none(),
+            "a build stops when asked"
+        );
         let matched = |w: Weighted| -> Vec<(usize, Score)> {
             w.0.into_iter().filter(|(_, s)| s.matched()).collect()
         };
@@ -734,8 +738,8 @@ mod tests {
             let indexes = indexes_of(&docs);
             let indexed = indexed_of(&docs, &indexes);
             let refs: Vec<&FileIndex> = indexes.iter().collect();
-            patched = patched.patched(&refs, &[at]);
-            let fresh = Postings::build(&refs);
+            patched = patched.patched(&refs, &[at], &|| false).unwrap();
+            let fresh = Postings::build(&refs, &|| false).unwrap();
             assert_eq!(patched.total_len(), fresh.total_len());
             for q in ["parse header", "retry backoff", "header test", "again"] {
                 let query = Query::parse(q).unwrap();

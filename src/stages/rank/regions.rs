@@ -68,166 +68,155 @@ impl<'q> Regions<'q> {
         max: usize,
         stop: &dyn Fn() -> bool,
     ) -> Option<Vec<Region>> {
-        find(self, text, idf, max, stop)
-    }
-}
-
-/// The regions of `text` for `r`'s query (see [`regions`]).
-fn find(
-    r: &Regions<'_>,
-    text: &str,
-    idf: &[f64],
-    max: usize,
-    stop: &dyn Fn() -> bool,
-) -> Option<Vec<Region>> {
-    let (query, wanted, named) = (r.query, &r.wanted, &r.named);
-    let weight = |k: usize| idf.get(k).copied().unwrap_or(1.0).max(0.1);
-    // Where each line ends (the text split at `\n`).
-    let ends: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes())
-        .chain(std::iter::once(text.len()))
-        .collect();
-    let lines = ends.len();
-    let line_text = |li: usize| {
-        let start = if li == 0 { 0 } else { ends[li - 1] + 1 };
-        &text[start..ends[li]]
-    };
-    // The lines that may score: those the prefilter lets through, or all.
-    let candidates: Vec<usize> = match r.prefilter.as_ref().map(|p| p.lines(text)) {
-        Some(Some(may)) => (0..lines).filter(|&li| may[li]).collect(),
-        _ => (0..lines).collect(),
-    };
-    // Per line: its score, and its distinct terms (as a range of `hits`); lines that score
-    // nothing keep 0 and an empty range.
-    let mut line_score: Vec<f64> = vec![0.0; lines];
-    let mut line_hits: Vec<(usize, usize)> = vec![(0, 0); lines];
-    let mut scored: Vec<usize> = Vec::new();
-    let mut hits: Vec<usize> = Vec::new();
-    let mut seen_on: Vec<usize> = vec![usize::MAX; query.terms.len()];
-    let mut norm = Vec::new();
-    for (n, &li) in candidates.iter().enumerate() {
-        if n % 4096 == 0 && stop() {
-            return None;
-        }
-        let line = line_text(li);
-        let from = hits.len();
-        let mut score = 0.0;
-        let mut names_here = false;
-        let mut term = |t: &str| {
-            if let Some(&k) = wanted.get(t)
-                && seen_on[k] != li
-            {
-                seen_on[k] = li;
-                hits.push(k);
-                score += weight(k);
-            }
-            if named.contains(t) {
-                names_here = true;
-            }
-        };
-        // A term comes from one word: in an ASCII line only the words the prefilter lets
-        // through are split, in the line's order (the same terms met in the same order).
-        match r.prefilter.as_ref().filter(|_| line.is_ascii()) {
-            Some(p) => {
-                for word in line
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .filter(|w| p.word_may(w, &mut norm))
-                {
-                    for_each_term(word, &mut term);
-                }
-            }
-            None => for_each_term(line, term),
-        }
-        if names_here {
-            score += 2.0;
-            if defined_symbols(line).any(|s| named.contains(s.as_str())) {
-                score += 4.0;
-            }
-        }
-        line_score[li] = score;
-        line_hits[li] = (from, hits.len());
-        if score > 0.0 {
-            scored.push(li);
-        }
-    }
-    let w = REGION_LINES.min(lines.max(1));
-    // Slide the window: counts of each term inside, the weight of the distinct ones, and the
-    // sum of the line scores. A line that scores nothing changes none of them, so the slide
-    // visits only the window ends where a scored line enters or leaves or is inside: the same
-    // sums, in the same order, as a slide over every line, for the cost of the scored lines.
-    let mut stops: Vec<usize> = Vec::new();
-    for &l in &scored {
-        let from = stops.last().map_or(l, |&last| l.max(last + 1));
-        stops.extend(from..=(l + w).min(lines - 1));
-    }
-    let mut count = vec![0usize; query.terms.len()];
-    let mut distinct = 0.0;
-    let mut sum = 0.0;
-    let mut windows: Vec<(f64, usize)> = Vec::new();
-    for end in stops {
-        let (a, b) = line_hits[end];
-        for &k in &hits[a..b] {
-            if count[k] == 0 {
-                distinct += weight(k);
-            }
-            count[k] += 1;
-        }
-        sum += line_score[end];
-        if end >= w {
-            let out = end - w;
-            let (a, b) = line_hits[out];
-            for &k in &hits[a..b] {
-                count[k] -= 1;
-                if count[k] == 0 {
-                    distinct -= weight(k);
-                }
-            }
-            sum -= line_score[out];
-        }
-        if end + 1 >= w {
-            let score = distinct + sum / 4.0;
-            if score > 1e-9 {
-                windows.push((score, end + 1 - w));
-            }
-        }
-    }
-    windows.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let best = windows.first().map_or(0.0, |w| w.0);
-    let mut out: Vec<Region> = Vec::new();
-    for (score, start) in windows {
-        if out.len() >= max || score < best / 3.0 {
-            break;
-        }
-        // Trim to the matching lines.
-        let Some(first) = (start..start + w).find(|&l| line_score[l] > 0.0) else {
-            continue;
-        };
-        let last = (start..start + w)
-            .rev()
-            .find(|&l| line_score[l] > 0.0)
-            .unwrap_or(first);
-        // A short region gets two lines of context on each side.
-        let (first, last) = if last - first + 1 < 5 {
-            (first.saturating_sub(2), (last + 2).min(lines - 1))
-        } else {
-            (first, last)
-        };
-        let (s, e) = (first as u32 + 1, last as u32 + 1);
-        if out.iter().any(|r| s <= r.end && r.start <= e) {
-            continue;
-        }
-        let mut terms: Vec<usize> = (first..=last)
-            .flat_map(|l| hits[line_hits[l].0..line_hits[l].1].iter().copied())
+        let (query, wanted, named) = (self.query, &self.wanted, &self.named);
+        let weight = |k: usize| idf.get(k).copied().unwrap_or(1.0).max(0.1);
+        // Where each line ends (the text split at `\n`).
+        let ends: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes())
+            .chain(std::iter::once(text.len()))
             .collect();
-        terms.sort_unstable();
-        terms.dedup();
-        out.push(Region {
-            start: s,
-            end: e,
-            score,
-            terms,
-        });
+        let lines = ends.len();
+        let line_text = |li: usize| {
+            let start = if li == 0 { 0 } else { ends[li - 1] + 1 };
+            &text[start..ends[li]]
+        };
+        // The lines that may score: those the prefilter lets through, or all.
+        let candidates: Vec<usize> = match self.prefilter.as_ref().map(|p| p.lines(text)) {
+            Some(Some(may)) => (0..lines).filter(|&li| may[li]).collect(),
+            _ => (0..lines).collect(),
+        };
+        // Per line: its score, and its distinct terms (as a range of `hits`); lines that score
+        // nothing keep 0 and an empty range.
+        let mut line_score: Vec<f64> = vec![0.0; lines];
+        let mut line_hits: Vec<(usize, usize)> = vec![(0, 0); lines];
+        let mut scored: Vec<usize> = Vec::new();
+        let mut hits: Vec<usize> = Vec::new();
+        let mut seen_on: Vec<usize> = vec![usize::MAX; query.terms.len()];
+        let mut norm = Vec::new();
+        for (n, &li) in candidates.iter().enumerate() {
+            if n % 4096 == 0 && stop() {
+                return None;
+            }
+            let line = line_text(li);
+            let from = hits.len();
+            let mut score = 0.0;
+            let mut names_here = false;
+            let mut term = |t: &str| {
+                if let Some(&k) = wanted.get(t)
+                    && seen_on[k] != li
+                {
+                    seen_on[k] = li;
+                    hits.push(k);
+                    score += weight(k);
+                }
+                if named.contains(t) {
+                    names_here = true;
+                }
+            };
+            // A term comes from one word: in an ASCII line only the words the prefilter lets
+            // through are split, in the line's order (the same terms met in the same order).
+            match self.prefilter.as_ref().filter(|_| line.is_ascii()) {
+                Some(p) => {
+                    for word in line
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .filter(|w| p.word_may(w, &mut norm))
+                    {
+                        for_each_term(word, &mut term);
+                    }
+                }
+                None => for_each_term(line, term),
+            }
+            if names_here {
+                score += 2.0;
+                if defined_symbols(line).any(|s| named.contains(s.as_str())) {
+                    score += 4.0;
+                }
+            }
+            line_score[li] = score;
+            line_hits[li] = (from, hits.len());
+            if score > 0.0 {
+                scored.push(li);
+            }
+        }
+        let w = REGION_LINES.min(lines.max(1));
+        // Slide the window: counts of each term inside, the weight of the distinct ones, and the
+        // sum of the line scores. A line that scores nothing changes none of them, so the slide
+        // visits only the window ends where a scored line enters or leaves or is inside: the same
+        // sums, in the same order, as a slide over every line, for the cost of the scored lines.
+        let mut stops: Vec<usize> = Vec::new();
+        for &l in &scored {
+            let from = stops.last().map_or(l, |&last| l.max(last + 1));
+            stops.extend(from..=(l + w).min(lines - 1));
+        }
+        let mut count = vec![0usize; query.terms.len()];
+        let mut distinct = 0.0;
+        let mut sum = 0.0;
+        let mut windows: Vec<(f64, usize)> = Vec::new();
+        for end in stops {
+            let (a, b) = line_hits[end];
+            for &k in &hits[a..b] {
+                if count[k] == 0 {
+                    distinct += weight(k);
+                }
+                count[k] += 1;
+            }
+            sum += line_score[end];
+            if end >= w {
+                let out = end - w;
+                let (a, b) = line_hits[out];
+                for &k in &hits[a..b] {
+                    count[k] -= 1;
+                    if count[k] == 0 {
+                        distinct -= weight(k);
+                    }
+                }
+                sum -= line_score[out];
+            }
+            if end + 1 >= w {
+                let score = distinct + sum / 4.0;
+                if score > 1e-9 {
+                    windows.push((score, end + 1 - w));
+                }
+            }
+        }
+        windows.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let best = windows.first().map_or(0.0, |w| w.0);
+        let mut out: Vec<Region> = Vec::new();
+        for (score, start) in windows {
+            if out.len() >= max || score < best / 3.0 {
+                break;
+            }
+            // Trim to the matching lines.
+            let Some(first) = (start..start + w).find(|&l| line_score[l] > 0.0) else {
+                continue;
+            };
+            let last = (start..start + w)
+                .rev()
+                .find(|&l| line_score[l] > 0.0)
+                .unwrap_or(first);
+            // A short region gets two lines of context on each side.
+            let (first, last) = if last - first + 1 < 5 {
+                (first.saturating_sub(2), (last + 2).min(lines - 1))
+            } else {
+                (first, last)
+            };
+            let (s, e) = (first as u32 + 1, last as u32 + 1);
+            if out.iter().any(|r| s <= r.end && r.start <= e) {
+                continue;
+            }
+            let mut terms: Vec<usize> = (first..=last)
+                .flat_map(|l| hits[line_hits[l].0..line_hits[l].1].iter().copied())
+                .collect();
+            terms.sort_unstable();
+            terms.dedup();
+            out.push(Region {
+                start: s,
+                end: e,
+                score,
+                terms,
+            });
+        }
+        Some(out)
     }
-    Some(out)
 }
 
 /// Which lines cannot hold a query term or name, without splitting them into terms. Every term

@@ -57,9 +57,7 @@ pub struct Options {
     pub follow_links: bool,
     pub max_file_size: u64,
     pub tree: bool,
-    pub secrets: SecretsMode,
-    pub secrets_allow_paths: Vec<String>,
-    pub secrets_allow_fingerprints: Vec<String>,
+    pub secrets: Secrets,
     /// Token budget for the rendered prompt; `None` is unlimited.
     pub budget: Option<usize>,
     /// gnaw-mcp's tools this repository lets a server rooted at it offer (`tools = [...]`:
@@ -73,6 +71,26 @@ pub struct Options {
     /// The settings of the repo's config that read more than the defaults, honoured or refused
     /// by the surface's policy (filled in by the driver).
     pub widenings: Vec<Widening>,
+}
+
+/// The `[secrets]` table: how secrets are treated, and which findings are let through.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Secrets {
+    pub mode: SecretsMode,
+    /// Globs of paths whose findings are not secrets (`secrets.allow_paths`).
+    pub allow_paths: Vec<String>,
+    /// Fingerprints of findings that are not secrets (`secrets.allow_fingerprints`).
+    pub allow_fingerprints: Vec<String>,
+}
+
+impl Default for Secrets {
+    fn default() -> Self {
+        Secrets {
+            mode: SecretsMode::Warn,
+            allow_paths: Vec::new(),
+            allow_fingerprints: Vec::new(),
+        }
+    }
 }
 
 impl Default for Options {
@@ -89,9 +107,7 @@ impl Default for Options {
             follow_links: false,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             tree: true,
-            secrets: SecretsMode::Warn,
-            secrets_allow_paths: Vec::new(),
-            secrets_allow_fingerprints: Vec::new(),
+            secrets: Secrets::default(),
             budget: None,
             tools: None,
             keys: BTreeMap::new(),
@@ -213,9 +229,9 @@ impl Setting {
             Setting::Tree(v) => o.tree = v,
             Setting::MaxFileSize(v) => o.max_file_size = v,
             Setting::Budget(v) => o.budget = v,
-            Setting::SecretsMode(v) => o.secrets = v,
-            Setting::AllowPaths(v) => o.secrets_allow_paths = v,
-            Setting::AllowFingerprints(v) => o.secrets_allow_fingerprints = v,
+            Setting::SecretsMode(v) => o.secrets.mode = v,
+            Setting::AllowPaths(v) => o.secrets.allow_paths = v,
+            Setting::AllowFingerprints(v) => o.secrets.allow_fingerprints = v,
             Setting::Tools(v) => o.tools = Some(v),
         }
     }
@@ -438,7 +454,7 @@ pub fn apply_overrides(mut o: Options, ov: &Overrides) -> Options {
     replace_if_set(&mut o.follow_links, ov.follow_links);
     replace_if_set(&mut o.max_file_size, ov.max_file_size);
     replace_if_set(&mut o.tree, ov.tree);
-    replace_if_set(&mut o.secrets, ov.secrets);
+    replace_if_set(&mut o.secrets.mode, ov.secrets);
     if let Some(v) = ov.budget {
         o.budget = (v > 0).then_some(v);
     }
@@ -605,7 +621,7 @@ mod tests {
         assert_eq!(o.key_of("hidden"), "profiles.ci.hidden");
         assert_eq!(o.key_of("no_ignore"), "profiles.ci.no_ignore");
         assert_eq!(o.key_of("secrets.mode"), "profiles.ci.secrets.mode");
-        assert_eq!(o.secrets, SecretsMode::Off);
+        assert_eq!(o.secrets.mode, SecretsMode::Off);
         let err = parse("[profiles.x.secrets]\nmod = 1\n", Options::default(), None).unwrap_err();
         assert_eq!(err.key.as_deref(), Some("profiles.x.secrets.mod"));
         assert!(
@@ -702,7 +718,7 @@ mod tests {
         assert_eq!(o.include, vec!["src/**"]);
         assert_eq!(o.config_include, vec!["src/**"]);
         assert_eq!(o.exclude, vec!["*.lock"]);
-        assert_eq!(o.secrets, SecretsMode::Block);
+        assert_eq!(o.secrets.mode, SecretsMode::Block);
     }
 
     #[test]

@@ -25,7 +25,7 @@
 
 use super::options::FileOptions;
 use crate::cache::{self, Cache};
-use crate::config::{Options, Widening};
+use crate::config::{Options, Secrets, Widening};
 use crate::error::Error;
 use crate::par::lock;
 use crate::spec::Widen;
@@ -84,14 +84,11 @@ impl<'a> FileContext<'a> {
         options: &'a FileOptions,
         cache: Option<&'a Cache>,
     ) -> Result<FileContext<'a>, Error> {
-        let allow = allow_list(
-            &options.secrets_allow_paths,
-            &options.secrets_allow_fingerprints,
-        )?;
+        let allow = allow_list(&options.secrets)?;
         Ok(FileContext {
             dir,
             options,
-            namer: Namer::new(options.secrets, allow.clone()),
+            namer: Namer::new(options.secrets.mode, allow.clone()),
             allow,
             explicit: explicit_includes(&options.config_include)?,
             cache,
@@ -380,9 +377,13 @@ pub type Processed = (Result<Body, SkipReason>, Vec<Finding>);
 
 /// The allow list of the secrets scan, from `secrets.allow_paths` and
 /// `secrets.allow_fingerprints`.
-pub fn allow_list(paths: &[String], fingerprints: &[String]) -> Result<scan::Allow, Error> {
-    filter::check_glob_list(paths, "secrets.allow_paths")?;
-    scan::Allow::new(paths, fingerprints.iter().cloned()).map_err(|e| Error::Glob {
+pub fn allow_list(secrets: &Secrets) -> Result<scan::Allow, Error> {
+    filter::check_glob_list(&secrets.allow_paths, "secrets.allow_paths")?;
+    scan::Allow::new(
+        &secrets.allow_paths,
+        secrets.allow_fingerprints.iter().cloned(),
+    )
+    .map_err(|e| Error::Glob {
         source: "secrets.allow_paths".into(),
         pattern: e.glob.clone(),
         why: e.error.kind().to_string(),
@@ -393,11 +394,8 @@ pub fn allow_list(paths: &[String], fingerprints: &[String]) -> Result<scan::All
 /// matches globs against, before any file is read.
 pub fn namer(options: &Options) -> Result<Namer, Error> {
     Ok(Namer::new(
-        options.secrets,
-        allow_list(
-            &options.secrets_allow_paths,
-            &options.secrets_allow_fingerprints,
-        )?,
+        options.secrets.mode,
+        allow_list(&options.secrets)?,
     ))
 }
 
@@ -419,7 +417,7 @@ pub fn shown_path(ctx: &FileContext<'_>, display: String) -> (Option<String>, Ve
 /// is shown everywhere (tree, headings, omitted list, findings), the outcome, and the findings
 /// of the name and the content.
 pub fn process_named(ctx: &FileContext<'_>, c: &Candidate) -> (String, Processed) {
-    let shown = if ctx.findings_unused && ctx.options.secrets == SecretsMode::Warn {
+    let shown = if ctx.findings_unused && ctx.options.secrets.mode == SecretsMode::Warn {
         // Warn mode shows a name as it is: its scan would only give findings, which the caller
         // drops (and it compiles the rules a name wakes, megabytes of a short run's memory).
         Namer::new(SecretsMode::Off, scan::Allow::default()).path(&c.rel)
@@ -509,7 +507,7 @@ pub fn process(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
     let (kept, findings) = scan_text(ctx, &c.rel, &path, text);
     let result = kept.map(|kept| body(ctx, &path, kept));
     // A piece made without the scan holds no findings: it is not one to share.
-    let scanned = !(ctx.findings_unused && ctx.options.secrets == SecretsMode::Warn);
+    let scanned = !(ctx.findings_unused && ctx.options.secrets.mode == SecretsMode::Warn);
     if let (Some(cache), Some(key), true) = (ctx.cache, &key, scanned) {
         let piece = cache::Piece {
             outcome: result
@@ -558,8 +556,10 @@ fn process_link(ctx: &FileContext<'_>, c: &Candidate, path: &str) -> Processed {
 /// scan would redact or block (then the pattern is not run on it here).
 fn prefiltered(ctx: &FileContext<'_>, rel: &[u8], path: &str, text: &Text) -> Option<Processed> {
     let pf = ctx.prefilter?;
-    let shown_as_read = matches!(ctx.options.secrets, SecretsMode::Off | SecretsMode::Warn)
-        || ctx.allow.allows_path(path)
+    let shown_as_read = matches!(
+        ctx.options.secrets.mode,
+        SecretsMode::Off | SecretsMode::Warn
+    ) || ctx.allow.allows_path(path)
         || !text.has_keyword(scan::has_keyword);
     if !shown_as_read || pf.may_match(text.text.as_bytes()) {
         return None;
@@ -639,7 +639,7 @@ fn from_piece(
     };
     let (mut bytes, lossy) = (text.bytes, text.lossy);
     let body_text = if info.redacted {
-        match scan::scan(&text.text, path, ctx.options.secrets, &ctx.allow) {
+        match scan::scan(&text.text, path, ctx.options.secrets.mode, &ctx.allow) {
             scan::Scanned::Redacted { text, .. } => {
                 bytes = text.len() as u64;
                 BodyText::Redacted(text)
@@ -675,7 +675,7 @@ pub fn scan_text(
     }
     let (bytes, lossy) = (text.bytes, text.lossy);
     let kept = |text| Ok((text, bytes, lossy));
-    let secrets = ctx.options.secrets;
+    let secrets = ctx.options.secrets.mode;
     if secrets == SecretsMode::Off
         || (secrets == SecretsMode::Warn && ctx.findings_unused)
         || ctx.allow.allows_path(path)

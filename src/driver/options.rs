@@ -9,12 +9,12 @@
 //! the CLI can warn about it. An override (a flag) is the caller's own choice, never the repo's.
 
 use crate::bounded::{os_message, read_capped};
-use crate::config::{self, Options, Widening};
+use crate::config::{self, Options, Secrets, Widening};
 use crate::error::{ConfigError, Error};
 use crate::spec::{ExtractionSpec, Overrides, RepoMayWiden, Widen};
 use crate::stages::read::ReadOptions;
 use crate::stages::render::RenderOptions;
-use crate::vocab::{Encoding, SecretsMode};
+use crate::vocab::Encoding;
 use gnaw_sandbox::BeneathDir;
 use std::path::Path;
 
@@ -28,9 +28,7 @@ pub struct FileOptions {
     pub encoding: Encoding,
     /// Count tokens (false for `--no-count`).
     pub counting: bool,
-    pub secrets: SecretsMode,
-    pub secrets_allow_paths: Vec<String>,
-    pub secrets_allow_fingerprints: Vec<String>,
+    pub secrets: Secrets,
     /// `.gnawconfig`'s own include patterns: the only ones that bring a sensitive file back.
     pub config_include: Vec<String>,
     /// Whether those patterns may bring a sensitive file back (the policy's
@@ -69,9 +67,7 @@ impl FileOptions {
             },
             encoding: options.encoding,
             counting,
-            secrets: options.secrets,
-            secrets_allow_paths: options.secrets_allow_paths.clone(),
-            secrets_allow_fingerprints: options.secrets_allow_fingerprints.clone(),
+            secrets: options.secrets.clone(),
             config_include: options.config_include.clone(),
             sensitive_include: spec.policy.repo_may_widen.sensitive_include,
             targets: if options.follow_links {
@@ -91,7 +87,10 @@ impl FileOptions {
 /// operator's floors. What the repo's config widens is in [`Options::widenings`].
 pub fn resolve(dir: &BeneathDir, spec: &ExtractionSpec<'_>) -> Result<Options, Error> {
     let base = Options {
-        secrets: spec.policy.secrets_default,
+        secrets: Secrets {
+            mode: spec.policy.secrets_default,
+            ..Secrets::default()
+        },
         budget: spec.policy.budget_default,
         ..Options::default()
     };
@@ -109,7 +108,7 @@ pub fn resolve(dir: &BeneathDir, spec: &ExtractionSpec<'_>) -> Result<Options, E
         spec.policy.repo_may_widen,
     );
     let mut options = config::apply_overrides(from_file, &spec.overrides);
-    options.secrets = options.secrets.max(spec.policy.secrets_floor);
+    options.secrets.mode = options.secrets.mode.max(spec.policy.secrets_floor);
     if let Some(cap) = spec.policy.max_file_size_cap
         && options.max_file_size > cap
     {
@@ -151,14 +150,15 @@ fn limit(
         });
         refused
     };
-    if !o.secrets_allow_paths.is_empty() && note(&o, Widen::AllowPaths, "secrets.allow_paths") {
-        o.secrets_allow_paths.clone_from(&base.secrets_allow_paths);
+    if !o.secrets.allow_paths.is_empty() && note(&o, Widen::AllowPaths, "secrets.allow_paths") {
+        o.secrets.allow_paths.clone_from(&base.secrets.allow_paths);
     }
-    if !o.secrets_allow_fingerprints.is_empty()
+    if !o.secrets.allow_fingerprints.is_empty()
         && note(&o, Widen::AllowFingerprints, "secrets.allow_fingerprints")
     {
-        o.secrets_allow_fingerprints
-            .clone_from(&base.secrets_allow_fingerprints);
+        o.secrets
+            .allow_fingerprints
+            .clone_from(&base.secrets.allow_fingerprints);
     }
     if o.hidden && !base.hidden && ov.hidden.is_none() && note(&o, Widen::Hidden, "hidden") {
         o.hidden = base.hidden;
@@ -177,9 +177,11 @@ fn limit(
     {
         o.follow_links = base.follow_links;
     }
-    if o.secrets < base.secrets && ov.secrets.is_none() && note(&o, Widen::Secrets, "secrets.mode")
+    if o.secrets.mode < base.secrets.mode
+        && ov.secrets.is_none()
+        && note(&o, Widen::Secrets, "secrets.mode")
     {
-        o.secrets = base.secrets;
+        o.secrets.mode = base.secrets.mode;
     }
     (o, found)
 }

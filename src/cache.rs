@@ -172,14 +172,17 @@ struct FileEntry {
     used: u64,
 }
 
+/// Items kept by a 128-bit key: each item, when it was last used, and its cost in bytes.
+type Keyed<V> = HashMap<u128, (V, u64, usize)>;
+
 #[derive(Default)]
 struct Inner {
     files: HashMap<FileKey, FileEntry>,
     counts: HashMap<(Encoding, u128), (usize, u64)>,
-    /// Skeletons by [`skeleton_id`]: the skeleton (or none), when last used, its cost.
-    skeletons: HashMap<u128, (Skeleton, u64, usize)>,
-    /// Repository items by the caller's key: the item, when last used, its cost.
-    repos: HashMap<u128, (DerivedValue, u64, usize)>,
+    /// Skeletons by [`skeleton_id`].
+    skeletons: Keyed<Skeleton>,
+    /// Repository items by the caller's key.
+    repos: Keyed<DerivedValue>,
     bytes: usize,
     tick: u64,
 }
@@ -427,15 +430,34 @@ impl Cache {
         tokens
     }
 
-    /// The skeleton cached under `id` (see [`skeleton_id`]), if any.
-    pub fn skeleton(&self, id: u128) -> Option<Skeleton> {
+    /// The item under `key` in the map `pick` chooses, if any, now marked as just used.
+    fn keyed<V: Clone>(&self, pick: fn(&mut Inner) -> &mut Keyed<V>, key: u128) -> Option<V> {
         let mut inner = self.lock();
         let tick = inner.next_tick();
-        let hit = inner.skeletons.get_mut(&id).map(|(s, used, _)| {
+        pick(&mut inner).get_mut(&key).map(|(v, used, _)| {
             *used = tick;
-            s.clone()
-        });
-        drop(inner);
+            v.clone()
+        })
+    }
+
+    /// Keep `value` under `key` in the map `pick` chooses, at `cost` bytes, then evict.
+    fn put_keyed<V>(
+        &self,
+        pick: fn(&mut Inner) -> &mut Keyed<V>,
+        key: u128,
+        value: V,
+        cost: usize,
+    ) {
+        let mut inner = self.lock();
+        let tick = inner.next_tick();
+        let old = pick(&mut inner).insert(key, (value, tick, cost));
+        inner.bytes = inner.bytes + cost - old.map_or(0, |(_, _, c)| c);
+        self.evict(&mut inner);
+    }
+
+    /// The skeleton cached under `id` (see [`skeleton_id`]), if any.
+    pub fn skeleton(&self, id: u128) -> Option<Skeleton> {
+        let hit = self.keyed(|i| &mut i.skeletons, id);
         tally(hit.is_some(), &self.skeleton_hits, &self.skeleton_misses);
         hit
     }
@@ -443,27 +465,14 @@ impl Cache {
     /// Remember the skeleton of the text `id` names, unless it is too big to be worth keeping.
     pub fn put_skeleton(&self, id: u128, skeleton: Skeleton) {
         let cost = ENTRY_OVERHEAD + skeleton.as_ref().map_or(0, |t| t.len());
-        if cost > self.limit / 8 {
-            return;
+        if cost <= self.limit / 8 {
+            self.put_keyed(|i| &mut i.skeletons, id, skeleton, cost);
         }
-        let mut inner = self.lock();
-        let tick = inner.next_tick();
-        if let Some((_, _, old)) = inner.skeletons.insert(id, (skeleton, tick, cost)) {
-            inner.bytes -= old;
-        }
-        inner.bytes += cost;
-        self.evict(&mut inner);
     }
 
     /// The repository item kept under `key`, if any.
     pub fn repo_item(&self, key: u128) -> Option<DerivedValue> {
-        let mut inner = self.lock();
-        let tick = inner.next_tick();
-        let found = inner.repos.get_mut(&key).map(|(v, used, _)| {
-            *used = tick;
-            Arc::clone(v)
-        });
-        drop(inner);
+        let found = self.keyed(|i| &mut i.repos, key);
         if found.is_some() {
             self.repo_hits.fetch_add(1, Ordering::Relaxed);
         }
@@ -482,16 +491,15 @@ impl Cache {
     /// kept when it would take more than half the budget.
     pub fn put_repo_item(&self, key: u128, value: DerivedValue, cost: usize) {
         let cost = ENTRY_OVERHEAD + cost;
-        if cost > self.limit / 2 {
-            return;
+        if cost <= self.limit / 2 {
+            self.put_keyed(|i| &mut i.repos, key, value, cost);
         }
-        let mut inner = self.lock();
-        let tick = inner.next_tick();
-        if let Some((_, _, old)) = inner.repos.insert(key, (value, tick, cost)) {
-            inner.bytes -= old;
-        }
-        inner.bytes += cost;
-        self.evict(&mut inner);
+    }
+
+    /// Whether the cache has room for work done on the side (at most 80% full): such work
+    /// never makes the cache evict what calls put in it.
+    pub fn has_room(&self) -> bool {
+        self.lock().bytes <= self.limit / 10 * 8
     }
 
     /// Drop least recently used entries until the cache is within 90% of its limit.

@@ -307,7 +307,24 @@ pub trait Observer: Sync {
     fn cancelled(&self) -> bool {
         false
     }
+    /// Take `work` the run leaves for later, to be done while no call waits (gnaw-mcp's worker
+    /// does; by default it is dropped, as the CLI, which exits after one run, does).
+    fn leave(&self, _work: IdleWork) {}
 }
+
+/// Work a call leaves for the server's idle time: what saves a later call from doing it (such
+/// as parsing the outlines a search will want). It reads no file and answers no one; it only
+/// fills the warm cache, within the cache's own byte bound and its own parse budget.
+pub struct IdleWork {
+    /// What it is about: work left under the same key replaces the earlier one.
+    pub key: u128,
+    /// One slice of it, in `cache`: does some of the work, returning soon after `waiting`
+    /// says a call waits, and says whether all of it is done.
+    pub slice: Box<IdleSlice>,
+}
+
+/// One slice of [`IdleWork`]: given the cache and whether a call waits, whether all is done.
+pub type IdleSlice = dyn FnMut(&Cache, &dyn Fn() -> bool) -> bool + Send;
 
 #[cfg(test)]
 mod tests {

@@ -8,6 +8,7 @@
 //! | [`jsonrpc`] | parse and classify messages; build responses and notifications |
 //! | [`era`] | the protocol eras: revisions spoken, a request's era from its `_meta` |
 //! | [`worker`] | the call worker: runs queued tool calls with the warm cache, progress and cancel |
+//! | [`idle`] | the idle worker: does what calls leave for idle time (a search's outlines) while no call runs or waits |
 //! | [`dispatch`] | the protocol loop: answers every message in its era, queues tool calls (bounded) |
 //! | [`containment`] | the only route from a `repo` argument to a directory: a [`Containment`] |
 //! | [`args`] | tool arguments as types: the shared ones, described once; schemas derived from them |
@@ -25,6 +26,7 @@ pub mod containment;
 pub mod dispatch;
 pub mod era;
 pub mod framing;
+pub mod idle;
 pub mod jsonrpc;
 pub mod selection;
 pub mod tool;

@@ -2,6 +2,10 @@
 //! server's warm cache; each call gets an observer that reports progress (at most every 100 ms)
 //! and answers whether the client cancelled it. A panic in a tool is caught and answered as an
 //! internal error; a cancelled call gets no answer.
+//!
+//! The work a call leaves for idle time ([`IdleWork`]: a search's outlines) goes to the idle
+//! worker ([`super::idle`]), a thread beside this one that does it only while no call runs or
+//! waits; without a warm cache there is none.
 
 use super::config::Config;
 use super::containment::Containment;
@@ -11,9 +15,10 @@ use super::tool::{Outcome, Shape, Tool, ToolContext};
 use super::transport::Output;
 use crate::cache::Cache;
 use crate::par::lock;
-use crate::spec::Observer;
+use crate::spec::{IdleWork, Observer};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool as Flag;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -51,6 +56,8 @@ struct CallObserver<'a> {
     token: Option<&'a Value>,
     /// Last `done` reported and when.
     last: Mutex<(usize, Option<Instant>)>,
+    /// Work the call left for idle time.
+    left: Mutex<Vec<IdleWork>>,
 }
 
 impl Observer for CallObserver<'_> {
@@ -79,6 +86,10 @@ impl Observer for CallObserver<'_> {
     fn cancelled(&self) -> bool {
         self.cancel.load(Ordering::Relaxed)
     }
+
+    fn leave(&self, work: IdleWork) {
+        lock(&self.left).push(work);
+    }
 }
 
 pub type InFlight = Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>;
@@ -100,61 +111,98 @@ pub fn worker(jobs: mpsc::Receiver<Job>, shared: Shared) {
     // The warm cache lives as long as the worker: in memory only, bounded, shared by every call.
     let cache = Cache::new(shared.config.cache_bytes);
     let cache = (shared.config.cache_bytes > 0).then_some(&cache);
+    let (running, closing) = (Flag::new(false), Flag::new(false));
+    std::thread::scope(|s| {
+        let (left, left_rx) = mpsc::channel::<IdleWork>();
+        if let Some(cache) = cache {
+            let queued = &shared.queued;
+            let (running, closing) = (&running, &closing);
+            // The dispatcher counts a call before it sends it, and this worker says it runs one
+            // before it takes it off that count: between the two, no call goes unseen.
+            let busy = move || {
+                closing.load(Ordering::Relaxed)
+                    || running.load(Ordering::Relaxed)
+                    || lock(queued).calls > 0
+            };
+            let spawned = std::thread::Builder::new()
+                .name("gnaw-mcp-idle".into())
+                .stack_size(crate::limits::THREAD_STACK_BYTES)
+                .spawn_scoped(s, move || super::idle::run(&left_rx, cache, &busy));
+            if let Err(e) = spawned {
+                log::warn!("no idle worker ({e}): work calls leave for idle time is not done");
+            }
+        }
+        for job in jobs {
+            running.store(true, Ordering::Relaxed);
+            run_call(job, &shared, cache, &left);
+            running.store(false, Ordering::Relaxed);
+        }
+        closing.store(true, Ordering::Relaxed);
+    });
+}
+
+/// Run one call and answer it; what it leaves for idle time goes to `left`.
+fn run_call(job: Job, shared: &Shared, cache: Option<&Cache>, left: &mpsc::Sender<IdleWork>) {
     let out = &shared.out;
-    for job in jobs {
-        {
-            let mut q = lock(&shared.queued);
-            q.calls -= 1;
-            q.bytes -= job.bytes;
-        }
-        let started = Instant::now();
-        let outcome = if job.cancel.load(Ordering::Relaxed) {
-            Some(Outcome::Cancelled)
-        } else {
-            let observer = CallObserver {
-                cancel: &job.cancel,
-                out,
-                token: job.progress_token.as_ref(),
-                last: Mutex::new((0, None)),
-            };
-            let ctx = ToolContext {
-                containment: shared.containment.as_ref(),
-                cache,
-                config: &shared.config,
-                observer: &observer,
-                shape: job.shape,
-            };
-            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                job.tool.call(&job.args, &ctx)
-            }));
-            match cache {
-                Some(c) => log::info!(
-                    "{} finished in {:?}; cache {:?}",
-                    job.tool.name(),
-                    started.elapsed(),
-                    c.stats()
-                ),
-                None => log::info!("{} finished in {:?}", job.tool.name(), started.elapsed()),
-            }
-            run.ok()
+    {
+        let mut q = lock(&shared.queued);
+        q.calls -= 1;
+        q.bytes -= job.bytes;
+    }
+    let started = Instant::now();
+    let outcome = if job.cancel.load(Ordering::Relaxed) {
+        Some(Outcome::Cancelled)
+    } else {
+        let observer = CallObserver {
+            cancel: &job.cancel,
+            out,
+            token: job.progress_token.as_ref(),
+            last: Mutex::new((0, None)),
+            left: Mutex::new(Vec::new()),
         };
-        lock(&shared.inflight).remove(&job.key);
-        match outcome {
-            Some(Outcome::Done(result)) if !job.cancel.load(Ordering::Relaxed) => {
-                out.send(&jsonrpc::result(&job.id, finish(job.era, result)));
-            }
-            Some(Outcome::Rejected(e)) if !job.cancel.load(Ordering::Relaxed) => {
-                log::info!("tools/call rejected: {}", e.message);
-                out.send(&jsonrpc::error(&job.id, &e));
-            }
-            Some(_) => log::info!("request {} was cancelled; no response sent", job.key),
-            None => out.send(&jsonrpc::error(
-                &job.id,
-                &RpcError::new(
-                    jsonrpc::INTERNAL_ERROR,
-                    "Internal error: the tool failed unexpectedly; see the server's stderr log",
-                ),
-            )),
+        let ctx = ToolContext {
+            containment: shared.containment.as_ref(),
+            cache,
+            config: &shared.config,
+            observer: &observer,
+            shape: job.shape,
+        };
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            job.tool.call(&job.args, &ctx)
+        }));
+        match cache {
+            Some(c) => log::info!(
+                "{} finished in {:?}; cache {:?}",
+                job.tool.name(),
+                started.elapsed(),
+                c.stats()
+            ),
+            None => log::info!("{} finished in {:?}", job.tool.name(), started.elapsed()),
         }
+        if cache.is_some() {
+            for work in std::mem::take(&mut *lock(&observer.left)) {
+                // Only fails once the idle worker is gone; the work is then not done.
+                let _ = left.send(work);
+            }
+        }
+        run.ok()
+    };
+    lock(&shared.inflight).remove(&job.key);
+    match outcome {
+        Some(Outcome::Done(result)) if !job.cancel.load(Ordering::Relaxed) => {
+            out.send(&jsonrpc::result(&job.id, finish(job.era, result)));
+        }
+        Some(Outcome::Rejected(e)) if !job.cancel.load(Ordering::Relaxed) => {
+            log::info!("tools/call rejected: {}", e.message);
+            out.send(&jsonrpc::error(&job.id, &e));
+        }
+        Some(_) => log::info!("request {} was cancelled; no response sent", job.key),
+        None => out.send(&jsonrpc::error(
+            &job.id,
+            &RpcError::new(
+                jsonrpc::INTERNAL_ERROR,
+                "Internal error: the tool failed unexpectedly; see the server's stderr log",
+            ),
+        )),
     }
 }

@@ -4,7 +4,7 @@
 //! secret oracle through the server ([`server`]), grep's file prefilter ([`grep_prefilter`]),
 //! grep's answer whatever order the walk meets files in ([`grep_walk`]), the search index in the
 //! warm cache ([`search_index`]), the whole index kept with its walk's listing
-//! ([`search_kept`]), and
+//! ([`search_kept`]), the outlines a search leaves for the server's idle time ([`idle`]), and
 //! outline and symbol over every language's fixture ([`outline`]).
 
 #![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
@@ -16,6 +16,7 @@ mod budgets;
 mod exact_budgets;
 mod grep_prefilter;
 mod grep_walk;
+mod idle;
 mod outline;
 mod search_index;
 mod search_kept;

@@ -22,7 +22,7 @@ use crate::stages::syntax;
 use crate::vocab::{Candidate, EntryKind, Symbol};
 use gnaw_sandbox::beneath::Stat;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The search index of one call: its size beside the text it indexes, and how many files had to
@@ -61,7 +61,18 @@ impl IndexedFile {
         ctx: &FileContext<'_>,
         stop: &dyn Fn() -> bool,
     ) -> Option<Arc<Vec<Symbol>>> {
-        outline_of(ctx, self.key.as_ref(), &self.path, &self.body.text, stop)
+        self.outline_within(Shelf::of(ctx), &ctx.parse, stop)
+    }
+
+    /// [`IndexedFile::outline`], kept on `shelf`, parsed within `budget`.
+    pub(super) fn outline_within(
+        &self,
+        shelf: Shelf<'_>,
+        budget: &syntax::ParseBudget,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Arc<Vec<Symbol>>> {
+        let (key, path) = (self.key.as_ref(), &self.path);
+        outline_of(shelf, budget, key, path, &self.body.text, stop)
     }
 
     /// What the ranking's re-scoring needs of its definitions ([`SymbolFacts`]), from the warm
@@ -72,26 +83,86 @@ impl IndexedFile {
         ctx: &FileContext<'_>,
         outline: impl FnOnce() -> Option<Arc<Vec<Symbol>>>,
     ) -> Option<Arc<SymbolFacts>> {
-        let cache = ctx.cache.zip(self.key.as_ref());
-        let kind = DerivedKind::SymbolFacts;
-        if let Some((cache, key)) = cache
-            && let Some(found) = cache.derived(key, ctx.context_key(), &self.path, kind)
-            && let Ok(facts) = found.downcast::<SymbolFacts>()
-        {
+        let (shelf, key, kind) = (Shelf::of(ctx), self.key.as_ref(), DerivedKind::SymbolFacts);
+        if let Some(facts) = shelf.kept(key, &self.path, kind) {
             return Some(facts);
         }
         let facts = Arc::new(SymbolFacts::of(&outline()?));
-        if let Some((cache, key)) = cache {
-            let (context, cost) = (ctx.context_key(), facts.bytes());
-            cache.put_derived(key, context, &self.path, kind, facts.clone(), cost);
-        }
+        shelf.keep(key, &self.path, kind, facts.clone(), facts.bytes());
         Some(facts)
     }
 
     /// Its definitions when the warm cache holds them (`Some(None)`: its language has no
     /// grammar), else `None`; nothing is parsed.
     pub fn kept_outline(&self, ctx: &FileContext<'_>) -> Option<Option<Arc<Vec<Symbol>>>> {
-        kept_outline(ctx, self.key.as_ref(), &self.path)
+        kept_outline(Shelf::of(ctx), self.key.as_ref(), &self.path)
+    }
+
+    /// Whether `shelf` holds its definitions (or knows its language has no grammar).
+    pub(super) fn outline_is_kept(&self, shelf: Shelf<'_>) -> bool {
+        kept_outline(shelf, self.key.as_ref(), &self.path).is_some()
+    }
+}
+
+/// Where the warm cache keeps what is derived from one file's text under one call's options
+/// (nowhere without a cache).
+#[derive(Clone, Copy)]
+pub struct Shelf<'a> {
+    cache: Option<&'a Cache>,
+    /// The key of the options that shape the shown text ([`FileContext::context_key`]).
+    context: u128,
+}
+
+impl<'a> Shelf<'a> {
+    /// The shelf of `ctx`'s call.
+    pub fn of(ctx: &FileContext<'a>) -> Shelf<'a> {
+        Shelf {
+            cache: ctx.cache,
+            context: ctx.context_key(),
+        }
+    }
+
+    /// The same shelf without its cache, to carry past the call ([`Shelf::in_cache`]).
+    pub fn detached(self) -> Shelf<'static> {
+        Shelf {
+            cache: None,
+            context: self.context,
+        }
+    }
+
+    /// The same shelf in `cache`, for work done after the call.
+    pub fn in_cache(self, cache: &Cache) -> Shelf<'_> {
+        Shelf {
+            cache: Some(cache),
+            context: self.context,
+        }
+    }
+
+    /// The item of `kind` kept for the file `key` shown as `path`, if one is (and it is a `T`).
+    fn kept<T: Send + Sync + 'static>(
+        self,
+        key: Option<&FileKey>,
+        path: &str,
+        kind: DerivedKind,
+    ) -> Option<Arc<T>> {
+        let (cache, key) = self.cache.zip(key)?;
+        let found = cache.derived(key, self.context, path, kind)?;
+        found.downcast::<T>().ok()
+    }
+
+    /// Keep `value`, about `cost` bytes, as the item of `kind` for the file `key` shown as
+    /// `path` (nothing without a cache or a file key).
+    fn keep<T: Send + Sync + 'static>(
+        self,
+        key: Option<&FileKey>,
+        path: &str,
+        kind: DerivedKind,
+        value: Arc<T>,
+        cost: usize,
+    ) {
+        if let Some((cache, key)) = self.cache.zip(key) {
+            cache.put_derived(key, self.context, path, kind, value, cost);
+        }
     }
 }
 
@@ -121,6 +192,8 @@ struct Kept {
     /// The files' terms by term, built the first time the index is used again (a repository
     /// searched once does not pay for them).
     postings: OnceLock<Arc<Postings>>,
+    /// Set once idle work saw every file's outline kept (or not to be had).
+    outlined: Arc<AtomicBool>,
 }
 
 /// Each file a walk found (sorted by path) with its outcome: its position in the index's files,
@@ -227,19 +300,42 @@ pub fn with_index<R: Send>(
             }
         );
         match found {
-            Some(Check::Unchanged) => return answer,
+            Some(Check::Unchanged) => {
+                if !kept.outlined.load(Ordering::Relaxed) {
+                    let done = Arc::clone(&kept.outlined);
+                    leave_outlines(session, ctx, key, &kept.files, done);
+                }
+                return answer;
+            }
             None => return Err(Error::Cancelled.into()),
             Some(Check::Files(files)) => {
                 // Out of date: not checked again (the new state is kept when it may be).
                 cache.remove_repo_item(key);
                 let repo = update(session, ctx, (cache, key), &kept, &files)?;
+                leave_outlines(session, ctx, key, &repo.files, Arc::default());
                 return f(&repo);
             }
             Some(Check::Changed) => cache.remove_repo_item(key),
         }
     }
     let repo = build(session, ctx, kept_key, t0)?;
+    if let Some((_, key)) = kept_key {
+        leave_outlines(session, ctx, key, &repo.files, Arc::default());
+    }
     f(&repo)
+}
+
+/// Leave the parsing of `files`' outlines not kept yet for the server's idle time, under the
+/// kept index's `key` (see [`super::idle`]); `done` is set once it is done.
+fn leave_outlines(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    key: u128,
+    files: &Arc<Vec<IndexedFile>>,
+    done: Arc<AtomicBool>,
+) {
+    let files = Arc::clone(files);
+    session.leave(super::idle::outlines(key, files, Shelf::of(ctx), done));
 }
 
 /// The per-file step of a search index: the file's shown path and text with its index (from
@@ -426,6 +522,7 @@ fn assemble(
             status,
             cost,
             postings: OnceLock::new(),
+            outlined: Arc::default(),
         };
         let mut cost_now = cost;
         if let Some(p) = &postings {
@@ -451,26 +548,13 @@ fn index_of(
     text: &str,
     built: &AtomicUsize,
 ) -> Arc<FileIndex> {
-    let cache = ctx.cache.zip(key);
-    if let Some((cache, key)) = cache
-        && let Some(found) = cache.derived(key, ctx.context_key(), path, DerivedKind::SearchIndex)
-        && let Ok(index) = found.downcast::<FileIndex>()
-    {
+    let (shelf, kind) = (Shelf::of(ctx), DerivedKind::SearchIndex);
+    if let Some(index) = shelf.kept(key, path, kind) {
         return index;
     }
     let index = Arc::new(FileIndex::build(path, text));
     built.fetch_add(1, Ordering::Relaxed);
-    if let Some((cache, key)) = cache {
-        let cost = index.bytes();
-        cache.put_derived(
-            key,
-            ctx.context_key(),
-            path,
-            DerivedKind::SearchIndex,
-            index.clone(),
-            cost,
-        );
-    }
+    shelf.keep(key, path, kind, index.clone(), index.bytes());
     index
 }
 
@@ -478,19 +562,19 @@ fn index_of(
 /// no grammar or the parse hit a bound: the warm cache's when it holds them, else parsed (and
 /// kept, unless a bound or a cancellation stopped the parse).
 fn outline_of(
-    ctx: &FileContext<'_>,
+    shelf: Shelf<'_>,
+    budget: &syntax::ParseBudget,
     key: Option<&FileKey>,
     path: &str,
     text: &str,
     stop: &dyn Fn() -> bool,
 ) -> Option<Arc<Vec<Symbol>>> {
     type Kept = Option<Arc<Vec<Symbol>>>;
-    if let Some(kept) = kept_outline(ctx, key, path) {
+    if let Some(kept) = kept_outline(shelf, key, path) {
         return kept;
     }
-    let cache = ctx.cache.zip(key);
-    let (kept, cost): (Kept, usize) =
-        match syntax::outline_with(path.as_bytes(), text, &ctx.parse, stop) {
+    let (outline, cost): (Kept, usize) =
+        match syntax::outline_with(path.as_bytes(), text, budget, stop) {
             syntax::Outline::Parsed(symbols) => {
                 let cost = symbols_cost(&symbols);
                 (Some(Arc::new(symbols)), cost)
@@ -498,29 +582,24 @@ fn outline_of(
             syntax::Outline::Unsupported => (None, 0),
             syntax::Outline::Skipped(_) => return None,
         };
-    if let Some((cache, key)) = cache {
-        cache.put_derived(
-            key,
-            ctx.context_key(),
-            path,
-            DerivedKind::Outline,
-            Arc::new(kept.clone()),
-            cost,
-        );
-    }
-    kept
+    shelf.keep(
+        key,
+        path,
+        DerivedKind::Outline,
+        Arc::new(outline.clone()),
+        cost,
+    );
+    outline
 }
 
 /// The definitions of the file `key` shown as `path` as the warm cache keeps them, if it does.
 fn kept_outline(
-    ctx: &FileContext<'_>,
+    shelf: Shelf<'_>,
     key: Option<&FileKey>,
     path: &str,
 ) -> Option<Option<Arc<Vec<Symbol>>>> {
-    let (cache, key) = ctx.cache.zip(key)?;
-    let found = cache.derived(key, ctx.context_key(), path, DerivedKind::Outline)?;
-    let kept = found.downcast::<Option<Arc<Vec<Symbol>>>>().ok()?;
-    Some((*kept).clone())
+    let outline: Arc<Option<Arc<Vec<Symbol>>>> = shelf.kept(key, path, DerivedKind::Outline)?;
+    Some((*outline).clone())
 }
 
 /// About what an outline takes in memory.

@@ -25,7 +25,7 @@ use crate::driver::options::{self, FileOptions};
 use crate::driver::repo_open_error;
 use crate::error::Error;
 use crate::par;
-use crate::spec::{ExtractionSpec, Mode, Observer, Overrides, Policy};
+use crate::spec::{ExtractionSpec, IdleWork, Mode, Observer, Overrides, Policy};
 use crate::stages::count;
 use crate::stages::filter::Filter;
 use crate::stages::name::Namer;
@@ -196,6 +196,13 @@ impl<'r, 'a> Session<'r, 'a> {
     /// Whether the call was cancelled.
     pub fn cancelled(&self) -> bool {
         self.req.observer.is_some_and(|o| o.cancelled())
+    }
+
+    /// Leave `work` for the server's idle time (dropped without an observer, as in the CLI).
+    pub fn leave(&self, work: IdleWork) {
+        if let Some(o) = self.req.observer {
+            o.leave(work);
+        }
     }
 
     /// Walk the repository as `extract` does: its ignore files, hidden and filter rules.

@@ -1,0 +1,55 @@
+//! The idle worker: a thread beside the call worker that does the work calls leave for idle
+//! time ([`IdleWork`]: a search's outlines), a slice at a time, only while no call runs or
+//! waits. A call that arrives stops the slice in progress (a parse in a parse worker within one
+//! of its waits, 20 ms); the call itself never waits for idle work, which runs on its own
+//! thread. Work left under a key replaces the work waiting under it; at most
+//! [`MAX_IDLE_WORK`] pieces wait, the oldest dropped first. It ends when the call worker does.
+
+use crate::cache::Cache;
+use crate::spec::IdleWork;
+use std::collections::VecDeque;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::Duration;
+
+/// The most pieces of idle work waiting at once (each holds the texts of one repository's
+/// index until it is done).
+pub const MAX_IDLE_WORK: usize = 4;
+
+/// How often the idle worker looks again while a call runs.
+const POLL: Duration = Duration::from_millis(5);
+
+/// Do the work that arrives on `left`, in `cache`, while `busy` says no call runs or waits.
+pub fn run(left: &Receiver<IdleWork>, cache: &Cache, busy: &dyn Fn() -> bool) {
+    let mut waiting: VecDeque<IdleWork> = VecDeque::new();
+    loop {
+        // Take what calls left; with nothing to do, wait for it.
+        loop {
+            let work = if waiting.is_empty() {
+                match left.recv() {
+                    Ok(work) => work,
+                    Err(_) => return,
+                }
+            } else {
+                match left.try_recv() {
+                    Ok(work) => work,
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => return,
+                }
+            };
+            waiting.retain(|w| w.key != work.key);
+            if waiting.len() == MAX_IDLE_WORK {
+                waiting.pop_front();
+            }
+            waiting.push_back(work);
+        }
+        if busy() {
+            std::thread::sleep(POLL);
+            continue;
+        }
+        if let Some(work) = waiting.front_mut()
+            && (work.slice)(cache, busy)
+        {
+            waiting.pop_front();
+        }
+    }
+}

@@ -11,6 +11,7 @@
 //! cache's one byte budget (`GNAW_MCP_CACHE_BYTES`), and every answer states the index's size
 //! beside the text it indexes ([`IndexStatus`]).
 
+use super::idle::{self, Step};
 use super::session::{NavError, Session};
 use crate::cache::{Cache, DerivedKind, FileKey};
 use crate::driver::file::Processed;
@@ -334,8 +335,20 @@ fn leave_outlines(
     files: &Arc<Vec<IndexedFile>>,
     done: Arc<AtomicBool>,
 ) {
-    let files = Arc::clone(files);
-    session.leave(super::idle::outlines(key, files, Shelf::of(ctx), done));
+    let (files, shelf, count) = (Arc::clone(files), Shelf::of(ctx).detached(), files.len());
+    let step =
+        move |i: usize, cache: &Cache, budget: &syntax::ParseBudget, busy: &dyn Fn() -> bool| {
+            let (file, shelf) = (&files[i], shelf.in_cache(cache));
+            if file.outline_is_kept(shelf) {
+                return Step::Kept;
+            }
+            file.outline_within(shelf, budget, busy);
+            if !file.outline_is_kept(shelf) && busy() {
+                return Step::Interrupted;
+            }
+            Step::Parsed
+        };
+    session.leave(idle::outlines(key, count, step, done));
 }
 
 /// The per-file step of a search index: the file's shown path and text with its index (from

@@ -1,8 +1,10 @@
 //! The idle worker: a thread beside the call worker that does the work calls leave for idle
 //! time ([`IdleWork`]: a search's outlines), a slice at a time, only while no call runs or
-//! waits. A call that arrives stops the slice in progress (a parse in a parse worker within one
-//! of its waits, 20 ms); the call itself never waits for idle work, which runs on its own
-//! thread. Work left under a key replaces the work waiting under it; at most
+//! waits, and only once no call has started for [`QUIET`]: a burst of calls (a script, or an
+//! agent's parallel calls) is not slowed down, while the seconds an agent thinks between
+//! calls are used. A call that arrives stops the slice in progress (a parse in a parse worker
+//! within one of its waits, 20 ms); the call itself never waits for idle work, which runs on
+//! its own thread. Work left under a key replaces the work waiting under it; at most
 //! [`MAX_IDLE_WORK`] pieces wait, the oldest dropped first. It ends when the call worker does.
 
 use crate::cache::Cache;
@@ -18,8 +20,22 @@ pub const MAX_IDLE_WORK: usize = 4;
 /// How often the idle worker looks again while a call runs.
 const POLL: Duration = Duration::from_millis(5);
 
-/// Do the work that arrives on `left`, in `cache`, while `busy` says no call runs or waits.
-pub fn run(left: &Receiver<IdleWork>, cache: &Cache, busy: &dyn Fn() -> bool) {
+/// How long no call must have started before idle work begins (or goes on after a call).
+pub const QUIET: Duration = Duration::from_millis(100);
+
+/// What the idle worker sees of the calls.
+pub trait Calls: Sync {
+    /// Whether a call runs or waits, or the server is closing.
+    fn busy(&self) -> bool;
+    /// How many calls have started so far.
+    fn started(&self) -> u64;
+}
+
+/// Do the work that arrives on `left`, in `cache`, while none of `calls` runs or waits.
+pub fn run(left: &Receiver<IdleWork>, cache: &Cache, calls: &dyn Calls) {
+    let busy = || calls.busy();
+    // The calls started when idle work last ran.
+    let mut seen = u64::MAX;
     let mut waiting: VecDeque<IdleWork> = VecDeque::new();
     loop {
         // Take what calls left; with nothing to do, wait for it.
@@ -46,8 +62,14 @@ pub fn run(left: &Receiver<IdleWork>, cache: &Cache, busy: &dyn Fn() -> bool) {
             std::thread::sleep(POLL);
             continue;
         }
+        // After a call, a quiet moment first: no call started for `QUIET`.
+        if calls.started() != seen {
+            seen = calls.started();
+            std::thread::sleep(QUIET);
+            continue;
+        }
         if let Some(work) = waiting.front_mut()
-            && (work.slice)(cache, busy)
+            && (work.slice)(cache, &busy)
         {
             waiting.pop_front();
         }

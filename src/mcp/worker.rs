@@ -10,6 +10,7 @@
 use super::config::Config;
 use super::containment::Containment;
 use super::era::{Era, finish};
+use super::idle;
 use super::jsonrpc::{self, RpcError};
 use super::tool::{Outcome, Shape, Tool, ToolContext};
 use super::transport::Output;
@@ -18,8 +19,7 @@ use crate::par::lock;
 use crate::spec::{IdleWork, Observer};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool as Flag;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -107,37 +107,78 @@ pub struct Shared {
     pub config: Config,
 }
 
+/// The calls as the idle worker sees them: whether one runs or waits, how many started, and
+/// whether the server is closing.
+struct Calls<'a> {
+    queued: &'a Mutex<Queued>,
+    running: AtomicBool,
+    started: AtomicU64,
+    closing: AtomicBool,
+}
+
+impl<'a> Calls<'a> {
+    fn new(queued: &'a Mutex<Queued>) -> Calls<'a> {
+        Calls {
+            queued,
+            running: AtomicBool::new(false),
+            started: AtomicU64::new(0),
+            closing: AtomicBool::new(false),
+        }
+    }
+
+    /// A call is taken off the queue to run. The dispatcher counts a call before it sends it,
+    /// and this is said before the worker takes it off that count: no call goes unseen.
+    fn start(&self) {
+        self.running.store(true, Ordering::SeqCst);
+        self.started.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The call has been answered.
+    fn end(&self) {
+        self.running.store(false, Ordering::SeqCst);
+    }
+
+    /// The worker is done: idle work stops.
+    fn close(&self) {
+        self.closing.store(true, Ordering::SeqCst);
+    }
+}
+
+impl idle::Calls for Calls<'_> {
+    fn busy(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
+            || self.running.load(Ordering::SeqCst)
+            || lock(self.queued).calls > 0
+    }
+
+    fn started(&self) -> u64 {
+        self.started.load(Ordering::SeqCst)
+    }
+}
+
 pub fn worker(jobs: mpsc::Receiver<Job>, shared: Shared) {
     // The warm cache lives as long as the worker: in memory only, bounded, shared by every call.
     let cache = Cache::new(shared.config.cache_bytes);
     let cache = (shared.config.cache_bytes > 0).then_some(&cache);
-    let (running, closing) = (Flag::new(false), Flag::new(false));
+    let calls = Calls::new(&shared.queued);
     std::thread::scope(|s| {
         let (left, left_rx) = mpsc::channel::<IdleWork>();
         if let Some(cache) = cache {
-            let queued = &shared.queued;
-            let (running, closing) = (&running, &closing);
-            // The dispatcher counts a call before it sends it, and this worker says it runs one
-            // before it takes it off that count: between the two, no call goes unseen.
-            let busy = move || {
-                closing.load(Ordering::Relaxed)
-                    || running.load(Ordering::Relaxed)
-                    || lock(queued).calls > 0
-            };
+            let calls = &calls;
             let spawned = std::thread::Builder::new()
                 .name("gnaw-mcp-idle".into())
                 .stack_size(crate::limits::THREAD_STACK_BYTES)
-                .spawn_scoped(s, move || super::idle::run(&left_rx, cache, &busy));
+                .spawn_scoped(s, move || idle::run(&left_rx, cache, calls));
             if let Err(e) = spawned {
                 log::warn!("no idle worker ({e}): work calls leave for idle time is not done");
             }
         }
         for job in jobs {
-            running.store(true, Ordering::Relaxed);
+            calls.start();
             run_call(job, &shared, cache, &left);
-            running.store(false, Ordering::Relaxed);
+            calls.end();
         }
-        closing.store(true, Ordering::Relaxed);
+        calls.close();
     });
 }
 

@@ -2,11 +2,14 @@
 """Search speed: warm and cold `search` in gnaw-mcp, the CLI's cold `gnaw search`, and a search
 right after one file is edited, for a build under test and a baseline build, in the same run.
 
-Usage: search.py CORPUS NEW_BIN_DIR [BASE_BIN_DIR] [--queries N] [--base-queries N]
+Usage: search.py CORPUS NEW_BIN_DIR [BASE_BIN_DIR] [--queries N] [--base-queries N] [--pause S]
 
 CORPUS is a directory (a repository or a vendored tree); each BIN_DIR holds `gnaw` and
 `gnaw-mcp`. Queries are deterministic: a fixed list of questions, then identifiers the corpus
-defines (`fn`, `struct`, `enum`, `trait`), every k-th of them sorted, until N in all. The edit
+defines (`fn`, `struct`, `enum`, `trait`), every k-th of them sorted, until N in all. An agent
+thinks for seconds between calls: "after a pause" is a fresh server, one search, PAUSE seconds
+(3 by default) with no call, then the same queries back to back (the server may use the pause:
+gnaw-mcp parses the index's outlines in its idle time). The edit
 appends a comment line to one file (restored at the end) and waits 2.2 s, so the file is settled
 and the cache may keep it (a file changed in the last 2 s is read and indexed on every call).
 Python standard library only; prints a markdown table and writes JSON beside it when asked
@@ -132,7 +135,7 @@ def ms(x):
     return f"{x * 1000:.1f} ms"
 
 
-def run_build(name, bins, corpus, qs, edit_file):
+def run_build(name, bins, corpus, qs, edit_file, pause):
     root, repo = os.path.dirname(corpus), os.path.basename(corpus)
     mcp, cli = os.path.join(bins, "gnaw-mcp"), os.path.join(bins, "gnaw")
     r = {"build": name, "queries": len(qs)}
@@ -179,12 +182,22 @@ def run_build(name, bins, corpus, qs, edit_file):
         with open(edit_file, "wb") as fh:
             fh.write(original)
     r["rss_kib"] = srv.close()
+    # After a pause: a fresh server, one search, `pause` seconds with no call, then the queries.
+    srv = Server(mcp, root)
+    srv.initialize()
+    search(srv, repo, qs[0])
+    time.sleep(pause)
+    c3 = tree_cpu(srv.proc.pid)
+    paused = [search(srv, repo, q)[0] for q in qs]
+    r["paused_cpu_per_call"] = (tree_cpu(srv.proc.pid) - c3) / len(qs)
+    r["paused_p50"], r["paused_p99"] = pct(paused, 50), pct(paused, 99)
+    srv.close()
     return r
 
 
 def main():
     args = sys.argv[1:]
-    opts = {"--queries": "200", "--base-queries": "30", "--json": None}
+    opts = {"--queries": "200", "--base-queries": "30", "--json": None, "--pause": "3"}
     pos = []
     while args:
         a = args.pop(0)
@@ -206,12 +219,13 @@ def main():
     results = []
     for name, bins in builds:
         n = len(qs) if name == "new" else int(opts["--base-queries"])
-        results.append(run_build(name, bins, corpus, qs[:n], edit_file))
+        results.append(run_build(name, bins, corpus, qs[:n], edit_file, float(opts["--pause"])))
     print(f"corpus {corpus}: {len(qs)} queries; edited file {os.path.relpath(edit_file, corpus)}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("| build | queries | CLI cold p50 | first call (CPU) | warm p50 | warm p90 | warm p99 | "
-          "warm CPU/call | again p50 / p99 (CPU/call) | after one edit | peak RSS | index |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "warm CPU/call | again p50 / p99 (CPU/call) | after a pause p50 / p99 (CPU/call) | "
+          "after one edit | peak RSS | index |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         ix = r["index"]
         postings = ix.get("postings_bytes", 0) if ix else 0
@@ -221,6 +235,7 @@ def main():
               f"({ms(r['first_call_cpu'])}) | {ms(r['warm_p50'])} | {ms(r['warm_p90'])} | "
               f"{ms(r['warm_p99'])} | {ms(r['warm_cpu_per_call'])} | {ms(r['again_p50'])} / "
               f"{ms(r['again_p99'])} ({ms(r['again_cpu_per_call'])}) | "
+              f"{ms(r['paused_p50'])} / {ms(r['paused_p99'])} ({ms(r['paused_cpu_per_call'])}) | "
               f"{ms(r['after_edit'])} | {r['rss_kib'] / 1024:.0f} MiB | {ixs} |")
     if len(results) == 2:
         new, base = results

@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | options | [`options`] | `.gnawconfig` + overrides + the operator's floors; the per-file settings |
 //! | source | [`gather`] | walk the repo (the filter prunes inside the walk) or take the path list |
-//! | per file | [`gather`], [`file`] | cache, read, scan, render and count each file's piece, in parallel |
+//! | per file | [`gather`], [`file`](mod@file) | cache, read, scan, render and count each file's piece, in parallel |
 //! | compress | [`compress`] | skeletons for the files that need them (all, or with a budget only those that do not fit whole) |
 //! | plan | [`plan`], [`omitted_sums`] | rank, then fit the budget (and `max_chars`), measuring every candidate prompt exactly; list what was kept |
 //! | assemble | [`assemble`] | the prompt, in memory or streamed to its destination |

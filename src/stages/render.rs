@@ -8,7 +8,7 @@
 //!
 //! File content can never break the structure: markdown fences are longer than any backtick
 //! run in what they fence, xml is escaped, json goes through serde. Paths are shown through
-//! [`display_path`], which escapes every byte that could be ambiguous or invisible.
+//! `display_path`, which escapes every byte that could be ambiguous or invisible.
 //! The exact layouts are documented in `docs/formats.md`.
 
 use crate::vocab::{Format, OmittedView};
@@ -24,7 +24,7 @@ pub struct RenderOptions {
 
 /// One file as the renderer sees it.
 pub struct FileView<'a> {
-    /// Display form of the repo-relative path (see [`display_path`]).
+    /// Display form of the repo-relative path (see `display_path`).
     pub path: &'a str,
     pub text: &'a str,
     /// The file was not valid UTF-8 and was decoded lossily.

@@ -3,9 +3,9 @@
 /// One secret found. Never holds the secret itself.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Finding {
-    /// The rule id, as listed by [`rules`].
+    /// The rule id, as listed by `rules`.
     pub rule: &'static str,
-    /// The file's path relative to the repo, as given to [`scan`].
+    /// The file's path relative to the repo, as given to `scan`.
     pub path: String,
     /// 1-based line of the original text where the secret starts.
     pub line: usize,

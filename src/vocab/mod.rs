@@ -4,7 +4,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`names`] | the named modes: [`Format`], [`Encoding`], [`SecretsMode`] (one parse rule) |
-//! | [`file`] | a walked [`Candidate`] and its [`EntryKind`]; the [`Text`] read from it |
+//! | [`file`](mod@file) | a walked [`Candidate`] and its [`EntryKind`]; the [`Text`] read from it |
 //! | [`skip`] | [`Skipped`] and its [`SkipReason`] |
 //! | [`finding`] | a secret [`Finding`] (never the secret) |
 //! | [`omitted`] | the [`OmittedView`] a budget leaves |

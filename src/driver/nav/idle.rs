@@ -4,7 +4,7 @@
 //!
 //! It reads no file: it parses the shown (redacted) texts the index already holds, and keeps
 //! each outline in the warm cache exactly as a call would (the index's step,
-//! [`super::index::IndexedFile::outline_within`]); this module only slices the work.
+//! `super::index::IndexedFile::outline_within`); this module only slices the work.
 //! It is bounded like a call: one parse budget (CPU time and bytes) for the whole repository,
 //! each parse within its own bounds, and it stops adding once the cache is 80% full
 //! ([`Cache::has_room`]), so it never makes the cache evict what calls put there. A call that

@@ -17,7 +17,7 @@
 //! A region is a window of lines holding the query's words ([`rank::regions`]); where the
 //! file's language has a grammar, it is shown with the innermost definition holding it
 //! (`function parse_header`), and as that whole definition when it is at most
-//! [`MAX_SYMBOL_REGION`] lines long.
+//! `MAX_SYMBOL_REGION` lines long.
 //!
 //! The answer lists the matching files best first, from `offset`, at most `limit` of them, and as
 //! many as fit the budget and the byte ceiling exactly; when cut it ends with the `offset` that

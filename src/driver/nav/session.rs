@@ -12,7 +12,7 @@
 //!
 //! A path shown with a secret redacted in it (`keys/key_[REDACTED:github-token].txt`) is passed
 //! back as shown: each component holding a redaction marker names the entry of its directory
-//! whose shown name it is ([`resolve_shown`]); the bytes found are then proven like any others.
+//! whose shown name it is (`resolve_shown`); the bytes found are then proven like any others.
 //! The raw name is never needed and never echoed. Two entries that show the same (their names
 //! differ only inside a secret) cannot be told apart by their shown name, and are refused as
 //! ambiguous.

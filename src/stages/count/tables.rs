@@ -30,7 +30,7 @@
 //! now, and the counting tests compare counts with tiktoken-rs.
 //!
 //! The decoded parts become a `BytePairEncoding` through its own serde form (MessagePack, as
-//! `bpe-openai` loads its tables): [`Parts`] mirrors that struct field for field, so the `bpe`
+//! `bpe-openai` loads its tables): `Parts` mirrors that struct field for field, so the `bpe`
 //! version is pinned in `Cargo.toml`, and the tests fail if the layout ever changes.
 
 use std::collections::HashMap;

@@ -200,7 +200,7 @@ impl Postings {
     /// These postings after the files at the positions `changed` were indexed again: `files`
     /// is the new set (the same number of files, each at the same position). The lists are
     /// shared, not copied; the changed files (with those patched before) are left out of them
-    /// and listed in a patch of their own. Built again whole past [`MAX_PATCHED`] files.
+    /// and listed in a patch of their own. Built again whole past `MAX_PATCHED` files.
     pub fn patched(
         &self,
         files: &[&FileIndex],
@@ -270,7 +270,7 @@ impl Postings {
     }
 
     /// The files the name hashed `h` names (their own name or a directory's, see
-    /// [`PathFacts`]).
+    /// `PathFacts`).
     pub fn files_named(&self, h: u64) -> impl Iterator<Item = u32> + '_ {
         let patched = self.patch.as_ref().map(|p| p.named.get(h));
         self.merged(self.named.get(h), patched, |&i| i)

@@ -224,7 +224,7 @@ fn stem(t: &mut String) {
 
 /// Call `f` with every lowercased term of `text`: each identifier's parts (snake_case and
 /// camelCase split, acronyms kept whole) and, when it has several, the whole identifier; every
-/// term stemmed ([`stem`]).
+/// term stemmed (`stem`).
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     for_each_word(text, |w| {
         stem(w);

@@ -31,10 +31,10 @@
 //! | module | job |
 //! |---|---|
 //! | [`walk`] | the walk through directory handles, bounded in fds, depth and path length; optionally running a per-file step on each file as it is found |
-//! | [`ignores`] | the ignore files honoured inside the repo, read bounded and checked against the glob limits |
-//! | [`state`] | the walk's shared state: found, skipped, the fd budget, the first fatal error |
-//! | [`listing`] | what a walk saw, with every `lstat`, to tell whether another walk would see the same |
-//! | [`list`] | an explicit list of paths (`--stdin`, `--changed`) proven inside the repo |
+//! | `ignores` | the ignore files honoured inside the repo, read bounded and checked against the glob limits |
+//! | `state` | the walk's shared state: found, skipped, the fd budget, the first fatal error |
+//! | `listing` | what a walk saw, with every `lstat`, to tell whether another walk would see the same |
+//! | `list` | an explicit list of paths (`--stdin`, `--changed`) proven inside the repo |
 
 mod ignores;
 mod list;

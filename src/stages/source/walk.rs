@@ -140,7 +140,7 @@ pub fn walk(dir: &BeneathDir, opts: &WalkOptions<'_>) -> Result<Sourced, Error> 
 }
 
 /// [`walk`], with the [`Listing`] of what it saw when everything in it had settled (see
-/// [`super::listing`]): what tells a later walk with the same options whether it would find
+/// `super::listing`): what tells a later walk with the same options whether it would find
 /// the same.
 pub fn walk_listed(
     dir: &BeneathDir,

@@ -11,7 +11,7 @@
 //! - The tree is walked with a [`TreeCursor`], iteratively: nothing recurses on the input's
 //!   nesting (a file of 100,000 nested brackets costs heap, not stack).
 //! - Each language family's file says which node kinds are definitions, where their names and
-//!   bodies are ([`Def`]); the walk, doc comments, signatures and line ranges are shared here.
+//!   bodies are (`Def`); the walk, doc comments, signatures and line ranges are shared here.
 //! - [`skeleton`] keeps everything but the bodies of functions and methods, each replaced by a
 //!   marker line naming the lines it stands for (`⋯ 41 lines (88–128)`).
 //!

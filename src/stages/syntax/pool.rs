@@ -7,16 +7,16 @@
 //! slot. From then on every parse is sent to a worker: a grammar that allocates without bound
 //! makes the worker's allocation fail and only the worker dies; a parse that runs past its time
 //! is stopped by the worker's progress check or, failing that, by its alarm; a caller that
-//! cancels stops waiting at once. The answer is the file's definitions ([`Outcome`]).
+//! cancels stops waiting at once. The answer is the file's definitions (`Outcome`).
 //!
 //! Without [`start`] (the library in tests, fuzzing), parses run in the calling thread, bounded
 //! in time but not in memory.
 //!
 //! Messages are `SOCK_SEQPACKET` packets: `kind` (`Q` request, `A` answer), a `u64` request id,
-//! flags (first, last), then up to [`CHUNK`] bytes of payload (`X`, empty: the caller cancelled
+//! flags (first, last), then up to `CHUNK` bytes of payload (`X`, empty: the caller cancelled
 //! request `id`; the worker's progress check sees it waiting and stops the parse). A request's payload is the
 //! language, the time the parse may take in milliseconds, and the text; an answer's is the
-//! [`Outcome`] as JSON. Packets of another id are ignored, so an abandoned request's late
+//! `Outcome` as JSON. Packets of another id are ignored, so an abandoned request's late
 //! answer can never be taken for the next one.
 
 use super::{Language, Outcome, parse_here};

@@ -6,7 +6,7 @@
 //!
 //! With several, a relative path must start with a root's name (`app`, `sdk/src`); an absolute
 //! one must be spelled under one of the roots (the innermost, when roots nest). The rest is
-//! resolved through the fds of that root by [`Root::resolve`]. When the resolution leaves the
+//! resolved through the fds of that root by `Root::resolve`. When the resolution leaves the
 //! root (a `..` above it, or an absolute symlink target not spelled under it), it continues
 //! *lexically*, without any system call, from the canonical place it reached: through `..` and
 //! names that are ancestors of a listed root (canonical paths, so real directories) until it

@@ -422,7 +422,7 @@ fn worker_list() -> Vec<Allowed> {
     list
 }
 
-/// Install the parse worker's allow-list ([`worker_list`]) on this single-threaded process.
+/// Install the parse worker's allow-list (`worker_list`) on this single-threaded process.
 pub fn install_worker() -> Result<(), String> {
     apply(&worker_list())
 }

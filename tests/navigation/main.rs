@@ -3,7 +3,7 @@
 //! one exactness test over every tool ([`exact_budgets`]), every path argument proven and no
 //! secret oracle through the server ([`server`]), grep's file prefilter ([`grep_prefilter`]),
 //! grep's answer whatever order the walk meets files in ([`grep_walk`]), the search index in the
-//! warm cache ([`search_index`]), the whole index kept with its walk's listing
+//! warm cache ([`search_index`]), `related`'s co-change from a real git history ([`co_change`]), the whole index kept with its walk's listing
 //! ([`search_kept`]), the outlines a search leaves for the server's idle time ([`idle`]), and
 //! outline and symbol over every language's fixture ([`outline`]).
 
@@ -13,6 +13,7 @@
 mod common;
 
 mod budgets;
+mod co_change;
 mod exact_budgets;
 mod grep_prefilter;
 mod grep_walk;

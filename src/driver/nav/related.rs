@@ -13,16 +13,25 @@
 //!   defines found among this file's terms. With `symbol`, only that name counts, and only the
 //!   files that have it are listed.
 //!
+//! - **Co-change**: when the repository has a `.git`, the files changed in the same commits as
+//!   the file ([`crate::stages::git::cochange`]: the newest commits, each shared one weighing
+//!   `1 / (its files - 1)`, commits of many files passed over), a file changed with it in
+//!   several small commits counting about as much as an import. Not with `symbol`, which asks
+//!   about one name.
+//!
 //! Every file is searched as `search` searches it (same walk, rules and redacted text, same warm
-//! index). At most [`MAX_NAMES`] names of the file count (said in the answer when more are
-//! defined). Co-change from git history is not used yet.
+//! index); a file the history names is shown only when it is among them, by the name the index
+//! shows it by (the history's paths are rendered by the same renderer). At most [`MAX_NAMES`]
+//! names of the file count (said in the answer when more are defined).
 
 use super::Answer;
 use super::fit::{self, Limits};
 use super::index::{self, IndexedFile, RepoIndex};
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
+use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::count;
+use crate::stages::git::{self, cochange};
 use crate::stages::rank::{FileIndex, for_each_term, module_name, term_hash};
 use crate::vocab::Symbol;
 use std::collections::HashMap;
@@ -41,6 +50,9 @@ const IMPORT_WEIGHT: f64 = 3.0;
 const NAME_WEIGHT: f64 = 0.5;
 /// The most names listed as the reason for one file.
 const NAMES_SHOWN: usize = 4;
+/// Weight of co-change, times `ln(1 + w)` where `w` sums `1 / (files - 1)` over the commits
+/// that changed both files: two commits of two files weigh about as much as an import.
+const CO_CHANGE_WEIGHT: f64 = 3.0;
 
 /// What `related` is asked.
 #[derive(Clone, Debug, Default)]
@@ -65,6 +77,8 @@ pub struct Relation {
     pub uses: Vec<String>,
     /// How many names it defines that the file uses.
     pub provides: usize,
+    /// In how many commits of the history looked at it changed with the file.
+    pub co_changes: u32,
 }
 
 /// What `related` found: the files related at all, and those shown, best first.
@@ -79,6 +93,23 @@ pub struct RelatedFacts {
     /// Names of the file that counted, and how many it defines.
     #[serde(skip)]
     pub names: (usize, usize),
+    /// What the history said: commits looked at and those that changed the file, or why it
+    /// was not read (no `.git`, a bound); `None` with `symbol`.
+    #[serde(skip)]
+    pub history: Option<History>,
+}
+
+/// What the history gave `related`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum History {
+    /// Commits looked at, those that changed the file, and why the walk stopped early.
+    Read {
+        commits: usize,
+        changing: usize,
+        stopped: Option<String>,
+    },
+    /// Not read, and why.
+    Unread(String),
 }
 
 /// What `related` answers.
@@ -131,6 +162,14 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
     }
     let mine = &files[me].index;
     let my_module = module_name(&files[me].path);
+    // The files changed with it, by the index's position.
+    let (history, together) = match args.symbol {
+        Some(_) => (None, HashMap::new()),
+        None => {
+            let (history, together) = co_changed(&session, &ctx, &files, &proven.rel, &stop)?;
+            (Some(history), together)
+        }
+    };
     let mut out: Vec<Relation> = Vec::new();
     for (i, f) in files.iter().enumerate() {
         if i % 256 == 0 && stop() {
@@ -166,6 +205,8 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
             provided(&f.index, mine)
         };
         score += NAME_WEIGHT * provides as f64 / (1.0 + provides as f64).ln().max(1.0);
+        let (co_changes, weight) = together.get(&i).copied().unwrap_or_default();
+        score += CO_CHANGE_WEIGHT * weight.ln_1p();
         if score > 0.0 {
             out.push(Relation {
                 path: f.path.clone(),
@@ -174,6 +215,7 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
                 imported_by_it: imported,
                 uses,
                 provides,
+                co_changes,
             });
         }
     }
@@ -193,6 +235,7 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
         total,
         searched: files.len(),
         names: (names.len(), defined),
+        history: history.as_ref(),
         limits,
     };
     let count = |s: &str| count::count(encoding, s);
@@ -211,8 +254,71 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
             files_searched: files.len(),
             files: shown_files,
             names: (names.len(), defined),
+            history,
         },
     })
+}
+
+/// The files changed with the file, by their position in the index: the commits they share
+/// and their weight.
+type Together = HashMap<usize, (u32, f64)>;
+
+/// What the history says of the file `rel` (as git records it): the files of `files` changed
+/// with it, by position, with the commits they share and their weight. A repository without a
+/// usable `.git` has none, said in [`History::Unread`]; so has one whose history cannot be read
+/// (a missing object, a corrupt pack), as `related` does not need it.
+fn co_changed(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    files: &[IndexedFile],
+    rel: &[u8],
+    stop: &dyn Fn() -> bool,
+) -> Result<(History, Together), NavError> {
+    let caps = git::Caps {
+        max_blob: session.options.max_file_size,
+        ..git::Caps::default()
+    };
+    let found =
+        git::open(&session.dir, caps).and_then(|repo| cochange::co_changes(&repo, rel, stop));
+    let found = match found {
+        Ok(Some(found)) => found,
+        Ok(None) => return Ok((History::Unread("no commits yet".into()), HashMap::new())),
+        // Said by kind only: a message may quote what `.git` holds.
+        Err(git::GitError::Refused { kind, .. }) => {
+            return Ok((History::Unread(kind.to_string()), HashMap::new()));
+        }
+        Err(git::GitError::BadRevision(_)) => {
+            return Ok((
+                History::Unread("HEAD names no commit".into()),
+                HashMap::new(),
+            ));
+        }
+        Err(git::GitError::Bound(_) | git::GitError::Failed(_)) => {
+            let why = "its objects could not be read (missing, corrupt or over a bound)";
+            return Ok((History::Unread(why.into()), HashMap::new()));
+        }
+    };
+    if stop() {
+        return Err(Error::Cancelled.into());
+    }
+    let at: HashMap<&str, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_str(), i))
+        .collect();
+    let mut together = HashMap::new();
+    for (path, shared) in &found.files {
+        let shown = ctx.namer().path(path).into_parts().0;
+        if let Some(&i) = at.get(shown.as_str()) {
+            together.insert(i, *shared);
+        }
+    }
+    let history = History::Read {
+        commits: found.commits,
+        changing: found.changing,
+        stopped: found.stopped,
+    };
+    Ok((history, together))
 }
 
 /// The names `f` defines, as written with their hashes (lowercased, without underscores, as
@@ -270,6 +376,7 @@ struct Render<'a> {
     total: usize,
     searched: usize,
     names: (usize, usize),
+    history: Option<&'a History>,
     limits: Limits,
 }
 
@@ -290,6 +397,26 @@ impl Render<'_> {
                 "; {} of its {} names counted (the first in the file)",
                 self.names.0, self.names.1
             );
+        }
+        match self.history {
+            Some(History::Read {
+                commits,
+                changing,
+                stopped,
+            }) => {
+                let s = if *commits == 1 { "" } else { "s" };
+                let _ = write!(
+                    out,
+                    "; {changing} of the last {commits} commit{s} change it"
+                );
+                if let Some(why) = stopped {
+                    let _ = write!(out, " (history read up to a bound: {why})");
+                }
+            }
+            Some(History::Unread(why)) if why != "NotAGitRepository" => {
+                let _ = write!(out, "; history not read: {why}");
+            }
+            _ => {}
         }
         out.push('\n');
         out
@@ -323,6 +450,10 @@ impl Render<'_> {
         if f.provides > 0 {
             let s = if f.provides == 1 { "" } else { "s" };
             why.push(format!("defines {} name{s} it uses", f.provides));
+        }
+        if f.co_changes > 0 {
+            let s = if f.co_changes == 1 { "" } else { "s" };
+            why.push(format!("changed with it in {} commit{s}", f.co_changes));
         }
         let _ = writeln!(
             out,

@@ -1,5 +1,5 @@
 //! `related`: the files most related to one file (or one of its definitions) by the search
-//! index, best first, each with why (see [`crate::driver::nav::related`]).
+//! index and the git history, best first, each with why (see [`crate::driver::nav::related`]).
 
 use super::super::args::{PathText, Tokens};
 use super::super::tool::About;
@@ -23,8 +23,8 @@ pub static RELATED: Navigation<Args, RelatedFacts> = Navigation {
     about: About {
         name: "related",
         title: "Related files",
-        description: "Files linked to one file by imports, both ways, and by names it defines or uses. Use it to widen from a hit.",
-        summary: "find the files linked to one file by imports and shared names, to widen a search from a hit",
+        description: "Files linked to one file by imports, both ways, by names it defines or uses, and by commits that changed them together. Use it to widen from a hit.",
+        summary: "find the files linked to one file by imports, shared names and commits, to widen a search from a hit",
     },
     filtered: false,
     run: |req, args| {

@@ -20,6 +20,7 @@
 //!   inflated; a missing object (shallow clone, partial clone), a corrupt pack or a malformed
 //!   object is an error that says so, never a panic.
 
+pub mod cochange;
 pub mod containment;
 pub mod diff;
 pub mod tree;

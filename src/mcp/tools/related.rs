@@ -23,7 +23,7 @@ pub static RELATED: Navigation<Args, RelatedFacts> = Navigation {
     about: About {
         name: "related",
         title: "Related files",
-        description: "Files linked to one file by imports, both ways, by names it defines or uses, and by commits that changed them together. Use it to widen from a hit.",
+        description: "Files linked to one file by imports (both ways), shared names and commits changing both. Use it to widen from a hit.",
         summary: "find the files linked to one file by imports, shared names and commits, to widen a search from a hit",
     },
     filtered: false,

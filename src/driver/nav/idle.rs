@@ -31,8 +31,10 @@ pub const MAX_INTERRUPTIONS: usize = 3;
 pub enum Step {
     /// Its outline was kept already (or its language has none).
     Kept,
-    /// It was parsed now (kept, or not to be had: a bound).
+    /// It was parsed now, and kept.
     Parsed,
+    /// It could not be parsed: a bound (its own, or the budget's).
+    NotParsed,
     /// An arriving call stopped its parse.
     Interrupted,
 }
@@ -63,8 +65,17 @@ pub fn outlines(
                     );
                     return true;
                 }
+                if budget.was_spent() {
+                    log::info!(
+                        "idle: outlines stopped at {next} of {files} files, {parsed} parsed in \
+                         {:?}: {}",
+                        started.elapsed(),
+                        budget.spent_reason()
+                    );
+                    return true;
+                }
                 match step(next, cache, &budget, busy) {
-                    Step::Kept => {}
+                    Step::Kept | Step::NotParsed => {}
                     Step::Parsed => parsed += 1,
                     Step::Interrupted => {
                         interrupted += 1;

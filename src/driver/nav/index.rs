@@ -343,10 +343,11 @@ fn leave_outlines(
                 return Step::Kept;
             }
             file.outline_within(shelf, budget, busy);
-            if !file.outline_is_kept(shelf) && busy() {
-                return Step::Interrupted;
+            match (file.outline_is_kept(shelf), busy()) {
+                (true, _) => Step::Parsed,
+                (false, true) => Step::Interrupted,
+                (false, false) => Step::NotParsed,
             }
-            Step::Parsed
         };
     session.leave(idle::outlines(key, count, step, done));
 }

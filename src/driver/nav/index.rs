@@ -17,7 +17,7 @@ use crate::cache::{Cache, DerivedKind, FileKey};
 use crate::driver::file::Processed;
 use crate::driver::file::{Body, FileContext};
 use crate::error::Error;
-use crate::stages::rank::{FileIndex, Postings, SymbolFacts};
+use crate::stages::rank::{self, FileIndex, Postings, SymbolFacts};
 use crate::stages::source::{self, Check, Listing};
 use crate::stages::syntax;
 use crate::vocab::{Candidate, EntryKind, Symbol};
@@ -336,9 +336,17 @@ fn leave_outlines(
     done: Arc<AtomicBool>,
 ) {
     let (files, shelf, count) = (Arc::clone(files), Shelf::of(ctx).detached(), files.len());
+    // Sources first, then docs, tests, examples, generated and vendored files (the default
+    // order's classes): when the budget runs out, what a query most likely ranks is parsed.
+    // Made at the first step, in idle time, not by the call.
+    let mut order: Vec<usize> = Vec::new();
     let step =
         move |i: usize, cache: &Cache, budget: &syntax::ParseBudget, busy: &dyn Fn() -> bool| {
-            let (file, shelf) = (&files[i], shelf.in_cache(cache));
+            if order.is_empty() {
+                order = (0..files.len()).collect();
+                order.sort_by_key(|&k| rank::class_of(&files[k].path) as u8);
+            }
+            let (file, shelf) = (&files[order[i]], shelf.in_cache(cache));
             if file.outline_is_kept(shelf) {
                 return Step::Kept;
             }

@@ -15,6 +15,7 @@
 
 use super::Query;
 use super::score::{Gathered, PATH_WEIGHT, PathFacts, Touched, defined_symbols};
+use super::fields::for_each_weighted_term;
 use super::terms::{for_each_term, term_hash};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -48,15 +49,10 @@ impl FileIndex {
     pub fn build(path: &str, text: &str) -> FileIndex {
         let mut tf: FxHashMap<u64, u32> = FxHashMap::default();
         let mut len = 0usize;
-        for_each_term(text, |t| {
-            len += 1;
+        for_each_weighted_term(path, text, |t, w| {
+            len += w;
             let f = tf.entry(term_hash(t)).or_default();
-            *f = f.saturating_add(1);
-        });
-        for_each_term(path, |t| {
-            len += PATH_WEIGHT;
-            let f = tf.entry(term_hash(t)).or_default();
-            *f = f.saturating_add(PATH_WEIGHT as u32);
+            *f = f.saturating_add(w as u32);
         });
         let mut terms: Vec<(u64, u32)> = tf.into_iter().collect();
         terms.sort_unstable();

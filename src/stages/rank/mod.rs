@@ -30,6 +30,7 @@
 //! lines that match best.
 
 mod classes;
+mod fields;
 mod index;
 mod regions;
 mod score;
@@ -42,9 +43,10 @@ pub use terms::{for_each_term, query_terms, query_words, split_identifier, term_
 
 use crate::error::Error;
 pub use score::SymbolFacts;
+use fields::factor as fields_factor;
 use score::{Corpus, PathFacts, bm25, bm25_of, gather, gather_indexed, resymbol};
 use std::sync::Arc;
-use terms::query_names;
+use terms::query_names_and_words;
 
 /// The longest query accepted, in bytes: about 600 words of prose, ten times the longest
 /// question a person asks, and room for a pasted error message with a few stack frames.
@@ -94,6 +96,8 @@ pub struct Query {
     words: Vec<String>,
     /// Distinct whole words (see [`query_names`]).
     names: Vec<String>,
+    /// What a boost for naming a file, a directory or a symbol weighs in this query.
+    name_weight: f64,
 }
 
 impl Query {
@@ -125,11 +129,16 @@ impl Query {
             words.push(word);
             weights.push(SYNONYM_WEIGHT);
         }
+        let (names, n) = query_names_and_words(q);
+        let c = fields_factor("GNAW_NC", 0.0);
+        let e = fields_factor("GNAW_NE", 0.0);
+        let n = n.max(1) as f64;
         Ok(Query {
             terms,
             weights,
             words,
-            names: query_names(q),
+            names,
+            name_weight: n.powf(-e) / (1.0 + c * (n - 1.0)),
         })
     }
 

@@ -3,7 +3,8 @@
 //! taken off tests, examples, generated files and prose, and the re-scoring of the best files
 //! with their definitions from the syntax stage.
 
-use super::classes::{Class, DOC_WORDS, TEST_WORDS, class_of, is_prose, prior};
+use super::classes::{AUX_WORDS, Class, DOC_WORDS, TEST_WORDS, class_of, is_auxiliary, is_prose, prior};
+use super::fields::for_each_weighted_term;
 use super::terms::{for_each_term, term_hash};
 use super::{Doc, Indexed, Query, Score, Weighted};
 use crate::vocab::Symbol;
@@ -120,7 +121,7 @@ pub(super) fn resymbol(score: &mut Score, facts: &SymbolFacts, query: &Query, id
     };
     add(
         "defines_symbol",
-        SYMBOL_BOOST * defined as f64,
+        SYMBOL_BOOST * query.name_weight * defined as f64,
         &mut score.parts,
     );
     let terms: f64 = found
@@ -131,7 +132,7 @@ pub(super) fn resymbol(score: &mut Score, facts: &SymbolFacts, query: &Query, id
         .sum();
     add(
         "symbol_terms",
-        SYMBOL_TERMS_WEIGHT * terms,
+        super::fields::factor("GNAW_STW", SYMBOL_TERMS_WEIGHT) * terms,
         &mut score.parts,
     );
     score.total += delta;
@@ -186,8 +187,7 @@ pub(super) fn gather(
                 *tf.entry(k).or_default() += w;
             }
         };
-        for_each_term(d.text, |t| add(t, 1));
-        for_each_term(d.path, |t| add(t, PATH_WEIGHT));
+        for_each_weighted_term(d.path, d.text, add);
         let mut tf: Vec<(usize, usize)> = tf.into_iter().collect();
         tf.sort_unstable();
         let symbol_hits = defined_symbols(d.text)
@@ -286,6 +286,7 @@ pub(super) fn bm25_of<'f>(
     // Prose (docs, READMEs, changelogs) explains; the code defines. It counts for less, unless
     // the query asks for documentation.
     let wants_docs = named.iter().any(|n| DOC_WORDS.contains(n));
+    let wants_aux = named.iter().any(|n| AUX_WORDS.contains(n));
     let Corpus { n, avg_len, df } = corpus;
     // Each term's weight times its inverse document frequency.
     let idf: Vec<f64> = df
@@ -305,7 +306,8 @@ pub(super) fn bm25_of<'f>(
             &idf,
             *avg_len,
             &named_hashes,
-            (wants_tests, wants_docs),
+            (wants_tests, wants_docs, wants_aux),
+            query.name_weight,
         ));
     }
     Some((out, idf))
@@ -325,12 +327,17 @@ fn score_one(
     weighted_idf: &[f64],
     avg_len: f64,
     named: &[u64],
-    (wants_tests, wants_docs): (bool, bool),
+    (wants_tests, wants_docs, wants_aux): (bool, bool, bool),
+    name_weight: f64,
 ) -> (usize, Score) {
     let mut text_score = 0.0;
     for &(k, f) in &g.tf {
         let f = f as f64;
-        let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * g.len as f64 / avg_len.max(1.0)));
+        let (k1, b) = (
+            super::fields::factor("GNAW_K1", K1),
+            super::fields::factor("GNAW_B", B),
+        );
+        let norm = f * (k1 + 1.0) / (f + k1 * (1.0 - b + b * g.len as f64 / avg_len.max(1.0)));
         text_score += weighted_idf[k] * norm;
     }
     let is_named = |h: &u64| named.contains(h);
@@ -340,21 +347,28 @@ fn score_one(
     let mut parts = Vec::with_capacity(6);
     parts.push(("bm25", text_score));
     if file_hit {
-        parts.push(("names_file", FILE_BOOST));
+        parts.push(("names_file", FILE_BOOST * name_weight));
     }
     if dir_hit {
-        parts.push(("names_directory", DIR_BOOST));
+        parts.push(("names_directory", DIR_BOOST * name_weight));
     }
     if symbol_hits > 0 {
-        parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
+        parts.push(("defines_symbol", SYMBOL_BOOST * name_weight * symbol_hits as f64));
     }
     let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
     if !wants_tests && facts.class >= Class::Test && relevant > 0.0 {
         parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;
     } else if !wants_docs && facts.prose && relevant > 0.0 {
-        parts.push(("docs_file", -relevant * (1.0 - SECONDARY_FACTOR)));
-        relevant *= SECONDARY_FACTOR;
+        let f = super::fields::factor("GNAW_PROSE", SECONDARY_FACTOR);
+        parts.push(("docs_file", -relevant * (1.0 - f)));
+        relevant *= f;
+    } else if facts.aux && !wants_aux && !file_hit && !dir_hit && relevant > 0.0 {
+        let f = super::fields::factor("GNAW_AUX", 1.0);
+        if f < 1.0 {
+            parts.push(("auxiliary_file", -relevant * (1.0 - f)));
+            relevant *= f;
+        }
     }
     // The prior is scaled down so it only breaks ties between relevant files, and keeps files
     // the query does not touch in their default order below all that it does.
@@ -378,6 +392,7 @@ pub struct PathFacts {
     dirs: Vec<u64>,
     class: Class,
     prose: bool,
+    aux: bool,
     prior: f64,
 }
 
@@ -403,6 +418,7 @@ impl PathFacts {
             dirs: comps.iter().map(|c| term_hash(&lower(c))).collect(),
             class: class_of(path),
             prose: is_prose(path),
+            aux: is_auxiliary(path),
             prior: prior(path, text_len).total,
         }
     }
@@ -430,6 +446,11 @@ impl PathFacts {
 /// `fn x`, `struct X`, `class X`, `def x`, `func X`, ... Not `type X`: in Rust that is mostly an
 /// associated type (`type Error = ...;`) that repeats a trait's vocabulary in every impl.
 pub(super) fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
+    defined_words(text).map(|w| w.replace('_', "").to_lowercase())
+}
+
+/// The names [`defined_symbols`] finds, as written.
+pub(super) fn defined_words(text: &str) -> impl Iterator<Item = &str> + '_ {
     // A name is a word that is not a keyword, after a word that is: found from each keyword
     // standing as a whole word (one automaton pass, no per-character work), by the word that
     // follows it. Every word has one word before it, so each name comes once, in order.
@@ -444,7 +465,7 @@ pub(super) fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
             }
             let next = next_word(text, end)?;
             if !is_definer(next) {
-                return Some(next.replace('_', "").to_lowercase());
+                return Some(next);
             }
         }
         None

@@ -43,10 +43,9 @@ pub use terms::{for_each_term, query_terms, query_words, split_identifier, term_
 
 use crate::error::Error;
 pub use score::SymbolFacts;
-use fields::factor as fields_factor;
 use score::{Corpus, PathFacts, bm25, bm25_of, gather, gather_indexed, resymbol};
 use std::sync::Arc;
-use terms::query_names_and_words;
+use terms::query_names;
 
 /// The longest query accepted, in bytes: about 600 words of prose, ten times the longest
 /// question a person asks, and room for a pasted error message with a few stack frames.
@@ -96,8 +95,6 @@ pub struct Query {
     words: Vec<String>,
     /// Distinct whole words (see [`query_names`]).
     names: Vec<String>,
-    /// What a boost for naming a file, a directory or a symbol weighs in this query.
-    name_weight: f64,
 }
 
 impl Query {
@@ -129,16 +126,11 @@ impl Query {
             words.push(word);
             weights.push(SYNONYM_WEIGHT);
         }
-        let (names, n) = query_names_and_words(q);
-        let c = fields_factor("GNAW_NC", 0.0);
-        let e = fields_factor("GNAW_NE", 0.0);
-        let n = n.max(1) as f64;
         Ok(Query {
             terms,
             weights,
             words,
-            names,
-            name_weight: n.powf(-e) / (1.0 + c * (n - 1.0)),
+            names: query_names(q),
         })
     }
 
@@ -686,6 +678,15 @@ mod tests {
             ),
             ("src/a/a.rs", "fn unrelated() {}"),
             ("src/empty.rs", ""),
+            (
+                "src/backoff.rs",
+                "//! Retry with backoff: the delay between attempts.\nfn delay() {}",
+            ),
+            ("Makefile", "retry:\n\tcargo run -- retry header"),
+            (
+                "index.d.ts",
+                "export function parseHeader(): void; // retry",
+            ),
         ]);
         let indexes = indexes_of(&docs);
         let indexed = indexed_of(&docs, &indexes);
@@ -761,6 +762,51 @@ mod tests {
                 assert_eq!(rank(&patched), rank(&fresh), "{q} after editing file {at}");
             }
         }
+    }
+
+    #[test]
+    fn what_a_file_says_about_itself_counts_more_than_its_mentions() {
+        // The same words, once in a module doc and once in the code's body.
+        let docs = files(&[
+            (
+                "src/a.rs",
+                "fn run() {}\nfn go() { let lifetime = 1; let elision = 2; }",
+            ),
+            (
+                "src/b.rs",
+                "//! Lifetime elision.\nfn run() {}\nfn go() { let x = 1; }",
+            ),
+        ]);
+        let r = ranked(&docs, Some("lifetime elision"));
+        assert_eq!(docs[r[0].0].path, "src/b.rs", "{r:?}");
+    }
+
+    #[test]
+    fn auxiliary_files_count_for_less_unless_named_or_asked_for() {
+        counts_for_less_unless_asked(
+            ["index.d.ts", "src/header.ts"],
+            "export function parseHeader(): void;",
+            "parse header",
+            "parse header declarations",
+            "auxiliary_file",
+        );
+        // A manifest comes first by default; for a query it counts half, unless it is named.
+        let text = "install: cp bin/tool /usr/local/bin";
+        let docs = files(&[
+            ("Makefile", text),
+            ("install.sh", text),
+            ("src/other.rs", "fn x() {}"),
+            ("src/more.rs", "fn y() {}"),
+        ]);
+        let r = ranked(&docs, Some("install tool"));
+        assert_eq!(docs[r[0].0].path, "install.sh", "{r:?}");
+        assert!(r[1].1.parts.iter().any(|p| p.0 == "auxiliary_file"));
+        let r = ranked(&docs, Some("install tool makefile"));
+        assert_eq!(docs[r[0].0].path, "Makefile", "{r:?}");
+        assert!(
+            r.iter()
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "auxiliary_file"))
+        );
     }
 
     #[test]

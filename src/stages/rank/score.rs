@@ -3,7 +3,9 @@
 //! taken off tests, examples, generated files and prose, and the re-scoring of the best files
 //! with their definitions from the syntax stage.
 
-use super::classes::{AUX_WORDS, Class, DOC_WORDS, TEST_WORDS, class_of, is_auxiliary, is_prose, prior};
+use super::classes::{
+    AUX_WORDS, Class, DOC_WORDS, TEST_WORDS, class_of, is_auxiliary, is_prose, prior,
+};
 use super::fields::for_each_weighted_term;
 use super::terms::{for_each_term, term_hash};
 use super::{Doc, Indexed, Query, Score, Weighted};
@@ -21,6 +23,13 @@ const DIR_BOOST: f64 = 2.0;
 const SYMBOL_BOOST: f64 = 4.0;
 /// What a test, example, fixture or generated file's relevance is multiplied by.
 const SECONDARY_FACTOR: f64 = 0.5;
+/// What a prose file's relevance is multiplied by, unless the query asks for docs: prose
+/// explains in the words of a question what the code defines (0.5 before 2026-11-27; 0.3 was
+/// measured better on the dev half, with the fields of [`super::fields`]).
+const PROSE_FACTOR: f64 = 0.3;
+/// What an auxiliary file's relevance ([`is_auxiliary`]: build files, manifests, metadata,
+/// type stubs) is multiplied by, unless the query names it or asks for such files.
+const AUXILIARY_FACTOR: f64 = 0.5;
 /// Weight of a term occurrence in the path relative to one in the contents.
 pub(super) const PATH_WEIGHT: usize = 5;
 
@@ -121,7 +130,7 @@ pub(super) fn resymbol(score: &mut Score, facts: &SymbolFacts, query: &Query, id
     };
     add(
         "defines_symbol",
-        SYMBOL_BOOST * query.name_weight * defined as f64,
+        SYMBOL_BOOST * defined as f64,
         &mut score.parts,
     );
     let terms: f64 = found
@@ -132,7 +141,7 @@ pub(super) fn resymbol(score: &mut Score, facts: &SymbolFacts, query: &Query, id
         .sum();
     add(
         "symbol_terms",
-        super::fields::factor("GNAW_STW", SYMBOL_TERMS_WEIGHT) * terms,
+        SYMBOL_TERMS_WEIGHT * terms,
         &mut score.parts,
     );
     score.total += delta;
@@ -181,7 +190,7 @@ pub(super) fn gather(
         }
         let mut tf: HashMap<usize, usize> = HashMap::new();
         let mut len = 0;
-        let mut add = |t: &str, w: usize| {
+        let add = |t: &str, w: usize| {
             len += w;
             if let Some(&k) = wanted.get(t) {
                 *tf.entry(k).or_default() += w;
@@ -307,7 +316,6 @@ pub(super) fn bm25_of<'f>(
             *avg_len,
             &named_hashes,
             (wants_tests, wants_docs, wants_aux),
-            query.name_weight,
         ));
     }
     Some((out, idf))
@@ -328,16 +336,11 @@ fn score_one(
     avg_len: f64,
     named: &[u64],
     (wants_tests, wants_docs, wants_aux): (bool, bool, bool),
-    name_weight: f64,
 ) -> (usize, Score) {
     let mut text_score = 0.0;
     for &(k, f) in &g.tf {
         let f = f as f64;
-        let (k1, b) = (
-            super::fields::factor("GNAW_K1", K1),
-            super::fields::factor("GNAW_B", B),
-        );
-        let norm = f * (k1 + 1.0) / (f + k1 * (1.0 - b + b * g.len as f64 / avg_len.max(1.0)));
+        let norm = f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * g.len as f64 / avg_len.max(1.0)));
         text_score += weighted_idf[k] * norm;
     }
     let is_named = |h: &u64| named.contains(h);
@@ -347,28 +350,24 @@ fn score_one(
     let mut parts = Vec::with_capacity(6);
     parts.push(("bm25", text_score));
     if file_hit {
-        parts.push(("names_file", FILE_BOOST * name_weight));
+        parts.push(("names_file", FILE_BOOST));
     }
     if dir_hit {
-        parts.push(("names_directory", DIR_BOOST * name_weight));
+        parts.push(("names_directory", DIR_BOOST));
     }
     if symbol_hits > 0 {
-        parts.push(("defines_symbol", SYMBOL_BOOST * name_weight * symbol_hits as f64));
+        parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
     }
     let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
     if !wants_tests && facts.class >= Class::Test && relevant > 0.0 {
         parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;
     } else if !wants_docs && facts.prose && relevant > 0.0 {
-        let f = super::fields::factor("GNAW_PROSE", SECONDARY_FACTOR);
-        parts.push(("docs_file", -relevant * (1.0 - f)));
-        relevant *= f;
+        parts.push(("docs_file", -relevant * (1.0 - PROSE_FACTOR)));
+        relevant *= PROSE_FACTOR;
     } else if facts.aux && !wants_aux && !file_hit && !dir_hit && relevant > 0.0 {
-        let f = super::fields::factor("GNAW_AUX", 1.0);
-        if f < 1.0 {
-            parts.push(("auxiliary_file", -relevant * (1.0 - f)));
-            relevant *= f;
-        }
+        parts.push(("auxiliary_file", -relevant * (1.0 - AUXILIARY_FACTOR)));
+        relevant *= AUXILIARY_FACTOR;
     }
     // The prior is scaled down so it only breaks ties between relevant files, and keeps files
     // the query does not touch in their default order below all that it does.

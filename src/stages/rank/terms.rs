@@ -12,11 +12,6 @@ use std::hash::Hasher;
 /// words in a row name what they spell together, in that order (`JSON array` → `jsonarray`,
 /// which names `JsonArray.java` and a `json_array` function), up to [`MAX_COMPOUND`] words.
 pub(super) fn query_names(q: &str) -> Vec<String> {
-    query_names_and_words(q).0
-}
-
-/// [`query_names`], and how many words (not stop words) the query has, repeats included.
-pub(super) fn query_names_and_words(q: &str) -> (Vec<String>, usize) {
     let mut out: Vec<String> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut words: Vec<String> = Vec::new();
@@ -42,7 +37,7 @@ pub(super) fn query_names_and_words(q: &str) -> (Vec<String>, usize) {
             }
         }
     }
-    (out, words.len())
+    out
 }
 
 /// The most query words in a row that name something together.

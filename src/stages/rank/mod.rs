@@ -680,7 +680,7 @@ mod tests {
             ("src/empty.rs", ""),
             (
                 "src/backoff.rs",
-                "//! Retry with backoff: the delay between attempts.\nfn delay() {}",
+                "//! The delay between attempts.\nfn retry_header() {}",
             ),
             ("Makefile", "retry:\n\tcargo run -- retry header"),
             (
@@ -765,20 +765,16 @@ mod tests {
     }
 
     #[test]
-    fn what_a_file_says_about_itself_counts_more_than_its_mentions() {
-        // The same words, once in a module doc and once in the code's body.
+    fn a_file_that_defines_what_is_asked_for_ranks_above_one_that_uses_it() {
+        // The same words, in a definition's name and in calls; the shorter file would win on
+        // BM25 alone. The words in reverse order name nothing (no `defines_symbol`).
         let docs = files(&[
-            (
-                "src/a.rs",
-                "fn run() {}\nfn go() { let lifetime = 1; let elision = 2; }",
-            ),
-            (
-                "src/b.rs",
-                "//! Lifetime elision.\nfn run() {}\nfn go() { let x = 1; }",
-            ),
+            ("src/a.rs", "fn run() { lifetime(); elide(); }"),
+            ("src/b.rs", "fn elide_lifetime() {}\nfn run() {}"),
         ]);
-        let r = ranked(&docs, Some("lifetime elision"));
+        let r = ranked(&docs, Some("lifetime elide"));
         assert_eq!(docs[r[0].0].path, "src/b.rs", "{r:?}");
+        assert!(r[0].1.parts.iter().all(|p| p.0 != "defines_symbol"));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! What kind of file a path is (README or manifest, entry point, source, docs, test, example,
-//! generated, lock), the default order that follows from it, and the words by which a query asks
-//! for tests or docs themselves.
+//! generated, lock), the default order that follows from it, whether it is prose or an
+//! auxiliary file (neither code nor prose: build files, manifests, metadata, type stubs), and
+//! the words by which a query asks for tests, docs or auxiliary files themselves.
 
 use super::Score;
 
@@ -33,10 +34,10 @@ pub(super) fn is_prose(path: &str) -> bool {
 
 /// Whether a path is an auxiliary file: neither code nor prose, but what builds, packages,
 /// describes or licenses the code (`Makefile`, `pom.xml`, `*.csproj`, `package.json`,
-/// `re.opam`, `PKG-INFO`, `LICENSE`, data and config files, `*.orig` leftovers). Such files
-/// list many of the code's names without defining or explaining them. A file without an
-/// extension whose name is lowercase is taken for a script (a shell completion), not
-/// auxiliary.
+/// `re.opam`, `PKG-INFO`, `LICENSE`, data and config files, `*.orig` leftovers), and type stubs
+/// that declare what other files define (`index.d.ts`, `*.pyi`). Such files list many of the
+/// code's names without defining or explaining them. A file without an extension whose name is
+/// lowercase is taken for a script (a shell completion), not auxiliary.
 pub(super) fn is_auxiliary(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     if is_prose(path) {
@@ -368,6 +369,7 @@ mod tests {
             "pkg/unit-tests/a.js",
             "tests/it.rs",
             "src/a_test.go",
+            "t/mojo/reactor_ev.t",
         ] {
             assert_eq!(class_of(path), Class::Test, "{path}");
         }
@@ -378,6 +380,35 @@ mod tests {
             "lib/testing.ml",
         ] {
             assert_ne!(class_of(path), Class::Test, "{path}");
+        }
+    }
+
+    #[test]
+    fn auxiliary_files_are_neither_code_nor_prose() {
+        for path in [
+            "Makefile",
+            "pom.xml",
+            "Src/Newtonsoft.Json/Newtonsoft.Json.csproj",
+            "re.opam",
+            "PKG-INFO",
+            "LICENSE",
+            "index.d.ts",
+            "typings/click.pyi",
+            "lib/x.js.orig",
+        ] {
+            assert!(is_auxiliary(path), "{path}");
+        }
+        for path in [
+            "src/lib.rs",
+            "lib/Mojo/Util.pm",
+            "lib/elixir/src/elixir_erl.erl",
+            "lib/core.mli",
+            "completions/wget",
+            "bash_completion",
+            "README.md",
+            "docs/guide.rst",
+        ] {
+            assert!(!is_auxiliary(path), "{path}");
         }
     }
 }

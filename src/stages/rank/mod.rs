@@ -4,15 +4,18 @@
 //! entry points, core sources, docs and config, then tests, examples, fixtures, generated and
 //! vendored files, and lock files last; shallower and smaller files first within a class.
 //!
-//! With a query, files are scored with BM25 over code-aware terms (identifiers split on
+//! With a query, files are scored with BM25F over code-aware terms (identifiers split on
 //! snake_case and camelCase, acronyms kept whole: `getHTTPResponse` → get, http, response, plus
-//! the whole identifier), where path components count as terms too, plus boosts when the query
+//! the whole identifier), where the terms of the names a file defines count more and path
+//! components count as terms too (the fields, `fields.rs`), plus boosts when the query
 //! names a file, a directory, or a symbol the file defines. Only whole query words name things
 //! (`deserialize_map` names `deserialize_map`, not `map.rs`), and two or three of them in a row
 //! name what they spell together (`JSON array` names `JsonArray.java`). A query term brings its
 //! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]). Tests,
 //! examples, fixtures and generated files count half, unless the query asks for tests or
-//! examples. The prior breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
+//! examples; prose counts 0.3 unless it asks for docs; auxiliary files (build files, manifests,
+//! package metadata, type stubs such as `.d.ts`) count half unless it names them. The prior
+//! breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
 //! measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
 //!
 //! Ranking decides only what is kept; the rendered output stays sorted by path.
@@ -23,8 +26,9 @@
 //! [`Indexed`] files (the search index, built once per file content) costs a few binary searches
 //! per file and query term plus the sort. Either stops between files when the caller cancels.
 //!
-//! The stage is split by job: `terms` turns text into terms (the features), `classes` says
-//! what kind of file a path is and gives the default order, `score` scores files for a query
+//! The stage is split by job: `terms` turns text into terms (the features), `fields` weighs
+//! them by where they stand (text, defined names, path), `classes` says what kind of file a path
+//! is (test, prose, auxiliary, ...) and gives the default order, `score` scores files for a query
 //! (BM25 and the boosts), `index` keeps what scoring needs of one file so that a warm search
 //! reads no text again ([`FileIndex`], [`rank_indexed`]), and `regions` explains a hit by the
 //! lines that match best.

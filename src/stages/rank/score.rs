@@ -1,7 +1,8 @@
-//! Scoring a set of files for a query: BM25 over the terms of each file's text and path, the
-//! boosts when the query names a file, a directory or a symbol the file defines, the weight
-//! taken off tests, examples, generated files and prose, and the re-scoring of the best files
-//! with their definitions from the syntax stage.
+//! Scoring a set of files for a query: BM25 over the weighted terms of each file's fields (text,
+//! defined names, path: `fields.rs`), the boosts when the query names a file, a directory or a
+//! symbol the file defines, the weight taken off tests, examples, generated files, prose and
+//! auxiliary files (build files, manifests, metadata, type stubs), and the re-scoring of the
+//! best files with their definitions from the syntax stage.
 
 use super::classes::{
     AUX_WORDS, Class, DOC_WORDS, TEST_WORDS, class_of, is_auxiliary, is_prose, prior,

@@ -1,6 +1,7 @@
 //! What kind of file a path is (README or manifest, entry point, source, docs, test, example,
-//! generated, lock), the default order that follows from it, and the words by which a query asks
-//! for tests or docs themselves.
+//! generated, lock), the default order that follows from it, whether it is prose or an
+//! auxiliary file (neither code nor prose: build files, manifests, metadata, type stubs), and
+//! the words by which a query asks for tests, docs or auxiliary files themselves.
 
 use super::Score;
 
@@ -30,6 +31,133 @@ pub(super) fn is_prose(path: &str) -> bool {
         || matches!(ext, "md" | "rst" | "txt" | "adoc" | "html" | "htm" | "1")
         || class_of(path) == Class::Docs
 }
+
+/// Whether a path is an auxiliary file: neither code nor prose, but what builds, packages,
+/// describes or licenses the code (`Makefile`, `pom.xml`, `*.csproj`, `package.json`,
+/// `re.opam`, `PKG-INFO`, `LICENSE`, data and config files, `*.orig` leftovers), and type stubs
+/// that declare what other files define (`index.d.ts`, `*.pyi`). Such files list many of the
+/// code's names without defining or explaining them. A file without an extension whose name is
+/// lowercase is taken for a script (a shell completion), not auxiliary.
+pub(super) fn is_auxiliary(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if is_prose(path) {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    if [".d.ts", ".d.cts", ".d.mts", ".pyi"]
+        .iter()
+        .any(|s| lower.ends_with(s))
+    {
+        return true;
+    }
+    match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => !is_code_ext(&ext.to_ascii_lowercase()),
+        // `Makefile`, `LICENSE`, `PKG-INFO`, `.travis.yml`; not `wget` or `bash_completion`.
+        _ => name.starts_with('.') || name.chars().next().is_some_and(|c| c.is_ascii_uppercase()),
+    }
+}
+
+/// Whether a file extension is a programming language's source (or header) extension.
+fn is_code_ext(ext: &str) -> bool {
+    matches!(
+        ext,
+        "rs" | "py"
+            | "pyi"
+            | "js"
+            | "mjs"
+            | "cjs"
+            | "jsx"
+            | "ts"
+            | "mts"
+            | "cts"
+            | "tsx"
+            | "go"
+            | "c"
+            | "h"
+            | "cc"
+            | "cpp"
+            | "cxx"
+            | "hpp"
+            | "hh"
+            | "hxx"
+            | "inl"
+            | "m"
+            | "mm"
+            | "java"
+            | "kt"
+            | "kts"
+            | "scala"
+            | "groovy"
+            | "swift"
+            | "rb"
+            | "rake"
+            | "php"
+            | "cs"
+            | "fs"
+            | "vb"
+            | "zig"
+            | "ex"
+            | "exs"
+            | "erl"
+            | "hrl"
+            | "yrl"
+            | "xrl"
+            | "hs"
+            | "lhs"
+            | "ml"
+            | "mli"
+            | "mll"
+            | "mly"
+            | "lua"
+            | "sh"
+            | "bash"
+            | "zsh"
+            | "fish"
+            | "pl"
+            | "pm"
+            | "t"
+            | "vue"
+            | "svelte"
+            | "dart"
+            | "jl"
+            | "r"
+            | "clj"
+            | "cljs"
+            | "el"
+            | "lisp"
+            | "scm"
+            | "nim"
+            | "cr"
+            | "d"
+            | "v"
+            | "sv"
+            | "vhd"
+            | "f90"
+            | "asm"
+            | "s"
+            | "sql"
+            | "ps1"
+            | "bat"
+            | "tcl"
+            | "elm"
+            | "purs"
+            | "sol"
+            | "proto"
+            | "in"
+    )
+}
+
+/// Query words that ask for auxiliary files ([`is_auxiliary`]) themselves.
+pub(super) const AUX_WORDS: &[&str] = &[
+    "declaration",
+    "declarations",
+    "typings",
+    "stub",
+    "stubs",
+    "manifest",
+    "packaging",
+    "license",
+];
 
 /// Query words that ask for tests or examples themselves.
 pub(super) const TEST_WORDS: &[&str] = &[
@@ -157,7 +285,7 @@ pub fn class_of(path: &str) -> Class {
     if name.starts_with("readme") || (dirs.len() <= 1 && MANIFESTS.contains(&name)) {
         return Class::ReadmeOrManifest;
     }
-    if in_dir(&["tests", "test", "__tests__", "spec", "specs"])
+    if in_dir(&["tests", "test", "__tests__", "spec", "specs", "t"])
         || dirs.iter().any(|d| is_test_dir(d))
         || pascal_test(path.rsplit('/').next().unwrap_or(path))
         || name.starts_with("test_")
@@ -241,6 +369,7 @@ mod tests {
             "pkg/unit-tests/a.js",
             "tests/it.rs",
             "src/a_test.go",
+            "t/mojo/reactor_ev.t",
         ] {
             assert_eq!(class_of(path), Class::Test, "{path}");
         }
@@ -251,6 +380,35 @@ mod tests {
             "lib/testing.ml",
         ] {
             assert_ne!(class_of(path), Class::Test, "{path}");
+        }
+    }
+
+    #[test]
+    fn auxiliary_files_are_neither_code_nor_prose() {
+        for path in [
+            "Makefile",
+            "pom.xml",
+            "Src/Newtonsoft.Json/Newtonsoft.Json.csproj",
+            "re.opam",
+            "PKG-INFO",
+            "LICENSE",
+            "index.d.ts",
+            "typings/click.pyi",
+            "lib/x.js.orig",
+        ] {
+            assert!(is_auxiliary(path), "{path}");
+        }
+        for path in [
+            "src/lib.rs",
+            "lib/Mojo/Util.pm",
+            "lib/elixir/src/elixir_erl.erl",
+            "lib/core.mli",
+            "completions/wget",
+            "bash_completion",
+            "README.md",
+            "docs/guide.rst",
+        ] {
+            assert!(!is_auxiliary(path), "{path}");
         }
     }
 }

@@ -1,8 +1,9 @@
 //! The search index of one file: what scoring needs of it, computed once from its shown path and
 //! its shown text (secrets already redacted), so that a later query only looks its terms up.
 //!
-//! A [`FileIndex`] holds the weighted frequency of every term of the file (text 1, path
-//! [`PATH_WEIGHT`], as [`super::rank_weighted`] counts them), its weighted length, the names it
+//! A [`FileIndex`] holds the weighted frequency of every term of the file (by field: text 1,
+//! the header comment more, defined names more, the path more; see [`super::fields`], which
+//! both this and [`super::rank_weighted`] count with), its weighted length, the names it
 //! defines by the keyword guess, and its text's length. Terms are kept as 64-bit hashes, sorted,
 //! so a lookup is a binary search (behind a Bloom filter of about 10 bits a term, which rules
 //! out most absent terms with one cache line) and the index costs 17 bytes per distinct term of the file
@@ -14,7 +15,8 @@
 //! the path (the cost [`super::rank_weighted`] pays per query), then a sort of the distinct terms.
 
 use super::Query;
-use super::score::{Gathered, PATH_WEIGHT, PathFacts, Touched, defined_symbols};
+use super::fields::for_each_weighted_term;
+use super::score::{Gathered, PathFacts, Touched, defined_symbols};
 use super::terms::{for_each_term, term_hash};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -48,15 +50,10 @@ impl FileIndex {
     pub fn build(path: &str, text: &str) -> FileIndex {
         let mut tf: FxHashMap<u64, u32> = FxHashMap::default();
         let mut len = 0usize;
-        for_each_term(text, |t| {
-            len += 1;
+        for_each_weighted_term(path, text, |t, w| {
+            len += w;
             let f = tf.entry(term_hash(t)).or_default();
-            *f = f.saturating_add(1);
-        });
-        for_each_term(path, |t| {
-            len += PATH_WEIGHT;
-            let f = tf.entry(term_hash(t)).or_default();
-            *f = f.saturating_add(PATH_WEIGHT as u32);
+            *f = f.saturating_add(w as u32);
         });
         let mut terms: Vec<(u64, u32)> = tf.into_iter().collect();
         terms.sort_unstable();
@@ -567,19 +564,23 @@ pub fn module_name(path: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fields::DEFINED_WEIGHT;
+    use super::super::score::PATH_WEIGHT;
     use super::*;
 
     #[test]
     fn counts_text_and_path_terms_and_defined_names() {
         let ix = FileIndex::build("src/http_client.rs", "fn get_response() { response }");
-        // `response` (stemmed): twice in the text; `http`: once in the path, weighted.
-        assert_eq!(ix.tf(term_hash("respons")), Some(2));
+        // `response` (stemmed): twice in the text, once more in the defined name (weighted);
+        // `http`: once in the path, weighted.
+        assert_eq!(ix.tf(term_hash("respons")), Some(2 + DEFINED_WEIGHT));
         assert_eq!(ix.tf(term_hash("http")), Some(PATH_WEIGHT));
         assert_eq!(ix.tf(term_hash("missing")), None);
         assert!(ix.defines(term_hash("getresponse")));
         assert!(!ix.defines(term_hash("response")));
-        // fn, getresponse, get, response, response; then src, httpclient, http, client, rs.
-        assert_eq!(ix.len(), 5 + 5 * PATH_WEIGHT);
+        // fn, getresponse, get, response, response; the defined name's getresponse, get,
+        // response; then src, httpclient, http, client, rs.
+        assert_eq!(ix.len(), 5 + 3 * DEFINED_WEIGHT + 5 * PATH_WEIGHT);
         assert_eq!(ix.text_len(), 30);
         assert!(ix.bytes() >= ix.distinct_terms() * 12);
     }

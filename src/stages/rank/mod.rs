@@ -4,15 +4,18 @@
 //! entry points, core sources, docs and config, then tests, examples, fixtures, generated and
 //! vendored files, and lock files last; shallower and smaller files first within a class.
 //!
-//! With a query, files are scored with BM25 over code-aware terms (identifiers split on
+//! With a query, files are scored with BM25F over code-aware terms (identifiers split on
 //! snake_case and camelCase, acronyms kept whole: `getHTTPResponse` → get, http, response, plus
-//! the whole identifier), where path components count as terms too, plus boosts when the query
+//! the whole identifier), where the terms of the names a file defines count more and path
+//! components count as terms too (the fields, `fields.rs`), plus boosts when the query
 //! names a file, a directory, or a symbol the file defines. Only whole query words name things
 //! (`deserialize_map` names `deserialize_map`, not `map.rs`), and two or three of them in a row
 //! name what they spell together (`JSON array` names `JsonArray.java`). A query term brings its
 //! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]). Tests,
 //! examples, fixtures and generated files count half, unless the query asks for tests or
-//! examples. The prior breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
+//! examples; prose counts 0.3 unless it asks for docs; auxiliary files (build files, manifests,
+//! package metadata, type stubs such as `.d.ts`) count half unless it names them. The prior
+//! breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
 //! measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
 //!
 //! Ranking decides only what is kept; the rendered output stays sorted by path.
@@ -23,13 +26,15 @@
 //! [`Indexed`] files (the search index, built once per file content) costs a few binary searches
 //! per file and query term plus the sort. Either stops between files when the caller cancels.
 //!
-//! The stage is split by job: `terms` turns text into terms (the features), `classes` says
-//! what kind of file a path is and gives the default order, `score` scores files for a query
+//! The stage is split by job: `terms` turns text into terms (the features), `fields` weighs
+//! them by where they stand (text, defined names, path), `classes` says what kind of file a path
+//! is (test, prose, auxiliary, ...) and gives the default order, `score` scores files for a query
 //! (BM25 and the boosts), `index` keeps what scoring needs of one file so that a warm search
 //! reads no text again ([`FileIndex`], [`rank_indexed`]), and `regions` explains a hit by the
 //! lines that match best.
 
 mod classes;
+mod fields;
 mod index;
 mod regions;
 mod score;
@@ -677,6 +682,15 @@ mod tests {
             ),
             ("src/a/a.rs", "fn unrelated() {}"),
             ("src/empty.rs", ""),
+            (
+                "src/backoff.rs",
+                "//! The delay between attempts.\nfn retry_header() {}",
+            ),
+            ("Makefile", "retry:\n\tcargo run -- retry header"),
+            (
+                "index.d.ts",
+                "export function parseHeader(): void; // retry",
+            ),
         ]);
         let indexes = indexes_of(&docs);
         let indexed = indexed_of(&docs, &indexes);
@@ -752,6 +766,47 @@ mod tests {
                 assert_eq!(rank(&patched), rank(&fresh), "{q} after editing file {at}");
             }
         }
+    }
+
+    #[test]
+    fn a_file_that_defines_what_is_asked_for_ranks_above_one_that_uses_it() {
+        // The same words, in a definition's name and in calls; the shorter file would win on
+        // BM25 alone. The words in reverse order name nothing (no `defines_symbol`).
+        let docs = files(&[
+            ("src/a.rs", "fn run() { lifetime(); elide(); }"),
+            ("src/b.rs", "fn elide_lifetime() {}\nfn run() {}"),
+        ]);
+        let r = ranked(&docs, Some("lifetime elide"));
+        assert_eq!(docs[r[0].0].path, "src/b.rs", "{r:?}");
+        assert!(r[0].1.parts.iter().all(|p| p.0 != "defines_symbol"));
+    }
+
+    #[test]
+    fn auxiliary_files_count_for_less_unless_named_or_asked_for() {
+        counts_for_less_unless_asked(
+            ["index.d.ts", "src/header.ts"],
+            "export function parseHeader(): void;",
+            "parse header",
+            "parse header declarations",
+            "auxiliary_file",
+        );
+        // A manifest comes first by default; for a query it counts half, unless it is named.
+        let text = "install: cp bin/tool /usr/local/bin";
+        let docs = files(&[
+            ("Makefile", text),
+            ("install.sh", text),
+            ("src/other.rs", "fn x() {}"),
+            ("src/more.rs", "fn y() {}"),
+        ]);
+        let r = ranked(&docs, Some("install tool"));
+        assert_eq!(docs[r[0].0].path, "install.sh", "{r:?}");
+        assert!(r[1].1.parts.iter().any(|p| p.0 == "auxiliary_file"));
+        let r = ranked(&docs, Some("install tool makefile"));
+        assert_eq!(docs[r[0].0].path, "Makefile", "{r:?}");
+        assert!(
+            r.iter()
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "auxiliary_file"))
+        );
     }
 
     #[test]

@@ -1,9 +1,13 @@
-//! Scoring a set of files for a query: BM25 over the terms of each file's text and path, the
-//! boosts when the query names a file, a directory or a symbol the file defines, the weight
-//! taken off tests, examples, generated files and prose, and the re-scoring of the best files
-//! with their definitions from the syntax stage.
+//! Scoring a set of files for a query: BM25 over the weighted terms of each file's fields (text,
+//! defined names, path: `fields.rs`), the boosts when the query names a file, a directory or a
+//! symbol the file defines, the weight taken off tests, examples, generated files, prose and
+//! auxiliary files (build files, manifests, metadata, type stubs), and the re-scoring of the
+//! best files with their definitions from the syntax stage.
 
-use super::classes::{Class, DOC_WORDS, TEST_WORDS, class_of, is_prose, prior};
+use super::classes::{
+    AUX_WORDS, Class, DOC_WORDS, TEST_WORDS, class_of, is_auxiliary, is_prose, prior,
+};
+use super::fields::for_each_weighted_term;
 use super::terms::{for_each_term, term_hash};
 use super::{Doc, Indexed, Query, Score, Weighted};
 use crate::vocab::Symbol;
@@ -20,6 +24,13 @@ const DIR_BOOST: f64 = 2.0;
 const SYMBOL_BOOST: f64 = 4.0;
 /// What a test, example, fixture or generated file's relevance is multiplied by.
 const SECONDARY_FACTOR: f64 = 0.5;
+/// What a prose file's relevance is multiplied by, unless the query asks for docs: prose
+/// explains in the words of a question what the code defines (0.5 before 2026-11-27; 0.3 was
+/// measured better on the dev half, with the fields of [`super::fields`]).
+const PROSE_FACTOR: f64 = 0.3;
+/// What an auxiliary file's relevance ([`is_auxiliary`]: build files, manifests, metadata,
+/// type stubs) is multiplied by, unless the query names it or asks for such files.
+const AUXILIARY_FACTOR: f64 = 0.5;
 /// Weight of a term occurrence in the path relative to one in the contents.
 pub(super) const PATH_WEIGHT: usize = 5;
 
@@ -180,14 +191,13 @@ pub(super) fn gather(
         }
         let mut tf: HashMap<usize, usize> = HashMap::new();
         let mut len = 0;
-        let mut add = |t: &str, w: usize| {
+        let add = |t: &str, w: usize| {
             len += w;
             if let Some(&k) = wanted.get(t) {
                 *tf.entry(k).or_default() += w;
             }
         };
-        for_each_term(d.text, |t| add(t, 1));
-        for_each_term(d.path, |t| add(t, PATH_WEIGHT));
+        for_each_weighted_term(d.path, d.text, add);
         let mut tf: Vec<(usize, usize)> = tf.into_iter().collect();
         tf.sort_unstable();
         let symbol_hits = defined_symbols(d.text)
@@ -286,6 +296,7 @@ pub(super) fn bm25_of<'f>(
     // Prose (docs, READMEs, changelogs) explains; the code defines. It counts for less, unless
     // the query asks for documentation.
     let wants_docs = named.iter().any(|n| DOC_WORDS.contains(n));
+    let wants_aux = named.iter().any(|n| AUX_WORDS.contains(n));
     let Corpus { n, avg_len, df } = corpus;
     // Each term's weight times its inverse document frequency.
     let idf: Vec<f64> = df
@@ -305,7 +316,7 @@ pub(super) fn bm25_of<'f>(
             &idf,
             *avg_len,
             &named_hashes,
-            (wants_tests, wants_docs),
+            (wants_tests, wants_docs, wants_aux),
         ));
     }
     Some((out, idf))
@@ -325,7 +336,7 @@ fn score_one(
     weighted_idf: &[f64],
     avg_len: f64,
     named: &[u64],
-    (wants_tests, wants_docs): (bool, bool),
+    (wants_tests, wants_docs, wants_aux): (bool, bool, bool),
 ) -> (usize, Score) {
     let mut text_score = 0.0;
     for &(k, f) in &g.tf {
@@ -353,8 +364,11 @@ fn score_one(
         parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;
     } else if !wants_docs && facts.prose && relevant > 0.0 {
-        parts.push(("docs_file", -relevant * (1.0 - SECONDARY_FACTOR)));
-        relevant *= SECONDARY_FACTOR;
+        parts.push(("docs_file", -relevant * (1.0 - PROSE_FACTOR)));
+        relevant *= PROSE_FACTOR;
+    } else if facts.aux && !wants_aux && !file_hit && !dir_hit && relevant > 0.0 {
+        parts.push(("auxiliary_file", -relevant * (1.0 - AUXILIARY_FACTOR)));
+        relevant *= AUXILIARY_FACTOR;
     }
     // The prior is scaled down so it only breaks ties between relevant files, and keeps files
     // the query does not touch in their default order below all that it does.
@@ -378,6 +392,7 @@ pub struct PathFacts {
     dirs: Vec<u64>,
     class: Class,
     prose: bool,
+    aux: bool,
     prior: f64,
 }
 
@@ -403,6 +418,7 @@ impl PathFacts {
             dirs: comps.iter().map(|c| term_hash(&lower(c))).collect(),
             class: class_of(path),
             prose: is_prose(path),
+            aux: is_auxiliary(path),
             prior: prior(path, text_len).total,
         }
     }
@@ -430,6 +446,11 @@ impl PathFacts {
 /// `fn x`, `struct X`, `class X`, `def x`, `func X`, ... Not `type X`: in Rust that is mostly an
 /// associated type (`type Error = ...;`) that repeats a trait's vocabulary in every impl.
 pub(super) fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
+    defined_words(text).map(|w| w.replace('_', "").to_lowercase())
+}
+
+/// The names [`defined_symbols`] finds, as written.
+pub(super) fn defined_words(text: &str) -> impl Iterator<Item = &str> + '_ {
     // A name is a word that is not a keyword, after a word that is: found from each keyword
     // standing as a whole word (one automaton pass, no per-character work), by the word that
     // follows it. Every word has one word before it, so each name comes once, in order.
@@ -444,7 +465,7 @@ pub(super) fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
             }
             let next = next_word(text, end)?;
             if !is_definer(next) {
-                return Some(next.replace('_', "").to_lowercase());
+                return Some(next);
             }
         }
         None

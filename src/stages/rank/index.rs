@@ -2,8 +2,8 @@
 //! its shown text (secrets already redacted), so that a later query only looks its terms up.
 //!
 //! A [`FileIndex`] holds the weighted frequency of every term of the file (by field: text 1,
-//! the header comment more, defined names more, the path more; see [`super::fields`], which
-//! both this and [`super::rank_weighted`] count with), its weighted length, the names it
+//! defined names more, the path more; see `super::fields`, which both this and
+//! [`super::rank_weighted`] count with), its weighted length, the names it
 //! defines by the keyword guess, and its text's length. Terms are kept as 64-bit hashes, sorted,
 //! so a lookup is a binary search (behind a Bloom filter of about 10 bits a term, which rules
 //! out most absent terms with one cache line) and the index costs 17 bytes per distinct term of the file

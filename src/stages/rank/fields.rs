@@ -6,11 +6,18 @@
 //! ranking from text and for the index, so they count exactly alike. The index keeps one
 //! weighted count per distinct term as before: the field costs it no memory.
 //!
+//! The names a file defines are found by a keyword guess ([`defined_words`]: the word after
+//! `fn`, `class`, `def`, `func`, ...), one automaton pass over the text, in every language.
+//!
 //! Measured and dropped (2026-11-27, `docs/ranking-eval.md`): a header field (the file's first
 //! comment block that is not a license, counted 8 times) and comments counted twice.
 
-use super::score::{PATH_WEIGHT, defined_words};
 use super::terms::for_each_term;
+use aho_corasick::{AhoCorasick, MatchKind};
+use std::sync::OnceLock;
+
+/// Weight of a term occurrence in the path relative to one in the contents.
+pub(super) const PATH_WEIGHT: usize = 5;
 
 /// Weight added to a term of a name the file defines, over its own occurrence in the text.
 /// Measured on the dev half: 1, 2 and 4 within 0.002 of each other, 2 the best.
@@ -26,6 +33,83 @@ pub(super) fn for_each_weighted_term(path: &str, text: &str, mut f: impl FnMut(&
         for_each_term(name, |t| f(t, DEFINED_WEIGHT));
     }
     for_each_term(path, |t| f(t, PATH_WEIGHT));
+}
+
+/// Names the file defines, lowercased and without underscores (as whole-identifier terms are):
+/// `fn x`, `struct X`, `class X`, `def x`, `func X`, ... Not `type X`: in Rust that is mostly an
+/// associated type (`type Error = ...;`) that repeats a trait's vocabulary in every impl.
+pub(super) fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
+    defined_words(text).map(|w| w.replace('_', "").to_lowercase())
+}
+
+/// The names [`defined_symbols`] finds, as written.
+pub(super) fn defined_words(text: &str) -> impl Iterator<Item = &str> + '_ {
+    // A name is a word that is not a keyword, after a word that is: found from each keyword
+    // standing as a whole word (one automaton pass, no per-character work), by the word that
+    // follows it. Every word has one word before it, so each name comes once, in order.
+    let mut found = definers().find_iter(text);
+    std::iter::from_fn(move || {
+        for m in found.by_ref() {
+            let (start, end) = (m.start(), m.end());
+            let joined_before = text[..start].chars().next_back().is_some_and(is_word_char);
+            let joined_after = text[end..].chars().next().is_some_and(is_word_char);
+            if joined_before || joined_after {
+                continue;
+            }
+            let next = next_word(text, end)?;
+            if !is_definer(next) {
+                return Some(next);
+            }
+        }
+        None
+    })
+}
+
+/// The keywords a definition's name follows, as one automaton (built once).
+fn definers() -> &'static AhoCorasick {
+    static DEFINERS: OnceLock<AhoCorasick> = OnceLock::new();
+    DEFINERS.get_or_init(|| {
+        AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(DEFINERS_LIST)
+            .expect("fourteen fixed keywords build an automaton")
+    })
+}
+
+const DEFINERS_LIST: &[&str] = &[
+    "fn",
+    "struct",
+    "enum",
+    "trait",
+    "mod",
+    "class",
+    "def",
+    "func",
+    "interface",
+    "function",
+    "const",
+    "static",
+    "impl",
+    "macro_rules!",
+];
+
+/// Whether `c` is part of a word for the keyword guess: alphanumeric (any script), `_` or `!`.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '!'
+}
+
+/// The first word of `text` at or after byte `from` (a character boundary).
+fn next_word(text: &str, from: usize) -> Option<&str> {
+    let rest = &text[from..];
+    let start = rest.find(is_word_char)?;
+    let word = &rest[start..];
+    let end = word.find(|c: char| !is_word_char(c)).unwrap_or(word.len());
+    Some(&word[..end])
+}
+
+/// Whether `word` is a keyword that a definition's name follows.
+pub(super) fn is_definer(word: &str) -> bool {
+    DEFINERS_LIST.contains(&word)
 }
 
 #[cfg(test)]

@@ -15,8 +15,9 @@
 //! the path (the cost [`super::rank_weighted`] pays per query), then a sort of the distinct terms.
 
 use super::Query;
+use super::fields::defined_symbols;
 use super::fields::for_each_weighted_term;
-use super::score::{Gathered, PathFacts, Touched, defined_symbols};
+use super::score::{Gathered, PathFacts, Touched};
 use super::terms::{for_each_term, term_hash};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -565,7 +566,7 @@ pub fn module_name(path: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::super::fields::DEFINED_WEIGHT;
-    use super::super::score::PATH_WEIGHT;
+    use super::super::fields::PATH_WEIGHT;
     use super::*;
 
     #[test]

@@ -255,7 +255,7 @@ pub fn rank_weighted(
 /// The names `text` defines by the keyword guess (`fn x`, `struct X`, `class X`, `def x`, ...),
 /// lowercased and without underscores, in order, repeats included.
 pub fn defined_names(text: &str) -> Vec<String> {
-    score::defined_symbols(text).collect()
+    fields::defined_symbols(text).collect()
 }
 
 /// One file to rank from its index (see [`FileIndex`]): the same score as the [`Doc`] it was

@@ -2,7 +2,7 @@
 //! look at first.
 
 use super::Query;
-use super::score::defined_symbols;
+use super::fields::defined_symbols;
 use super::terms::for_each_term;
 use aho_corasick::AhoCorasick;
 use rustc_hash::{FxHashMap, FxHashSet};

@@ -7,13 +7,11 @@
 use super::classes::{
     AUX_WORDS, Class, DOC_WORDS, TEST_WORDS, class_of, is_auxiliary, is_prose, prior,
 };
-use super::fields::for_each_weighted_term;
+use super::fields::{defined_symbols, for_each_weighted_term};
 use super::terms::{for_each_term, term_hash};
 use super::{Doc, Indexed, Query, Score, Weighted};
 use crate::vocab::Symbol;
-use aho_corasick::{AhoCorasick, MatchKind};
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
 
 /// BM25 parameters (the usual defaults).
 const K1: f64 = 1.2;
@@ -31,8 +29,6 @@ const PROSE_FACTOR: f64 = 0.3;
 /// What an auxiliary file's relevance ([`is_auxiliary`]: build files, manifests, metadata,
 /// type stubs) is multiplied by, unless the query names it or asks for such files.
 const AUXILIARY_FACTOR: f64 = 0.5;
-/// Weight of a term occurrence in the path relative to one in the contents.
-pub(super) const PATH_WEIGHT: usize = 5;
 
 /// Weight of the query's terms found in definition names and doc lines, relative to their
 /// weight in the text.
@@ -150,7 +146,7 @@ pub(super) fn resymbol(score: &mut Score, facts: &SymbolFacts, query: &Query, id
 
 /// What BM25 needs of one file for one query: the weighted frequency of each query term it
 /// holds (by the term's position in the query, ascending), its weighted length in terms (text
-/// 1, path [`PATH_WEIGHT`]), and how many of the names the query names it defines (by the
+/// 1, path `PATH_WEIGHT`), and how many of the names the query names it defines (by the
 /// keyword guess, [`defined_symbols`]).
 pub(super) struct Gathered {
     pub(super) tf: Vec<(usize, usize)>,
@@ -442,85 +438,9 @@ impl PathFacts {
     }
 }
 
-/// Names the file defines, lowercased and without underscores (as whole-identifier terms are):
-/// `fn x`, `struct X`, `class X`, `def x`, `func X`, ... Not `type X`: in Rust that is mostly an
-/// associated type (`type Error = ...;`) that repeats a trait's vocabulary in every impl.
-pub(super) fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
-    defined_words(text).map(|w| w.replace('_', "").to_lowercase())
-}
-
-/// The names [`defined_symbols`] finds, as written.
-pub(super) fn defined_words(text: &str) -> impl Iterator<Item = &str> + '_ {
-    // A name is a word that is not a keyword, after a word that is: found from each keyword
-    // standing as a whole word (one automaton pass, no per-character work), by the word that
-    // follows it. Every word has one word before it, so each name comes once, in order.
-    let mut found = definers().find_iter(text);
-    std::iter::from_fn(move || {
-        for m in found.by_ref() {
-            let (start, end) = (m.start(), m.end());
-            let joined_before = text[..start].chars().next_back().is_some_and(is_word_char);
-            let joined_after = text[end..].chars().next().is_some_and(is_word_char);
-            if joined_before || joined_after {
-                continue;
-            }
-            let next = next_word(text, end)?;
-            if !is_definer(next) {
-                return Some(next);
-            }
-        }
-        None
-    })
-}
-
-/// The keywords a definition's name follows, as one automaton (built once).
-fn definers() -> &'static AhoCorasick {
-    static DEFINERS: OnceLock<AhoCorasick> = OnceLock::new();
-    DEFINERS.get_or_init(|| {
-        AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(DEFINERS_LIST)
-            .expect("fourteen fixed keywords build an automaton")
-    })
-}
-
-const DEFINERS_LIST: &[&str] = &[
-    "fn",
-    "struct",
-    "enum",
-    "trait",
-    "mod",
-    "class",
-    "def",
-    "func",
-    "interface",
-    "function",
-    "const",
-    "static",
-    "impl",
-    "macro_rules!",
-];
-
-/// Whether `c` is part of a word for the keyword guess: alphanumeric (any script), `_` or `!`.
-fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '!'
-}
-
-/// The first word of `text` at or after byte `from` (a character boundary).
-fn next_word(text: &str, from: usize) -> Option<&str> {
-    let rest = &text[from..];
-    let start = rest.find(is_word_char)?;
-    let word = &rest[start..];
-    let end = word.find(|c: char| !is_word_char(c)).unwrap_or(word.len());
-    Some(&word[..end])
-}
-
-/// Whether `word` is a keyword that a definition's name follows.
-fn is_definer(word: &str) -> bool {
-    DEFINERS_LIST.contains(&word)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::fields::is_definer;
     use super::*;
 
     /// The keyword guess as it was first written, a `char` at a time: the byte-wise split must

@@ -80,10 +80,12 @@ pub fn co_changes(
         if repo.diff_trees(parent, Some(info.tree), &only)?.is_empty() {
             return Ok(true);
         }
-        let changed = repo.diff_trees(parent, Some(info.tree), &all)?;
-        if changed.len() > MAX_COMMIT_FILES {
+        // A commit of many files is passed over as soon as that is known.
+        let Some(changed) =
+            repo.diff_trees_at_most(parent, Some(info.tree), &all, MAX_COMMIT_FILES)?
+        else {
             return Ok(true);
-        }
+        };
         out.changing += 1;
         let weight = 1.0 / (changed.len().max(2) - 1) as f64;
         for c in changed.into_iter().filter(|c| c.path != target) {

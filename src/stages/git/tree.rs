@@ -227,20 +227,41 @@ impl Repo {
         filter: &PathFilter,
     ) -> Result<Vec<TreeChange>, GitError> {
         let mut out = Vec::new();
-        self.diff_level(Vec::new(), old, new, filter, &mut out)?;
+        self.diff_level(Vec::new(), old, new, filter, usize::MAX, &mut out)?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
 
+    /// [`Repo::diff_trees`] when at most `most` files differ; `None` as soon as one more is
+    /// found (the rest of the trees is not read).
+    pub fn diff_trees_at_most(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+        filter: &PathFilter,
+        most: usize,
+    ) -> Result<Option<Vec<TreeChange>>, GitError> {
+        let mut out = Vec::new();
+        self.diff_level(Vec::new(), old, new, filter, most, &mut out)?;
+        if out.len() > most {
+            return Ok(None);
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Some(out))
+    }
+
+    /// The files that differ beneath `prefix`, added to `out`; stops once it holds more than
+    /// `most`.
     fn diff_level(
         &self,
         prefix: Vec<u8>,
         old: Option<ObjectId>,
         new: Option<ObjectId>,
         filter: &PathFilter,
+        most: usize,
         out: &mut Vec<TreeChange>,
     ) -> Result<(), GitError> {
-        if old == new {
+        if old == new || out.len() > most {
             return Ok(());
         }
         let a = match old {
@@ -252,7 +273,7 @@ impl Repo {
             None => Vec::new(),
         };
         let (mut i, mut j) = (0, 0);
-        while i < a.len() || j < b.len() {
+        while (i < a.len() || j < b.len()) && out.len() <= most {
             let ord = match (a.get(i), b.get(j)) {
                 (Some(x), Some(y)) => x.name.cmp(&y.name),
                 (Some(_), None) => Ordering::Less,
@@ -284,7 +305,7 @@ impl Repo {
             };
             let (old_sub, new_sub) = (sub(x), sub(y));
             if (old_sub.is_some() || new_sub.is_some()) && filter.enters(&path) {
-                self.diff_level(path.clone(), old_sub, new_sub, filter, out)?;
+                self.diff_level(path.clone(), old_sub, new_sub, filter, most, out)?;
             }
             let (old_file, new_file) = (file(x), file(y));
             if old_file != new_file && filter.keeps(&path) {

@@ -179,6 +179,7 @@ fn changed(root: &Root, args: &Args, base: &str) -> Result<Vec<Vec<u8>>, (i32, S
         cache: None,
         observer: None,
         max_text_bytes: usize::MAX,
+        count_answer: false,
     };
     crate::driver::git::changes::changed_paths(&req, Some(base)).map_err(|e| match e {
         crate::driver::nav::NavError::Argument { message, .. } => {

@@ -297,6 +297,8 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
             None | Some(0) => usize::MAX,
             Some(n) => n,
         },
+        // The CLI prints the text only: an answer without a budget is not counted.
+        count_answer: false,
     };
     let text = match args.command {
         Command::Read { paths, .. } => read(&req, &paths).map(|a| a.page.text),

@@ -18,7 +18,6 @@ use super::sections::{self, Items, Note, Report};
 use super::session::{NavError, Proven, Request, Session};
 use crate::driver::file::FileContext;
 use crate::error::Error;
-use crate::stages::count;
 use crate::stages::filter::Filter;
 use crate::stages::syntax::{self, Language, Outline};
 use crate::vocab::{Encoding, Symbol};
@@ -141,7 +140,7 @@ pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, Nav
         limits,
     };
     let n: usize = sections.iter().map(Section::items).sum();
-    let count = |s: &str| count::count(encoding, s);
+    let count = session.counter();
     let mut flat: Vec<(usize, usize)> = Vec::with_capacity(n);
     for (s, sec) in sections.iter().enumerate() {
         flat.extend((0..sec.items()).map(|j| (s, j)));

@@ -149,7 +149,7 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
         memo: RefCell::new(HashMap::new()),
     };
     let n: usize = sections.iter().map(Section::items).sum();
-    let count = |s: &str| count::count(encoding, s);
+    let count = session.counter();
     // Each row's own count guides the fit; the first row of a section carries its header.
     let item_at = |mut i: usize| -> Option<(usize, usize)> {
         for (s, sec) in sections.iter().enumerate() {

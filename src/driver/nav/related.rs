@@ -30,7 +30,6 @@ use super::index::{self, IndexedFile, RepoIndex};
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
 use crate::driver::file::FileContext;
 use crate::error::Error;
-use crate::stages::count;
 use crate::stages::git::{self, cochange};
 use crate::stages::rank::{FileIndex, for_each_term, module_name, term_hash};
 use crate::vocab::Symbol;
@@ -238,7 +237,7 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
         history: history.as_ref(),
         limits,
     };
-    let count = |s: &str| count::count(encoding, s);
+    let count = session.counter();
     let mut cost = |i: usize| {
         let mut one = String::new();
         r.file(&mut one, i);

@@ -152,8 +152,11 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     let offset = args.offset.unwrap_or(0);
     let t0 = std::time::Instant::now();
     let session = Session::open(req)?;
-    // The answer is always counted.
-    count::prefetch(session.encoding());
+    // The tokenizer is built while the index is: a counted answer needs it (a budget was
+    // prefetched by `Session::open` already).
+    if session.counting() {
+        count::prefetch(session.encoding());
+    }
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
     index::with_index(&session, &ctx, |repo| {
@@ -276,7 +279,7 @@ fn answer(
         not_parsed: ctx.parse.not_parsed(),
         limits,
     };
-    let count = |s: &str| count::count(encoding, s);
+    let count = session.counter();
     let mut cost = |i: usize| {
         let mut one = String::new();
         r.hit(&mut one, i);

@@ -17,7 +17,7 @@
 //! differ only inside a secret) cannot be told apart by their shown name, and are refused as
 //! ambiguous.
 
-use super::fit::Limits;
+use super::fit::{self, Limits};
 use crate::cache::Cache;
 use crate::config::Options;
 use crate::driver::file::{self, FileContext, Processed};
@@ -52,6 +52,10 @@ pub struct Request<'a> {
     pub observer: Option<&'a dyn Observer>,
     /// Most bytes the answer's text may take (`usize::MAX`: no limit).
     pub max_text_bytes: usize,
+    /// Count the answer's tokens even when it has no budget: the server reports every answer's
+    /// count (`answer_tokens`); the CLI prints only the text, so it counts only to fit a budget
+    /// and never builds the tokenizer otherwise.
+    pub count_answer: bool,
 }
 
 impl Request<'_> {
@@ -69,6 +73,7 @@ impl Request<'_> {
             cache: None,
             observer: None,
             max_text_bytes,
+            count_answer: true,
         }
     }
 }
@@ -172,6 +177,18 @@ impl<'r, 'a> Session<'r, 'a> {
 
     pub fn encoding(&self) -> Encoding {
         self.options.encoding
+    }
+
+    /// Whether the answer is counted: always when it is fitted to a budget, else when the
+    /// surface reports counts ([`Request::count_answer`]).
+    pub fn counting(&self) -> bool {
+        self.budget().is_some() || self.req.count_answer
+    }
+
+    /// The counter of this call's answer: exact when [`Session::counting`], else one that
+    /// counts nothing (the answer's `tokens` is then 0).
+    pub fn counter(&self) -> impl Fn(&str) -> usize + use<> {
+        fit::counter(self.encoding(), self.counting())
     }
 
     /// What the answer must fit: the call's budget and its text limit.

@@ -16,7 +16,6 @@ use super::Answer;
 use super::fit;
 use super::session::{NavError, Request, Session, prove, repo_root};
 use crate::error::Error;
-use crate::stages::count;
 use crate::stages::syntax::{self, Language, Outline};
 use crate::vocab::Symbol;
 use std::collections::BTreeSet;
@@ -376,7 +375,7 @@ pub fn symbol(req: &Request<'_>, args: &SymbolArgs) -> Result<SymbolAnswer, NavE
     };
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
-    let count = |s: &str| count::count(encoding, s);
+    let count = session.counter();
     let mut cost = |i: usize| {
         let t = &matches[i].text;
         (count(t) + 1, t.len() + 1)

@@ -15,7 +15,6 @@ use super::Answer;
 use super::fit::{self, Limits};
 use super::read::line_count;
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
-use crate::stages::count;
 use crate::vocab::display_path;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
@@ -261,7 +260,7 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
         not_included: &not_included,
         limits,
     };
-    let count = |s: &str| count::count(encoding, s);
+    let count = session.counter();
     let mut cost = |i: usize| {
         let line = r.line(items[i], "│   ├── ");
         (count(&line) + 2, line.len() + 12)

@@ -81,6 +81,7 @@ pub fn run(
                 cache: ctx.cache,
                 observer: Some(ctx.observer),
                 max_text_bytes: ctx.config.max_output_bytes / 2,
+                count_answer: true,
             };
             match crate::driver::git::changes::changed_paths(&req, Some(&base.0)) {
                 Ok(p) => Some(p),

@@ -277,6 +277,7 @@ pub fn request<'a>(
         observer: Some(ctx.observer),
         // The text and its structured copy together stay within the server's response limit.
         max_text_bytes: ctx.config.max_output_bytes / 2,
+        count_answer: true,
     })
 }
 

@@ -29,9 +29,10 @@
 //! same file proves that every encoding's decoded tables equal the ones `from_dictionary` builds
 //! now, and the counting tests compare counts with tiktoken-rs.
 //!
-//! The decoded parts become a `BytePairEncoding` through its own serde form (MessagePack, as
-//! `bpe-openai` loads its tables): `Parts` mirrors that struct field for field, so the `bpe`
-//! version is pinned in `Cargo.toml`, and the tests fail if the layout ever changes.
+//! The decoded parts become a `BytePairEncoding` through its own `Deserialize`, fed field by
+//! field in its order ([`Feed`]); a built encoding is read back through MessagePack ([`Parts`],
+//! to store or compare it). `Parts` mirrors the struct field for field, so the `bpe` version is
+//! pinned in `Cargo.toml`, and the tests fail if the layout ever changes.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -39,7 +40,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use aneubeck_daachorse::DoubleArrayAhoCorasick;
 use bpe_openai::byte_pair_encoding::BytePairEncoding;
 use fnv::FnvHasher;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::de::value::{BytesDeserializer, MapDeserializer, SeqDeserializer};
+use serde::de::{DeserializeSeed, IntoDeserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 
 use crate::vocab::Encoding;
 
@@ -66,8 +69,7 @@ pub fn embedded(encoding: Encoding) -> &'static [u8] {
 pub fn load(encoding: Encoding) -> Result<BytePairEncoding, String> {
     let raw = inflate(embedded(encoding))?;
     let stored = Stored::from_raw(&raw)?;
-    let bytes = rmp_serde::to_vec(&stored).map_err(|e| e.to_string())?;
-    rmp_serde::from_slice(&bytes).map_err(|e| e.to_string())
+    BytePairEncoding::deserialize(Feed(&stored)).map_err(|e| e.to_string())
 }
 
 /// The table file for `bpe`, as `tests/count/bpe_tables.rs` writes it.
@@ -210,8 +212,8 @@ impl Parts {
     }
 }
 
-/// The stored tables, decoded but not yet expanded: serialized as a `BytePairEncoding` straight
-/// from here, the two hash maps written from iterators rather than built twice.
+/// The stored tables, decoded but not yet expanded: fed to `BytePairEncoding`'s `Deserialize`
+/// straight from here ([`Feed`]).
 struct Stored<'a> {
     all_tokens: &'a [u8],
     token_starts: Vec<u32>,
@@ -265,63 +267,125 @@ impl<'a> Stored<'a> {
     }
 }
 
-impl Serialize for Stored<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("BytePairEncoding", 10)?;
-        st.serialize_field("all_tokens", self.all_tokens)?;
-        st.serialize_field("token_starts", &self.token_starts)?;
-        st.serialize_field("bytes_hash_to_token", &TokenHashes(self))?;
-        st.serialize_field("split_table", &self.split_table)?;
-        st.serialize_field("pair_lookup", &PairLookup(self))?;
-        st.serialize_field("longest_searcher", &BytesRef(self.longest_searcher))?;
-        st.serialize_field("overlapping_searcher", &BytesRef(&self.stub))?;
-        st.serialize_field("overlapping_searcher_rev", &BytesRef(&self.stub))?;
-        st.serialize_field("next_prefix_match", &self.next_prefix_match)?;
-        st.serialize_field("hash_factor", &self.hash_factor)?;
-        st.end()
+/// `Stored` handed to `BytePairEncoding`'s own `Deserialize` field by field, in its order, with
+/// no serialized form in between: the two hash maps are filled from iterators, the columns and
+/// automata read in place. (Written to MessagePack and read back, the same load took about
+/// twice the time.)
+struct Feed<'s, 'a>(&'s Stored<'a>);
+
+type FeedError = serde::de::value::Error;
+
+impl<'de> Deserializer<'de> for Feed<'_, '_> {
+    type Error = FeedError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, FeedError> {
+        v.visit_seq(Fields {
+            stored: self.0,
+            next: 0,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
     }
 }
 
-/// The map from each token's hash to its id, as an iterator.
-struct TokenHashes<'s, 'a>(&'s Stored<'a>);
+/// The fields of `BytePairEncoding`, in order (`bpe` 0.2.3, as [`Parts`] mirrors them).
+struct Fields<'s, 'a> {
+    stored: &'s Stored<'a>,
+    next: usize,
+}
 
-impl Serialize for TokenHashes<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let stored = self.0;
-        let mut map = s.serialize_map(Some(stored.token_starts.len().saturating_sub(1)))?;
-        for (id, w) in stored.token_starts.windows(2).enumerate() {
-            let token = &stored.all_tokens[w[0] as usize..w[1] as usize];
-            map.serialize_entry(&hash_token(token, stored.hash_factor), &(id as u32))?;
-        }
-        map.end()
+impl<'de> SeqAccess<'de> for Fields<'_, '_> {
+    type Error = FeedError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, FeedError> {
+        let s = self.stored;
+        self.next += 1;
+        let tokens = s.token_starts.len().saturating_sub(1);
+        let value = match self.next {
+            1 => seed.deserialize(SeqDeserializer::new(s.all_tokens.iter().copied()))?,
+            2 => seed.deserialize(SeqDeserializer::new(s.token_starts.iter().copied()))?,
+            3 => seed.deserialize(MapDeserializer::new(Exact::new(
+                s.token_starts.windows(2).enumerate().map(|(id, w)| {
+                    let token = &s.all_tokens[w[0] as usize..w[1] as usize];
+                    (hash_token(token, s.hash_factor), id as u32)
+                }),
+                tokens,
+            )))?,
+            4 => seed.deserialize(SeqDeserializer::new(s.split_table.iter().map(|&p| Pair(p))))?,
+            5 => seed.deserialize(MapDeserializer::new(Exact::new(
+                s.split_table
+                    .iter()
+                    .enumerate()
+                    .filter(|&(id, &pair)| pair != (id as u32, id as u32))
+                    .map(|(id, &pair)| (Pair(pair), id as u32)),
+                s.merged,
+            )))?,
+            6 => seed.deserialize(BytesDeserializer::new(s.longest_searcher))?,
+            7 | 8 => seed.deserialize(BytesDeserializer::new(&s.stub))?,
+            9 => seed.deserialize(SeqDeserializer::new(s.next_prefix_match.iter().copied()))?,
+            10 => seed.deserialize(s.hash_factor.into_deserializer())?,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
     }
 }
 
-/// The map from each merged token's pair to its id, as an iterator.
-struct PairLookup<'s, 'a>(&'s Stored<'a>);
+/// A pair of token ids, handed over as a 2-tuple.
+struct Pair((u32, u32));
 
-impl Serialize for PairLookup<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let stored = self.0;
-        let mut map = s.serialize_map(Some(stored.merged))?;
-        for (id, &pair) in stored.split_table.iter().enumerate() {
-            if pair != (id as u32, id as u32) {
-                map.serialize_entry(&pair, &(id as u32))?;
-            }
-        }
-        map.end()
+impl IntoDeserializer<'_, FeedError> for Pair {
+    type Deserializer = Self;
+
+    fn into_deserializer(self) -> Self {
+        self
     }
 }
 
-/// Borrowed serde bytes.
-struct BytesRef<'a>(&'a [u8]);
+impl<'de> Deserializer<'de> for Pair {
+    type Error = FeedError;
 
-impl Serialize for BytesRef<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(self.0)
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, FeedError> {
+        let (a, b) = self.0;
+        v.visit_seq(SeqDeserializer::<_, FeedError>::new([a, b].into_iter()))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
+    }
+}
+
+/// An iterator that states its exact length, so a map is allocated once.
+struct Exact<I> {
+    inner: I,
+    left: usize,
+}
+
+impl<I> Exact<I> {
+    fn new(inner: I, len: usize) -> Exact<I> {
+        Exact { inner, left: len }
+    }
+}
+
+impl<I: Iterator> Iterator for Exact<I> {
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        let item = self.inner.next()?;
+        self.left = self.left.saturating_sub(1);
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
     }
 }
 

@@ -127,7 +127,9 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
     }
     let session = Session::open(req)?;
     let fo = session.file_options(false, None);
-    let ctx = session.context(&fo)?;
+    let mut ctx = session.context(&fo)?;
+    // Findings are not part of the answer (nor of the index): in warn mode no scan is needed.
+    ctx.findings_unused = true;
     let shown = ctx.namer().path(&proven.rel).into_parts().0;
     let RepoIndex { files, .. } = index::index(&session, &ctx)?;
     let Some(me) = files.iter().position(|f| f.path == shown) else {

@@ -158,7 +158,9 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
         count::prefetch(session.encoding());
     }
     let fo = session.file_options(false, None);
-    let ctx = session.context(&fo)?;
+    let mut ctx = session.context(&fo)?;
+    // Findings are not part of the answer (nor of the index): in warn mode no scan is needed.
+    ctx.findings_unused = true;
     index::with_index(&session, &ctx, |repo| {
         answer(&session, &ctx, repo, &query, args, (limit, offset), t0)
     })

@@ -12,7 +12,7 @@
 //! Measured and dropped (2026-11-27, `docs/ranking-eval.md`): a header field (the file's first
 //! comment block that is not a license, counted 8 times) and comments counted twice.
 
-use super::terms::for_each_term;
+use super::terms::{for_each_term, for_each_term_counted};
 use aho_corasick::{AhoCorasick, MatchKind};
 use std::sync::OnceLock;
 
@@ -23,13 +23,26 @@ pub(super) const PATH_WEIGHT: usize = 5;
 /// Measured on the dev half: 1, 2 and 4 within 0.002 of each other, 2 the best.
 pub(super) const DEFINED_WEIGHT: usize = 2;
 
-/// Call `f` with every term of the file at `path` whose text is `text`, each with its weight:
-/// the text's terms (1), the terms of the names it defines once more (at [`DEFINED_WEIGHT`]),
-/// then the path's terms (at [`PATH_WEIGHT`]). Linear in the text (one more pass of the
-/// keyword guess).
-pub(super) fn for_each_weighted_term(path: &str, text: &str, mut f: impl FnMut(&str, usize)) {
-    for_each_term(text, |t| f(t, 1));
-    for name in defined_words(text) {
+/// Call `f` with the terms of the file at `path` whose text is `text`, each with its weight:
+/// the text's terms (1 per occurrence, summed per distinct word: [`for_each_term_counted`]),
+/// the terms of the names it defines once more (at [`DEFINED_WEIGHT`]), then the path's terms
+/// (at [`PATH_WEIGHT`]). A term may come several times; only the sums of its weights mean
+/// anything. Linear in the text (one more pass of the keyword guess).
+pub(super) fn for_each_weighted_term(path: &str, text: &str, f: impl FnMut(&str, usize)) {
+    let names: Vec<&str> = defined_words(text).collect();
+    for_each_weighted_term_named(path, text, &names, f);
+}
+
+/// [`for_each_weighted_term`] with the names the text defines already found (`names`, from
+/// [`defined_words`]), for a caller that needs them too.
+pub(super) fn for_each_weighted_term_named(
+    path: &str,
+    text: &str,
+    names: &[&str],
+    mut f: impl FnMut(&str, usize),
+) {
+    for_each_term_counted(text, &mut f);
+    for name in names {
         for_each_term(name, |t| f(t, DEFINED_WEIGHT));
     }
     for_each_term(path, |t| f(t, PATH_WEIGHT));
@@ -39,7 +52,12 @@ pub(super) fn for_each_weighted_term(path: &str, text: &str, mut f: impl FnMut(&
 /// `fn x`, `struct X`, `class X`, `def x`, `func X`, ... Not `type X`: in Rust that is mostly an
 /// associated type (`type Error = ...;`) that repeats a trait's vocabulary in every impl.
 pub(super) fn defined_symbols(text: &str) -> impl Iterator<Item = String> + '_ {
-    defined_words(text).map(|w| w.replace('_', "").to_lowercase())
+    defined_words(text).map(symbol_of)
+}
+
+/// A defined name as [`defined_symbols`] gives it: lowercased, without underscores.
+pub(super) fn symbol_of(word: &str) -> String {
+    word.replace('_', "").to_lowercase()
 }
 
 /// The names [`defined_symbols`] finds, as written.

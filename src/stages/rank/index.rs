@@ -15,8 +15,7 @@
 //! the path (the cost [`super::rank_weighted`] pays per query), then a sort of the distinct terms.
 
 use super::Query;
-use super::fields::defined_symbols;
-use super::fields::for_each_weighted_term;
+use super::fields::{defined_words, for_each_weighted_term_named, symbol_of};
 use super::score::{Gathered, PathFacts, Touched};
 use super::terms::{for_each_term, term_hash};
 use rustc_hash::FxHashMap;
@@ -50,15 +49,17 @@ impl FileIndex {
     /// Index the file shown as `path` with the text `text`.
     pub fn build(path: &str, text: &str) -> FileIndex {
         let mut tf: FxHashMap<u64, u32> = FxHashMap::default();
+        tf.reserve(text.len() / 64);
         let mut len = 0usize;
-        for_each_weighted_term(path, text, |t, w| {
+        let words: Vec<&str> = defined_words(text).collect();
+        for_each_weighted_term_named(path, text, &words, |t, w| {
             len += w;
             let f = tf.entry(term_hash(t)).or_default();
             *f = f.saturating_add(w as u32);
         });
         let mut terms: Vec<(u64, u32)> = tf.into_iter().collect();
         terms.sort_unstable();
-        let names: Vec<String> = defined_symbols(text).collect();
+        let names: Vec<String> = words.iter().map(|w| symbol_of(w)).collect();
         let mut defined: Vec<u64> = names.iter().map(|s| term_hash(s)).collect();
         defined.sort_unstable();
         defined.dedup();
@@ -519,13 +520,28 @@ fn import_words(text: &str) -> Vec<u64> {
         "require_relative ",
         "load(",
     ];
+    // The first letters of `STARTS`: most lines are passed over on their first byte.
+    const FIRSTS: &[u8] = b"upifm#erl";
+    // Where `require(` is, found in one pass rather than looked for on every line.
+    let mut requires = memchr::memmem::find_iter(text.as_bytes(), b"require(").peekable();
     let mut out = Vec::new();
     let mut word = String::new();
-    for line in text.lines() {
-        let t = line.trim_start();
-        if !(STARTS.iter().any(|s| t.starts_with(s)) || t.contains("require(")) {
+    let mut end = 0;
+    for piece in text.split_inclusive('\n') {
+        end += piece.len();
+        let mut required = false;
+        while requires.next_if(|&at| at < end).is_some() {
+            required = true;
+        }
+        let t = piece.trim_start();
+        let starts = t.as_bytes().first().is_some_and(|b| FIRSTS.contains(b))
+            && STARTS.iter().any(|s| t.starts_with(s));
+        if !(starts || required) {
             continue;
         }
+        // The line as `str::lines` gives it: without its `\n` or `\r\n`.
+        let t = t.strip_suffix('\n').unwrap_or(t);
+        let t = t.strip_suffix('\r').unwrap_or(t);
         for w in t.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
             word.clear();
             word.extend(

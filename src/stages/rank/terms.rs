@@ -2,7 +2,7 @@
 //! split on snake_case and camelCase, acronyms kept whole, inflections stemmed), and the whole
 //! words a query names things by.
 
-use rustc_hash::FxHasher;
+use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::HashSet;
 use std::hash::Hasher;
 
@@ -235,9 +235,43 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
 /// The terms of `text` as [`for_each_term`] gives them, but before they are stemmed: the
 /// words as written, lowercased (what an answer shows a query term as).
 pub fn for_each_word(text: &str, mut f: impl FnMut(&mut String)) {
-    let mut buf = String::new();
-    let mut parts: Vec<(usize, usize)> = Vec::new();
+    let mut split = Split::default();
     for word in words(text) {
+        split.terms_of(word, &mut f);
+    }
+}
+
+/// [`for_each_term`]'s terms, each given once per distinct word of `text` that yields it, with
+/// that word's number of occurrences: the same sums of counts per term, with each distinct word
+/// split, lowercased and stemmed once rather than at every occurrence (a file repeats most of
+/// its words). The calls come in no particular order.
+pub fn for_each_term_counted(text: &str, mut f: impl FnMut(&str, usize)) {
+    let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
+    seen.reserve(text.len() / 32);
+    for word in words(text) {
+        *seen.entry(word).or_default() += 1;
+    }
+    let mut split = Split::default();
+    for (word, n) in seen {
+        split.terms_of(word, &mut |t: &mut String| {
+            stem(t);
+            f(t, n)
+        });
+    }
+}
+
+/// The buffers [`for_each_word`] splits words with, reused from word to word.
+#[derive(Default)]
+struct Split {
+    buf: String,
+    parts: Vec<(usize, usize)>,
+}
+
+impl Split {
+    /// Call `f` with the terms of one word (unstemmed): its parts and, when it has several,
+    /// the whole word, lowercased and without `_`.
+    fn terms_of(&mut self, word: &str, f: &mut impl FnMut(&mut String)) {
+        let Split { buf, parts } = self;
         // The common case, a lowercase ASCII word, is its own one part: no split, no allocation.
         if word
             .bytes()
@@ -246,24 +280,24 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&mut String)) {
             if word.len() > 1 {
                 buf.clear();
                 buf.push_str(word);
-                f(&mut buf);
+                f(buf);
             }
-            continue;
+            return;
         }
-        split_into(word, &mut parts);
+        split_into(word, parts);
         if parts.len() > 1 {
             buf.clear();
-            push_lower(&mut buf, word);
+            push_lower(buf, word);
             if buf.len() > 1 {
-                f(&mut buf);
+                f(buf);
             }
         }
-        for &(a, b) in &parts {
+        for &(a, b) in parts.iter() {
             let p = &word[a..b];
             if p.len() > 1 {
                 buf.clear();
-                push_lower(&mut buf, p);
-                f(&mut buf);
+                push_lower(buf, p);
+                f(buf);
             }
         }
     }
@@ -311,8 +345,8 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 fn push_lower(buf: &mut String, s: &str) {
     if s.is_ascii() {
         let from = buf.len();
-        if s.contains('_') {
-            buf.extend(s.chars().filter(|c| *c != '_'));
+        if s.bytes().any(|b| b == b'_') {
+            buf.extend(s.bytes().filter(|&b| b != b'_').map(char::from));
         } else {
             buf.push_str(s);
         }

@@ -273,19 +273,26 @@ impl Prefilter {
         let ac = self.anchors.as_ref()?;
         // `_` dropped and ASCII lowercased: a line break stays where it was, so the lines of
         // the normal form are the text's lines, in order.
+        let bytes = text.as_bytes();
         let mut norm: Vec<u8> = Vec::with_capacity(text.len());
-        for run in text.as_bytes().split(|b| *b == b'_') {
-            norm.extend(run.iter().map(u8::to_ascii_lowercase));
+        let mut from = 0;
+        for at in memchr::memchr_iter(b'_', bytes) {
+            norm.extend_from_slice(&bytes[from..at]);
+            from = at + 1;
         }
+        norm.extend_from_slice(&bytes[from..]);
+        norm.make_ascii_lowercase();
         let ends: Vec<usize> = memchr::memchr_iter(b'\n', &norm)
             .chain(std::iter::once(norm.len()))
             .collect();
         // A line with a character outside ASCII is always split.
-        let mut may: Vec<bool> = Vec::with_capacity(ends.len());
-        let mut start = 0;
-        for &end in &ends {
-            may.push(!norm[start..end].is_ascii());
-            start = end + 1;
+        let mut may: Vec<bool> = vec![false; ends.len()];
+        if !norm.is_ascii() {
+            let mut start = 0;
+            for (may, &end) in may.iter_mut().zip(&ends) {
+                *may = !norm[start..end].is_ascii();
+                start = end + 1;
+            }
         }
         let mut line = 0;
         let mut at = 0;

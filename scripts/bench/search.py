@@ -106,20 +106,34 @@ def tree_cpu(root_pid):
     return total
 
 
+SOURCES = (".rs", ".py", ".js", ".ts", ".go", ".java", ".c")
+
+
 def queries(corpus, n):
     out = list(QUESTIONS)
     names = set()
     pat = re.compile(rb"\b(?:fn|struct|enum|trait)\s+([A-Za-z_][A-Za-z0-9_]{3,})")
     for d, _, files in os.walk(corpus):
         for f in files:
-            if f.endswith((".rs", ".py", ".js", ".ts", ".go", ".java", ".c")):
+            if f.endswith(SOURCES):
                 try:
                     with open(os.path.join(d, f), "rb") as fh:
                         names.update(m.group(1).decode() for m in pat.finditer(fh.read()))
                 except OSError:
                     pass
-    names = sorted(names)
     need = max(n - len(out), 0)
+    if len(names) < need:
+        # Not a Rust corpus: the names its functions and classes define.
+        other = re.compile(rb"\b(?:function|class|def|func|interface)\s+([A-Za-z_][A-Za-z0-9_]{3,})")
+        for d, _, files in os.walk(corpus):
+            for f in files:
+                if f.endswith(SOURCES):
+                    try:
+                        with open(os.path.join(d, f), "rb") as fh:
+                            names.update(m.group(1).decode() for m in other.finditer(fh.read()))
+                    except OSError:
+                        pass
+    names = sorted(names)
     if names and need:
         step = max(len(names) // need, 1)
         out += names[::step][:need]
@@ -208,11 +222,16 @@ def main():
     corpus = os.path.abspath(pos[0])
     builds = [("new", pos[1])] + ([("base", pos[2])] if len(pos) > 2 else [])
     qs = queries(corpus, int(opts["--queries"]))
+    # The file edited: the first Rust source under a `src/` directory, else the first source
+    # file of another language there.
     edit_file = None
-    for d, _, files in sorted(os.walk(corpus)):
-        for f in sorted(files):
-            if f.endswith(".rs") and "/src/" in os.path.join(d, f) + "/":
-                edit_file = os.path.join(d, f)
+    for exts in [(".rs",), SOURCES]:
+        for d, _, files in sorted(os.walk(corpus)):
+            for f in sorted(files):
+                if f.endswith(exts) and "/src/" in os.path.join(d, f) + "/":
+                    edit_file = os.path.join(d, f)
+                    break
+            if edit_file:
                 break
         if edit_file:
             break

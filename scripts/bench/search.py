@@ -109,10 +109,8 @@ def tree_cpu(root_pid):
 SOURCES = (".rs", ".py", ".js", ".ts", ".go", ".java", ".c")
 
 
-def queries(corpus, n):
-    out = list(QUESTIONS)
-    names = set()
-    pat = re.compile(rb"\b(?:fn|struct|enum|trait)\s+([A-Za-z_][A-Za-z0-9_]{3,})")
+def defined_names(corpus, pat, names):
+    """Adds to `names` the first group of every match of `pat` in the corpus's sources."""
     for d, _, files in os.walk(corpus):
         for f in files:
             if f.endswith(SOURCES):
@@ -121,18 +119,17 @@ def queries(corpus, n):
                         names.update(m.group(1).decode() for m in pat.finditer(fh.read()))
                 except OSError:
                     pass
+
+
+def queries(corpus, n):
+    out = list(QUESTIONS)
+    names = set()
+    defined_names(corpus, re.compile(rb"\b(?:fn|struct|enum|trait)\s+([A-Za-z_][A-Za-z0-9_]{3,})"), names)
     need = max(n - len(out), 0)
     if len(names) < need:
         # Not a Rust corpus: the names its functions and classes define.
-        other = re.compile(rb"\b(?:function|class|def|func|interface)\s+([A-Za-z_][A-Za-z0-9_]{3,})")
-        for d, _, files in os.walk(corpus):
-            for f in files:
-                if f.endswith(SOURCES):
-                    try:
-                        with open(os.path.join(d, f), "rb") as fh:
-                            names.update(m.group(1).decode() for m in other.finditer(fh.read()))
-                    except OSError:
-                        pass
+        other = rb"\b(?:function|class|def|func|interface)\s+([A-Za-z_][A-Za-z0-9_]{3,})"
+        defined_names(corpus, re.compile(other), names)
     names = sorted(names)
     if names and need:
         step = max(len(names) // need, 1)

@@ -7,7 +7,8 @@
 //! weighted count per distinct term as before: the field costs it no memory.
 //!
 //! The names a file defines are found by a keyword guess ([`defined_words`]: the word after
-//! `fn`, `class`, `def`, `func`, ...), one automaton pass over the text, in every language.
+//! `fn`, `class`, `def`, `func`, ..., one automaton pass over the text, in every language),
+//! and by the shell's form without a keyword (`name()` opening its line, then `{`).
 //!
 //! Measured and dropped (2026-11-27, `docs/ranking-eval.md`): a header field (the file's first
 //! comment block that is not a license, counted 8 times) and comments counted twice.
@@ -60,8 +61,14 @@ pub(super) fn symbol_of(word: &str) -> String {
     word.replace('_', "").to_lowercase()
 }
 
-/// The names [`defined_symbols`] finds, as written.
+/// The names [`defined_symbols`] finds, as written: after a keyword ([`keyword_defined`]),
+/// then the shell's `name()` form ([`shell_defined`]).
 pub(super) fn defined_words(text: &str) -> impl Iterator<Item = &str> + '_ {
+    keyword_defined(text).chain(shell_defined(text))
+}
+
+/// The names that follow a definer keyword (`fn x`, `class X`, `sub x`, ...).
+fn keyword_defined(text: &str) -> impl Iterator<Item = &str> + '_ {
     // A name is a word that is not a keyword, after a word that is: found from each keyword
     // standing as a whole word (one automaton pass, no per-character work), by the word that
     // follows it. Every word has one word before it, so each name comes once, in order.
@@ -83,6 +90,37 @@ pub(super) fn defined_words(text: &str) -> impl Iterator<Item = &str> + '_ {
     })
 }
 
+/// Names defined the way a POSIX shell defines a function, with no keyword: the name first on
+/// its line, then `()`, then the body's `{` on the same line or first on the next
+/// (`_known_hosts_real()` then `{`). The same shape is a K&R C definition without parameters;
+/// a call at the start of a line is followed by `;`, an operator or nothing, not by `{`.
+/// One `memmem` pass for `()`; each check looks back over one word and its indentation and
+/// forward over blanks, so the whole is linear in the text.
+fn shell_defined(text: &str) -> impl Iterator<Item = &str> + '_ {
+    let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, b"()").filter_map(move |at| {
+        let before = text[..at].trim_end_matches([' ', '\t']);
+        let start = before
+            .char_indices()
+            .rev()
+            .take_while(|&(_, c)| c.is_alphanumeric() || c == '_')
+            .last()
+            .map(|(i, _)| i)?;
+        let name = &before[start..];
+        let line_start = before[..start].trim_end_matches([' ', '\t']);
+        let first_on_line = line_start.is_empty() || line_start.ends_with('\n');
+        if !first_on_line || name.starts_with(|c: char| c.is_ascii_digit()) || is_definer(name) {
+            return None;
+        }
+        let after = text[at + 2..].trim_start_matches([' ', '\t']);
+        let after = after
+            .strip_prefix("\r\n")
+            .or_else(|| after.strip_prefix('\n'))
+            .map_or(after, |next| next.trim_start_matches([' ', '\t']));
+        after.starts_with('{').then_some(name)
+    })
+}
+
 /// The keywords a definition's name follows, as one automaton (built once).
 fn definers() -> &'static AhoCorasick {
     static DEFINERS: OnceLock<AhoCorasick> = OnceLock::new();
@@ -90,7 +128,7 @@ fn definers() -> &'static AhoCorasick {
         AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
             .build(DEFINERS_LIST)
-            .expect("fourteen fixed keywords build an automaton")
+            .expect("fixed keywords build an automaton")
     })
 }
 
@@ -147,5 +185,33 @@ mod tests {
         assert_eq!(of("compat"), 1 + PATH_WEIGHT);
         assert_eq!(of("compatibiliti"), 1);
         assert_eq!(of("pl"), PATH_WEIGHT);
+    }
+
+    #[test]
+    fn shell_functions_are_defined_names() {
+        let text = "_known_hosts_real()\n{\n  _init_completion || return\n}\n\
+                    \tindented () { :; }\r\nwindows()\r\n{\r\n}\n\
+                    function kw() {\n}\n\
+                    call()\nnext()\n\
+                    x = call() {\n\
+                    9lives() {\n";
+        let names: Vec<&str> = defined_words(text).collect();
+        // `kw` once (after its keyword, not again as `kw()`); calls and mid-line `()` not at all.
+        assert_eq!(names, ["kw", "_known_hosts_real", "indented", "windows"]);
+    }
+
+    #[test]
+    fn shell_guess_over_long_runs() {
+        // The shapes it looks back and forward over, long: each `()` is checked in time linear
+        // in its own word and blanks (a quadratic look-back would not finish here).
+        let counts: Vec<usize> = [
+            "()".repeat(200_000),
+            format!("{}()", "a".repeat(400_000)),
+            format!("{}a(){}{{", " ".repeat(200_000), " ".repeat(200_000)),
+        ]
+        .iter()
+        .map(|text| defined_words(text).count())
+        .collect();
+        assert_eq!(counts, [0, 0, 1]);
     }
 }

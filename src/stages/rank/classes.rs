@@ -35,16 +35,17 @@ pub(super) fn is_prose(path: &str) -> bool {
 /// Whether a path is an auxiliary file: neither code nor prose, but what builds, packages,
 /// describes or licenses the code (`Makefile`, `pom.xml`, `*.csproj`, `package.json`,
 /// `re.opam`, `PKG-INFO`, `LICENSE`, data and config files, `*.orig` leftovers), and type stubs
-/// that declare what other files define (`index.d.ts`, `*.pyi`). Such files list many of the
-/// code's names without defining or explaining them. A file without an extension whose name is
-/// lowercase is taken for a script (a shell completion), not auxiliary.
+/// and interfaces that declare what other files define (`index.d.ts`, `*.pyi`, OCaml's `*.mli`
+/// beside its `*.ml`). Such files list many of the code's names without defining or explaining
+/// them. A file without an extension whose name is lowercase is taken for a script (a shell
+/// completion), not auxiliary.
 pub(super) fn is_auxiliary(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     if is_prose(path) {
         return false;
     }
     let lower = name.to_ascii_lowercase();
-    if [".d.ts", ".d.cts", ".d.mts", ".pyi"]
+    if [".d.ts", ".d.cts", ".d.mts", ".pyi", ".mli"]
         .iter()
         .any(|s| lower.ends_with(s))
     {
@@ -394,6 +395,7 @@ mod tests {
             "LICENSE",
             "index.d.ts",
             "typings/click.pyi",
+            "lib/core.mli",
             "lib/x.js.orig",
         ] {
             assert!(is_auxiliary(path), "{path}");
@@ -402,7 +404,7 @@ mod tests {
             "src/lib.rs",
             "lib/Mojo/Util.pm",
             "lib/elixir/src/elixir_erl.erl",
-            "lib/core.mli",
+            "lib/core.ml",
             "completions/wget",
             "bash_completion",
             "README.md",

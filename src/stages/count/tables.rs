@@ -30,7 +30,7 @@
 //! now, and the counting tests compare counts with tiktoken-rs.
 //!
 //! The decoded parts become a `BytePairEncoding` through its own `Deserialize`, fed field by
-//! field in its order ([`Feed`]); a built encoding is read back through MessagePack ([`Parts`],
+//! field in its order (`Feed`); a built encoding is read back through MessagePack (`Parts`,
 //! to store or compare it). `Parts` mirrors the struct field for field, so the `bpe` version is
 //! pinned in `Cargo.toml`, and the tests fail if the layout ever changes.
 

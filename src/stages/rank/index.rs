@@ -526,9 +526,15 @@ fn import_words(text: &str) -> Vec<u64> {
     let mut requires = memchr::memmem::find_iter(text.as_bytes(), b"require(").peekable();
     let mut out = Vec::new();
     let mut word = String::new();
-    let mut end = 0;
-    for piece in text.split_inclusive('\n') {
-        end += piece.len();
+    let mut start = 0;
+    // The lines with their `\n`, as `split_inclusive('\n')` gives them (memchr's search).
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1);
+    for end in breaks.chain(std::iter::once(text.len())) {
+        let piece = &text[start..end];
+        start = end;
+        if piece.is_empty() {
+            continue;
+        }
         let mut required = false;
         while requires.next_if(|&at| at < end).is_some() {
             required = true;

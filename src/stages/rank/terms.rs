@@ -370,12 +370,15 @@ pub fn split_identifier(word: &str) -> Vec<&str> {
 fn split_into(word: &str, parts: &mut Vec<(usize, usize)>) {
     parts.clear();
     let mut offset = 0;
-    for piece in word.split('_') {
+    // Split on the byte `_` (never part of a longer UTF-8 sequence): no searcher to set up for
+    // a short word.
+    for piece in word.as_bytes().split(|&b| b == b'_') {
         let base = offset;
         offset += piece.len() + 1;
         if piece.is_empty() {
             continue;
         }
+        let piece = &word[base..base + piece.len()];
         let mut start = 0;
         if piece.is_ascii() {
             // The same rule on bytes: for ASCII, a byte's case is its character's.

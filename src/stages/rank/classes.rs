@@ -36,7 +36,7 @@ pub(super) fn is_prose(path: &str) -> bool {
 /// describes or licenses the code (`Makefile`, `pom.xml`, `*.csproj`, `package.json`,
 /// `re.opam`, `PKG-INFO`, `LICENSE`, data and config files, `*.orig` leftovers), and type stubs
 /// and interfaces that declare what other files define (`index.d.ts`, `*.pyi`, OCaml's `*.mli`
-/// beside its `*.ml`). Such files list many of the code's names without defining or explaining
+/// for its `*.ml`). Such files list many of the code's names without defining or explaining
 /// them. A file without an extension whose name is lowercase is taken for a script (a shell
 /// completion), not auxiliary.
 pub(super) fn is_auxiliary(path: &str) -> bool {

@@ -67,7 +67,7 @@ pub(super) fn defined_words(text: &str) -> impl Iterator<Item = &str> + '_ {
     keyword_defined(text).chain(shell_defined(text))
 }
 
-/// The names that follow a definer keyword (`fn x`, `class X`, `sub x`, ...).
+/// The names that follow a definer keyword (`fn x`, `class X`, `def x`, ...).
 fn keyword_defined(text: &str) -> impl Iterator<Item = &str> + '_ {
     // A name is a word that is not a keyword, after a word that is: found from each keyword
     // standing as a whole word (one automaton pass, no per-character work), by the word that

@@ -8,6 +8,7 @@
 //! | query length (refused over 4 KiB) | 0.5, 1, 2 MiB | an `estimate` call |
 //! | path depth, under the default budget | 500, 1000, 2000 directories | an `estimate` call |
 //! | files, under the default budget | 800, 1600, 3200 files | an `estimate` call |
+//! | hostile text in one file | 240, 480, 960 kB | a `search` call |
 //! | queued calls (the queue holds 64 calls, 64 MiB) | 16 .. 128 calls | all answered |
 //!
 //! Time is CPU time (user + system, from `/proc`): the server's own for a call, the test
@@ -230,6 +231,47 @@ fn files_under_a_budget_cost_linear_time_and_memory() {
     per_server(root.path(), "files under a budget", &sizes, 0.3, |s, n| {
         let r = call_ok(s, json!({ "repo": format!("f{n}"), "query": "item parse" }));
         assert_eq!(r["result"]["structuredContent"]["budget"], 20_000, "{r}");
+    });
+}
+
+/// A text of `n` bytes made of the shapes the search index's guesses look back and forward
+/// over: one long word before `()`, a long run of blanks between `()` and `{`, and many short
+/// shell definitions, calls and keywords.
+fn hostile_text(n: usize) -> String {
+    let quarter = n / 4;
+    let mut text = format!(
+        "{}()\n{}() {}{{\n",
+        "a".repeat(quarter),
+        " ".repeat(quarter / 2),
+        " ".repeat(quarter / 2)
+    );
+    let unit = "f_x() {\n}\ncall()\nfn g_h() {}\n()()() class K\n";
+    while text.len() + unit.len() <= n {
+        text.push_str(unit);
+    }
+    text
+}
+
+/// One file of hostile text, searched: indexing it (words, defined names, imports) and finding
+/// its regions take time and memory linear in its size (the largest is just under the 1 MiB
+/// file limit).
+#[test]
+fn hostile_text_is_searched_in_linear_time_and_memory() {
+    let _g = serial();
+    let root = tempfile::tempdir().unwrap();
+    let sizes = [240_000, 480_000, 960_000];
+    for &n in &sizes {
+        let repo = root.path().join(format!("h{n}"));
+        fs::create_dir_all(&repo).unwrap();
+        fs::write(repo.join("hostile.sh"), hostile_text(n)).unwrap();
+    }
+    per_server(root.path(), "hostile text searched", &sizes, 0.2, |s, n| {
+        let r = s.call(
+            "search",
+            json!({ "repo": format!("h{n}"), "query": "f_x call aaaa" }),
+        );
+        assert_ne!(r["result"]["isError"], true, "{r}");
+        assert_eq!(r["result"]["structuredContent"]["total_files"], 1, "{r}");
     });
 }
 

@@ -10,7 +10,9 @@
 //! components count as terms too (the fields, `fields.rs`), plus boosts when the query
 //! names a file, a directory, or a symbol the file defines. Only whole query words name things
 //! (`deserialize_map` names `deserialize_map`, not `map.rs`), and two or three of them in a row
-//! name what they spell together (`JSON array` names `JsonArray.java`). A query term brings its
+//! name what they spell together (`JSON array` names `JsonArray.java`); a file whose name's
+//! parts the query's words name, in any order and inflection, has a boost in proportion to the
+//! share named (`several handlers` names half of `GroupHandler.php`). A query term brings its
 //! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]). Tests,
 //! examples, fixtures and generated files count half, unless the query asks for tests or
 //! examples; prose counts 0.3 unless it asks for docs; auxiliary files (build files, manifests,
@@ -836,6 +838,42 @@ mod tests {
                 .all(|(_, s)| s.parts.iter().all(|p| p.0 != "names_file")),
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn words_that_name_parts_of_a_file_name_boost_it_by_the_share_they_name() {
+        let docs = files(&[
+            ("src/GroupHandler.php", "class GroupHandler {}"),
+            (
+                "src/WhatFailureGroupHandler.php",
+                "class WhatFailureGroupHandler {}",
+            ),
+            ("src/Logger.php", "class Logger {}"),
+            ("src/map.rs", "fn get() {}"),
+            ("src/de.rs", "fn deserialize_map() {}"),
+        ]);
+        let boost = |r: &[(usize, Score)], path: &str| {
+            r.iter()
+                .find(|(i, _)| docs[*i].path == path)
+                .and_then(|(_, s)| s.parts.iter().find(|p| p.0 == "names_file_parts"))
+                .map(|p| p.1)
+        };
+        // Any order, any inflection: all of `GroupHandler`'s parts, three of the four of
+        // `WhatFailureGroupHandler`'s.
+        let r = ranked(&docs, Some("handlers of a group tolerate failures"));
+        assert_eq!(boost(&r, "src/GroupHandler.php"), Some(6.0), "{r:?}");
+        assert_eq!(
+            boost(&r, "src/WhatFailureGroupHandler.php"),
+            Some(4.5),
+            "{r:?}"
+        );
+        assert_eq!(boost(&r, "src/Logger.php"), None, "{r:?}");
+        // A file the query names whole has the file's boost instead.
+        let r = ranked(&docs, Some("group handler"));
+        assert_eq!(boost(&r, "src/GroupHandler.php"), None, "{r:?}");
+        // The parts of an identifier in the query name nothing on their own.
+        let r = ranked(&docs, Some("deserialize_map"));
+        assert_eq!(boost(&r, "src/map.rs"), None, "{r:?}");
     }
 
     #[test]

@@ -187,7 +187,7 @@ fn words_but(q: &str, stop: &[&str]) -> Vec<(String, String)> {
 /// → `pars`, `entry` → `entri`). Both sides go through it, so only sameness matters, not
 /// spelling. Words of three letters or fewer, `ss`, `us` and `is` endings (`class`, `status`,
 /// `axis`), and words with a character outside ASCII are kept as they are.
-fn stem(t: &mut String) {
+pub(super) fn stem(t: &mut String) {
     if t.len() <= 3 || !t.is_ascii() {
         return;
     }

@@ -16,7 +16,7 @@
 //! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]). Tests,
 //! examples, fixtures and generated files count half, unless the query asks for tests or
 //! examples; prose counts 0.3 unless it asks for docs; auxiliary files (build files, manifests,
-//! package metadata, type stubs such as `.d.ts`) count half unless it names them. The prior
+//! package metadata, type stubs such as `.d.ts`) count half unless it names them whole. The prior
 //! breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
 //! measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
 //!
@@ -809,6 +809,21 @@ mod tests {
             r.iter()
                 .all(|(_, s)| s.parts.iter().all(|p| p.0 != "auxiliary_file"))
         );
+        // Named by its stem alone, it still counts half; with its extension, it is named.
+        let docs = files(&[
+            ("Makefile.am", text),
+            ("package.json", "{\"scripts\": {\"install\": \"tool\"}}"),
+            ("install.sh", text),
+        ]);
+        let aux = |r: &[(usize, Score)], path: &str| {
+            r.iter()
+                .find(|(i, _)| docs[*i].path == path)
+                .is_some_and(|(_, s)| s.parts.iter().any(|p| p.0 == "auxiliary_file"))
+        };
+        let r = ranked(&docs, Some("install tool makefile package"));
+        assert!(aux(&r, "Makefile.am") && aux(&r, "package.json"), "{r:?}");
+        let r = ranked(&docs, Some("install tool Makefile.am package.json"));
+        assert!(!aux(&r, "Makefile.am") && !aux(&r, "package.json"), "{r:?}");
     }
 
     #[test]

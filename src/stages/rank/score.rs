@@ -33,7 +33,9 @@ const SECONDARY_FACTOR: f64 = 0.5;
 /// measured better on the dev half, with the fields of [`super::fields`]).
 const PROSE_FACTOR: f64 = 0.3;
 /// What an auxiliary file's relevance ([`is_auxiliary`]: build files, manifests, metadata,
-/// type stubs) is multiplied by, unless the query names it or asks for such files.
+/// type stubs) is multiplied by, unless the query names it by its whole name (`Makefile`,
+/// `package.json`: a word that names only its stem, `shell` for `shell.nix` or `Makefile` for
+/// `Makefile.am`, is no reason to read it) or asks for such files.
 const AUXILIARY_FACTOR: f64 = 0.5;
 
 /// Weight of the query's terms found in definition names and doc lines, relative to their
@@ -389,7 +391,7 @@ fn score_one(
     } else if !wants_docs && facts.prose && relevant > 0.0 {
         parts.push(("docs_file", -relevant * (1.0 - PROSE_FACTOR)));
         relevant *= PROSE_FACTOR;
-    } else if facts.aux && !wants_aux && !file_hit && !dir_hit && relevant > 0.0 {
+    } else if facts.aux && !wants_aux && !facts.named_whole(named) && relevant > 0.0 {
         parts.push(("auxiliary_file", -relevant * (1.0 - AUXILIARY_FACTOR)));
         relevant *= AUXILIARY_FACTOR;
     }
@@ -407,8 +409,8 @@ fn score_one(
 
 /// What scoring needs of a file's path and its text's length, computed once per file (and kept
 /// in its index): the hashes of the names that name the file (its stem and its whole name,
-/// lowercased, the stem without `_`, `-` or `.`: `permessage-deflate` is named by
-/// `PerMessageDeflate`) and its directories, the stemmed parts of its stem (`GroupHandler` →
+/// lowercased, without `_`, `-` or `.`: `permessage-deflate` is named by `PerMessageDeflate`,
+/// `package.json` by `package.json`) and its directories, the stemmed parts of its stem (`GroupHandler` →
 /// `group`, `handl`: as [`super::terms::for_each_term`] stems them), its class, whether it is
 /// prose, and its prior.
 #[derive(Clone, Debug, PartialEq)]
@@ -458,7 +460,9 @@ impl PathFacts {
         if !stem.is_empty() {
             names.push(term_hash(&lower(stem)));
         }
-        names.push(term_hash(&name.to_ascii_lowercase()));
+        // Last: the whole name, extension included (`package.json` is named by
+        // `package.json`, whose words are `package` and `json`).
+        names.push(term_hash(&lower(name)));
         PathFacts {
             names,
             parts: name_parts(stem),
@@ -468,6 +472,12 @@ impl PathFacts {
             aux: is_auxiliary(path),
             prior: prior(path, text_len).total,
         }
+    }
+
+    /// Whether one of the `named` hashes names the file by its whole name, extension included
+    /// (`Makefile`, `package.json`; not `Makefile.am` by `Makefile`).
+    fn named_whole(&self, named: &[u64]) -> bool {
+        self.names.last().is_some_and(|h| named.contains(h))
     }
 
     /// The hashes of the names of the file and of the directories on its path.

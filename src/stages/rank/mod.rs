@@ -16,9 +16,9 @@
 //! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]). Tests,
 //! examples, fixtures and generated files count half, unless the query asks for tests or
 //! examples; prose counts 0.3 unless it asks for docs; auxiliary files (build files, manifests,
-//! package metadata, type stubs such as `.d.ts`) count half unless it names them whole. The prior
-//! breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The choices are
-//! measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
+//! package metadata, type stubs such as `.d.ts`) count half unless it names them whole. The
+//! prior breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The
+//! choices are measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
 //!
 //! Ranking decides only what is kept; the rendered output stays sorted by path.
 //!

@@ -1,8 +1,8 @@
 //! Scoring a set of files for a query: BM25 over the weighted terms of each file's fields (text,
 //! defined names, path: `fields.rs`), the boosts when the query names a file, parts of its
-//! name, a directory or a symbol the file defines, the weight taken off tests, examples, generated files, prose and
-//! auxiliary files (build files, manifests, metadata, type stubs), and the re-scoring of the
-//! best files with their definitions from the syntax stage.
+//! name, a directory or a symbol the file defines, the weight taken off tests, examples,
+//! generated files, prose and auxiliary files (build files, manifests, metadata, type stubs),
+//! and the re-scoring of the best files with their definitions from the syntax stage.
 
 use super::classes::{
     AUX_WORDS, Class, DOC_WORDS, TEST_WORDS, class_of, is_auxiliary, is_prose, prior,
@@ -410,9 +410,9 @@ fn score_one(
 /// What scoring needs of a file's path and its text's length, computed once per file (and kept
 /// in its index): the hashes of the names that name the file (its stem and its whole name,
 /// lowercased, without `_`, `-` or `.`: `permessage-deflate` is named by `PerMessageDeflate`,
-/// `package.json` by `package.json`) and its directories, the stemmed parts of its stem (`GroupHandler` →
-/// `group`, `handl`: as [`super::terms::for_each_term`] stems them), its class, whether it is
-/// prose, and its prior.
+/// `package.json` by `package.json`) and its directories, the stemmed parts of its stem
+/// (`GroupHandler` → `group`, `handl`: as [`super::terms::for_each_term`] stems them), its
+/// class, whether it is prose, and its prior.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathFacts {
     names: Vec<u64>,

@@ -15,7 +15,7 @@
 
 use crate::error::ConfigError;
 use crate::spec::{Overrides, Widen};
-use crate::vocab::Encoding;
+use crate::vocab::{Encoding, excerpt};
 use std::collections::BTreeMap;
 
 pub use crate::vocab::{Format, SecretsMode};
@@ -294,7 +294,10 @@ pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options
             let toml::Value::Table(p) = p else {
                 return Err(ConfigError::key(
                     &format!("profiles.{name}"),
-                    format!("{CONFIG_FILE}: profile `{name}` must be a [profiles.{name}] table"),
+                    format!(
+                        "{CONFIG_FILE}: profile `{0}` must be a [profiles.{0}] table",
+                        excerpt(name)
+                    ),
                 ));
             };
             // Validated on its own; only the chosen profile's settings are kept.
@@ -304,7 +307,10 @@ pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options
                 if key == "profiles" {
                     return Err(ConfigError::key(
                         &format!("{prefix}{key}"),
-                        format!("{CONFIG_FILE}: profile `{name}` cannot define profiles"),
+                        format!(
+                            "{CONFIG_FILE}: profile `{}` cannot define profiles",
+                            excerpt(name)
+                        ),
                     ));
                 }
                 settings(&mut these, key, value, &prefix)?;
@@ -328,7 +334,8 @@ pub fn parse(text: &str, base: Options, profile: Option<&str>) -> Result<Options
 
 /// The error for a profile that does not exist, listing those that do.
 pub fn unknown_profile<'a>(wanted: &str, available: impl Iterator<Item = &'a str>) -> ConfigError {
-    let names: Vec<&str> = available.collect();
+    let names: Vec<String> = available.map(excerpt).collect();
+    let wanted = excerpt(wanted);
     let message = if names.is_empty() {
         format!(
             "unknown profile `{wanted}`: {CONFIG_FILE} defines no profiles (add a [profiles.{wanted}] table)"
@@ -352,7 +359,9 @@ fn settings(
 ) -> Result<(), ConfigError> {
     let full = format!("{prefix}{key}");
     let at = |m: String| ConfigError::key(&full, m);
-    let k = full.as_str();
+    // Messages quote the key (a profile's name is the repository's words) as an excerpt.
+    let shown = excerpt(&full);
+    let k = shown.as_str();
     let setting = match key {
         "include" => Setting::Include(string_list(k, value).map_err(at)?),
         "exclude" => Setting::Exclude(string_list(k, value).map_err(at)?),
@@ -403,7 +412,7 @@ fn secrets_settings(
 ) -> Result<(), ConfigError> {
     // `secrets = "redact"` is shorthand for `[secrets] mode = "redact"`.
     if let toml::Value::String(s) = value {
-        let mode = secrets_mode(full, s).map_err(|m| ConfigError::key(full, m))?;
+        let mode = secrets_mode(&excerpt(full), s).map_err(|m| ConfigError::key(full, m))?;
         out.push((full.to_string(), Setting::SecretsMode(mode)));
         return Ok(());
     }
@@ -411,7 +420,8 @@ fn secrets_settings(
         return Err(ConfigError::key(
             full,
             format!(
-                "{CONFIG_FILE}: key `{full}` must be a mode string or a [secrets] table, found {}",
+                "{CONFIG_FILE}: key `{}` must be a mode string or a [secrets] table, found {}",
+                excerpt(full),
                 value.type_str()
             ),
         ));
@@ -419,13 +429,14 @@ fn secrets_settings(
     for (key, value) in t {
         let sub = format!("{full}.{key}");
         let at = |m: String| ConfigError::key(&sub, m);
+        let shown = excerpt(&sub);
         let setting = match key.as_str() {
             "mode" => Setting::SecretsMode(
-                secrets_mode(&sub, string(&sub, value).map_err(at)?).map_err(at)?,
+                secrets_mode(&shown, string(&shown, value).map_err(at)?).map_err(at)?,
             ),
-            "allow_paths" => Setting::AllowPaths(string_list(&sub, value).map_err(at)?),
+            "allow_paths" => Setting::AllowPaths(string_list(&shown, value).map_err(at)?),
             "allow_fingerprints" => {
-                Setting::AllowFingerprints(string_list(&sub, value).map_err(at)?)
+                Setting::AllowFingerprints(string_list(&shown, value).map_err(at)?)
             }
             other => return Err(at(unknown_key(other, SECRETS_KEYS, &format!("{full}.")))),
         };
@@ -538,25 +549,30 @@ fn string_list(key: &str, v: &toml::Value) -> Result<Vec<String>, String> {
     }
 }
 
+/// A value as an error quotes it: its type, and an excerpt of it.
 fn describe(v: &toml::Value) -> String {
     match v {
-        toml::Value::String(s) => format!("the string {s:?}"),
-        other => format!("{} {other}", other.type_str()),
+        toml::Value::String(s) => format!("the string \"{}\"", excerpt(s)),
+        other => format!("{} {}", other.type_str(), excerpt(&other.to_string())),
     }
 }
 
 fn bad_value(key: &str, got: &str, want: &str) -> String {
-    format!("{CONFIG_FILE}: key `{key}` has the invalid value {got:?}; expected {want}")
+    format!(
+        "{CONFIG_FILE}: key `{key}` has the invalid value \"{}\"; expected {want}",
+        excerpt(got)
+    )
 }
 
 fn unknown_key(key: &str, valid: &[&str], prefix: &str) -> String {
     let nearest = valid
         .iter()
         .min_by_key(|k| edit_distance(key, k))
-        .map(|k| format!("; did you mean `{prefix}{k}`?"))
+        .map(|k| format!("; did you mean `{}`?", excerpt(&format!("{prefix}{k}"))))
         .unwrap_or_default();
     format!(
-        "{CONFIG_FILE}: unknown key `{prefix}{key}`{nearest} (valid keys: {})",
+        "{CONFIG_FILE}: unknown key `{}`{nearest} (valid keys: {})",
+        excerpt(&format!("{prefix}{key}")),
         valid.join(", ")
     )
 }

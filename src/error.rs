@@ -2,6 +2,7 @@
 //! as fields, so a front end can name the kind ([`Error::kind`]) and the CLI its exit code
 //! ([`Error::exit_code`]); the message says what went wrong and what to do about it.
 
+use crate::vocab::excerpt;
 use std::fmt;
 
 /// A `.gnawconfig` problem: the key to blame, when there is one, and the message.
@@ -56,6 +57,9 @@ pub enum Error {
         floor: usize,
         files: usize,
     },
+    /// A navigation answer cannot show even its first item within its limits: the message
+    /// names the limit that stopped it, the token budget or the size limit (exit 2).
+    TooSmall { message: String },
     /// The repository directory was moved or replaced while it was being opened (exit 1).
     RepoChanged,
     /// An I/O failure that is not about one file: what was being done, and the OS's words
@@ -76,7 +80,8 @@ impl Error {
             | Error::Usage { .. }
             | Error::Glob { .. }
             | Error::PathRejected { .. }
-            | Error::Budget { .. } => 2,
+            | Error::Budget { .. }
+            | Error::TooSmall { .. } => 2,
             Error::RepoChanged | Error::Io { .. } | Error::Limit { .. } | Error::Cancelled => 1,
         }
     }
@@ -88,7 +93,7 @@ impl Error {
             Error::Usage { .. } => "InvalidArguments",
             Error::Glob { .. } => "InvalidGlob",
             Error::PathRejected { .. } => "PathRejected",
-            Error::Budget { .. } => "BudgetTooSmall",
+            Error::Budget { .. } | Error::TooSmall { .. } => "BudgetTooSmall",
             Error::RepoChanged => "RepoChanged",
             Error::Io { .. } => "Io",
             Error::Limit { .. } => "LimitExceeded",
@@ -112,10 +117,15 @@ impl fmt::Display for Error {
                 source,
                 pattern,
                 why,
-            } => write!(f, "invalid {source} pattern {pattern:?}: {why}"),
+            } => write!(
+                f,
+                "invalid {source} pattern \"{}\": {why}",
+                excerpt(pattern)
+            ),
             Error::PathRejected { path, why } => write!(
                 f,
-                "path {path} from the path list was rejected: {why}; every listed path must lie inside the repository"
+                "path {} from the path list was rejected: {why}; every listed path must lie inside the repository",
+                excerpt(path)
             ),
             Error::Budget {
                 budget,
@@ -127,6 +137,7 @@ impl fmt::Display for Error {
                  one-line summary of the {files} omitted file(s) needs {floor} tokens; raise the \
                  budget to at least {floor}, or narrow the request with include/exclude"
             ),
+            Error::TooSmall { message } => write!(f, "{message}"),
             Error::RepoChanged => write!(
                 f,
                 "the repository directory was moved or replaced while it was being opened \

@@ -32,7 +32,6 @@ use crate::spec::{ExtractionSpec, Mode};
 use crate::stages::count;
 use crate::stages::filter::Filter;
 use crate::stages::rank::Query;
-use crate::vocab::display_path;
 use assemble::{Frame, Sink, Target};
 use extraction::Extraction;
 use file::FileContext;
@@ -131,15 +130,16 @@ fn run(
 
     // plan: rank, then budget
     // With several roots, the repo is named under its root's name (`sdk/src`), as a `repo`
-    // argument spells it; with one, by its own directory name.
+    // argument spells it; with one, by its own directory name. Either way through the one name
+    // renderer, as `tree` names it: escaped, and redacted under the run's secrets mode.
     let repo_name = match spec.repo.shown_name() {
-        Some(name) => display_path(name.as_bytes()),
+        Some(name) => ctx.namer().path(name.as_bytes()).into_string(),
         None => spec
             .repo
             .contained()
             .path()
             .file_name()
-            .map(|n| display_path(n.as_bytes()))
+            .map(|n| ctx.namer().path(n.as_bytes()).into_string())
             .unwrap_or_else(|| "/".into()),
     };
     let ranking = plan::rank(&kept, query.as_ref(), &ctx.parse, &stop).ok_or(Error::Cancelled)?;

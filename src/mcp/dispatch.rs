@@ -28,6 +28,7 @@ use super::era::{
     finish, server_info,
 };
 use super::framing::{Frame, LineReader};
+use super::gate::Gate;
 use super::jsonrpc::{self, Incoming, Parsed, RpcError};
 use super::selection::ToolSet;
 use super::tool::{Shape, Tool};
@@ -62,7 +63,7 @@ impl Server {
         match frame {
             Frame::Oversize { len } => {
                 log::warn!("discarded an input line of {len} bytes");
-                self.out.send(&jsonrpc::error(
+                self.out.send(jsonrpc::error(
                     &Value::Null,
                     &RpcError::new(
                         jsonrpc::INVALID_REQUEST,
@@ -84,7 +85,7 @@ impl Server {
         match parsed {
             Parsed::Reject { id, error } => {
                 log::debug!("rejected a message: {}", error.message);
-                self.out.send(&jsonrpc::error(&id, &error));
+                self.out.send(jsonrpc::error(&id, &error));
             }
             Parsed::Ignore(why) => log::debug!("ignored a notification: {why}"),
             Parsed::Message(Incoming::Response) => {
@@ -96,7 +97,7 @@ impl Server {
             Parsed::Message(Incoming::Request { id, method, params }) => {
                 log::debug!("request {method}");
                 if let Some(reply) = self.request(&id, &method, params) {
-                    self.out.send(&reply);
+                    self.out.send(reply);
                 }
             }
         }
@@ -317,7 +318,8 @@ pub fn serve(
     containment: Arc<dyn Containment>,
     offered: ToolSet,
 ) -> io::Result<()> {
-    let out = Arc::new(Output::new(output));
+    let gate = Gate::new(config.default_max_chars.min(config.max_output_bytes));
+    let out = Arc::new(Output::new(output, gate));
     let inflight: InFlight = Arc::default();
     let queued: Arc<Mutex<Queued>> = Arc::default();
     let (tx, rx) = mpsc::channel();

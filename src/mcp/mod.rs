@@ -4,7 +4,8 @@
 //! |---|---|
 //! | [`config`] | limits and the operator's policy, from `GNAW_MCP_*` |
 //! | [`framing`] | transport in: split input into lines, discarding any over the size cap unbuffered |
-//! | [`transport`] | transport out: one message per line on stdout |
+//! | [`gate`] | the exit gate: every message redacted and escaped, every error cut to its ceiling |
+//! | [`transport`] | transport out: one message per line on stdout, each through the gate |
 //! | [`jsonrpc`] | parse and classify messages; build responses and notifications |
 //! | [`era`] | the protocol eras: revisions spoken, a request's era from its `_meta` |
 //! | [`worker`] | the call worker: runs queued tool calls with the warm cache, progress and cancel |
@@ -12,6 +13,7 @@
 //! | [`dispatch`] | the protocol loop: answers every message in its era, queues tool calls (bounded) |
 //! | [`containment`] | the only route from a `repo` argument to a directory: a [`Containment`] |
 //! | [`args`] | tool arguments as types: the shared ones, described once; schemas derived from them |
+//! | [`fit`] | the one step that fits a tool's answer to its ceiling, measured as sent |
 //! | [`tool`] | the [`tool::Tool`] trait, the context a call runs with, typed arguments |
 //! | [`tools`] | the registry: one file per tool |
 //! | [`selection`] | which tools are offered: `GNAW_MCP_TOOLS`, narrowed by the root's `.gnawconfig` |
@@ -25,7 +27,9 @@ pub mod config;
 pub mod containment;
 pub mod dispatch;
 pub mod era;
+pub mod fit;
 pub mod framing;
+pub mod gate;
 pub mod idle;
 pub mod jsonrpc;
 pub mod selection;

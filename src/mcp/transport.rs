@@ -1,7 +1,9 @@
 //! The transport's writing half: stdout, shared by the dispatcher and the worker, one compact
 //! JSON-RPC message per line, flushed each time. (The reading half is [`super::framing`].)
-//! Nothing else in gnaw-mcp writes to stdout.
+//! Nothing else in gnaw-mcp writes to stdout, and nothing is written that has not passed the
+//! exit gate ([`super::gate`]).
 
+use super::gate::Gate;
 use crate::par::lock;
 use serde_json::Value;
 use std::io::Write;
@@ -10,19 +12,33 @@ use std::sync::Mutex;
 /// The output stream.
 pub struct Output {
     writer: Mutex<Box<dyn Write + Send>>,
+    /// The gate every message passes, with the ceiling of messages that answer no call.
+    gate: Gate,
 }
 
 impl Output {
-    /// Messages go to `writer`.
-    pub fn new(writer: impl Write + Send + 'static) -> Output {
+    /// Messages go to `writer`, through `gate`.
+    pub fn new(writer: impl Write + Send + 'static, gate: Gate) -> Output {
         Output {
             writer: Mutex::new(Box::new(writer)),
+            gate,
         }
     }
 
-    /// Write one message as one line.
-    pub fn send(&self, message: &Value) {
-        let mut line = match serde_json::to_vec(message) {
+    /// The gate messages pass when they answer no call.
+    pub fn gate(&self) -> Gate {
+        self.gate
+    }
+
+    /// Write one message as one line, through the gate.
+    pub fn send(&self, message: Value) {
+        self.send_through(message, self.gate);
+    }
+
+    /// Write one message as one line, through `gate` (a call's, with the call's ceiling).
+    pub fn send_through(&self, message: Value, gate: Gate) {
+        let message = gate.seal(message);
+        let mut line = match serde_json::to_vec(&message) {
             Ok(line) => line,
             Err(e) => {
                 log::error!("could not serialize a response: {e}");

@@ -10,6 +10,7 @@
 use super::config::Config;
 use super::containment::Containment;
 use super::era::{Era, finish};
+use super::gate;
 use super::idle;
 use super::jsonrpc::{self, RpcError};
 use super::tool::{Outcome, Shape, Tool, ToolContext};
@@ -72,7 +73,7 @@ impl Observer for CallObserver<'_> {
             return;
         }
         *last = (done, Some(Instant::now()));
-        self.out.send(&jsonrpc::notification(
+        self.out.send(jsonrpc::notification(
             "notifications/progress",
             json!({
                 "progressToken": token,
@@ -229,16 +230,21 @@ fn run_call(job: Job, shared: &Shared, cache: Option<&Cache>, left: &mpsc::Sende
         run.ok()
     };
     lock(&shared.inflight).remove(&job.key);
+    // An error answer is cut to the call's ceiling, as its answer would be.
+    let max_chars = job.args.get("max_chars").and_then(Value::as_u64);
+    let gate = out
+        .gate()
+        .for_call(max_chars, shared.config.max_output_bytes);
     match outcome {
         Some(Outcome::Done(result)) if !job.cancel.load(Ordering::Relaxed) => {
-            out.send(&jsonrpc::result(&job.id, finish(job.era, result)));
+            out.send_through(jsonrpc::result(&job.id, finish(job.era, result)), gate);
         }
         Some(Outcome::Rejected(e)) if !job.cancel.load(Ordering::Relaxed) => {
-            log::info!("tools/call rejected: {}", e.message);
-            out.send(&jsonrpc::error(&job.id, &e));
+            log::info!("tools/call rejected: {}", gate::for_log(&e.message));
+            out.send_through(jsonrpc::error(&job.id, &e), gate);
         }
         Some(_) => log::info!("request {} was cancelled; no response sent", job.key),
-        None => out.send(&jsonrpc::error(
+        None => out.send(jsonrpc::error(
             &job.id,
             &RpcError::new(
                 jsonrpc::INTERNAL_ERROR,

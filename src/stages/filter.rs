@@ -118,7 +118,7 @@ pub fn compile(patterns: &[String], what: &str) -> Result<GlobSet, Error> {
     };
     let mut b = GlobSetBuilder::new();
     for p in patterns {
-        b.add(glob(p).map_err(|e| bad(p, e.to_string()))?);
+        b.add(glob(p).map_err(|e| bad(p, e.kind().to_string()))?);
     }
     b.build().map_err(|e| {
         bad(

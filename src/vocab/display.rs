@@ -1,4 +1,6 @@
-//! How a path is shown to a person or a model: printable and unambiguous, whatever bytes it has.
+//! How a path is shown to a person or a model: printable and unambiguous, whatever bytes it has;
+//! how a message's text is kept free of invisible characters ([`display_text`]); and how an
+//! error quotes an input it was given ([`excerpt`]): escaped, short, never a word cut in two.
 
 use std::fmt::Write as _;
 
@@ -27,21 +29,85 @@ fn escaped(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
-            match c {
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                c if c.is_control() || is_invisible(c) => {
-                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
-                }
-                c => out.push(c),
-            }
+            push_escaped(&mut out, c);
         }
         for b in chunk.invalid() {
             let _ = write!(out, "\\x{b:02x}");
         }
     }
+    out
+}
+
+/// One character as [`display_path`] shows it.
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if c.is_control() || is_invisible(c) => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+        c => out.push(c),
+    }
+}
+
+/// A message's text as it may be shown: line breaks and tabs kept (a message may have several
+/// lines), every other control character and every character [`is_invisible`] names written as
+/// `\u{XXXX}`, so nothing in it is hidden or reordered on screen. Text without any such
+/// character is returned as it is, unallocated.
+pub fn display_text(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| (c.is_control() && c != '\n' && c != '\t') || is_invisible(c);
+    if text
+        .bytes()
+        .all(|b| (b' '..=b'~').contains(&b) || b == b'\n' || b == b'\t')
+        || !text.chars().any(hidden)
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if hidden(c) {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Most characters of an input an error quotes ([`excerpt`]).
+pub const EXCERPT_CHARS: usize = 120;
+
+/// An input as an error quotes it (a `.gnawconfig` key or value, a glob, a profile's name, a
+/// path): escaped as [`display_path`] escapes a name, and at most [`EXCERPT_CHARS`] characters
+/// of it. A longer input is cut before the word the limit falls in (a word: letters, digits and
+/// `_-+/=.`, the characters tokens are made of), so no secret is ever quoted in part where the
+/// secret scan could no longer recognize it, and the excerpt says how long the input was. Only
+/// the quoted part is read: quoting a value of 750,000 characters costs its first few hundred
+/// and one count.
+pub fn excerpt(input: &str) -> String {
+    let mut out = String::new();
+    let mut shown = 0;
+    let mut cut = false;
+    for c in input.chars() {
+        let before = out.len();
+        push_escaped(&mut out, c);
+        if out.len() - before + shown > EXCERPT_CHARS {
+            out.truncate(before);
+            cut = true;
+            break;
+        }
+        shown += out.len() - before;
+    }
+    if !cut {
+        return out;
+    }
+    let is_word = |c: char| c.is_alphanumeric() || "_-+/=.".contains(c);
+    while out.chars().next_back().is_some_and(is_word) {
+        out.pop();
+    }
+    let _ = write!(out, "… ({} characters in all)", input.chars().count());
     out
 }
 
@@ -90,6 +156,32 @@ fn is_confusable_punctuation(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_excerpt_is_short_escaped_and_never_cuts_a_word() {
+        assert_eq!(excerpt("src/**"), "src/**");
+        assert_eq!(excerpt("a\u{202e}b"), "a\\u{202e}b");
+        let token = format!("{}{}", "gh", "p_u8Zq3LmN7pX2vR9tK4wY6bJ1cH5dF0gS8aQe");
+        // The limit falls inside the token: the token is left out whole.
+        let long = format!("{} {token} {}", "x".repeat(100), "y".repeat(750_000));
+        let shown = excerpt(&long);
+        assert!(!shown.contains("ghp_"), "{shown}");
+        assert!(shown.chars().count() < EXCERPT_CHARS + 40, "{shown}");
+        assert!(shown.ends_with("(750142 characters in all)"), "{shown}");
+        // One long word: nothing of it is quoted.
+        let shown = excerpt(&"k".repeat(10_000));
+        assert_eq!(shown, "… (10000 characters in all)");
+    }
+
+    #[test]
+    fn text_keeps_its_lines_and_shows_what_is_hidden() {
+        assert!(matches!(
+            display_text("two\nlines\tand tabs"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(display_text("a\u{202e}b\rc"), "a\\u{202e}b\\u{d}c");
+        assert_eq!(display_text("caf\u{e9} \\ ok"), "caf\u{e9} \\ ok");
+    }
 
     #[test]
     fn plain_ascii_shows_as_the_full_rules_show_it() {

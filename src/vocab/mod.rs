@@ -21,7 +21,7 @@ pub mod omitted;
 pub mod skip;
 pub mod symbol;
 
-pub use display::display_path;
+pub use display::{display_path, display_text, excerpt};
 pub use file::{Candidate, EntryKind, Text};
 pub use finding::Finding;
 pub use names::{Encoding, Format, SecretsMode, UnknownName};

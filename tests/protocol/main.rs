@@ -1,6 +1,6 @@
 //! gnaw-mcp's protocol surface through the real server: handshakes, malformed input and startup
 //! ([`messages`]), the message invariant property-tested ([`jsonrpc_props`]), answers that fit
-//! their client ([`answers`], [`default_answers`]), the tool definitions' size and shape
+//! their client ([`answers`], [`default_answers`]), the exit gate ([`exit_gate`]), the tool definitions' size and shape
 //! ([`schemas`]) and which tools a client sees ([`tool_selection`]).
 
 #![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
@@ -10,6 +10,7 @@ mod common;
 
 mod answers;
 mod default_answers;
+mod exit_gate;
 mod jsonrpc_props;
 mod messages;
 mod schemas;

@@ -916,14 +916,13 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
     let fitted = fit::fit(items.len(), limits, &count, &mut cost, &render)?;
     if fitted.k == 0 && !items.is_empty() {
         let first = render(1);
-        return Err(NavError::Run(Error::Usage {
-            message: format!(
-                "a budget of {} tokens is too small for the list and the first hunk ({} tokens); \
-                 raise budget, or narrow with paths",
-                budget.unwrap_or(0),
-                count(&first)
-            ),
-        }));
+        return Err(NavError::Run(fit::nothing_fits(
+            limits,
+            fit::counter(encoding, true)(&first),
+            first.len(),
+            "the list and the first hunk, which would",
+            ", or narrow with paths",
+        )));
     }
     let next = (fitted.k < items.len())
         .then(|| continuation(&diffs, items, fitted.k, args.after.as_deref()));

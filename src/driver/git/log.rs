@@ -241,19 +241,19 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
     };
     let fitted = fit::fit(n, limits, &count, &mut cost, &render)?;
     if fitted.k == 0 && n > 0 {
-        return Err(NavError::Run(Error::Usage {
-            message: format!(
-                "a budget of {} tokens is too small for the first commit ({} tokens); raise \
-                 budget{}",
-                budget.unwrap_or(0),
-                count(&render(1)),
-                if args.patch {
-                    ", or leave out patch"
-                } else {
-                    ""
-                }
-            ),
-        }));
+        let first = render(1);
+        let advice = if args.patch {
+            ", or leave out patch"
+        } else {
+            ""
+        };
+        return Err(NavError::Run(fit::nothing_fits(
+            limits,
+            fit::counter(encoding, true)(&first),
+            first.len(),
+            "the first commit, which would",
+            advice,
+        )));
     }
     let next_skip = (fitted.k < n || more).then_some(args.skip + fitted.k);
     let commits = shown_commits[..fitted.k]

@@ -303,20 +303,42 @@ pub fn fit(
     Ok(Fitted { k, text, tokens })
 }
 
-/// Not even the answer with no items fits.
+/// Not even the answer with no items fits: [`nothing_fits`] for its header and continuation.
 pub fn too_small(limits: Limits, tokens: usize, bytes: usize) -> Error {
+    nothing_fits(
+        limits,
+        tokens,
+        bytes,
+        "this answer: its header and continuation alone",
+        "",
+    )
+}
+
+/// The answer that must show at least one item (else its continuation would be the same call
+/// again) cannot: `what` (e.g. "one match: the first, with its context and the summary,")
+/// takes `tokens` tokens and `bytes` bytes. The error names the limit that stopped it, the
+/// token budget or the answer's size limit (the call's `max_chars`, or the server's), and how
+/// to raise that one, then `advice` (", or lower context"). One kind for every tool:
+/// [`Error::TooSmall`].
+pub fn nothing_fits(
+    limits: Limits,
+    tokens: usize,
+    bytes: usize,
+    what: &str,
+    advice: &str,
+) -> Error {
     let message = match limits.budget {
         Some(b) if tokens > b => format!(
-            "a budget of {b} tokens is too small for this answer: its header and continuation \
-             alone take {tokens} tokens; raise budget (0 means no budget) or narrow the request"
+            "a budget of {b} tokens is too small for {what} take {tokens} tokens; raise budget \
+             (0 means no budget){advice}"
         ),
         _ => format!(
-            "the answer's header and continuation alone take {bytes} bytes, over the limit of {} \
-             bytes; narrow the request",
+            "the answer's size limit of {} bytes is too small for {what} take {bytes} bytes; \
+             raise max_chars (0 means the server's limit){advice}",
             limits.max_bytes
         ),
     };
-    Error::Usage { message }
+    Error::TooSmall { message }
 }
 
 #[cfg(test)]

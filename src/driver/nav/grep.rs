@@ -222,15 +222,14 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
     let k = fitted.k;
     if k == 0 && !items.is_empty() {
         // Without one match shown the continuation would be this very call again.
-        let mut one = r.head();
-        r.group(&mut one, 0, None);
-        return Err(Error::Usage {
-            message: format!(
-                "the budget is too small to show one match: the first, with its context and the \
-                 summary, takes about {} tokens; raise budget, or lower context",
-                count(&one) + 40
-            ),
-        }
+        let one = r.render(1);
+        return Err(fit::nothing_fits(
+            limits,
+            fit::counter(encoding, true)(&one),
+            one.len(),
+            "one match: the first, with its context and the summary, would",
+            ", or lower context",
+        )
         .into());
     }
     let matches = items[..k]

@@ -291,15 +291,14 @@ fn answer(
     let k = fitted.k;
     if k == 0 && !hits.is_empty() {
         // Without one file shown the continuation would be this very call again.
-        let mut one = r.head();
-        r.hit(&mut one, 0);
-        return Err(Error::Usage {
-            message: format!(
-                "the budget is too small to show one file: the first, with its regions and the \
-                 summary, takes about {} tokens; raise budget",
-                count(&one) + 40
-            ),
-        }
+        let one = r.render(1);
+        return Err(fit::nothing_fits(
+            limits,
+            fit::counter(encoding, true)(&one),
+            one.len(),
+            "one file: the first, with its regions and the summary, would",
+            "",
+        )
         .into());
     }
     let next = r.next(k);

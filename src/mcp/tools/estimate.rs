@@ -1,9 +1,9 @@
 //! `estimate`: the exact token count of the prompt `extract` would return for the same
 //! arguments, with what is included, skipped and omitted, without the text.
 
+use super::super::fit;
 use super::super::tool::{About, Declared, Outcome};
 use super::extraction::{self, ESTIMATE_DESCRIPTION, ExtractionArgs};
-use super::navigation;
 use crate::driver::extraction::Extraction;
 use crate::driver::summary::{Detail, MAX_LISTED_FINDINGS, MAX_OMITTED_ENTRIES, Summary};
 use crate::spec::Mode;
@@ -34,37 +34,46 @@ pub static ESTIMATE: Declared<ExtractionArgs> = Declared {
         ("trimmed", "boolean"),
     ]),
     run: |tool, args, ctx| {
-        let ceiling = navigation::ceiling(ctx, args.budget_given(), args.max_chars());
-        let e = extraction::run(tool, args, ctx, Mode::Estimate)?;
-        // The summary is sent twice (text and structured copy) to clients that take both.
-        let copies = if ctx.shape.structured { 2 } else { 1 };
-        let room = (ceiling / copies).min(ctx.config.max_output_bytes / 2);
-        Ok(Outcome::Done(result(&e, ctx.shape.structured, room)))
+        let (spec, ceiling) = extraction::prepare(tool, args, ctx, Mode::Estimate)?;
+        let e = extraction::execute(tool, &spec, ctx)?;
+        let server = ctx.config.max_output_bytes;
+        Ok(Outcome::Done(result(
+            &e,
+            ctx.shape.structured,
+            ceiling,
+            server,
+        )))
     },
 };
 
-/// The bounded summary, within `max_bytes` when serialized: the lists shrink until it fits.
-pub fn summary(e: &Extraction, max_bytes: usize) -> Value {
+/// The bounded summary with at most `entries` omitted entries and `findings` findings.
+fn summary(e: &Extraction, entries: usize, findings: usize) -> Value {
+    let mut value = Summary::with_limits(e, Detail::Bounded, entries, findings).to_json();
+    if let Some(refused) = extraction::refused_json(e) {
+        value["refused"] = refused;
+    }
+    value
+}
+
+/// The answer: the summary as text and, for clients that take it, as the structured copy; its
+/// lists shrink until the answer as sent fits `ceiling` characters and `server` bytes.
+fn result(e: &Extraction, structured: bool, ceiling: usize, server: usize) -> Value {
     let (mut entries, mut findings) = (MAX_OMITTED_ENTRIES, MAX_LISTED_FINDINGS);
     loop {
-        let mut value = Summary::with_limits(e, Detail::Bounded, entries, findings).to_json();
-        if let Some(refused) = extraction::refused_json(e) {
-            value["refused"] = refused;
+        let summary = summary(e, entries, findings);
+        // Clients before 2025-06-18 only read `content`, so the text carries the same JSON.
+        let mut result = json!({ "content": [{ "type": "text", "text": summary.to_string() }] });
+        if structured {
+            result["structuredContent"] = summary;
         }
-        if value.to_string().len() <= max_bytes || (entries <= 1 && findings == 0) {
-            return value;
+        let (chars, bytes) = fit::sent(&result);
+        if chars <= ceiling && bytes <= server {
+            return result;
+        }
+        if entries <= 1 && findings == 0 {
+            return fit::too_small("estimate", ceiling);
         }
         entries = (entries / 2).max(1);
         findings /= 2;
     }
-}
-
-fn result(e: &Extraction, structured: bool, max_bytes: usize) -> Value {
-    let summary = summary(e, max_bytes);
-    // Clients before 2025-06-18 only read `content`, so the text carries the same JSON.
-    let mut result = json!({ "content": [{ "type": "text", "text": summary.to_string() }] });
-    if structured {
-        result["structuredContent"] = summary;
-    }
-    result
 }

@@ -1,6 +1,7 @@
 //! `extract`: the repository as one prompt, fitted to the budget, refused with advice (never
 //! cut short) when it is larger than the server's response limit.
 
+use super::super::fit;
 use super::super::tool::{About, Declared, Outcome, tool_error};
 use super::extraction::{self, EXTRACT_DESCRIPTION, ExtractionArgs};
 use crate::driver::extraction::Extraction;
@@ -18,8 +19,15 @@ pub static EXTRACT: Declared<ExtractionArgs> = Declared {
     },
     output: None,
     run: |tool, args, ctx| {
-        let e = extraction::run(tool, args, ctx, Mode::Render)?;
-        Ok(Outcome::Done(result(e, ctx.config.max_output_bytes)))
+        let (mut spec, ceiling) = extraction::prepare(tool, args, ctx, Mode::Render)?;
+        let server = ctx.config.max_output_bytes;
+        let first = spec.overrides.max_chars.unwrap_or(usize::MAX);
+        // Fitted as sent: a prompt of quotes and backslashes takes more characters encoded.
+        fit::to_ceiling(tool.name(), ceiling, server, first, fit::chars, |limit| {
+            spec.overrides.max_chars = (limit != usize::MAX).then_some(limit.max(1));
+            let e = extraction::execute(tool, &spec, ctx)?;
+            Ok(Outcome::Done(result(e, server)))
+        })
     },
 };
 
@@ -27,8 +35,10 @@ fn result(e: Extraction, max_output_bytes: usize) -> Value {
     let Some(output) = e.output.as_deref() else {
         return tool_error("extract failed: the pipeline returned no prompt".into());
     };
-    if output.len() > max_output_bytes {
-        let mut r = tool_error(too_large_message(&e, output.len(), max_output_bytes));
+    // The prompt as sent: a JSON string, its quotes, backslashes and controls escaped.
+    let sent = serde_json::to_string(output).map_or(usize::MAX, |s| s.len());
+    if sent > max_output_bytes {
+        let mut r = tool_error(too_large_message(&e, sent, max_output_bytes));
         r["_meta"] = json!({ "gnaw/errorKind": "OutputTooLarge" });
         return r;
     }
@@ -87,7 +97,7 @@ fn too_large_message(e: &Extraction, size: usize, max: usize) -> String {
     largest.sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.path.cmp(&b.path)));
 
     let mut msg = format!(
-        "The prompt is {size} bytes ({} tokens, {} files), over this server's response limit \
+        "The prompt is {size} bytes as sent ({} tokens, {} files), over this server's response limit \
          of {max} bytes (GNAW_MCP_MAX_OUTPUT_BYTES), so nothing was returned. Call extract \
          again with a narrower request: `include` globs for only the parts you need (e.g. \
          [\"src/**\"]) and/or `exclude` globs for bulky parts (e.g. [\"tests/**\", \

@@ -46,16 +46,17 @@ impl ExtractionArgs {
 /// what was left out), out of the answer's ceiling.
 const NOTES_RESERVE: usize = 2_000;
 
-/// Prove the repo and run the pipeline in `mode` on parsed arguments. `Err` is the outcome to
-/// return as it is (a refused repo, a failed or cancelled run). When the call's ceiling
-/// ([`super::navigation::ceiling`]) is below the server's response limit, the prompt is fitted
-/// to it, less room for the notes; at the limit, a larger prompt is refused with advice instead.
-pub fn run(
+/// Prove the repo and make the pipeline's run in `mode` for parsed arguments, with the call's
+/// ceiling ([`super::navigation::ceiling`]). `Err` is the outcome to return as it is (a refused
+/// repo, a failed or cancelled `changed`). When the ceiling is below the server's response
+/// limit, the prompt is fitted to it, less room for the notes (the caller lowers it further
+/// while the answer as sent is over); at the limit, a larger prompt is refused with advice.
+pub fn prepare<'a>(
     tool: &dyn Tool,
     args: ExtractionArgs,
-    ctx: &ToolContext<'_>,
+    ctx: &ToolContext<'a>,
     mode: Mode,
-) -> Result<Extraction, Outcome> {
+) -> Result<(ExtractionSpec<'a>, usize), Outcome> {
     let ceiling = super::navigation::ceiling(ctx, args.budget.is_some(), args.max_chars);
     let max_chars = (ceiling < ctx.config.max_output_bytes)
         .then(|| ceiling.saturating_sub(NOTES_RESERVE).max(1));
@@ -98,7 +99,17 @@ pub fn run(
         policy: ctx.config.policy,
         cache: ctx.cache,
     };
-    let extraction = match run_extraction(&spec) {
+    Ok((spec, ceiling))
+}
+
+/// Run the pipeline for `spec`. `Err` is the outcome to return as it is (a failed or cancelled
+/// run).
+pub fn execute(
+    tool: &dyn Tool,
+    spec: &ExtractionSpec<'_>,
+    ctx: &ToolContext<'_>,
+) -> Result<Extraction, Outcome> {
+    let extraction = match run_extraction(spec) {
         Ok(e) => e,
         Err(Error::Cancelled) => return Err(Outcome::Cancelled),
         Err(e) => {

@@ -3,9 +3,10 @@
 //! [`super::super::args`]), how a navigation failure is answered, and how an answer is returned.
 
 use super::super::args::{self, Filter, MaxChars, Shared};
+use super::super::fit;
 use super::super::jsonrpc::RpcError;
 use super::super::tool::{About, Outcome, Tool, ToolContext};
-use super::super::tool::{object_schema, parse_args, run_failure, tool_error};
+use super::super::tool::{object_schema, parse_args, run_failure};
 use crate::driver::nav::{Answer, NavError, Request};
 use crate::error::Error;
 use crate::spec::Overrides;
@@ -196,15 +197,12 @@ fn structured<F: Serialize>(a: &Answer<F>) -> Value {
     serde_json::to_value(a).unwrap_or_default()
 }
 
-/// How many times [`answer`] runs a call before it gives up fitting its ceiling.
-const ANSWER_TRIES: usize = 6;
-
 /// Run a navigation call and answer it within its ceiling, the one road every navigation tool
-/// takes: `run` gives the answer (its text and its facts) for the request's text limit. The text
-/// is first allowed the whole ceiling; when the text and the structured copy the client is sent
-/// together take more characters (or more bytes than the server's response limit), the text
-/// limit is lowered in proportion and the call run again, so the continuation always names
-/// exactly what was shown. A failure is answered as [`failure`] says.
+/// takes: `run` gives the answer (its text and its facts) for the request's text limit, and
+/// [`fit::to_ceiling`] runs it again with a lower limit while the text and the structured copy
+/// the client is sent together take more characters (or more bytes than the server's response
+/// limit), so the continuation always names exactly what was shown. A failure is answered as
+/// [`failure`] says.
 pub fn answer<F: Serialize>(
     tool: &dyn Tool,
     ctx: &ToolContext<'_>,
@@ -217,42 +215,17 @@ pub fn answer<F: Serialize>(
     // is with the same budget (its text is then bounded by the tokens); the server's response
     // limit is checked on what comes back.
     let budgeted = req.overrides.budget.is_some_and(|b| b > 0);
-    let mut limit = if budgeted && ceiling >= server {
+    let first = if budgeted && ceiling >= server {
         usize::MAX
     } else {
         ceiling.min(server / 2)
     };
-    for _ in 0..ANSWER_TRIES {
+    fit::to_ceiling(tool.name(), ceiling, server, first, fit::bytes, |limit| {
         req.max_text_bytes = limit;
         let a = run(&req).map_err(|e| failure(tool, e))?;
         let structured = structured(&a);
-        let sent = result(ctx, a.page.text, structured);
-        let Outcome::Done(value) = &sent else {
-            return Ok(sent);
-        };
-        // What the client receives: the text and its structured copy, serialized.
-        let wire = value.to_string();
-        let (chars, bytes) = (wire.chars().count(), wire.len());
-        if chars <= ceiling && bytes <= server {
-            return Ok(sent);
-        }
-        // The text's share of what fits, with a little to spare, and at least one byte less.
-        let text_len = value["content"][0]["text"]
-            .as_str()
-            .map_or(0, str::len)
-            .min(server / 2);
-        let share = |fits: usize, took: usize| {
-            (text_len as u128 * fits as u128 * 95 / 100 / took.max(1) as u128) as usize
-        };
-        limit = share(ceiling, chars)
-            .min(share(server, bytes))
-            .min(text_len.saturating_sub(1));
-    }
-    Err(Outcome::Done(tool_error(format!(
-        "{}: the answer did not fit {ceiling} characters with its structured copy; raise \
-         max_chars (0 for the server's limit) or narrow the request",
-        tool.name()
-    ))))
+        Ok(result(ctx, a.page.text, structured))
+    })
 }
 
 /// The request for a call on the proven-to-be-given `repo` with these globs and budget.

@@ -60,7 +60,7 @@ impl fmt::Display for AllowError {
         write!(
             f,
             "secrets allow list: `{}` is not a valid glob ({}); fix or remove it",
-            self.glob,
+            crate::vocab::excerpt(&self.glob),
             self.error.kind()
         )
     }

@@ -19,13 +19,14 @@ use std::time::{Duration, Instant};
 
 type Check = fn(&[u8]);
 
-const TARGETS: [(&str, Check); 6] = [
+const TARGETS: [(&str, Check); 7] = [
     ("outline", checks::outline::check),
     ("symbol", checks::symbol::check),
     ("compress", checks::compress::check),
     ("secrets", checks::secrets::check),
     ("names", checks::names::check),
     ("globs", checks::globs::check),
+    ("errors", checks::errors::check),
 ];
 
 fn inputs(dir: &Path) -> Vec<std::path::PathBuf> {

@@ -755,6 +755,27 @@ fn budgets_are_exact_and_continuations_cover_everything() {
     }
     let resp = s.call("changes", json!({"repo": "repo", "budget": 30}));
     assert!(resp.to_string().contains("too small"), "{resp}");
+    // A too-small answer names the limit that stopped it, with one kind for every tool.
+    for tool in ["changes", "log"] {
+        let resp = s.call(tool, json!({"repo": "repo", "budget": 5}));
+        assert_eq!(
+            resp["result"]["_meta"]["gnaw/errorKind"], "BudgetTooSmall",
+            "{resp}"
+        );
+        let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("a budget of 5 tokens is too small"), "{text}");
+        let resp = s.call(tool, json!({"repo": "repo", "max_chars": 40}));
+        assert_eq!(
+            resp["result"]["_meta"]["gnaw/errorKind"], "BudgetTooSmall",
+            "{resp}"
+        );
+        let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("size limit") && text.contains("raise max_chars"),
+            "{text}"
+        );
+        assert!(!text.contains("budget of"), "{text}");
+    }
     // log: by whole commits, continued by skip.
     let whole = s.call("log", json!({"repo": "repo", "budget": 0}));
     let commits = whole["result"]["structuredContent"]["commits"]

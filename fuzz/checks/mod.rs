@@ -12,6 +12,7 @@
 #![allow(clippy::disallowed_methods, dead_code)]
 
 pub mod compress;
+pub mod errors;
 pub mod globs;
 pub mod names;
 pub mod outline;

@@ -33,8 +33,8 @@ fuzz_target!(|data: &[u8]| {
                 }
                 Err(e) => assert_eq!(e.kind(), "InvalidGlob", "{e}"),
             }
-            if check_glob_list(&o.secrets_allow_paths, "secrets.allow_paths").is_ok() {
-                let _ = Allow::new(&o.secrets_allow_paths, o.secrets_allow_fingerprints.clone());
+            if check_glob_list(&o.secrets.allow_paths, "secrets.allow_paths").is_ok() {
+                let _ = Allow::new(&o.secrets.allow_paths, o.secrets.allow_fingerprints.clone());
             }
         }
         Err(e) => assert!(!e.message.is_empty()),

@@ -25,7 +25,8 @@ pub fn sent(value: &Value) -> (usize, usize) {
 
 /// Run `answer` with a text limit, starting at `first`, until what it answers fits `ceiling`
 /// characters and `server` bytes as sent. `answer(limit)` gives the outcome for that limit; an
-/// outcome that is not an answer (`Rejected`, `Cancelled`) ends the fit as it is. `units`
+/// outcome that is not an answer (`Rejected`, `Cancelled`) or that reports a failure
+/// (`isError`: the exit gate cuts it to the ceiling, [`super::gate`]) ends the fit as it is. `units`
 /// measures the answer's main text (`content[0].text`) in the limit's unit, to lower the limit
 /// in proportion to what the text took.
 pub fn to_ceiling(
@@ -42,6 +43,10 @@ pub fn to_ceiling(
         let Outcome::Done(value) = &outcome else {
             return Ok(outcome);
         };
+        // A failure is said whole: the exit gate holds it to the call's ceiling.
+        if value["isError"] == true {
+            return Ok(outcome);
+        }
         let (chars, bytes) = sent(value);
         if chars <= ceiling && bytes <= server {
             return Ok(outcome);

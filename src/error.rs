@@ -2,7 +2,7 @@
 //! as fields, so a front end can name the kind ([`Error::kind`]) and the CLI its exit code
 //! ([`Error::exit_code`]); the message says what went wrong and what to do about it.
 
-use crate::vocab::excerpt;
+use crate::vocab::{ErrorKind, excerpt};
 use std::fmt;
 
 /// A `.gnawconfig` problem: the key to blame, when there is one, and the message.
@@ -86,18 +86,18 @@ impl Error {
         }
     }
 
-    /// A stable name for the kind of failure (MCP's `data.kind`, JSON summaries).
-    pub fn kind(&self) -> &'static str {
+    /// The kind of failure (MCP's `data.kind`, JSON summaries).
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::Config(_) => "InvalidConfig",
-            Error::Usage { .. } => "InvalidArguments",
-            Error::Glob { .. } => "InvalidGlob",
-            Error::PathRejected { .. } => "PathRejected",
-            Error::Budget { .. } | Error::TooSmall { .. } => "BudgetTooSmall",
-            Error::RepoChanged => "RepoChanged",
-            Error::Io { .. } => "Io",
-            Error::Limit { .. } => "LimitExceeded",
-            Error::Cancelled => "Cancelled",
+            Error::Config(_) => ErrorKind::InvalidConfig,
+            Error::Usage { .. } => ErrorKind::InvalidArguments,
+            Error::Glob { .. } => ErrorKind::InvalidGlob,
+            Error::PathRejected { .. } => ErrorKind::PathRejected,
+            Error::Budget { .. } | Error::TooSmall { .. } => ErrorKind::BudgetTooSmall,
+            Error::RepoChanged => ErrorKind::RepoChanged,
+            Error::Io { .. } => ErrorKind::Io,
+            Error::Limit { .. } => ErrorKind::LimitExceeded,
+            Error::Cancelled => ErrorKind::Cancelled,
         }
     }
 }
@@ -150,4 +150,13 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Config(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}

@@ -285,6 +285,9 @@ pub struct Overrides {
     /// Most characters in the prompt (`--max-chars`, `max_chars`): the budget is lowered until
     /// the prompt fits; `None` or `Some(0)`: no limit.
     pub max_chars: Option<usize>,
+    /// Count `max_chars` as the prompt takes written as a JSON string (`--max-chars-json`; the
+    /// MCP server's way: what its client receives), not as its plain characters.
+    pub max_chars_json: bool,
     /// Rank files by relevance to this text (BM25 over code-aware terms).
     pub query: Option<String>,
     /// Show files as skeletons (`--compress`): signatures, declarations and doc comments, with

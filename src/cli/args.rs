@@ -127,6 +127,11 @@ pub struct Args {
     #[arg(long, value_name = "N", conflicts_with = "no_count")]
     pub max_chars: Option<usize>,
 
+    /// Count --max-chars as the prompt written as a JSON string (quotes, backslashes and line
+    /// breaks escaped), as gnaw-mcp's clients receive it: the CLI run equal to an extract call
+    #[arg(long, requires = "max_chars")]
+    pub max_chars_json: bool,
+
     /// Rank files by relevance to this text (decides what a --budget keeps)
     #[arg(long, value_name = "TEXT")]
     pub query: Option<String>,
@@ -213,6 +218,7 @@ impl Args {
             secrets: self.secrets,
             budget: self.budget,
             max_chars: self.max_chars,
+            max_chars_json: self.max_chars_json,
             query: self.query.clone(),
             compress: self.compress,
             profile: self.profile.clone(),

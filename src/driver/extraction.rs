@@ -88,7 +88,7 @@ impl Extraction {
                         .score
                         .parts
                         .iter()
-                        .map(|(k, v)| ((*k).to_string(), json!(round3(*v))))
+                        .map(|(k, v)| (k.name().to_string(), json!(round3(*v))))
                         .collect();
                     json!({"path": r.path, "score": round3(r.score.total), "parts": parts})
                 })

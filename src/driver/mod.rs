@@ -158,7 +158,12 @@ fn run(
     let m = plan::Measure::new(&ctx, &kept, &repo_name, &stop);
     let max_chars = spec.overrides.max_chars.filter(|&c| c > 0);
     let order = graded.as_deref().unwrap_or(&ranking);
-    let fitted = plan::fit_chars(&m, options.budget, max_chars, order)?;
+    let width = if spec.overrides.max_chars_json {
+        crate::vocab::json_chars
+    } else {
+        |s: &str| s.chars().count()
+    };
+    let fitted = plan::fit_chars(&m, options.budget, max_chars.map(|c| (c, width)), order)?;
     let listed = plan::listing(&m, &kept, &fitted, ranking, kept_findings);
     left_out += listed.findings_left_out;
     let frame = Frame::new(&m, &file_options.render, &fitted).ok_or(Error::Cancelled)?;

@@ -232,11 +232,16 @@ impl<'a> Measure<'a> {
         omitted_sums::line_count(text, self.ctx.count(text))
     }
 
-    /// The exact length in characters of the prompt with exactly these kept files (path order)
-    /// and this omitted section; `None` when the run was cancelled. Each piece is rendered once
-    /// and its length remembered.
-    pub fn chars(&self, kept_ix: &[usize], view: &OmittedView) -> Option<usize> {
-        let head = self.preamble(kept_ix, view)?.chars().count();
+    /// The exact length in characters, as `width` measures a text, of the prompt with exactly
+    /// these kept files (path order) and this omitted section; `None` when the run was
+    /// cancelled. Each piece is rendered once and its length remembered (one width per run).
+    pub fn chars(
+        &self,
+        kept_ix: &[usize],
+        view: &OmittedView,
+        width: fn(&str) -> usize,
+    ) -> Option<usize> {
+        let head = width(&self.preamble(kept_ix, view)?);
         let mut body = 0;
         for (n, &i) in kept_ix.iter().enumerate() {
             if (self.stop)() {
@@ -244,13 +249,11 @@ impl<'a> Measure<'a> {
             }
             let last = n + 1 == kept_ix.len() && self.render.format == Format::Json;
             let mut memo = crate::par::lock(&self.chars_memo);
-            body += *memo.entry((i, last)).or_insert_with(|| {
-                render::file_piece(self.render, &self.view(i), last)
-                    .chars()
-                    .count()
-            });
+            body += *memo
+                .entry((i, last))
+                .or_insert_with(|| width(&render::file_piece(self.render, &self.view(i), last)));
         }
-        Some(head + body + self.epilogue.chars().count())
+        Some(head + body + width(&self.epilogue))
     }
 
     /// The exact count of one part of a preamble: remembered when small; in chunks cut at safe
@@ -366,22 +369,25 @@ pub fn rank(
 const CHAR_TRIES: usize = 12;
 
 /// Choose what is kept so that the prompt fits the token budget and, when `max_chars` is given,
-/// that many characters: the budget is lowered in proportion to the excess (by at least one
+/// that many characters as its width function measures them (plain, or as sent in JSON): the
+/// budget is lowered in proportion to the excess (by at least one
 /// token) and the ranked files fitted again, each candidate measured exactly, until the prompt
 /// fits both. The token fit keeps its own guarantees; the characters are counted, never guessed.
 pub fn fit_chars(
     m: &Measure<'_>,
     budget: Option<usize>,
-    max_chars: Option<usize>,
+    max_chars: Option<(usize, fn(&str) -> usize)>,
     ranking: &[(usize, rank::Score)],
 ) -> Result<budget::Plan, Error> {
     let mut plan = fit(m, budget, ranking)?;
-    let Some(max) = max_chars else {
+    let Some((max, width)) = max_chars else {
         return Ok(plan);
     };
     let mut tokens = plan.tokens;
     for _ in 0..CHAR_TRIES {
-        let chars = m.chars(&plan.kept, &plan.view).ok_or(Error::Cancelled)?;
+        let chars = m
+            .chars(&plan.kept, &plan.view, width)
+            .ok_or(Error::Cancelled)?;
         if chars <= max {
             return Ok(plan);
         }
@@ -390,7 +396,7 @@ pub fn fit_chars(
         tokens = scaled.min(tokens.saturating_sub(1));
         plan = match fit(m, Some(tokens), ranking) {
             Err(Error::Budget { .. }) => {
-                return Err(Error::Usage {
+                return Err(Error::TooSmall {
                     message: format!(
                         "no prompt of this repository fits {max} characters: its tree and the \
                          list of what is left out alone take more; raise max_chars or narrow \
@@ -401,7 +407,7 @@ pub fn fit_chars(
             other => other?,
         };
     }
-    Err(Error::Usage {
+    Err(Error::TooSmall {
         message: format!(
             "the prompt could not be fitted to {max} characters in {CHAR_TRIES} tries; raise \
              max_chars or narrow with include/exclude"

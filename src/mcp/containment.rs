@@ -3,6 +3,7 @@
 //! gnaw-mcp it is the sandbox's [`Roots`] (one root or several, from `GNAW_MCP_ROOT`); tests may
 //! substitute a single [`Root`] or their own.
 
+use crate::vocab::ErrorKind;
 use gnaw_sandbox::{ContainedDir, Root, Roots};
 use serde_json::{Value, json};
 
@@ -10,7 +11,7 @@ use serde_json::{Value, json};
 /// message that never repeats anything read from outside the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rejected {
-    pub kind: &'static str,
+    pub kind: ErrorKind,
     pub message: String,
 }
 
@@ -35,7 +36,7 @@ pub struct RootContainment(pub Root);
 impl Containment for RootContainment {
     fn contain(&self, repo: &Value) -> Result<ContainedDir, Rejected> {
         self.0.contain_json(repo).map_err(|r| Rejected {
-            kind: r.kind(),
+            kind: ErrorKind::from(&r),
             message: r.to_string(),
         })
     }
@@ -46,7 +47,7 @@ impl Containment for RootContainment {
 impl Containment for Roots {
     fn contain(&self, repo: &Value) -> Result<ContainedDir, Rejected> {
         self.contain_json(repo).map_err(|r| Rejected {
-            kind: r.kind(),
+            kind: ErrorKind::from(&r),
             message: r.to_string(),
         })
     }

@@ -36,6 +36,7 @@ use super::tools;
 use super::transport::Output;
 use super::worker::{InFlight, Job, Queued, Shared, id_key, worker};
 use crate::par::lock;
+use crate::vocab::ErrorKind;
 
 /// The reader side: dispatches every message, hands tool calls to the worker.
 struct Server {
@@ -219,8 +220,9 @@ impl Server {
                     let message = self.selection.off_message(name);
                     return Some(jsonrpc::error(
                         id,
-                        &RpcError::invalid_params(message.clone())
-                            .with_data(json!({ "kind": "ToolDisabled", "message": message })),
+                        &RpcError::invalid_params(message.clone()).with_data(
+                            json!({ "kind": ErrorKind::ToolDisabled, "message": message }),
+                        ),
                     ));
                 }
                 None => {
@@ -267,8 +269,9 @@ impl Server {
                 );
                 return Some(jsonrpc::error(
                     id,
-                    &RpcError::new(jsonrpc::SERVER_BUSY, message.clone())
-                        .with_data(json!({ "kind": "Busy", "message": message, "retry": true })),
+                    &RpcError::new(jsonrpc::SERVER_BUSY, message.clone()).with_data(
+                        json!({ "kind": ErrorKind::Busy, "message": message, "retry": true }),
+                    ),
                 ));
             }
             q.calls += 1;

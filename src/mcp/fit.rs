@@ -12,6 +12,7 @@
 //! `BudgetTooSmall`.
 
 use super::tool::{Outcome, tool_error};
+use crate::vocab::ErrorKind;
 use serde_json::{Value, json};
 
 /// How many times a tool runs before it gives up fitting its ceiling.
@@ -70,7 +71,7 @@ pub fn too_small(tool: &str, ceiling: usize) -> Value {
         "{tool}: the answer did not fit {ceiling} characters as sent, with its structured copy; \
          raise max_chars (0 for the server's limit) or narrow the request"
     ));
-    result["_meta"] = json!({ "gnaw/errorKind": "BudgetTooSmall" });
+    result["_meta"] = json!({ "gnaw/errorKind": ErrorKind::BudgetTooSmall });
     result
 }
 

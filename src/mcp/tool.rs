@@ -8,6 +8,7 @@ use super::containment::Containment;
 use super::jsonrpc::RpcError;
 use crate::cache::Cache;
 use crate::spec::Observer;
+use crate::vocab::ErrorKind;
 use gnaw_sandbox::ContainedDir;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -211,7 +212,7 @@ pub fn object_schema<'a>(fields: impl IntoIterator<Item = (String, &'a str)>) ->
 /// `-32602` for a bad argument, with `data.kind: "InvalidArguments"`.
 pub fn bad_argument(message: String) -> RpcError {
     RpcError::invalid_params(message.clone())
-        .with_data(json!({ "kind": "InvalidArguments", "message": message }))
+        .with_data(json!({ "kind": ErrorKind::InvalidArguments, "message": message }))
 }
 
 /// Parse a call's arguments into the tool's typed struct. An argument the schema does not list

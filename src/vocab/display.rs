@@ -76,6 +76,20 @@ pub fn display_text(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// How many characters `text` takes written as a JSON string's contents, as an MCP client
+/// receives it: `"` and `\\` and the control characters JSON names (`\n`, `\r`, `\t`, `\b`,
+/// `\f`) take two, every other control character below U+0020 six (`\u001b`), everything
+/// else one. Escaping is per character, so the width of a text is the sum of its parts'.
+pub fn json_chars(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            _ => 1,
+        })
+        .sum()
+}
+
 /// Most characters of an input an error quotes ([`excerpt`]).
 pub const EXCERPT_CHARS: usize = 120;
 
@@ -171,6 +185,18 @@ mod tests {
         // One long word: nothing of it is quoted.
         let shown = excerpt(&"k".repeat(10_000));
         assert_eq!(shown, "… (10000 characters in all)");
+    }
+
+    #[test]
+    fn json_chars_is_the_length_serde_json_writes() {
+        for text in [
+            "plain",
+            "q\"b\\n\nt\tr\r\u{8}\u{c}\u{1}\u{1f}\u{7f}/é中",
+            "",
+        ] {
+            let sent = serde_json::to_string(text).unwrap();
+            assert_eq!(json_chars(text), sent.chars().count() - 2, "{text:?}");
+        }
     }
 
     #[test]

@@ -9,10 +9,12 @@
 //! | [`finding`] | a secret [`Finding`] (never the secret) |
 //! | [`omitted`] | the [`OmittedView`] a budget leaves |
 //! | [`display`] | [`display_path`]: how any path is escaped (the renderer that also redacts is `stages::name`) |
+//! | [`error_kind`] | [`ErrorKind`]: every stable name a failure is known by |
 //! | [`invisible`] | the table of characters escaped by Unicode property |
 //! | [`symbol`] | a [`Symbol`] found by the syntax stage: kind, name, signature, lines, doc |
 
 pub mod display;
+pub mod error_kind;
 pub mod file;
 pub mod finding;
 pub mod invisible;
@@ -21,7 +23,8 @@ pub mod omitted;
 pub mod skip;
 pub mod symbol;
 
-pub use display::{display_path, display_text, excerpt};
+pub use display::{display_path, display_text, excerpt, json_chars};
+pub use error_kind::ErrorKind;
 pub use file::{Candidate, EntryKind, Text};
 pub use finding::Finding;
 pub use names::{Encoding, Format, SecretsMode, UnknownName};

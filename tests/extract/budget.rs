@@ -462,7 +462,16 @@ fn mcp_extract_equals_the_cli_with_budget_query_and_profile() {
         ),
         // The server's default budget (20000) applies when the call passes none, and its
         // default ceiling (50,000 characters, less 2,000 for the notes after the prompt)...
-        (json!({}), vec!["--budget", "20000", "--max-chars", "48000"]),
+        (
+            json!({}),
+            vec![
+                "--budget",
+                "20000",
+                "--max-chars",
+                "48000",
+                "--max-chars-json",
+            ],
+        ),
         (
             json!({"profile": "narrow"}),
             vec![
@@ -470,6 +479,7 @@ fn mcp_extract_equals_the_cli_with_budget_query_and_profile() {
                 "20000",
                 "--max-chars",
                 "48000",
+                "--max-chars-json",
                 "--profile",
                 "narrow",
             ],

@@ -14,4 +14,5 @@ mod exit_gate;
 mod jsonrpc_props;
 mod messages;
 mod schemas;
+mod too_small;
 mod tool_selection;

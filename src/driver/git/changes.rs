@@ -11,8 +11,8 @@
 //! left out, secrets handled), so the hunks are those of the text the model may see.
 
 use super::{
-    DEFAULT_CONTEXT, DiffBody, FileDiff, MAX_CONTEXT, Side, Version, git_error, open_repo,
-    path_filter, read_worktree, shown, side, skip_note,
+    DEFAULT_CONTEXT, DiffBody, DiffStatus, FileDiff, MAX_CONTEXT, Side, Version, git_error,
+    open_repo, path_filter, read_worktree, shown, side, skip_note,
 };
 use crate::driver::file::{self, FileContext};
 use crate::driver::nav::fit;
@@ -66,7 +66,7 @@ pub struct ChangesArgs {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ChangedFile {
     /// `added`, `modified`, `deleted`, `renamed`, `type_changed` or `untracked`.
-    pub status: &'static str,
+    pub status: DiffStatus,
     pub path: String,
     /// The old path of a rename (empty otherwise).
     pub old_path: String,
@@ -610,7 +610,7 @@ impl Pending {
 /// A change with both sides' bytes in hand: what is left ([`finish`]: scanning and diffing)
 /// reads nothing from `.git`, so changes are finished in parallel.
 struct Prepared {
-    status: char,
+    status: DiffStatus,
     old: PreparedSide,
     new: PreparedSide,
     similarity: Option<u32>,
@@ -654,11 +654,13 @@ fn old_side(repo: &Repo, at: FileAt) -> Result<Pending, NavError> {
 /// Read both sides of a change (the base's blob, the working tree's file or the index's blob).
 fn prepare(repo: &Repo, ctx: &FileContext<'_>, c: &Change, max: u64) -> Result<Prepared, NavError> {
     let status = match (&c.old, &c.new) {
-        (None, _) => 'A',
-        (_, None) => 'D',
-        _ if c.similarity.is_some() => 'R',
-        (Some(o), Some(n)) if (o.mode == MODE_LINK) != (n.0 == MODE_LINK) => 'T',
-        _ => 'M',
+        (None, _) => DiffStatus::Added,
+        (_, None) => DiffStatus::Deleted,
+        _ if c.similarity.is_some() => DiffStatus::Renamed,
+        (Some(o), Some(n)) if (o.mode == MODE_LINK) != (n.0 == MODE_LINK) => {
+            DiffStatus::TypeChanged
+        }
+        _ => DiffStatus::Modified,
     };
     let old = match c.old {
         None => Pending::Ready(Side::Text(String::new())),
@@ -749,7 +751,7 @@ fn untracked_diff(ctx: &FileContext<'_>, c: &crate::vocab::Candidate, context: u
     };
     let version = Version { path, mode: None };
     FileDiff {
-        status: '?',
+        status: DiffStatus::Untracked,
         old: version.clone(),
         new: version,
         similarity: None,
@@ -837,7 +839,7 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
     );
     let (plus, minus) = diffs
         .iter()
-        .filter(|d| d.status != '?')
+        .filter(|d| d.status != DiffStatus::Untracked)
         .filter_map(|d| d.counts)
         .fold((0u64, 0u64), |(p, m), (a, r)| {
             (p + u64::from(a), m + u64::from(r))
@@ -932,16 +934,9 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         .map(|d| {
             let (added, removed) = d.counts.unwrap_or((0, 0));
             ChangedFile {
-                status: match d.status {
-                    'A' => "added",
-                    'D' => "deleted",
-                    'R' => "renamed",
-                    'T' => "type_changed",
-                    '?' => "untracked",
-                    _ => "modified",
-                },
+                status: d.status,
                 path: d.path().to_string(),
-                old_path: if d.status == 'R' {
+                old_path: if d.status == DiffStatus::Renamed {
                     d.old.path.clone()
                 } else {
                     String::new()

@@ -9,8 +9,8 @@
 //! The answer is cut to the budget by whole commits; the continuation is `skip`.
 
 use super::{
-    DEFAULT_CONTEXT, DiffBody, FileDiff, Side, Version, git_error, open, parse_since, path_filter,
-    scanned_message, shown, side,
+    DEFAULT_CONTEXT, DiffBody, DiffStatus, FileDiff, Side, Version, git_error, open, parse_since,
+    path_filter, scanned_message, shown, side,
 };
 use crate::driver::file::FileContext;
 use crate::driver::nav::{Answer, NavError, Request, args, fit};
@@ -18,6 +18,7 @@ use crate::error::Error;
 use crate::stages::git::diff::{self as line_diff, diff_lines};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, PathFilter, TreeChange};
 use crate::stages::git::{Blob, CommitInfo, Repo, is_binary, short};
+use crate::vocab::ErrorKind;
 use serde::Serializer;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -141,7 +142,7 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
             Some(id) => id,
             None => {
                 return Err(NavError::argument(
-                    "InvalidRevision",
+                    ErrorKind::InvalidRevision,
                     "this repository has no commits yet",
                 ));
             }
@@ -474,9 +475,9 @@ fn render_commit(
             };
             let d = FileDiff {
                 status: match (c.old, c.new) {
-                    (None, _) => 'A',
-                    (_, None) => 'D',
-                    _ => 'M',
+                    (None, _) => DiffStatus::Added,
+                    (_, None) => DiffStatus::Deleted,
+                    _ => DiffStatus::Modified,
                 },
                 old: Version {
                     path: path.clone(),

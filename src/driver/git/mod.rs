@@ -26,6 +26,7 @@ use crate::error::Error;
 use crate::stages::git::diff::Hunk;
 use crate::stages::git::{self as stage, Caps, GitError, Repo};
 use crate::stages::read;
+use crate::vocab::ErrorKind;
 use crate::vocab::{SkipReason, Text, display_path};
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
@@ -54,7 +55,7 @@ pub fn git_error(e: GitError) -> NavError {
     };
     match e {
         GitError::Refused { kind, message } => NavError::argument(kind, message),
-        GitError::BadRevision(m) => NavError::argument("InvalidRevision", m),
+        GitError::BadRevision(m) => NavError::argument(ErrorKind::InvalidRevision, m),
         GitError::Bound(m) => NavError::Run(Error::Usage { message: m }),
         GitError::Failed(m) => NavError::Run(Error::Io {
             what: "cannot read the repository's .git".into(),
@@ -106,7 +107,7 @@ pub fn path_filter(given: &[String]) -> Result<stage::tree::PathFilter, NavError
         let raw = super::nav::session::parse_display(g);
         let bad = |why: &str| {
             NavError::argument(
-                "InvalidPath",
+                ErrorKind::InvalidPath,
                 format!(
                     "paths[{i}] {} {why}; give a path relative to the repository, as changes \
                      and tree show them",
@@ -206,11 +207,44 @@ pub fn read_worktree(ctx: &FileContext<'_>, rel: &[u8], max: u64) -> Result<Vec<
         .ok_or(SkipReason::TooLarge { limit: max })
 }
 
+/// What happened to a file: one value, its letter in a list (`git diff --name-status`'s) and its
+/// name in a structured answer both derived from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffStatus {
+    Added,
+    Modified,
+    Deleted,
+    Renamed,
+    /// A file became a link or a link a file.
+    TypeChanged,
+    /// In the working tree, not in the index.
+    Untracked,
+}
+
+impl DiffStatus {
+    /// The letter a list of changed files shows (`A`, `M`, `D`, `R`, `T`, `?`).
+    pub fn letter(self) -> char {
+        match self {
+            DiffStatus::Added => 'A',
+            DiffStatus::Modified => 'M',
+            DiffStatus::Deleted => 'D',
+            DiffStatus::Renamed => 'R',
+            DiffStatus::TypeChanged => 'T',
+            DiffStatus::Untracked => '?',
+        }
+    }
+
+    /// Whether the file was not there before (`/dev/null` on the old side).
+    pub fn is_new(self) -> bool {
+        matches!(self, DiffStatus::Added | DiffStatus::Untracked)
+    }
+}
+
 /// A file's change, ready to render.
 #[derive(Clone, Debug)]
 pub struct FileDiff {
-    /// `A` added, `M` modified, `D` deleted, `R` renamed, `T` type changed (file/link).
-    pub status: char,
+    pub status: DiffStatus,
     /// The file before the change and after it.
     pub old: Version,
     pub new: Version,
@@ -240,7 +274,7 @@ pub enum DiffBody {
 impl FileDiff {
     /// The path the change is known by (the new one, or the old for a deletion).
     pub fn path(&self) -> &str {
-        if self.status == 'D' {
+        if self.status == DiffStatus::Deleted {
             &self.old.path
         } else {
             &self.new.path
@@ -264,11 +298,11 @@ impl FileDiff {
         out.push('\n');
         let (om, nm) = (self.old.mode.unwrap_or(0), self.new.mode.unwrap_or(0));
         match self.status {
-            'A' => {
+            DiffStatus::Added => {
                 let _ = writeln!(out, "new file mode {nm:06o}");
             }
-            '?' => out.push_str("untracked file (not in the index)\n"),
-            'D' => {
+            DiffStatus::Untracked => out.push_str("untracked file (not in the index)\n"),
+            DiffStatus::Deleted => {
                 let _ = writeln!(out, "deleted file mode {om:06o}");
             }
             _ if om != nm => {
@@ -276,7 +310,7 @@ impl FileDiff {
             }
             _ => {}
         }
-        if self.status == 'R' {
+        if self.status == DiffStatus::Renamed {
             let _ = writeln!(
                 out,
                 "similarity index {}%\nrename from {}\nrename to {}",
@@ -295,7 +329,7 @@ impl FileDiff {
 
     /// The old side as the diff names it: `a/PATH`, or `/dev/null` for a file that was not there.
     fn old_name(&self) -> String {
-        if self.status == 'A' || self.status == '?' {
+        if self.status.is_new() {
             "/dev/null".to_string()
         } else {
             format!("a/{}", self.old.path)
@@ -304,7 +338,7 @@ impl FileDiff {
 
     /// The new side as the diff names it: `b/PATH`, or `/dev/null` for a deleted file.
     fn new_name(&self) -> String {
-        if self.status == 'D' {
+        if self.status == DiffStatus::Deleted {
             "/dev/null".to_string()
         } else {
             format!("b/{}", self.new.path)
@@ -328,12 +362,16 @@ impl FileDiff {
     /// Its line in a list of changed files: status, path (`old -> new` for a rename, with its
     /// similarity), and its counts.
     pub fn list_line(&self) -> String {
-        let mut line = if self.status == 'R' {
-            format!("R {} -> {}", self.old.path, self.new.path)
+        let letter = self.status.letter();
+        let mut line = if self.status == DiffStatus::Renamed {
+            format!("{letter} {} -> {}", self.old.path, self.new.path)
         } else {
-            format!("{} {}", self.status, self.path())
+            format!("{letter} {}", self.path())
         };
-        if let Some(s) = self.similarity.filter(|_| self.status == 'R') {
+        if let Some(s) = self
+            .similarity
+            .filter(|_| self.status == DiffStatus::Renamed)
+        {
             let _ = write!(line, " ({s}%)");
         }
         let counts = self.counts_text();

@@ -23,6 +23,7 @@ use super::{Answer, args};
 use crate::driver::file::{Body, BodyText};
 use crate::error::Error;
 use crate::stages::grep::{Matcher, PatternOptions};
+use crate::vocab::ErrorKind;
 use serde::Serializer;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -118,7 +119,7 @@ struct Hit {
 /// Search `req`'s repository.
 pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> {
     let matcher = Matcher::new(&args.pattern, args.options())
-        .map_err(|m| NavError::argument("InvalidPattern", format!("pattern: {m}")))?;
+        .map_err(|m| NavError::argument(ErrorKind::InvalidPattern, format!("pattern: {m}")))?;
     if args.context > MAX_CONTEXT {
         return Err(NavError::invalid(format!(
             "context is {}; at most {MAX_CONTEXT} rows on each side",
@@ -275,7 +276,7 @@ fn parse_after(req: &Request<'_>, given: &str) -> Result<(Vec<u8>, u32), NavErro
     let p = prove(&root, "after", path)?;
     if p.is_dir() {
         return Err(NavError::argument(
-            "NotAFile",
+            ErrorKind::NotAFile,
             format!(
                 "after {}: {} is a directory; after names a file and a line",
                 quote(given),

@@ -32,6 +32,7 @@ use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::git::{self, cochange};
 use crate::stages::rank::{FileIndex, for_each_term, module_name, term_hash};
+use crate::vocab::ErrorKind;
 use crate::vocab::Symbol;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -121,7 +122,7 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
     let proven = prove(&root, "path", &args.path)?;
     if proven.is_dir() {
         return Err(NavError::argument(
-            "NotAFile",
+            ErrorKind::NotAFile,
             format!("path {}: a directory; give one file", quote(&args.path)),
         ));
     }
@@ -134,7 +135,7 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
     let RepoIndex { files, .. } = index::index(&session, &ctx)?;
     let Some(me) = files.iter().position(|f| f.path == shown) else {
         return Err(NavError::argument(
-            "NotSearched",
+            ErrorKind::NotSearched,
             format!(
                 "path {}: not among the files searched (ignored, excluded, binary, too large or \
                  sensitive); related files are found only for a searched file",
@@ -414,7 +415,7 @@ impl Render<'_> {
                     let _ = write!(out, " (history read up to a bound: {why})");
                 }
             }
-            Some(History::Unread(why)) if why != "NotAGitRepository" => {
+            Some(History::Unread(why)) if why != ErrorKind::NotAGitRepository.name() => {
                 let _ = write!(out, "; history not read: {why}");
             }
             _ => {}

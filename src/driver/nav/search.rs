@@ -114,7 +114,7 @@ pub type SearchAnswer = Answer<SearchFacts>;
 
 /// A hit's score as its facts say it: the total, and each part by name.
 fn score_and_parts<S: Serializer>(score: &Score, s: S) -> Result<S::Ok, S::Error> {
-    let parts: BTreeMap<&str, f64> = score.parts.iter().copied().collect();
+    let parts: BTreeMap<&str, f64> = score.parts.iter().map(|(p, v)| (p.name(), *v)).collect();
     let mut map = s.serialize_map(Some(2))?;
     map.serialize_entry("score", &score.total)?;
     map.serialize_entry("parts", &parts)?;

@@ -30,7 +30,7 @@ use crate::stages::count;
 use crate::stages::filter::Filter;
 use crate::stages::name::Namer;
 use crate::stages::source::{self, Sourced, WalkOptions};
-use crate::vocab::{Candidate, Encoding};
+use crate::vocab::{Candidate, Encoding, ErrorKind};
 use gnaw_sandbox::beneath::{FileKind, Stat};
 use gnaw_sandbox::{BeneathDir, ContainedDir, Rejection, Root};
 use std::ffi::OsStr;
@@ -82,16 +82,16 @@ impl Request<'_> {
 #[derive(Debug)]
 pub enum NavError {
     /// An argument cannot be used (a path that is not inside the repo, a bad range or
-    /// pattern): `kind` is stable (`OutsideRoot`, `NotFound`, `InvalidPath`, `NotADirectory`,
-    /// `NotAFile`, `InvalidArguments`, `InvalidPattern`).
-    Argument { kind: &'static str, message: String },
+    /// pattern): `OutsideRoot`, `NotFound`, `InvalidPath`, `NotADirectory`, `NotAFile`,
+    /// `InvalidArguments`, `InvalidPattern`, ...
+    Argument { kind: ErrorKind, message: String },
     /// The run failed or was cancelled.
     Run(Error),
 }
 
 impl NavError {
     /// An argument error with `kind` and `message`.
-    pub fn argument(kind: &'static str, message: impl Into<String>) -> NavError {
+    pub fn argument(kind: ErrorKind, message: impl Into<String>) -> NavError {
         NavError::Argument {
             kind,
             message: message.into(),
@@ -100,13 +100,22 @@ impl NavError {
 
     /// An argument that cannot be used as given (`InvalidArguments`), with `message`.
     pub fn invalid(message: impl Into<String>) -> NavError {
-        NavError::argument("InvalidArguments", message)
+        NavError::argument(ErrorKind::InvalidArguments, message)
     }
 }
 
 impl From<Error> for NavError {
     fn from(e: Error) -> NavError {
         NavError::Run(e)
+    }
+}
+
+impl std::error::Error for NavError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NavError::Argument { .. } => None,
+            NavError::Run(e) => Some(e),
+        }
     }
 }
 
@@ -402,7 +411,7 @@ pub fn prove(root: &Root, what: &str, given: &str) -> Result<Proven, NavError> {
                 Shown::None => Err(Rejection::NotFound),
                 Shown::Ambiguous(n) => {
                     return Err(NavError::argument(
-                        "InvalidPath",
+                        ErrorKind::InvalidPath,
                         format!(
                             "{what} {}: {n} entries show as this name (their names differ                              only inside a redacted secret), so it names none of them; reach                              their contents with grep or extract",
                             quote(given)
@@ -418,7 +427,10 @@ pub fn prove(root: &Root, what: &str, given: &str) -> Result<Proven, NavError> {
             rel: c.relative().as_os_str().as_bytes().to_vec(),
             stat: *c.stat(),
         }),
-        Err(r) => Err(NavError::argument(r.kind(), rejected(what, given, &r))),
+        Err(r) => Err(NavError::argument(
+            ErrorKind::from(&r),
+            rejected(what, given, &r),
+        )),
     }
 }
 

@@ -15,6 +15,7 @@ use super::Answer;
 use super::fit::{self, Limits};
 use super::read::line_count;
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
+use crate::vocab::ErrorKind;
 use crate::vocab::display_path;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
@@ -104,7 +105,7 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
             let proven = prove(&root, "path", p)?;
             if !proven.is_dir() {
                 return Err(NavError::argument(
-                    "NotADirectory",
+                    ErrorKind::NotADirectory,
                     format!(
                         "path {} is a file, not a directory; read it with read",
                         quote(p)

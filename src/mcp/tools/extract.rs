@@ -6,6 +6,7 @@ use super::super::tool::{About, Declared, Outcome, tool_error};
 use super::extraction::{self, EXTRACT_DESCRIPTION, ExtractionArgs};
 use crate::driver::extraction::Extraction;
 use crate::spec::Mode;
+use crate::vocab::ErrorKind;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -39,7 +40,7 @@ fn result(e: Extraction, max_output_bytes: usize) -> Value {
     let sent = serde_json::to_string(output).map_or(usize::MAX, |s| s.len());
     if sent > max_output_bytes {
         let mut r = tool_error(too_large_message(&e, sent, max_output_bytes));
-        r["_meta"] = json!({ "gnaw/errorKind": "OutputTooLarge" });
+        r["_meta"] = json!({ "gnaw/errorKind": ErrorKind::OutputTooLarge });
         return r;
     }
     let mut content = vec![json!({ "type": "text", "text": output })];

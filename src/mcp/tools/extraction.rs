@@ -66,6 +66,8 @@ pub fn prepare<'a>(
         exclude: args.exclude.map(|g| g.0.0).unwrap_or_default(),
         budget: args.budget.map(|t| t.0.0),
         max_chars,
+        // Counted as the client receives the prompt: a JSON string.
+        max_chars_json: true,
         query: args.query.map(|t| t.0),
         profile: args.profile.map(|t| t.0),
         compress: args.compress.unwrap_or(false),

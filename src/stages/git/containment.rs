@@ -16,6 +16,7 @@
 
 use super::{Caps, GitError, Repo, failed};
 use crate::bounded::read_capped;
+use crate::vocab::ErrorKind;
 use gnaw_sandbox::BeneathDir;
 use gnaw_sandbox::beneath::FileKind;
 use std::ffi::OsStr;
@@ -28,7 +29,7 @@ pub const MAX_GIT_ENTRIES: usize = 500_000;
 /// The most bytes of a `.git` file, `commondir` or `alternates` file read.
 const SMALL_FILE: u64 = 64 << 10;
 
-fn refused(kind: &'static str, message: String) -> GitError {
+fn refused(kind: ErrorKind, message: String) -> GitError {
     GitError::Refused { kind, message }
 }
 
@@ -38,7 +39,7 @@ pub fn open(dir: &BeneathDir, caps: Caps) -> Result<Repo, GitError> {
     let git_rel = git_dir_of(dir)?;
     let git_dir = dir.open_dir(&git_rel).map_err(|e| {
         refused(
-            "GitDirLink",
+            ErrorKind::GitDirLink,
             format!(
                 "cannot open the git directory {} inside the repository ({e}); gnaw does not \
                  follow links to or inside .git",
@@ -54,7 +55,7 @@ pub fn open(dir: &BeneathDir, caps: Caps) -> Result<Repo, GitError> {
             let named = first_line(&text);
             let common = inside(&root, &root.join(&git_rel), named).ok_or_else(|| {
                 refused(
-                    "CommonDirOutside",
+                    ErrorKind::CommonDirOutside,
                     format!(
                         "{}/commondir points to {named:?}, outside the repository; the shared \
                          metadata of a linked worktree outside the root is not read. Run gnaw \
@@ -73,7 +74,7 @@ pub fn open(dir: &BeneathDir, caps: Caps) -> Result<Repo, GitError> {
     for rel in &checked {
         let d = dir.open_dir(rel).map_err(|e| {
             refused(
-                "GitDirLink",
+                ErrorKind::GitDirLink,
                 format!("cannot open {} beneath the repository: {e}", rel.display()),
             )
         })?;
@@ -94,7 +95,7 @@ pub fn open(dir: &BeneathDir, caps: Caps) -> Result<Repo, GitError> {
                 .is_some_and(|p| checked.iter().any(|c| p.starts_with(c)));
             if !ok {
                 return Err(refused(
-                    "AlternatesOutside",
+                    ErrorKind::AlternatesOutside,
                     format!(
                         "{}/objects/info/alternates names {line:?}, an object directory \
                          outside this repository's .git; objects outside the root are not read",
@@ -119,7 +120,7 @@ pub fn open(dir: &BeneathDir, caps: Caps) -> Result<Repo, GitError> {
             Ok(())
         } else {
             Err(refused(
-                "GitPathOutside",
+                ErrorKind::GitPathOutside,
                 format!(
                     "the repository's configuration puts its {what} at {}, outside .git; it is \
                      not read",
@@ -145,7 +146,7 @@ fn git_dir_of(dir: &BeneathDir) -> Result<PathBuf, GitError> {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(refused(
-                "NotAGitRepository",
+                ErrorKind::NotAGitRepository,
                 "this directory has no .git; changes and log need a git repository (run them \
                  on the repository's top directory)"
                     .into(),
@@ -156,7 +157,7 @@ fn git_dir_of(dir: &BeneathDir) -> Result<PathBuf, GitError> {
     match stat.kind {
         FileKind::Dir => Ok(PathBuf::from(".git")),
         FileKind::Symlink => Err(refused(
-            "GitDirLink",
+            ErrorKind::GitDirLink,
             ".git is a symbolic link; gnaw reads only a .git directory inside the repository"
                 .into(),
         )),
@@ -168,7 +169,7 @@ fn git_dir_of(dir: &BeneathDir) -> Result<PathBuf, GitError> {
                 .unwrap_or("");
             if named.is_empty() {
                 return Err(refused(
-                    "NotAGitRepository",
+                    ErrorKind::NotAGitRepository,
                     ".git is a file without a gitdir: line; it is not a git repository".into(),
                 ));
             }
@@ -177,7 +178,7 @@ fn git_dir_of(dir: &BeneathDir) -> Result<PathBuf, GitError> {
                 .filter(|p| !p.as_os_str().is_empty())
                 .ok_or_else(|| {
                     refused(
-                        "GitDirOutside",
+                        ErrorKind::GitDirOutside,
                         format!(
                             ".git is a file (a linked worktree or a submodule) whose gitdir: \
                              {named:?} lies outside the repository; its metadata outside the \
@@ -187,7 +188,7 @@ fn git_dir_of(dir: &BeneathDir) -> Result<PathBuf, GitError> {
                 })
         }
         _ => Err(refused(
-            "NotAGitRepository",
+            ErrorKind::NotAGitRepository,
             ".git is neither a directory nor a file".into(),
         )),
     }
@@ -231,7 +232,7 @@ fn read_small(dir: &BeneathDir, name: &str) -> Result<Option<String>, GitError> 
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
             return Err(refused(
-                "GitDirLink",
+                ErrorKind::GitDirLink,
                 format!("cannot open {name} in the git directory without following links: {e}"),
             ));
         }
@@ -241,7 +242,7 @@ fn read_small(dir: &BeneathDir, name: &str) -> Result<Option<String>, GitError> 
         .map_err(|e| failed(&format!("cannot read {name}"), &e))?;
     if !meta.is_file() {
         return Err(refused(
-            "NotAGitRepository",
+            ErrorKind::NotAGitRepository,
             format!("{name} in the git directory is not a regular file"),
         ));
     }
@@ -255,7 +256,7 @@ fn read_small(dir: &BeneathDir, name: &str) -> Result<Option<String>, GitError> 
 fn no_links(d: &BeneathDir, rel: &Path, budget: &mut usize, depth: usize) -> Result<(), GitError> {
     if depth > 64 {
         return Err(refused(
-            "GitTooLarge",
+            ErrorKind::GitTooLarge,
             format!("{} is nested over 64 levels deep", rel.display()),
         ));
     }
@@ -265,7 +266,7 @@ fn no_links(d: &BeneathDir, rel: &Path, budget: &mut usize, depth: usize) -> Res
     for entry in entries {
         if *budget == 0 {
             return Err(refused(
-                "GitTooLarge",
+                ErrorKind::GitTooLarge,
                 format!(
                     "the git directory has over {MAX_GIT_ENTRIES} entries; run git gc to pack \
                      its loose objects"
@@ -285,7 +286,7 @@ fn no_links(d: &BeneathDir, rel: &Path, budget: &mut usize, depth: usize) -> Res
         match kind {
             FileKind::Symlink => {
                 return Err(refused(
-                    "GitDirLink",
+                    ErrorKind::GitDirLink,
                     format!(
                         "{} is a symbolic link; gnaw refuses links inside .git, which could lead \
                          outside the repository",

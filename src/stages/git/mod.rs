@@ -25,6 +25,7 @@ pub mod containment;
 pub mod diff;
 pub mod tree;
 
+use crate::vocab::ErrorKind;
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use std::cell::Cell;
@@ -35,10 +36,10 @@ pub use containment::open;
 /// Why the git stage could not answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GitError {
-    /// The repository has no usable `.git` (none, or refused): `kind` is stable
-    /// (`NotAGitRepository`, `GitDirLink`, `GitDirOutside`, `CommonDirOutside`,
-    /// `AlternatesOutside`, `GitPathOutside`, `GitTooLarge`).
-    Refused { kind: &'static str, message: String },
+    /// The repository has no usable `.git` (none, or refused): `NotAGitRepository`,
+    /// `GitDirLink`, `GitDirOutside`, `CommonDirOutside`, `AlternatesOutside`,
+    /// `GitPathOutside`, `GitTooLarge`.
+    Refused { kind: ErrorKind, message: String },
     /// A revision that does not name a commit.
     BadRevision(String),
     /// A bound was hit (objects or bytes examined).
@@ -55,6 +56,8 @@ impl std::fmt::Display for GitError {
         }
     }
 }
+
+impl std::error::Error for GitError {}
 
 /// Caps on one call's work: objects looked up and bytes inflated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! auxiliary file (neither code nor prose: build files, manifests, metadata, type stubs), and
 //! the words by which a query asks for tests, docs or auxiliary files themselves.
 
-use super::Score;
+use super::{Part, Score};
 
 /// Query words that ask for documentation itself.
 pub(super) const DOC_WORDS: &[&str] = &[
@@ -174,9 +174,9 @@ pub fn prior(path: &str, len: usize) -> Score {
     Score {
         total: class_score - depth - size / 4.0,
         parts: vec![
-            ("class", class_score),
-            ("depth", -depth),
-            ("size", -size / 4.0),
+            (Part::Class, class_score),
+            (Part::Depth, -depth),
+            (Part::Size, -size / 4.0),
         ],
     }
 }

@@ -69,11 +69,70 @@ pub struct Doc<'a> {
     pub text: &'a str,
 }
 
+/// What earned a part of a file's score: one value each, its name (`--explain`, `search`'s
+/// facts) derived from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Part {
+    /// BM25 over the file's fields.
+    Bm25,
+    /// The query names the file whole.
+    NamesFile,
+    /// The query names a directory above it.
+    NamesDirectory,
+    /// The file defines a name the query names.
+    DefinesSymbol,
+    /// The query's words among the file's defined names (re-scoring).
+    SymbolTerms,
+    /// The query's words name parts of the file's name.
+    NamesFileParts,
+    /// A test, example or generated file: lowered.
+    SecondaryFile,
+    /// Prose: lowered.
+    DocsFile,
+    /// A build or config file the query does not name whole: lowered.
+    AuxiliaryFile,
+    /// The path's prior.
+    Prior,
+    /// With no query: the kind of file (source before tests, docs and build files).
+    Class,
+    /// With no query: how deep the file lies (lowered).
+    Depth,
+    /// With no query: how large it is (lowered).
+    Size,
+}
+
+impl Part {
+    /// Its name, as `--explain` and `search`'s facts show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Bm25 => "bm25",
+            Part::NamesFile => "names_file",
+            Part::NamesDirectory => "names_directory",
+            Part::DefinesSymbol => "defines_symbol",
+            Part::SymbolTerms => "symbol_terms",
+            Part::NamesFileParts => "names_file_parts",
+            Part::SecondaryFile => "secondary_file",
+            Part::DocsFile => "docs_file",
+            Part::AuxiliaryFile => "auxiliary_file",
+            Part::Prior => "prior",
+            Part::Class => "class",
+            Part::Depth => "depth",
+            Part::Size => "size",
+        }
+    }
+}
+
+impl std::fmt::Display for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A file's score and what it is made of.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Score {
     pub total: f64,
-    pub parts: Vec<(&'static str, f64)>,
+    pub parts: Vec<(Part, f64)>,
 }
 
 impl Score {
@@ -81,7 +140,7 @@ impl Score {
     pub fn matched(&self) -> bool {
         self.parts
             .iter()
-            .any(|(name, v)| *name != "prior" && *name != "secondary_file" && *v > 0.0)
+            .any(|(part, v)| *part != Part::Prior && *part != Part::SecondaryFile && *v > 0.0)
     }
 }
 
@@ -540,7 +599,7 @@ mod tests {
         assert_eq!(r[0].0, 1, "{r:?}");
         assert_eq!(r[1].0, 2);
         assert_eq!(r[2].0, 0);
-        assert!(r[0].1.parts.iter().any(|p| p.0 == "defines_symbol"));
+        assert!(r[0].1.parts.iter().any(|p| p.0 == Part::DefinesSymbol));
     }
 
     #[test]
@@ -555,11 +614,11 @@ mod tests {
         // `map` is only a part of `deserialize_map`: map.rs is not "named" by the query.
         let r = ranked(&docs, Some("Deserializer::deserialize_map"));
         assert_eq!(r[0].0, 1, "{r:?}");
-        assert!(r[1].1.parts.iter().all(|p| p.0 != "names_file"));
+        assert!(r[1].1.parts.iter().all(|p| p.0 != Part::NamesFile));
         // Asked for by its whole name, it is.
         let r = ranked(&docs, Some("map"));
         assert_eq!(r[0].0, 0, "{r:?}");
-        assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
+        assert!(r[0].1.parts.iter().any(|p| p.0 == Part::NamesFile));
     }
 
     /// Of two files of the same `text` at `paths` (`[less, plain]`), `less` ranks second for
@@ -570,7 +629,7 @@ mod tests {
         text: &str,
         query: &str,
         asking: &str,
-        part: &str,
+        part: Part,
     ) {
         let docs = files(&[(paths[0], text), (paths[1], text)]);
         let r = ranked(&docs, Some(query));
@@ -587,7 +646,7 @@ mod tests {
             "fn parse_header() { parse_header() }",
             "parse_header",
             "tests for parse_header",
-            "secondary_file",
+            Part::SecondaryFile,
         );
     }
 
@@ -598,7 +657,7 @@ mod tests {
             "the retry delay grows with each attempt",
             "retry delay",
             "retry delay docs",
-            "docs_file",
+            Part::DocsFile,
         );
     }
 
@@ -628,7 +687,7 @@ mod tests {
         let r = ranked(&docs, Some("PerMessageDeflate"));
         assert!(
             r.iter()
-                .any(|(i, s)| *i == 0 && s.parts.iter().any(|p| p.0 == "names_file"))
+                .any(|(i, s)| *i == 0 && s.parts.iter().any(|p| p.0 == Part::NamesFile))
         );
     }
 
@@ -655,7 +714,7 @@ mod tests {
         };
         let r = rank(&docs, Some(&q), &outline, &|| false).unwrap();
         assert_eq!(r[0].0, 1, "{r:?}");
-        assert!(r[0].1.parts.iter().any(|p| p.0 == "defines_symbol"));
+        assert!(r[0].1.parts.iter().any(|p| p.0 == Part::DefinesSymbol));
         let without = rank(&docs, Some(&q), &|_| None, &|| false).unwrap();
         assert_eq!(without[0].0, 0, "{without:?}");
         // Deterministic: the same ranking every time.
@@ -780,7 +839,7 @@ mod tests {
         ]);
         let r = ranked(&docs, Some("lifetime elide"));
         assert_eq!(docs[r[0].0].path, "src/b.rs", "{r:?}");
-        assert!(r[0].1.parts.iter().all(|p| p.0 != "defines_symbol"));
+        assert!(r[0].1.parts.iter().all(|p| p.0 != Part::DefinesSymbol));
     }
 
     #[test]
@@ -790,7 +849,7 @@ mod tests {
             "export function parseHeader(): void;",
             "parse header",
             "parse header declarations",
-            "auxiliary_file",
+            Part::AuxiliaryFile,
         );
         // A manifest comes first by default; for a query it counts half, unless it is named.
         let text = "install: cp bin/tool /usr/local/bin";
@@ -802,12 +861,12 @@ mod tests {
         ]);
         let r = ranked(&docs, Some("install tool"));
         assert_eq!(docs[r[0].0].path, "install.sh", "{r:?}");
-        assert!(r[1].1.parts.iter().any(|p| p.0 == "auxiliary_file"));
+        assert!(r[1].1.parts.iter().any(|p| p.0 == Part::AuxiliaryFile));
         let r = ranked(&docs, Some("install tool makefile"));
         assert_eq!(docs[r[0].0].path, "Makefile", "{r:?}");
         assert!(
             r.iter()
-                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "auxiliary_file"))
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != Part::AuxiliaryFile))
         );
         // Named by its stem alone, it still counts half; with its extension, it is named.
         let docs = files(&[
@@ -818,7 +877,7 @@ mod tests {
         let aux = |r: &[(usize, Score)], path: &str| {
             r.iter()
                 .find(|(i, _)| docs[*i].path == path)
-                .is_some_and(|(_, s)| s.parts.iter().any(|p| p.0 == "auxiliary_file"))
+                .is_some_and(|(_, s)| s.parts.iter().any(|p| p.0 == Part::AuxiliaryFile))
         };
         let r = ranked(&docs, Some("install tool makefile package"));
         assert!(aux(&r, "Makefile.am") && aux(&r, "package.json"), "{r:?}");
@@ -845,12 +904,12 @@ mod tests {
         ]);
         let r = ranked(&docs, Some("JSON array"));
         assert_eq!(docs[r[0].0].path, "gson/JsonArray.java", "{r:?}");
-        assert!(r[0].1.parts.iter().any(|p| p.0 == "names_file"));
+        assert!(r[0].1.parts.iter().any(|p| p.0 == Part::NamesFile));
         // Not in that order: no compound.
         let r = ranked(&docs, Some("array JSON"));
         assert!(
             r.iter()
-                .all(|(_, s)| s.parts.iter().all(|p| p.0 != "names_file")),
+                .all(|(_, s)| s.parts.iter().all(|p| p.0 != Part::NamesFile)),
             "{r:?}"
         );
     }
@@ -870,7 +929,7 @@ mod tests {
         let boost = |r: &[(usize, Score)], path: &str| {
             r.iter()
                 .find(|(i, _)| docs[*i].path == path)
-                .and_then(|(_, s)| s.parts.iter().find(|p| p.0 == "names_file_parts"))
+                .and_then(|(_, s)| s.parts.iter().find(|p| p.0 == Part::NamesFileParts))
                 .map(|p| p.1)
         };
         // Any order, any inflection: all of `GroupHandler`'s parts, three of the four of

@@ -9,7 +9,7 @@ use super::classes::{
 };
 use super::fields::{defined_symbols, for_each_weighted_term};
 use super::terms::{for_each_term, split_identifier, stem, term_hash};
-use super::{Doc, Indexed, Query, Score, Weighted};
+use super::{Doc, Indexed, Part, Query, Score, Weighted};
 use crate::vocab::Symbol;
 use std::collections::{HashMap, HashSet};
 
@@ -111,30 +111,30 @@ pub(super) fn resymbol(score: &mut Score, facts: &SymbolFacts, query: &Query, id
         .iter()
         .map(|t| facts.terms.binary_search(&term_hash(t)).is_ok())
         .collect();
-    let factor = if score.parts.iter().any(|p| p.0 == "secondary_file") {
+    let factor = if score.parts.iter().any(|p| p.0 == Part::SecondaryFile) {
         SECONDARY_FACTOR
     } else {
         1.0
     };
     let mut delta = 0.0;
-    if let Some(p) = score.parts.iter_mut().find(|p| p.0 == "defines_symbol") {
+    if let Some(p) = score.parts.iter_mut().find(|p| p.0 == Part::DefinesSymbol) {
         delta -= p.1 * factor;
         p.1 = 0.0;
     }
     score
         .parts
-        .retain(|p| !(p.0 == "defines_symbol" && p.1 == 0.0));
-    let mut add = |name: &'static str, v: f64, parts: &mut Vec<(&'static str, f64)>| {
+        .retain(|p| !(p.0 == Part::DefinesSymbol && p.1 == 0.0));
+    let mut add = |name: Part, v: f64, parts: &mut Vec<(Part, f64)>| {
         if v > 0.0 {
-            let at = parts
-                .iter()
-                .position(|p| p.0 == "secondary_file" || p.0 == "docs_file" || p.0 == "prior");
+            let at = parts.iter().position(|p| {
+                p.0 == Part::SecondaryFile || p.0 == Part::DocsFile || p.0 == Part::Prior
+            });
             parts.insert(at.unwrap_or(parts.len()), (name, v));
             delta += v * factor;
         }
     };
     add(
-        "defines_symbol",
+        Part::DefinesSymbol,
         SYMBOL_BOOST * defined as f64,
         &mut score.parts,
     );
@@ -145,7 +145,7 @@ pub(super) fn resymbol(score: &mut Score, facts: &SymbolFacts, query: &Query, id
         .map(|(k, _)| idf[k])
         .sum();
     add(
-        "symbol_terms",
+        Part::SymbolTerms,
         SYMBOL_TERMS_WEIGHT * terms,
         &mut score.parts,
     );
@@ -363,15 +363,15 @@ fn score_one(
     let dir_hit = facts.dirs.iter().any(is_named);
     let symbol_hits = g.symbol_hits;
     let mut parts = Vec::with_capacity(6);
-    parts.push(("bm25", text_score));
+    parts.push((Part::Bm25, text_score));
     if file_hit {
-        parts.push(("names_file", FILE_BOOST));
+        parts.push((Part::NamesFile, FILE_BOOST));
     }
     if dir_hit {
-        parts.push(("names_directory", DIR_BOOST));
+        parts.push((Part::NamesDirectory, DIR_BOOST));
     }
     if symbol_hits > 0 {
-        parts.push(("defines_symbol", SYMBOL_BOOST * symbol_hits as f64));
+        parts.push((Part::DefinesSymbol, SYMBOL_BOOST * symbol_hits as f64));
     }
     if !file_hit && !facts.parts.is_empty() {
         let named_parts = facts
@@ -381,24 +381,24 @@ fn score_one(
             .count();
         if named_parts > 0 {
             let share = named_parts as f64 / facts.parts.len() as f64;
-            parts.push(("names_file_parts", NAME_PARTS_BOOST * share));
+            parts.push((Part::NamesFileParts, NAME_PARTS_BOOST * share));
         }
     }
     let mut relevant = parts.iter().map(|p| p.1).sum::<f64>();
     if !wants_tests && facts.class >= Class::Test && relevant > 0.0 {
-        parts.push(("secondary_file", -relevant * (1.0 - SECONDARY_FACTOR)));
+        parts.push((Part::SecondaryFile, -relevant * (1.0 - SECONDARY_FACTOR)));
         relevant *= SECONDARY_FACTOR;
     } else if !wants_docs && facts.prose && relevant > 0.0 {
-        parts.push(("docs_file", -relevant * (1.0 - PROSE_FACTOR)));
+        parts.push((Part::DocsFile, -relevant * (1.0 - PROSE_FACTOR)));
         relevant *= PROSE_FACTOR;
     } else if facts.aux && !wants_aux && !facts.named_whole(named) && relevant > 0.0 {
-        parts.push(("auxiliary_file", -relevant * (1.0 - AUXILIARY_FACTOR)));
+        parts.push((Part::AuxiliaryFile, -relevant * (1.0 - AUXILIARY_FACTOR)));
         relevant *= AUXILIARY_FACTOR;
     }
     // The prior is scaled down so it only breaks ties between relevant files, and keeps files
     // the query does not touch in their default order below all that it does.
     let prior_part = facts.prior / 1000.0;
-    parts.push(("prior", prior_part));
+    parts.push((Part::Prior, prior_part));
     let total = if relevant > 0.0 {
         relevant + prior_part
     } else {

@@ -1,0 +1,133 @@
+//! The one list of error kinds: every stable name a failure is known by outside the process
+//! (MCP's `data.kind` and `_meta["gnaw/errorKind"]`, the CLI's `--json` summaries, the docs).
+//! Each error type maps into an [`ErrorKind`] and never spells a kind itself, so a kind is
+//! written once, here, and a test lists them all against `docs/mcp.md`.
+
+use std::fmt;
+
+/// Defines the kinds: a variant, its wire name and what it means, once each.
+macro_rules! kinds {
+    ( $( $(#[$meta:meta])* $variant:ident = $text:literal, )+ ) => {
+        /// Why a call or a run failed, as programs read it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ErrorKind {
+            $( $(#[$meta])* $variant, )+
+        }
+
+        impl ErrorKind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [ErrorKind] = &[ $( ErrorKind::$variant ),+ ];
+
+            /// The stable name, as sent.
+            pub fn name(self) -> &'static str {
+                match self { $( ErrorKind::$variant => $text, )+ }
+            }
+        }
+    };
+}
+
+kinds! {
+    /// `.gnawconfig` is invalid.
+    InvalidConfig = "InvalidConfig",
+    /// An argument is missing, unknown, mistyped or cannot be used as given.
+    InvalidArguments = "InvalidArguments",
+    /// A glob does not parse or is past a bound.
+    InvalidGlob = "InvalidGlob",
+    /// A grep pattern does not compile.
+    InvalidPattern = "InvalidPattern",
+    /// A revision names no commit.
+    InvalidRevision = "InvalidRevision",
+    /// A path is not usable (empty, NUL, too long, a link loop).
+    InvalidPath = "InvalidPath",
+    /// A path from the explicit path list escapes the repository.
+    PathRejected = "PathRejected",
+    /// A path, or a link on its way, leads outside the root.
+    OutsideRoot = "OutsideRoot",
+    /// Nothing exists at the path under the root.
+    NotFound = "NotFound",
+    /// A directory was required.
+    NotADirectory = "NotADirectory",
+    /// A file was required.
+    NotAFile = "NotAFile",
+    /// The file is not among those searched (skipped, ignored, too large).
+    NotSearched = "NotSearched",
+    /// No answer fits the token budget or the answer's size limit, even with nothing in it.
+    BudgetTooSmall = "BudgetTooSmall",
+    /// `extract`'s prompt is over the server's response limit.
+    OutputTooLarge = "OutputTooLarge",
+    /// An input is past one of gnaw's bounds.
+    LimitExceeded = "LimitExceeded",
+    /// The repository directory was moved or replaced while it was opened.
+    RepoChanged = "RepoChanged",
+    /// An I/O failure not about one file.
+    Io = "Io",
+    /// The client or the observer cancelled.
+    Cancelled = "Cancelled",
+    /// The tool is turned off on this server.
+    ToolDisabled = "ToolDisabled",
+    /// The queue of calls is full; retry.
+    Busy = "Busy",
+    /// The repository has no `.git`.
+    NotAGitRepository = "NotAGitRepository",
+    /// `.git` is a link.
+    GitDirLink = "GitDirLink",
+    /// A `.git` file points outside the repository.
+    GitDirOutside = "GitDirOutside",
+    /// `commondir` points outside the repository.
+    CommonDirOutside = "CommonDirOutside",
+    /// `objects/info/alternates` points outside the repository.
+    AlternatesOutside = "AlternatesOutside",
+    /// A path inside `.git` leads outside it.
+    GitPathOutside = "GitPathOutside",
+    /// A file in `.git` is over its size bound.
+    GitTooLarge = "GitTooLarge",
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for ErrorKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl PartialEq<&str> for ErrorKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.name() == *other
+    }
+}
+
+impl From<&gnaw_sandbox::Rejection> for ErrorKind {
+    /// The kind of a path the sandbox refused.
+    fn from(r: &gnaw_sandbox::Rejection) -> ErrorKind {
+        use gnaw_sandbox::Rejection;
+        match r {
+            Rejection::InvalidPath(_) => ErrorKind::InvalidPath,
+            Rejection::OutsideRoot => ErrorKind::OutsideRoot,
+            Rejection::NotFound => ErrorKind::NotFound,
+            Rejection::NotADirectory => ErrorKind::NotADirectory,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_one_name_and_the_docs_name_each() {
+        let mut names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n, "two kinds share a name");
+        let docs = include_str!("../../docs/mcp.md");
+        for name in names {
+            assert!(docs.contains(name), "docs/mcp.md does not name {name}");
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! One "too small" for every tool (issue 37 item 1): a token budget too small for any answer is
+//! reported by every tool the same way docs/mcp.md says, an `isError` result whose
+//! `_meta["gnaw/errorKind"]` is `BudgetTooSmall`, whose text names the budget; and a character
+//! ceiling too small for any answer is the same kind, naming `max_chars`.
+
+use crate::common::mcp_client::Server;
+use serde_json::{Value, json};
+use std::fs;
+use std::process::Command;
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// Arguments that make `tool` run: each required argument given a value that finds something.
+fn arguments(schema: &Value, extra: Value) -> Value {
+    let mut args = json!({ "repo": "." });
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let name = name.as_str().unwrap();
+        if name != "repo" {
+            args[name] = match name {
+                "path" | "paths" => json!("src/lib.rs"),
+                _ => json!("parse_config"),
+            };
+        }
+    }
+    for (k, v) in extra.as_object().unwrap() {
+        args[k] = v.clone();
+    }
+    args
+}
+
+#[test]
+fn a_budget_too_small_is_one_kind_from_every_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let body: String = (0..40)
+        .map(|i| format!("/// Parses part {i} of the config.\npub fn parse_config_{i}(text: &str) -> usize {{\n    text.len() + {i}\n}}\n\n"))
+        .collect();
+    fs::create_dir_all(repo.join("src")).unwrap();
+    fs::write(
+        repo.join("src/lib.rs"),
+        format!("pub fn parse_config() {{}}\n{body}"),
+    )
+    .unwrap();
+    fs::write(
+        repo.join("src/main.rs"),
+        "fn main() { gnaw::parse_config(); }\n",
+    )
+    .unwrap();
+    git(repo, &["init", "-q"]);
+    git(repo, &["add", "."]);
+    git(
+        repo,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "parse_config: the first version of the parser",
+        ],
+    );
+    fs::write(
+        repo.join("src/lib.rs"),
+        format!("pub fn parse_config() {{ 1; }}\n{body}"),
+    )
+    .unwrap();
+
+    let mut server = Server::start(repo, &[]);
+    server.initialize("2025-11-25");
+    let list = server.ok("tools/list", json!({}));
+    let tools = list["tools"].as_array().unwrap();
+    assert!(tools.len() >= 10);
+    for tool in tools {
+        let name = tool["name"].as_str().unwrap();
+        let schema = &tool["inputSchema"];
+        for (extra, names) in [
+            (json!({ "budget": 1 }), "a budget of 1 tokens"),
+            (json!({ "max_chars": 1 }), "max_chars"),
+        ] {
+            if schema["properties"]
+                .get(extra.as_object().unwrap().keys().next().unwrap())
+                .is_none()
+            {
+                continue;
+            }
+            let answer = server.call(name, arguments(schema, extra.clone()));
+            let result = &answer["result"];
+            assert_eq!(result["isError"], true, "{name} {extra}: {answer}");
+            assert_eq!(
+                result["_meta"]["gnaw/errorKind"], "BudgetTooSmall",
+                "{name} {extra}: {answer}"
+            );
+            let text = result["content"][0]["text"].as_str().unwrap();
+            assert!(
+                text.contains("too small") || text.contains("did not fit"),
+                "{name}: {text}"
+            );
+            assert!(text.contains(names), "{name} {extra}: {text}");
+        }
+    }
+}

@@ -11,7 +11,8 @@
 # Environment:
 #   GNAW        a gnaw binary to use (default: build target/release/gnaw)
 #   EVAL_CACHE  where the corpora are kept (default: ~/.cache/gnaw-eval)
-#   BEFORE      an earlier run's JSON (e.g. scripts/eval/baseline.json): tables show before → after
+#   BEFORE      an earlier run's JSON (e.g. scripts/eval/name-parts.json, the run in
+#               scripts/eval/results.md): tables show before → after
 #   EVAL_JOBS   gnaw processes run at once (default 2)
 set -euo pipefail
 

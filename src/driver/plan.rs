@@ -398,9 +398,9 @@ pub fn fit_chars(
             Err(Error::Budget { .. }) => {
                 return Err(Error::TooSmall {
                     message: format!(
-                        "no prompt of this repository fits {max} characters: its tree and the \
-                         list of what is left out alone take more; raise max_chars or narrow \
-                         with include/exclude"
+                        "a max_chars of {max} characters is too small: no prompt of this \
+                         repository fits, its tree and the list of what is left out alone take \
+                         more; raise max_chars or narrow with include/exclude"
                     ),
                 });
             }
@@ -409,7 +409,8 @@ pub fn fit_chars(
     }
     Err(Error::TooSmall {
         message: format!(
-            "the prompt could not be fitted to {max} characters in {CHAR_TRIES} tries; raise \
+            "a max_chars of {max} characters is too small: the prompt could not be fitted to \
+             it in {CHAR_TRIES} tries; raise \
              max_chars or narrow with include/exclude"
         ),
     })

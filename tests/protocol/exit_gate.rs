@@ -27,7 +27,8 @@ fn arguments(schema: &Value, repo: &str, extra: &Value) -> Value {
         let name = name.as_str().unwrap();
         if name != "repo" {
             args[name] = match name {
-                "path" | "paths" => json!("a.txt"),
+                "path" => json!("a.txt"),
+                "paths" => json!(["a.txt"]),
                 _ => json!("alpha"),
             };
         }

@@ -32,7 +32,8 @@ fn arguments(schema: &Value, extra: Value) -> Value {
         let name = name.as_str().unwrap();
         if name != "repo" {
             args[name] = match name {
-                "path" | "paths" => json!("src/lib.rs"),
+                "path" => json!("src/lib.rs"),
+                "paths" => json!(["src/lib.rs"]),
                 _ => json!("parse_config"),
             };
         }

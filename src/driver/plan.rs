@@ -239,7 +239,7 @@ impl<'a> Measure<'a> {
         &self,
         kept_ix: &[usize],
         view: &OmittedView,
-        width: fn(&str) -> usize,
+        width: Width,
     ) -> Option<usize> {
         let head = width(&self.preamble(kept_ix, view)?);
         let mut body = 0;
@@ -365,6 +365,10 @@ pub fn rank(
     rank::rank(&docs, query, &outline, stop)
 }
 
+/// How a text's length in characters is measured: plain, or as sent in a JSON string
+/// ([`crate::vocab::json_chars`]).
+pub type Width = fn(&str) -> usize;
+
 /// How many budgets [`fit_chars`] tries before it gives up.
 const CHAR_TRIES: usize = 12;
 
@@ -376,7 +380,7 @@ const CHAR_TRIES: usize = 12;
 pub fn fit_chars(
     m: &Measure<'_>,
     budget: Option<usize>,
-    max_chars: Option<(usize, fn(&str) -> usize)>,
+    max_chars: Option<(usize, Width)>,
     ranking: &[(usize, rank::Score)],
 ) -> Result<budget::Plan, Error> {
     let mut plan = fit(m, budget, ranking)?;

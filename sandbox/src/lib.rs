@@ -16,6 +16,7 @@
 //!   and time limits, confined with no file access at all.
 //! - [`selftest`]: the Landlock probes shared by `gnaw-mcp --self-test` and the real-Landlock
 //!   test.
+//! - [`report`]: the self-test's cases, written as text, JSON or JUnit XML.
 //!
 //! This crate does not depend on the pipeline. `unsafe` is denied here and allowed only on
 //! the functions that make raw system calls, each block with a `SAFETY` comment.
@@ -26,6 +27,7 @@ pub mod beneath;
 pub mod caps;
 pub mod confine;
 pub mod contain;
+pub mod report;
 pub mod roots;
 pub mod seccomp;
 pub mod selftest;

@@ -46,6 +46,7 @@ use nix::unistd::{AccessFlags, access};
 use crate::caps::CapSets;
 use crate::confine::{Layers, SandboxMode, confine, probe_status};
 use crate::contain::Root;
+use crate::report::{Format, Report, Verdict};
 use crate::roots::Roots;
 use crate::syscall_probes as sys;
 
@@ -126,16 +127,30 @@ impl ProbeResult {
     }
 }
 
-impl fmt::Display for ProbeResult {
-    /// `ok NAME: ...`, `UNEXPECTED NAME: ...` or `skipped NAME: ...`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = &self.name;
+impl ProbeResult {
+    /// How it ended.
+    pub fn verdict(&self) -> Verdict {
+        match self.passed() {
+            None => Verdict::Skipped,
+            Some(true) => Verdict::Passed,
+            Some(false) => Verdict::Failed,
+        }
+    }
+
+    /// What it expected, in words.
+    pub fn expectation(&self) -> String {
+        match self.expect {
+            Expect::Allowed => "allowed".to_string(),
+            Expect::Denied(e) => format!("denied with {}", errno_name(e)),
+        }
+    }
+
+    /// What happened, in words.
+    pub fn detail(&self) -> String {
         match (&self.observed, self.passed()) {
-            (Observed::Skipped(why), _) => write!(f, "skipped    {name}: {why}"),
-            (Observed::Code(0), Some(true)) => write!(f, "ok         {name}: allowed"),
-            (Observed::Code(c), Some(true)) => {
-                write!(f, "ok         {name}: denied with {}", errno_name(*c))
-            }
+            (Observed::Skipped(why), _) => why.clone(),
+            (Observed::Code(0), Some(true)) => "allowed".to_string(),
+            (Observed::Code(c), Some(true)) => format!("denied with {}", errno_name(*c)),
             (Observed::Code(c), _) => {
                 let got = if *c == 0 {
                     "succeeded".to_string()
@@ -146,9 +161,21 @@ impl fmt::Display for ProbeResult {
                     Expect::Allowed => "success".to_string(),
                     Expect::Denied(e) => errno_name(e),
                 };
-                write!(f, "UNEXPECTED {name}: {got}, expected {want}")
+                format!("{got}, expected {want}")
             }
         }
+    }
+}
+
+impl fmt::Display for ProbeResult {
+    /// `ok NAME: ...`, `UNEXPECTED NAME: ...` or `skipped NAME: ...`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tag = match self.verdict() {
+            Verdict::Passed => "ok",
+            Verdict::Failed => "UNEXPECTED",
+            Verdict::Skipped => "skipped",
+        };
+        write!(f, "{tag:<10} {}: {}", self.name, self.detail())
     }
 }
 
@@ -326,6 +353,20 @@ impl Probe {
             .or(by(layers.landlock, self.landlock))
             .or(by(layers.capabilities, self.capabilities))
             .map_or(Expect::Allowed, Expect::Denied)
+    }
+
+    /// The layer that stops it when every layer is on (`seccomp` answers first, then
+    /// `landlock`, then `capabilities`), or `control` for a positive control.
+    pub fn layer(&self) -> &'static str {
+        if self.seccomp.is_some() {
+            "seccomp"
+        } else if self.landlock.is_some() {
+            "landlock"
+        } else if self.capabilities.is_some() {
+            "capabilities"
+        } else {
+            "control"
+        }
     }
 
     /// A positive control: no layer stops it.
@@ -932,45 +973,53 @@ pub fn run_child(mut cmd: Command) -> io::Result<ChildRun> {
 const I386_ONLY: &str = "GNAW_SELF_TEST_I386";
 
 /// The parent side of the self-test: prepare targets for `root`, re-execute `exe` with
-/// `child_args` (which must lead to [`child`]), and write one line per probe and the final
-/// `N passed, N failed` line to `out`. Never reports success when the host lacks Landlock or
-/// when the child did not answer every probe.
+/// `child_args` (which must lead to [`child`]), and write a report of every check to `out` in
+/// `format` (lines ending in `N passed, N failed`, JSON, or JUnit XML: [`crate::report`]).
+/// Never reports success when the host lacks Landlock or when the child did not answer every
+/// probe.
 pub fn run(
     exe: &Path,
     child_args: &[&str],
     roots: &Roots,
     mode: SandboxMode,
+    format: Format,
     out: &mut dyn Write,
 ) -> io::Result<Summary> {
-    let mut summary = Summary::default();
+    let report = checks(exe, child_args, roots, mode)?;
+    report.write(format, out)?;
+    Ok(Summary {
+        passed: report.count(Verdict::Passed),
+        failed: report.count(Verdict::Failed),
+    })
+}
+
+/// Run every check and gather the report.
+fn checks(exe: &Path, child_args: &[&str], roots: &Roots, mode: SandboxMode) -> io::Result<Report> {
+    let mut report = Report {
+        roots: roots
+            .iter()
+            .map(|r| r.root().path().display().to_string())
+            .collect(),
+        mode: mode.to_string(),
+        ..Report::default()
+    };
     let status = probe_status(roots, mode);
-    let listed: Vec<String> = roots
-        .iter()
-        .map(|r| r.root().path().display().to_string())
-        .collect();
-    writeln!(
-        out,
-        "gnaw-mcp self-test: {} {}, sandbox mode {}",
-        if listed.len() == 1 { "root" } else { "roots" },
-        listed.join(", "),
-        mode
-    )?;
     match status.kernel_landlock_abi {
-        Some(v) => writeln!(
-            out,
-            "ok         landlock_available: kernel Landlock ABI {v}"
-        )?,
-        None => {
-            writeln!(
-                out,
-                "UNEXPECTED landlock_available: this host lacks Landlock (not built into the \
-                 kernel or not enabled in the lsm= boot parameter); the sandbox cannot be enforced"
-            )?;
-            summary.failed += 1;
-        }
-    }
-    if status.kernel_landlock_abi.is_some() {
-        summary.passed += 1;
+        Some(v) => report.push(
+            "landlock_available",
+            "landlock",
+            "a kernel with Landlock",
+            Verdict::Passed,
+            format!("kernel Landlock ABI {v}"),
+        ),
+        None => report.push(
+            "landlock_available",
+            "landlock",
+            "a kernel with Landlock",
+            Verdict::Failed,
+            "this host lacks Landlock (not built into the kernel or not enabled in the lsm= \
+             boot parameter); the sandbox cannot be enforced",
+        ),
     }
     let prepared = Prepared::for_roots(roots);
     let mut cmd = Command::new(exe);
@@ -997,66 +1046,68 @@ pub fn run(
         }
     }
     for e in &errors {
-        writeln!(out, "UNEXPECTED sandbox: {e}")?;
-        summary.failed += 1;
+        report.push(
+            "sandbox",
+            "sandbox",
+            "confine() succeeds",
+            Verdict::Failed,
+            e.clone(),
+        );
     }
-    match enforced.as_deref() {
-        Some("true") => {
-            writeln!(out, "ok         sandbox_fully_enforced: true")?;
-            summary.passed += 1;
-        }
-        Some(detail) => {
-            writeln!(out, "UNEXPECTED sandbox_fully_enforced: {detail}")?;
-            summary.failed += 1;
-        }
-        None if errors.is_empty() => {
-            writeln!(
-                out,
-                "UNEXPECTED sandbox_fully_enforced: the child did not report its sandbox status"
-            )?;
-            summary.failed += 1;
-        }
-        None => {}
+    let enforced_case = |verdict, detail: &str| {
+        (
+            "sandbox_fully_enforced",
+            "sandbox",
+            "every layer enforced",
+            verdict,
+            detail.to_string(),
+        )
+    };
+    let case = match enforced.as_deref() {
+        Some("true") => Some(enforced_case(Verdict::Passed, "true")),
+        Some(detail) => Some(enforced_case(Verdict::Failed, detail)),
+        None if errors.is_empty() => Some(enforced_case(
+            Verdict::Failed,
+            "the child did not report its sandbox status",
+        )),
+        None => None,
+    };
+    if let Some((name, layer, expect, verdict, detail)) = case {
+        report.push(name, layer, expect, verdict, detail);
     }
     // What the parent process holds shows what the child could have kept.
     let parent_caps = CapSets::current().ok();
-    match (&output.caps, mode) {
-        (Some(c), _) if c.holds_none() => {
+    let (verdict, detail) = match &output.caps {
+        Some(c) if c.holds_none() => {
             let h = c.hex();
-            writeln!(
-                out,
-                "ok         capabilities: none held (CapEff {}, CapPrm {}, CapInh {}, CapAmb {}, \
-                 CapBnd {})",
-                h.effective, h.permitted, h.inheritable, h.ambient, h.bounding
-            )?;
-            summary.passed += 1;
+            (
+                Verdict::Passed,
+                format!(
+                    "none held (CapEff {}, CapPrm {}, CapInh {}, CapAmb {}, CapBnd {})",
+                    h.effective, h.permitted, h.inheritable, h.ambient, h.bounding
+                ),
+            )
         }
-        (Some(c), _) => {
+        Some(c) => {
             let h = c.hex();
-            writeln!(
-                out,
-                "UNEXPECTED capabilities: the sandboxed child holds CapEff {}, CapPrm {}, \
-                 CapInh {}, CapAmb {}",
-                h.effective, h.permitted, h.inheritable, h.ambient
-            )?;
-            summary.failed += 1;
+            (
+                Verdict::Failed,
+                format!(
+                    "the sandboxed child holds CapEff {}, CapPrm {}, CapInh {}, CapAmb {}",
+                    h.effective, h.permitted, h.inheritable, h.ambient
+                ),
+            )
         }
-        (None, _) if parent_caps.is_some_and(|c| c.holds_none()) => {
-            writeln!(
-                out,
-                "skipped    capabilities: the child's sets could not be read, and this user \
-                 holds none to drop"
-            )?;
-        }
-        (None, _) => {
-            writeln!(
-                out,
-                "UNEXPECTED capabilities: the child's capability sets could not be read from \
-                 /proc"
-            )?;
-            summary.failed += 1;
-        }
-    }
+        None if parent_caps.is_some_and(|c| c.holds_none()) => (
+            Verdict::Skipped,
+            "the child's sets could not be read, and this user holds none to drop".to_string(),
+        ),
+        None => (
+            Verdict::Failed,
+            "the child's capability sets could not be read from /proc".to_string(),
+        ),
+    };
+    report.push("capabilities", "capabilities", "none held", verdict, detail);
     for p in PROBES
         .iter()
         .filter(|p| roots.len() > 1 || !p.several_roots)
@@ -1066,50 +1117,48 @@ pub fn run(
             .iter()
             .find(|r| r.name == p.name && r.expect == expect);
         match r {
-            Some(r) => {
-                writeln!(out, "{r}")?;
-                match r.passed() {
-                    Some(true) => summary.passed += 1,
-                    Some(false) => summary.failed += 1,
-                    None => {}
-                }
-            }
+            Some(r) => report.push(p.name, p.layer(), r.expectation(), r.verdict(), r.detail()),
             None => {
-                writeln!(
-                    out,
-                    "UNEXPECTED {}: the sandboxed child did not run it",
-                    p.name
-                )?;
-                summary.failed += 1;
+                let wanted = ProbeResult {
+                    name: p.name.to_string(),
+                    expect,
+                    observed: Observed::Code(0),
+                };
+                report.push(
+                    p.name,
+                    p.layer(),
+                    wanted.expectation(),
+                    Verdict::Failed,
+                    "the sandboxed child did not run it",
+                );
             }
         }
     }
     if !output.status.success() {
-        writeln!(
-            out,
-            "UNEXPECTED child_exit: the sandboxed child exited with {}",
-            output.status
-        )?;
-        summary.failed += 1;
+        report.push(
+            "child_exit",
+            "sandbox",
+            "the sandboxed child exits 0",
+            Verdict::Failed,
+            format!("the sandboxed child exited with {}", output.status),
+        );
     }
-    match i386_verdict(&i386) {
-        (Some(true), line) => {
-            writeln!(out, "ok         i386_syscall: {line}")?;
-            summary.passed += 1;
-        }
-        (Some(false), line) => {
-            writeln!(out, "UNEXPECTED i386_syscall: {line}")?;
-            summary.failed += 1;
-        }
-        (None, line) => writeln!(out, "skipped    i386_syscall: {line}")?,
+    let (verdict, line) = match i386_verdict(&i386) {
+        (Some(true), line) => (Verdict::Passed, line),
+        (Some(false), line) => (Verdict::Failed, line),
+        (None, line) => (Verdict::Skipped, line),
+    };
+    report.push(
+        "i386_syscall",
+        "seccomp",
+        "killed by the filter's architecture check",
+        verdict,
+        line,
+    );
+    if report.count(Verdict::Failed) > 0 {
+        report.child_stderr = output.stderr.lines().take(20).map(str::to_string).collect();
     }
-    if summary.failed > 0 {
-        for line in output.stderr.lines().take(20) {
-            writeln!(out, "  child stderr: {line}")?;
-        }
-    }
-    writeln!(out, "{} passed, {} failed", summary.passed, summary.failed)?;
-    Ok(summary)
+    Ok(report)
 }
 
 /// Whether the i386 child was killed by the filter (`Some(true)`), got through (`Some(false)`)

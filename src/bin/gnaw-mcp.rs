@@ -82,10 +82,20 @@ struct Args {
     /// on GNAW_MCP_ROOT and tries to read outside it, write inside it, execute, connect, signal,
     /// trace, and use what Landlock does not cover (UDP, raw sockets, io_uring, namespaces,
     /// bpf, ...); its capabilities are checked too. Prints one line per probe and
-    /// `N passed, N failed`; exits 1 on any unexpected result, including a host without
-    /// Landlock.
+    /// `N passed, N failed` (or --format json|junit); exits 1 on any unexpected result,
+    /// including a host without Landlock.
     #[arg(long, conflicts_with = "sandbox_status")]
     self_test: bool,
+    /// With --self-test: write the report as text (default), json (the totals and every probe
+    /// with its layer, expectation and result) or junit (JUnit XML for a CI job). Exit codes:
+    /// 0 every check passed, 1 a check failed, 2 the self-test could not run.
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        requires = "self_test",
+        default_value = "text"
+    )]
+    format: gnaw_sandbox::report::Format,
     /// Internal: the sandboxed half of --self-test (set only by the self-test parent). It only
     /// adds restrictions to its own process and runs the probes; it never serves a request.
     #[arg(long, hide = true)]
@@ -178,6 +188,7 @@ fn main() -> ExitCode {
             &["--self-test-child"],
             &roots,
             mode,
+            args.format,
             &mut out,
         ) {
             Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,

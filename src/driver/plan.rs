@@ -235,12 +235,7 @@ impl<'a> Measure<'a> {
     /// The exact length in characters, as `width` measures a text, of the prompt with exactly
     /// these kept files (path order) and this omitted section; `None` when the run was
     /// cancelled. Each piece is rendered once and its length remembered (one width per run).
-    pub fn chars(
-        &self,
-        kept_ix: &[usize],
-        view: &OmittedView,
-        width: Width,
-    ) -> Option<usize> {
+    pub fn chars(&self, kept_ix: &[usize], view: &OmittedView, width: Width) -> Option<usize> {
         let head = width(&self.preamble(kept_ix, view)?);
         let mut body = 0;
         for (n, &i) in kept_ix.iter().enumerate() {

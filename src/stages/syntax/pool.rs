@@ -22,11 +22,11 @@
 
 use super::{Language, Outcome, parse_here};
 use crate::par::lock;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock, TryLockError};
 use std::time::{Duration, Instant};
@@ -488,8 +488,7 @@ impl Pool {
             } else {
                 self.judge(index, slot, &mut buf);
                 Outcome::Failed(
-                    "the parse worker has not answered in time (the file is shown as text)"
-                        .into(),
+                    "the parse worker has not answered in time (the file is shown as text)".into(),
                 )
             };
             return (outcome, None);
@@ -657,7 +656,13 @@ pub fn serve(fd: OwnedFd) {
         }
         current = None;
         // Taken: a death from here on is this request's.
-        if !send(&mut sock, b'S', id, &[], Instant::now() + Duration::from_secs(3600)) {
+        if !send(
+            &mut sock,
+            b'S',
+            id,
+            &[],
+            Instant::now() + Duration::from_secs(3600),
+        ) {
             return;
         }
         let cpu = gnaw_sandbox::workers::thread_cpu_time();

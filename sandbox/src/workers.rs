@@ -22,6 +22,10 @@
 //!   [`DIED`] message on the slot's socket, and forks a fresh worker for the slot. The caller's
 //!   end of each slot stays valid for the life of the process, so the caller (confined, unable
 //!   to create a process or a socket) never needs a new descriptor.
+//! - A worker that no longer answers, which its own alarm cannot end (one stopped by a signal
+//!   from outside), is replaced on request: the caller writes [`REPLACE`] and the slot on the
+//!   control socket, and the supervisor kills that worker, which then dies like any other.
+//!   The supervisor sleeps in `poll` on the control socket and on each worker's pidfd.
 //!
 //! Sockets are `SOCK_SEQPACKET`: a worker killed mid-answer never leaves half a message.
 

@@ -19,6 +19,16 @@
 //! language, the time the parse may take in milliseconds, and the text; an answer's is the
 //! `Outcome` as JSON. Packets of another id are ignored, so an abandoned request's late
 //! answer can never be taken for the next one.
+//!
+//! The pool always recovers. A request the caller stopped waiting for (cancelled, or given up
+//! past its deadline and grace) leaves its slot owed an answer; before the slot is used again,
+//! everything its worker sent meanwhile is read first (the late answer, or the supervisor's
+//! report of a death), and only then is the slot judged by the clock. Free slots are taken
+//! in the best state (ready, owed, wedged, dead), the longest free first among equals. A slot
+//! still owed past the time its worker's alarm would have killed it is wedged: it is handed out
+//! only when no slot in a better state exists, and the supervisor is asked to replace its worker
+//! (`REPLACE` on the control socket), whose reported death makes the slot ready again. Only a
+//! closed socket (the supervisor gone) makes a slot dead. [`health`] reports the slots' states.
 
 use super::{Language, Outcome, parse_here};
 use crate::par::lock;

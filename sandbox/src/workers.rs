@@ -22,6 +22,10 @@
 //!   [`DIED`] message on the slot's socket, and forks a fresh worker for the slot. The caller's
 //!   end of each slot stays valid for the life of the process, so the caller (confined, unable
 //!   to create a process or a socket) never needs a new descriptor.
+//! - A worker that no longer answers, which its own alarm cannot end (one stopped by a signal
+//!   from outside), is replaced on request: the caller writes [`REPLACE`] and the slot on the
+//!   control socket, and the supervisor kills that worker, which then dies like any other.
+//!   The supervisor sleeps in `poll` on the control socket and on each worker's pidfd.
 //!
 //! Sockets are `SOCK_SEQPACKET`: a worker killed mid-answer never leaves half a message.
 
@@ -35,7 +39,7 @@ use landlock::{Ruleset, RulesetCreatedAttr};
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
 use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
-use nix::sys::wait::{WaitStatus, waitpid};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid, fork, getppid};
 
 /// First byte of the message the supervisor sends on a slot when its worker died; the second
@@ -55,10 +59,24 @@ pub struct WorkerLimits {
 /// returns (the worker exits 0).
 pub type Serve = fn(OwnedFd);
 
-/// Fork the supervisor and its workers. Returns the caller's end of each slot's socket.
-/// Must be called while the process is single-threaded (it checks), before the caller's own
-/// seccomp filter (which forbids `fork`).
-pub fn spawn(limits: WorkerLimits, serve: Serve) -> io::Result<Vec<OwnedFd>> {
+/// First byte of the message the caller sends on [`Workers::control`] to have a slot's worker
+/// replaced (killed, then forked afresh as after any death); the second byte is the slot.
+pub const REPLACE: u8 = b'K';
+
+/// The caller's ends of what [`spawn`] started.
+#[derive(Debug)]
+pub struct Workers {
+    /// One socket per slot, to its worker (and, for [`DIED`], from the supervisor).
+    pub slots: Vec<OwnedFd>,
+    /// To the supervisor: [`REPLACE`] messages, for a worker that no longer answers (one stopped
+    /// by a signal from outside, say), which its own alarm could not end.
+    pub control: OwnedFd,
+}
+
+/// Fork the supervisor and its workers. Returns the caller's end of each slot's socket and of
+/// the supervisor's control socket. Must be called while the process is single-threaded (it
+/// checks), before the caller's own seccomp filter (which forbids `fork`).
+pub fn spawn(limits: WorkerLimits, serve: Serve) -> io::Result<Workers> {
     match crate::confine::thread_count() {
         Ok(1) => {}
         Ok(n) => {
@@ -81,24 +99,43 @@ pub fn spawn(limits: WorkerLimits, serve: Serve) -> io::Result<Vec<OwnedFd>> {
         ours.push(a);
         theirs.push(b);
     }
+    let (control, control_theirs) = socketpair(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )
+    .map_err(io::Error::from)?;
     let parent = nix::unistd::getpid();
     // SAFETY: the process is single-threaded (checked above), so the child is a complete copy
     // with no lock held by a thread that does not exist in it.
     match unsafe { fork() }.map_err(io::Error::from)? {
-        ForkResult::Parent { .. } => Ok(ours),
+        ForkResult::Parent { .. } => Ok(Workers {
+            slots: ours,
+            control,
+        }),
         ForkResult::Child => {
             drop(ours);
-            supervise(parent, theirs, limits, serve)
+            drop(control);
+            supervise(parent, theirs, control_theirs, limits, serve)
         }
     }
 }
 
-/// The supervisor's life: confine, fork a worker per slot, replace each worker that dies.
-fn supervise(parent: Pid, slots: Vec<OwnedFd>, limits: WorkerLimits, serve: Serve) -> ! {
+/// The supervisor's life: confine, fork a worker per slot, replace each worker that dies or
+/// that the caller asks to have replaced.
+fn supervise(
+    parent: Pid,
+    slots: Vec<OwnedFd>,
+    control: OwnedFd,
+    limits: WorkerLimits,
+    serve: Serve,
+) -> ! {
     die_with_parent(parent);
     // Nothing of the caller's: not its stdin/stdout (the protocol), not its stderr (a dying
     // grammar's message is not the server's log), not its files.
-    let keep: Vec<i32> = slots.iter().map(|fd| fd.as_raw_fd()).collect();
+    let mut keep: Vec<i32> = slots.iter().map(|fd| fd.as_raw_fd()).collect();
+    keep.push(control.as_raw_fd());
     close_all_but(&keep);
     if confine_self().is_err() {
         // An unconfined supervisor would run parsers with the caller's rights: refuse. Every
@@ -109,6 +146,9 @@ fn supervise(parent: Pid, slots: Vec<OwnedFd>, limits: WorkerLimits, serve: Serv
     // ask again.
     die_with_parent(parent);
     let mut pids: Vec<Option<Pid>> = vec![None; slots.len()];
+    // Each worker's pidfd, readable once it exits: what the supervisor waits on, beside the
+    // control socket. Without pidfds (a kernel before 5.3), it looks every 100 ms instead.
+    let mut pidfds: Vec<Option<OwnedFd>> = (0..slots.len()).map(|_| None).collect();
     let mut deaths: Vec<std::time::Instant> = Vec::new();
     loop {
         // A supervisor whose caller is gone has nothing to serve (seen: supervisors left
@@ -119,35 +159,88 @@ fn supervise(parent: Pid, slots: Vec<OwnedFd>, limits: WorkerLimits, serve: Serv
         for (i, pid) in pids.iter_mut().enumerate() {
             if pid.is_none() {
                 *pid = start_worker(&slots, i, limits, serve);
+                pidfds[i] = pid.and_then(pidfd_open);
             }
         }
-        let status = match waitpid(None, None) {
-            Ok(status) => status,
-            Err(nix::errno::Errno::EINTR) => continue,
-            // No child left and none could be started: wait before trying again.
-            Err(_) => {
+        let every_one_watched = pidfds.iter().all(Option::is_some);
+        wait_for_news(&control, &pidfds, every_one_watched, &pids);
+        // Reap every worker that died, whichever woke this loop.
+        loop {
+            let status = match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::StillAlive) => break,
+                Ok(status) => status,
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(_) => break,
+            };
+            let (pid, signal, code) = match status {
+                WaitStatus::Exited(pid, code) => (pid, 0u8, code as u8),
+                WaitStatus::Signaled(pid, signal, _) => (pid, signal as i32 as u8, 0u8),
+                _ => continue,
+            };
+            if let Some(i) = pids.iter().position(|p| *p == Some(pid)) {
+                pids[i] = None;
+                pidfds[i] = None;
+                let _ = nix::unistd::write(&slots[i], &[DIED, signal, code]);
+            }
+            // A worker that dies at once, again and again (a broken host), must not spin this
+            // process: at most 50 restarts a second.
+            let now = std::time::Instant::now();
+            deaths.retain(|t| now.duration_since(*t) < Duration::from_secs(1));
+            deaths.push(now);
+            if deaths.len() > 50 {
                 std::thread::sleep(Duration::from_millis(100));
-                continue;
             }
-        };
-        let (pid, signal, code) = match status {
-            WaitStatus::Exited(pid, code) => (pid, 0u8, code as u8),
-            WaitStatus::Signaled(pid, signal, _) => (pid, signal as i32 as u8, 0u8),
-            _ => continue,
-        };
-        if let Some(i) = pids.iter().position(|p| *p == Some(pid)) {
-            pids[i] = None;
-            let _ = nix::unistd::write(&slots[i], &[DIED, signal, code]);
         }
-        // A worker that dies at once, again and again (a broken host), must not spin this
-        // process: at most 50 restarts a second.
-        let now = std::time::Instant::now();
-        deaths.retain(|t| now.duration_since(*t) < Duration::from_secs(1));
-        deaths.push(now);
-        if deaths.len() > 50 {
+        if pids.iter().all(Option::is_none) {
+            // No worker could be started: wait before trying again.
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+}
+
+/// Sleep until a worker exits or the caller writes on `control` (a [`REPLACE`] message is
+/// acted on here: the slot's worker is killed, to be reaped and replaced). Wakes every 100 ms
+/// when some worker has no pidfd to watch. Exits the supervisor when the caller's end closed.
+fn wait_for_news(
+    control: &OwnedFd,
+    pidfds: &[Option<OwnedFd>],
+    every_one_watched: bool,
+    pids: &[Option<Pid>],
+) {
+    let mut fds: Vec<libc::pollfd> = std::iter::once(control)
+        .chain(pidfds.iter().flatten())
+        .map(|fd| libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let timeout = if every_one_watched { -1 } else { 100 };
+    // SAFETY: `fds` is a valid array of `fds.len()` pollfd structures for the whole call.
+    let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
+    if ready <= 0 || fds[0].revents == 0 {
+        return;
+    }
+    let mut message = [0u8; 2];
+    match nix::unistd::read(control, &mut message) {
+        Ok(0) => std::process::exit(0),
+        Ok(2) if message[0] == REPLACE => {
+            if let Some(Some(pid)) = pids.get(usize::from(message[1])) {
+                let _ = nix::sys::signal::kill(*pid, Signal::SIGKILL);
+            }
+        }
+        Ok(_) | Err(nix::errno::Errno::EINTR) | Err(nix::errno::Errno::EAGAIN) => {}
+        Err(_) => std::process::exit(0),
+    }
+}
+
+/// A descriptor that becomes readable when `pid` exits (`None` where the kernel has none).
+fn pidfd_open(pid: Pid) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
+    let fd = i32::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+    // SAFETY: the kernel just returned this descriptor; nothing else owns it.
+    Some(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) })
 }
 
 /// Fork the worker of slot `i`; `None` when the fork failed (tried again after the next death).
@@ -258,4 +351,20 @@ pub fn thread_cpu_time() -> std::time::Duration {
     nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
         .map(std::time::Duration::from)
         .unwrap_or_default()
+}
+
+/// Make reads of `fd` return at once when nothing waits (`on`), or wait again (off): how the
+/// caller reads everything a worker sent while no one waited, before judging its slot. Done
+/// with `fcntl(F_SETFL)`, which the server's seccomp filter allows (the `FIONBIO` ioctl that
+/// `UnixStream::set_nonblocking` uses is refused).
+pub fn set_nonblocking(fd: std::os::fd::BorrowedFd<'_>, on: bool) -> io::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = OFlag::from_bits_retain(fcntl(fd, FcntlArg::F_GETFL).map_err(io::Error::from)?);
+    let flags = if on {
+        flags | OFlag::O_NONBLOCK
+    } else {
+        flags - OFlag::O_NONBLOCK
+    };
+    fcntl(fd, FcntlArg::F_SETFL(flags)).map_err(io::Error::from)?;
+    Ok(())
 }

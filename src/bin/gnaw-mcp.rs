@@ -210,8 +210,11 @@ fn main() -> ExitCode {
         Ok(status) => status,
         Err(e) => return fail(e),
     };
-    let status_json = status.to_json();
+    let mut status_json = status.to_json();
     if args.sandbox_status {
+        // Whether the parse workers answer, under the sandbox just applied.
+        let workers = gnaw::stages::syntax::pool::probe();
+        status_json["parse_workers"] = serde_json::to_value(workers).unwrap_or_default();
         println!("{status_json}");
         return ExitCode::SUCCESS;
     }

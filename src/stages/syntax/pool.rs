@@ -14,19 +14,31 @@
 //!
 //! Messages are `SOCK_SEQPACKET` packets: `kind` (`Q` request, `A` answer), a `u64` request id,
 //! flags (first, last), then up to `CHUNK` bytes of payload (`X`, empty: the caller cancelled
-//! request `id`; the worker's progress check sees it waiting and stops the parse). A request's payload is the
+//! request `id`; the worker's progress check sees it waiting and stops the parse; `S`, empty:
+//! the worker took request `id`, so a death reported after it is that request's). A request's payload is the
 //! language, the time the parse may take in milliseconds, and the text; an answer's is the
 //! `Outcome` as JSON. Packets of another id are ignored, so an abandoned request's late
 //! answer can never be taken for the next one.
+//!
+//! The pool always recovers. A request the caller stopped waiting for (cancelled, or given up
+//! past its deadline and grace) leaves its slot owed an answer; before the slot is used again,
+//! everything its worker sent meanwhile is read first (the late answer, or the supervisor's
+//! report of a death), and only then is the slot judged by the clock. Free slots are taken
+//! in the best state (ready, owed, wedged, dead), the longest free first among equals. A slot
+//! still owed past the time its worker's alarm would have killed it is wedged: it is handed out
+//! only when no slot in a better state exists, and the supervisor is asked to replace its worker
+//! (`REPLACE` on the control socket), whose reported death makes the slot ready again. Only a
+//! closed socket (the supervisor gone) makes a slot dead. [`health`] reports the slots' states.
 
 use super::{Language, Outcome, parse_here};
 use crate::par::lock;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock, TryLockError};
 use std::time::{Duration, Instant};
 
 /// Data segment of each worker (`RLIMIT_DATA`) besides the grammars' tables: the memory one
@@ -74,9 +86,12 @@ fn start_pool(slots: usize) -> std::io::Result<()> {
         slots: slots.clamp(1, MAX_WORKERS),
         data_bytes: WORKER_MEMORY + GRAMMAR_TABLES,
     };
-    let ends = gnaw_sandbox::workers::spawn(limits, serve)?;
-    let mut slots = Vec::with_capacity(ends.len());
-    for fd in ends {
+    let workers = gnaw_sandbox::workers::spawn(limits, serve)?;
+    let control = UnixStream::from(workers.control);
+    control.set_write_timeout(Some(TICK))?;
+    let control = File::from(OwnedFd::from(control));
+    let mut slots = Vec::with_capacity(workers.slots.len());
+    for fd in workers.slots {
         let sock = UnixStream::from(fd);
         // Set now: once confined, the server may not call setsockopt.
         sock.set_read_timeout(Some(TICK))?;
@@ -88,14 +103,17 @@ fn start_pool(slots: usize) -> std::io::Result<()> {
             sock,
             stale: None,
             dead: false,
+            replace_asked: None,
         }));
     }
-    let free = Mutex::new((0..slots.len()).collect());
     let _ = POOL.set(Pool {
+        states: slots.iter().map(|_| AtomicU8::new(READY)).collect(),
+        free: Mutex::new((0..slots.len()).collect()),
         slots,
-        free,
         freed: Condvar::new(),
         next_id: AtomicU64::new(1),
+        replaced: AtomicU64::new(0),
+        control: Mutex::new(control),
     });
     Ok(())
 }
@@ -110,6 +128,63 @@ pub fn not_started(why: &str) {
 /// Whether parses run in workers.
 pub fn started() -> bool {
     POOL.get().is_some()
+}
+
+/// The parse workers' health, as this process sees them (`gnaw-mcp --sandbox-status` prints
+/// it as `parse_workers`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Health {
+    /// Workers started, one per slot (0: parses run in this process, or parsing is off).
+    pub slots: usize,
+    /// Slots that answer, or still may: neither wedged (owed an answer past the time its
+    /// worker's alarm would have killed it) nor dead (the supervisor gone).
+    pub live: usize,
+    /// Workers that died (a memory bound, an alarm, a fault, a signal from outside) and that
+    /// the supervisor replaced, as far as this process has read their reports.
+    pub replaced: u64,
+    /// Why parsing is off, when it is: files are then shown as text.
+    pub disabled: Option<String>,
+}
+
+/// The parse workers' health now, from what this process last read of each slot.
+pub fn health() -> Health {
+    let Some(pool) = POOL.get() else {
+        return Health {
+            slots: 0,
+            live: 0,
+            replaced: 0,
+            disabled: DISABLED.get().cloned(),
+        };
+    };
+    let states: Vec<u8> = pool
+        .states
+        .iter()
+        .map(|s| s.load(Ordering::Relaxed))
+        .collect();
+    let live = states.iter().filter(|&&s| s < WEDGED).count();
+    let disabled = states.iter().all(|&s| s == DEAD).then(|| {
+        "the parse workers' supervisor is gone; parsing is off until the server restarts".into()
+    });
+    Health {
+        slots: states.len(),
+        live,
+        replaced: pool.replaced.load(Ordering::Relaxed),
+        disabled,
+    }
+}
+
+/// Parse a one-line file once per slot (each in turn, as the longest free slot is taken
+/// first), then report [`health`]: whether the workers answer now, not only whether they
+/// were started.
+pub fn probe() -> Health {
+    if let Some(pool) = POOL.get()
+        && let Some(&lang) = Language::ALL.iter().find(|l| l.compiled_in())
+    {
+        for _ in 0..pool.slots.len() {
+            let _ = pool.parse(lang, "x", super::MAX_PARSE_TIME, &|| false);
+        }
+    }
+    health()
 }
 
 /// Parse `text` as `lang` within `limit`: in a worker when [`start`] ran, else here. With the
@@ -153,17 +228,95 @@ fn decode(answer: &[u8]) -> (Outcome, Option<Duration>) {
 
 struct Pool {
     slots: Vec<Mutex<Slot>>,
-    free: Mutex<Vec<usize>>,
+    /// Each slot's state as last judged ([`READY`] to [`DEAD`]), read without its lock.
+    states: Vec<AtomicU8>,
+    /// The free slots, the longest free first: a slot just given back goes last, so a slot
+    /// still owed an answer has the most time to get it before it is chosen again.
+    free: Mutex<VecDeque<usize>>,
     freed: Condvar,
     next_id: AtomicU64,
+    /// Deaths the supervisor reported: each dead worker was replaced by a fresh one.
+    replaced: AtomicU64,
+    /// To the supervisor: asks to replace a wedged slot's worker.
+    control: Mutex<File>,
 }
+
+/// A slot's state, lowest best: how [`Pool::acquire`] ranks the free slots.
+///
+/// Nothing owed: its worker waits for a request.
+const READY: u8 = 0;
+/// An abandoned request's answer (or its worker's death) is still owed, and may still come.
+const OWED: u8 = 1;
+/// Owed past the time its worker's alarm would have killed it: not chosen while a slot in a
+/// better state exists, and judged again (by what its worker sent) each time it could be.
+const WEDGED: u8 = 2;
+/// Its socket closed: the supervisor is gone, and nothing will answer on this slot again.
+const DEAD: u8 = 3;
 
 struct Slot {
     sock: File,
     /// A request whose answer was not waited for, and when its worker is surely done with it.
     stale: Option<(u64, Instant)>,
-    /// The supervisor is gone: this slot answers nothing any more.
+    /// The socket closed (the supervisor is gone): this slot answers nothing any more.
     dead: bool,
+    /// When the supervisor was last asked to replace this slot's worker (wedged).
+    replace_asked: Option<Instant>,
+}
+
+impl Slot {
+    /// Read, without waiting, everything the worker sent while no one waited (an abandoned
+    /// request's late answer, the report of a death), then judge the slot by it: what came
+    /// counts before any deadline.
+    fn settle(&mut self, index: usize, buf: &mut [u8], replaced: &AtomicU64) -> u8 {
+        if !self.dead {
+            let fd = std::os::fd::AsFd::as_fd(&self.sock);
+            if gnaw_sandbox::workers::set_nonblocking(fd, true).is_ok() {
+                loop {
+                    match read_packet(&mut self.sock, buf) {
+                        Packet::Nothing => break,
+                        Packet::Closed => {
+                            self.dead = true;
+                            break;
+                        }
+                        Packet::Message(n) => self.take(index, &buf[..n], replaced),
+                    }
+                }
+                let fd = std::os::fd::AsFd::as_fd(&self.sock);
+                let _ = gnaw_sandbox::workers::set_nonblocking(fd, false);
+            }
+        }
+        self.state()
+    }
+
+    /// Note a packet no request waits for: the end of the abandoned request, or a death (after
+    /// which the slot's fresh worker owes nothing).
+    fn take(&mut self, index: usize, packet: &[u8], replaced: &AtomicU64) {
+        if packet.first() == Some(&gnaw_sandbox::workers::DIED) {
+            replaced.fetch_add(1, Ordering::Relaxed);
+            log::debug!("parse worker {index} died ({packet:?}); the supervisor replaced it");
+            self.stale = None;
+            self.replace_asked = None;
+            return;
+        }
+        if let Some((old, _)) = self.stale
+            && packet.len() >= HEADER
+            && packet[0] == b'A'
+            && packet[1..9] == old.to_le_bytes()
+            && packet[9] & LAST != 0
+        {
+            self.stale = None;
+            self.replace_asked = None;
+        }
+    }
+
+    fn state(&self) -> u8 {
+        match self.stale {
+            _ if self.dead => DEAD,
+            None => READY,
+            Some((_, until)) if Instant::now() < until => OWED,
+            Some(_) => WEDGED,
+        }
+    }
 }
 
 /// What reading one packet gave.
@@ -232,6 +385,28 @@ fn send(sock: &mut File, kind: u8, id: u64, payload: &[u8], until: Instant) -> b
 }
 
 impl Pool {
+    /// Judge slot `index` by what its worker sent ([`Slot::settle`]); a wedged one's worker is
+    /// killed by the supervisor (asked again each [`GRACE`] it stays wedged), whose report of
+    /// the death then makes the slot ready with a fresh worker.
+    fn judge(&self, index: usize, slot: &mut Slot, buf: &mut [u8]) -> u8 {
+        let state = slot.settle(index, buf, &self.replaced);
+        if state == WEDGED
+            && slot
+                .replace_asked
+                .is_none_or(|asked| asked.elapsed() >= GRACE)
+        {
+            log::warn!(
+                "parse worker {index} has not answered since its alarm should have stopped \
+                 it; asking the supervisor to replace it"
+            );
+            let index_byte = u8::try_from(index).unwrap_or(u8::MAX);
+            let _ = lock(&self.control).write(&[gnaw_sandbox::workers::REPLACE, index_byte]);
+            slot.replace_asked = Some(Instant::now());
+        }
+        self.states[index].store(state, Ordering::Relaxed);
+        state
+    }
+
     fn parse(
         &self,
         lang: Language,
@@ -242,21 +417,56 @@ impl Pool {
         let Some(index) = self.acquire(stop) else {
             return (Outcome::Cancelled, None);
         };
-        let outcome = self.parse_on(index, lang, text, limit, stop);
-        lock(&self.free).push(index);
+        let outcome = {
+            let mut slot = lock(&self.slots[index]);
+            let outcome = self.parse_on(index, &mut slot, lang, text, limit, stop);
+            self.states[index].store(slot.state(), Ordering::Relaxed);
+            outcome
+        };
+        lock(&self.free).push_back(index);
         self.freed.notify_one();
         outcome
     }
 
-    /// A free slot, waiting for one; `None` if the call is cancelled meanwhile.
+    /// A free slot, waiting for one; `None` if the call is cancelled meanwhile. The free slot in
+    /// the best state is taken, the longest free first among equals; a wedged or dead slot only
+    /// when no slot in a better state exists, free or busy (it is then judged again, and fails
+    /// the parse at once if it has not recovered).
     fn acquire(&self, stop: &dyn Fn() -> bool) -> Option<usize> {
+        let mut buf = Vec::new();
         let mut free = lock(&self.free);
         loop {
             if stop() {
                 return None;
             }
-            if let Some(i) = free.pop() {
-                return Some(i);
+            // A slot owed something may have got it since it was last judged.
+            for &i in free.iter() {
+                let state = self.states[i].load(Ordering::Relaxed);
+                if state == READY || state == DEAD {
+                    continue;
+                }
+                let mut slot = match self.slots[i].try_lock() {
+                    Ok(slot) => slot,
+                    Err(TryLockError::Poisoned(e)) => e.into_inner(),
+                    Err(TryLockError::WouldBlock) => continue,
+                };
+                buf.resize(HEADER + CHUNK, 0);
+                self.judge(i, &mut slot, &mut buf);
+            }
+            let best = free
+                .iter()
+                .enumerate()
+                .map(|(at, &i)| (self.states[i].load(Ordering::Relaxed), at))
+                .min();
+            if let Some((state, at)) = best {
+                let better_busy = || {
+                    (0..self.slots.len()).any(|j| {
+                        !free.contains(&j) && self.states[j].load(Ordering::Relaxed) < state
+                    })
+                };
+                if state < WEDGED || !better_busy() {
+                    return free.remove(at);
+                }
             }
             free = self
                 .freed
@@ -269,20 +479,27 @@ impl Pool {
     fn parse_on(
         &self,
         index: usize,
+        slot: &mut Slot,
         lang: Language,
         text: &str,
         limit: Duration,
         stop: &dyn Fn() -> bool,
     ) -> (Outcome, Option<Duration>) {
-        let mut slot = lock(&self.slots[index]);
         let mut buf = vec![0u8; HEADER + CHUNK];
-        if let Some((old, until)) = slot.stale
-            && !drain(&mut slot, old, until, &mut buf, stop)
+        // First what the worker sent while no one waited: a late answer, a death.
+        self.judge(index, slot, &mut buf);
+        if let Some((_, until)) = slot.stale
+            && !drain(slot, index, until, &mut buf, stop, &self.replaced)
         {
             let outcome = if slot.dead {
                 unavailable()
-            } else {
+            } else if stop() {
                 Outcome::Cancelled
+            } else {
+                self.judge(index, slot, &mut buf);
+                Outcome::Failed(
+                    "the parse worker has not answered in time (the file is shown as text)".into(),
+                )
             };
             return (outcome, None);
         }
@@ -303,12 +520,20 @@ impl Pool {
         payload.extend_from_slice(text.as_bytes());
         if !send(&mut slot.sock, b'Q', id, &payload, given_up) {
             slot.stale = Some((id, given_up));
-            return (
-                Outcome::Failed("the parse worker did not take the file".into()),
-                None,
-            );
+            // A closed socket is seen now, not at the next parse.
+            slot.settle(index, &mut buf, &self.replaced);
+            let outcome = if slot.dead {
+                unavailable()
+            } else {
+                Outcome::Failed("the parse worker did not take the file".into())
+            };
+            return (outcome, None);
         }
         let mut answer = Vec::new();
+        // Whether a worker said it took the request: a death reported before that is an
+        // earlier worker's (killed while idle, the report not yet read when the request was
+        // sent), and the request goes again to its replacement.
+        let mut taken = false;
         loop {
             if stop() {
                 // Ask the worker to stop now (its progress check looks for a message).
@@ -330,9 +555,28 @@ impl Pool {
             };
             let packet = &buf[..n];
             if packet[0] == gnaw_sandbox::workers::DIED {
-                return (died(packet, started.elapsed() >= limit), None);
+                self.replaced.fetch_add(1, Ordering::Relaxed);
+                if taken {
+                    return (died(packet, started.elapsed() >= limit), None);
+                }
+                log::debug!("parse worker {index} was replaced before it took a request");
+                if !send(&mut slot.sock, b'Q', id, &payload, given_up) {
+                    slot.stale = Some((id, given_up));
+                    return (
+                        Outcome::Failed("the parse worker did not take the file".into()),
+                        None,
+                    );
+                }
+                continue;
             }
-            if n < HEADER || packet[0] != b'A' || packet[1..9] != id.to_le_bytes() {
+            if n < HEADER || packet[1..9] != id.to_le_bytes() {
+                continue;
+            }
+            if packet[0] == b'S' {
+                taken = true;
+                continue;
+            }
+            if packet[0] != b'A' {
                 continue;
             }
             if packet[9] & FIRST != 0 {
@@ -346,42 +590,28 @@ impl Pool {
     }
 }
 
-/// Read and drop what an abandoned request `old` still sends, until its last packet or its
-/// worker's death. False if that did not come by `until`, or the caller cancelled.
+/// Wait for what an abandoned request still owes (its last packet, or its worker's death),
+/// reading before judging by the clock. False if it did not come by `until`, the slot closed,
+/// or the caller cancelled.
 fn drain(
     slot: &mut Slot,
-    old: u64,
+    index: usize,
     until: Instant,
     buf: &mut [u8],
     stop: &dyn Fn() -> bool,
+    replaced: &AtomicU64,
 ) -> bool {
     loop {
-        if stop() {
-            return false;
-        }
-        if Instant::now() >= until {
-            // The worker outlived its alarm: nothing more can be expected of this slot.
-            slot.dead = true;
-            return false;
-        }
         match read_packet(&mut slot.sock, buf) {
             Packet::Nothing => {}
-            Packet::Closed => {
-                slot.dead = true;
-                return false;
-            }
-            Packet::Message(n) => {
-                let p = &buf[..n];
-                let done = p[0] == gnaw_sandbox::workers::DIED
-                    || (n >= HEADER
-                        && p[0] == b'A'
-                        && p[1..9] == old.to_le_bytes()
-                        && p[9] & LAST != 0);
-                if done {
-                    slot.stale = None;
-                    return true;
-                }
-            }
+            Packet::Closed => slot.dead = true,
+            Packet::Message(n) => slot.take(index, &buf[..n], replaced),
+        }
+        if slot.stale.is_none() {
+            return true;
+        }
+        if slot.dead || stop() || Instant::now() >= until {
+            return false;
         }
     }
 }
@@ -435,6 +665,16 @@ pub fn serve(fd: OwnedFd) {
             continue;
         }
         current = None;
+        // Taken: a death from here on is this request's.
+        if !send(
+            &mut sock,
+            b'S',
+            id,
+            &[],
+            Instant::now() + Duration::from_secs(3600),
+        ) {
+            return;
+        }
         let cpu = gnaw_sandbox::workers::thread_cpu_time();
         let outcome = answer(&payload, &|| {
             gnaw_sandbox::workers::has_message(std::os::fd::AsFd::as_fd(&sock))

@@ -11,6 +11,10 @@
 //! resident memory once it has answered one tiny search (tokenizer and grammar tables loaded,
 //! threads started): 40 MiB in a debug build.
 //!
+//! And through the library, what that rests on: the work a search leaves for idle time holds
+//! none of its index; it parses the outlines while the cache keeps the index, and ends at once,
+//! parsing nothing, once the cache has let the index go.
+//!
 //! Measured on the code before the fix (idle work held each index it was left for, 4 pieces
 //! waiting at most): 118 MiB after the burst, 78 MiB over the base; after it, 62 MiB (22 over
 //! the base: the 8 MiB cache and one call's working memory, which the allocator keeps).
@@ -22,8 +26,16 @@ mod common;
 use common::fixture::Tree;
 use common::mcp_client::Server;
 use common::xorshift::Rng;
+use gnaw::cache::{Cache, skeleton_id};
+use gnaw::driver::nav::Request;
+use gnaw::driver::nav::index;
+use gnaw::driver::nav::session::Session;
+use gnaw::spec::{IdleWork, Observer};
+use gnaw_sandbox::Root;
 use serde_json::json;
 use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 /// The warm cache's bound in this test.
@@ -79,7 +91,12 @@ fn source(rng: &mut Rng, words: &[String]) -> String {
         let _ = writeln!(text, "pub fn {a}_{b}({c}: &{}) -> u64 {{", cap(&word(rng)));
         for _ in 0..1 + rng.below(5) {
             let (d, e) = (word(rng), word(rng));
-            let _ = writeln!(text, "    let {d}_{e} = {c}.{}({});", word(rng), rng.below(997));
+            let _ = writeln!(
+                text,
+                "    let {d}_{e} = {c}.{}({});",
+                word(rng),
+                rng.below(997)
+            );
         }
         let _ = writeln!(text, "    {}\n}}\n", rng.below(1 << 20));
     }
@@ -99,7 +116,10 @@ fn repository() -> Tree {
     let tree = Tree::new("r");
     let mut rng = Rng(0x5eed_0039_0004);
     let words = vocabulary(&mut rng);
-    tree.write("tiny/lib.rs", "/// Parses a header.\npub fn parse_header() {}\n");
+    tree.write(
+        "tiny/lib.rs",
+        "/// Parses a header.\npub fn parse_header() {}\n",
+    );
     for p in 0..PACKAGES {
         for f in 0..FILES {
             let text = source(&mut rng, &words);
@@ -122,7 +142,10 @@ fn status_kib(pid: u32, field: &str) -> u64 {
 }
 
 fn search(server: &mut Server, repo: &str, query: &str) {
-    let resp = server.call("search", json!({ "repo": repo, "query": query, "limit": 5 }));
+    let resp = server.call(
+        "search",
+        json!({ "repo": repo, "query": query, "limit": 5 }),
+    );
     assert!(
         resp.get("result").is_some() && resp["result"]["isError"] != json!(true),
         "search {query:?} in {repo} failed: {resp}"
@@ -135,7 +158,10 @@ fn what_the_server_keeps_between_calls_stays_within_the_cache_bound() {
     let tree = repository();
     let made = t0.elapsed();
     let cache = CACHE_BYTES.to_string();
-    let env = [("GNAW_MCP_CACHE_BYTES", cache.as_str()), ("RUST_LOG", "info")];
+    let env = [
+        ("GNAW_MCP_CACHE_BYTES", cache.as_str()),
+        ("RUST_LOG", "info"),
+    ];
     let mut server = Server::start(&tree.repo, &env);
     let pid = server.pid();
     server.initialize("2025-06-18");
@@ -189,4 +215,90 @@ fn what_the_server_keeps_between_calls_stays_within_the_cache_bound() {
 fn tail(log: &str) -> String {
     let lines: Vec<&str> = log.lines().collect();
     lines[lines.len().saturating_sub(30)..].join("\n")
+}
+
+/// An observer that keeps the work a call leaves for idle time.
+#[derive(Default)]
+struct Left(Mutex<Vec<IdleWork>>);
+
+impl Observer for Left {
+    fn leave(&self, work: IdleWork) {
+        self.0.lock().unwrap().push(work);
+    }
+}
+
+/// Index `repo` with `cache`, as a search does: a weak reference to the index's files, and
+/// the work the call left for idle time.
+fn index_of(repo: &Path, cache: &Cache) -> (Weak<Vec<index::IndexedFile>>, Vec<IdleWork>) {
+    let left = Left::default();
+    let root = Root::new(repo, false).unwrap();
+    let req = Request {
+        cache: Some(cache),
+        observer: Some(&left),
+        ..Request::alone(root.as_dir(), 0, usize::MAX)
+    };
+    let session = Session::open(&req).unwrap();
+    let fo = session.file_options(false, None);
+    let ctx = session.context(&fo).unwrap();
+    let files = Arc::downgrade(&index::index(&session, &ctx).unwrap().files);
+    (files, left.0.into_inner().unwrap())
+}
+
+/// Run `work` in `cache` with no call waiting until it says it is done; how many slices that
+/// took.
+fn run(work: &mut IdleWork, cache: &Cache) -> usize {
+    for slices in 1..=10_000 {
+        if (work.slice)(cache, &|| false) {
+            return slices;
+        }
+    }
+    panic!("idle work not done after 10,000 slices");
+}
+
+#[test]
+fn idle_work_holds_none_of_its_index_and_ends_once_the_cache_lets_it_go() {
+    let tree = Tree::new("r");
+    for p in ["a", "b"] {
+        for i in 0..40 {
+            let text =
+                format!("/// Parses header {i}.\npub fn parse_header_{i}() -> u32 {{ {i} }}\n");
+            tree.write(&format!("{p}/src/m{i}.rs"), text);
+        }
+    }
+    std::thread::sleep(Duration::from_millis(2100));
+    let cache = Cache::new(4 << 20);
+
+    // While the cache keeps the index, the work parses every file's outline.
+    let (files, mut left) = index_of(&tree.repo.join("a"), &cache);
+    assert_eq!(left.len(), 1, "a search leaves its outlines for idle time");
+    assert!(files.upgrade().is_some(), "the cache keeps the index");
+    let before = cache.stats().outlines_built;
+    run(&mut left[0], &cache);
+    assert_eq!(
+        cache.stats().outlines_built - before,
+        40,
+        "every outline parsed"
+    );
+    let (_, again) = index_of(&tree.repo.join("a"), &cache);
+    assert!(again.is_empty(), "outlines all kept: nothing left to do");
+
+    // Once the cache lets the index go, the waiting work holds none of it, and ends at once.
+    let (files, mut left) = index_of(&tree.repo.join("b"), &cache);
+    assert_eq!(left.len(), 1);
+    assert!(files.upgrade().is_some(), "the cache keeps the index");
+    for i in 0..64 {
+        let id = skeleton_id(&"filler", &i.to_string());
+        cache.put_skeleton(id, Some(Arc::from("x".repeat(400 << 10))));
+    }
+    assert!(
+        files.upgrade().is_none(),
+        "work waiting for idle time keeps an index the cache let go"
+    );
+    let before = cache.stats().outlines_built;
+    assert_eq!(
+        run(&mut left[0], &cache),
+        1,
+        "the work ends at its first slice"
+    );
+    assert_eq!(cache.stats().outlines_built, before, "nothing parsed");
 }

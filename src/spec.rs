@@ -318,6 +318,11 @@ pub trait Observer: Sync {
 /// Work a call leaves for the server's idle time: what saves a later call from doing it (such
 /// as parsing the outlines a search will want). It reads no file and answers no one; it only
 /// fills the warm cache, within the cache's own byte bound and its own parse budget.
+///
+/// It owns nothing sizeable while it waits: what it works on, it finds in the cache (or through
+/// a weak reference to what the cache keeps) at each slice, and it ends quietly once the cache
+/// has let that go. So work waiting for idle time never holds memory outside the cache's bound
+/// (`GNAW_MCP_CACHE_BYTES`).
 pub struct IdleWork {
     /// What it is about: work left under the same key replaces the earlier one.
     pub key: u128,

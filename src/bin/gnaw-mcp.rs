@@ -60,7 +60,8 @@ Environment:
                              Refused settings keep their defaults and are reported in
                              the tool result and on stderr
   GNAW_MCP_HARD_LINKS        skip (default) or read files with more than one hard link
-  GNAW_MCP_CACHE_BYTES       warm cache size, e.g. 256MiB (0 turns the cache off)
+  GNAW_MCP_CACHE_BYTES       memory kept between calls (warm cache, search indexes, idle
+                             work), e.g. 256MiB (default); 0 turns the cache off
   GNAW_MCP_MAX_QUEUED_CALLS  most tools/call requests waiting for the worker (default 64)
   GNAW_MCP_MAX_QUEUED_BYTES  most bytes of waiting tools/call requests (default 67108864)
   RUST_LOG                   log filter; logs go to stderr (default: info)

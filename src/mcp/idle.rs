@@ -13,8 +13,9 @@ use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Duration;
 
-/// The most pieces of idle work waiting at once (each holds the texts of one repository's
-/// index until it is done).
+/// The most pieces of idle work waiting at once. Each holds only a weak reference to what it
+/// works on (a search index the warm cache keeps) and a few counters: what waits costs nothing
+/// against the cache's bound, and work whose index the cache let go ends at its next slice.
 pub const MAX_IDLE_WORK: usize = 4;
 
 /// How often the idle worker looks again while a call runs.

@@ -5,6 +5,9 @@
 //! It reads no file: it parses the shown (redacted) texts the index already holds, and keeps
 //! each outline in the warm cache exactly as a call would (the index's step,
 //! `super::index::IndexedFile::outline_within`); this module only slices the work.
+//! It owns no index: the step finds the index the cache keeps, one file at a time, and the
+//! work ends quietly once the cache has let it go ([`Step::Gone`]), so waiting work holds
+//! nothing outside the cache's byte bound.
 //! It is bounded like a call: one parse budget (CPU time and bytes) for the whole repository,
 //! each parse within its own bounds, and it stops adding once the cache is 80% full
 //! ([`Cache::has_room`]), so it never makes the cache evict what calls put there. A call that
@@ -37,6 +40,8 @@ pub enum Step {
     NotParsed,
     /// An arriving call stopped its parse.
     Interrupted,
+    /// The index is no longer kept (evicted, replaced or out of date): the work is given up.
+    Gone,
 }
 
 /// The work of `step` over `files` files (the `i`th file's outline, kept in the cache within
@@ -75,6 +80,13 @@ pub fn outlines(
                     return true;
                 }
                 match step(next, cache, &budget, busy) {
+                    Step::Gone => {
+                        log::info!(
+                            "idle: outlines given up at {next} of {files} files: the warm cache \
+                             no longer keeps their index"
+                        );
+                        return true;
+                    }
                     Step::Kept | Step::NotParsed => {}
                     Step::Parsed => parsed += 1,
                     Step::Interrupted => {

@@ -24,7 +24,7 @@ use crate::vocab::{Candidate, EntryKind, Symbol};
 use gnaw_sandbox::beneath::Stat;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 /// The search index of one call: its size beside the text it indexes, and how many files had to
 /// be indexed for it (the others were unchanged since an earlier call and taken from the warm
@@ -195,6 +195,9 @@ struct Kept {
     postings: OnceLock<Arc<Postings>>,
     /// Set once idle work saw every file's outline kept (or not to be had).
     outlined: Arc<AtomicBool>,
+    /// The order idle work parses the files' outlines in (positions in `files`), made by it at
+    /// its first step; counted in `cost` from the start.
+    order: OnceLock<Vec<u32>>,
 }
 
 /// Each file a walk found (sorted by path) with its outcome: its position in the index's files,
@@ -303,8 +306,7 @@ pub fn with_index<R: Send>(
         match found {
             Some(Check::Unchanged) => {
                 if !kept.outlined.load(Ordering::Relaxed) {
-                    let done = Arc::clone(&kept.outlined);
-                    leave_outlines(session, ctx, key, &kept.files, done);
+                    leave_outlines(session, ctx, key, Arc::downgrade(&kept));
                 }
                 return answer;
             }
@@ -312,41 +314,47 @@ pub fn with_index<R: Send>(
             Some(Check::Files(files)) => {
                 // Out of date: not checked again (the new state is kept when it may be).
                 cache.remove_repo_item(key);
-                let repo = update(session, ctx, (cache, key), &kept, &files)?;
-                leave_outlines(session, ctx, key, &repo.files, Arc::default());
+                let (repo, kept) = update(session, ctx, (cache, key), &kept, &files)?;
+                leave_outlines(session, ctx, key, kept);
                 return f(&repo);
             }
             Some(Check::Changed) => cache.remove_repo_item(key),
         }
     }
-    let repo = build(session, ctx, kept_key, t0)?;
+    let (repo, kept) = build(session, ctx, kept_key, t0)?;
     if let Some((_, key)) = kept_key {
-        leave_outlines(session, ctx, key, &repo.files, Arc::default());
+        leave_outlines(session, ctx, key, kept);
     }
     f(&repo)
 }
 
-/// Leave the parsing of `files`' outlines not kept yet for the server's idle time, under the
-/// kept index's `key` (see [`super::idle`]); `done` is set once it is done.
-fn leave_outlines(
-    session: &Session<'_, '_>,
-    ctx: &FileContext<'_>,
-    key: u128,
-    files: &Arc<Vec<IndexedFile>>,
-    done: Arc<AtomicBool>,
-) {
-    let (files, shelf, count) = (Arc::clone(files), Shelf::of(ctx).detached(), files.len());
-    // Sources first, then docs, tests, examples, generated and vendored files (the default
-    // order's classes): when the budget runs out, what a query most likely ranks is parsed.
-    // Made at the first step, in idle time, not by the call.
-    let mut order: Vec<usize> = Vec::new();
+/// Leave the parsing of the outlines not kept yet of the files of the index `kept` for the
+/// server's idle time, under its `key` (see [`super::idle`]). The work holds the index only
+/// weakly, so memory stays the cache's to bound: it takes the index for one file's step at a
+/// time, and ends at the first step after the cache let it go (evicted, replaced, out of date).
+/// An index the cache did not keep (too big for it, or not to be kept) leaves no work.
+fn leave_outlines(session: &Session<'_, '_>, ctx: &FileContext<'_>, key: u128, kept: Weak<Kept>) {
+    let Some(now) = kept.upgrade() else {
+        return;
+    };
+    let (count, done) = (now.files.len(), Arc::clone(&now.outlined));
+    drop(now);
+    let shelf = Shelf::of(ctx).detached();
     let step =
         move |i: usize, cache: &Cache, budget: &syntax::ParseBudget, busy: &dyn Fn() -> bool| {
-            if order.is_empty() {
-                order = (0..files.len()).collect();
-                order.sort_by_key(|&k| rank::class_of(&files[k].path) as u8);
-            }
-            let (file, shelf) = (&files[order[i]], shelf.in_cache(cache));
+            let Some(kept) = kept.upgrade() else {
+                return Step::Gone;
+            };
+            // Sources first, then docs, tests, examples, generated and vendored files (the
+            // default order's classes): when the budget runs out, what a query most likely
+            // ranks is parsed. Made at the first step, in idle time, not by the call.
+            let order = kept.order.get_or_init(|| {
+                let files = &kept.files;
+                let mut order: Vec<u32> = (0..files.len() as u32).collect();
+                order.sort_by_key(|&k| rank::class_of(&files[k as usize].path) as u8);
+                order
+            });
+            let (file, shelf) = (&kept.files[order[i] as usize], shelf.in_cache(cache));
             if file.outline_is_kept(shelf) {
                 return Step::Kept;
             }
@@ -388,7 +396,7 @@ fn build(
     ctx: &FileContext<'_>,
     kept_key: Option<(&Cache, u128)>,
     t0: std::time::Instant,
-) -> Result<RepoIndex, NavError> {
+) -> Result<(RepoIndex, Weak<Kept>), NavError> {
     // The listing is made only for an index that may be kept.
     let (sourced, listing) = match kept_key {
         Some(_) => session.walk_listed()?,
@@ -439,7 +447,7 @@ fn update(
     kept_key: (&Cache, u128),
     kept: &Kept,
     changed: &[(Vec<u8>, Stat)],
-) -> Result<RepoIndex, NavError> {
+) -> Result<(RepoIndex, Weak<Kept>), NavError> {
     let candidates: Vec<Candidate> = changed
         .iter()
         .map(|(rel, st)| source::candidate(rel.clone(), st))
@@ -497,14 +505,15 @@ fn update(
 
 /// The index of `files` (the outcomes `found` says), `built` of them indexed for this call,
 /// with their `postings` when known; kept under `keep`'s key with its listing unless an
-/// outcome was transient.
+/// outcome was transient, and then returned with a weak reference to what the cache keeps
+/// (which never upgrades when it is not kept).
 fn assemble(
     keep: Option<((&Cache, u128), Listing)>,
     found: Found,
     files: Vec<IndexedFile>,
     built: usize,
     postings: Option<Arc<Postings>>,
-) -> RepoIndex {
+) -> (RepoIndex, Weak<Kept>) {
     let mut not_searched = found.walk_skipped.clone();
     for kind in found.outcomes.iter().filter_map(|o| o.err()) {
         *not_searched.entry(kind).or_default() += 1;
@@ -523,6 +532,7 @@ fn assemble(
         .outcomes
         .iter()
         .any(|o| matches!(o, Err("unreadable" | "changed")));
+    let mut weak = Weak::new();
     if let Some(((cache, key), listing)) = keep
         && !transient
     {
@@ -535,7 +545,8 @@ fn assemble(
             + files
                 .iter()
                 .map(|f| f.path.len() + std::mem::size_of::<IndexedFile>())
-                .sum::<usize>();
+                .sum::<usize>()
+            + files.len() * std::mem::size_of::<u32>();
         let kept = Kept {
             listing,
             found,
@@ -545,20 +556,24 @@ fn assemble(
             cost,
             postings: OnceLock::new(),
             outlined: Arc::default(),
+            order: OnceLock::new(),
         };
         let mut cost_now = cost;
         if let Some(p) = &postings {
             cost_now += p.bytes();
             let _ = kept.postings.set(Arc::clone(p));
         }
-        cache.put_repo_item(key, Arc::new(kept), cost_now);
+        let kept = Arc::new(kept);
+        weak = Arc::downgrade(&kept);
+        cache.put_repo_item(key, kept, cost_now);
     }
-    RepoIndex {
+    let repo = RepoIndex {
         files,
         postings,
         not_searched,
         status,
-    }
+    };
+    (repo, weak)
 }
 
 /// The search index of the file `key` shown as `path` with `text`: the warm cache's when it

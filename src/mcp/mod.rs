@@ -15,6 +15,8 @@
 //! | [`tool`] | the [`tool::Tool`] trait, the context a call runs with, typed arguments |
 //! | [`tools`] | the registry: one file per tool |
 //! | [`selection`] | which tools are offered: `GNAW_MCP_TOOLS`, narrowed by the root's `.gnawconfig` |
+//! | [`session_meta`] | a forwarded legacy session's revision and client, in a request's `_meta` |
+//! | [`http`] | `gnaw-mcp --listen`: Streamable HTTP, bearer tokens, one confined worker per tenant |
 //!
 //! The server never sees a filesystem path of its own making: a tool's `repo` argument goes
 //! through the [`Containment`] (in gnaw-mcp, the sandbox's `Root`) and reaches the pipeline only
@@ -26,9 +28,11 @@ pub mod containment;
 pub mod dispatch;
 pub mod era;
 pub mod framing;
+pub mod http;
 pub mod idle;
 pub mod jsonrpc;
 pub mod selection;
+pub mod session_meta;
 pub mod tool;
 pub mod tools;
 pub mod transport;

@@ -115,11 +115,7 @@ fn parent() {
         "..".to_string(),
     ];
     let allowed = ["own.rs".to_string(), ".".to_string()];
-    let probes: Vec<&str> = denied
-        .iter()
-        .chain(&allowed)
-        .map(String::as_str)
-        .collect();
+    let probes: Vec<&str> = denied.iter().chain(&allowed).map(String::as_str).collect();
     let out = Command::new(std::env::current_exe().unwrap())
         .env(CHILD, probes.join("\n"))
         .env("GNAW_MCP_ROOT", &root)
@@ -128,7 +124,10 @@ fn parent() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(!text.contains("error"), "the child could not confine: {text}");
+    assert!(
+        !text.contains("error"),
+        "the child could not confine: {text}"
+    );
     let results: Vec<(&str, &str)> = text
         .lines()
         .filter_map(|l| l.strip_prefix("probe "))
@@ -141,7 +140,14 @@ fn parent() {
         } else {
             "13"
         };
-        assert_eq!(*code, want, "{probe}: got {code}, want {want} (13 = EACCES)\n{text}");
+        assert_eq!(
+            *code, want,
+            "{probe}: got {code}, want {want} (13 = EACCES)\n{text}"
+        );
     }
-    println!("http_landlock: {} probes into B denied by Landlock alone, {} in A read", denied.len(), allowed.len());
+    println!(
+        "http_landlock: {} probes into B denied by Landlock alone, {} in A read",
+        denied.len(),
+        allowed.len()
+    );
 }

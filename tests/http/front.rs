@@ -49,7 +49,11 @@ pub fn mint(name: &str) -> (String, String) {
 }
 
 /// Tenants and their roots' contents: `name -> [(root dir name, [(file, text)])]`.
-pub type Layout<'a> = &'a [(&'a str, &'a [(&'a str, &'a [(&'a str, &'a str)])])];
+pub type Layout<'a> = &'a [(&'a str, Roots<'a>)];
+/// A tenant's roots: `[(root dir name, [(file, text)])]`.
+pub type Roots<'a> = &'a [Root<'a>];
+/// One root: its directory name and its files.
+pub type Root<'a> = (&'a str, &'a [(&'a str, &'a str)]);
 
 impl Front {
     /// Start with `tenants`, under `tmp/<root dir name>`, with `env` set.
@@ -160,8 +164,8 @@ impl Front {
         let needle = format!("tenant {name}: worker started, pid ");
         self.log()
             .lines()
-            .filter_map(|l| l.split(&needle).nth(1))
-            .last()
+            .rev()
+            .find_map(|l| l.split(&needle).nth(1))
             .map(|p| p.trim().parse().unwrap())
     }
 

@@ -5,7 +5,7 @@
 //! and only with the worker's death. Figures (throughput, latency, front door memory) are
 //! printed; docs/performance.md records a run.
 
-use crate::front::{Conn, Front, modern_call, modern_headers};
+use crate::front::{Conn, Front, Root, Roots, modern_call, modern_headers};
 use serde_json::json;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -46,12 +46,12 @@ fn fifty_clients_three_tenants_cancels_and_a_killed_worker_lose_nothing() {
         .iter()
         .map(|f| f.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect())
         .collect();
-    let roots: Vec<[(&str, &[(&str, &str)]); 1]> = TENANTS
+    let roots: Vec<[Root<'_>; 1]> = TENANTS
         .iter()
         .zip(&refs)
         .map(|(t, f)| [(*t, f.as_slice())])
         .collect();
-    let layout: Vec<(&str, &[(&str, &[(&str, &str)])])> = TENANTS
+    let layout: Vec<(&str, Roots<'_>)> = TENANTS
         .iter()
         .zip(&roots)
         .map(|(t, r)| (*t, r.as_slice()))
@@ -190,10 +190,7 @@ fn run_client(f: &Front, client: usize, done: &AtomicUsize, tally: &Tally) {
             tally.died.fetch_add(1, Ordering::SeqCst);
         } else {
             let text = answer["result"]["content"][0]["text"].as_str().unwrap();
-            assert!(
-                text.contains(&format!("{tenant}")),
-                "{tenant} got {text:.200}"
-            );
+            assert!(text.contains(tenant), "{tenant} got {text:.200}");
             for other in TENANTS.iter().filter(|o| **o != tenant) {
                 assert!(
                     !text.contains(&format!("own-{other}-")),

@@ -250,3 +250,67 @@ fn a_worker_killed_mid_call_fails_that_call_with_an_error_not_silence() {
         200
     );
 }
+
+/// `/proc/PID/status` fields.
+fn status(pid: u32) -> std::collections::HashMap<String, String> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.to_string(), v.trim().to_string()))
+        .collect()
+}
+
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat"))
+                .ok()
+                .and_then(|s| {
+                    s.rsplit_once(')')
+                        .map(|(_, r)| r.split_whitespace().nth(1).map(str::to_string))
+                })
+                .flatten()
+                .is_some_and(|pp| pp == pid.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_front_door_the_spawner_and_the_workers_run_confined() {
+    let f = front();
+    assert_eq!(
+        f.modern_call("alice", json!(1), "tree", json!({"repo": "."}))
+            .status,
+        200
+    );
+    let door = status(f.pid());
+    assert_eq!(door["NoNewPrivs"], "1", "front door: {door:?}");
+    assert_eq!(door["CapEff"], "0000000000000000");
+    assert_eq!(door["CapPrm"], "0000000000000000");
+    let spawners = children(f.pid());
+    assert_eq!(spawners.len(), 1, "one spawner: {spawners:?}");
+    let spawner = status(spawners[0]);
+    assert_eq!(spawner["NoNewPrivs"], "1");
+    assert_eq!(spawner["CapEff"], "0000000000000000");
+    let worker = f.worker_pid("alice").unwrap();
+    assert!(
+        children(spawners[0]).contains(&worker),
+        "the worker is the spawner's child"
+    );
+    let w = status(worker);
+    assert_eq!(w["NoNewPrivs"], "1");
+    assert_eq!(w["CapEff"], "0000000000000000");
+    assert_eq!(
+        w["Seccomp"], "2",
+        "the worker runs under its seccomp filter: {w:?}"
+    );
+    assert!(
+        f.log()
+            .contains("front door confined: {\"ruleset\":\"fully_enforced\""),
+        "{}",
+        f.log()
+    );
+}

@@ -4,7 +4,7 @@
 //! Clients' request ids and progress tokens are theirs and may collide across clients, so
 //! every request forwarded gets an id of the front door's own (`g1`, `g2`, ...), its progress
 //! token one too (`p1`, ...), and the answers and progress notifications are routed back by
-//! them ([`Pending`]) and given the client's values again ([`Upstream::call`]). A reader thread
+//! them and given the client's values again ([`Upstream::call`]). A reader thread
 //! per worker routes its stdout.
 //!
 //! A worker that dies (its stdout ends) fails every request in flight on it with a JSON-RPC

@@ -156,11 +156,7 @@ fn calls_per_tenant_are_bounded() {
     let mut probe = [0u8; 1];
     let _ = slow.stream.peek(&mut probe);
     let reply = f.modern_call("alice", json!(2), "tree", json!({"repo": "."}));
-    if reply.status == 200 {
-        // The slow call finished first on a fast machine: nothing to conclude.
-        eprintln!("calls_per_tenant: the slow call ended before the probe");
-        return;
-    }
+    // A cold extract of 300 files takes seconds in a debug build: the probe finds it running.
     names(&reply, 429, "GNAW_MCP_MAX_CALLS_PER_TENANT");
     assert_eq!(reply.header("Retry-After"), Some("1"));
     let done = slow.read_reply();

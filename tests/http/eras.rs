@@ -298,3 +298,104 @@ fn a_sessions_get_stream_opens_and_ends_with_the_session() {
     assert_eq!(stream.status, 200);
     assert_eq!(stream.header("Content-Type"), Some("text/event-stream"));
 }
+
+/// A repo whose extract takes a while in a debug build.
+fn big_repo(f: &Front) {
+    let big = f.base().join("a/big");
+    std::fs::create_dir_all(&big).unwrap();
+    for i in 0..1500 {
+        std::fs::write(
+            big.join(format!("f{i}.rs")),
+            format!("fn f{i}() {{ let x = {i}; }}\n").repeat(100),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn a_legacy_cancel_stops_the_call_it_names() {
+    let f = front();
+    big_repo(&f);
+    let session = initialize(&f, "alice", "2025-11-25", "c");
+    let h = [("Mcp-Session-Id", session.as_str())];
+    let started = std::time::Instant::now();
+    let reply = std::thread::scope(|s| {
+        let call = s.spawn(|| {
+            f.post(
+                Some("alice"),
+                &h,
+                &json!({"jsonrpc": "2.0", "id": "long", "method": "tools/call",
+                "params": {"name": "extract", "arguments": {"repo": "big", "budget": 0}}}),
+            )
+        });
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let cancel = f.post(
+            Some("alice"),
+            &h,
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": "long", "reason": "test"}}),
+        );
+        assert_eq!(cancel.status, 202);
+        call.join().unwrap()
+    });
+    let answer = reply.json();
+    assert_eq!(answer["id"], "long");
+    // A cold extract of 1,500 files takes seconds in a debug build: the cancel, sent 400 ms in,
+    // always finds it running.
+    assert!(
+        answer.get("result").is_none(),
+        "the call was not cancelled ({:?})",
+        started.elapsed()
+    );
+    assert_eq!(answer["error"]["code"], -32800, "{answer}");
+    // The worker was told: it logs the cancel under the front door's id.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !f.log().contains("cancelling request \"g") {
+        assert!(std::time::Instant::now() < deadline, "{}", f.log());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn closing_the_connection_cancels_a_modern_call() {
+    let f = front();
+    big_repo(&f);
+    let mut conn = f.connect();
+    let body = modern_call(
+        json!("gone"),
+        "extract",
+        json!({"repo": "big", "budget": 0}),
+    )
+    .to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+        f.tokens["alice"],
+        body.len()
+    );
+    for (n, v) in modern_headers("tools/call", Some("extract")) {
+        head.push_str(&format!("{n}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    conn.send_raw(head.as_bytes());
+    conn.send_raw(body.as_bytes());
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    drop(conn);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let log = f.log();
+        if log.contains("cancelling request \"g") {
+            break;
+        }
+        // A cold extract of 1,500 files takes seconds: finishing means nobody cancelled it.
+        assert!(
+            !log.contains("extract finished"),
+            "the call ran to its end: {log}"
+        );
+        assert!(std::time::Instant::now() < deadline, "{log}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        f.log()
+            .contains("client closed the connection; call cancelled")
+    );
+}

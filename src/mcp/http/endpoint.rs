@@ -721,7 +721,14 @@ fn unanswered(waited: Waited, id: &Value, audit: &mut Audit) -> Response {
             )
         }
         Waited::Cancelled | Waited::Gone => {
-            audit.refuse(200, "cancelled by the client");
+            audit.refuse(
+                200,
+                if matches!(waited, Waited::Gone) {
+                    "client closed the connection; call cancelled"
+                } else {
+                    "cancelled by the client"
+                },
+            );
             rpc_error(
                 200,
                 id,

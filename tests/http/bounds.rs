@@ -224,3 +224,33 @@ fn listen_refuses_unsafe_starts() {
     );
     assert!(err.contains("[tenants.a] roots"), "{err}");
 }
+
+#[test]
+fn an_idle_session_expires() {
+    let f = front(&[("GNAW_MCP_SESSION_IDLE_SECS", "1")]);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}}});
+    let id = f
+        .post(Some("alice"), &[], &init)
+        .header("Mcp-Session-Id")
+        .unwrap()
+        .to_string();
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    // Used within the second: kept.
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(
+        f.post(Some("alice"), &[("Mcp-Session-Id", &id)], &ping)
+            .status,
+        200
+    );
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(
+        f.post(Some("alice"), &[("Mcp-Session-Id", &id)], &ping)
+            .status,
+        200
+    );
+    // Then unused for longer: gone.
+    std::thread::sleep(Duration::from_millis(1300));
+    let reply = f.post(Some("alice"), &[("Mcp-Session-Id", &id)], &ping);
+    assert_eq!(reply.status, 404, "{}", reply.text());
+}

@@ -7,7 +7,9 @@
 //! executed: the process reads no file at all from then on), handles TCP bind and connect and
 //! grants none (its one listening socket was bound before; it can bind no other port and
 //! connect nowhere), scopes signals and abstract UNIX sockets, sets `no_new_privs`, makes the
-//! process not dumpable and without core dumps, and drops every capability. Descriptors
+//! process not dumpable and without core dumps, drops every capability, and installs a seccomp
+//! allow-list of its own (`accept4`, socket and pipe I/O, descriptor passing with the spawner,
+//! threads, memory, clocks: no `open`, no `socket`, `bind`, `connect`, no process). Descriptors
 //! already open keep working: the listener, stderr, the spawner's socket and the workers'
 //! pipes.
 
@@ -17,7 +19,7 @@ use landlock::{
 };
 use nix::sys::resource::{Resource, setrlimit};
 
-use crate::confine::{SandboxMode, TESTED_ABI};
+use crate::confine::SandboxMode;
 
 /// What was applied, for the log.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -26,6 +28,8 @@ pub struct FrontDoorStatus {
     pub ruleset: &'static str,
     /// Whether every capability is gone.
     pub capabilities_dropped: bool,
+    /// Whether the front door's seccomp allow-list is installed.
+    pub seccomp: bool,
 }
 
 /// Confine the front door (see the module documentation). `strict` refuses to go on when the
@@ -35,6 +39,7 @@ pub fn confine_front_door(mode: SandboxMode) -> Result<FrontDoorStatus, String> 
         return Ok(FrontDoorStatus {
             ruleset: "off",
             capabilities_dropped: false,
+            seccomp: false,
         });
     }
     match crate::confine::thread_count() {
@@ -85,9 +90,14 @@ pub fn confine_front_door(mode: SandboxMode) -> Result<FrontDoorStatus, String> 
             caps.notes.join("; ")
         ));
     }
-    let _ = TESTED_ABI;
+    let seccomp = match crate::seccomp::install_front_door() {
+        Ok(()) => true,
+        Err(e) if strict => return Err(e),
+        Err(_) => false,
+    };
     Ok(FrontDoorStatus {
         ruleset,
         capabilities_dropped: caps.holds_none(),
+        seccomp,
     })
 }

@@ -290,6 +290,10 @@ fn the_front_door_the_spawner_and_the_workers_run_confined() {
     assert_eq!(door["NoNewPrivs"], "1", "front door: {door:?}");
     assert_eq!(door["CapEff"], "0000000000000000");
     assert_eq!(door["CapPrm"], "0000000000000000");
+    assert_eq!(
+        door["Seccomp"], "2",
+        "the front door runs under its seccomp filter"
+    );
     let spawners = children(f.pid());
     assert_eq!(spawners.len(), 1, "one spawner: {spawners:?}");
     let spawner = status(spawners[0]);

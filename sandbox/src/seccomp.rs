@@ -526,6 +526,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_front_doors_policy_compiles_and_opens_connects_and_executes_nothing() {
+        build(&front_door_list(), std::process::id()).unwrap();
+        let allowed: Vec<libc::c_long> = front_door_list().iter().map(|(_, nr, _)| *nr).collect();
+        for (name, nr) in [
+            ("openat", libc::SYS_openat),
+            ("openat2", libc::SYS_openat2),
+            ("socket", libc::SYS_socket),
+            ("socketpair", libc::SYS_socketpair),
+            ("bind", libc::SYS_bind),
+            ("listen", libc::SYS_listen),
+            ("connect", libc::SYS_connect),
+            ("execve", libc::SYS_execve),
+            ("execveat", libc::SYS_execveat),
+            ("fork", libc::SYS_fork),
+            ("vfork", libc::SYS_vfork),
+            ("kill", libc::SYS_kill),
+            ("ptrace", libc::SYS_ptrace),
+            ("io_uring_setup", libc::SYS_io_uring_setup),
+            ("unshare", libc::SYS_unshare),
+            ("bpf", libc::SYS_bpf),
+            ("memfd_create", libc::SYS_memfd_create),
+            ("getdents64", libc::SYS_getdents64),
+        ] {
+            assert!(!allowed.contains(&nr), "the front door may call {name}");
+        }
+    }
+
+    #[test]
     fn the_policy_compiles_and_allows_no_dangerous_call() {
         let status = SeccompStatus::planned();
         assert_eq!(status.error, None);

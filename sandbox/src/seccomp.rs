@@ -539,8 +539,6 @@ mod tests {
             ("connect", libc::SYS_connect),
             ("execve", libc::SYS_execve),
             ("execveat", libc::SYS_execveat),
-            ("fork", libc::SYS_fork),
-            ("vfork", libc::SYS_vfork),
             ("kill", libc::SYS_kill),
             ("ptrace", libc::SYS_ptrace),
             ("io_uring_setup", libc::SYS_io_uring_setup),

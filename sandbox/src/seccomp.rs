@@ -427,9 +427,129 @@ pub fn install_worker() -> Result<(), String> {
     apply(&worker_list())
 }
 
+/// The calls the HTTP front door of `gnaw-mcp --listen` ([`crate::front_door`]) makes once it
+/// serves: accepting on the socket it holds, reading and writing connections and its workers'
+/// pipes, socket options and peeking, passing descriptors with the spawner, threads, memory,
+/// its own signals, clocks and randomness. No file is opened (`openat` is refused besides
+/// Landlock), no process created, no socket made, bound or connected.
+fn front_door_list() -> Vec<Allowed> {
+    use Args::*;
+    let mut list = vec![
+        ("read", libc::SYS_read, Any),
+        ("write", libc::SYS_write, Any),
+        ("writev", libc::SYS_writev, Any),
+        ("close", libc::SYS_close, Any),
+        ("accept4", libc::SYS_accept4, Any),
+        ("recvfrom", libc::SYS_recvfrom, Any),
+        ("sendto", libc::SYS_sendto, Any),
+        ("recvmsg", libc::SYS_recvmsg, Any),
+        ("sendmsg", libc::SYS_sendmsg, Any),
+        ("setsockopt", libc::SYS_setsockopt, Any),
+        ("getsockopt", libc::SYS_getsockopt, Any),
+        ("shutdown", libc::SYS_shutdown, Any),
+        (
+            "fcntl",
+            libc::SYS_fcntl,
+            OneOf(
+                1,
+                &[
+                    libc::F_GETFD as u64,
+                    libc::F_SETFD as u64,
+                    libc::F_GETFL as u64,
+                    libc::F_SETFL as u64,
+                ],
+            ),
+        ),
+        (
+            "ioctl",
+            libc::SYS_ioctl,
+            OneOf(1, &[libc::FIONBIO, libc::FIOCLEX, libc::FIONCLEX]),
+        ),
+    ];
+    list.extend_from_slice(MEMORY);
+    list.extend([
+        (
+            "clone",
+            libc::SYS_clone,
+            Masked(
+                0,
+                CLONE_NAMESPACES | libc::CLONE_THREAD as u64,
+                libc::CLONE_THREAD as u64,
+            ),
+        ),
+        ("futex", libc::SYS_futex, Any),
+        ("set_robust_list", libc::SYS_set_robust_list, Any),
+        ("rseq", libc::SYS_rseq, Any),
+        ("set_tid_address", libc::SYS_set_tid_address, Any),
+        ("sched_getaffinity", libc::SYS_sched_getaffinity, Any),
+        ("sched_yield", libc::SYS_sched_yield, Any),
+        ("gettid", libc::SYS_gettid, Any),
+        ("getpid", libc::SYS_getpid, Any),
+        ("exit", libc::SYS_exit, Any),
+        ("exit_group", libc::SYS_exit_group, Any),
+    ]);
+    list.extend_from_slice(OWN_SIGNALS);
+    list.extend([
+        ("restart_syscall", libc::SYS_restart_syscall, Any),
+        ("clock_gettime", libc::SYS_clock_gettime, Any),
+        ("clock_getres", libc::SYS_clock_getres, Any),
+        ("clock_nanosleep", libc::SYS_clock_nanosleep, Any),
+        ("nanosleep", libc::SYS_nanosleep, Any),
+        ("gettimeofday", libc::SYS_gettimeofday, Any),
+        ("getrandom", libc::SYS_getrandom, Any),
+        ("prlimit64", libc::SYS_prlimit64, Null(2)),
+        (
+            "prctl",
+            libc::SYS_prctl,
+            OneOf(
+                0,
+                &[
+                    libc::PR_SET_NAME as u64,
+                    libc::PR_GET_NAME as u64,
+                    0x5356_4d41, // PR_SET_VMA (glibc names its mappings)
+                ],
+            ),
+        ),
+    ]);
+    #[cfg(target_arch = "x86_64")]
+    list.push(("getrlimit", libc::SYS_getrlimit, Any));
+    list
+}
+
+/// Install the front door's allow-list (`front_door_list`) on this single-threaded process.
+pub fn install_front_door() -> Result<(), String> {
+    apply(&front_door_list())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_front_doors_policy_compiles_and_opens_connects_and_executes_nothing() {
+        build(&front_door_list(), std::process::id()).unwrap();
+        let allowed: Vec<libc::c_long> = front_door_list().iter().map(|(_, nr, _)| *nr).collect();
+        for (name, nr) in [
+            ("openat", libc::SYS_openat),
+            ("openat2", libc::SYS_openat2),
+            ("socket", libc::SYS_socket),
+            ("socketpair", libc::SYS_socketpair),
+            ("bind", libc::SYS_bind),
+            ("listen", libc::SYS_listen),
+            ("connect", libc::SYS_connect),
+            ("execve", libc::SYS_execve),
+            ("execveat", libc::SYS_execveat),
+            ("kill", libc::SYS_kill),
+            ("ptrace", libc::SYS_ptrace),
+            ("io_uring_setup", libc::SYS_io_uring_setup),
+            ("unshare", libc::SYS_unshare),
+            ("bpf", libc::SYS_bpf),
+            ("memfd_create", libc::SYS_memfd_create),
+            ("getdents64", libc::SYS_getdents64),
+        ] {
+            assert!(!allowed.contains(&nr), "the front door may call {name}");
+        }
+    }
 
     #[test]
     fn the_policy_compiles_and_allows_no_dangerous_call() {

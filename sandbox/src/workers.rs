@@ -276,7 +276,7 @@ fn start_worker(slots: &[OwnedFd], i: usize, limits: WorkerLimits, serve: Serve)
 }
 
 /// Ask for `SIGKILL` when the parent dies, and die now if it already has.
-fn die_with_parent(parent: Pid) {
+pub(crate) fn die_with_parent(parent: Pid) {
     let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
     if getppid() != parent {
         std::process::exit(0);
@@ -284,7 +284,7 @@ fn die_with_parent(parent: Pid) {
 }
 
 /// Close every descriptor but `keep` (inherited ones: the caller's files, other slots).
-fn close_all_but(keep: &[i32]) {
+pub(crate) fn close_all_but(keep: &[i32]) {
     let mut keep: Vec<u32> = keep.iter().map(|&fd| fd as u32).collect();
     keep.sort_unstable();
     let mut next = 0u32;

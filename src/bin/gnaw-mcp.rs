@@ -66,7 +66,24 @@ Environment:
   GNAW_MCP_MAX_QUEUED_BYTES  most bytes of waiting tools/call requests (default 67108864)
   RUST_LOG                   log filter; logs go to stderr (default: info)
 
-The MCP client starts gnaw-mcp and talks JSON-RPC over its stdin/stdout. See docs/mcp.md.";
+With --listen (HTTP; see docs/mcp.md, section HTTP):
+  GNAW_MCP_LISTEN            the address, as --listen
+  GNAW_MCP_TENANTS           the tenants file: [tenants.NAME] with token_sha256, roots, and
+                             optionally tools and secrets_floor (--mint-token NAME makes one)
+  GNAW_MCP_MAX_HEADER_BYTES  largest request head (default 16384); the body's bound is
+                             GNAW_MCP_MAX_LINE_BYTES
+  GNAW_MCP_HEADER_TIMEOUT_MS time to send a request once begun (default 10000)
+  GNAW_MCP_IDLE_TIMEOUT_MS   an idle keep-alive connection is closed after (default 60000)
+  GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT  open connections per client address (default 64)
+  GNAW_MCP_MAX_CONNECTIONS   open connections in all (default 512)
+  GNAW_MCP_MAX_SESSIONS_PER_TENANT     open legacy sessions per tenant (default 32)
+  GNAW_MCP_SESSION_IDLE_SECS a session unused this long ends (default 3600)
+  GNAW_MCP_MAX_CALLS_PER_TENANT        requests waiting or running per tenant (default 64)
+  GNAW_MCP_ALLOWED_ORIGINS   browser origins allowed besides loopback ones, comma-separated
+  GNAW_MCP_PUBLIC_URL        the URL clients use, behind a proxy (for the 401's metadata)
+
+The MCP client starts gnaw-mcp and talks JSON-RPC over its stdin/stdout, or reaches
+http://ADDR/mcp with --listen. See docs/mcp.md.";
 
 /// Serve gnaw's tools (extract, estimate, tree, grep, search, read, changes, log, outline,
 /// symbol) over MCP (JSON-RPC on stdio).
@@ -101,6 +118,22 @@ struct Args {
     /// adds restrictions to its own process and runs the probes; it never serves a request.
     #[arg(long, hide = true)]
     self_test_child: bool,
+    /// Serve MCP over Streamable HTTP on ADDR (e.g. 127.0.0.1:8752; also GNAW_MCP_LISTEN) at
+    /// /mcp, to the tenants of GNAW_MCP_TENANTS, each in its own confined worker process,
+    /// instead of stdio. See docs/mcp.md, "HTTP".
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
+    /// With --listen and no tenants file: serve GNAW_MCP_ROOT to anyone on this host, without
+    /// a token (loopback addresses only).
+    #[arg(long)]
+    unauthenticated_loopback: bool,
+    /// With --listen: allow an address other than loopback (behind a TLS-terminating proxy).
+    #[arg(long)]
+    allow_non_loopback: bool,
+    /// Print a fresh bearer token for tenant NAME (once) and the tenants-file lines to add,
+    /// then exit.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["listen", "self_test", "sandbox_status"])]
+    mint_token: Option<String>,
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -125,6 +158,37 @@ fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
+/// `--listen`: the HTTP front door (`gnaw::mcp::http::launch`).
+fn listen_http(listen: String, args: &Args) -> ExitCode {
+    let config = match mcp::Config::from_env() {
+        Ok(config) => config,
+        Err(e) => return fail(e),
+    };
+    let mode = match sandbox_mode() {
+        Ok(mode) => mode,
+        Err(e) => return fail(e),
+    };
+    let local_roots = match std::env::var_os("GNAW_MCP_ROOT") {
+        Some(raw) if !raw.is_empty() => std::env::split_paths(&raw).collect(),
+        _ => std::env::current_dir().into_iter().collect(),
+    };
+    let launch = mcp::http::launch::Launch {
+        listen,
+        tenants_file: std::env::var_os("GNAW_MCP_TENANTS")
+            .filter(|t| !t.is_empty())
+            .map(PathBuf::from),
+        unauthenticated_loopback: args.unauthenticated_loopback,
+        allow_non_loopback: args.allow_non_loopback,
+        mode,
+        config,
+        local_roots,
+    };
+    match mcp::http::launch::run(launch) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
         .target(env_logger::Target::Stderr)
@@ -136,6 +200,24 @@ fn main() -> ExitCode {
             Ok(mode) => exit_code(gnaw_sandbox::selftest::child(mode)),
             Err(e) => fail(e),
         };
+    }
+
+    if let Some(name) = &args.mint_token {
+        return match mcp::http::tenants::mint(name) {
+            Ok((_, text)) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    let listen = args.listen.clone().or_else(|| {
+        std::env::var("GNAW_MCP_LISTEN")
+            .ok()
+            .filter(|l| !l.is_empty())
+    });
+    if let Some(listen) = listen {
+        return listen_http(listen, &args);
     }
 
     // Read before confining: after Landlock, the cgroup CPU quota is out of reach. The

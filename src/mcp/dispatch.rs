@@ -49,6 +49,8 @@ struct Server {
     legacy_version: Option<&'static str>,
     /// The `clientInfo.name` `initialize` gave, if any.
     client_name: Option<String>,
+    /// The legacy session of the request being answered, when gnaw-mcp --listen forwards it.
+    session: Option<super::session_meta::SessionMeta>,
     /// Bytes of the line being handled.
     line_bytes: usize,
     /// The tools offered, and the selection that chose them.
@@ -122,7 +124,13 @@ impl Server {
     }
 
     /// Answer a request; `None` when the answer comes later from the worker.
-    fn request(&mut self, id: &Value, method: &str, params: Map<String, Value>) -> Option<Value> {
+    fn request(
+        &mut self,
+        id: &Value,
+        method: &str,
+        mut params: Map<String, Value>,
+    ) -> Option<Value> {
+        self.session = super::session_meta::take(&mut params);
         let era = match era_of(&params) {
             Ok(era) => era,
             // `initialize` is legacy whatever its `_meta` says.
@@ -186,13 +194,17 @@ impl Server {
     }
 
     fn shape(&self, era: Era) -> Shape {
-        let revision = match (era, self.legacy_version) {
+        let (version, client) = match &self.session {
+            Some(s) => (s.version, s.client.as_deref()),
+            None => (self.legacy_version, self.client_name.as_deref()),
+        };
+        let revision = match (era, version) {
             (Era::Legacy, Some(v)) => Shape::for_version(v),
             _ => Shape::FULL,
         };
         // A modern request names its client in its own _meta; a legacy one at initialize.
         let client = match era {
-            Era::Legacy => self.client_name.as_deref(),
+            Era::Legacy => client,
             Era::Modern => None,
         };
         revision.for_client(client, self.config.structured)
@@ -355,6 +367,7 @@ pub fn serve(
         jobs: tx,
         legacy_version: None,
         client_name: None,
+        session: None,
         line_bytes: 0,
         offered: offered.tools(),
         selection: offered,

@@ -17,6 +17,8 @@
 //! | [`tool`] | the [`tool::Tool`] trait, the context a call runs with, typed arguments |
 //! | [`tools`] | the registry: one file per tool |
 //! | [`selection`] | which tools are offered: `GNAW_MCP_TOOLS`, narrowed by the root's `.gnawconfig` |
+//! | [`session_meta`] | a forwarded legacy session's revision and client, in a request's `_meta` |
+//! | [`http`] | `gnaw-mcp --listen`: Streamable HTTP, bearer tokens, one confined worker per tenant |
 //!
 //! The server never sees a filesystem path of its own making: a tool's `repo` argument goes
 //! through the [`Containment`] (in gnaw-mcp, the sandbox's `Root`) and reaches the pipeline only
@@ -30,9 +32,11 @@ pub mod era;
 pub mod fit;
 pub mod framing;
 pub mod gate;
+pub mod http;
 pub mod idle;
 pub mod jsonrpc;
 pub mod selection;
+pub mod session_meta;
 pub mod tool;
 pub mod tools;
 pub mod transport;

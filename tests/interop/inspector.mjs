@@ -8,7 +8,11 @@
 // fail with a message, not for code and data.kind (the SDK drivers check those).
 // Prints ok/FAIL lines for scripts/interop.sh.
 //
-// Usage: node inspector.mjs --node NODE22 --era legacy|auto --bin PATH --root DIR --args tool_args.json
+// With --url URL (instead of --bin), the CLI reaches `gnaw-mcp --listen` over Streamable HTTP
+// (--transport http) with the bearer token of GNAW_INTEROP_TOKEN.
+//
+// Usage: node inspector.mjs --node NODE22 --era legacy|auto (--bin PATH | --url URL) --root DIR
+//                           --args tool_args.json
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +26,7 @@ import {
 const opts = parseArgs(process.argv.slice(2));
 const era = opts.era ?? 'legacy';
 const config = loadConfig(opts.args);
-const rep = new Report(`inspector-cli[${era}]`);
+const rep = new Report(`inspector-cli[${era}${opts.url ? ', http' : ''}]`);
 const CALL_TIMEOUT_MS = 60_000;
 
 const require = createRequire(import.meta.url);
@@ -43,8 +47,12 @@ const env = {
 
 /** Run the Inspector CLI with `args`; resolves { code, stdout, stderr, ms }. */
 function inspector(args) {
-  const argv = [launcher, '--cli', '--protocol-era', era, '--format', 'json',
-    '-e', `GNAW_MCP_ROOT=${opts.root}`, '-e', 'RUST_LOG=warn', ...args, opts.bin];
+  const argv = opts.url
+    ? [launcher, '--cli', '--protocol-era', era, '--format', 'json', '--transport', 'http',
+      '--server-url', opts.url, '--header', `Authorization: Bearer ${process.env.GNAW_INTEROP_TOKEN}`,
+      ...args]
+    : [launcher, '--cli', '--protocol-era', era, '--format', 'json',
+      '-e', `GNAW_MCP_ROOT=${opts.root}`, '-e', 'RUST_LOG=warn', ...args, opts.bin];
   return new Promise((resolve) => {
     const started = performance.now();
     const child = spawn(opts.node, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -14,8 +14,12 @@ called NAME, holds `to-repo` (a link into the first root's `src`) and `to-outsid
 the link into the listed root is served under that root's name, the link out is OutsideRoot, and
 `.` is refused with the roots' names.
 
-Usage: py_client.py --bin PATH --root DIR[:DIR] --args tool_args.json [--mode legacy|auto]...
-                    [--second NAME]
+With `--url URL`, the client reaches `gnaw-mcp --listen` over Streamable HTTP instead (the SDK's
+streamable HTTP client), with the bearer token of `GNAW_INTEROP_TOKEN`; `--root` is then only
+what the tenant serves, for the labels.
+
+Usage: py_client.py (--bin PATH | --url URL) --root DIR[:DIR] --args tool_args.json
+                    [--mode legacy|auto]... [--second NAME]
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ import anyio
 import jsonschema
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 # Versions the server speaks (docs/mcp.md, "Protocol versions").
@@ -124,11 +130,18 @@ async def call(client: Client, name: str, args: dict):
 
 
 async def run_mode(mode: str, opts: argparse.Namespace, config: dict) -> None:
-    rep = Report(f"python-sdk[{mode}{', two roots' if opts.second else ''}]")
-    params = StdioServerParameters(
-        command=opts.bin,
-        env={"GNAW_MCP_ROOT": opts.root, "RUST_LOG": "warn", "PATH": os.environ.get("PATH", "")},
-    )
+    rep = Report(f"python-sdk[{mode}{', two roots' if opts.second else ''}{', http' if opts.url else ''}]")
+    if opts.url:
+        token = os.environ["GNAW_INTEROP_TOKEN"]
+        params = streamable_http_client(
+            opts.url,
+            http_client=create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}),
+        )
+    else:
+        params = StdioServerParameters(
+            command=opts.bin,
+            env={"GNAW_MCP_ROOT": opts.root, "RUST_LOG": "warn", "PATH": os.environ.get("PATH", "")},
+        )
     known = config["tools"]
     started = time.monotonic()
     async with Client(params, mode=mode, read_timeout_seconds=CALL_TIMEOUT_S) as client:
@@ -258,7 +271,9 @@ def describe(exc: BaseException) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", required=True)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--bin")
+    where.add_argument("--url")
     parser.add_argument("--root", required=True)
     parser.add_argument("--args", required=True)
     parser.add_argument("--mode", action="append", choices=["legacy", "auto"])

@@ -6,7 +6,11 @@
 // Both validate structuredContent against outputSchema themselves; lib.mjs validates again.
 // Prints ok/FAIL lines for scripts/interop.sh.
 //
-// Usage: node ts_client.mjs --sdk v1|v2 --mode legacy|auto --bin PATH --root DIR --args tool_args.json
+// With --url URL (instead of --bin), the client reaches `gnaw-mcp --listen` over Streamable HTTP
+// (the SDK's StreamableHTTPClientTransport) with the bearer token of GNAW_INTEROP_TOKEN.
+//
+// Usage: node ts_client.mjs --sdk v1|v2 --mode legacy|auto (--bin PATH | --url URL) --root DIR
+//                           --args tool_args.json
 
 import {
   AUTO_CONNECT_BOUND_MS, LEGACY_VERSIONS, MODERN_VERSION, Report, checkListing, checkTool,
@@ -20,15 +24,18 @@ const config = loadConfig(opts.args);
 
 let Client;
 let StdioClientTransport;
+let StreamableHTTPClientTransport;
 let label;
+const over = opts.url ? ', http' : '';
 if (sdk === 'v1') {
   ({ Client } = await import('@modelcontextprotocol/sdk/client/index.js'));
   ({ StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js'));
-  label = `ts-sdk-v1[${mode}]`;
+  ({ StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js'));
+  label = `ts-sdk-v1[${mode}${over}]`;
 } else if (sdk === 'v2') {
-  ({ Client } = await import('@modelcontextprotocol/client'));
+  ({ Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client'));
   ({ StdioClientTransport } = await import('@modelcontextprotocol/client/stdio'));
-  label = `ts-sdk-v2[${mode}]`;
+  label = `ts-sdk-v2[${mode}${over}]`;
 } else {
   throw new Error(`--sdk must be v1 or v2, not ${sdk}`);
 }
@@ -36,12 +43,16 @@ const rep = new Report(label);
 
 const clientOptions = sdk === 'v2' ? { versionNegotiation: { mode } } : {};
 const client = new Client({ name: 'gnaw-interop', version: '0' }, clientOptions);
-const transport = new StdioClientTransport({
-  command: opts.bin,
-  args: [],
-  env: { GNAW_MCP_ROOT: opts.root, RUST_LOG: 'warn', PATH: process.env.PATH ?? '' },
-  stderr: 'inherit',
-});
+const transport = opts.url
+  ? new StreamableHTTPClientTransport(new URL(opts.url), {
+    requestInit: { headers: { Authorization: `Bearer ${process.env.GNAW_INTEROP_TOKEN}` } },
+  })
+  : new StdioClientTransport({
+    command: opts.bin,
+    args: [],
+    env: { GNAW_MCP_ROOT: opts.root, RUST_LOG: 'warn', PATH: process.env.PATH ?? '' },
+    stderr: 'inherit',
+  });
 
 try {
   const started = performance.now();

@@ -1,0 +1,103 @@
+//! Confinement of the HTTP front door of `gnaw-mcp --listen`: the process that parses,
+//! authenticates and routes, and reads no repository.
+//!
+//! [`confine_front_door`] runs once the listening socket is bound and the tenant spawner is
+//! forked ([`crate::spawner`]), while the process is still single-threaded. It handles every
+//! Landlock filesystem right and grants none (no file can be opened, read, written or
+//! executed: the process reads no file at all from then on), handles TCP bind and connect and
+//! grants none (its one listening socket was bound before; it can bind no other port and
+//! connect nowhere), scopes signals and abstract UNIX sockets, sets `no_new_privs`, makes the
+//! process not dumpable and without core dumps, drops every capability, and installs a seccomp
+//! allow-list of its own (`accept4`, socket and pipe I/O, descriptor passing with the spawner,
+//! threads, memory, clocks: no `open`, no `socket`, `bind`, `connect`, no process). Descriptors
+//! already open keep working: the listener, stderr, the spawner's socket and the workers'
+//! pipes.
+
+use landlock::{
+    Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    RulesetStatus,
+};
+use nix::sys::resource::{Resource, setrlimit};
+
+use crate::confine::SandboxMode;
+
+/// What was applied, for the log.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FrontDoorStatus {
+    /// `fully_enforced`, `partially_enforced`, `not_enforced` or `off`.
+    pub ruleset: &'static str,
+    /// Whether every capability is gone.
+    pub capabilities_dropped: bool,
+    /// Whether the front door's seccomp allow-list is installed.
+    pub seccomp: bool,
+}
+
+/// Confine the front door (see the module documentation). `strict` refuses to go on when the
+/// kernel does not enforce the whole ruleset; `off` applies nothing.
+pub fn confine_front_door(mode: SandboxMode) -> Result<FrontDoorStatus, String> {
+    if mode == SandboxMode::Off {
+        return Ok(FrontDoorStatus {
+            ruleset: "off",
+            capabilities_dropped: false,
+            seccomp: false,
+        });
+    }
+    match crate::confine::thread_count() {
+        Ok(1) => {}
+        Ok(n) => {
+            return Err(format!(
+                "the front door must be confined while it has one thread (it has {n})"
+            ));
+        }
+        Err(e) => return Err(e),
+    }
+    let strict = mode == SandboxMode::Strict;
+    let _ = nix::sys::prctl::set_dumpable(false);
+    let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
+    let err = |e: landlock::RulesetError| format!("Landlock: {e}");
+    let level = if strict {
+        CompatLevel::HardRequirement
+    } else {
+        CompatLevel::BestEffort
+    };
+    let status = crate::confine::handle_all(
+        Ruleset::default()
+            .set_compatibility(level)
+            .handle_access(AccessFs::from_all(landlock::ABI::V3))
+            .map_err(err)?
+            .handle_access(AccessNet::from_all(landlock::ABI::V4))
+            .map_err(err)?
+            .set_compatibility(CompatLevel::BestEffort),
+    )
+    .map_err(err)?
+    .create()
+    .map_err(err)?
+    .no_new_privs(true)
+    .restrict_self()
+    .map_err(err)?;
+    let ruleset = match status.ruleset {
+        RulesetStatus::FullyEnforced => "fully_enforced",
+        RulesetStatus::PartiallyEnforced => "partially_enforced",
+        RulesetStatus::NotEnforced => "not_enforced",
+    };
+    if strict && status.ruleset == RulesetStatus::NotEnforced {
+        return Err("the kernel did not enforce the front door's Landlock ruleset".into());
+    }
+    let caps = crate::caps::drop_all();
+    if strict && !caps.holds_none() {
+        return Err(format!(
+            "capabilities not dropped: {}",
+            caps.notes.join("; ")
+        ));
+    }
+    let seccomp = match crate::seccomp::install_front_door() {
+        Ok(()) => true,
+        Err(e) if strict => return Err(e),
+        Err(_) => false,
+    };
+    Ok(FrontDoorStatus {
+        ruleset,
+        capabilities_dropped: caps.holds_none(),
+        seccomp,
+    })
+}

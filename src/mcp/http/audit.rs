@@ -1,0 +1,110 @@
+//! The audit trail: one JSON line per HTTP request on stderr, written whole by one call: the
+//! time (UTC), the client's address, the tenant, the HTTP method, the JSON-RPC method and tool,
+//! the status, the decision (`served`, or `refused: <why>`), the bytes sent and the
+//! milliseconds taken. Never a token, an argument's text or a file's content.
+
+use std::io::Write;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+
+/// One request's audit record, filled as it is handled.
+pub struct Audit {
+    start: Instant,
+    pub client: String,
+    pub tenant: Option<String>,
+    pub http: String,
+    pub method: Option<String>,
+    pub tool: Option<String>,
+    pub status: u16,
+    pub decision: String,
+    pub bytes: usize,
+}
+
+impl Audit {
+    /// A record for a request from `client` that started now.
+    pub fn new(client: String) -> Audit {
+        Audit {
+            start: Instant::now(),
+            client,
+            tenant: None,
+            http: String::new(),
+            method: None,
+            tool: None,
+            status: 0,
+            decision: String::new(),
+            bytes: 0,
+        }
+    }
+
+    /// Refused with `status` because `why`.
+    pub fn refuse(&mut self, status: u16, why: impl Into<String>) {
+        self.status = status;
+        self.decision = format!("refused: {}", why.into());
+    }
+
+    /// Served with `status`.
+    pub fn serve(&mut self, status: u16) {
+        self.status = status;
+        self.decision = "served".into();
+    }
+
+    /// Write the line.
+    pub fn emit(&self) {
+        let line = json!({
+            "audit": "gnaw-mcp",
+            "time": utc_now(),
+            "client": self.client,
+            "tenant": self.tenant,
+            "http": self.http,
+            "method": self.method,
+            "tool": self.tool,
+            "status": self.status,
+            "decision": self.decision,
+            "bytes": self.bytes,
+            "ms": self.start.elapsed().as_millis() as u64,
+        });
+        let mut text = line.to_string();
+        text.push('\n');
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+}
+
+/// Now as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+fn utc_now() -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = now.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_time_is_iso_8601_utc() {
+        let t = super::utc_now();
+        assert_eq!(t.len(), 24, "{t}");
+        assert!(
+            t.starts_with("20") && t.ends_with('Z') && t.as_bytes()[10] == b'T',
+            "{t}"
+        );
+    }
+}

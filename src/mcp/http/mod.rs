@@ -1,0 +1,50 @@
+//! `gnaw-mcp --listen`: MCP over Streamable HTTP, for many agents and tenants, with one
+//! kernel-confined worker process per tenant. Plain threads, no async runtime.
+//!
+//! The HTTP process (the *front door*) parses, authenticates and routes; it reads no file once
+//! it is confined (Landlock with no filesystem right, no TCP bind or connect:
+//! `gnaw_sandbox::front_door`). Each tenant's requests go to that tenant's worker, gnaw-mcp
+//! itself in stdio mode, confined by Landlock to the tenant's roots exactly as the stdio server
+//! is, and started by a spawner forked before the front door confined itself
+//! (`gnaw_sandbox::spawner`).
+//!
+//! | module | job |
+//! |---|---|
+//! | [`tenants`] | the tenants file: tokens (as SHA-256), roots, tools, secrets floor; minting a token |
+//! | [`settings`] | the front door's bounds, from `GNAW_MCP_*` |
+//! | [`launch`] | `--listen`: check the address and tenants, bind, fork the spawner, confine, serve |
+//! | [`server`] | accept, bound connections, one thread per connection |
+//! | [`request`] | read one HTTP/1.1 request under the bounds (httparse) |
+//! | [`response`] | write a response, or an SSE stream, counting bytes |
+//! | [`guard`] | the bearer token's tenant; the `Origin` check |
+//! | [`endpoint`] | `/mcp` in each era, and the protected-resource metadata |
+//! | [`sessions`] | legacy sessions: random ids bound to a tenant, expiry, bound per tenant |
+//! | [`upstream`] | a tenant's worker: ids rewritten and routed back, restart after death |
+//! | [`audit`] | one JSON line per request on stderr |
+
+pub mod audit;
+pub mod endpoint;
+pub mod guard;
+pub mod launch;
+pub mod request;
+pub mod response;
+pub mod server;
+pub mod sessions;
+pub mod settings;
+pub mod tenants;
+pub mod upstream;
+
+pub use settings::Settings;
+pub use tenants::{Tenant, Tenants};
+
+/// What every connection thread shares.
+pub struct FrontDoor {
+    pub settings: Settings,
+    /// `None` with `--unauthenticated-loopback`: every caller is the one tenant.
+    pub tenants: Option<Tenants>,
+    /// One per tenant, in the tenants' order.
+    pub upstreams: Vec<upstream::Upstream>,
+    pub sessions: sessions::Sessions,
+    /// Whether the listening address is a loopback one.
+    pub loopback: bool,
+}

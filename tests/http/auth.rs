@@ -1,0 +1,111 @@
+//! Who may call: no token or a wrong one is 401 with `WWW-Authenticate` naming the
+//! protected-resource metadata; a foreign browser Origin is 403 whatever the token; a loopback
+//! Origin passes; the audit line names the tenant and never the token.
+
+use crate::front::{Front, modern_call, modern_headers};
+use serde_json::{Value, json};
+
+fn front() -> Front {
+    Front::start(&[("alice", &[("a", &[("a.rs", "fn alpha() {}\n")])])], &[])
+}
+
+#[test]
+fn no_token_or_a_wrong_one_gets_401_with_the_metadata() {
+    let f = front();
+    let call = modern_call(json!(1), "tree", json!({"repo": "."}));
+    let headers = modern_headers("tools/call", Some("tree"));
+    let mut conn = f.connect();
+    for token in [None, Some("gnaw_not-a-token"), Some("")] {
+        let reply = conn.post(token, &headers, &call);
+        assert_eq!(reply.status, 401, "{token:?}: {}", reply.text());
+        let auth = reply.header("WWW-Authenticate").unwrap();
+        assert!(
+            auth.starts_with(
+                "Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource\""
+            ),
+            "{auth}"
+        );
+        assert_eq!(reply.json()["error"]["data"]["kind"], "Unauthorized");
+    }
+    // Anything else in the header is not a token either.
+    let reply = conn.post(Some("Basic abc"), &headers, &call);
+    assert_eq!(reply.status, 401);
+    let meta = conn.request("GET", None, &[], None);
+    // GET /mcp without a token is refused too.
+    assert_eq!(meta.status, 401);
+    let mut raw = f.connect();
+    raw.send_raw(b"GET /.well-known/oauth-protected-resource HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    let meta = raw.read_reply();
+    assert_eq!(meta.status, 200);
+    assert_eq!(meta.json()["resource"], "http://127.0.0.1/mcp");
+    // The right token is served.
+    let reply = f.modern_call("alice", json!(2), "tree", json!({"repo": "."}));
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert!(
+        reply.json()["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("a.rs")
+    );
+}
+
+#[test]
+fn a_foreign_origin_gets_403_and_a_loopback_one_passes() {
+    let f = front();
+    let call = modern_call(json!(1), "tree", json!({"repo": "."}));
+    let mut headers = modern_headers("tools/call", Some("tree"));
+    headers.push(("Origin", "https://evil.example"));
+    let reply = f.post(Some("alice"), &headers, &call);
+    assert_eq!(reply.status, 403, "{}", reply.text());
+    assert_eq!(reply.json()["error"]["data"]["kind"], "OriginNotAllowed");
+    for origin in [
+        "http://localhost.evil.example",
+        "null",
+        "http://127.0.0.1.evil.example:80",
+    ] {
+        let mut headers = modern_headers("tools/call", Some("tree"));
+        headers.push(("Origin", origin));
+        assert_eq!(
+            f.post(Some("alice"), &headers, &call).status,
+            403,
+            "{origin}"
+        );
+    }
+    let mut headers = modern_headers("tools/call", Some("tree"));
+    headers.push(("Origin", "http://localhost:6274"));
+    assert_eq!(f.post(Some("alice"), &headers, &call).status, 200);
+}
+
+#[test]
+fn every_request_gets_one_audit_line_without_the_token() {
+    let f = front();
+    let token = f.tokens["alice"].clone();
+    let reply = f.modern_call("alice", json!(3), "tree", json!({"repo": "."}));
+    assert_eq!(reply.status, 200);
+    let reply = f.post(None, &[], &json!({}));
+    assert_eq!(reply.status, 401);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let log = f.log();
+    assert!(!log.contains(&token), "the token reached the log");
+    let audits: Vec<Value> = log
+        .lines()
+        .filter(|l| l.starts_with("{\"audit\""))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let served = audits
+        .iter()
+        .find(|a| a["tool"] == "tree")
+        .expect("an audit line for the call");
+    assert_eq!(served["tenant"], "alice");
+    assert_eq!(served["method"], "tools/call");
+    assert_eq!(served["decision"], "served");
+    assert!(served["bytes"].as_u64().unwrap() > 100);
+    assert!(served["ms"].is_u64());
+    assert!(served["time"].as_str().unwrap().ends_with('Z'));
+    assert!(
+        audits
+            .iter()
+            .any(|a| a["status"] == 401 && a["decision"] == "refused: no bearer token"),
+        "{audits:?}"
+    );
+}

@@ -273,3 +273,29 @@ pub fn cache_stat(stderr: &str, field: &str) -> u64 {
         .parse()
         .unwrap()
 }
+
+/// Arguments that make a tool run on `repo`, from its input schema: each required argument given
+/// a plain value (`path` and `paths` name `path`, anything else is `word`), then `extra` on top.
+pub fn required_arguments(
+    schema: &Value,
+    repo: &str,
+    path: &str,
+    word: &str,
+    extra: &Value,
+) -> Value {
+    let mut args = json!({ "repo": repo });
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let name = name.as_str().unwrap_or_default();
+        if name != "repo" {
+            args[name] = match name {
+                "path" => json!(path),
+                "paths" => json!([path]),
+                _ => json!(word),
+            };
+        }
+    }
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        args[k] = v.clone();
+    }
+    args
+}

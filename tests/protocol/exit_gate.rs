@@ -5,7 +5,7 @@
 //! (errors, `extract` and `estimate` included) fits its ceiling as sent, measured on the encoded
 //! JSON, when the text is made of quotes and backslashes.
 
-use crate::common::mcp_client::Server;
+use crate::common::mcp_client::{Server, required_arguments};
 use serde_json::{Value, json};
 use std::fs;
 use std::path::Path;
@@ -20,23 +20,9 @@ fn put(path: &Path, text: &str) {
     fs::write(path, text).unwrap();
 }
 
-/// Arguments that make `tool` run on `repo`: each required argument given a plain value.
+/// Arguments that make `tool` run on `repo`.
 fn arguments(schema: &Value, repo: &str, extra: &Value) -> Value {
-    let mut args = json!({ "repo": repo });
-    for name in schema["required"].as_array().into_iter().flatten() {
-        let name = name.as_str().unwrap();
-        if name != "repo" {
-            args[name] = match name {
-                "path" => json!("a.txt"),
-                "paths" => json!(["a.txt"]),
-                _ => json!("alpha"),
-            };
-        }
-    }
-    for (k, v) in extra.as_object().into_iter().flatten() {
-        args[k] = v.clone();
-    }
-    args
+    required_arguments(schema, repo, "a.txt", "alpha", extra)
 }
 
 /// Every tool the server offers, with its input schema.

@@ -3,45 +3,14 @@
 //! `_meta["gnaw/errorKind"]` is `BudgetTooSmall`, whose text names the budget; and a character
 //! ceiling too small for any answer is the same kind, naming `max_chars`.
 
-use crate::common::mcp_client::Server;
+use crate::common::git::git;
+use crate::common::mcp_client::{Server, required_arguments};
 use serde_json::{Value, json};
 use std::fs;
-use std::process::Command;
-
-fn git(dir: &std::path::Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
 
 /// Arguments that make `tool` run: each required argument given a value that finds something.
 fn arguments(schema: &Value, extra: Value) -> Value {
-    let mut args = json!({ "repo": "." });
-    for name in schema["required"].as_array().into_iter().flatten() {
-        let name = name.as_str().unwrap();
-        if name != "repo" {
-            args[name] = match name {
-                "path" => json!("src/lib.rs"),
-                "paths" => json!(["src/lib.rs"]),
-                _ => json!("parse_config"),
-            };
-        }
-    }
-    for (k, v) in extra.as_object().unwrap() {
-        args[k] = v.clone();
-    }
-    args
+    required_arguments(schema, ".", "src/lib.rs", "parse_config", &extra)
 }
 
 #[test]

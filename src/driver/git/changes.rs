@@ -918,10 +918,10 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
     let fitted = fit::fit(items.len(), limits, &count, &mut cost, &render)?;
     if fitted.k == 0 && !items.is_empty() {
         let first = render(1);
-        return Err(NavError::Run(fit::nothing_fits(
+        return Err(NavError::Run(fit::first_does_not_fit(
             limits,
-            fit::counter(encoding, true)(&first),
-            first.len(),
+            encoding,
+            &first,
             "the list and the first hunk, which would",
             ", or narrow with paths",
         )));

@@ -248,10 +248,10 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
         } else {
             ""
         };
-        return Err(NavError::Run(fit::nothing_fits(
+        return Err(NavError::Run(fit::first_does_not_fit(
             limits,
-            fit::counter(encoding, true)(&first),
-            first.len(),
+            encoding,
+            &first,
             "the first commit, which would",
             advice,
         )));

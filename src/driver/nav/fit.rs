@@ -314,6 +314,23 @@ pub fn too_small(limits: Limits, tokens: usize, bytes: usize) -> Error {
     )
 }
 
+/// [`nothing_fits`] for `first`, the rendered answer showing one item, counted in `encoding`.
+pub fn first_does_not_fit(
+    limits: Limits,
+    encoding: Encoding,
+    first: &str,
+    what: &str,
+    advice: &str,
+) -> Error {
+    nothing_fits(
+        limits,
+        count::count(encoding, first),
+        first.len(),
+        what,
+        advice,
+    )
+}
+
 /// The answer that must show at least one item (else its continuation would be the same call
 /// again) cannot: `what` (e.g. "one match: the first, with its context and the summary,")
 /// takes `tokens` tokens and `bytes` bytes. The error names the limit that stopped it, the

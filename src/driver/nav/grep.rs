@@ -224,10 +224,10 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
     if k == 0 && !items.is_empty() {
         // Without one match shown the continuation would be this very call again.
         let one = r.render(1);
-        return Err(fit::nothing_fits(
+        return Err(fit::first_does_not_fit(
             limits,
-            fit::counter(encoding, true)(&one),
-            one.len(),
+            encoding,
+            &one,
             "one match: the first, with its context and the summary, would",
             ", or lower context",
         )

@@ -292,10 +292,10 @@ fn answer(
     if k == 0 && !hits.is_empty() {
         // Without one file shown the continuation would be this very call again.
         let one = r.render(1);
-        return Err(fit::nothing_fits(
+        return Err(fit::first_does_not_fit(
             limits,
-            fit::counter(encoding, true)(&one),
-            one.len(),
+            encoding,
+            &one,
             "one file: the first, with its regions and the summary, would",
             "",
         )

@@ -105,6 +105,42 @@ const OWN_SIGNALS: &[Allowed] = &[
 ];
 
 /// The allow-list: name (for the status), number, argument check.
+/// Plain threads (no namespaces), and a thread's own bookkeeping: the server's and the front
+/// door's.
+const THREADS: &[Allowed] = &[
+    (
+        "clone",
+        libc::SYS_clone,
+        Args::Masked(
+            0,
+            CLONE_NAMESPACES | libc::CLONE_THREAD as u64,
+            libc::CLONE_THREAD as u64,
+        ),
+    ),
+    ("futex", libc::SYS_futex, Args::Any),
+    ("set_robust_list", libc::SYS_set_robust_list, Args::Any),
+    ("rseq", libc::SYS_rseq, Args::Any),
+    ("set_tid_address", libc::SYS_set_tid_address, Args::Any),
+    ("sched_getaffinity", libc::SYS_sched_getaffinity, Args::Any),
+    ("sched_yield", libc::SYS_sched_yield, Args::Any),
+    ("gettid", libc::SYS_gettid, Args::Any),
+    ("getpid", libc::SYS_getpid, Args::Any),
+    ("exit", libc::SYS_exit, Args::Any),
+    ("exit_group", libc::SYS_exit_group, Args::Any),
+];
+
+/// Time, randomness and reading limits: the server's and the front door's.
+const CLOCKS: &[Allowed] = &[
+    ("restart_syscall", libc::SYS_restart_syscall, Args::Any),
+    ("clock_gettime", libc::SYS_clock_gettime, Args::Any),
+    ("clock_getres", libc::SYS_clock_getres, Args::Any),
+    ("clock_nanosleep", libc::SYS_clock_nanosleep, Args::Any),
+    ("nanosleep", libc::SYS_nanosleep, Args::Any),
+    ("gettimeofday", libc::SYS_gettimeofday, Args::Any),
+    ("getrandom", libc::SYS_getrandom, Args::Any),
+    ("prlimit64", libc::SYS_prlimit64, Args::Null(2)),
+];
+
 fn allow_list() -> Vec<Allowed> {
     use Args::*;
     let mut list = vec![
@@ -150,39 +186,11 @@ fn allow_list() -> Vec<Allowed> {
         ),
     ];
     list.extend_from_slice(MEMORY);
-    list.extend([
-        // Threads.
-        (
-            "clone",
-            libc::SYS_clone,
-            Masked(
-                0,
-                CLONE_NAMESPACES | libc::CLONE_THREAD as u64,
-                libc::CLONE_THREAD as u64,
-            ),
-        ),
-        ("futex", libc::SYS_futex, Any),
-        ("set_robust_list", libc::SYS_set_robust_list, Any),
-        ("rseq", libc::SYS_rseq, Any),
-        ("set_tid_address", libc::SYS_set_tid_address, Any),
-        ("sched_getaffinity", libc::SYS_sched_getaffinity, Any),
-        ("sched_yield", libc::SYS_sched_yield, Any),
-        ("gettid", libc::SYS_gettid, Any),
-        ("getpid", libc::SYS_getpid, Any),
-        ("exit", libc::SYS_exit, Any),
-        ("exit_group", libc::SYS_exit_group, Any),
-    ]);
+    list.extend_from_slice(THREADS);
     list.extend_from_slice(OWN_SIGNALS);
+    list.extend_from_slice(CLOCKS);
     list.extend([
-        ("restart_syscall", libc::SYS_restart_syscall, Any),
-        // Time, randomness, limits, names.
-        ("clock_gettime", libc::SYS_clock_gettime, Any),
-        ("clock_getres", libc::SYS_clock_getres, Any),
-        ("clock_nanosleep", libc::SYS_clock_nanosleep, Any),
-        ("nanosleep", libc::SYS_nanosleep, Any),
-        ("gettimeofday", libc::SYS_gettimeofday, Any),
-        ("getrandom", libc::SYS_getrandom, Any),
-        ("prlimit64", libc::SYS_prlimit64, Null(2)),
+        // Names.
         (
             "prctl",
             libc::SYS_prctl,
@@ -467,50 +475,21 @@ fn front_door_list() -> Vec<Allowed> {
         ),
     ];
     list.extend_from_slice(MEMORY);
-    list.extend([
-        (
-            "clone",
-            libc::SYS_clone,
-            Masked(
-                0,
-                CLONE_NAMESPACES | libc::CLONE_THREAD as u64,
-                libc::CLONE_THREAD as u64,
-            ),
-        ),
-        ("futex", libc::SYS_futex, Any),
-        ("set_robust_list", libc::SYS_set_robust_list, Any),
-        ("rseq", libc::SYS_rseq, Any),
-        ("set_tid_address", libc::SYS_set_tid_address, Any),
-        ("sched_getaffinity", libc::SYS_sched_getaffinity, Any),
-        ("sched_yield", libc::SYS_sched_yield, Any),
-        ("gettid", libc::SYS_gettid, Any),
-        ("getpid", libc::SYS_getpid, Any),
-        ("exit", libc::SYS_exit, Any),
-        ("exit_group", libc::SYS_exit_group, Any),
-    ]);
+    list.extend_from_slice(THREADS);
     list.extend_from_slice(OWN_SIGNALS);
-    list.extend([
-        ("restart_syscall", libc::SYS_restart_syscall, Any),
-        ("clock_gettime", libc::SYS_clock_gettime, Any),
-        ("clock_getres", libc::SYS_clock_getres, Any),
-        ("clock_nanosleep", libc::SYS_clock_nanosleep, Any),
-        ("nanosleep", libc::SYS_nanosleep, Any),
-        ("gettimeofday", libc::SYS_gettimeofday, Any),
-        ("getrandom", libc::SYS_getrandom, Any),
-        ("prlimit64", libc::SYS_prlimit64, Null(2)),
-        (
-            "prctl",
-            libc::SYS_prctl,
-            OneOf(
-                0,
-                &[
-                    libc::PR_SET_NAME as u64,
-                    libc::PR_GET_NAME as u64,
-                    0x5356_4d41, // PR_SET_VMA (glibc names its mappings)
-                ],
-            ),
+    list.extend_from_slice(CLOCKS);
+    list.extend([(
+        "prctl",
+        libc::SYS_prctl,
+        OneOf(
+            0,
+            &[
+                libc::PR_SET_NAME as u64,
+                libc::PR_GET_NAME as u64,
+                0x5356_4d41, // PR_SET_VMA (glibc names its mappings)
+            ],
         ),
-    ]);
+    )]);
     #[cfg(target_arch = "x86_64")]
     list.push(("getrlimit", libc::SYS_getrlimit, Any));
     list

@@ -119,6 +119,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_sandbox_names_its_rejections_as_the_kinds_do() {
+        use gnaw_sandbox::Rejection;
+        for r in [
+            Rejection::InvalidPath(String::new()),
+            Rejection::OutsideRoot,
+            Rejection::NotFound,
+            Rejection::NotADirectory,
+        ] {
+            assert_eq!(ErrorKind::from(&r).name(), r.kind());
+        }
+    }
+
+    #[test]
     fn every_kind_has_one_name_and_the_docs_name_each() {
         let mut names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
         let n = names.len();

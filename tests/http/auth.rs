@@ -97,6 +97,7 @@ fn every_request_gets_one_audit_line_without_the_token() {
         .find(|a| a["tool"] == "tree")
         .expect("an audit line for the call");
     assert_eq!(served["tenant"], "alice");
+    assert_eq!(served["repo"], ".");
     assert_eq!(served["method"], "tools/call");
     assert_eq!(served["decision"], "served");
     assert!(served["bytes"].as_u64().unwrap() > 100);

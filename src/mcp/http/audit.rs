@@ -1,7 +1,9 @@
 //! The audit trail: one JSON line per HTTP request on stderr, written whole by one call: the
 //! time (UTC), the client's address, the tenant, the HTTP method, the JSON-RPC method and tool,
-//! the status, the decision (`served`, or `refused: <why>`), the bytes sent and the
-//! milliseconds taken. Never a token, an argument's text or a file's content.
+//! the `repo` argument as rendered ([`rendered_repo`]: an escaped excerpt, its secrets
+//! redacted, as the exit gate would say it), the status, the decision (`served`, or
+//! `refused: <why>`), the bytes sent and the milliseconds taken. Never a token, an argument's
+//! raw text or a file's content.
 
 use std::io::Write;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -16,6 +18,8 @@ pub struct Audit {
     pub http: String,
     pub method: Option<String>,
     pub tool: Option<String>,
+    /// The call's `repo` as rendered ([`rendered_repo`]).
+    pub repo: Option<String>,
     pub status: u16,
     pub decision: String,
     pub bytes: usize,
@@ -31,6 +35,7 @@ impl Audit {
             http: String::new(),
             method: None,
             tool: None,
+            repo: None,
             status: 0,
             decision: String::new(),
             bytes: 0,
@@ -59,6 +64,7 @@ impl Audit {
             "http": self.http,
             "method": self.method,
             "tool": self.tool,
+            "repo": self.repo,
             "status": self.status,
             "decision": self.decision,
             "bytes": self.bytes,
@@ -68,6 +74,12 @@ impl Audit {
         text.push('\n');
         let _ = std::io::stderr().lock().write_all(text.as_bytes());
     }
+}
+
+/// A `repo` argument as the audit shows it: an excerpt, escaped ([`crate::vocab::excerpt`]),
+/// with every secret redacted ([`crate::mcp::gate::for_log`]); never the raw text.
+pub fn rendered_repo(repo: &str) -> String {
+    crate::mcp::gate::for_log(&crate::vocab::excerpt(repo))
 }
 
 /// Now as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
@@ -98,6 +110,14 @@ fn utc_now() -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_repo_is_rendered_not_quoted() {
+        let token = format!("{}{}", "gh", "p_u8Zq3LmN7pX2vR9tK4wY6bJ1cH5dF0gS8aQe");
+        let shown = super::rendered_repo(&format!("app/{token}\u{202e}"));
+        assert_eq!(shown, "app/[REDACTED:github-token]\\u{202e}");
+        assert!(super::rendered_repo(&"x/".repeat(1000)).contains("characters in all"));
+    }
+
     #[test]
     fn the_time_is_iso_8601_utc() {
         let t = super::utc_now();

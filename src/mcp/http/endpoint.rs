@@ -241,6 +241,12 @@ fn post(
             .and_then(|p| p.get("name"))
             .and_then(Value::as_str)
             .map(|n| n.chars().take(64).collect());
+        audit.repo = object
+            .get("params")
+            .and_then(|p| p.get("arguments"))
+            .and_then(|a| a.get("repo"))
+            .and_then(Value::as_str)
+            .map(super::audit::rendered_repo);
     }
     let modern_version = object
         .get("params")

@@ -565,9 +565,7 @@ fn bad_value(key: &str, got: &str, want: &str) -> String {
 }
 
 fn unknown_key(key: &str, valid: &[&str], prefix: &str) -> String {
-    let nearest = valid
-        .iter()
-        .min_by_key(|k| edit_distance(key, k))
+    let nearest = crate::vocab::names::nearest(key, valid)
         .map(|k| format!("; did you mean `{}`?", excerpt(&format!("{prefix}{k}"))))
         .unwrap_or_default();
     format!(
@@ -575,21 +573,6 @@ fn unknown_key(key: &str, valid: &[&str], prefix: &str) -> String {
         excerpt(&format!("{prefix}{key}")),
         valid.join(", ")
     )
-}
-
-/// Levenshtein distance over chars; keys are short, so the quadratic table is fine.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -93,7 +93,7 @@ fn parent() {
         b,
     ))
     .unwrap();
-    let env = worker_env(&tenants.list[0], 4 << 20).unwrap();
+    let env = worker_env(&tenants.list[0], 4 << 20, &[]).unwrap();
     let root = env
         .iter()
         .find(|(k, _)| k == "GNAW_MCP_ROOT")

@@ -101,3 +101,46 @@ pub fn confine_front_door(mode: SandboxMode) -> Result<FrontDoorStatus, String> 
         seccomp,
     })
 }
+
+/// Adopt descriptor `fd`, inherited from whoever started the process, as the writer of the
+/// audit trail (`GNAW_MCP_AUDIT_FD`): checked to be open and writable, and marked
+/// close-on-exec so that no worker the spawner starts inherits it. Call it once, before
+/// confining (the check reads the descriptor's flags, which the front door's seccomp filter
+/// also allows; Landlock does not restrict a descriptor already open).
+#[allow(unsafe_code)]
+pub fn adopt_audit_fd(fd: i32) -> Result<std::fs::File, String> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    if fd <= 2 {
+        return Err(format!(
+            "descriptor {fd} is a standard stream; the audit trail goes to stderr without \
+             GNAW_MCP_AUDIT_FD"
+        ));
+    }
+    // SAFETY: fcntl(F_GETFL) reads the flags of a descriptor number; on a closed one it fails
+    // with EBADF and touches nothing.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(format!(
+            "descriptor {fd} is not open ({}); open it for writing when starting gnaw-mcp, \
+             e.g. `{fd}>>/var/log/gnaw-mcp/audit.log`",
+            std::io::Error::last_os_error()
+        ));
+    }
+    let mode = flags & libc::O_ACCMODE;
+    if mode != libc::O_WRONLY && mode != libc::O_RDWR {
+        return Err(format!(
+            "descriptor {fd} is open for reading only; open it for writing (`{fd}>>FILE`)"
+        ));
+    }
+    // SAFETY: FD_CLOEXEC on an open descriptor (checked above) changes only whether it
+    // survives an exec.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } < 0 {
+        return Err(format!(
+            "descriptor {fd}: cannot mark it close-on-exec: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    // SAFETY: the descriptor is open (checked above) and this process takes it over: the
+    // caller adopts it once, at startup, and nothing else in gnaw-mcp uses that number.
+    Ok(std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) }))
+}

@@ -979,7 +979,7 @@ const I386_ONLY: &str = "GNAW_SELF_TEST_I386";
 /// probe.
 pub fn run(
     exe: &Path,
-    child_args: &[&str],
+    child_args: &[std::ffi::OsString],
     roots: &Roots,
     mode: SandboxMode,
     format: Format,
@@ -994,7 +994,12 @@ pub fn run(
 }
 
 /// Run every check and gather the report.
-fn checks(exe: &Path, child_args: &[&str], roots: &Roots, mode: SandboxMode) -> io::Result<Report> {
+fn checks(
+    exe: &Path,
+    child_args: &[std::ffi::OsString],
+    roots: &Roots,
+    mode: SandboxMode,
+) -> io::Result<Report> {
     let mut report = Report {
         roots: roots
             .iter()

@@ -18,78 +18,33 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::Parser;
-use gnaw::mcp;
+use clap::{CommandFactory, FromArgMatches, Parser};
+use gnaw::mcp::{self, Operator};
 use gnaw_sandbox::{RootError, Roots, RootsError, SandboxMode, confine};
 
-const AFTER_HELP: &str = "\
-Environment:
-  GNAW_MCP_ROOT              directory the tools may read (default: the working directory),
-                             or several separated by ':' (each confined the same way; a
-                             tool's repo then starts with a root's name: its directory
-                             name, made unique as name-2, ...)
-  GNAW_MCP_SANDBOX           strict (default), best-effort or off
-  GNAW_MCP_TOOLS             the tools offered, comma-separated: names to turn on (read,grep),
-                             -name to turn one off (-changes,-log), or a preset: minimal
-                             (read, grep, tree, search) or all (default). The root's
-                             .gnawconfig `tools` list may narrow it, never widen it
-  GNAW_MCP_MAX_LINE_BYTES    longest accepted request line (default 4194304)
-  GNAW_MCP_MAX_OUTPUT_BYTES  largest prompt extract returns (default 4194304)
-  GNAW_MCP_DEFAULT_BUDGET    token budget when neither the call nor .gnawconfig sets one
-                             (default 20000; 0 for unlimited)
-  GNAW_MCP_DEFAULT_MAX_CHARS most characters of an answer when the call sets neither budget
-                             nor max_chars (default 50000; text and structured copy together)
-  GNAW_MCP_STRUCTURED        auto (default), on or off: whether answers carry structuredContent
-                             (and tools outputSchema) for revisions that have them; auto leaves
-                             them out for a client that shows the model only that copy (a
-                             legacy client whose clientInfo.name is claude-code)
-  GNAW_MCP_SECRETS_FLOOR     weakest secrets mode a repo or call may choose: off (default),
-                             warn, redact or block
-  GNAW_MCP_MAX_FILE_SIZE     ceiling on a .gnawconfig's max_file_size, and the largest file
-                             read takes by range (default 16MiB)
-  GNAW_MCP_MAX_DEPTH         deepest directory level walked, below the repo (default 256)
-  GNAW_MCP_REPO_MAY_WIDEN    .gnawconfig settings a repository may use to read more, comma-
-                             separated (default none; all for every one):
-                               allow_paths         secrets.allow_paths (unscanned files)
-                               allow_fingerprints  secrets.allow_fingerprints
-                               sensitive_include   include naming .env, keys, credentials
-                               hidden              hidden = true
-                               no_ignore           no_ignore = true
-                               follow_links        follow_links = true
-                               secrets             secrets = off or warn (weaker than redact)
-                             Refused settings keep their defaults and are reported in
-                             the tool result and on stderr
-  GNAW_MCP_HARD_LINKS        skip (default) or read files with more than one hard link
-  GNAW_MCP_CACHE_BYTES       memory kept between calls (warm cache, search indexes, idle
-                             work), e.g. 256MiB (default); 0 turns the cache off
-  GNAW_MCP_MAX_QUEUED_CALLS  most tools/call requests waiting for the worker (default 64)
-  GNAW_MCP_MAX_QUEUED_BYTES  most bytes of waiting tools/call requests (default 67108864)
-  RUST_LOG                   log filter; logs go to stderr (default: info)
-
-With --listen (HTTP; see docs/mcp.md, section HTTP):
-  GNAW_MCP_LISTEN            the address, as --listen
-  GNAW_MCP_TENANTS           the tenants file: [tenants.NAME] with token_sha256, roots, and
-                             optionally tools and secrets_floor (--mint-token NAME makes one)
-  GNAW_MCP_MAX_HEADER_BYTES  largest request head (default 16384); the body's bound is
-                             GNAW_MCP_MAX_LINE_BYTES
-  GNAW_MCP_HEADER_TIMEOUT_MS time to send a request once begun (default 10000)
-  GNAW_MCP_IDLE_TIMEOUT_MS   an idle keep-alive connection is closed after (default 60000)
-  GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT  open connections per client address (default 64)
-  GNAW_MCP_MAX_CONNECTIONS   open connections in all (default 512)
-  GNAW_MCP_MAX_SESSIONS_PER_TENANT     open legacy sessions per tenant (default 32)
-  GNAW_MCP_SESSION_IDLE_SECS a session unused this long ends (default 3600)
-  GNAW_MCP_MAX_CALLS_PER_TENANT        requests waiting or running per tenant (default 64)
-  GNAW_MCP_ALLOWED_ORIGINS   browser origins allowed besides loopback ones, comma-separated
-  GNAW_MCP_PUBLIC_URL        the URL clients use, behind a proxy (for the 401's metadata)
-
-The MCP client starts gnaw-mcp and talks JSON-RPC over its stdin/stdout, or reaches
-http://ADDR/mcp with --listen. See docs/mcp.md.";
+/// The end of `--help`: every setting, from the one table (`gnaw::mcp::operator`).
+fn after_help() -> String {
+    format!(
+        "{}\nThe MCP client starts gnaw-mcp and talks JSON-RPC over its stdin/stdout, or reaches \
+         http://ADDR/mcp with --listen. See docs/mcp.md.",
+        mcp::operator::help()
+    )
+}
 
 /// Serve gnaw's tools (extract, estimate, tree, grep, search, read, changes, log, outline,
 /// symbol) over MCP (JSON-RPC on stdio).
 #[derive(Parser)]
-#[command(name = "gnaw-mcp", version, about, after_help = AFTER_HELP)]
+#[command(name = "gnaw-mcp", version, about)]
 struct Args {
+    /// Read settings from FILE (TOML): the keys are the GNAW_MCP_* variables' names lowercased
+    /// without the prefix (root, tools, default_max_chars, ...; listed below). A variable that
+    /// is set wins over the file.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Print every setting's value (from the environment, --config and the defaults) as a
+    /// config file, then exit.
+    #[arg(long, conflicts_with_all = ["self_test", "sandbox_status"])]
+    print_config: bool,
     /// Print the sandbox status as JSON after applying it, then exit.
     #[arg(long)]
     sandbox_status: bool,
@@ -141,47 +96,17 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// `GNAW_MCP_SANDBOX`, or the default (strict).
-fn sandbox_mode() -> Result<SandboxMode, String> {
-    match std::env::var("GNAW_MCP_SANDBOX") {
-        Ok(raw) => raw
-            .parse::<SandboxMode>()
-            .map_err(|e| format!("GNAW_MCP_SANDBOX: {e}")),
-        Err(std::env::VarError::NotPresent) => Ok(SandboxMode::default()),
-        Err(std::env::VarError::NotUnicode(_)) => {
-            Err("GNAW_MCP_SANDBOX must be strict, best-effort or off".into())
-        }
-    }
-}
-
 fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 /// `--listen`: the HTTP front door (`gnaw::mcp::http::launch`).
-fn listen_http(listen: String, args: &Args) -> ExitCode {
-    let config = match mcp::Config::from_env() {
-        Ok(config) => config,
-        Err(e) => return fail(e),
-    };
-    let mode = match sandbox_mode() {
-        Ok(mode) => mode,
-        Err(e) => return fail(e),
-    };
-    let local_roots = match std::env::var_os("GNAW_MCP_ROOT") {
-        Some(raw) if !raw.is_empty() => std::env::split_paths(&raw).collect(),
-        _ => std::env::current_dir().into_iter().collect(),
-    };
+fn listen_http(listen: String, args: &Args, operator: Operator) -> ExitCode {
     let launch = mcp::http::launch::Launch {
         listen,
-        tenants_file: std::env::var_os("GNAW_MCP_TENANTS")
-            .filter(|t| !t.is_empty())
-            .map(PathBuf::from),
         unauthenticated_loopback: args.unauthenticated_loopback,
         allow_non_loopback: args.allow_non_loopback,
-        mode,
-        config,
-        local_roots,
+        operator,
     };
     match mcp::http::launch::run(launch) {
         Ok(()) => ExitCode::SUCCESS,
@@ -189,15 +114,21 @@ fn listen_http(listen: String, args: &Args) -> ExitCode {
     }
 }
 
+/// The arguments, with `--help` ending in the table of settings.
+fn parse_args() -> Args {
+    let matches = Args::command().after_help(after_help()).get_matches();
+    Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
         .target(env_logger::Target::Stderr)
         .init();
-    let args = Args::parse();
+    let args = parse_args();
     if args.self_test_child {
         // Still single-threaded: nothing has started a thread yet.
-        return match sandbox_mode() {
-            Ok(mode) => exit_code(gnaw_sandbox::selftest::child(mode)),
+        return match Operator::from_process(args.config.as_deref()) {
+            Ok(operator) => exit_code(gnaw_sandbox::selftest::child(operator.sandbox)),
             Err(e) => fail(e),
         };
     }
@@ -211,35 +142,25 @@ fn main() -> ExitCode {
             Err(e) => fail(e),
         };
     }
-    let listen = args.listen.clone().or_else(|| {
-        std::env::var("GNAW_MCP_LISTEN")
-            .ok()
-            .filter(|l| !l.is_empty())
-    });
-    if let Some(listen) = listen {
-        return listen_http(listen, &args);
+    let operator = match Operator::from_process(args.config.as_deref()) {
+        Ok(operator) => operator,
+        Err(e) => return fail(e),
+    };
+    if args.print_config {
+        print!("{}", operator.to_toml());
+        return ExitCode::SUCCESS;
+    }
+    if let Some(listen) = args.listen.clone().or_else(|| operator.listen.clone()) {
+        return listen_http(listen, &args, operator);
     }
 
     // Read before confining: after Landlock, the cgroup CPU quota is out of reach. The
     // pipeline keeps the value for every later run.
     let cpus = gnaw::par::threads();
-    let config = match mcp::Config::from_env() {
-        Ok(config) => config,
-        Err(e) => return fail(e),
-    };
-    let tools = match mcp::ToolSet::from_env() {
-        Ok(tools) => tools,
-        Err(e) => return fail(e),
-    };
-    let mode = match sandbox_mode() {
-        Ok(mode) => mode,
-        Err(e) => return fail(e),
-    };
-    let root_paths: Vec<PathBuf> = match std::env::var_os("GNAW_MCP_ROOT") {
-        Some(raw) if !raw.is_empty() => std::env::split_paths(&raw)
-            .filter(|p| !p.as_os_str().is_empty())
-            .collect(),
-        _ => match std::env::current_dir() {
+    let (config, tools, mode) = (operator.config, operator.tools.clone(), operator.sandbox);
+    let root_paths: Vec<PathBuf> = match operator.roots.clone() {
+        Some(roots) => roots,
+        None => match std::env::current_dir() {
             Ok(dir) => vec![dir],
             Err(e) => {
                 return fail(format!(
@@ -266,9 +187,15 @@ fn main() -> ExitCode {
             Err(e) => return fail(format!("--self-test cannot find its own executable: {e}")),
         };
         let mut out = io::stdout().lock();
+        // The child reads the same settings: the same file, when there is one.
+        let mut child_args = vec![std::ffi::OsString::from("--self-test-child")];
+        if let Some(file) = &args.config {
+            child_args.push("--config".into());
+            child_args.push(file.into());
+        }
         return match gnaw_sandbox::selftest::run(
             &exe,
-            &["--self-test-child"],
+            &child_args,
             &roots,
             mode,
             args.format,

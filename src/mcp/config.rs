@@ -1,9 +1,9 @@
-//! gnaw-mcp's configuration: the limits and the operator's policy, read once from the
-//! environment at startup (`GNAW_MCP_*`). `gnaw-mcp --help` lists every variable.
+//! gnaw-mcp's limits and the operator's policy for every call, with their defaults. The
+//! settings that change them (`GNAW_MCP_*`, or a `--config` file) are applied by the table in
+//! [`super::operator`].
 
 use crate::cache::DEFAULT_CACHE_BYTES;
-use crate::config::parse_size;
-use crate::spec::{Policy, RepoMayWiden, Widen};
+use crate::spec::Policy;
 
 /// The default most characters of an answer (see [`Config::default_max_chars`]).
 pub const DEFAULT_MAX_CHARS: usize = 50_000;
@@ -66,104 +66,4 @@ impl Default for Config {
             policy: Policy::server(),
         }
     }
-}
-
-impl Config {
-    /// Read every `GNAW_MCP_*` setting; an invalid value is an error naming the variable.
-    pub fn from_env() -> Result<Config, String> {
-        let mut config = Config::default();
-        for (name, slot) in [
-            ("GNAW_MCP_MAX_LINE_BYTES", &mut config.max_line_bytes),
-            ("GNAW_MCP_MAX_OUTPUT_BYTES", &mut config.max_output_bytes),
-            ("GNAW_MCP_DEFAULT_MAX_CHARS", &mut config.default_max_chars),
-            ("GNAW_MCP_MAX_QUEUED_CALLS", &mut config.max_queued_calls),
-            ("GNAW_MCP_MAX_QUEUED_BYTES", &mut config.max_queued_bytes),
-        ] {
-            *slot = positive(name, "a positive number", *slot)?;
-        }
-        let cache = "a byte count such as 268435456 or \"256MiB\" (0 turns the cache off)";
-        if let Some(bytes) = setting("GNAW_MCP_CACHE_BYTES", cache, |s| {
-            parse_size(s).and_then(|n| usize::try_from(n).ok())
-        })? {
-            config.cache_bytes = bytes;
-        }
-        if let Some(mode) = setting("GNAW_MCP_STRUCTURED", "auto, on or off", |s| match s {
-            "auto" => Some(Structured::Auto),
-            "on" => Some(Structured::On),
-            "off" => Some(Structured::Off),
-            _ => None,
-        })? {
-            config.structured = mode;
-        }
-        let tokens = "a token count (0 for unlimited)";
-        if let Some(budget) = setting("GNAW_MCP_DEFAULT_BUDGET", tokens, |s| s.parse().ok())? {
-            config.policy.budget_default = (budget > 0).then_some(budget);
-        }
-        let bytes = "a byte count such as 16777216 or \"16MiB\"";
-        if let Some(cap) = setting("GNAW_MCP_MAX_FILE_SIZE", bytes, |s| {
-            parse_size(s).filter(|&n| n > 0)
-        })? {
-            config.policy.max_file_size_cap = Some(cap);
-        }
-        let depth = &mut config.policy.max_depth;
-        *depth = positive(
-            "GNAW_MCP_MAX_DEPTH",
-            "a positive number of directory levels",
-            *depth,
-        )?;
-        let links = "skip (the default: files with more than one hard link are left out, since \
-                     they may be links to files outside the root) or read";
-        if let Some(skip) = setting("GNAW_MCP_HARD_LINKS", links, |s| match s {
-            "skip" => Some(true),
-            "read" => Some(false),
-            _ => None,
-        })? {
-            config.policy.skip_hard_links = skip;
-        }
-        let modes = "off, warn, redact or block";
-        if let Some(floor) = setting("GNAW_MCP_SECRETS_FLOOR", modes, |s| s.parse().ok())? {
-            config.policy.secrets_floor = floor;
-        }
-        if let Some(raw) = std::env::var_os("GNAW_MCP_REPO_MAY_WIDEN") {
-            let names: Vec<&str> = Widen::GRANTABLE.iter().map(|w| w.name()).collect();
-            config.policy.repo_may_widen = raw
-                .to_str()
-                .ok_or_else(|| "not UTF-8".to_string())
-                .and_then(RepoMayWiden::parse)
-                .map_err(|e| {
-                    format!(
-                        "GNAW_MCP_REPO_MAY_WIDEN: {e}; expected a comma-separated list of the \
-                         .gnawconfig settings a repository may use to read more ({}), or all, \
-                         or none (the default); got {raw:?}",
-                        names.join(", ")
-                    )
-                })?;
-        }
-        Ok(config)
-    }
-}
-
-/// The setting `name` from the environment, when it is set: its text, trimmed, as `read` reads
-/// it; a value `read` refuses is an error saying what the setting must be (`what`) and what it
-/// got.
-fn setting<T>(
-    name: &str,
-    what: &str,
-    read: impl FnOnce(&str) -> Option<T>,
-) -> Result<Option<T>, String> {
-    let Some(raw) = std::env::var_os(name) else {
-        return Ok(None);
-    };
-    match raw.to_str().map(str::trim).and_then(read) {
-        Some(value) => Ok(Some(value)),
-        None => Err(format!("{name} must be {what}, got {raw:?}")),
-    }
-}
-
-/// The positive number `name` from the environment, or `default` when it is not set.
-fn positive(name: &str, what: &str, default: usize) -> Result<usize, String> {
-    let read = |s: &str| s.parse().ok().filter(|&n| n > 0);
-    let value = setting(name, what, read)
-        .map_err(|e| format!("{e}; unset it to use the default ({default})"))?;
-    Ok(value.unwrap_or(default))
 }

@@ -2,7 +2,8 @@
 //!
 //! | module | job |
 //! |---|---|
-//! | [`config`] | limits and the operator's policy, from `GNAW_MCP_*` |
+//! | [`operator`] | the operator's settings: one table of every `GNAW_MCP_*` variable and `--config` key |
+//! | [`config`] | the server's limits and the policy for every call, with their defaults |
 //! | [`framing`] | transport in: split input into lines, discarding any over the size cap unbuffered |
 //! | [`gate`] | the exit gate: every message redacted and escaped, every error cut to its ceiling |
 //! | [`transport`] | transport out: one message per line on stdout, each through the gate |
@@ -35,6 +36,7 @@ pub mod gate;
 pub mod http;
 pub mod idle;
 pub mod jsonrpc;
+pub mod operator;
 pub mod selection;
 pub mod session_meta;
 pub mod tool;
@@ -46,4 +48,5 @@ pub use config::Config;
 pub use containment::{Containment, Rejected, RootContainment};
 pub use dispatch::serve;
 pub use era::{LEGACY_VERSIONS, MODERN_VERSIONS};
+pub use operator::Operator;
 pub use selection::ToolSet;

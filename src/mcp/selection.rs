@@ -114,20 +114,19 @@ fn items(spec: &str) -> impl Iterator<Item = &str> {
 impl ToolSet {
     /// The operator's selection `spec` (the value of [`ENV`]).
     pub fn parse(spec: &str) -> Result<ToolSet, String> {
-        let bad = |why: String| format!("{ENV}: {why}; got {spec:?}");
         if spec.len() > MAX_SPEC_BYTES {
-            return Err(bad(format!("longer than {MAX_SPEC_BYTES} bytes")));
+            return Err(format!("longer than {MAX_SPEC_BYTES} bytes"));
         }
         if items(spec).next().is_none() {
-            return Err(bad(
-                "names no tool; give names (read,grep), -name to remove one, minimal or all, \
-                 or unset it for every tool"
+            return Err(
+                "names no tool; give names (read,grep), -name to remove one, minimal or \
+                        all, or unset it for every tool"
                     .into(),
-            ));
+            );
         }
-        let on = select(items(spec), true).map_err(bad)?;
+        let on = select(items(spec), true)?;
         if on == 0 {
-            return Err(bad("turns every tool off".into()));
+            return Err("turns every tool off".into());
         }
         Ok(ToolSet {
             on,
@@ -136,15 +135,9 @@ impl ToolSet {
         })
     }
 
-    /// The operator's selection from the environment; every tool when [`ENV`] is unset.
-    pub fn from_env() -> Result<ToolSet, String> {
-        match std::env::var_os(ENV) {
-            None => Ok(ToolSet::default()),
-            Some(raw) => match raw.to_str() {
-                Some(spec) => ToolSet::parse(spec),
-                None => Err(format!("{ENV} is not UTF-8: {raw:?}")),
-            },
-        }
+    /// The operator's selection as given, when set.
+    pub fn operator_spec(&self) -> Option<&str> {
+        self.operator.as_deref()
     }
 
     /// Narrow to what a repository's `tools` list selects (unknown names are ignored). It can

@@ -30,6 +30,27 @@ impl fmt::Display for UnknownName {
 
 impl std::error::Error for UnknownName {}
 
+/// The name of `valid` nearest to `got` by edit distance, the first of equals (for "did you
+/// mean" hints); `None` only when `valid` is empty.
+pub fn nearest<'a>(got: &str, valid: &[&'a str]) -> Option<&'a str> {
+    valid.iter().copied().min_by_key(|v| edit_distance(got, v))
+}
+
+/// Levenshtein distance over chars; names are short, so the quadratic table is fine.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 /// Defines a mode enum: `name = "canonical" | "alias"...` per variant.
 macro_rules! named_enum {
     (

@@ -44,9 +44,18 @@ pub struct Server {
 impl Server {
     /// Start gnaw-mcp serving `root`, with extra environment.
     pub fn start(root: &Path, env: &[(&str, &str)]) -> Server {
+        Server::start_with(Some(root), &[], env)
+    }
+
+    /// Start `gnaw-mcp args`, serving `root` when given (else what the arguments say), with
+    /// extra environment.
+    pub fn start_with(root: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(bin());
-        cmd.env_clear()
-            .env("GNAW_MCP_ROOT", root)
+        cmd.env_clear();
+        if let Some(root) = root {
+            cmd.env("GNAW_MCP_ROOT", root);
+        }
+        cmd.args(args)
             .env("RUST_LOG", "debug")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

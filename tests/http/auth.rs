@@ -110,3 +110,66 @@ fn every_request_gets_one_audit_line_without_the_token() {
         "{audits:?}"
     );
 }
+
+#[test]
+fn the_audit_trail_goes_to_the_descriptor_the_operator_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.log");
+    std::fs::write(&audit, "earlier line\n").unwrap();
+    let f = Front::start_with_audit_fd(
+        &[("alice", &[("a", &[("a.rs", "fn alpha() {}\n")])])],
+        &audit,
+    );
+    let token = f.tokens["alice"].clone();
+    assert_eq!(
+        f.modern_call("alice", json!(1), "tree", json!({"repo": "."}))
+            .status,
+        200
+    );
+    assert_eq!(f.post(None, &[], &json!({})).status, 401);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let text = std::fs::read_to_string(&audit).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("earlier line"),
+        "appended, not truncated"
+    );
+    let audits: Vec<Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(
+        audits
+            .iter()
+            .any(|a| a["tool"] == "tree" && a["decision"] == "served"),
+        "{audits:?}"
+    );
+    assert!(audits.iter().any(|a| a["status"] == 401), "{audits:?}");
+    assert!(!text.contains(&token), "the token reached the audit file");
+    // stderr keeps the log, not the audit lines.
+    assert!(!f.log().contains("{\"audit\""), "{}", f.log());
+    // The tenant's worker did not inherit the descriptor (it is close-on-exec).
+    let worker = f.worker_pid_any("alice");
+    let held: Vec<_> = std::fs::read_dir(format!("/proc/{worker}/fd"))
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .collect();
+    assert!(
+        !held.iter().any(|p| p.ends_with("audit.log")),
+        "the worker holds the audit file: {held:?}"
+    );
+}
+
+#[test]
+fn an_audit_descriptor_that_is_not_open_stops_the_start() {
+    let out = std::process::Command::new(crate::front::bin())
+        .args(["--listen", "127.0.0.1:0", "--unauthenticated-loopback"])
+        .env("GNAW_MCP_AUDIT_FD", "9")
+        .env_remove("GNAW_MCP_TENANTS")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("GNAW_MCP_AUDIT_FD: descriptor 9 is not open"),
+        "{err}"
+    );
+}

@@ -58,6 +58,21 @@ pub type Root<'a> = (&'a str, &'a [(&'a str, &'a str)]);
 impl Front {
     /// Start with `tenants`, under `tmp/<root dir name>`, with `env` set.
     pub fn start(tenants: Layout<'_>, env: &[(&str, &str)]) -> Front {
+        Front::start_as(Command::new(bin()), tenants, env)
+    }
+
+    /// [`Front::start`] with descriptor 3 open for appending on `audit` (by the shell that
+    /// execs the server), and `GNAW_MCP_AUDIT_FD=3`.
+    pub fn start_with_audit_fd(tenants: Layout<'_>, audit: &std::path::Path) -> Front {
+        let mut shell = Command::new("bash");
+        shell
+            .args(["-c", "exec \"$0\" \"$@\" 3>>\"$AUDIT_FILE\"", bin()])
+            .env("AUDIT_FILE", audit);
+        Front::start_as(shell, tenants, &[("GNAW_MCP_AUDIT_FD", "3")])
+    }
+
+    /// [`Front::start`] through `command` (the server, or a shell that execs it).
+    fn start_as(command: Command, tenants: Layout<'_>, env: &[(&str, &str)]) -> Front {
         let tmp = tempfile::tempdir().unwrap();
         let base = fs::canonicalize(tmp.path()).unwrap();
         let mut file = String::new();
@@ -83,7 +98,8 @@ impl Front {
         }
         let tenants_file = base.join("tenants.toml");
         fs::write(&tenants_file, file).unwrap();
-        Front::launch(
+        Front::launch_as(
+            command,
             tmp,
             tokens,
             &["--listen", "127.0.0.1:0"],
@@ -92,15 +108,16 @@ impl Front {
         )
     }
 
-    /// Start `gnaw-mcp args` and wait for its listening line.
-    pub fn launch(
+    /// Start `command args` (the server, or a shell that execs it) and wait for its listening
+    /// line.
+    fn launch_as(
+        mut command: Command,
         tmp: tempfile::TempDir,
         tokens: HashMap<String, String>,
         args: &[&str],
         env1: &[(&str, &str)],
         env2: &[(&str, &str)],
     ) -> Front {
-        let mut command = Command::new(bin());
         command
             .args(args)
             .stdin(Stdio::null())

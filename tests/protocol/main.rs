@@ -9,6 +9,7 @@
 mod common;
 
 mod answers;
+mod config_file;
 mod default_answers;
 mod exit_gate;
 mod jsonrpc_props;

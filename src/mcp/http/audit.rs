@@ -1,14 +1,48 @@
-//! The audit trail: one JSON line per HTTP request on stderr, written whole by one call: the
+//! The audit trail: one JSON line per HTTP request, written whole by one call, on stderr or on
+//! the descriptor the operator passes (`GNAW_MCP_AUDIT_FD`, an [`AuditLog`]): the
 //! time (UTC), the client's address, the tenant, the HTTP method, the JSON-RPC method and tool,
 //! the `repo` argument as rendered ([`rendered_repo`]: an escaped excerpt, its secrets
 //! redacted, as the exit gate would say it), the status, the decision (`served`, or
 //! `refused: <why>`), the bytes sent and the milliseconds taken. Never a token, an argument's
 //! raw text or a file's content.
 
+use std::fs::File;
 use std::io::Write;
+use std::sync::Mutex;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
+
+/// Where the audit lines go: stderr, or the operator's descriptor.
+#[derive(Debug, Default)]
+pub struct AuditLog {
+    file: Option<Mutex<File>>,
+}
+
+impl AuditLog {
+    /// Lines go to `file` (the descriptor of `GNAW_MCP_AUDIT_FD`, adopted before confining).
+    pub fn to_file(file: File) -> AuditLog {
+        AuditLog {
+            file: Some(Mutex::new(file)),
+        }
+    }
+
+    /// Write one whole line. A line that cannot be written is reported on stderr (without its
+    /// content), once per failure.
+    fn write(&self, line: &[u8]) {
+        match &self.file {
+            Some(file) => {
+                let mut file = file.lock().unwrap_or_else(|p| p.into_inner());
+                if let Err(e) = file.write_all(line) {
+                    log::error!("the audit trail could not be written: {e}");
+                }
+            }
+            None => {
+                let _ = std::io::stderr().lock().write_all(line);
+            }
+        }
+    }
+}
 
 /// One request's audit record, filled as it is handled.
 pub struct Audit {
@@ -54,8 +88,8 @@ impl Audit {
         self.decision = "served".into();
     }
 
-    /// Write the line.
-    pub fn emit(&self) {
+    /// Write the line to `log`.
+    pub fn emit(&self, log: &AuditLog) {
         let line = json!({
             "audit": "gnaw-mcp",
             "time": utc_now(),
@@ -72,7 +106,7 @@ impl Audit {
         });
         let mut text = line.to_string();
         text.push('\n');
-        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        log.write(text.as_bytes());
     }
 }
 

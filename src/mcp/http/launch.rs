@@ -18,11 +18,11 @@ use std::sync::atomic::AtomicU64;
 use gnaw_sandbox::spawner::{Spawner, WorkerSpec};
 use gnaw_sandbox::{Roots, SandboxMode};
 
-use super::settings::Settings;
+use super::audit::AuditLog;
 use super::tenants::{Tenant, Tenants};
 use super::upstream::Upstream;
 use super::{FrontDoor, server};
-use crate::mcp::Config;
+use crate::mcp::Operator;
 
 /// The largest tenants file read.
 const MAX_TENANTS_FILE: u64 = 1 << 20;
@@ -34,15 +34,12 @@ const LINE_HEADROOM: usize = 64 << 10;
 pub struct Launch {
     /// `--listen` or `GNAW_MCP_LISTEN`.
     pub listen: String,
-    /// `GNAW_MCP_TENANTS`.
-    pub tenants_file: Option<PathBuf>,
     pub unauthenticated_loopback: bool,
     pub allow_non_loopback: bool,
-    pub mode: SandboxMode,
-    pub config: Config,
+    /// The settings: the tenants file, the sandbox mode, the limits, the audit descriptor, and
     /// `GNAW_MCP_ROOT` (or the working directory): the one tenant's roots without a tenants
     /// file.
-    pub local_roots: Vec<PathBuf>,
+    pub operator: Operator,
 }
 
 /// Read the tenants file (the operator's, before confinement; bounded).
@@ -64,12 +61,14 @@ pub fn read_tenants(path: &Path) -> Result<Tenants, String> {
     Tenants::parse(&text).map_err(|e| format!("GNAW_MCP_TENANTS {}: {e}", path.display()))
 }
 
-/// The environment a tenant's worker gets on top of the front door's: its roots as
+/// The environment a tenant's worker gets on top of the front door's: the settings of the
+/// `--config` file (`from_file`, which the worker does not read), then its roots as
 /// `GNAW_MCP_ROOT`, its tools and secrets floor when it sets them, a line bound with room for
 /// what the front door adds; the `--listen` variables removed.
 pub fn worker_env(
     tenant: &Tenant,
     max_body_bytes: usize,
+    from_file: &[(OsString, OsString)],
 ) -> Result<Vec<(OsString, OsString)>, String> {
     let roots = std::env::join_paths(&tenant.roots).map_err(|e| {
         format!(
@@ -90,11 +89,18 @@ pub fn worker_env(
     if let Some(floor) = &tenant.secrets_floor {
         env.push(("GNAW_MCP_SECRETS_FLOOR".into(), floor.into()));
     }
-    Ok(env)
+    let inherited: Vec<(OsString, OsString)> = from_file
+        .iter()
+        .filter(|(name, _)| {
+            !env.iter().any(|(set, _)| set == name) && !WORKER_ENV_REMOVED.iter().any(|r| name == r)
+        })
+        .cloned()
+        .collect();
+    Ok(inherited.into_iter().chain(env).collect())
 }
 
 /// Variables a worker must not inherit.
-const WORKER_ENV_REMOVED: [&str; 2] = ["GNAW_MCP_LISTEN", "GNAW_MCP_TENANTS"];
+const WORKER_ENV_REMOVED: [&str; 3] = ["GNAW_MCP_LISTEN", "GNAW_MCP_TENANTS", "GNAW_MCP_AUDIT_FD"];
 
 /// Start the server; returns only on a startup error (or when the listener fails).
 pub fn run(launch: Launch) -> Result<(), String> {
@@ -112,7 +118,8 @@ pub fn run(launch: Launch) -> Result<(), String> {
              travel in clear text otherwise)"
         ));
     }
-    let tenants = match (&launch.tenants_file, launch.unauthenticated_loopback) {
+    let operator = launch.operator;
+    let tenants = match (&operator.tenants, launch.unauthenticated_loopback) {
         (Some(path), _) => Some(read_tenants(path)?),
         (None, true) if loopback => None,
         (None, true) => {
@@ -134,7 +141,12 @@ pub fn run(launch: Launch) -> Result<(), String> {
         None => vec![Tenant {
             name: "local".into(),
             token_sha256: [0; 32],
-            roots: launch.local_roots.clone(),
+            roots: match &operator.roots {
+                Some(roots) => roots.clone(),
+                None => std::env::current_dir().map(|d| vec![d]).map_err(|e| {
+                    format!("cannot read the working directory ({e}); set GNAW_MCP_ROOT")
+                })?,
+            },
             tools: None,
             secrets_floor: None,
         }],
@@ -143,28 +155,37 @@ pub fn run(launch: Launch) -> Result<(), String> {
         Roots::new(&tenant.roots, false)
             .map_err(|e| format!("[tenants.{}] roots: {e}", tenant.name))?;
     }
-    let settings = Settings::from_env(launch.config.max_line_bytes)?;
+    let settings = operator.http.clone();
     let mut specs = Vec::new();
     for tenant in &list {
         specs.push(WorkerSpec {
             // The spawner's own executable: this binary, even if the file was replaced since.
             exe: PathBuf::from("/proc/self/exe"),
             args: Vec::new(),
-            env: worker_env(tenant, settings.max_body_bytes)?,
+            env: worker_env(tenant, settings.max_body_bytes, &operator.from_file)?,
             env_remove: WORKER_ENV_REMOVED.iter().map(OsString::from).collect(),
         });
     }
     let listener =
         TcpListener::bind(addr).map_err(|e| format!("--listen {addr}: cannot bind: {e}"))?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    // Adopted (and made close-on-exec) before the spawner is forked, so no worker inherits it.
+    let audit = match operator.audit_fd {
+        Some(fd) if fd > 2 => AuditLog::to_file(
+            gnaw_sandbox::front_door::adopt_audit_fd(fd)
+                .map_err(|e| format!("GNAW_MCP_AUDIT_FD: {e}"))?,
+        ),
+        _ => AuditLog::default(),
+    };
     let spawner = Spawner::fork(specs).map_err(|e| format!("cannot start the spawner: {e}"))?;
-    let status = gnaw_sandbox::front_door::confine_front_door(launch.mode)
+    let mode = operator.sandbox;
+    let status = gnaw_sandbox::front_door::confine_front_door(mode)
         .map_err(|e| format!("cannot confine the front door: {e}"))?;
     log::info!(
         "front door confined: {}",
         serde_json::to_string(&status).unwrap_or_default()
     );
-    if launch.mode == SandboxMode::Off {
+    if mode == SandboxMode::Off {
         log::warn!("GNAW_MCP_SANDBOX=off: the front door and the workers are NOT confined");
     }
     let spawner = Arc::new(spawner);
@@ -200,6 +221,7 @@ pub fn run(launch: Launch) -> Result<(), String> {
         upstreams,
         sessions: Default::default(),
         loopback,
+        audit,
     });
     server::run(listener, door).map_err(|e| format!("the listener failed: {e}"))
 }

@@ -11,7 +11,7 @@
 //! | module | job |
 //! |---|---|
 //! | [`tenants`] | the tenants file: tokens (as SHA-256), roots, tools, secrets floor; minting a token |
-//! | [`settings`] | the front door's bounds, from `GNAW_MCP_*` |
+//! | [`settings`] | the front door's bounds and their defaults |
 //! | [`launch`] | `--listen`: check the address and tenants, bind, fork the spawner, confine, serve |
 //! | [`server`] | accept, bound connections, one thread per connection |
 //! | [`request`] | read one HTTP/1.1 request under the bounds (httparse) |
@@ -20,7 +20,7 @@
 //! | [`endpoint`] | `/mcp` in each era, and the protected-resource metadata |
 //! | [`sessions`] | legacy sessions: random ids bound to a tenant, expiry, bound per tenant |
 //! | [`upstream`] | a tenant's worker: ids rewritten and routed back, restart after death |
-//! | [`audit`] | one JSON line per request on stderr |
+//! | [`audit`] | one JSON line per request, on stderr or the operator's descriptor |
 
 pub mod audit;
 pub mod endpoint;
@@ -47,4 +47,6 @@ pub struct FrontDoor {
     pub sessions: sessions::Sessions,
     /// Whether the listening address is a loopback one.
     pub loopback: bool,
+    /// Where the audit trail goes.
+    pub audit: audit::AuditLog,
 }

@@ -113,7 +113,7 @@ pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
             audit.refuse(response.status, "connection bound");
             let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
             audit.bytes = response.send(&mut stream, true).unwrap_or(0);
-            audit.emit();
+            audit.emit(&door.audit);
             continue;
         }
         let slot = Slot {
@@ -185,13 +185,13 @@ fn connection(door: &FrontDoor, mut stream: TcpStream, client: String) {
                 audit.bytes = bound_error(status, message, "HttpBound")
                     .send(&mut stream, true)
                     .unwrap_or(0);
-                audit.emit();
+                audit.emit(&door.audit);
                 return;
             }
         };
         let mut audit = Audit::new(client.clone());
         let keep = endpoint::handle(door, &request, &mut stream, &mut audit);
-        audit.emit();
+        audit.emit(&door.audit);
         match keep {
             Ok(true) => idle = settings.idle_timeout,
             Ok(false) | Err(_) => return,

@@ -1,5 +1,6 @@
-//! The front door's bounds and options, from `GNAW_MCP_*` (read once, before confining). Each
-//! bound is reported, when hit, with the variable that sets it.
+//! The front door's bounds and options, with their defaults; the settings that change them
+//! (`GNAW_MCP_*`) are applied by the table in [`crate::mcp::operator`]. Each bound is reported,
+//! when hit, with the variable that sets it.
 
 use std::time::Duration;
 
@@ -50,70 +51,5 @@ impl Default for Settings {
             allowed_origins: Vec::new(),
             public_url: None,
         }
-    }
-}
-
-impl Settings {
-    /// Read the settings; `max_body_bytes` is the stdio line bound. Errors name the variable.
-    pub fn from_env(max_body_bytes: usize) -> Result<Settings, String> {
-        let mut s = Settings {
-            max_body_bytes,
-            ..Settings::default()
-        };
-        for (name, slot) in [
-            ("GNAW_MCP_MAX_HEADER_BYTES", &mut s.max_header_bytes),
-            (
-                "GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT",
-                &mut s.max_connections_per_client,
-            ),
-            ("GNAW_MCP_MAX_CONNECTIONS", &mut s.max_connections),
-            (
-                "GNAW_MCP_MAX_SESSIONS_PER_TENANT",
-                &mut s.max_sessions_per_tenant,
-            ),
-            ("GNAW_MCP_MAX_CALLS_PER_TENANT", &mut s.max_calls_per_tenant),
-        ] {
-            if let Some(n) = number(name)? {
-                *slot = n;
-            }
-        }
-        for (name, slot, unit) in [
-            ("GNAW_MCP_HEADER_TIMEOUT_MS", &mut s.header_timeout, 1),
-            ("GNAW_MCP_IDLE_TIMEOUT_MS", &mut s.idle_timeout, 1),
-            ("GNAW_MCP_SESSION_IDLE_SECS", &mut s.session_idle, 1000),
-        ] {
-            if let Some(n) = number(name)? {
-                *slot = Duration::from_millis(n as u64 * unit);
-            }
-        }
-        if let Ok(raw) = std::env::var("GNAW_MCP_ALLOWED_ORIGINS") {
-            s.allowed_origins = raw
-                .split(',')
-                .map(|o| o.trim().trim_end_matches('/').to_ascii_lowercase())
-                .filter(|o| !o.is_empty())
-                .collect();
-        }
-        if let Ok(raw) = std::env::var("GNAW_MCP_PUBLIC_URL") {
-            let raw = raw.trim().trim_end_matches('/');
-            if !(raw.starts_with("http://") || raw.starts_with("https://")) {
-                return Err(format!(
-                    "GNAW_MCP_PUBLIC_URL must start with http:// or https://; got {raw:?}"
-                ));
-            }
-            s.public_url = Some(raw.to_string());
-        }
-        Ok(s)
-    }
-}
-
-/// A positive number from `name`, when set.
-fn number(name: &str) -> Result<Option<usize>, String> {
-    match std::env::var(name) {
-        Ok(raw) => match raw.trim().parse::<usize>() {
-            Ok(n) if n > 0 => Ok(Some(n)),
-            _ => Err(format!("{name} must be a positive number; got {raw:?}")),
-        },
-        Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(_) => Err(format!("{name} must be a positive number")),
     }
 }

@@ -335,9 +335,11 @@ def run(args, binary, tmp):
     alice_root, bob_root = make_repos(tmp)
     alice, alice_entry = mint(binary, "alice", alice_root)
     bob, bob_entry = mint(binary, "bob", bob_root)
+    # carol reads alice's root in her own worker, whose cache is cold: a call to cancel.
+    carol, carol_entry = mint(binary, "carol", alice_root)
     tenants = os.path.join(tmp, "tenants.toml")
     with open(tenants, "w") as f:
-        f.write(alice_entry + "\n" + bob_entry)
+        f.write(alice_entry + "\n" + bob_entry + "\n" + carol_entry)
     env = dict(os.environ)
     env.update({
         "GNAW_MCP_TENANTS": tenants,
@@ -483,6 +485,34 @@ http {{
           f"the first progress arrived {first:.2f} s in, the result at {last:.2f} s: "
           "events pass as they are sent, not held to the end",
           f"first {first:.3f} s, last {last:.3f} s")
+
+    print("== closing the connection cancels the call, through the proxy")
+    headers, body = modern_request(carol, "cancel-1", "tools/call",
+                                   {"name": "search", "arguments": {"repo": ".", "query": "widget"}},
+                                   {"progressToken": "c1"})
+    conn = http.client.HTTPConnection("127.0.0.1", P, timeout=60)
+    conn.request("POST", "/mcp", body=json.dumps(body).encode(),
+                 headers={**headers, "Content-Type": "application/json"})
+    resp = conn.getresponse()
+    started = False
+    while not started:
+        line = resp.readline()
+        if not line:
+            break
+        started = line.startswith(b"data: ") and b"notifications/progress" in line
+    conn.sock.shutdown(socket.SHUT_RDWR)
+    conn.close()
+    closed = time.time()
+    cancelled = []
+    while not cancelled and time.time() - closed < 10:
+        time.sleep(0.1)
+        cancelled = [(n, l) for n, i in instances.items() for l in i.audit()
+                     if l.get("tenant") == "carol"
+                     and l.get("decision") == "refused: client closed the connection; call cancelled"]
+    check(started and cancelled,
+          "a search closed by its client after its first progress event: nginx closes its "
+          f"connection, and instance {cancelled[0][0] if cancelled else '?'} cancels the call "
+          f"({time.time() - closed:.1f} s after the close)", "no cancellation in the audit")
 
     print("== (d) legacy sessions (2025-06-18), kept on one instance by the token's hash")
     before = {n: i.settled() for n, i in instances.items()}

@@ -2,9 +2,10 @@
 # proxy-nginx.sh: two `gnaw-mcp --listen` instances behind nginx, run with contrib/nginx/gnaw-mcp.conf
 # (its ports, certificate and log paths replaced; everything else as shipped), checked through
 # the proxy: 401 and the metadata under GNAW_MCP_PUBLIC_URL, Origin, 2026-07-28 calls spread
-# over both instances (counted in each one's audit lines), an SSE answer streamed, legacy
-# sessions kept on one instance, chunked and oversized bodies, TLS, the port-80 redirect, and
-# one instance killed: stateless calls go on, its legacy sessions are 404 and re-initialized.
+# over both instances (counted in each one's audit lines), an SSE answer streamed, a call
+# cancelled by closing its connection, legacy sessions kept on one instance, chunked and
+# oversized bodies, TLS, the port-80 redirect, and one instance killed: stateless calls go on,
+# its legacy sessions are 404 and re-initialized.
 # The checks are in scripts/proxy-nginx.py; this wrapper finds (or installs) nginx.
 #
 # nginx runs as the current user from a temp prefix on free loopback ports (no root needed).

@@ -554,16 +554,59 @@ pub static SETTINGS: &[Setting] = &[
         key: "public_url",
         group: Group::Http,
         kind: Kind::Text,
-        help: "the URL clients use, behind a proxy (for the 401's metadata)",
+        help: "the URL clients use behind a proxy, scheme and host only (e.g. \
+               https://mcp.example.com): named by the 401's metadata, and its origin is allowed \
+               while loopback origins are not",
         apply: |v, o| {
             let raw = utf8(v)?.trim_end_matches('/');
-            if !(raw.starts_with("http://") || raw.starts_with("https://")) {
+            let Some(rest) = raw
+                .strip_prefix("http://")
+                .or_else(|| raw.strip_prefix("https://"))
+            else {
                 return Err("must be a URL starting with http:// or https://".into());
+            };
+            if rest.is_empty() || rest.contains(['/', '?', '#', '@']) {
+                return Err(
+                    "must be a scheme and host only, such as https://mcp.example.com \
+                            (serve /mcp at the root of its host; a path prefix is not supported)"
+                        .into(),
+                );
             }
             o.http.public_url = Some(raw.to_string());
             Ok(())
         },
         show: |o| o.http.public_url.clone().unwrap_or_else(|| "-".into()),
+    },
+    Setting {
+        key: "trusted_proxies",
+        group: Group::Http,
+        kind: Kind::List,
+        help: "addresses of reverse proxies in front of this server, comma-separated (e.g. \
+               127.0.0.1): their connections are not bounded per client address (bound \
+               clients at the proxy), and the audit names the client of their X-Forwarded-For",
+        apply: |v, o| {
+            o.http.trusted_proxies = utf8(v)?
+                .split(',')
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .map(|a| a.parse())
+                .collect::<Result<_, _>>()
+                .map_err(|_| "must be IP addresses, comma-separated (no names, no ranges)")?;
+            Ok(())
+        },
+        show: |o| {
+            let list: Vec<String> = o
+                .http
+                .trusted_proxies
+                .iter()
+                .map(|a| a.to_string())
+                .collect();
+            if list.is_empty() {
+                "-".into()
+            } else {
+                list.join(",")
+            }
+        },
     },
 ];
 

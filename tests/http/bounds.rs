@@ -254,3 +254,71 @@ fn an_idle_session_expires() {
     let reply = f.post(Some("alice"), &[("Mcp-Session-Id", &id)], &ping);
     assert_eq!(reply.status, 404, "{}", reply.text());
 }
+
+#[test]
+fn a_trusted_proxy_is_not_bounded_per_client_and_its_clients_are_audited() {
+    let f = front(&[
+        ("GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT", "2"),
+        ("GNAW_MCP_TRUSTED_PROXIES", "127.0.0.1"),
+    ]);
+    // A proxy keeps many connections open for its clients: none is refused.
+    let mut held: Vec<_> = (0..4).map(|_| f.connect()).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let headers = crate::front::modern_headers("tools/call", Some("tree"));
+    let mut with_forwarded = headers.clone();
+    with_forwarded.push(("X-Forwarded-For", "198.51.100.9, 203.0.113.7"));
+    with_forwarded.push(("X-Request-Id", "req-42.a"));
+    let call = crate::front::modern_call(json!(7), "tree", json!({"repo": "."}));
+    let reply = held[3].post(Some(&f.tokens["alice"]), &with_forwarded, &call);
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    // A request id that is not a plain token is left out, never quoted.
+    let mut odd = headers.clone();
+    odd.push(("X-Request-Id", "a\"b"));
+    let call = crate::front::modern_call(json!(8), "tree", json!({"repo": "."}));
+    assert_eq!(
+        held[2].post(Some(&f.tokens["alice"]), &odd, &call).status,
+        200
+    );
+    drop(held);
+    std::thread::sleep(Duration::from_millis(200));
+    let audits: Vec<serde_json::Value> = f
+        .log()
+        .lines()
+        .filter(|l| l.starts_with("{\"audit\""))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let forwarded = audits
+        .iter()
+        .find(|a| a["request_id"] == "req-42.a")
+        .expect("the forwarded call's audit line");
+    let client = forwarded["client"].as_str().unwrap();
+    assert!(client.starts_with("203.0.113.7 via 127.0.0.1:"), "{client}");
+    assert!(
+        audits
+            .iter()
+            .any(|a| a["tool"] == "tree" && a["request_id"].is_null()),
+        "{audits:?}"
+    );
+}
+
+#[test]
+fn an_untrusted_peer_cannot_name_its_own_client() {
+    let f = front(&[]);
+    let mut headers = crate::front::modern_headers("tools/call", Some("tree"));
+    headers.push(("X-Forwarded-For", "203.0.113.7"));
+    let call = crate::front::modern_call(json!(7), "tree", json!({"repo": "."}));
+    assert_eq!(
+        f.connect()
+            .post(Some(&f.tokens["alice"]), &headers, &call)
+            .status,
+        200
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let log = f.log();
+    let line = log
+        .lines()
+        .find(|l| l.starts_with("{\"audit\"") && l.contains("\"tree\""))
+        .expect("the call's audit line");
+    assert!(!line.contains("203.0.113.7"), "{line}");
+    assert!(line.contains("\"client\":\"127.0.0.1:"), "{line}");
+}

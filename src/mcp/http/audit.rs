@@ -1,6 +1,7 @@
 //! The audit trail: one JSON line per HTTP request, written whole by one call, on stderr or on
 //! the descriptor the operator passes (`GNAW_MCP_AUDIT_FD`, an [`AuditLog`]): the
-//! time (UTC), the client's address, the tenant, the HTTP method, the JSON-RPC method and tool,
+//! time (UTC), the client's address (behind a trusted proxy, the client it forwarded for), the
+//! request's `X-Request-Id`, the tenant, the HTTP method, the JSON-RPC method and tool,
 //! the `repo` argument as rendered ([`rendered_repo`]: an escaped excerpt, its secrets
 //! redacted, as the exit gate would say it), the status, the decision (`served`, or
 //! `refused: <why>`), the bytes sent and the milliseconds taken. Never a token, an argument's
@@ -8,10 +9,13 @@
 
 use std::fs::File;
 use std::io::Write;
+use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
+
+use super::request::Request;
 
 /// Where the audit lines go: stderr, or the operator's descriptor.
 #[derive(Debug, Default)]
@@ -47,7 +51,12 @@ impl AuditLog {
 /// One request's audit record, filled as it is handled.
 pub struct Audit {
     start: Instant,
+    /// The peer's address and port; behind a trusted proxy, the client it forwarded for
+    /// followed by `via` and the proxy's address.
     pub client: String,
+    /// The request's `X-Request-Id` (as a proxy sets it, to match its own log), when it is a
+    /// plain token of at most 64 characters.
+    pub request_id: Option<String>,
     pub tenant: Option<String>,
     pub http: String,
     pub method: Option<String>,
@@ -65,6 +74,7 @@ impl Audit {
         Audit {
             start: Instant::now(),
             client,
+            request_id: None,
             tenant: None,
             http: String::new(),
             method: None,
@@ -73,6 +83,33 @@ impl Audit {
             status: 0,
             decision: String::new(),
             bytes: 0,
+        }
+    }
+
+    /// What the request's headers add: its `X-Request-Id`, and, from a proxy in `trusted`, the
+    /// client it forwarded for (the last address of `X-Forwarded-For`, the one that proxy
+    /// added). A header that is not plain is left out, never quoted.
+    pub fn from_request(&mut self, request: &Request, trusted: &[IpAddr]) {
+        self.request_id = request
+            .header("x-request-id")
+            .map(str::trim)
+            .filter(|id| {
+                !id.is_empty()
+                    && id.len() <= 64
+                    && id
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
+            })
+            .map(str::to_string);
+        let peer: Option<std::net::SocketAddr> = self.client.parse().ok();
+        if let Some(peer) = peer.filter(|p| trusted.contains(&p.ip())) {
+            let forwarded = request
+                .header("x-forwarded-for")
+                .and_then(|v| v.rsplit(',').next())
+                .and_then(|hop| hop.trim().parse::<IpAddr>().ok());
+            if let Some(client) = forwarded {
+                self.client = format!("{client} via {peer}");
+            }
         }
     }
 
@@ -94,6 +131,7 @@ impl Audit {
             "audit": "gnaw-mcp",
             "time": utc_now(),
             "client": self.client,
+            "request_id": self.request_id,
             "tenant": self.tenant,
             "http": self.http,
             "method": self.method,

@@ -68,10 +68,21 @@ fn rpc_error(status: u16, id: &Value, code: i64, message: String, kind: &str) ->
     Response::json(status, &jsonrpc::error(id, &error))
 }
 
+/// The URL clients reach the server by: `GNAW_MCP_PUBLIC_URL`, else the request's `Host`
+/// when it is a plain host name or address with a port (anything else, which would reach a
+/// quoted header value, is replaced by `localhost`).
 fn base_url(door: &FrontDoor, request: &Request) -> String {
     match &door.settings.public_url {
         Some(url) => url.clone(),
-        None => format!("http://{}", request.header("host").unwrap_or("localhost")),
+        None => {
+            let host = request.header("host").map(str::trim).filter(|h| {
+                !h.is_empty()
+                    && h.len() <= 255
+                    && h.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b))
+            });
+            format!("http://{}", host.unwrap_or("localhost"))
+        }
     }
 }
 

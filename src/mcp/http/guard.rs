@@ -39,7 +39,10 @@ pub fn authenticate(request: &Request, tenants: Option<&Tenants>) -> Caller {
     }
 }
 
-/// Whether a request with this `Origin` may be served.
+/// Whether a request with this `Origin` may be served. Behind a proxy (`GNAW_MCP_PUBLIC_URL`
+/// set) the server is not a loopback one whatever address it listens on: loopback origins are
+/// then a remote browser's own machine, and pass only if listed; the public URL's own origin
+/// passes.
 pub fn origin_allowed(origin: Option<&str>, settings: &Settings, loopback: bool) -> bool {
     let Some(origin) = origin else {
         return true;
@@ -47,6 +50,9 @@ pub fn origin_allowed(origin: Option<&str>, settings: &Settings, loopback: bool)
     let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
     if settings.allowed_origins.contains(&origin) {
         return true;
+    }
+    if let Some(public) = &settings.public_url {
+        return public.to_ascii_lowercase() == origin;
     }
     if !loopback {
         return false;
@@ -96,5 +102,10 @@ mod tests {
         assert!(!origin_allowed(Some("http://localhost:3000"), &s, false));
         s.allowed_origins = vec!["https://app.example.com".into()];
         assert!(origin_allowed(Some("https://APP.example.com/"), &s, false));
+        // Behind a proxy: loopback origins are a remote browser's, the public origin passes.
+        s.public_url = Some("https://mcp.example.com".into());
+        assert!(!origin_allowed(Some("http://localhost:3000"), &s, true));
+        assert!(origin_allowed(Some("https://mcp.example.com"), &s, true));
+        assert!(origin_allowed(Some("https://app.example.com"), &s, true));
     }
 }

@@ -35,17 +35,19 @@ struct Open {
 /// Releases a connection's slot when its thread ends.
 struct Slot {
     open: Arc<Mutex<Open>>,
-    ip: IpAddr,
+    /// The client address counted, or `None` for a trusted proxy's connection.
+    ip: Option<IpAddr>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         let mut open = lock(&self.open);
         open.total -= 1;
-        if let Some(n) = open.per_client.get_mut(&self.ip) {
+        let Some(ip) = self.ip else { return };
+        if let Some(n) = open.per_client.get_mut(&ip) {
             *n -= 1;
             if *n == 0 {
-                open.per_client.remove(&self.ip);
+                open.per_client.remove(&ip);
             }
         }
     }
@@ -80,6 +82,8 @@ pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
             }
         };
         let ip = peer.ip();
+        // A trusted proxy carries many clients on its connections; it bounds them itself.
+        let proxy = settings.trusted_proxies.contains(&ip);
         let refusal = {
             let mut o = lock(&open);
             let mine = o.per_client.get(&ip).copied().unwrap_or(0);
@@ -93,18 +97,21 @@ pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
                     ),
                     "Busy",
                 ))
-            } else if mine >= settings.max_connections_per_client {
+            } else if !proxy && mine >= settings.max_connections_per_client {
                 Some(bound_error(
                     429,
                     format!(
-                        "Too many connections: this client has {mine} open, the most one client \
-                         may (GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT); reuse a connection or close one"
+                        "Too many connections: {mine} are open from this address, the most one \
+                         client address may (GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT); reuse a \
+                         connection or close one"
                     ),
                     "Busy",
                 ))
             } else {
                 o.total += 1;
-                *o.per_client.entry(ip).or_insert(0) += 1;
+                if !proxy {
+                    *o.per_client.entry(ip).or_insert(0) += 1;
+                }
                 None
             }
         };
@@ -118,7 +125,7 @@ pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
         }
         let slot = Slot {
             open: Arc::clone(&open),
-            ip,
+            ip: (!proxy).then_some(ip),
         };
         let door = Arc::clone(&door);
         let spawned = std::thread::Builder::new()
@@ -190,6 +197,7 @@ fn connection(door: &FrontDoor, mut stream: TcpStream, client: String) {
             }
         };
         let mut audit = Audit::new(client.clone());
+        audit.from_request(&request, &settings.trusted_proxies);
         let keep = endpoint::handle(door, &request, &mut stream, &mut audit);
         audit.emit(&door.audit);
         match keep {

@@ -34,6 +34,10 @@ pub struct Settings {
     /// (`GNAW_MCP_PUBLIC_URL`, e.g. `https://mcp.example.com`); otherwise `http://` and the
     /// request's `Host`.
     pub public_url: Option<String>,
+    /// Reverse proxies whose connections carry many clients (`GNAW_MCP_TRUSTED_PROXIES`):
+    /// their connections are not bounded per client address (the proxy bounds its clients),
+    /// and the audit names the client of their `X-Forwarded-For`.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl Default for Settings {
@@ -50,6 +54,7 @@ impl Default for Settings {
             max_calls_per_tenant: 64,
             allowed_origins: Vec::new(),
             public_url: None,
+            trusted_proxies: Vec::new(),
         }
     }
 }

@@ -75,6 +75,38 @@ kinds! {
     GitDirOutside = "GitDirOutside",
     /// `commondir` points outside the repository.
     CommonDirOutside = "CommonDirOutside",
+    /// HTTP: no valid `Authorization: Bearer` token (401).
+    Unauthorized = "Unauthorized",
+    /// HTTP: a browser `Origin` that is not allowed (403).
+    OriginNotAllowed = "OriginNotAllowed",
+    /// HTTP: a header the 2026-07-28 revision mirrors disagrees with the body (400).
+    HeaderMismatch = "HeaderMismatch",
+    /// HTTP: a request past one of the front door's bounds (head, body, time).
+    HttpBound = "HttpBound",
+    /// HTTP: a method `/mcp` does not take in this era (405).
+    MethodNotAllowed = "MethodNotAllowed",
+    /// HTTP: the `Accept` header allows no answer we send (406).
+    NotAcceptable = "NotAcceptable",
+    /// HTTP: the body is not `application/json` (415).
+    UnsupportedMediaType = "UnsupportedMediaType",
+    /// HTTP: a protocol revision this server does not serve (400).
+    UnsupportedProtocolVersion = "UnsupportedProtocolVersion",
+    /// HTTP: a legacy request without the session `initialize` opened (400).
+    NoSession = "NoSession",
+    /// HTTP: a session id that is unknown, expired, ended or another tenant's (404).
+    UnknownSession = "UnknownSession",
+    /// HTTP: the body is not JSON (400).
+    ParseError = "ParseError",
+    /// HTTP: the body is JSON but not a request this endpoint takes (400).
+    InvalidRequest = "InvalidRequest",
+    /// HTTP: a request id already in flight on this session (409).
+    Conflict = "Conflict",
+    /// HTTP: the tenant's worker could not start, or is backing off after failed starts (503).
+    WorkerDown = "WorkerDown",
+    /// HTTP: the tenant's worker died before answering this request (502).
+    WorkerDied = "WorkerDied",
+    /// HTTP: the front door failed in a way that is not the request's fault (500).
+    Internal = "Internal",
     /// `objects/info/alternates` points outside the repository.
     AlternatesOutside = "AlternatesOutside",
     /// A path inside `.git` leads outside it.

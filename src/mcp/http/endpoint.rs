@@ -17,7 +17,7 @@
 //!   reaches the call it names; GET opens the session's SSE stream (keep-alives only: this
 //!   server sends no request of its own); DELETE ends the session.
 
-use std::io::{self, ErrorKind};
+use std::io;
 use std::net::TcpStream;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
@@ -34,6 +34,7 @@ use super::sessions::{OpenError, SESSION_META};
 use super::upstream::{Event, Forwarded, Refusal};
 use crate::mcp::era::{LEGACY_VERSIONS, META_VERSION};
 use crate::mcp::jsonrpc::{self, RpcError};
+use crate::vocab::ErrorKind;
 
 /// JSON-RPC code of a header that does not match the body.
 pub const HEADER_MISMATCH: i64 = -32001;
@@ -62,7 +63,7 @@ pub fn handle(
 }
 
 /// An error response: `status` with a JSON-RPC error body.
-fn rpc_error(status: u16, id: &Value, code: i64, message: String, kind: &str) -> Response {
+fn rpc_error(status: u16, id: &Value, code: i64, message: String, kind: ErrorKind) -> Response {
     let error =
         RpcError::new(code, message.clone()).with_data(json!({ "kind": kind, "message": message }));
     Response::json(status, &jsonrpc::error(id, &error))
@@ -111,7 +112,7 @@ fn route(
             &Value::Null,
             jsonrpc::INVALID_REQUEST,
             format!("Not found: {:?}; the MCP endpoint is /mcp", request.path),
-            "NotFound",
+            ErrorKind::NotFound,
         )));
     }
     if !guard::origin_allowed(request.header("origin"), &door.settings, door.loopback) {
@@ -123,7 +124,7 @@ fn route(
             "Forbidden: this Origin is not allowed (a browser page from another site); the \
              operator may allow it with GNAW_MCP_ALLOWED_ORIGINS"
                 .into(),
-            "OriginNotAllowed",
+            ErrorKind::OriginNotAllowed,
         )));
     }
     let tenant = match guard::authenticate(request, door.tenants.as_ref()) {
@@ -144,7 +145,7 @@ fn route(
                         "Unauthorized: {why}; send Authorization: Bearer <token> with a token \
                          from the server's operator"
                     ),
-                    "Unauthorized",
+                    ErrorKind::Unauthorized,
                 )
                 .with(
                     "WWW-Authenticate",
@@ -170,7 +171,7 @@ fn route(
                          Mcp-Session-Id",
                         request.method
                     ),
-                    "MethodNotAllowed",
+                    ErrorKind::MethodNotAllowed,
                 )
                 .with("Allow", "POST, GET, DELETE"),
             ))
@@ -203,7 +204,7 @@ fn post(
             jsonrpc::INVALID_REQUEST,
             "Unsupported media type: POST a JSON-RPC message as Content-Type: application/json"
                 .into(),
-            "UnsupportedMediaType",
+            ErrorKind::UnsupportedMediaType,
         )));
     }
     let mut message: Value = match serde_json::from_slice(&request.body) {
@@ -215,7 +216,7 @@ fn post(
                 &Value::Null,
                 jsonrpc::PARSE_ERROR,
                 format!("Parse error: the body is not JSON ({e})"),
-                "ParseError",
+                ErrorKind::ParseError,
             )));
         }
     };
@@ -226,7 +227,7 @@ fn post(
             &Value::Null,
             jsonrpc::INVALID_REQUEST,
             "Invalid Request: POST one JSON-RPC message (an object); batches are not served".into(),
-            "InvalidRequest",
+            ErrorKind::InvalidRequest,
         )));
     };
     // Only the front door may say which session a request belongs to.
@@ -305,7 +306,7 @@ fn mirrored_headers(
             &id,
             HEADER_MISMATCH,
             format!("Header mismatch: {what}"),
-            "HeaderMismatch",
+            ErrorKind::HeaderMismatch,
         ))
     };
     let version = version.as_str().unwrap_or_default();
@@ -363,7 +364,7 @@ fn legacy(
                 &Value::Null,
                 jsonrpc::INVALID_REQUEST,
                 "Invalid Request: initialize is a request and needs an id".into(),
-                "InvalidRequest",
+                ErrorKind::InvalidRequest,
             )));
         };
         let client = message
@@ -381,7 +382,7 @@ fn legacy(
             "Bad Request: no Mcp-Session-Id; send initialize first, or name the 2026-07-28 \
              revision in params._meta"
                 .into(),
-            "NoSession",
+            ErrorKind::NoSession,
         )));
     };
     let Some(session) = door.sessions.get(session_id, tenant, settings.session_idle) else {
@@ -405,7 +406,7 @@ fn legacy(
                 session.version,
                 LEGACY_VERSIONS.join(", ")
             ),
-            "UnsupportedProtocolVersion",
+            ErrorKind::UnsupportedProtocolVersion,
         )));
     }
     let Some(id) = id else {
@@ -461,7 +462,7 @@ fn unknown_session(id: Option<&Value>) -> Response {
         "Session not found: it ended, expired, or was never opened with this token; send \
          initialize again"
             .into(),
-        "UnknownSession",
+        ErrorKind::UnknownSession,
     )
 }
 
@@ -528,7 +529,7 @@ fn initialize(
                          (GNAW_MCP_MAX_SESSIONS_PER_TENANT); end one with DELETE, or wait for \
                          one to expire"
                     ),
-                    "Busy",
+                    ErrorKind::Busy,
                 )
                 .with("Retry-After", "5"),
             ))
@@ -540,7 +541,7 @@ fn initialize(
                 &id,
                 jsonrpc::INTERNAL_ERROR,
                 format!("Internal error: {e}"),
-                "Internal",
+                ErrorKind::Internal,
             )))
         }
     }
@@ -614,7 +615,10 @@ fn forward_in(
         Ok(Waited::Gone) => {
             audit.refuse(200, "client closed the connection; call cancelled");
             audit.bytes = sse.bytes;
-            return Err(io::Error::new(ErrorKind::ConnectionAborted, "client gone"));
+            return Err(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "client gone",
+            ));
         }
         Ok(other) => {
             let mut unused = Audit::new(String::new());
@@ -690,7 +694,7 @@ pub fn client_gone(stream: &TcpStream) -> bool {
     let gone = match stream.peek(&mut byte) {
         Ok(0) => true,
         Ok(_) => false,
-        Err(e) => e.kind() != ErrorKind::WouldBlock && e.kind() != ErrorKind::Interrupted,
+        Err(e) => e.kind() != io::ErrorKind::WouldBlock && e.kind() != io::ErrorKind::Interrupted,
     };
     let _ = stream.set_nonblocking(false);
     gone
@@ -709,7 +713,7 @@ fn refused(refusal: Refusal, id: &Value, audit: &mut Audit) -> Response {
                      it may (GNAW_MCP_MAX_CALLS_PER_TENANT); nothing was run; retry once an \
                      earlier call has been answered"
                 ),
-                "Busy",
+                ErrorKind::Busy,
             )
             .with("Retry-After", "1")
         }
@@ -721,8 +725,24 @@ fn refused(refusal: Refusal, id: &Value, audit: &mut Audit) -> Response {
                 id,
                 jsonrpc::INTERNAL_ERROR,
                 "Internal error: this tenant's worker could not start; see the server's log".into(),
-                "WorkerDown",
+                ErrorKind::WorkerDown,
             )
+        }
+        Refusal::BackingOff { failures, wait } => {
+            audit.refuse(503, "worker backing off");
+            let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+            rpc_error(
+                503,
+                id,
+                jsonrpc::INTERNAL_ERROR,
+                format!(
+                    "Internal error: this tenant's worker ended before answering {failures} \
+                     times in a row (its roots may be gone; see the server's log); no new one \
+                     is started for {secs} s; retry after that"
+                ),
+                ErrorKind::WorkerDown,
+            )
+            .with("Retry-After", secs.to_string())
         }
     }
 }
@@ -739,7 +759,7 @@ fn unanswered(waited: Waited, id: &Value, audit: &mut Audit) -> Response {
                 "Internal error: this tenant's worker stopped while serving the request; it is \
                  restarted on the next request; retry"
                     .into(),
-                "WorkerDied",
+                ErrorKind::WorkerDied,
             )
         }
         Waited::Cancelled | Waited::Gone => {
@@ -756,7 +776,7 @@ fn unanswered(waited: Waited, id: &Value, audit: &mut Audit) -> Response {
                 id,
                 CANCELLED,
                 "Request cancelled by the client".into(),
-                "Cancelled",
+                ErrorKind::Cancelled,
             )
         }
     }
@@ -779,7 +799,7 @@ fn get(
                 "Method not allowed: GET opens a session's stream and needs Mcp-Session-Id; \
                  the 2026-07-28 revision has no GET stream"
                     .into(),
-                "MethodNotAllowed",
+                ErrorKind::MethodNotAllowed,
             )
             .with("Allow", "POST"),
         ));
@@ -796,7 +816,7 @@ fn get(
             &Value::Null,
             jsonrpc::INVALID_REQUEST,
             "Not acceptable: GET opens an SSE stream; send Accept: text/event-stream".into(),
-            "NotAcceptable",
+            ErrorKind::NotAcceptable,
         )));
     }
     if session.streaming.swap(true, Ordering::SeqCst) {
@@ -806,7 +826,7 @@ fn get(
             &Value::Null,
             jsonrpc::INVALID_REQUEST,
             "Conflict: this session's stream is already open".into(),
-            "Conflict",
+            ErrorKind::Conflict,
         )));
     }
     audit.serve(200);
@@ -842,7 +862,7 @@ fn delete(door: &FrontDoor, tenant: usize, request: &Request, audit: &mut Audit)
             &Value::Null,
             jsonrpc::INVALID_REQUEST,
             "Bad Request: DELETE ends a session and needs Mcp-Session-Id".into(),
-            "NoSession",
+            ErrorKind::NoSession,
         );
     };
     if door.sessions.end(session_id, tenant) {

@@ -19,6 +19,7 @@ use super::request::{self, ReadError};
 use super::response::Response;
 use crate::mcp::jsonrpc::{self, RpcError};
 use crate::par::lock;
+use crate::vocab::ErrorKind;
 
 /// Stack of a connection thread: it parses JSON and waits; the work runs in the workers.
 const CONNECTION_STACK: usize = 512 << 10;
@@ -53,7 +54,7 @@ impl Drop for Slot {
     }
 }
 
-fn bound_error(status: u16, message: String, kind: &str) -> Response {
+fn bound_error(status: u16, message: String, kind: ErrorKind) -> Response {
     let error = RpcError::new(
         if status == 429 || status == 503 {
             jsonrpc::SERVER_BUSY
@@ -95,7 +96,7 @@ pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
                          (GNAW_MCP_MAX_CONNECTIONS); retry later",
                         o.total
                     ),
-                    "Busy",
+                    ErrorKind::Busy,
                 ))
             } else if !proxy && mine >= settings.max_connections_per_client {
                 Some(bound_error(
@@ -105,7 +106,7 @@ pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
                          client address may (GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT); reuse a \
                          connection or close one"
                     ),
-                    "Busy",
+                    ErrorKind::Busy,
                 ))
             } else {
                 o.total += 1;
@@ -189,7 +190,7 @@ fn connection(door: &FrontDoor, mut stream: TcpStream, client: String) {
                 };
                 let mut audit = Audit::new(client.clone());
                 audit.refuse(status, message.split(':').next().unwrap_or_default());
-                audit.bytes = bound_error(status, message, "HttpBound")
+                audit.bytes = bound_error(status, message, ErrorKind::HttpBound)
                     .send(&mut stream, true)
                     .unwrap_or(0);
                 audit.emit(&door.audit);

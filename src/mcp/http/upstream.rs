@@ -13,6 +13,11 @@
 //!
 //! Each tenant has a bound on the requests waiting for, or running on, its worker
 //! ([`super::settings::Settings::max_calls_per_tenant`]).
+//!
+//! A worker that dies before it has answered anything (its roots vanished, say) is a failed
+//! start. After two in a row the tenant's requests are refused, without starting a process, for
+//! a back-off that doubles with each further failure ([`BackOff`]: 1 s up to 60 s), so a broken
+//! tenant costs a fork per back-off period, not one per request; the first answer resets it.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -20,6 +25,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -46,6 +52,43 @@ pub enum Refusal {
     Busy { limit: usize },
     /// The worker could not be started.
     Down(String),
+    /// The worker failed to start `failures` times in a row; no start is tried for `wait`.
+    BackingOff { failures: u32, wait: Duration },
+}
+
+/// Failed starts of one tenant's worker, and when the next start may be tried.
+#[derive(Debug, Default)]
+pub struct BackOff {
+    failures: u32,
+    until: Option<Instant>,
+}
+
+impl BackOff {
+    /// The shortest wait, after the second failure in a row; each further one doubles it.
+    const FIRST: Duration = Duration::from_secs(1);
+    /// The longest wait.
+    const MOST: Duration = Duration::from_secs(60);
+
+    /// A worker ended; `answered`: whether it had answered anything (a start that worked).
+    fn ended(&mut self, answered: bool, now: Instant) {
+        if answered {
+            *self = BackOff::default();
+            return;
+        }
+        self.failures += 1;
+        if self.failures >= 2 {
+            let doublings = (self.failures - 2).min(16);
+            let wait = (BackOff::FIRST * 2u32.pow(doublings)).min(BackOff::MOST);
+            self.until = Some(now + wait);
+        }
+    }
+
+    /// Whether a start may be tried at `now`, or how long is left to wait.
+    fn wait(&self, now: Instant) -> Option<Duration> {
+        self.until
+            .and_then(|until| until.checked_duration_since(now))
+            .filter(|d| !d.is_zero())
+    }
 }
 
 struct Pending {
@@ -62,6 +105,8 @@ struct Live {
     /// Front door progress token -> front door id.
     tokens: Mutex<HashMap<String, String>>,
     dead: AtomicBool,
+    /// Whether the worker has written anything: a start that worked.
+    answered: AtomicBool,
 }
 
 impl Live {
@@ -97,6 +142,7 @@ pub struct Upstream {
     name: String,
     spawn: Arc<Spawn>,
     live: Mutex<Option<Arc<Live>>>,
+    back_off: Arc<Mutex<BackOff>>,
     in_flight: AtomicUsize,
     limit: usize,
     next: Arc<AtomicU64>,
@@ -150,6 +196,7 @@ impl Upstream {
             name,
             spawn,
             live: Mutex::new(None),
+            back_off: Arc::default(),
             in_flight: AtomicUsize::new(0),
             limit,
             next,
@@ -169,35 +216,65 @@ impl Upstream {
             .map(|l| l.pid)
     }
 
-    /// The running worker, started if none runs.
-    fn live(&self) -> Result<Arc<Live>, String> {
+    /// The running worker, started if none runs (unless starts are backing off).
+    fn live(&self) -> Result<Arc<Live>, Refusal> {
         let mut slot = lock(&self.live);
         if let Some(live) = slot.as_ref()
             && !live.dead.load(Ordering::SeqCst)
         {
             return Ok(Arc::clone(live));
         }
-        let spawned = (self.spawn)(self.index).map_err(|e| e.to_string())?;
+        {
+            let back_off = lock(&self.back_off);
+            if let Some(wait) = back_off.wait(Instant::now()) {
+                return Err(Refusal::BackingOff {
+                    failures: back_off.failures,
+                    wait,
+                });
+            }
+        }
+        let spawned = (self.spawn)(self.index).map_err(|e| Refusal::Down(e.to_string()))?;
         let live = Arc::new(Live {
             pid: spawned.pid,
             stdin: Mutex::new(File::from(spawned.stdin)),
             pending: Mutex::default(),
             tokens: Mutex::default(),
             dead: AtomicBool::new(false),
+            answered: AtomicBool::new(false),
         });
         log::info!("tenant {}: worker started, pid {}", self.name, spawned.pid);
         let reader = {
             let live = Arc::clone(&live);
             let name = self.name.clone();
             let stdout = File::from(spawned.stdout);
-            move || read_worker(&live, stdout, &name)
+            let back_off = Arc::clone(&self.back_off);
+            move || {
+                read_worker(&live, stdout, &name);
+                // Counted before the requests in flight are failed, so a client that retries at
+                // once already meets the back-off.
+                {
+                    let mut back_off = lock(&back_off);
+                    back_off.ended(live.answered.load(Ordering::SeqCst), Instant::now());
+                    if let Some(wait) = back_off.wait(Instant::now()) {
+                        log::error!(
+                            "tenant {name}: the worker ended before answering, {} times in a \
+                             row; no new one is started for {} ms (see its messages above)",
+                            back_off.failures,
+                            wait.as_millis()
+                        );
+                    }
+                }
+                live.die();
+            }
         };
         if let Err(e) = std::thread::Builder::new()
             .name(format!("gnaw-mcp-tenant-{}", self.index))
             .stack_size(256 << 10)
             .spawn(reader)
         {
-            return Err(format!("no reader thread for the worker: {e}"));
+            return Err(Refusal::Down(format!(
+                "no reader thread for the worker: {e}"
+            )));
         }
         *slot = Some(Arc::clone(&live));
         Ok(live)
@@ -226,9 +303,9 @@ impl Upstream {
         }
         let live = match self.live() {
             Ok(live) => live,
-            Err(e) => {
+            Err(refusal) => {
                 self.in_flight.fetch_sub(1, Ordering::SeqCst);
-                return Err(Refusal::Down(e));
+                return Err(refusal);
             }
         };
         let n = self.next.fetch_add(1, Ordering::SeqCst);
@@ -263,7 +340,7 @@ impl Upstream {
     }
 }
 
-/// Route the worker's stdout until it ends, then fail what is in flight.
+/// Route the worker's stdout until it ends (the caller then fails what is in flight).
 fn read_worker(live: &Live, stdout: File, name: &str) {
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
@@ -271,7 +348,7 @@ fn read_worker(live: &Live, stdout: File, name: &str) {
         line.clear();
         match reader.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => break,
-            Ok(_) => {}
+            Ok(_) => live.answered.store(true, Ordering::SeqCst),
         }
         let Ok(message) = serde_json::from_slice::<Value>(&line) else {
             continue;
@@ -303,5 +380,30 @@ fn read_worker(live: &Live, stdout: File, name: &str) {
         "tenant {name}: worker pid {} ended; requests in flight on it fail, the next one starts a new worker",
         live.pid
     );
-    live.die();
+}
+
+#[cfg(test)]
+mod back_off_tests {
+    use super::*;
+
+    #[test]
+    fn two_failed_starts_back_off_doubling_to_a_minute_and_an_answer_resets() {
+        let t0 = Instant::now();
+        let mut b = BackOff::default();
+        b.ended(false, t0);
+        assert_eq!(
+            b.wait(t0),
+            None,
+            "one failure: the next request tries again"
+        );
+        let mut waits = Vec::new();
+        for _ in 0..10 {
+            b.ended(false, t0);
+            waits.push(b.wait(t0).unwrap().as_secs());
+        }
+        assert_eq!(waits, [1, 2, 4, 8, 16, 32, 60, 60, 60, 60]);
+        assert_eq!(b.wait(t0 + Duration::from_secs(61)), None);
+        b.ended(true, t0);
+        assert_eq!((b.failures, b.wait(t0)), (0, None));
+    }
 }

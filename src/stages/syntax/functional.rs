@@ -1,7 +1,6 @@
-//! Elixir's, Haskell's and Zig's definitions. Elixir's are calls (`defmodule`, `def`, `defp`,
+//! Elixir's and Haskell's definitions. Elixir's are calls (`defmodule`, `def`, `defp`,
 //! `defmacro`, `defprotocol`, `defimpl`); Haskell's are functions and bindings, data types,
-//! newtypes, type synonyms, classes (their method signatures) and instances; Zig's are
-//! functions and `const Name = struct/enum/union { ... }` containers.
+//! newtypes, type synonyms, classes (their method signatures) and instances.
 
 use super::{Def, child_of_kind, field_text, text_of};
 use crate::vocab::SymbolKind as K;
@@ -69,29 +68,4 @@ pub(super) fn classify_haskell<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>
         .child_by_field_name("match")
         .or_else(|| node.child_by_field_name("declarations"));
     Def::new(kind, field_text(node, "name", src)?, body)
-}
-
-pub(super) fn classify_zig<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
-    match node.kind() {
-        "function_declaration" => Def::named(K::Function, node, src),
-        "variable_declaration" => {
-            let container = child_of_kind(
-                node,
-                &[
-                    "struct_declaration",
-                    "enum_declaration",
-                    "union_declaration",
-                    "opaque_declaration",
-                ],
-            )?;
-            let kind = if container.kind() == "enum_declaration" {
-                K::Enum
-            } else {
-                K::Class
-            };
-            let name = child_of_kind(node, &["identifier"]).map(|n| text_of(n, src))?;
-            Def::new(kind, name, Some(container))
-        }
-        _ => None,
-    }
 }

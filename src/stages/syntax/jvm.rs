@@ -1,8 +1,8 @@
-//! The class-based languages' definitions: Java, C#, Kotlin, Scala and Swift (classes, structs,
-//! records and objects; interfaces, traits and protocols; enums; methods and constructors;
-//! namespaces; type aliases; Swift's extensions as impls).
+//! The JVM and .NET class-based languages' definitions: Java, C#, Kotlin and Scala (classes,
+//! structs, records and objects; interfaces and traits; enums; methods and constructors;
+//! namespaces; type aliases).
 
-use super::{Def, child_of_kind, field_text, text_of};
+use super::{Def, child_of_kind, field_text};
 use crate::vocab::SymbolKind as K;
 use tree_sitter::Node;
 
@@ -78,28 +78,4 @@ pub(super) fn classify_scala<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> 
         _ => return None,
     };
     Def::named(kind, node, src)
-}
-
-pub(super) fn classify_swift<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
-    let body = node.child_by_field_name("body");
-    let kind = match node.kind() {
-        "class_declaration" => {
-            match node
-                .child_by_field_name("declaration_kind")
-                .map(|k| text_of(k, src))
-                .as_deref()
-            {
-                Some("enum") => K::Enum,
-                Some("extension") => K::Impl,
-                _ => K::Class,
-            }
-        }
-        "protocol_declaration" => K::Interface,
-        "function_declaration" | "protocol_function_declaration" => K::Function,
-        "init_declaration" => return Def::new(K::Function, "init".to_string(), body),
-        "deinit_declaration" => return Def::new(K::Function, "deinit".to_string(), body),
-        "typealias_declaration" => K::TypeAlias,
-        _ => return None,
-    };
-    Def::new(kind, field_text(node, "name", src)?, body)
 }

@@ -28,7 +28,9 @@ mod python;
 mod ruby_php;
 mod rust;
 mod scripting;
+mod swift;
 mod web;
+mod zig;
 
 use crate::vocab::symbol::MAX_SIGNATURE_CHARS;
 use crate::vocab::{LineRange, Symbol, SymbolKind};
@@ -54,254 +56,149 @@ const MAX_NAME_CHARS: usize = 200;
 /// Longest doc line kept, in characters.
 const MAX_DOC_CHARS: usize = 200;
 
-/// A language with a grammar.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Language {
-    Rust,
-    Python,
-    JavaScript,
-    TypeScript,
-    Tsx,
-    Go,
-    Java,
-    C,
-    Cpp,
-    CSharp,
-    Ruby,
-    Php,
-    Kotlin,
-    Swift,
-    Scala,
-    Lua,
-    Bash,
-    Elixir,
-    Haskell,
-    Zig,
+/// Defines [`Language`] from one table: per language its name as the tools show it, the cargo
+/// feature that compiles its grammar in, the grammar's constant in `gnaw-grammars`, the
+/// family function that says which nodes are definitions, its extensions (lowercase) and the
+/// file names that mean it. Detection, names, features, grammars and classification all read
+/// this table; nothing else lists the languages.
+macro_rules! languages {
+    ( $(
+        $(#[$meta:meta])*
+        $variant:ident = $name:literal, feature $feature:literal, grammar $grammar:ident,
+        classify $classify:path, extensions [$($ext:literal),*], files [$($file:literal),*];
+    )+ ) => {
+        /// A language with a grammar.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Language {
+            $( $(#[$meta])* $variant, )+
+        }
+
+        impl Language {
+            /// Every language, in the table's order.
+            pub const ALL: &'static [Language] = &[ $( Language::$variant ),+ ];
+
+            /// The language's name as the tools show it.
+            pub fn as_str(self) -> &'static str {
+                match self { $( Language::$variant => $name, )+ }
+            }
+
+            /// The cargo feature that compiles this language's grammar in (README, "Building").
+            pub fn feature(self) -> &'static str {
+                match self { $( Language::$variant => $feature, )+ }
+            }
+
+            /// Whether this build holds the language's grammar (its cargo feature was on). Asks
+            /// the features only: the grammar itself is not loaded (its tables are inflated on
+            /// its first use, in the process that parses).
+            pub fn compiled_in(self) -> bool {
+                match self { $( Language::$variant => cfg!(feature = $feature), )+ }
+            }
+
+            /// The extensions (lowercase, without the dot) read as this language.
+            pub fn extensions(self) -> &'static [&'static str] {
+                match self { $( Language::$variant => &[$($ext),*], )+ }
+            }
+
+            /// The file names read as this language whatever their extension.
+            pub fn file_names(self) -> &'static [&'static str] {
+                match self { $( Language::$variant => &[$($file),*], )+ }
+            }
+
+            /// The language's grammar, or `None` when its feature was off in this build. The
+            /// first call for a language in a process inflates its parse tables
+            /// (`gnaw-grammars`).
+            fn grammar(self) -> Option<tree_sitter::Language> {
+                match self {
+                    $(
+                        #[cfg(feature = $feature)]
+                        Language::$variant => Some(gnaw_grammars::$grammar.into()),
+                    )+
+                    #[allow(unreachable_patterns)] // every arm above is compiled in by default
+                    _ => None,
+                }
+            }
+
+            /// The family's table: which nodes are definitions.
+            fn classify<'t>(self, node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
+                match self { $( Language::$variant => $classify(node, src), )+ }
+            }
+        }
+    };
 }
 
-impl Language {
-    /// Every language, in the order above.
-    pub const ALL: [Language; 20] = [
-        Language::Rust,
-        Language::Python,
-        Language::JavaScript,
-        Language::TypeScript,
-        Language::Tsx,
-        Language::Go,
-        Language::Java,
-        Language::C,
-        Language::Cpp,
-        Language::CSharp,
-        Language::Ruby,
-        Language::Php,
-        Language::Kotlin,
-        Language::Swift,
-        Language::Scala,
-        Language::Lua,
-        Language::Bash,
-        Language::Elixir,
-        Language::Haskell,
-        Language::Zig,
-    ];
+languages! {
+    Rust = "rust", feature "lang-rust", grammar RUST, classify rust::classify,
+        extensions ["rs"], files [];
+    Python = "python", feature "lang-python", grammar PYTHON, classify python::classify,
+        extensions ["py", "pyi", "pyw"], files [];
+    JavaScript = "javascript", feature "lang-javascript", grammar JAVASCRIPT,
+        classify web::classify, extensions ["js", "mjs", "cjs", "jsx"], files [];
+    TypeScript = "typescript", feature "lang-typescript", grammar TYPESCRIPT,
+        classify web::classify, extensions ["ts", "mts", "cts"], files [];
+    Tsx = "tsx", feature "lang-typescript", grammar TSX, classify web::classify,
+        extensions ["tsx"], files [];
+    Go = "go", feature "lang-go", grammar GO, classify go::classify, extensions ["go"], files [];
+    Java = "java", feature "lang-java", grammar JAVA, classify jvm::classify_java,
+        extensions ["java"], files [];
+    /// `.h` is read as C: a C++ header parses as C with errors, and its definitions are still
+    /// found.
+    C = "c", feature "lang-c", grammar C, classify c_family::classify, extensions ["c", "h"],
+        files [];
+    Cpp = "cpp", feature "lang-cpp", grammar CPP, classify c_family::classify,
+        extensions ["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "tpp", "inl"],
+        files [];
+    CSharp = "csharp", feature "lang-csharp", grammar C_SHARP, classify jvm::classify_csharp,
+        extensions ["cs"], files [];
+    Ruby = "ruby", feature "lang-ruby", grammar RUBY, classify ruby_php::classify_ruby,
+        extensions ["rb", "rake", "gemspec", "ru"],
+        files ["Rakefile", "Gemfile", "Guardfile", "Vagrantfile"];
+    Php = "php", feature "lang-php", grammar PHP, classify ruby_php::classify_php,
+        extensions ["php", "phtml"], files [];
+    Kotlin = "kotlin", feature "lang-kotlin", grammar KOTLIN, classify jvm::classify_kotlin,
+        extensions ["kt", "kts"], files [];
+    Swift = "swift", feature "lang-swift", grammar SWIFT, classify swift::classify,
+        extensions ["swift"], files [];
+    Scala = "scala", feature "lang-scala", grammar SCALA, classify jvm::classify_scala,
+        extensions ["scala", "sc"], files [];
+    Lua = "lua", feature "lang-lua", grammar LUA, classify scripting::classify_lua,
+        extensions ["lua"], files [];
+    Bash = "bash", feature "lang-bash", grammar BASH, classify scripting::classify_bash,
+        extensions ["sh", "bash"], files [".bashrc", ".bash_profile", ".profile", "PKGBUILD"];
+    Elixir = "elixir", feature "lang-elixir", grammar ELIXIR,
+        classify functional::classify_elixir, extensions ["ex", "exs"], files [];
+    Haskell = "haskell", feature "lang-haskell", grammar HASKELL,
+        classify functional::classify_haskell, extensions ["hs"], files [];
+    Zig = "zig", feature "lang-zig", grammar ZIG, classify zig::classify, extensions ["zig"],
+        files [];
+}
 
-    /// The language of a file, from its path's extension or name; `None` when no grammar is
-    /// known for it. `.h` is read as C (a C++ header parses as C with errors, and its
-    /// definitions are still found).
+/// Longest extension looked up, in bytes (`gemspec`); a longer one names no language.
+const MAX_EXTENSION_BYTES: usize = 8;
+
+impl Language {
+    /// The language of a file, from its name ([`Language::file_names`]) or its extension
+    /// ([`Language::extensions`], any case); `None` when no grammar is known for it.
     pub fn detect(path: &[u8]) -> Option<Language> {
         let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
-        match name {
-            b"Rakefile" | b"Gemfile" | b"Guardfile" | b"Vagrantfile" => {
-                return Some(Language::Ruby);
-            }
-            b".bashrc" | b".bash_profile" | b".profile" | b"PKGBUILD" => {
-                return Some(Language::Bash);
-            }
-            _ => {}
+        if let Some(&lang) = Language::ALL
+            .iter()
+            .find(|l| l.file_names().iter().any(|f| f.as_bytes() == name))
+        {
+            return Some(lang);
         }
         let dot = name.iter().rposition(|&b| b == b'.')?;
         if dot == 0 {
             return None;
         }
         let ext = &name[dot + 1..];
-        if ext.len() > 8 {
+        if ext.len() > MAX_EXTENSION_BYTES {
             return None;
         }
-        let ext = ext.to_ascii_lowercase();
-        Some(match ext.as_slice() {
-            b"rs" => Language::Rust,
-            b"py" | b"pyi" | b"pyw" => Language::Python,
-            b"js" | b"mjs" | b"cjs" | b"jsx" => Language::JavaScript,
-            b"ts" | b"mts" | b"cts" => Language::TypeScript,
-            b"tsx" => Language::Tsx,
-            b"go" => Language::Go,
-            b"java" => Language::Java,
-            b"c" | b"h" => Language::C,
-            b"cc" | b"cpp" | b"cxx" | b"c++" | b"hh" | b"hpp" | b"hxx" | b"h++" | b"ipp"
-            | b"tpp" | b"inl" => Language::Cpp,
-            b"cs" => Language::CSharp,
-            b"rb" | b"rake" | b"gemspec" | b"ru" => Language::Ruby,
-            b"php" | b"phtml" => Language::Php,
-            b"kt" | b"kts" => Language::Kotlin,
-            b"swift" => Language::Swift,
-            b"scala" | b"sc" => Language::Scala,
-            b"lua" => Language::Lua,
-            b"sh" | b"bash" => Language::Bash,
-            b"ex" | b"exs" => Language::Elixir,
-            b"hs" => Language::Haskell,
-            b"zig" => Language::Zig,
-            _ => return None,
+        Language::ALL.iter().copied().find(|l| {
+            l.extensions()
+                .iter()
+                .any(|e| e.as_bytes().eq_ignore_ascii_case(ext))
         })
-    }
-
-    /// The language's name as the tools show it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Language::Rust => "rust",
-            Language::Python => "python",
-            Language::JavaScript => "javascript",
-            Language::TypeScript => "typescript",
-            Language::Tsx => "tsx",
-            Language::Go => "go",
-            Language::Java => "java",
-            Language::C => "c",
-            Language::Cpp => "cpp",
-            Language::CSharp => "csharp",
-            Language::Ruby => "ruby",
-            Language::Php => "php",
-            Language::Kotlin => "kotlin",
-            Language::Swift => "swift",
-            Language::Scala => "scala",
-            Language::Lua => "lua",
-            Language::Bash => "bash",
-            Language::Elixir => "elixir",
-            Language::Haskell => "haskell",
-            Language::Zig => "zig",
-        }
-    }
-
-    /// The cargo feature that compiles this language's grammar in (README, "Building").
-    pub fn feature(self) -> &'static str {
-        match self {
-            Language::Rust => "lang-rust",
-            Language::Python => "lang-python",
-            Language::JavaScript => "lang-javascript",
-            Language::TypeScript => "lang-typescript",
-            Language::Tsx => "lang-typescript",
-            Language::Go => "lang-go",
-            Language::Java => "lang-java",
-            Language::C => "lang-c",
-            Language::Cpp => "lang-cpp",
-            Language::CSharp => "lang-csharp",
-            Language::Ruby => "lang-ruby",
-            Language::Php => "lang-php",
-            Language::Kotlin => "lang-kotlin",
-            Language::Swift => "lang-swift",
-            Language::Scala => "lang-scala",
-            Language::Lua => "lang-lua",
-            Language::Bash => "lang-bash",
-            Language::Elixir => "lang-elixir",
-            Language::Haskell => "lang-haskell",
-            Language::Zig => "lang-zig",
-        }
-    }
-
-    /// Whether this build holds the language's grammar (its cargo feature was on). Asks the
-    /// features only: the grammar itself is not loaded (its tables are inflated on its first
-    /// use, in the process that parses).
-    pub fn compiled_in(self) -> bool {
-        match self {
-            Language::Rust => cfg!(feature = "lang-rust"),
-            Language::Python => cfg!(feature = "lang-python"),
-            Language::JavaScript => cfg!(feature = "lang-javascript"),
-            Language::TypeScript | Language::Tsx => cfg!(feature = "lang-typescript"),
-            Language::Go => cfg!(feature = "lang-go"),
-            Language::Java => cfg!(feature = "lang-java"),
-            Language::C => cfg!(feature = "lang-c"),
-            Language::Cpp => cfg!(feature = "lang-cpp"),
-            Language::CSharp => cfg!(feature = "lang-csharp"),
-            Language::Ruby => cfg!(feature = "lang-ruby"),
-            Language::Php => cfg!(feature = "lang-php"),
-            Language::Kotlin => cfg!(feature = "lang-kotlin"),
-            Language::Swift => cfg!(feature = "lang-swift"),
-            Language::Scala => cfg!(feature = "lang-scala"),
-            Language::Lua => cfg!(feature = "lang-lua"),
-            Language::Bash => cfg!(feature = "lang-bash"),
-            Language::Elixir => cfg!(feature = "lang-elixir"),
-            Language::Haskell => cfg!(feature = "lang-haskell"),
-            Language::Zig => cfg!(feature = "lang-zig"),
-        }
-    }
-
-    /// The language's grammar, or `None` when its feature was off in this build. The first
-    /// call for a language in a process inflates its parse tables (`gnaw-grammars`).
-    fn grammar(self) -> Option<tree_sitter::Language> {
-        match self {
-            #[cfg(feature = "lang-rust")]
-            Language::Rust => Some(gnaw_grammars::RUST.into()),
-            #[cfg(feature = "lang-python")]
-            Language::Python => Some(gnaw_grammars::PYTHON.into()),
-            #[cfg(feature = "lang-javascript")]
-            Language::JavaScript => Some(gnaw_grammars::JAVASCRIPT.into()),
-            #[cfg(feature = "lang-typescript")]
-            Language::TypeScript => Some(gnaw_grammars::TYPESCRIPT.into()),
-            #[cfg(feature = "lang-typescript")]
-            Language::Tsx => Some(gnaw_grammars::TSX.into()),
-            #[cfg(feature = "lang-go")]
-            Language::Go => Some(gnaw_grammars::GO.into()),
-            #[cfg(feature = "lang-java")]
-            Language::Java => Some(gnaw_grammars::JAVA.into()),
-            #[cfg(feature = "lang-c")]
-            Language::C => Some(gnaw_grammars::C.into()),
-            #[cfg(feature = "lang-cpp")]
-            Language::Cpp => Some(gnaw_grammars::CPP.into()),
-            #[cfg(feature = "lang-csharp")]
-            Language::CSharp => Some(gnaw_grammars::C_SHARP.into()),
-            #[cfg(feature = "lang-ruby")]
-            Language::Ruby => Some(gnaw_grammars::RUBY.into()),
-            #[cfg(feature = "lang-php")]
-            Language::Php => Some(gnaw_grammars::PHP.into()),
-            #[cfg(feature = "lang-kotlin")]
-            Language::Kotlin => Some(gnaw_grammars::KOTLIN.into()),
-            #[cfg(feature = "lang-swift")]
-            Language::Swift => Some(gnaw_grammars::SWIFT.into()),
-            #[cfg(feature = "lang-scala")]
-            Language::Scala => Some(gnaw_grammars::SCALA.into()),
-            #[cfg(feature = "lang-lua")]
-            Language::Lua => Some(gnaw_grammars::LUA.into()),
-            #[cfg(feature = "lang-bash")]
-            Language::Bash => Some(gnaw_grammars::BASH.into()),
-            #[cfg(feature = "lang-elixir")]
-            Language::Elixir => Some(gnaw_grammars::ELIXIR.into()),
-            #[cfg(feature = "lang-haskell")]
-            Language::Haskell => Some(gnaw_grammars::HASKELL.into()),
-            #[cfg(feature = "lang-zig")]
-            Language::Zig => Some(gnaw_grammars::ZIG.into()),
-            #[allow(unreachable_patterns)] // every arm above is compiled in by default
-            _ => None,
-        }
-    }
-
-    /// The family's table: which nodes are definitions.
-    fn classify<'t>(self, node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
-        match self {
-            Language::Rust => rust::classify(node, src),
-            Language::Python => python::classify(node, src),
-            Language::JavaScript | Language::TypeScript | Language::Tsx => web::classify(node, src),
-            Language::Go => go::classify(node, src),
-            Language::C | Language::Cpp => c_family::classify(node, src),
-            Language::Java => jvm::classify_java(node, src),
-            Language::CSharp => jvm::classify_csharp(node, src),
-            Language::Kotlin => jvm::classify_kotlin(node, src),
-            Language::Scala => jvm::classify_scala(node, src),
-            Language::Swift => jvm::classify_swift(node, src),
-            Language::Ruby => ruby_php::classify_ruby(node, src),
-            Language::Php => ruby_php::classify_php(node, src),
-            Language::Lua => scripting::classify_lua(node, src),
-            Language::Bash => scripting::classify_bash(node, src),
-            Language::Elixir => functional::classify_elixir(node, src),
-            Language::Haskell => functional::classify_haskell(node, src),
-            Language::Zig => functional::classify_zig(node, src),
-        }
     }
 }
 

@@ -24,11 +24,45 @@ fn detects_languages_by_extension_and_name() {
     assert_eq!(Language::detect(b"a.verylongextension"), None);
     assert_eq!(Language::detect(b""), None);
     // Every grammar this build holds loads into this core (all of them by default).
-    for lang in Language::ALL {
+    for &lang in Language::ALL {
         assert_eq!(lang.compiled_in(), lang.grammar().is_some(), "{lang:?}");
         if let Some(grammar) = lang.grammar() {
             let mut p = Parser::new();
             p.set_language(&grammar).unwrap();
+        }
+    }
+}
+
+/// The language table agrees with itself and with Cargo.toml: every extension and file name
+/// means one language, extensions are lowercase and within the looked-up length, and every
+/// feature is one of the crate's features.
+#[test]
+fn the_language_table_is_consistent() {
+    let manifest = include_str!("../../../Cargo.toml");
+    let mut seen = std::collections::HashMap::new();
+    for &lang in Language::ALL {
+        assert!(
+            manifest.contains(&format!("\n{} = ", lang.feature())),
+            "Cargo.toml has no feature {}",
+            lang.feature()
+        );
+        for ext in lang.extensions() {
+            assert_eq!(*ext, ext.to_ascii_lowercase());
+            assert!(ext.len() <= MAX_EXTENSION_BYTES, "{ext}");
+            assert_eq!(seen.insert(*ext, lang), None, "{ext} twice");
+            assert_eq!(
+                Language::detect(format!("d/x.{ext}").as_bytes()),
+                Some(lang)
+            );
+            let upper = ext.to_ascii_uppercase();
+            assert_eq!(
+                Language::detect(format!("X.{upper}").as_bytes()),
+                Some(lang)
+            );
+        }
+        for name in lang.file_names() {
+            assert_eq!(seen.insert(*name, lang), None, "{name} twice");
+            assert_eq!(Language::detect(format!("d/{name}").as_bytes()), Some(lang));
         }
     }
 }
@@ -42,7 +76,7 @@ fn a_language_compiled_out_is_skipped_naming_its_feature() {
         "a.rs", "a.py", "a.js", "a.ts", "a.tsx", "a.go", "A.java", "a.c", "a.cpp", "a.cs", "a.rb",
         "a.php", "a.kt", "a.swift", "a.scala", "a.lua", "a.sh", "a.ex", "a.hs", "a.zig",
     ];
-    for (lang, file) in Language::ALL.into_iter().zip(files) {
+    for (&lang, file) in Language::ALL.iter().zip(files) {
         assert_eq!(Language::detect(file.as_bytes()), Some(lang), "{file}");
         assert!(lang.feature().starts_with("lang-"));
         let got = outline(file.as_bytes(), "x\n");

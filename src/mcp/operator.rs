@@ -572,6 +572,15 @@ pub static SETTINGS: &[Setting] = &[
                         .into(),
                 );
             }
+            // As a browser writes the origin: without the scheme's default port.
+            let raw = raw
+                .strip_suffix(":443")
+                .filter(|_| raw.starts_with("https://"))
+                .or_else(|| {
+                    raw.strip_suffix(":80")
+                        .filter(|_| raw.starts_with("http://"))
+                })
+                .unwrap_or(raw);
             o.http.public_url = Some(raw.to_string());
             Ok(())
         },
@@ -589,7 +598,7 @@ pub static SETTINGS: &[Setting] = &[
                 .split(',')
                 .map(str::trim)
                 .filter(|a| !a.is_empty())
-                .map(|a| a.parse())
+                .map(|a| a.parse::<std::net::IpAddr>().map(|ip| ip.to_canonical()))
                 .collect::<Result<_, _>>()
                 .map_err(|_| "must be IP addresses, comma-separated (no names, no ranges)")?;
             Ok(())
@@ -717,8 +726,10 @@ fn read_file(path: &Path) -> Result<BTreeMap<&'static str, OsString>, String> {
             "--config: {shown} is larger than {MAX_CONFIG_FILE} bytes"
         ));
     }
-    let base = path.parent().unwrap_or(Path::new("."));
-    parse_file(&text, base).map_err(|e| format!("{shown}: {e}"))
+    // Absolute, so that what --print-config shows means the same read from anywhere.
+    let base = std::path::absolute(path.parent().unwrap_or(Path::new(".")))
+        .map_err(|e| format!("--config: cannot resolve {shown}: {e}"))?;
+    parse_file(&text, &base).map_err(|e| format!("{shown}: {e}"))
 }
 
 /// The settings of a config file's `text`; relative paths are joined to `base`.
@@ -996,6 +1007,29 @@ mod tests {
             "{h}"
         );
         assert!(h.lines().all(|l| l.chars().count() <= 100), "{h}");
+    }
+
+    #[test]
+    fn a_public_url_is_an_origin_as_browsers_write_it() {
+        let o = load(
+            &[("GNAW_MCP_PUBLIC_URL", "https://mcp.example.com:443/")],
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            o.http.public_url.as_deref(),
+            Some("https://mcp.example.com")
+        );
+        let o = load(&[("GNAW_MCP_PUBLIC_URL", "http://h:8080")], None).unwrap();
+        assert_eq!(o.http.public_url.as_deref(), Some("http://h:8080"));
+        let e = load(&[("GNAW_MCP_PUBLIC_URL", "https://h/mcp")], None).unwrap_err();
+        assert!(e.contains("a path prefix is not supported"), "{e}");
+        let o = load(
+            &[("GNAW_MCP_TRUSTED_PROXIES", "::ffff:127.0.0.1, ::1")],
+            None,
+        )
+        .unwrap();
+        assert_eq!(o.http.trusted_proxies[0].to_string(), "127.0.0.1");
     }
 
     #[test]

@@ -266,6 +266,9 @@ fn a_trusted_proxy_is_not_bounded_per_client_and_its_clients_are_audited() {
     std::thread::sleep(Duration::from_millis(200));
     let headers = crate::front::modern_headers("tools/call", Some("tree"));
     let mut with_forwarded = headers.clone();
+    // A client's own line first, then the line its proxy appended (as HAProxy does): only the
+    // proxy's last hop counts.
+    with_forwarded.push(("X-Forwarded-For", "6.6.6.6"));
     with_forwarded.push(("X-Forwarded-For", "198.51.100.9, 203.0.113.7"));
     with_forwarded.push(("X-Request-Id", "req-42.a"));
     let call = crate::front::modern_call(json!(7), "tree", json!({"repo": "."}));

@@ -102,9 +102,12 @@ impl Audit {
             })
             .map(str::to_string);
         let peer: Option<std::net::SocketAddr> = self.client.parse().ok();
-        if let Some(peer) = peer.filter(|p| trusted.contains(&p.ip())) {
+        if let Some(peer) = peer.filter(|p| trusted.contains(&p.ip().to_canonical())) {
+            // The last hop of the last line: a proxy appends its own line after any the client
+            // sent (HAProxy) or replaces them (nginx); either way the client wrote none of it.
             let forwarded = request
-                .header("x-forwarded-for")
+                .header_values("x-forwarded-for")
+                .last()
                 .and_then(|v| v.rsplit(',').next())
                 .and_then(|hop| hop.trim().parse::<IpAddr>().ok());
             if let Some(client) = forwarded {

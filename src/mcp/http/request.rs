@@ -34,6 +34,15 @@ impl Request {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Every value of header `name` (lowercase), in the order sent: a header a proxy appends
+    /// to (`X-Forwarded-For`) may come as several lines.
+    pub fn header_values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.headers
+            .iter()
+            .filter(move |(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// Whether the client asked to close the connection after this request.
     pub fn wants_close(&self) -> bool {
         self.header("connection")

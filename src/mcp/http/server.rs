@@ -82,7 +82,8 @@ pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
                 continue;
             }
         };
-        let ip = peer.ip();
+        // `::ffff:127.0.0.1` on a `[::]` listener is 127.0.0.1, for the bounds and the list.
+        let ip = peer.ip().to_canonical();
         // A trusted proxy carries many clients on its connections; it bounds them itself.
         let proxy = settings.trusted_proxies.contains(&ip);
         let refusal = {

@@ -3,15 +3,22 @@
 
 Run by scripts/proxy-nginx.sh (which finds or installs nginx). nginx runs from a temp prefix
 with contrib/nginx/gnaw-mcp.conf rendered: its upstream ports, listen addresses, certificate and
-log paths replaced, every other line as shipped. Prints each check; exits 1 on the first
-failure (with the logs' tails), 0 when all pass. Every process it started is stopped on exit.
-Standard library only.
+log paths replaced, every other line as shipped. Instance a takes its settings from the
+environment and writes its audit trail on stderr; instance b takes them from a config file
+(`gnaw-mcp --config FILE`) and writes its audit trail to descriptor 3 (GNAW_MCP_AUDIT_FD), as
+contrib/systemd/gnaw-mcp.service runs it. Both trust nginx (GNAW_MCP_TRUSTED_PROXIES=127.0.0.1).
+The test client connects from 127.0.0.2, so that the client the audit names (the last
+X-Forwarded-For hop) is told apart from nginx (127.0.0.1).
+
+Prints each check; exits 1 on the first failure (with the logs' tails), 0 when all pass. Every
+process it started is stopped on exit. Standard library only.
 """
 
 import argparse
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -26,6 +33,10 @@ LEGACY = "2025-06-18"
 PUBLIC_HOST = "localhost"  # the TLS certificate's name; GNAW_MCP_PUBLIC_URL uses it
 ALLOWED_ORIGIN = "https://app.example.test"
 MARKER = "proxied_marker_7f3a"  # a line only alice's repo holds
+CLIENT = "127.0.0.2"  # the test client's source address; nginx is 127.0.0.1
+PROXIED = f"{CLIENT} via 127.0.0.1:"  # how an instance's audit names a client behind nginx
+# The instances' per-address bound, low in this test: nginx's many connections must not meet it.
+PER_CLIENT = 4
 
 procs = []
 
@@ -113,23 +124,33 @@ class Reply:
         return self.body.decode(errors="replace")
 
 
-def req(port, method, path, headers=None, body=None, tls=None, chunked=False, timeout=60):
+def connect(port, tls=None, timeout=60):
+    """A connection to 127.0.0.1:port (nginx or an instance) from the client's address."""
     if tls is not None:
-        conn = http.client.HTTPSConnection(PUBLIC_HOST, port, context=tls, timeout=timeout)
-    else:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        return http.client.HTTPSConnection(PUBLIC_HOST, port, context=tls, timeout=timeout,
+                                           source_address=(CLIENT, 0))
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=timeout,
+                                      source_address=(CLIENT, 0))
+
+
+def req(port, method, path, headers=None, body=None, tls=None, chunked=False, timeout=60):
+    conn = connect(port, tls, timeout)
     h = dict(headers or {})
     data = None
     if body is not None:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         h.setdefault("Content-Type", "application/json")
-    if chunked:
-        h["Transfer-Encoding"] = "chunked"
-        half = len(data) // 2
-        conn.request(method, path, body=iter([data[:half], data[half:]]), headers=h,
-                     encode_chunked=True)
-    else:
-        conn.request(method, path, body=data, headers=h)
+    try:
+        if chunked:
+            h["Transfer-Encoding"] = "chunked"
+            half = len(data) // 2
+            conn.request(method, path, body=iter([data[:half], data[half:]]), headers=h,
+                         encode_chunked=True)
+        else:
+            conn.request(method, path, body=data, headers=h)
+    except (BrokenPipeError, ConnectionResetError):
+        # The server answered (411, 413, 429) and closed before the body was all sent.
+        pass
     r = conn.getresponse()
     raw = r.read()
     conn.close()
@@ -201,11 +222,23 @@ def legacy_call(port, token, session, rid, method, params=None):
 
 
 class Instance:
-    def __init__(self, name, binary, port, env, tmp):
+    """A gnaw-mcp --listen instance: with `config`, started as `gnaw-mcp --config FILE` with its
+    audit trail on descriptor 3 (the file `audit`), else from the environment, auditing on
+    stderr (its log)."""
+
+    def __init__(self, name, binary, port, env, tmp, config=None):
         self.name = name
         self.port = port
         self.log = os.path.join(tmp, f"{name}.log")
-        self.proc = start([binary, "--listen", f"127.0.0.1:{port}"], env, self.log)
+        if config:
+            self.audit_log = os.path.join(tmp, f"{name}-audit.log")
+            # The shell opens the descriptor, as contrib/systemd/gnaw-mcp.service does.
+            cmd = ["/bin/sh", "-c", 'exec "$0" --config "$1" 3>>"$2"',
+                   binary, config, self.audit_log]
+        else:
+            self.audit_log = self.log
+            cmd = [binary, "--listen", f"127.0.0.1:{port}"]
+        self.proc = start(cmd, env, self.log)
         wait_port(port, self.proc, f"gnaw-mcp {name}", self.log)
 
     def settled(self):
@@ -222,11 +255,34 @@ class Instance:
     def audit(self):
         """This instance's audit lines so far (one per HTTP request it handled)."""
         lines = []
-        with open(self.log, errors="replace") as f:
+        if not os.path.exists(self.audit_log):
+            return lines
+        with open(self.audit_log, errors="replace") as f:
             for line in f:
                 if line.startswith('{"audit":"gnaw-mcp"'):
                     lines.append(json.loads(line))
         return lines
+
+
+ACCESS = re.compile(r'^(\S+) \[[^\]]*\] "[^"]*" (\d+) \d+ \S+ upstream=(.*) '
+                    r'upstream_status=(.*) id=([0-9a-f]+)$')
+
+
+def access_lines(path):
+    """nginx's access log (the shipped gnaw_mcp format) by request id: (client address,
+    status, upstream addresses)."""
+    by_id = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = ACCESS.match(line.rstrip("\n"))
+            if m:
+                by_id[m.group(5)] = (m.group(1), m.group(2), m.group(3))
+    return by_id
+
+
+def new_lines(instances, before):
+    """The audit lines each instance added since `before` (line counts), once settled."""
+    return {n: i.settled()[before[n]:] for n, i in instances.items()}
 
 
 def render(conf, ports, paths, tls):
@@ -305,7 +361,7 @@ def main():
         run(args, binary, tmp)
         ok = True
     except Failed as e:
-        for name in ("a.log", "b.log", "nginx-error.log", "access.log"):
+        for name in ("a.log", "b.log", "b-audit.log", "nginx-error.log", "access.log"):
             print(f"--- {name} (tail)\n{tail(os.path.join(tmp, name), 12)}", file=sys.stderr)
         print(f"FAILED: {e}", file=sys.stderr)
     finally:
@@ -340,19 +396,40 @@ def run(args, binary, tmp):
     tenants = os.path.join(tmp, "tenants.toml")
     with open(tenants, "w") as f:
         f.write(alice_entry + "\n" + bob_entry + "\n" + carol_entry)
-    env = dict(os.environ)
+    # The environment must not override b's config file (a variable that is set wins).
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith("GNAW_MCP_")}
+    base_env["RUST_LOG"] = "info"
+    env = dict(base_env)
     env.update({
         "GNAW_MCP_TENANTS": tenants,
         "GNAW_MCP_PUBLIC_URL": public_url,
         "GNAW_MCP_ALLOWED_ORIGINS": ALLOWED_ORIGIN,
-        "GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT": "512",
-        "RUST_LOG": "info",
+        "GNAW_MCP_TRUSTED_PROXIES": "127.0.0.1",
+        "GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT": str(PER_CLIENT),
     })
     a = Instance("a", binary, ports["a"], env, tmp)
-    b = Instance("b", binary, ports["b"], env, tmp)
+    b_conf = os.path.join(tmp, "b.toml")
+    with open(b_conf, "w") as f:
+        # The same settings as a's variables; tenants relative to this file's directory.
+        f.write(f"""listen = "127.0.0.1:{ports['b']}"
+tenants = "tenants.toml"
+public_url = "{public_url}"
+allowed_origins = ["{ALLOWED_ORIGIN}"]
+trusted_proxies = ["127.0.0.1"]
+max_connections_per_client = {PER_CLIENT}
+audit_fd = 3
+""")
+    shown = subprocess.run([binary, "--config", b_conf, "--print-config"], env=base_env,
+                           capture_output=True, text=True)
+    check(shown.returncode == 0 and f'tenants = "{tenants}"' in shown.stdout
+          and 'trusted_proxies = "127.0.0.1"' in shown.stdout,
+          "b's config file: --print-config reads it (tenants resolved from its directory)",
+          shown.stdout + shown.stderr)
+    b = Instance("b", binary, ports["b"], base_env, tmp, config=b_conf)
     instances = {"a": a, "b": b}
-    print(f"  gnaw-mcp a on 127.0.0.1:{ports['a']}, b on 127.0.0.1:{ports['b']}; "
-          f"GNAW_MCP_PUBLIC_URL={public_url}")
+    print(f"  gnaw-mcp a on 127.0.0.1:{ports['a']} (environment), b on 127.0.0.1:{ports['b']} "
+          f"(--config b.toml, audit on fd 3); GNAW_MCP_PUBLIC_URL={public_url}, "
+          f"GNAW_MCP_TRUSTED_PROXIES=127.0.0.1, GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT={PER_CLIENT}")
 
     tls_context = None
     if tls:
@@ -418,9 +495,43 @@ http {{
     check(r.status == 403, "a foreign Origin: 403", f"{r.status} {r.text()[:200]}")
     r = req(P, "POST", "/mcp", {**headers, "Origin": ALLOWED_ORIGIN}, body)
     check(r.status == 200, "an Origin in GNAW_MCP_ALLOWED_ORIGINS: 200", str(r.status))
+    r = req(P, "POST", "/mcp", {**headers, "Origin": "http://localhost:3000"}, body)
+    check(r.status == 403, "a loopback Origin (http://localhost:3000): 403, since behind a "
+          "proxy it is the remote browser's own machine", f"{r.status} {r.text()[:200]}")
+    r = req(P, "POST", "/mcp", {**headers, "Origin": public_url}, body)
+    check(r.status == 200, f"the public URL's own origin ({public_url}): 200",
+          f"{r.status} {r.text()[:200]}")
+
+    print("== the client behind the proxy: X-Forwarded-For and X-Request-Id in the audit")
+    before = {n: len(i.settled()) for n, i in instances.items()}
+    headers, body = modern_request(alice, "xff", "tools/list")
+    r = req(P, "POST", "/mcp", {**headers, "X-Forwarded-For": "203.0.113.7",
+                                "X-Request-Id": "client-chosen-id"}, body)
+    lines = [l for ls in new_lines(instances, before).values() for l in ls]
+    check(r.status == 200 and len(lines) == 1
+          and lines[0]["client"].startswith(PROXIED)
+          and lines[0]["request_id"] not in (None, "client-chosen-id"),
+          "a client's own X-Forwarded-For and X-Request-Id, through nginx: the audit names "
+          f"the address nginx saw ({lines[0]['client'] if lines else '?'}) and nginx's "
+          "request id", str(lines))
+    for n, i in instances.items():
+        before = len(i.audit())  # settled above
+        r = req(i.port, "POST", "/mcp", {**headers, "X-Forwarded-For": "203.0.113.7",
+                                         "X-Request-Id": f"direct-{n}.1:x_y"}, body)
+        got = i.settled()[before:]
+        check(r.status == 200 and len(got) == 1
+              and got[0]["client"].startswith(f"{CLIENT}:")
+              and got[0]["request_id"] == f"direct-{n}.1:x_y",
+              f"straight to instance {n} (not a trusted proxy): X-Forwarded-For is ignored "
+              f"({got[0]['client'] if got else '?'}); a plain X-Request-Id is kept", str(got))
+    before = len(a.audit())
+    r = req(a.port, "POST", "/mcp", {**headers, "X-Request-Id": "not plain<script>"}, body)
+    got = a.settled()[before:]
+    check(r.status == 200 and len(got) == 1 and got[0]["request_id"] is None,
+          "an X-Request-Id that is not a plain token: request_id null", str(got))
 
     print("== (b) 2026-07-28 calls, stateless, spread over both instances")
-    before = {n: len(i.settled()) for n, i in instances.items()}
+    before = {n: len(i.audit()) for n, i in instances.items()}
     calls = 24
     for k in range(calls):
         kind = k % 4
@@ -442,19 +553,30 @@ http {{
             ok = "==> bob.rs" in text and "main.rs" not in text
         if not ok or r.json().get("id") != k:
             raise Failed(f"call {k}: {r.status} {r.text()[:400]}")
-    after = {n: len(i.settled()) for n, i in instances.items()}
-    spread = {n: after[n] - before[n] for n in instances}
+    lines = new_lines(instances, before)
+    spread = {n: len(lines[n]) for n in instances}
     check(True, f"{calls} calls (tools/list, grep, read for alice; grep for bob): all answered "
           f"right, with the caller's id, each tenant seeing only its root")
     check(sum(spread.values()) == calls and min(spread.values()) >= calls // 4,
           f"they reached both instances: a {spread['a']}, b {spread['b']} "
           f"(each instance's audit lines)", str(spread))
+    check(all(l["client"].startswith(PROXIED) for ls in lines.values() for l in ls),
+          f"every one of their audit lines names the client behind nginx ({PROXIED}PORT)",
+          str([l["client"] for ls in lines.values() for l in ls if not l["client"].startswith(PROXIED)]))
+    by_id = access_lines(paths["access"])
+    matched = [(n, l, by_id.get(l["request_id"] or "")) for n, ls in lines.items() for l in ls]
+    bad = [(n, l["request_id"], hit) for n, l, hit in matched
+           if hit is None or hit[0] != CLIENT or hit[2] != f"127.0.0.1:{instances[n].port}"
+           or hit[1] != str(l["status"])]
+    check(not bad, "each audit line's request_id is nginx's $request_id of the same request: "
+          "its access-log line has the client's address, that instance as upstream and the "
+          "same status", str(bad[:3]))
 
     print("== (c) an SSE answer streams through (progress, then the result)")
     headers, body = modern_request(alice, "sse-1", "tools/call",
                                    {"name": "search", "arguments": {"repo": ".", "query": "widget"}},
                                    {"progressToken": "p1"})
-    conn = http.client.HTTPConnection("127.0.0.1", P, timeout=120)
+    conn = connect(P, timeout=120)
     conn.request("POST", "/mcp", body=json.dumps(body).encode(),
                  headers={**headers, "Content-Type": "application/json"})
     t0 = time.time()
@@ -490,7 +612,7 @@ http {{
     headers, body = modern_request(carol, "cancel-1", "tools/call",
                                    {"name": "search", "arguments": {"repo": ".", "query": "widget"}},
                                    {"progressToken": "c1"})
-    conn = http.client.HTTPConnection("127.0.0.1", P, timeout=60)
+    conn = connect(P, timeout=60)
     conn.request("POST", "/mcp", body=json.dumps(body).encode(),
                  headers={**headers, "Content-Type": "application/json"})
     resp = conn.getresponse()
@@ -545,6 +667,69 @@ http {{
     r = legacy_call(other.port, alice, sessions["alice"], 10, "tools/list")
     check(r.status == 404, "the same session sent straight to the other instance: 404 "
           "(why the stickiness is needed)", str(r.status))
+
+    print(f"== connections: nginx is not bounded per address (GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT"
+          f"={PER_CLIENT} on the instances), the client is")
+    home_i = instances[home["alice"]]
+    before = len(home_i.settled())
+    streams = []
+    n_streams = PER_CLIENT + 2
+    statuses = []
+    try:
+        for _ in range(n_streams):
+            s = initialize(P, alice)
+            sock = socket.create_connection(("127.0.0.1", P), timeout=10,
+                                            source_address=(CLIENT, 0))
+            streams.append(sock)
+            head = "".join(f"{k}: {v}\r\n" for k, v in legacy_headers(alice, s).items())
+            sock.sendall(f"GET /mcp HTTP/1.1\r\nHost: {PUBLIC_HOST}\r\n{head}\r\n".encode())
+            got = b""
+            while b"\r\n" not in got:
+                chunk = sock.recv(256)
+                if not chunk:
+                    break
+                got += chunk
+            statuses.append(int(got.split()[1]) if got.startswith(b"HTTP/1.1 ") else got)
+    finally:
+        # Every stream was open until here: the instance held them all at once.
+        for sock in streams:
+            sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+    gets = []
+    deadline = time.time() + 10
+    while len(gets) < n_streams and time.time() < deadline:
+        time.sleep(0.1)
+        gets = [l for l in home_i.audit()[before:] if l["http"] == "GET"]
+    check(statuses == [200] * n_streams and len(gets) == n_streams
+          and all(l["client"].startswith(PROXIED) for l in gets),
+          f"{n_streams} legacy session streams (GET) open at once through nginx: all 200, "
+          f"{n_streams} connections from nginx to instance {home_i.name} at once", 
+          f"{statuses} {[l['client'] for l in gets]}")
+    direct = []
+    try:
+        for _ in range(PER_CLIENT + 1):
+            sock = socket.create_connection(("127.0.0.1", a.port), timeout=5,
+                                            source_address=(CLIENT, 0))
+            direct.append(sock)
+        first = direct[-1].recv(64)
+        held = []
+        for sock in direct[:-1]:
+            sock.setblocking(False)
+            try:
+                held.append(sock.recv(64))
+            except BlockingIOError:
+                held.append(None)
+    finally:
+        for sock in direct:
+            sock.close()
+    # The instance frees the address's slots as its threads see the closes.
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        if req(a.port, "GET", "/.well-known/oauth-protected-resource").status == 200:
+            break
+    check(first.startswith(b"HTTP/1.1 429") and held == [None] * PER_CLIENT,
+          f"{PER_CLIENT + 1} connections straight from {CLIENT} to instance a: the last one "
+          "is refused (429), the address is bounded", f"{first!r} {held}")
 
     print("== bodies and transports")
     headers, body = modern_request(alice, "chunked", "tools/list")
@@ -602,6 +787,11 @@ http {{
     with open(paths["access"]) as f:
         log = f.read()
     check("Bearer" not in log and alice not in log, "nginx's access log holds no token")
+    with open(b.log, errors="replace") as f:
+        on_stderr = sum(1 for l in f if l.startswith('{"audit"'))
+    check(on_stderr == 0 and len(b.audit()) > 20,
+          f"instance b's audit trail went to descriptor 3 ({len(b.audit())} lines in "
+          "b-audit.log), none to its stderr", f"{on_stderr} on stderr")
 
 
 if __name__ == "__main__":

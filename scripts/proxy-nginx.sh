@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # proxy-nginx.sh: two `gnaw-mcp --listen` instances behind nginx, run with contrib/nginx/gnaw-mcp.conf
 # (its ports, certificate and log paths replaced; everything else as shipped), checked through
-# the proxy: 401 and the metadata under GNAW_MCP_PUBLIC_URL, Origin, 2026-07-28 calls spread
-# over both instances (counted in each one's audit lines), an SSE answer streamed, a call
-# cancelled by closing its connection, legacy sessions kept on one instance, chunked and
-# oversized bodies, TLS, the port-80 redirect, and one instance killed: stateless calls go on,
-# its legacy sessions are 404 and re-initialized.
+# the proxy: 401 and the metadata under GNAW_MCP_PUBLIC_URL, Origin (a loopback origin refused,
+# the public URL's own origin served), the audit naming the client behind nginx (the test
+# client connects from 127.0.0.2) with nginx's $request_id as its request_id, X-Forwarded-For
+# ignored from an untrusted peer, 2026-07-28 calls spread over both instances (counted in each
+# one's audit lines), an SSE answer streamed, a call cancelled by closing its connection,
+# legacy sessions kept on one instance, nginx's connections exempt from the per-address bound
+# (GNAW_MCP_TRUSTED_PROXIES) while a direct client is held to it, chunked and oversized
+# bodies, TLS, the port-80 redirect, and one instance killed: stateless calls go on, its
+# legacy sessions are 404 and re-initialized. One instance takes its settings from the
+# environment; the other from `--config FILE`, with its audit trail on descriptor 3.
 # The checks are in scripts/proxy-nginx.py; this wrapper finds (or installs) nginx.
 #
 # nginx runs as the current user from a temp prefix on free loopback ports (no root needed).

@@ -187,19 +187,25 @@ fn errno_name(code: i32) -> String {
 }
 
 /// Everything the probes aim at. [`Prepared`] fills it in on the unconfined side; it crosses to
-/// the child in environment variables ([`Targets::to_env`], [`Targets::from_env`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// the child as one environment variable holding it as JSON ([`Targets::to_env`],
+/// [`Targets::from_env`]), paths as their bytes so that any root's name crosses.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Targets {
     /// The canonical root (the first, when there are several).
+    #[serde(with = "path_bytes")]
     pub root: PathBuf,
     /// The other roots, when the server reads several: the child confines itself to all.
+    #[serde(with = "path_bytes")]
     pub other_roots: Vec<PathBuf>,
     /// A readable regular file in the second root (positive control across roots).
+    #[serde(with = "path_bytes")]
     pub other_inside_file: Option<PathBuf>,
     /// A directory above every root and under none (their nearest common ancestor, or its
     /// parent when that is a root itself): what lies between and above roots is unreadable.
+    #[serde(with = "path_bytes")]
     pub above_roots: Option<PathBuf>,
     /// An existing regular file under the root that this user can read (positive control).
+    #[serde(with = "path_bytes")]
     pub inside_file: Option<PathBuf>,
     /// Whether this user could write `inside_file` without the sandbox (else write probes on
     /// it would prove nothing and are skipped).
@@ -207,7 +213,9 @@ pub struct Targets {
     /// Whether this user could create entries in the root without the sandbox.
     pub root_writable: bool,
     /// A directory outside the root, and a file in it.
+    #[serde(with = "path_bytes")]
     pub outside_dir: Option<PathBuf>,
+    #[serde(with = "path_bytes")]
     pub outside_file: Option<PathBuf>,
     /// A listening TCP port on 127.0.0.1.
     pub tcp_port: Option<u16>,
@@ -218,6 +226,7 @@ pub struct Targets {
     /// A bound UDP socket on 127.0.0.1.
     pub udp_port: Option<u16>,
     /// A listening pathname UNIX socket, outside the root.
+    #[serde(with = "path_bytes")]
     pub unix_socket: Option<PathBuf>,
     /// A process outside the sandbox to trace and read, and the address of [`VICTIM_MARKER`]
     /// in it.
@@ -227,7 +236,8 @@ pub struct Targets {
     pub scratch_name: String,
 }
 
-const ENV_PREFIX: &str = "GNAW_SELF_TEST_";
+/// The variable that carries the targets to the child.
+const TARGETS_VAR: &str = "GNAW_SELF_TEST_TARGETS";
 
 impl Targets {
     /// Every root the child confines itself to: [`Targets::root`], then the others.
@@ -237,101 +247,110 @@ impl Targets {
         roots
     }
 
-    /// The targets as environment variables for the child.
+    /// The targets as the child's environment: one variable, the targets as JSON.
     pub fn to_env(&self) -> Vec<(String, std::ffi::OsString)> {
-        let mut env: Vec<(String, std::ffi::OsString)> = Vec::new();
-        let mut put = |k: &str, v: std::ffi::OsString| env.push((format!("{ENV_PREFIX}{k}"), v));
-        put("ROOT", self.root.clone().into());
-        if !self.other_roots.is_empty()
-            && let Ok(list) = std::env::join_paths(&self.other_roots)
-        {
-            put("OTHER_ROOTS", list);
-        }
-        if let Some(p) = &self.other_inside_file {
-            put("OTHER_INSIDE_FILE", p.clone().into());
-        }
-        if let Some(p) = &self.above_roots {
-            put("ABOVE_ROOTS", p.clone().into());
-        }
-        if let Some(p) = &self.inside_file {
-            put("INSIDE_FILE", p.clone().into());
-        }
-        put("INSIDE_WRITABLE", bool_str(self.inside_writable).into());
-        put("ROOT_WRITABLE", bool_str(self.root_writable).into());
-        if let Some(p) = &self.outside_dir {
-            put("OUTSIDE_DIR", p.clone().into());
-        }
-        if let Some(p) = &self.outside_file {
-            put("OUTSIDE_FILE", p.clone().into());
-        }
-        if let Some(p) = self.tcp_port {
-            put("TCP_PORT", p.to_string().into());
-        }
-        if let Some(s) = &self.abstract_socket {
-            put("ABSTRACT_SOCKET", s.into());
-        }
-        if let Some(p) = self.signal_pid {
-            put("SIGNAL_PID", p.to_string().into());
-        }
-        if let Some(p) = self.udp_port {
-            put("UDP_PORT", p.to_string().into());
-        }
-        if let Some(p) = &self.unix_socket {
-            put("UNIX_SOCKET", p.clone().into());
-        }
-        if let Some(p) = self.victim_pid {
-            put("VICTIM_PID", p.to_string().into());
-        }
-        if let Some(a) = self.victim_addr {
-            put("VICTIM_ADDR", a.to_string().into());
-        }
-        put("SCRATCH_NAME", self.scratch_name.clone().into());
-        env
+        let json = serde_json::to_string(self).unwrap_or_default();
+        vec![(TARGETS_VAR.to_string(), json.into())]
     }
 
-    /// Read the targets back in the child. `None` when the root is missing (not a self-test
+    /// Read the targets back in the child. `None` when there are none (not a self-test
     /// child).
     pub fn from_env() -> Option<Targets> {
         Targets::from_vars(|k| std::env::var_os(k))
     }
 
     fn from_vars(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<Targets> {
-        let get = |k: &str| var(&format!("{ENV_PREFIX}{k}"));
-        let text = |k: &str| get(k).and_then(|v| v.into_string().ok());
-        Some(Targets {
-            root: PathBuf::from(get("ROOT")?),
-            other_roots: get("OTHER_ROOTS")
-                .map(|l| std::env::split_paths(&l).collect())
-                .unwrap_or_default(),
-            other_inside_file: get("OTHER_INSIDE_FILE").map(PathBuf::from),
-            above_roots: get("ABOVE_ROOTS").map(PathBuf::from),
-            inside_file: get("INSIDE_FILE").map(PathBuf::from),
-            inside_writable: text("INSIDE_WRITABLE").as_deref() == Some("1"),
-            root_writable: text("ROOT_WRITABLE").as_deref() == Some("1"),
-            outside_dir: get("OUTSIDE_DIR").map(PathBuf::from),
-            outside_file: get("OUTSIDE_FILE").map(PathBuf::from),
-            tcp_port: text("TCP_PORT").and_then(|p| p.parse().ok()),
-            abstract_socket: text("ABSTRACT_SOCKET"),
-            signal_pid: text("SIGNAL_PID").and_then(|p| p.parse().ok()),
-            udp_port: text("UDP_PORT").and_then(|p| p.parse().ok()),
-            unix_socket: get("UNIX_SOCKET").map(PathBuf::from),
-            victim_pid: text("VICTIM_PID").and_then(|p| p.parse().ok()),
-            victim_addr: text("VICTIM_ADDR").and_then(|p| p.parse().ok()),
-            scratch_name: text("SCRATCH_NAME").unwrap_or_else(|| ".gnaw-self-test".into()),
-        })
+        serde_json::from_str(var(TARGETS_VAR)?.to_str()?).ok()
+    }
+
+    /// The inside file, for a probe that needs `allowed` (this user's right to write it, or to
+    /// make entries beside it) to prove anything; or why the probe is skipped.
+    fn inside_if(&self, allowed: bool, why: &'static str) -> Result<&Path, &'static str> {
+        match self.inside_file.as_deref() {
+            None => Err(NO_FILE),
+            Some(_) if !allowed => Err(why),
+            Some(p) => Ok(p),
+        }
+    }
+
+    /// The inside file, when this user could write it without the sandbox.
+    fn writable_inside(&self) -> Result<&Path, &'static str> {
+        self.inside_if(self.inside_writable, NOT_WRITABLE)
+    }
+
+    /// The inside file, when this user could make entries beside it without the sandbox.
+    fn inside_writable_root(&self) -> Result<&Path, &'static str> {
+        self.inside_if(self.root_writable, ROOT_RO)
+    }
+
+    /// The name a create probe uses in the root.
+    fn scratch(&self) -> PathBuf {
+        self.root.join(&self.scratch_name)
     }
 }
 
-fn bool_str(b: bool) -> &'static str {
-    if b { "1" } else { "0" }
+/// Paths as their bytes in JSON (a path need not be UTF-8), for [`PathBuf`], `Option` of one
+/// and a `Vec` of them.
+mod path_bytes {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::ffi::OsString;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::path::PathBuf;
+
+    /// A type whose paths travel as bytes.
+    pub trait AsBytes: Sized {
+        type Bytes: Serialize + for<'de> Deserialize<'de>;
+        fn to_bytes(&self) -> Self::Bytes;
+        fn from_bytes(b: Self::Bytes) -> Self;
+    }
+
+    impl AsBytes for PathBuf {
+        type Bytes = Vec<u8>;
+        fn to_bytes(&self) -> Vec<u8> {
+            self.as_os_str().as_bytes().to_vec()
+        }
+        fn from_bytes(b: Vec<u8>) -> PathBuf {
+            OsString::from_vec(b).into()
+        }
+    }
+
+    impl<T: AsBytes> AsBytes for Option<T> {
+        type Bytes = Option<T::Bytes>;
+        fn to_bytes(&self) -> Self::Bytes {
+            self.as_ref().map(T::to_bytes)
+        }
+        fn from_bytes(b: Self::Bytes) -> Self {
+            b.map(T::from_bytes)
+        }
+    }
+
+    impl<T: AsBytes> AsBytes for Vec<T> {
+        type Bytes = Vec<T::Bytes>;
+        fn to_bytes(&self) -> Self::Bytes {
+            self.iter().map(T::to_bytes).collect()
+        }
+        fn from_bytes(b: Self::Bytes) -> Self {
+            b.into_iter().map(T::from_bytes).collect()
+        }
+    }
+
+    pub fn serialize<T: AsBytes, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+        value.to_bytes().serialize(s)
+    }
+
+    pub fn deserialize<'de, T: AsBytes, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+        T::Bytes::deserialize(d).map(T::from_bytes)
+    }
 }
 
 /// One probe and the layers that stop it. `None` in a column: that layer alone does not stop
 /// it. With several layers applied the first that stops it answers, in the order seccomp (it
 /// refuses the call at entry), Landlock, capabilities.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub struct Probe {
     pub name: &'static str,
+    /// What the probe does: the system call it tries, on what was prepared for it.
+    run: fn(&Targets) -> Observed,
     pub seccomp: Option<i32>,
     pub landlock: Option<i32>,
     pub capabilities: Option<i32>,
@@ -339,7 +358,24 @@ pub struct Probe {
     pub several_roots: bool,
 }
 
+impl fmt::Debug for Probe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Probe")
+            .field("name", &self.name)
+            .field("seccomp", &self.seccomp)
+            .field("landlock", &self.landlock)
+            .field("capabilities", &self.capabilities)
+            .field("several_roots", &self.several_roots)
+            .finish()
+    }
+}
+
 impl Probe {
+    /// Try it, in this process.
+    pub fn run(&self, t: &Targets) -> Observed {
+        (self.run)(t)
+    }
+
     /// Whether the probe runs for these targets (one that needs several roots does not run
     /// with one).
     pub fn applies(&self, t: &Targets) -> bool {
@@ -377,12 +413,14 @@ impl Probe {
 
 const fn probe(
     name: &'static str,
+    run: fn(&Targets) -> Observed,
     seccomp: Option<i32>,
     landlock: Option<i32>,
     capabilities: Option<i32>,
 ) -> Probe {
     Probe {
         name,
+        run,
         seccomp,
         landlock,
         capabilities,
@@ -391,70 +429,332 @@ const fn probe(
 }
 
 /// A probe that only runs when the sandbox holds several roots.
-const fn across_roots(name: &'static str, landlock: Option<i32>) -> Probe {
+const fn across_roots(
+    name: &'static str,
+    run: fn(&Targets) -> Observed,
+    landlock: Option<i32>,
+) -> Probe {
     Probe {
         several_roots: true,
-        ..probe(name, None, landlock, None)
+        ..probe(name, run, None, landlock, None)
     }
 }
 
 const EPERM: Option<i32> = Some(libc::EPERM);
 const EACCES: Option<i32> = Some(libc::EACCES);
 
-/// Every probe, in the order they run. [`run_probes`] answers each once. `unshare_newuser` moves
-/// the process into a new user namespace when it succeeds, so it is the last kernel probe.
+/// Every probe, in the order they run: its name, what it does, and the errno each layer stops
+/// it with. [`run_probes`] answers each once. `unshare_newuser` moves the process into a new
+/// user namespace when it succeeds, so it is the last kernel probe.
 pub const PROBES: &[Probe] = &[
     // Positive controls: reading inside the root, threads.
-    probe("read_inside", None, None, None),
-    probe("list_root", None, None, None),
-    across_roots("read_other_root", None),
-    probe("threads", None, None, None),
+    probe(
+        "read_inside",
+        |t| with(t.inside_file.as_ref(), NO_FILE, read),
+        None,
+        None,
+        None,
+    ),
+    probe("list_root", |t| code(list(&t.root)), None, None, None),
+    across_roots(
+        "read_other_root",
+        |t| {
+            with(
+                t.other_inside_file.as_ref(),
+                "the second root holds no regular file this user can read",
+                read,
+            )
+        },
+        None,
+    ),
+    probe("threads", |_| code(sys::threads()), None, None, None),
     // Landlock: files outside the root (seccomp allows read-only opens: Landlock decides).
-    probe("read_outside", None, EACCES, None),
-    probe("list_outside", None, EACCES, None),
-    probe("list_above_roots", None, EACCES, None),
-    probe("read_etc_passwd", None, EACCES, None),
-    probe("read_proc_self_status", None, EACCES, None),
+    probe(
+        "read_outside",
+        |t| with(t.outside_file.as_ref(), NO_OUTSIDE_FILE, read),
+        None,
+        EACCES,
+        None,
+    ),
+    probe(
+        "list_outside",
+        |t| with(t.outside_dir.as_ref(), NO_OUTSIDE_DIR, list),
+        None,
+        EACCES,
+        None,
+    ),
+    probe(
+        "list_above_roots",
+        |t| {
+            with(
+                t.above_roots.as_ref(),
+                "no directory lies above the roots (the root is /)",
+                list,
+            )
+        },
+        None,
+        EACCES,
+        None,
+    ),
+    probe(
+        "read_etc_passwd",
+        |t| read_outside_root(t, "/etc/passwd"),
+        None,
+        EACCES,
+        None,
+    ),
+    probe(
+        "read_proc_self_status",
+        |t| read_outside_root(t, "/proc/self/status"),
+        None,
+        EACCES,
+        None,
+    ),
     // Writes inside the root: Landlock, and seccomp refuses every write-side call.
-    probe("open_write_inside", EPERM, EACCES, None),
-    probe("open_append_inside", EPERM, EACCES, None),
-    probe("truncate_inside", EPERM, EACCES, None),
-    probe("rename_inside", EPERM, EACCES, None),
-    probe("create_file_inside", EPERM, EACCES, None),
-    probe("mkdir_inside", EPERM, EACCES, None),
-    probe("symlink_inside", EPERM, EACCES, None),
-    probe("mkfifo_inside", EPERM, EACCES, None),
-    probe("hardlink_inside", EPERM, EACCES, None),
+    probe(
+        "open_write_inside",
+        |t| open_inside(t, false),
+        EPERM,
+        EACCES,
+        None,
+    ),
+    probe(
+        "open_append_inside",
+        |t| open_inside(t, true),
+        EPERM,
+        EACCES,
+        None,
+    ),
+    probe("truncate_inside", truncate_inside, EPERM, EACCES, None),
+    // Onto itself: a no-op when allowed, but the kernel still asks Landlock first.
+    probe(
+        "rename_inside",
+        |t| {
+            t.inside_writable_root()
+                .map_or_else(skip, |p| code(fs::rename(p, p)))
+        },
+        EPERM,
+        EACCES,
+        None,
+    ),
+    probe(
+        "create_file_inside",
+        |t| create_inside(t, |p| fs::File::create_new(p).map(drop)),
+        EPERM,
+        EACCES,
+        None,
+    ),
+    probe(
+        "mkdir_inside",
+        |t| create_inside(t, |p| fs::create_dir(p)),
+        EPERM,
+        EACCES,
+        None,
+    ),
+    probe(
+        "symlink_inside",
+        |t| create_inside(t, |p| std::os::unix::fs::symlink(".", p)),
+        EPERM,
+        EACCES,
+        None,
+    ),
+    probe(
+        "mkfifo_inside",
+        |t| {
+            create_inside(t, |p| {
+                nix::unistd::mkfifo(p, nix::sys::stat::Mode::S_IRUSR).map_err(io::Error::from)
+            })
+        },
+        EPERM,
+        EACCES,
+        None,
+    ),
+    probe("hardlink_inside", hardlink_inside, EPERM, EACCES, None),
     // Execute, TCP, abstract UNIX sockets, signals, ptrace: Landlock and seccomp.
-    probe("exec_bin_true", EPERM, EACCES, None),
-    probe("tcp_connect", EPERM, EACCES, None),
-    probe("tcp_bind", EPERM, EACCES, None),
-    probe("abstract_unix_connect", EPERM, EPERM, None),
-    probe("signal_other_process", EPERM, EPERM, None),
+    probe("exec_bin_true", exec_bin_true, EPERM, EACCES, None),
+    probe(
+        "tcp_connect",
+        |t| {
+            with(t.tcp_port, NO_TCP, |port| {
+                TcpStream::connect(("127.0.0.1", port)).map(drop)
+            })
+        },
+        EPERM,
+        EACCES,
+        None,
+    ),
+    probe(
+        "tcp_bind",
+        |_| code(TcpListener::bind(("127.0.0.1", 0)).map(drop)),
+        EPERM,
+        EACCES,
+        None,
+    ),
+    probe(
+        "abstract_unix_connect",
+        abstract_unix_connect,
+        EPERM,
+        EPERM,
+        None,
+    ),
+    probe(
+        "signal_other_process",
+        |t| {
+            with(t.signal_pid, "no process to signal", |pid| {
+                // Signal 0 delivers nothing but goes through the same permission check.
+                nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+                    .map_err(io::Error::from)
+            })
+        },
+        EPERM,
+        EPERM,
+        None,
+    ),
     // Without capabilities a process cannot trace one whose permitted set is not a subset of
     // its own (a victim started as root), hence the third column.
-    probe("ptrace_attach", EPERM, EPERM, EPERM),
-    probe("process_vm_readv", EPERM, EPERM, EPERM),
+    probe(
+        "ptrace_attach",
+        |t| with(t.victim_pid, NO_VICTIM, sys::ptrace_seize),
+        EPERM,
+        EPERM,
+        EPERM,
+    ),
+    probe(
+        "process_vm_readv",
+        |t| match (t.victim_pid, t.victim_addr) {
+            (Some(pid), Some(addr)) => code(sys::process_vm_readv(pid, addr, &VICTIM_MARKER)),
+            _ => skip(NO_VICTIM),
+        },
+        EPERM,
+        EPERM,
+        EPERM,
+    ),
     // What Landlock ABI 7 does not see: seccomp, and for some the capability drop.
-    probe("udp_sendto", EPERM, None, None),
-    probe("unix_pathname_connect", EPERM, None, None),
-    probe("raw_socket", EPERM, None, EPERM),
-    probe("packet_socket", EPERM, None, EPERM),
-    probe("netlink_socket", EPERM, None, None),
-    probe("mptcp_connect", EPERM, None, None),
-    probe("tcp_fastopen_sendto", EPERM, None, None),
-    probe("io_uring_setup", EPERM, None, None),
-    probe("memfd_execveat", EPERM, None, None),
-    probe("bpf_map_create", EPERM, None, EPERM),
-    probe("perf_event_open", EPERM, None, None),
-    probe("keyctl", EPERM, None, None),
-    probe("fanotify_init", EPERM, None, EPERM),
-    probe("mount_bind", EPERM, EPERM, EPERM),
-    probe("setns_net", EPERM, None, EPERM),
-    probe("x32_syscall", EPERM, None, None),
-    probe("clone_newuser", EPERM, None, None),
-    probe("unshare_newuser", EPERM, None, None),
-    probe("stdout_still_works", None, None, None),
+    probe(
+        "udp_sendto",
+        |t| with(t.udp_port, "no UDP socket was prepared", sys::udp_sendto),
+        EPERM,
+        None,
+        None,
+    ),
+    probe(
+        "unix_pathname_connect",
+        |t| {
+            with(
+                t.unix_socket.as_ref(),
+                "no pathname UNIX socket was prepared",
+                |p| sys::unix_pathname_connect(p),
+            )
+        },
+        EPERM,
+        None,
+        None,
+    ),
+    probe(
+        "raw_socket",
+        |_| code(sys::raw_socket()),
+        EPERM,
+        None,
+        EPERM,
+    ),
+    probe(
+        "packet_socket",
+        |_| code(sys::packet_socket()),
+        EPERM,
+        None,
+        EPERM,
+    ),
+    probe(
+        "netlink_socket",
+        |_| code(sys::netlink_socket()),
+        EPERM,
+        None,
+        None,
+    ),
+    probe(
+        "mptcp_connect",
+        |t| with(t.tcp_port, NO_TCP, sys::mptcp_connect),
+        EPERM,
+        None,
+        None,
+    ),
+    probe(
+        "tcp_fastopen_sendto",
+        |t| with(t.tcp_port, NO_TCP, sys::tcp_fastopen_sendto),
+        EPERM,
+        None,
+        None,
+    ),
+    probe(
+        "io_uring_setup",
+        |_| code(sys::io_uring_setup()),
+        EPERM,
+        None,
+        None,
+    ),
+    probe(
+        "memfd_execveat",
+        |_| code(sys::memfd_exec()),
+        EPERM,
+        None,
+        None,
+    ),
+    probe(
+        "bpf_map_create",
+        |_| code(sys::bpf_map_create()),
+        EPERM,
+        None,
+        EPERM,
+    ),
+    probe(
+        "perf_event_open",
+        |_| code(sys::perf_event_open()),
+        EPERM,
+        None,
+        None,
+    ),
+    probe("keyctl", |_| code(sys::keyctl()), EPERM, None, None),
+    probe(
+        "fanotify_init",
+        |_| code(sys::fanotify_init()),
+        EPERM,
+        None,
+        EPERM,
+    ),
+    probe(
+        "mount_bind",
+        |t| {
+            with(t.outside_dir.as_ref(), NO_OUTSIDE_DIR, |d| {
+                sys::mount_bind(d)
+            })
+        },
+        EPERM,
+        EPERM,
+        EPERM,
+    ),
+    probe("setns_net", |_| code(sys::setns_net()), EPERM, None, EPERM),
+    probe("x32_syscall", x32_syscall, EPERM, None, None),
+    probe(
+        "clone_newuser",
+        |_| code(sys::clone_newuser()),
+        EPERM,
+        None,
+        None,
+    ),
+    probe(
+        "unshare_newuser",
+        |_| code(sys::unshare_newuser()),
+        EPERM,
+        None,
+        None,
+    ),
+    probe(
+        "stdout_still_works",
+        |_| code(io::stdout().flush()),
+        None,
+        None,
+        None,
+    ),
 ];
 
 /// The probe named `name`.
@@ -487,163 +787,110 @@ pub fn run_probes(t: &Targets, layers: Layers) -> Vec<ProbeResult> {
         .map(|p| ProbeResult {
             name: p.name.to_string(),
             expect: p.expect(layers),
-            observed: run_one(p.name, t),
+            observed: p.run(t),
         })
         .collect()
 }
 
-fn run_one(name: &str, t: &Targets) -> Observed {
-    let scratch = t.root.join(&t.scratch_name);
-    let inside = t.inside_file.as_deref();
-    const NO_FILE: &str = "the root holds no regular file this user can read";
-    const NOT_WRITABLE: &str =
-        "this user cannot write the chosen file even without the sandbox; nothing to prove";
-    const ROOT_RO: &str =
-        "this user cannot create entries in the root even without the sandbox; nothing to prove";
-    const NO_OUTSIDE_FILE: &str = "no place outside the root for a scratch file";
-    const NO_OUTSIDE_DIR: &str = "no place outside the root for a scratch directory";
-    const NO_TCP: &str = "no TCP listener was prepared";
-    const NO_VICTIM: &str = "no victim process was prepared";
-    // The inside file, for a probe that needs `allowed` (this user's right to write it, or to
-    // make entries beside it) to prove anything; or why the probe is skipped.
-    let inside_if = |allowed: bool, why: &'static str| match inside {
-        None => Err(NO_FILE),
-        Some(_) if !allowed => Err(why),
-        Some(p) => Ok(p),
-    };
-    let writable_inside = inside_if(t.inside_writable, NOT_WRITABLE);
-    let inside_writable_root = inside_if(t.root_writable, ROOT_RO);
-    match name {
-        "read_inside" => with(inside, NO_FILE, |p| fs::read(p).map(drop)),
-        "list_root" => code(fs::read_dir(&t.root).map(drop)),
-        "read_other_root" => with(
-            t.other_inside_file.as_ref(),
-            "the second root holds no regular file this user can read",
-            |p| fs::read(p).map(drop),
-        ),
-        "list_above_roots" => with(
-            t.above_roots.as_ref(),
-            "no directory lies above the roots (the root is /)",
-            |p| fs::read_dir(p).map(drop),
-        ),
-        "read_outside" => with(t.outside_file.as_ref(), NO_OUTSIDE_FILE, |p| {
-            fs::read(p).map(drop)
-        }),
-        "list_outside" => with(t.outside_dir.as_ref(), NO_OUTSIDE_DIR, |p| {
-            fs::read_dir(p).map(drop)
-        }),
-        "read_etc_passwd" | "read_proc_self_status" => {
-            let p = Path::new(if name == "read_etc_passwd" {
-                "/etc/passwd"
-            } else {
-                "/proc/self/status"
-            });
-            if under(&t.root, p) {
-                skip("the path is inside the root")
-            } else {
-                code(fs::read(p).map(drop))
-            }
+const NO_FILE: &str = "the root holds no regular file this user can read";
+const NOT_WRITABLE: &str =
+    "this user cannot write the chosen file even without the sandbox; nothing to prove";
+const ROOT_RO: &str =
+    "this user cannot create entries in the root even without the sandbox; nothing to prove";
+const NO_OUTSIDE_FILE: &str = "no place outside the root for a scratch file";
+const NO_OUTSIDE_DIR: &str = "no place outside the root for a scratch directory";
+const NO_TCP: &str = "no TCP listener was prepared";
+const NO_VICTIM: &str = "no victim process was prepared";
+
+fn read(p: &PathBuf) -> io::Result<()> {
+    fs::read(p).map(drop)
+}
+
+fn list(p: &PathBuf) -> io::Result<()> {
+    fs::read_dir(p).map(drop)
+}
+
+/// Read a well-known file, unless it lies inside the root (then it proves nothing).
+fn read_outside_root(t: &Targets, path: &str) -> Observed {
+    let p = Path::new(path);
+    if under(&t.root, p) {
+        skip("the path is inside the root")
+    } else {
+        code(fs::read(p).map(drop))
+    }
+}
+
+/// Open the inside file for writing (`append`: for appending), never writing to it.
+fn open_inside(t: &Targets, append: bool) -> Observed {
+    t.writable_inside().map_or_else(skip, |p| {
+        let mut o = fs::OpenOptions::new();
+        if append {
+            o.append(true);
+        } else {
+            o.write(true);
         }
-        "open_write_inside" | "open_append_inside" => writable_inside.map_or_else(skip, |p| {
-            // Opened for writing, never written.
-            let mut o = fs::OpenOptions::new();
-            if name == "open_write_inside" {
-                o.write(true);
-            } else {
-                o.append(true);
-            }
-            code(o.custom_flags(libc::O_NONBLOCK).open(p).map(drop))
-        }),
-        "truncate_inside" => writable_inside.map_or_else(skip, |p| {
-            // To its current length: the content is unchanged even if this succeeds.
-            let len = fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-            let len = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);
-            code(nix::unistd::truncate(p, len).map_err(io::Error::from))
-        }),
-        // Onto itself: a no-op when allowed, but the kernel still asks Landlock first.
-        "rename_inside" => inside_writable_root.map_or_else(skip, |p| code(fs::rename(p, p))),
-        "create_file_inside" | "mkdir_inside" | "symlink_inside" | "mkfifo_inside" => {
-            if !t.root_writable {
-                return skip(ROOT_RO);
-            }
-            let r = match name {
-                "create_file_inside" => fs::File::create_new(&scratch).map(drop),
-                "mkdir_inside" => fs::create_dir(&scratch),
-                "symlink_inside" => std::os::unix::fs::symlink(".", &scratch),
-                _ => nix::unistd::mkfifo(&scratch, nix::sys::stat::Mode::S_IRUSR)
-                    .map_err(io::Error::from),
-            };
-            undo(&scratch, &r);
-            code(r)
-        }
-        "hardlink_inside" => inside_writable_root.map_or_else(skip, |p| {
-            let r = fs::hard_link(p, &scratch);
-            undo(&scratch, &r);
-            code(r)
-        }),
-        "exec_bin_true" => {
-            let p = Path::new("/bin/true");
-            if under(&t.root, p) {
-                skip("/bin/true is inside the root")
-            } else {
-                // Inherited stdio: opening /dev/null would be refused before the exec is tried.
-                code(Command::new(p).status().map(drop))
-            }
-        }
-        "tcp_connect" => with(t.tcp_port, NO_TCP, |port| {
-            TcpStream::connect(("127.0.0.1", port)).map(drop)
-        }),
-        "tcp_bind" => code(TcpListener::bind(("127.0.0.1", 0)).map(drop)),
-        "abstract_unix_connect" => with(
-            t.abstract_socket.as_ref(),
-            "no abstract UNIX socket was prepared",
-            |n| {
-                SocketAddr::from_abstract_name(n.as_bytes())
-                    .and_then(|a| UnixStream::connect_addr(&a))
-                    .map(drop)
-            },
-        ),
-        "signal_other_process" => with(t.signal_pid, "no process to signal", |pid| {
-            // Signal 0 delivers nothing but goes through the same permission check.
-            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).map_err(io::Error::from)
-        }),
-        "stdout_still_works" => code(io::stdout().flush()),
-        "threads" => code(sys::threads()),
-        "ptrace_attach" => with(t.victim_pid, NO_VICTIM, sys::ptrace_seize),
-        "process_vm_readv" => match (t.victim_pid, t.victim_addr) {
-            (Some(pid), Some(addr)) => code(sys::process_vm_readv(pid, addr, &VICTIM_MARKER)),
-            _ => skip(NO_VICTIM),
+        code(o.custom_flags(libc::O_NONBLOCK).open(p).map(drop))
+    })
+}
+
+/// Truncate the inside file to its current length: the content is unchanged even if this
+/// succeeds.
+fn truncate_inside(t: &Targets) -> Observed {
+    t.writable_inside().map_or_else(skip, |p| {
+        let len = fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        let len = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);
+        code(nix::unistd::truncate(p, len).map_err(io::Error::from))
+    })
+}
+
+/// Make an entry at the scratch name with `make`, and remove it at once if that worked.
+fn create_inside(t: &Targets, make: impl FnOnce(&Path) -> io::Result<()>) -> Observed {
+    if !t.root_writable {
+        return skip(ROOT_RO);
+    }
+    let scratch = t.scratch();
+    let r = make(&scratch);
+    undo(&scratch, &r);
+    code(r)
+}
+
+fn hardlink_inside(t: &Targets) -> Observed {
+    t.inside_writable_root().map_or_else(skip, |p| {
+        let scratch = t.scratch();
+        let r = fs::hard_link(p, &scratch);
+        undo(&scratch, &r);
+        code(r)
+    })
+}
+
+fn exec_bin_true(t: &Targets) -> Observed {
+    let p = Path::new("/bin/true");
+    if under(&t.root, p) {
+        skip("/bin/true is inside the root")
+    } else {
+        // Inherited stdio: opening /dev/null would be refused before the exec is tried.
+        code(Command::new(p).status().map(drop))
+    }
+}
+
+fn abstract_unix_connect(t: &Targets) -> Observed {
+    with(
+        t.abstract_socket.as_ref(),
+        "no abstract UNIX socket was prepared",
+        |n| {
+            SocketAddr::from_abstract_name(n.as_bytes())
+                .and_then(|a| UnixStream::connect_addr(&a))
+                .map(drop)
         },
-        "udp_sendto" => with(t.udp_port, "no UDP socket was prepared", sys::udp_sendto),
-        "unix_pathname_connect" => with(
-            t.unix_socket.as_ref(),
-            "no pathname UNIX socket was prepared",
-            |p| sys::unix_pathname_connect(p),
-        ),
-        "raw_socket" => code(sys::raw_socket()),
-        "packet_socket" => code(sys::packet_socket()),
-        "netlink_socket" => code(sys::netlink_socket()),
-        "mptcp_connect" => with(t.tcp_port, NO_TCP, sys::mptcp_connect),
-        "tcp_fastopen_sendto" => with(t.tcp_port, NO_TCP, sys::tcp_fastopen_sendto),
-        "io_uring_setup" => code(sys::io_uring_setup()),
-        "memfd_execveat" => code(sys::memfd_exec()),
-        "bpf_map_create" => code(sys::bpf_map_create()),
-        "perf_event_open" => code(sys::perf_event_open()),
-        "keyctl" => code(sys::keyctl()),
-        "fanotify_init" => code(sys::fanotify_init()),
-        "mount_bind" => with(t.outside_dir.as_ref(), NO_OUTSIDE_DIR, |d| {
-            sys::mount_bind(d)
-        }),
-        "setns_net" => code(sys::setns_net()),
-        "x32_syscall" => match sys::x32_getpid() {
-            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
-                skip("this kernel has no x32 system calls (ENOSYS): nothing to refuse")
-            }
-            r => code(r),
-        },
-        "clone_newuser" => code(sys::clone_newuser()),
-        "unshare_newuser" => code(sys::unshare_newuser()),
-        _ => skip("unknown probe"),
+    )
+}
+
+fn x32_syscall(_: &Targets) -> Observed {
+    match sys::x32_getpid() {
+        Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
+            skip("this kernel has no x32 system calls (ENOSYS): nothing to refuse")
+        }
+        r => code(r),
     }
 }
 
@@ -1315,9 +1562,14 @@ mod tests {
 
     #[test]
     fn targets_round_trip_through_the_environment() {
+        use std::os::unix::ffi::OsStringExt;
         let t = Targets {
             root: "/r".into(),
-            other_roots: vec!["/q".into(), "/p".into()],
+            // A root whose name is not UTF-8 crosses too.
+            other_roots: vec![
+                std::ffi::OsString::from_vec(b"/q\xff".to_vec()).into(),
+                "/p".into(),
+            ],
             other_inside_file: Some("/q/f".into()),
             above_roots: Some("/".into()),
             inside_file: Some("/r/f".into()),
@@ -1338,6 +1590,7 @@ mod tests {
         let back = Targets::from_vars(|k| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()));
         assert_eq!(back, Some(t));
         assert_eq!(Targets::from_vars(|_| None), None);
+        assert_eq!(env.len(), 1, "one variable carries them");
     }
 
     #[test]

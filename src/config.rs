@@ -565,7 +565,7 @@ fn bad_value(key: &str, got: &str, want: &str) -> String {
 }
 
 fn unknown_key(key: &str, valid: &[&str], prefix: &str) -> String {
-    let nearest = crate::vocab::names::nearest(key, valid)
+    let nearest = crate::vocab::modes::nearest(key, valid)
         .map(|k| format!("; did you mean `{}`?", excerpt(&format!("{prefix}{k}"))))
         .unwrap_or_default();
     format!(

@@ -314,7 +314,7 @@ fn an_interrupted_idle_pass_then_a_pause_leaves_parsing_on() {
     // slow file must be left to the idle pass.
     let resp = server.call("search", json!({ "repo": ".", "query": "OkThing number" }));
     assert!(resp["result"]["isError"] != json!(true), "{resp}");
-    for _ in 0..gnaw::driver::nav::idle::MAX_INTERRUPTIONS {
+    for _ in 0..gnaw::driver::nav::deferred::MAX_INTERRUPTIONS {
         // The idle worker starts 100 ms after a call; the ok files were parsed by the search:
         // the parse under way is the slow file's (2 s).
         wait_for_a_parse(&server, &worker_cpu(&server));

@@ -19,7 +19,7 @@ use super::http::settings::Settings as HttpSettings;
 use super::selection::ToolSet;
 use crate::config::parse_size;
 use crate::spec::{RepoMayWiden, Widen};
-use crate::vocab::{excerpt, names::nearest};
+use crate::vocab::{excerpt, modes::nearest};
 
 /// The prefix of every variable.
 pub const PREFIX: &str = "GNAW_MCP_";

@@ -11,7 +11,7 @@
 //! cache's one byte budget (`GNAW_MCP_CACHE_BYTES`), and every answer states the index's size
 //! beside the text it indexes ([`IndexStatus`]).
 
-use super::idle::{self, Step};
+use super::deferred::{self, Step};
 use super::session::{NavError, Session};
 use crate::cache::{Cache, DerivedKind, FileKey};
 use crate::driver::file::Processed;
@@ -365,7 +365,7 @@ fn leave_outlines(session: &Session<'_, '_>, ctx: &FileContext<'_>, key: u128, k
                 (false, false) => Step::NotParsed,
             }
         };
-    session.leave(idle::outlines(key, count, step, done));
+    session.leave(deferred::outlines(key, count, step, done));
 }
 
 /// The per-file step of a search index: the file's shown path and text with its index (from

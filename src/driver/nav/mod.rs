@@ -9,7 +9,7 @@
 //! | [`read`] | lines of files by range, numbered, with the exact continuation |
 //! | [`grep`] | matching lines of the text the model would be shown, grouped by file, with totals and the continuation |
 //! | [`index`] | the search index: every kept file with its shown text and its term index, kept in the warm cache per file and rebuilt only for files that changed |
-//! | [`idle`] | what a search leaves for the server's idle time: the outlines of its index's files, parsed while no call waits |
+//! | [`deferred`] | what a search leaves for the server's idle time: the outlines of its index's files, parsed while no call waits |
 //! | [`related`] | the files most related to one file: imports both ways, names it defines that they use and the other way |
 //! | [`search`] | the files ranked for a query (`extract --query`'s ranker), each with its score's parts and best regions as `path:START-END` |
 //! | [`outline`] | each file's definitions (tree-sitter), nested, one line each, with the exact continuation |
@@ -21,9 +21,9 @@
 //! searches, counts or shows is the scanned (by default redacted) text, never the raw file.
 
 pub mod args;
+pub mod deferred;
 pub mod fit;
 pub mod grep;
-pub mod idle;
 pub mod index;
 pub mod outline;
 pub mod read;

@@ -3,7 +3,7 @@
 
 use super::super::fit;
 use super::super::tool::{About, Declared, Outcome};
-use super::extraction::{self, ESTIMATE_DESCRIPTION, ExtractionArgs};
+use super::prompt::{self, ESTIMATE_DESCRIPTION, ExtractionArgs};
 use crate::driver::extraction::Extraction;
 use crate::driver::summary::{Detail, MAX_LISTED_FINDINGS, MAX_OMITTED_ENTRIES, Summary};
 use crate::spec::Mode;
@@ -34,8 +34,8 @@ pub static ESTIMATE: Declared<ExtractionArgs> = Declared {
         ("trimmed", "boolean"),
     ]),
     run: |tool, args, ctx| {
-        let (spec, ceiling) = extraction::prepare(tool, args, ctx, Mode::Estimate)?;
-        let e = extraction::execute(tool, &spec, ctx)?;
+        let (spec, ceiling) = prompt::prepare(tool, args, ctx, Mode::Estimate)?;
+        let e = prompt::execute(tool, &spec, ctx)?;
         let server = ctx.config.max_output_bytes;
         Ok(Outcome::Done(result(
             &e,
@@ -49,7 +49,7 @@ pub static ESTIMATE: Declared<ExtractionArgs> = Declared {
 /// The bounded summary with at most `entries` omitted entries and `findings` findings.
 fn summary(e: &Extraction, entries: usize, findings: usize) -> Value {
     let mut value = Summary::with_limits(e, Detail::Bounded, entries, findings).to_json();
-    if let Some(refused) = extraction::refused_json(e) {
+    if let Some(refused) = prompt::refused_json(e) {
         value["refused"] = refused;
     }
     value

@@ -3,7 +3,7 @@
 
 use super::super::fit;
 use super::super::tool::{About, Declared, Outcome, tool_error};
-use super::extraction::{self, EXTRACT_DESCRIPTION, ExtractionArgs};
+use super::prompt::{self, EXTRACT_DESCRIPTION, ExtractionArgs};
 use crate::driver::extraction::Extraction;
 use crate::spec::Mode;
 use crate::vocab::ErrorKind;
@@ -20,13 +20,13 @@ pub static EXTRACT: Declared<ExtractionArgs> = Declared {
     },
     output: None,
     run: |tool, args, ctx| {
-        let (mut spec, ceiling) = extraction::prepare(tool, args, ctx, Mode::Render)?;
+        let (mut spec, ceiling) = prompt::prepare(tool, args, ctx, Mode::Render)?;
         let server = ctx.config.max_output_bytes;
         let first = spec.overrides.max_chars.unwrap_or(usize::MAX);
         // Fitted as sent: a prompt of quotes and backslashes takes more characters encoded.
         fit::to_ceiling(tool.name(), ceiling, server, first, fit::chars, |limit| {
             spec.overrides.max_chars = (limit != usize::MAX).then_some(limit.max(1));
-            let e = extraction::execute(tool, &spec, ctx)?;
+            let e = prompt::execute(tool, &spec, ctx)?;
             Ok(Outcome::Done(result(e, server)))
         })
     },
@@ -44,7 +44,7 @@ fn result(e: Extraction, max_output_bytes: usize) -> Value {
         return r;
     }
     let mut content = vec![json!({ "type": "text", "text": output })];
-    if let Some(note) = extraction::refused_note(&e) {
+    if let Some(note) = prompt::refused_note(&e) {
         content.push(json!({ "type": "text", "text": note }));
     }
     if let Some(note) = &e.not_parsed {

@@ -17,7 +17,7 @@ macro_rules! registry {
 }
 
 // What extract and estimate share (not a tool).
-pub mod extraction;
+pub mod prompt;
 // What the navigation tools share (not a tool): the kind of value each is, and its one road.
 pub mod navigation;
 

@@ -11,7 +11,7 @@
 //! - No configuration outside the repository is read: the repository is opened with
 //!   [`gix::open::Options::isolated`] (no system, global, XDG or `$HOME` config, no includes, no
 //!   environment variables), and every path the open derives (git dir, common dir, objects,
-//!   index, shallow file) must lie inside the `.git` directory ([`containment`]).
+//!   index, shallow file) must lie inside the `.git` directory ([`safe_open`]).
 //! - `.git` must be a real directory inside the repository. A `.git` file (a linked worktree or
 //!   submodule) whose `gitdir:` leads outside the repository, a `commondir` or an alternates
 //!   entry outside `.git`, and any symbolic link inside `.git` are refused by name before gix
@@ -21,8 +21,8 @@
 //!   object is an error that says so, never a panic.
 
 pub mod cochange;
-pub mod containment;
 pub mod diff;
+pub mod safe_open;
 pub mod tree;
 
 use crate::vocab::ErrorKind;
@@ -31,7 +31,7 @@ use gix::bstr::ByteSlice;
 use std::cell::Cell;
 use std::path::PathBuf;
 
-pub use containment::open;
+pub use safe_open::open;
 
 /// Why the git stage could not answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -33,17 +33,17 @@
 //! | [`walk`] | the walk through directory handles, bounded in fds, depth and path length; optionally running a per-file step on each file as it is found |
 //! | `ignores` | the ignore files honoured inside the repo, read bounded and checked against the glob limits |
 //! | `state` | the walk's shared state: found, skipped, the fd budget, the first fatal error |
-//! | `listing` | what a walk saw, with every `lstat`, to tell whether another walk would see the same |
-//! | `list` | an explicit list of paths (`--stdin`, `--changed`) proven inside the repo |
+//! | `seen` | what a walk saw, with every `lstat`, to tell whether another walk would see the same |
+//! | `explicit` | an explicit list of paths (`--stdin`, `--changed`) proven inside the repo |
 
+mod explicit;
 mod ignores;
-mod list;
-mod listing;
+mod seen;
 mod state;
 mod walk;
 
-pub use list::{from_list, split_list};
-pub use listing::{Check, Listing, MAX_FILES_CHANGED};
+pub use explicit::{from_list, split_list};
+pub use seen::{Check, Listing, MAX_FILES_CHANGED};
 pub use walk::{Each, out_of_fds_error, walk, walk_each, walk_listed};
 
 use crate::bounded::{os_message, read_capped};

@@ -3,7 +3,7 @@
 //! ignore patterns compiled so far. The walk ([`super::walk`]) and the ignore files
 //! ([`super::ignores`]) both report through it.
 
-use super::listing::SeenDir;
+use super::seen::SeenDir;
 use super::*;
 
 /// What every worker of one walk shares.

@@ -9,7 +9,7 @@
 //! the same way, so the answer does not depend on the order the files were met in.
 
 use super::ignores::{git_info_exclude, ignore_file};
-use super::listing::{Ident, Listing, SeenDir};
+use super::seen::{Ident, Listing, SeenDir};
 use super::state::{Walk, out_of_fds, virtual_path};
 use super::*;
 

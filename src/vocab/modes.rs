@@ -95,8 +95,8 @@ macro_rules! named_enum {
 
         impl $name {
             /// Parse like [`Self::from_name`], or say what was expected.
-            pub fn parse_name(s: &str) -> Result<$name, $crate::vocab::names::UnknownName> {
-                $name::from_name(s).ok_or_else(|| $crate::vocab::names::UnknownName {
+            pub fn parse_name(s: &str) -> Result<$name, $crate::vocab::modes::UnknownName> {
+                $name::from_name(s).ok_or_else(|| $crate::vocab::modes::UnknownName {
                     what: $what,
                     got: s.chars().take(64).collect(),
                     valid: $name::NAMES,

@@ -10,8 +10,8 @@ use super::args::parse_secrets;
 use crate::driver::git::changes::{ChangesArgs, changes};
 use crate::driver::git::log::{LogArgs, log};
 use crate::driver::nav::grep::{GrepArgs, grep};
-use crate::driver::nav::outline::outline;
-use crate::driver::nav::read::read;
+use crate::driver::nav::outline::{OutlineArgs, outline};
+use crate::driver::nav::read::{ReadArgs, read};
 use crate::driver::nav::related::{RelatedArgs, related};
 use crate::driver::nav::search::{SearchArgs, search};
 use crate::driver::nav::symbol::{SymbolArgs, symbol};
@@ -24,11 +24,6 @@ use gnaw_sandbox::Root;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// The subcommand names; any other first argument is a repository.
-pub const SUBCOMMANDS: [&str; 9] = [
-    "read", "grep", "search", "related", "tree", "changes", "log", "outline", "symbol",
-];
-
 /// Navigate a repository: read lines, search, or list the tree with token counts.
 #[derive(Parser, Debug)]
 #[command(name = "gnaw", version, max_term_width = 100)]
@@ -37,15 +32,17 @@ pub struct NavArgs {
     pub command: Command,
 }
 
+/// The subcommands: each one's own arguments are the driver's argument struct of the tool of
+/// the same name (so a tool's arguments are declared once, for the MCP schema and the CLI),
+/// flattened beside the repository and the flags every subcommand shares.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Print each file's definitions (tree-sitter), nested: START-END kind name: signature
     Outline {
         /// The repository
         repo: PathBuf,
-        /// Files to outline, relative to the repository; PATH:START- continues a cut answer
-        #[arg(required = true, value_name = "PATH[:START-]")]
-        paths: Vec<String>,
+        #[command(flatten)]
+        args: OutlineArgs,
         #[command(flatten)]
         common: Common,
     },
@@ -53,11 +50,8 @@ pub enum Command {
     Symbol {
         /// The repository
         repo: PathBuf,
-        /// Name, Type::method, or path/to/file.rs::Name
-        name: String,
-        /// Most matches to print (default 10, at most 100)
-        #[arg(long, value_name = "N")]
-        limit: Option<usize>,
+        #[command(flatten)]
+        args: SymbolArgs,
         #[command(flatten)]
         filter: Filter,
         #[command(flatten)]
@@ -67,9 +61,8 @@ pub enum Command {
     Read {
         /// The repository
         repo: PathBuf,
-        /// Files to read, relative to the repository, each with an optional range
-        #[arg(required = true, value_name = "PATH[:RANGE]")]
-        paths: Vec<String>,
+        #[command(flatten)]
+        args: ReadArgs,
         #[command(flatten)]
         common: Common,
     },
@@ -77,23 +70,8 @@ pub enum Command {
     Grep {
         /// The repository
         repo: PathBuf,
-        /// What to find
-        pattern: String,
-        /// Treat PATTERN as a literal string
-        #[arg(short = 'F', long)]
-        fixed_strings: bool,
-        /// Match letters in either case
-        #[arg(short, long)]
-        ignore_case: bool,
-        /// Lines of context before and after each match
-        #[arg(short = 'C', long, value_name = "N", default_value_t = 0)]
-        context: usize,
-        /// Most matches to print (default 200)
-        #[arg(short = 'm', long, value_name = "N")]
-        max_matches: Option<usize>,
-        /// Continue after this position (PATH:LINE), as a cut answer says
-        #[arg(long, value_name = "PATH:LINE")]
-        after: Option<String>,
+        #[command(flatten)]
+        args: GrepArgs,
         #[command(flatten)]
         filter: Filter,
         #[command(flatten)]
@@ -104,14 +82,8 @@ pub enum Command {
     Search {
         /// The repository
         repo: PathBuf,
-        /// What to look for: an identifier, a file name, or a few words
-        query: String,
-        /// Most files to print (1 to 100, default 10)
-        #[arg(short = 'n', long, value_name = "N")]
-        limit: Option<usize>,
-        /// Skip this many ranked files, as a cut answer says
-        #[arg(long, value_name = "N")]
-        offset: Option<usize>,
+        #[command(flatten)]
+        args: SearchArgs,
         #[command(flatten)]
         filter: Filter,
         #[command(flatten)]
@@ -122,14 +94,8 @@ pub enum Command {
     Related {
         /// The repository
         repo: PathBuf,
-        /// A file in it, as gnaw shows paths
-        path: String,
-        /// Only this name of the file counts
-        #[arg(long, value_name = "NAME")]
-        symbol: Option<String>,
-        /// Most files to print (1 to 50, default 10)
-        #[arg(short = 'n', long, value_name = "N")]
-        limit: Option<usize>,
+        #[command(flatten)]
+        args: RelatedArgs,
         #[command(flatten)]
         filter: Filter,
         #[command(flatten)]
@@ -139,11 +105,8 @@ pub enum Command {
     Tree {
         /// The repository
         repo: PathBuf,
-        /// A directory inside it to list
-        path: Option<String>,
-        /// Most levels to show
-        #[arg(long, value_name = "N")]
-        depth: Option<usize>,
+        #[command(flatten)]
+        args: TreeArgs,
         #[command(flatten)]
         filter: Filter,
         #[command(flatten)]
@@ -154,17 +117,8 @@ pub enum Command {
     Changes {
         /// The repository
         repo: PathBuf,
-        /// The commit to compare against: a branch, tag or commit id
-        base: Option<String>,
-        /// Only these files or directories (repeatable)
-        #[arg(long = "path", value_name = "PATH", action = ArgAction::Append)]
-        paths: Vec<String>,
-        /// Lines of context around each change (default 3)
-        #[arg(short = 'U', long, value_name = "N")]
-        context: Option<u32>,
-        /// Continue after this hunk (PATH:N), as a cut answer says
-        #[arg(long, value_name = "PATH:N")]
-        after: Option<String>,
+        #[command(flatten)]
+        args: ChangesArgs,
         #[command(flatten)]
         common: Common,
     },
@@ -173,23 +127,8 @@ pub enum Command {
     Log {
         /// The repository
         repo: PathBuf,
-        /// Where to start: a branch, tag or commit id (default HEAD)
-        rev: Option<String>,
-        /// Most commits to print (default 20)
-        #[arg(short = 'n', long, value_name = "N")]
-        max_count: Option<usize>,
-        /// Only commits that change this file or directory
-        #[arg(long, value_name = "PATH")]
-        path: Option<String>,
-        /// Only commits committed since this date (YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ, @SECONDS)
-        #[arg(long, value_name = "DATE")]
-        since: Option<String>,
-        /// Print each commit's patch
-        #[arg(short, long)]
-        patch: bool,
-        /// Leave out the first N matching commits, as a cut answer says
-        #[arg(long, value_name = "N", default_value_t = 0)]
-        skip: usize,
+        #[command(flatten)]
+        args: LogArgs,
         #[command(flatten)]
         common: Common,
     },
@@ -224,11 +163,16 @@ pub struct Common {
     pub profile: Option<String>,
 }
 
-/// Whether `args` (the process's arguments, program name first) name a subcommand.
+/// Whether `args` (the process's arguments, program name first) name a subcommand; any other
+/// first argument is a repository. The names are [`Command`]'s, as clap spells them.
 pub fn is_nav(args: &[std::ffi::OsString]) -> bool {
-    args.get(1)
-        .and_then(|a| a.to_str())
-        .is_some_and(|a| SUBCOMMANDS.contains(&a))
+    use clap::CommandFactory;
+    let Some(first) = args.get(1).and_then(|a| a.to_str()) else {
+        return false;
+    };
+    NavArgs::command()
+        .get_subcommands()
+        .any(|c| c.get_name() == first)
 }
 
 /// Run a subcommand; returns the process exit code.
@@ -301,101 +245,15 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
         count_answer: false,
     };
     let text = match args.command {
-        Command::Read { paths, .. } => read(&req, &paths).map(|a| a.page.text),
-        Command::Outline { paths, .. } => outline(&req, &paths).map(|a| a.page.text),
-        Command::Symbol { name, limit, .. } => {
-            symbol(&req, &SymbolArgs { name, limit }).map(|a| a.page.text)
-        }
-        Command::Grep {
-            pattern,
-            fixed_strings,
-            ignore_case,
-            context,
-            max_matches,
-            after,
-            ..
-        } => grep(
-            &req,
-            &GrepArgs {
-                pattern,
-                fixed_strings,
-                ignore_case,
-                context,
-                max_matches,
-                after,
-                count: false,
-            },
-        )
-        .map(|a| a.page.text),
-        Command::Search {
-            query,
-            limit,
-            offset,
-            ..
-        } => search(
-            &req,
-            &SearchArgs {
-                query,
-                limit,
-                offset,
-            },
-        )
-        .map(|a| a.page.text),
-        Command::Related {
-            path,
-            symbol,
-            limit,
-            ..
-        } => related(
-            &req,
-            &RelatedArgs {
-                path,
-                symbol,
-                limit,
-            },
-        )
-        .map(|a| a.page.text),
-        Command::Tree { path, depth, .. } => {
-            tree(&req, &TreeArgs { path, depth }).map(|a| a.page.text)
-        }
-        Command::Changes {
-            base,
-            paths,
-            context,
-            after,
-            ..
-        } => changes(
-            &req,
-            &ChangesArgs {
-                base,
-                paths,
-                context,
-                after,
-                count: false,
-            },
-        )
-        .map(|a| a.page.text),
-        Command::Log {
-            rev,
-            max_count,
-            path,
-            since,
-            patch,
-            skip,
-            ..
-        } => log(
-            &req,
-            &LogArgs {
-                rev,
-                max_count,
-                path,
-                since,
-                patch,
-                skip,
-                count: false,
-            },
-        )
-        .map(|a| a.page.text),
+        Command::Read { args, .. } => read(&req, &args.paths).map(|a| a.page.text),
+        Command::Outline { args, .. } => outline(&req, &args.paths).map(|a| a.page.text),
+        Command::Symbol { args, .. } => symbol(&req, &args).map(|a| a.page.text),
+        Command::Grep { args, .. } => grep(&req, &args).map(|a| a.page.text),
+        Command::Search { args, .. } => search(&req, &args).map(|a| a.page.text),
+        Command::Related { args, .. } => related(&req, &args).map(|a| a.page.text),
+        Command::Tree { args, .. } => tree(&req, &args).map(|a| a.page.text),
+        Command::Changes { args, .. } => changes(&req, &args).map(|a| a.page.text),
+        Command::Log { args, .. } => log(&req, &args).map(|a| a.page.text),
     }
     .map_err(|e| match e {
         NavError::Argument { message, .. } => (2, message),

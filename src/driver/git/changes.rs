@@ -42,22 +42,26 @@ const MAX_RENAME_PAIRS: usize = 10_000;
 
 /// What a `changes` call asks, as the CLI gives it and as a tool call's JSON is read
 /// ([`crate::driver::nav::args`]; the `changes` tool's input schema is derived from it).
-#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct ChangesArgs {
     /// Commit to compare the working tree with (default HEAD).
     #[serde(default, deserialize_with = "args::some_text")]
     pub base: Option<String>,
     /// Files or directories to limit it to, e.g. src/.
     #[schemars(length(max = super::MAX_PATHS))]
+    #[arg(long = "path", value_name = "PATH", action = clap::ArgAction::Append)]
     #[serde(default, deserialize_with = "args::paths")]
     pub paths: Vec<String>,
     /// Lines of context around each change (default 3).
+    #[arg(short = 'U', long, value_name = "N")]
     pub context: Option<u32>,
     /// The continuation a cut answer gives, as given.
+    #[arg(long, value_name = "PATH:N")]
     #[serde(default, deserialize_with = "args::some_text")]
     pub after: Option<String>,
     /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
     /// not, and so never loads a tokenizer for an uncut answer).
+    #[arg(skip)]
     #[serde(skip_deserializing, default = "args::counted")]
     pub count: bool,
 }

@@ -33,27 +33,33 @@ pub const MAX_COUNT: usize = 10_000;
 
 /// What a `log` call asks, as the CLI gives it and as a tool call's JSON is read
 /// ([`crate::driver::nav::args`]; the `log` tool's input schema is derived from it).
-#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct LogArgs {
     /// Commit to start from: branch, tag or id (default HEAD).
     #[serde(default, deserialize_with = "args::some_text")]
     pub rev: Option<String>,
     /// Most commits shown (default 20, at most 10000).
+    #[arg(short = 'n', long, value_name = "N")]
     pub max_count: Option<usize>,
     /// Only the commits that change this file or directory.
+    #[arg(long, value_name = "PATH")]
     #[serde(default, deserialize_with = "args::some_path")]
     pub path: Option<String>,
     /// Only commits since YYYY-MM-DD, an RFC 3339 time or @SECONDS.
+    #[arg(long, value_name = "DATE")]
     #[serde(default, deserialize_with = "args::some_text")]
     pub since: Option<String>,
     /// Also show each commit's diff (default false).
+    #[arg(short, long)]
     #[serde(default, deserialize_with = "args::or_default")]
     pub patch: bool,
     /// The continuation a cut answer gives, as given.
+    #[arg(long, value_name = "N", default_value_t = 0)]
     #[serde(default, deserialize_with = "args::or_default")]
     pub skip: usize,
     /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
     /// not, and so never loads a tokenizer for an uncut answer).
+    #[arg(skip)]
     #[serde(skip_deserializing, default = "args::counted")]
     pub count: bool,
 }

@@ -101,6 +101,14 @@ pub fn some_path<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::E
     Ok(Option::<PathText>::deserialize(d)?.map(|p| p.0))
 }
 
+/// A required list of paths, each as [`PathText`] reads it.
+pub fn path_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    Ok(Vec::<PathText>::deserialize(d)?
+        .into_iter()
+        .map(|p| p.0)
+        .collect())
+}
+
 /// A list of paths, each as [`PathText`] reads it (none when absent).
 pub fn paths<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     let paths = Option::<Vec<PathText>>::deserialize(d)?;

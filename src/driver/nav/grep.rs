@@ -37,28 +37,34 @@ pub const DEFAULT_MAX_MATCHES: usize = 200;
 
 /// What to search for: a `grep` call's arguments, as the CLI's flags give them and as a tool
 /// call's JSON is read ([`super::args`]; the `grep` tool's input schema is derived from them).
-#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct GrepArgs {
     /// A Rust regex, matched against every line.
     #[serde(deserialize_with = "args::text")]
     pub pattern: String,
     /// Match the pattern as a string, not a regex.
+    #[arg(short = 'F', long)]
     #[serde(default, deserialize_with = "args::or_default")]
     pub fixed_strings: bool,
     /// Match letters in either case (default false).
+    #[arg(short, long)]
     #[serde(default, deserialize_with = "args::or_default")]
     pub ignore_case: bool,
     /// Lines shown around each match (at most 50).
+    #[arg(short = 'C', long, value_name = "N", default_value_t = 0)]
     #[serde(default, deserialize_with = "args::count")]
     pub context: usize,
     /// Most matches shown (default 200), all counted.
+    #[arg(short = 'm', long, value_name = "N")]
     #[serde(default, deserialize_with = "args::some_count")]
     pub max_matches: Option<usize>,
     /// The continuation a cut answer gives, as given.
+    #[arg(long, value_name = "PATH:LINE")]
     #[serde(default, deserialize_with = "args::some_path")]
     pub after: Option<String>,
     /// Count the answer's tokens even without a budget (the CLI, which prints no count, does
     /// not, and so never loads a tokenizer for an uncut answer).
+    #[arg(skip)]
     #[serde(skip_deserializing, default = "args::counted")]
     pub count: bool,
 }

@@ -26,6 +26,18 @@ use std::fmt::Write as _;
 /// Most files one call may outline (as many as `read` takes).
 pub const MAX_PATHS: usize = sections::MAX_PATHS;
 
+/// What to outline: an `outline` call's arguments, as the CLI's arguments give them and as a
+/// tool call's JSON is read ([`super::args`]; the `outline` tool's input schema is derived from
+/// them).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
+pub struct OutlineArgs {
+    /// Each "path", or "path:START-" for the definitions from line START.
+    #[schemars(length(min = 1, max = MAX_PATHS))]
+    #[arg(required = true, value_name = "PATH[:START-]")]
+    #[serde(deserialize_with = "super::args::path_list")]
+    pub paths: Vec<String>,
+}
+
 /// How one entry ended up: its status is `shown`, `partial`, `no_outline`, `not_shown` or
 /// `not_reached`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]

@@ -33,6 +33,17 @@ use std::fmt::Write as _;
 
 pub use super::sections::{Entry, MAX_PATHS, parse_entry, prove_entries};
 
+/// What to read: a `read` call's arguments, as the CLI's arguments give them and as a tool
+/// call's JSON is read ([`super::args`]; the `read` tool's input schema is derived from them).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
+pub struct ReadArgs {
+    /// Each "path", "path:START-END", "path:START-" or "path:N" (1-based).
+    #[schemars(length(min = 1, max = MAX_PATHS))]
+    #[arg(required = true, value_name = "PATH[:RANGE]")]
+    #[serde(deserialize_with = "super::args::path_list")]
+    pub paths: Vec<String>,
+}
+
 /// Rows longer than this are estimated, not counted, when guessing the fit.
 const HUGE_ROW: usize = 64 << 10;
 

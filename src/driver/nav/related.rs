@@ -54,14 +54,17 @@ const NAMES_SHOWN: usize = 4;
 /// that changed both files: two commits of two files weigh about as much as an import.
 const CO_CHANGE_WEIGHT: f64 = 3.0;
 
-/// What `related` is asked.
-#[derive(Clone, Debug, Default)]
+/// What `related` is asked, as the CLI's arguments give it (the MCP tool takes `path::Name` in
+/// one argument and splits it into these).
+#[derive(Clone, Debug, Default, clap::Args)]
 pub struct RelatedArgs {
-    /// The file, as shown.
+    /// The file, as gnaw shows paths.
     pub path: String,
     /// Only this definition's name counts.
+    #[arg(long, value_name = "NAME")]
     pub symbol: Option<String>,
-    /// Most files in the answer (`None`: [`DEFAULT_LIMIT`]).
+    /// Most files in the answer (default 10, at most 50).
+    #[arg(short = 'n', long, value_name = "N")]
     pub limit: Option<usize>,
 }
 

@@ -54,17 +54,24 @@ pub const MAX_REGIONS: usize = 3;
 
 /// What to search for: a `search` call's arguments, as the CLI's flags give them and as a tool
 /// call's JSON is read ([`super::args`]; the `search` tool's input schema is derived from them).
-#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct SearchArgs {
     /// An identifier (Config::load), a file name or a few words.
     #[serde(deserialize_with = "args::text")]
     pub query: String,
-    #[schemars(description = format!("Most files in this answer, 1 to {MAX_LIMIT} (default 10)."))]
+    #[schemars(description = limit_help())]
+    #[arg(short = 'n', long, value_name = "N", help = limit_help())]
     #[serde(default, deserialize_with = "args::some_count")]
     pub limit: Option<usize>,
     /// The continuation a cut answer gives, as given.
+    #[arg(long, value_name = "N")]
     #[serde(default, deserialize_with = "args::some_count")]
     pub offset: Option<usize>,
+}
+
+/// What `limit` means, for the tool's schema and the CLI's help.
+fn limit_help() -> String {
+    format!("Most files in this answer, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT}).")
 }
 
 /// One ranked file as shown.

@@ -35,17 +35,20 @@ const SUGGESTIONS: usize = 8;
 
 /// The name to look up: a `symbol` call's arguments, as the CLI gives them and as a tool call's
 /// JSON is read ([`super::args`]; the `symbol` tool's input schema is derived from them).
-#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct SymbolArgs {
     /// "Name", "Type::method", or "dir/::Name" to look only under a path.
     #[serde(deserialize_with = "super::args::text")]
     pub name: String,
-    #[schemars(
-        description = format!("Most matches, definitions then uses (default {DEFAULT_LIMIT})."),
-        range(min = 1, max = MAX_LIMIT)
-    )]
+    #[schemars(description = limit_help(), range(min = 1, max = MAX_LIMIT))]
+    #[arg(long, value_name = "N", help = limit_help())]
     #[serde(default, deserialize_with = "super::args::some_count")]
     pub limit: Option<usize>,
+}
+
+/// What `limit` means, for the tool's schema and the CLI's help.
+fn limit_help() -> String {
+    format!("Most matches, definitions then uses (default {DEFAULT_LIMIT}).")
 }
 
 /// What `symbol` found.

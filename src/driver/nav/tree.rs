@@ -26,12 +26,13 @@ pub const MAX_EXPAND_HINTS: usize = 5;
 
 /// What to list: a `tree` call's arguments, as the CLI gives them and as a tool call's JSON is
 /// read ([`super::args`]; the `tree` tool's input schema is derived from them).
-#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct TreeArgs {
     /// Directory inside the repository (default: all of it).
     #[serde(default, deserialize_with = "super::args::some_path")]
     pub path: Option<String>,
     /// Levels below path; 1 for its own entries (default: what fits).
+    #[arg(long, value_name = "N")]
     #[serde(default, deserialize_with = "super::args::some_count")]
     pub depth: Option<usize>,
 }

@@ -2,21 +2,12 @@
 //! exactly within a token budget, with the continuation as a plain `paths` argument (see
 //! [`crate::driver::nav::outline`]).
 
-use super::super::args::PathText;
 use super::super::tool::About;
 use super::navigation::Navigation;
-use crate::driver::nav::outline::{self, OutlineFacts};
-
-/// The arguments of `outline`: its input schema is derived from them.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-pub struct Args {
-    /// Each "path", or "path:START-" for the definitions from line START.
-    #[schemars(length(min = 1, max = outline::MAX_PATHS))]
-    paths: Vec<PathText>,
-}
+use crate::driver::nav::outline::{self, OutlineArgs, OutlineFacts};
 
 /// The `outline` tool.
-pub static OUTLINE: Navigation<Args, OutlineFacts> = Navigation {
+pub static OUTLINE: Navigation<OutlineArgs, OutlineFacts> = Navigation {
     about: About {
         name: "outline",
         title: "Outline files",
@@ -24,5 +15,5 @@ pub static OUTLINE: Navigation<Args, OutlineFacts> = Navigation {
         summary: "list the definitions in files (kind, name, signature, line range) to read just one",
     },
     filtered: false,
-    run: |req, args| outline::outline(req, &PathText::all(&args.paths)),
+    run: |req, args| outline::outline(req, &args.paths),
 };

@@ -1,21 +1,12 @@
 //! `read`: the lines of files by range, numbered, exactly within a token budget, with the
 //! continuation as a plain `paths` argument (see [`crate::driver::nav::read`]).
 
-use super::super::args::PathText;
 use super::super::tool::About;
 use super::navigation::Navigation;
-use crate::driver::nav::read::{self, ReadFacts};
-
-/// The arguments of `read`: its input schema is derived from them.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-pub struct Args {
-    /// Each "path", "path:START-END", "path:START-" or "path:N" (1-based).
-    #[schemars(length(min = 1, max = read::MAX_PATHS))]
-    paths: Vec<PathText>,
-}
+use crate::driver::nav::read::{self, ReadArgs, ReadFacts};
 
 /// The `read` tool.
-pub static READ: Navigation<Args, ReadFacts> = Navigation {
+pub static READ: Navigation<ReadArgs, ReadFacts> = Navigation {
     about: About {
         name: "read",
         title: "Read lines",
@@ -23,5 +14,5 @@ pub static READ: Navigation<Args, ReadFacts> = Navigation {
         summary: "read files or line ranges you found, numbered, within a budget",
     },
     filtered: false,
-    run: |req, args| read::read(req, &PathText::all(&args.paths)),
+    run: |req, args| read::read(req, &args.paths),
 };

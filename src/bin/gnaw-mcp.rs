@@ -6,6 +6,9 @@
 //! root, apply the sandbox while the process is still single-threaded, and only then start
 //! the server (which spawns its worker threads; the filter lets plain threads through).
 //!
+//! `gnaw-mcp setup CLIENT` (`gnaw::mcp::setup`) registers the server with an MCP client: it is
+//! dispatched first, before anything sandbox-related, and only writes that client's file.
+//!
 //! `--self-test` re-executes this binary with the hidden `--self-test-child` flag. That child is
 //! not a switch that weakens the shipped server: it applies the same `confine()` to the same
 //! root (it can only add restrictions), runs the probes of `gnaw_sandbox::selftest`, prints
@@ -88,8 +91,17 @@ http://ADDR/mcp with --listen. See docs/mcp.md.";
 /// Serve gnaw's tools (extract, estimate, tree, grep, search, read, changes, log, outline,
 /// symbol) over MCP (JSON-RPC on stdio).
 #[derive(Parser)]
-#[command(name = "gnaw-mcp", version, about, after_help = AFTER_HELP)]
+#[command(
+    name = "gnaw-mcp",
+    version,
+    about,
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true
+)]
 struct Args {
+    /// With no command, serve MCP on stdio (or HTTP with --listen).
+    #[command(subcommand)]
+    command: Option<Action>,
     /// Print the sandbox status as JSON after applying it, then exit.
     #[arg(long)]
     sandbox_status: bool,
@@ -134,6 +146,14 @@ struct Args {
     /// then exit.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["listen", "self_test", "sandbox_status"])]
     mint_token: Option<String>,
+}
+
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Register gnaw-mcp with an MCP client: print the entry for the client's config file, or
+    /// merge it in with --write (the old file kept as FILE.bak). Run from a terminal; the
+    /// server itself never writes a file.
+    Setup(mcp::setup::SetupArgs),
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -194,6 +214,13 @@ fn main() -> ExitCode {
         .target(env_logger::Target::Stderr)
         .init();
     let args = Args::parse();
+    // Before anything sandbox-related: setup reads no GNAW_MCP_* setting and confines nothing.
+    if let Some(Action::Setup(setup)) = &args.command {
+        return match mcp::setup::run(setup, &mut io::stdout().lock()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(format!("setup: {e}")),
+        };
+    }
     if args.self_test_child {
         // Still single-threaded: nothing has started a thread yet.
         return match sandbox_mode() {

@@ -225,7 +225,7 @@ mod tests {
 
     #[test]
     fn keys_keep_their_order_and_text_round_trips() {
-        let text = "{\n  \"z\": 1,\n  \"a\": [true, null, 2.5, \"s\"],\n  \"m\": {}\n}\n";
+        let text = "{\n  \"z\": 1,\n  \"a\": [\n    true,\n    null,\n    2.5,\n    \"s\"\n  ],\n  \"m\": {}\n}\n";
         assert_eq!(render(&parse(text).unwrap()), text);
     }
 

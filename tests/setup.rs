@@ -534,3 +534,33 @@ fn setup_ignores_the_servers_own_settings() {
     assert!(run.stdout.contains(s.work.to_str().unwrap()));
     assert!(!run.stdout.contains("/nonexistent"));
 }
+
+#[test]
+fn a_linked_file_is_written_through_its_link_with_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Setup::new();
+    let real = s.home.join("dotfiles/cursor.json");
+    write(&real, "{\"mcpServers\": {}}\n");
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+    let link = s.home.join(".cursor/mcp.json");
+    fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    s.ok(&["cursor", "--write"]);
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let doc: Value = serde_json::from_str(&fs::read_to_string(&real).unwrap()).unwrap();
+    assert_eq!(
+        doc["mcpServers"]["gnaw"]["env"]["GNAW_MCP_ROOT"],
+        s.work.to_str().unwrap()
+    );
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&real), 0o640);
+    assert_eq!(mode(&s.home.join("dotfiles/cursor.json.bak")), 0o640);
+    // A new file is its owner's alone (clients may add tokens to it later).
+    s.ok(&["gemini", "--write"]);
+    assert_eq!(mode(&s.home.join(".gemini/settings.json")), 0o600);
+}

@@ -104,7 +104,7 @@ pub const CLIENTS: &[Client] = &[
         spelling: COMMAND_ARGS_ENV,
         docs: "https://modelcontextprotocol.io/quickstart/user",
     },
-    // Global: ~/.cursor/mcp.json (a project may have .cursor/mcp.json). https://cursor.com/docs/context/mcp
+    // Global: ~/.cursor/mcp.json (a project may have .cursor/mcp.json). https://cursor.com/docs/mcp
     Client {
         name: "cursor",
         title: "Cursor",
@@ -113,7 +113,7 @@ pub const CLIENTS: &[Client] = &[
         format: Format::Json,
         servers: &["mcpServers"],
         spelling: COMMAND_ARGS_ENV,
-        docs: "https://cursor.com/docs/context/mcp",
+        docs: "https://cursor.com/docs/mcp",
     },
     // The workspace's .vscode/mcp.json: top-level `servers`, "type": "stdio" required.
     // https://code.visualstudio.com/docs/copilot/reference/mcp-configuration

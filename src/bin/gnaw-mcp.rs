@@ -6,6 +6,9 @@
 //! root, apply the sandbox while the process is still single-threaded, and only then start
 //! the server (which spawns its worker threads; the filter lets plain threads through).
 //!
+//! `gnaw-mcp setup CLIENT` (`gnaw::mcp::setup`) registers the server with an MCP client: it is
+//! dispatched first, before anything sandbox-related, and only writes that client's file.
+//!
 //! `--self-test` re-executes this binary with the hidden `--self-test-child` flag. That child is
 //! not a switch that weakens the shipped server: it applies the same `confine()` to the same
 //! root (it can only add restrictions), runs the probes of `gnaw_sandbox::selftest`, prints
@@ -34,8 +37,16 @@ fn after_help() -> String {
 /// Serve gnaw's tools (extract, estimate, tree, grep, search, read, changes, log, outline,
 /// symbol) over MCP (JSON-RPC on stdio).
 #[derive(Parser)]
-#[command(name = "gnaw-mcp", version, about)]
+#[command(
+    name = "gnaw-mcp",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 struct Args {
+    /// With no command, serve MCP on stdio (or HTTP with --listen).
+    #[command(subcommand)]
+    command: Option<Action>,
     /// Read settings from FILE (TOML): the keys are the GNAW_MCP_* variables' names lowercased
     /// without the prefix (root, tools, default_max_chars, ...; listed below). A variable that
     /// is set wins over the file.
@@ -91,6 +102,14 @@ struct Args {
     mint_token: Option<String>,
 }
 
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Register gnaw-mcp with an MCP client: print the entry for the client's config file, or
+    /// merge it in with --write (the old file kept as FILE.bak). Run from a terminal; the
+    /// server itself never writes a file.
+    Setup(mcp::setup::SetupArgs),
+}
+
 fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("gnaw-mcp: {message}");
     ExitCode::from(2)
@@ -125,6 +144,13 @@ fn main() -> ExitCode {
         .target(env_logger::Target::Stderr)
         .init();
     let args = parse_args();
+    // Before anything sandbox-related: setup reads no GNAW_MCP_* setting and confines nothing.
+    if let Some(Action::Setup(setup)) = &args.command {
+        return match mcp::setup::run(setup, &mut io::stdout().lock()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(format!("setup: {e}")),
+        };
+    }
     if args.self_test_child {
         // Still single-threaded: nothing has started a thread yet.
         return match Operator::from_process(args.config.as_deref()) {

@@ -20,6 +20,7 @@
 //! | [`selection`] | which tools are offered: `GNAW_MCP_TOOLS`, narrowed by the root's `.gnawconfig` |
 //! | [`session_meta`] | a forwarded legacy session's revision and client, in a request's `_meta` |
 //! | [`http`] | `gnaw-mcp --listen`: Streamable HTTP, bearer tokens, one confined worker per tenant |
+//! | [`setup`] | `gnaw-mcp setup CLIENT`: the entry for an MCP client's file, printed or merged in (the one place gnaw-mcp writes) |
 //!
 //! The server never sees a filesystem path of its own making: a tool's `repo` argument goes
 //! through the [`Containment`] (in gnaw-mcp, the sandbox's `Root`) and reaches the pipeline only
@@ -39,6 +40,7 @@ pub mod jsonrpc;
 pub mod operator;
 pub mod selection;
 pub mod session_meta;
+pub mod setup;
 pub mod tool;
 pub mod tools;
 pub mod transport;

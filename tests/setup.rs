@@ -1,0 +1,576 @@
+//! `gnaw-mcp setup CLIENT`, run as a user would: the built binary, a temporary `$HOME` and
+//! workspace, real client files. For every client: the printed entry names this binary and the
+//! root; `--write` creates a missing file, keeps every other server, top-level key and key order
+//! (and, in TOML, comments), refuses a taken name without `--force` and leaves the file
+//! byte-identical, replaces with `--force` keeping the old bytes in `FILE.bak`, and refuses a
+//! malformed file naming it, leaving it byte-identical. The expected files and spellings here
+//! are written from the clients' documentation, independently of the table in
+//! `src/mcp/setup/clients.rs`.
+//!
+//! Run alone: `cargo test --test setup`.
+
+#![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::process::{Run, run_within};
+use serde_json::Value;
+
+/// Where a client's file is rooted.
+#[derive(Clone, Copy)]
+enum Base {
+    Home,
+    Config,
+    Workspace,
+}
+
+/// One client as its documentation describes it.
+struct Expect {
+    name: &'static str,
+    base: Base,
+    file: &'static str,
+    toml: bool,
+    servers: &'static str,
+    /// The command is a list (program first) rather than a string plus `args`.
+    command_list: bool,
+    env: &'static str,
+    /// Fields the client requires besides command and environment.
+    fixed: &'static [(&'static str, &'static str)],
+}
+
+const EXPECT: &[Expect] = &[
+    Expect {
+        name: "claude-code",
+        base: Base::Home,
+        file: ".claude.json",
+        toml: false,
+        servers: "mcpServers",
+        command_list: false,
+        env: "env",
+        fixed: &[("type", "\"stdio\"")],
+    },
+    Expect {
+        name: "claude-desktop",
+        base: Base::Config,
+        file: "Claude/claude_desktop_config.json",
+        toml: false,
+        servers: "mcpServers",
+        command_list: false,
+        env: "env",
+        fixed: &[],
+    },
+    Expect {
+        name: "cursor",
+        base: Base::Home,
+        file: ".cursor/mcp.json",
+        toml: false,
+        servers: "mcpServers",
+        command_list: false,
+        env: "env",
+        fixed: &[],
+    },
+    Expect {
+        name: "vscode",
+        base: Base::Workspace,
+        file: ".vscode/mcp.json",
+        toml: false,
+        servers: "servers",
+        command_list: false,
+        env: "env",
+        fixed: &[("type", "\"stdio\"")],
+    },
+    Expect {
+        name: "codex",
+        base: Base::Home,
+        file: ".codex/config.toml",
+        toml: true,
+        servers: "mcp_servers",
+        command_list: false,
+        env: "env",
+        fixed: &[],
+    },
+    Expect {
+        name: "gemini",
+        base: Base::Home,
+        file: ".gemini/settings.json",
+        toml: false,
+        servers: "mcpServers",
+        command_list: false,
+        env: "env",
+        fixed: &[],
+    },
+    Expect {
+        name: "opencode",
+        base: Base::Config,
+        file: "opencode/opencode.json",
+        toml: false,
+        servers: "mcp",
+        command_list: true,
+        env: "environment",
+        fixed: &[("type", "\"local\""), ("enabled", "true")],
+    },
+    Expect {
+        name: "zed",
+        base: Base::Config,
+        file: "zed/settings.json",
+        toml: false,
+        servers: "context_servers",
+        command_list: false,
+        env: "env",
+        fixed: &[],
+    },
+];
+
+/// A temporary home and workspace (the working directory of every run).
+struct Setup {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    work: PathBuf,
+}
+
+fn exe() -> PathBuf {
+    fs::canonicalize(env!("CARGO_BIN_EXE_gnaw-mcp")).unwrap()
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let (home, work) = (base.join("home"), base.join("work"));
+        fs::create_dir(&home).unwrap();
+        fs::create_dir(&work).unwrap();
+        Setup {
+            _dir: dir,
+            home,
+            work,
+        }
+    }
+
+    fn file(&self, e: &Expect) -> PathBuf {
+        match e.base {
+            Base::Home => self.home.join(e.file),
+            Base::Config => self.home.join(".config").join(e.file),
+            Base::Workspace => self.work.join(e.file),
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        let mut cmd = Command::new(exe());
+        cmd.arg("setup")
+            .args(args)
+            .current_dir(&self.work)
+            .env("HOME", &self.home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("GNAW_MCP_ROOT")
+            .env_remove("GNAW_MCP_TOOLS");
+        run_within(cmd, Duration::from_secs(60))
+    }
+
+    fn ok(&self, args: &[&str]) -> Run {
+        let run = self.run(args);
+        assert!(
+            run.status.success(),
+            "setup {args:?} failed: {}{}",
+            run.stdout,
+            run.stderr
+        );
+        run
+    }
+
+    fn fails(&self, args: &[&str]) -> Run {
+        let run = self.run(args);
+        assert!(
+            !run.status.success(),
+            "setup {args:?} should fail: {}",
+            run.stdout
+        );
+        run
+    }
+}
+
+/// The file as JSON (TOML converted), for reading fields back.
+fn read_back(e: &Expect, path: &Path) -> Value {
+    let text = fs::read_to_string(path).unwrap();
+    if e.toml {
+        serde_json::to_value(toml::from_str::<toml::Table>(&text).unwrap()).unwrap()
+    } else {
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+/// Check the entry `name` in `doc` runs this binary on `root`.
+fn assert_entry(e: &Expect, doc: &Value, name: &str, root: &Path) {
+    let entry = &doc[e.servers][name];
+    assert!(entry.is_object(), "{}: no entry {name} in {doc}", e.name);
+    let exe = exe().to_str().unwrap().to_owned();
+    if e.command_list {
+        assert_eq!(entry["command"], serde_json::json!([exe]), "{}", e.name);
+    } else {
+        assert_eq!(entry["command"], Value::String(exe), "{}", e.name);
+    }
+    assert_eq!(
+        entry[e.env]["GNAW_MCP_ROOT"],
+        Value::String(root.to_str().unwrap().to_owned()),
+        "{}: {entry}",
+        e.name
+    );
+    for (key, value) in e.fixed {
+        assert_eq!(
+            entry[*key],
+            serde_json::from_str::<Value>(value).unwrap(),
+            "{}: {entry}",
+            e.name
+        );
+    }
+}
+
+/// A file with another server, other top-level keys and (in TOML) comments.
+fn existing(e: &Expect) -> String {
+    if e.toml {
+        format!(
+            "# my settings\nmodel = \"o3\" # the model\n\n[{}.other]\ncommand = \"/bin/other\"\n\n\
+             [profiles.fast]\nmodel = \"mini\"\n",
+            e.servers
+        )
+    } else {
+        format!(
+            "{{\n  \"zzz\": 1,\n  \"{}\": {{\n    \"other\": {{\n      \"command\": \"/bin/other\"\n    }}\n  }},\n  \"aaa\": {{\n    \"keep\": [1, 2.5, null]\n  }}\n}}\n",
+            e.servers
+        )
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+#[test]
+fn print_mode_shows_the_file_binary_and_root_and_writes_nothing() {
+    for e in EXPECT {
+        let s = Setup::new();
+        let run = s.ok(&[e.name]);
+        let file = s.file(e);
+        assert!(
+            run.stdout.contains(file.to_str().unwrap()),
+            "{}: {}",
+            e.name,
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains(exe().to_str().unwrap()),
+            "{}",
+            run.stdout
+        );
+        assert!(
+            run.stdout
+                .contains(&format!("{:?}", s.work.to_str().unwrap()))
+                || run.stdout.contains(s.work.to_str().unwrap()),
+            "{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains(e.servers), "{}", run.stdout);
+        assert!(
+            !file.exists(),
+            "{}: print mode wrote {}",
+            e.name,
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn print_mode_spells_the_entry_as_the_client_reads_it() {
+    // The printed entry is itself a valid document holding the entry the client expects.
+    for e in EXPECT {
+        let s = Setup::new();
+        let run = s.ok(&[e.name, "--tools", "minimal", "--env", "RUST_LOG=debug"]);
+        let start = run.stdout.find(if e.toml { "[" } else { "{" }).unwrap();
+        let end = run.stdout.find("\nTo add it").unwrap();
+        let body = &run.stdout[start..end];
+        let doc: Value = if e.toml {
+            serde_json::to_value(toml::from_str::<toml::Table>(body).unwrap()).unwrap()
+        } else {
+            serde_json::from_str(body).unwrap()
+        };
+        assert_entry(e, &doc, "gnaw", &s.work);
+        let env = &doc[e.servers]["gnaw"][e.env];
+        assert_eq!(env["GNAW_MCP_TOOLS"], "minimal", "{}", e.name);
+        assert_eq!(env["RUST_LOG"], "debug", "{}", e.name);
+    }
+}
+
+#[test]
+fn write_creates_a_missing_file_and_its_directories() {
+    for e in EXPECT {
+        let s = Setup::new();
+        let run = s.ok(&[e.name, "--write"]);
+        let file = s.file(e);
+        assert!(file.is_file(), "{}: {}", e.name, run.stdout);
+        assert_entry(e, &read_back(e, &file), "gnaw", &s.work);
+        assert!(!Path::new(&format!("{}.bak", file.display())).exists());
+        // Nothing else is left in the directory (no temporary file).
+        let names: Vec<_> = fs::read_dir(file.parent().unwrap())
+            .unwrap()
+            .map(|d| d.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{}: {names:?}", e.name);
+    }
+}
+
+#[test]
+fn write_keeps_every_other_entry_key_order_and_comment() {
+    for e in EXPECT {
+        let s = Setup::new();
+        let file = s.file(e);
+        let before = existing(e);
+        write(&file, &before);
+        let root = s.home.clone();
+        s.ok(&[e.name, "--write", "--root", root.to_str().unwrap()]);
+        let after = fs::read_to_string(&file).unwrap();
+        let doc = read_back(e, &file);
+        assert_entry(e, &doc, "gnaw", &root);
+        assert_eq!(
+            doc[e.servers]["other"]["command"], "/bin/other",
+            "{}",
+            e.name
+        );
+        if e.toml {
+            // Every line kept, in order (the new table goes beside the other server).
+            let mut lines = after.lines();
+            for line in before.lines() {
+                assert!(lines.any(|l| l == line), "{line:?} lost or moved: {after}");
+            }
+            assert!(after.contains("# my settings\n") && after.contains("# the model"));
+            assert_eq!(doc["profiles"]["fast"]["model"], "mini");
+        } else {
+            assert_eq!(doc["zzz"], 1);
+            assert_eq!(doc["aaa"]["keep"], serde_json::json!([1, 2.5, null]));
+            // Keys stay in the file's order, the new server after the old one.
+            let at = |k: &str| after.find(k).unwrap_or_else(|| panic!("{k} in {after}"));
+            assert!(at("\"zzz\"") < at(&format!("\"{}\"", e.servers)), "{after}");
+            assert!(at("\"other\"") < at("\"gnaw\""), "{after}");
+            assert!(at("\"gnaw\"") < at("\"aaa\""), "{after}");
+        }
+    }
+}
+
+#[test]
+fn a_taken_name_is_refused_without_force_and_the_file_is_untouched() {
+    for e in EXPECT {
+        let s = Setup::new();
+        let file = s.file(e);
+        s.ok(&[e.name, "--write"]);
+        let before = fs::read(&file).unwrap();
+        let run = s.fails(&[e.name, "--write", "--root", s.home.to_str().unwrap()]);
+        assert!(
+            run.stderr.contains(file.to_str().unwrap()) && run.stderr.contains("--force"),
+            "{}: {}",
+            e.name,
+            run.stderr
+        );
+        assert_eq!(fs::read(&file).unwrap(), before, "{}", e.name);
+        assert!(!Path::new(&format!("{}.bak", file.display())).exists());
+        // Another name is added beside it.
+        s.ok(&[
+            e.name,
+            "--write",
+            "--name",
+            "gnaw-home",
+            "--root",
+            s.home.to_str().unwrap(),
+        ]);
+        let doc = read_back(e, &file);
+        assert_entry(e, &doc, "gnaw", &s.work);
+        assert_entry(e, &doc, "gnaw-home", &s.home);
+    }
+}
+
+#[test]
+fn force_replaces_and_keeps_the_old_bytes_in_a_backup() {
+    for e in EXPECT {
+        let s = Setup::new();
+        let file = s.file(e);
+        write(&file, &existing(e));
+        s.ok(&[e.name, "--write"]);
+        let before = fs::read(&file).unwrap();
+        let run = s.ok(&[
+            e.name,
+            "--write",
+            "--force",
+            "--root",
+            s.home.to_str().unwrap(),
+        ]);
+        let backup = PathBuf::from(format!("{}.bak", file.display()));
+        assert_eq!(fs::read(&backup).unwrap(), before, "{}", e.name);
+        assert!(
+            run.stdout.contains(backup.to_str().unwrap()),
+            "{}",
+            run.stdout
+        );
+        let doc = read_back(e, &file);
+        assert_entry(e, &doc, "gnaw", &s.home);
+        assert_eq!(doc[e.servers]["other"]["command"], "/bin/other");
+    }
+}
+
+#[test]
+fn a_malformed_file_is_named_and_left_untouched() {
+    for e in EXPECT {
+        let s = Setup::new();
+        let file = s.file(e);
+        let broken = if e.toml {
+            "model = \"o3\"\n[mcp_servers.other\ncommand = 1\n"
+        } else {
+            "{\n  \"mcpServers\": {\n    \"other\": { \"command\": \"x\" },,\n  }\n}\n"
+        };
+        write(&file, broken);
+        let run = s.fails(&[e.name, "--write"]);
+        assert!(
+            run.stderr.contains(file.to_str().unwrap()),
+            "{}: {}",
+            e.name,
+            run.stderr
+        );
+        assert!(run.stderr.contains("line"), "{}: {}", e.name, run.stderr);
+        assert!(run.stderr.contains("Nothing was changed"), "{}", run.stderr);
+        assert_eq!(fs::read_to_string(&file).unwrap(), broken, "{}", e.name);
+        assert!(!Path::new(&format!("{}.bak", file.display())).exists());
+    }
+}
+
+#[test]
+fn json_with_comments_is_refused_not_stripped() {
+    let s = Setup::new();
+    let file = s.work.join(".vscode/mcp.json");
+    let text = "{\n  // my servers\n  \"servers\": {}\n}\n";
+    write(&file, text);
+    let run = s.fails(&["vscode", "--write"]);
+    assert!(run.stderr.contains("comment"), "{}", run.stderr);
+    assert!(run.stderr.contains("line 2, column 3"), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(&file).unwrap(), text);
+}
+
+#[test]
+fn an_unknown_client_is_refused_with_every_valid_name() {
+    let s = Setup::new();
+    let run = s.fails(&["notepad"]);
+    for e in EXPECT {
+        assert!(
+            run.stderr.contains(e.name),
+            "{} missing: {}",
+            e.name,
+            run.stderr
+        );
+    }
+    // And the help lists them too.
+    let help = s.ok(&["--help"]);
+    for e in EXPECT {
+        assert!(help.stdout.contains(e.name), "{}", help.stdout);
+    }
+}
+
+#[test]
+fn only_gnaw_mcp_settings_pass_through_env() {
+    let s = Setup::new();
+    let run = s.fails(&["cursor", "--env", "PATH=/tmp"]);
+    assert!(run.stderr.contains("GNAW_MCP_"), "{}", run.stderr);
+    let run = s.fails(&["cursor", "--env", "GNAW_MCP_ROOT=/tmp"]);
+    assert!(run.stderr.contains("--root"), "{}", run.stderr);
+    let run = s.fails(&["cursor", "--tools", "nonsense"]);
+    assert!(run.stderr.contains("GNAW_MCP_TOOLS"), "{}", run.stderr);
+    // A setting gnaw-mcp does not have, or a value it refuses, is refused here, by the same
+    // table the server reads its settings with.
+    let run = s.fails(&["cursor", "--env", "GNAW_MCP_MAX_DEPT=3"]);
+    assert!(
+        run.stderr.contains("did you mean GNAW_MCP_MAX_DEPTH"),
+        "{}",
+        run.stderr
+    );
+    let run = s.fails(&["cursor", "--env", "GNAW_MCP_MAX_DEPTH=deep"]);
+    assert!(run.stderr.contains("positive number"), "{}", run.stderr);
+    let run = s.ok(&["cursor", "--env", "GNAW_MCP_SANDBOX=strict"]);
+    assert!(
+        run.stdout.contains("\"GNAW_MCP_SANDBOX\": \"strict\""),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn several_roots_are_joined_canonical() {
+    let s = Setup::new();
+    let link = s.work.join("via-link");
+    std::os::unix::fs::symlink(&s.home, &link).unwrap();
+    let run = s.ok(&["codex", "--root", ".", "--root", "via-link"]);
+    let joined = format!("{}:{}", s.work.display(), s.home.display());
+    assert!(run.stdout.contains(&joined), "{}", run.stdout);
+    let run = s.fails(&["codex", "--root", "missing"]);
+    assert!(run.stderr.contains("missing"), "{}", run.stderr);
+}
+
+#[test]
+fn xdg_config_home_is_honoured() {
+    let s = Setup::new();
+    let xdg = s.work.join("xdg");
+    let mut cmd = Command::new(exe());
+    cmd.args(["setup", "opencode", "--write"])
+        .current_dir(&s.work)
+        .env("HOME", &s.home)
+        .env("XDG_CONFIG_HOME", &xdg);
+    let run = run_within(cmd, Duration::from_secs(60));
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(xdg.join("opencode/opencode.json").is_file());
+}
+
+#[test]
+fn setup_ignores_the_servers_own_settings() {
+    // It confines nothing and reads no GNAW_MCP_ROOT: a nonsense root or sandbox mode in the
+    // environment changes nothing.
+    let s = Setup::new();
+    let mut cmd = Command::new(exe());
+    cmd.args(["setup", "cursor"])
+        .current_dir(&s.work)
+        .env("HOME", &s.home)
+        .env("GNAW_MCP_ROOT", "/nonexistent")
+        .env("GNAW_MCP_SANDBOX", "nonsense");
+    let run = run_within(cmd, Duration::from_secs(60));
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(run.stdout.contains(s.work.to_str().unwrap()));
+    assert!(!run.stdout.contains("/nonexistent"));
+}
+
+#[test]
+fn a_linked_file_is_written_through_its_link_with_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Setup::new();
+    let real = s.home.join("dotfiles/cursor.json");
+    write(&real, "{\"mcpServers\": {}}\n");
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+    let link = s.home.join(".cursor/mcp.json");
+    fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    s.ok(&["cursor", "--write"]);
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let doc: Value = serde_json::from_str(&fs::read_to_string(&real).unwrap()).unwrap();
+    assert_eq!(
+        doc["mcpServers"]["gnaw"]["env"]["GNAW_MCP_ROOT"],
+        s.work.to_str().unwrap()
+    );
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&real), 0o640);
+    assert_eq!(mode(&s.home.join("dotfiles/cursor.json.bak")), 0o640);
+    // A new file is its owner's alone (clients may add tokens to it later).
+    s.ok(&["gemini", "--write"]);
+    assert_eq!(mode(&s.home.join(".gemini/settings.json")), 0o600);
+}

@@ -20,6 +20,10 @@
 //! - **Misc:** `getrandom`, clocks and sleeps, `sched_getaffinity`/`sched_yield`, `getpid`,
 //!   `gettid`, `prlimit64` only to read, `prctl` only to name threads and read flags, `exit`.
 //!
+//! Built for musl (the static binary), the list also has the calls musl makes where glibc makes
+//! others, each checked as its glibc counterpart: `open` (flags as `openat`'s), `tkill` only to
+//! this process's pid (`abort`), `ioctl` `TIOCGWINSZ` (`isatty`). glibc builds do not list them.
+//!
 //! Every `socket`, `socketpair`, `execve(at)`, `memfd_create`, `io_uring_*`, `unshare`,
 //! `setns`, `mount`, `ptrace`, `process_vm_*`, `bpf`, `perf_event_open`, `keyctl`,
 //! `fanotify_init`, `userfaultfd`, `kill`, write-side file call and so on is therefore refused.
@@ -217,11 +221,7 @@ fn allow_list() -> Vec<Allowed> {
                 ],
             ),
         ),
-        (
-            "ioctl",
-            libc::SYS_ioctl,
-            OneOf(1, SERVER_IOCTLS),
-        ),
+        ("ioctl", libc::SYS_ioctl, OneOf(1, SERVER_IOCTLS)),
     ];
     list.extend_from_slice(MEMORY);
     list.extend_from_slice(THREADS);

@@ -20,6 +20,10 @@
 //! - **Misc:** `getrandom`, clocks and sleeps, `sched_getaffinity`/`sched_yield`, `getpid`,
 //!   `gettid`, `prlimit64` only to read, `prctl` only to name threads and read flags, `exit`.
 //!
+//! Built for musl (the static binary), the list also has the calls musl makes where glibc makes
+//! others, each checked as its glibc counterpart: `open` (flags as `openat`'s), `tkill` only to
+//! this process's pid (`abort`), `ioctl` `TIOCGWINSZ` (`isatty`). glibc builds do not list them.
+//!
 //! Every `socket`, `socketpair`, `execve(at)`, `memfd_create`, `io_uring_*`, `unshare`,
 //! `setns`, `mount`, `ptrace`, `process_vm_*`, `bpf`, `perf_event_open`, `keyctl`,
 //! `fanotify_init`, `userfaultfd`, `kill`, write-side file call and so on is therefore refused.
@@ -66,6 +70,28 @@ const OPEN_WRITE_FLAGS: u64 =
         as u64
         | 0o2000_0000; // __O_TMPFILE
 
+/// `ioctl` requests, as the filter compares them. The libc crate types them `c_ulong` for glibc
+/// and `c_int` for musl; the kernel's numbers are the same.
+#[allow(clippy::unnecessary_cast)]
+const TCGETS: u64 = libc::TCGETS as u64;
+#[allow(clippy::unnecessary_cast)]
+const FIONBIO: u64 = libc::FIONBIO as u64;
+#[allow(clippy::unnecessary_cast)]
+const FIOCLEX: u64 = libc::FIOCLEX as u64;
+#[allow(clippy::unnecessary_cast)]
+const FIONCLEX: u64 = libc::FIONCLEX as u64;
+
+/// The server's `ioctl` requests: `isatty` (glibc asks `TCGETS`) and close-on-exec.
+#[cfg(not(target_env = "musl"))]
+const SERVER_IOCTLS: &[u64] = &[TCGETS, FIOCLEX, FIONCLEX];
+/// The server's `ioctl` requests: `isatty` (musl asks `TIOCGWINSZ`, the window size, where glibc
+/// asks `TCGETS`; both only read a terminal's settings) and close-on-exec. (The musl binary was
+/// seen to ask it only before confinement, from the logger; it is the counterpart of glibc's
+/// `TCGETS`, so that an `isatty` once confined answers the same on both.)
+#[cfg(target_env = "musl")]
+#[allow(clippy::unnecessary_cast)]
+const SERVER_IOCTLS: &[u64] = &[TCGETS, libc::TIOCGWINSZ as u64, FIOCLEX, FIONCLEX];
+
 /// How one allowed call's arguments are checked.
 #[derive(Clone, Copy, Debug)]
 enum Args {
@@ -96,12 +122,28 @@ const MEMORY: &[Allowed] = &[
 
 /// Signals, this process's own: handlers, masks, alternate stacks, and `tgkill` only to itself
 /// (`abort`). The server and a parse worker both need them.
+#[cfg(not(target_env = "musl"))]
 const OWN_SIGNALS: &[Allowed] = &[
     ("rt_sigaction", libc::SYS_rt_sigaction, Args::Any),
     ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Args::Any),
     ("rt_sigreturn", libc::SYS_rt_sigreturn, Args::Any),
     ("sigaltstack", libc::SYS_sigaltstack, Args::Any),
     ("tgkill", libc::SYS_tgkill, Args::OwnPid(0)),
+];
+/// As above, and for musl also `tkill` to the thread whose id is this process's pid: musl's
+/// `raise` (so `abort`) is `tkill(gettid(), sig)` where glibc's is `tgkill`. Only the main
+/// thread has that id (a single-threaded parse worker's only thread), so it reaches less than
+/// `tgkill` to this process does. Without it musl's `abort` falls back to a fault (`SIGSEGV`
+/// instead of `SIGABRT`, which a parse worker's death is classified by). glibc builds do not
+/// list it.
+#[cfg(target_env = "musl")]
+const OWN_SIGNALS: &[Allowed] = &[
+    ("rt_sigaction", libc::SYS_rt_sigaction, Args::Any),
+    ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Args::Any),
+    ("rt_sigreturn", libc::SYS_rt_sigreturn, Args::Any),
+    ("sigaltstack", libc::SYS_sigaltstack, Args::Any),
+    ("tgkill", libc::SYS_tgkill, Args::OwnPid(0)),
+    ("tkill", libc::SYS_tkill, Args::OwnPid(0)),
 ];
 
 /// The allow-list: name (for the status), number, argument check.
@@ -179,11 +221,7 @@ fn allow_list() -> Vec<Allowed> {
                 ],
             ),
         ),
-        (
-            "ioctl",
-            libc::SYS_ioctl,
-            OneOf(1, &[libc::TCGETS, libc::FIOCLEX, libc::FIONCLEX]),
-        ),
+        ("ioctl", libc::SYS_ioctl, OneOf(1, SERVER_IOCTLS)),
     ];
     list.extend_from_slice(MEMORY);
     list.extend_from_slice(THREADS);
@@ -216,6 +254,11 @@ fn allow_list() -> Vec<Allowed> {
         ("lstat", libc::SYS_lstat, Any),
         ("getrlimit", libc::SYS_getrlimit, Any),
     ]);
+    // musl's `open` (std's `File::open`, `opendir`) is the legacy `open`, not `openat` as
+    // glibc's: the same call on the working directory, checked the same way (its flags are
+    // argument 1). glibc builds do not list it.
+    #[cfg(all(target_arch = "x86_64", target_env = "musl"))]
+    list.push(("open", libc::SYS_open, Masked(1, OPEN_WRITE_FLAGS, 0)));
     list
 }
 
@@ -471,7 +514,7 @@ fn front_door_list() -> Vec<Allowed> {
         (
             "ioctl",
             libc::SYS_ioctl,
-            OneOf(1, &[libc::FIONBIO, libc::FIOCLEX, libc::FIONCLEX]),
+            OneOf(1, &[FIONBIO, FIOCLEX, FIONCLEX]),
         ),
     ];
     list.extend_from_slice(MEMORY);

@@ -202,8 +202,8 @@ pub trait Paged {
     fn needs_one(&self) -> Option<One> {
         None
     }
-    /// The answer when not even the first item fits whole, for an answer that can show part of
-    /// one (`read`: its first line, cut). `None` (the default): it cannot.
+    /// The answer when not even the first item fits whole, for an answer that [`Paged::needs_one`]
+    /// and can show part of one (`read`: its first line, cut). `None` (the default): it cannot.
     fn part_of_first(
         &self,
         _limits: Limits,
@@ -225,8 +225,8 @@ pub struct One {
 /// Fit `answer` to `limits`: the most items whose rendered answer, counted whole by `count`,
 /// stays within them; the text returned is the one measured. Refused with the one "too small"
 /// error ([`nothing_fits`], kind `BudgetTooSmall`) when not even the answer with no items fits,
-/// or when one that [`Paged::needs_one`] cannot show its first item (and cannot show
-/// [`Paged::part_of_first`]).
+/// or when one that [`Paged::needs_one`] cannot show its first item, measured whole (and cannot
+/// show [`Paged::part_of_first`]).
 pub fn fit<P: Paged + ?Sized>(
     answer: &P,
     limits: Limits,
@@ -234,24 +234,29 @@ pub fn fit<P: Paged + ?Sized>(
 ) -> Result<Fitted, Error> {
     let n = answer.items();
     let fitted = most(n, limits, count, &|i| answer.cost(i), &|k| answer.render(k))?;
-    if fitted.k > 0 || n == 0 {
+    let Some(one) = answer.needs_one().filter(|_| fitted.k == 0 && n > 0) else {
         return Ok(fitted);
+    };
+    // The search stops on the first item's own estimate: before a part of it or a refusal,
+    // the answer showing it whole is measured.
+    let first = answer.render(1);
+    let tokens = count(&first);
+    if first.len() <= limits.max_bytes && limits.budget.is_none_or(|b| tokens <= b) {
+        return Ok(Fitted {
+            k: 1,
+            text: first,
+            tokens,
+        });
     }
-    if let Some(part) = answer.part_of_first(limits, count) {
-        return part;
-    }
-    match answer.needs_one() {
-        None => Ok(fitted),
-        Some(one) => {
-            let first = answer.render(1);
-            Err(nothing_fits(
-                limits,
-                count(&first),
-                first.len(),
-                one.what,
-                one.advice,
-            ))
-        }
+    match answer.part_of_first(limits, count) {
+        Some(part) => part,
+        None => Err(nothing_fits(
+            limits,
+            tokens,
+            first.len(),
+            one.what,
+            one.advice,
+        )),
     }
 }
 
@@ -445,6 +450,8 @@ mod tests {
     struct Words {
         words: Vec<String>,
         needs_one: bool,
+        /// Added to every item's estimate, as a junction or a header can make it wrong.
+        overstated: usize,
     }
 
     impl Paged for Words {
@@ -455,7 +462,10 @@ mod tests {
         }
 
         fn cost(&self, i: usize) -> (usize, usize) {
-            (count(&self.words[i]), self.words[i].len() + 1)
+            (
+                count(&self.words[i]) + self.overstated,
+                self.words[i].len() + 1,
+            )
         }
 
         fn render(&self, k: usize) -> String {
@@ -486,7 +496,11 @@ mod tests {
                 _ => format!("w{i} v"),
             })
             .collect();
-        Words { words, needs_one }
+        Words {
+            words,
+            needs_one,
+            overstated: 0,
+        }
     }
 
     fn limits(budget: Option<usize>, max_bytes: usize) -> Limits {
@@ -581,6 +595,11 @@ mod tests {
                 && text.contains("take 27 bytes; raise max_chars"),
             "{text}"
         );
+        // An estimate over the limit is not a refusal: the first item is measured whole.
+        let mut w = words(true);
+        w.overstated = 100;
+        let f = fit(&w, limits(Some(10), 1 << 20), &count).unwrap();
+        assert_eq!((f.k, f.tokens), (1, count(&w.render(1))));
         big.needs_one = false;
         let f = fit(&big, limits(Some(5), 1 << 20), &count).unwrap();
         assert_eq!((f.k, f.text.as_str()), (0, "head  tail 0"));

@@ -15,7 +15,7 @@ use super::{
     open_repo, path_filter, read_worktree, shown, side, skip_note,
 };
 use crate::driver::file::{self, FileContext};
-use crate::driver::nav::fit;
+use crate::driver::nav::fit::{self, Limits, One, Paged};
 use crate::driver::nav::session::{Session, quote};
 use crate::driver::nav::{Answer, NavError, Request, args};
 use crate::error::Error;
@@ -777,53 +777,13 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
     let (repo, computed) = open_and_compute(&session, &ctx, args.base.as_deref(), &filter, true)?;
-    let max = repo.caps().max_blob;
-    let total_changed = computed.changes.len();
-    let mut diffs = Vec::with_capacity(total_changed.min(MAX_FILES));
-    // Both sides are read here (`.git` is read on this thread only), a batch at a time; each
-    // batch is then scanned and diffed in parallel.
-    let stop = || session.cancelled();
-    let mut batch: Vec<Prepared> = Vec::new();
-    let mut batch_bytes = 0;
-    let listed = computed.changes.len().min(MAX_FILES);
-    for (n, c) in computed.changes.iter().take(MAX_FILES).enumerate() {
-        if session.cancelled() {
-            return Err(Error::Cancelled.into());
-        }
-        let p = prepare(&repo, &ctx, c, max)?;
-        batch_bytes += p.old.pending.bytes() + p.new.pending.bytes();
-        batch.push(p);
-        if batch.len() == BATCH_FILES || batch_bytes >= BATCH_BYTES || n + 1 == listed {
-            let prepared: Vec<std::sync::Mutex<Option<Prepared>>> = batch
-                .drain(..)
-                .map(|p| std::sync::Mutex::new(Some(p)))
-                .collect();
-            let order: Vec<usize> = (0..prepared.len()).collect();
-            let done = crate::par::map(&prepared, &order, crate::par::threads(), &stop, |p| {
-                // Each is taken once; a lock poisoned by a panic is still read.
-                let p = p.lock().unwrap_or_else(|e| e.into_inner()).take();
-                p.map(|p| finish(&ctx, p, context))
-            })
-            .ok_or(Error::Cancelled)?;
-            diffs.extend(done.into_iter().flatten());
-            batch_bytes = 0;
-        }
-        if let Some(o) = req.observer {
-            o.progress(n + 1, total_changed + computed.untracked.len());
-        }
-    }
-    // Untracked files are read and scanned as extract reads them: in parallel, largest first.
-    let order = crate::par::largest_first(&computed.untracked, |c| c.size);
-    let stop = || session.cancelled();
-    let untracked = crate::par::map(
+    let mut diffs = diff_changed(&session, &ctx, &repo, &computed, context)?;
+    diffs.extend(diff_untracked(
+        &session,
+        &ctx,
         &computed.untracked,
-        &order,
-        crate::par::threads(),
-        &stop,
-        |c| untracked_diff(&ctx, c, context),
-    )
-    .ok_or(Error::Cancelled)?;
-    diffs.extend(untracked);
+        context,
+    )?);
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
     // Items: every hunk (or note) of every file, in order.
@@ -837,6 +797,102 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         Some(a) => after_position(a, &diffs, &all_items)?,
     };
     let items = &all_items[start..];
+    let (head, listed) = head(&computed, &diffs, limits, args.after.as_deref());
+    let r = Render {
+        head,
+        diffs: &diffs,
+        items,
+        texts: items.iter().map(|&(f, i)| diffs[f].item_text(i)).collect(),
+        after: args.after.as_deref(),
+        limits,
+    };
+    let count = fit::counter(encoding, args.count || budget.is_some());
+    let fitted = fit::fit(&r, limits, &count)?;
+    let next = r.next(fitted.k);
+    Ok(Answer {
+        page: fitted.page(encoding, budget),
+        facts: ChangesFacts {
+            base: computed.base_id.map(|i| i.to_string()).unwrap_or_default(),
+            files: changed_files(&diffs[..listed]),
+            files_not_listed: diffs.len() - listed + computed.more_untracked,
+            next,
+        },
+    })
+}
+
+/// The diffs of the changed files (the first [`MAX_FILES`]), in order. Both sides are read
+/// here (`.git` is read on this thread only), a batch at a time; each batch is then scanned
+/// and diffed in parallel.
+fn diff_changed(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    repo: &Repo,
+    computed: &Computed,
+    context: u32,
+) -> Result<Vec<FileDiff>, NavError> {
+    let max = repo.caps().max_blob;
+    let total = computed.changes.len() + computed.untracked.len();
+    let listed = computed.changes.len().min(MAX_FILES);
+    let mut diffs = Vec::with_capacity(listed);
+    let stop = || session.cancelled();
+    let mut batch: Vec<Prepared> = Vec::new();
+    let mut batch_bytes = 0;
+    for (n, c) in computed.changes.iter().take(MAX_FILES).enumerate() {
+        if session.cancelled() {
+            return Err(Error::Cancelled.into());
+        }
+        let p = prepare(repo, ctx, c, max)?;
+        batch_bytes += p.old.pending.bytes() + p.new.pending.bytes();
+        batch.push(p);
+        if batch.len() == BATCH_FILES || batch_bytes >= BATCH_BYTES || n + 1 == listed {
+            let prepared: Vec<std::sync::Mutex<Option<Prepared>>> = batch
+                .drain(..)
+                .map(|p| std::sync::Mutex::new(Some(p)))
+                .collect();
+            let order: Vec<usize> = (0..prepared.len()).collect();
+            let done = crate::par::map(&prepared, &order, crate::par::threads(), &stop, |p| {
+                // Each is taken once; a lock poisoned by a panic is still read.
+                let p = p.lock().unwrap_or_else(|e| e.into_inner()).take();
+                p.map(|p| finish(ctx, p, context))
+            })
+            .ok_or(Error::Cancelled)?;
+            diffs.extend(done.into_iter().flatten());
+            batch_bytes = 0;
+        }
+        if let Some(o) = session.req.observer {
+            o.progress(n + 1, total);
+        }
+    }
+    Ok(diffs)
+}
+
+/// The untracked files' diffs, read and scanned as extract reads them: in parallel, largest
+/// first.
+fn diff_untracked(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    untracked: &[crate::vocab::Candidate],
+    context: u32,
+) -> Result<Vec<FileDiff>, NavError> {
+    let order = crate::par::largest_first(untracked, |c| c.size);
+    let stop = || session.cancelled();
+    let diffs = crate::par::map(untracked, &order, crate::par::threads(), &stop, |c| {
+        untracked_diff(ctx, c, context)
+    })
+    .ok_or(Error::Cancelled)?;
+    Ok(diffs)
+}
+
+/// What every answer starts with: the summary line, then the list of changed files, which
+/// takes at most a quarter of the answer's `limits` (the rest are counted, and their hunks
+/// still follow in order), and where the answer continues from. With how many are listed.
+fn head(
+    computed: &Computed,
+    diffs: &[FileDiff],
+    limits: Limits,
+    after: Option<&str>,
+) -> (String, usize) {
+    let total_changed = computed.changes.len();
     let mut head = format!(
         "changes: the working tree against {}: {} changed",
         computed.base_label, total_changed
@@ -859,13 +915,11 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
             "(only the first {MAX_FILES} changed files are diffed; narrow with paths)"
         );
     }
-    // The list of changed files takes at most a quarter of the answer's limits; the rest are
-    // counted, and their hunks still follow in order.
     let share_bytes = limits.max_bytes / 4;
-    let share_tokens = budget.map_or(usize::MAX, |b| b / 4);
+    let share_tokens = limits.budget.map_or(usize::MAX, |b| b / 4);
     let mut listed = 0;
     let mut list_bytes = 0;
-    for d in &diffs {
+    for d in diffs {
         let line = d.list_line();
         list_bytes += line.len();
         // A rough count (a token is about 3 bytes of a path) only chooses the cut.
@@ -875,7 +929,6 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         head.push_str(&line);
         listed += 1;
     }
-    let not_listed = diffs.len() - listed + computed.more_untracked;
     if listed < diffs.len() {
         let _ = writeln!(
             head,
@@ -890,51 +943,16 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
             computed.more_untracked
         );
     }
-    if let Some(a) = &args.after {
+    if let Some(a) = after {
         let _ = writeln!(head, "(continuing after {})", quote(a));
     }
-    let texts: Vec<String> = items.iter().map(|&(f, i)| diffs[f].item_text(i)).collect();
-    let render = |k: usize| -> String {
-        let mut out = head.clone();
-        let mut last_file = None;
-        for (n, &(f, i)) in items[..k].iter().enumerate() {
-            if last_file != Some(f) {
-                out.push('\n');
-                out.push_str(&diffs[f].header(i > 0));
-                last_file = Some(f);
-            }
-            out.push_str(&texts[n]);
-        }
-        if k < items.len() {
-            let next = continuation(&diffs, items, k, args.after.as_deref());
-            let why = fit::why(true, &limits, String::new);
-            let shown = format!("showing {k} of {} hunks", items.len());
-            fit::continuation(&mut out, &shown, &why, "after", next);
-        }
-        out
-    };
-    let count = fit::counter(encoding, args.count || budget.is_some());
-    let mut cost = |i: usize| {
-        let t = &texts[i];
-        let header = diffs[items[i].0].header(false).len();
-        ((t.len() + header) / 3 + 4, t.len() + header + 1)
-    };
-    let fitted = fit::fit(items.len(), limits, &count, &mut cost, &render)?;
-    if fitted.k == 0 && !items.is_empty() {
-        let first = render(1);
-        return Err(NavError::Run(fit::first_does_not_fit(
-            limits,
-            encoding,
-            &first,
-            "the list and the first hunk, which would",
-            ", or narrow with paths",
-        )));
-    }
-    let next = (fitted.k < items.len())
-        .then(|| continuation(&diffs, items, fitted.k, args.after.as_deref()));
-    let files = diffs
+    (head, listed)
+}
+
+/// The listed files, for the structured answer.
+fn changed_files(diffs: &[FileDiff]) -> Vec<ChangedFile> {
+    diffs
         .iter()
-        .take(listed)
         .map(|d| {
             let (added, removed) = d.counts.unwrap_or((0, 0));
             ChangedFile {
@@ -953,16 +971,66 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
                 },
             }
         })
-        .collect();
-    Ok(Answer {
-        page: fitted.page(encoding, budget),
-        facts: ChangesFacts {
-            base: computed.base_id.map(|i| i.to_string()).unwrap_or_default(),
-            files,
-            files_not_listed: not_listed,
-            next,
-        },
-    })
+        .collect()
+}
+
+/// Renders answers for `changes`: the head, then the hunks (or notes) from where the answer
+/// starts, each file's header before its first one shown.
+struct Render<'a> {
+    head: String,
+    diffs: &'a [FileDiff],
+    /// The items from where the answer starts: (file, hunk or note).
+    items: &'a [(usize, usize)],
+    /// Each item's text.
+    texts: Vec<String>,
+    /// The call's `after`.
+    after: Option<&'a str>,
+    limits: Limits,
+}
+
+impl Paged for Render<'_> {
+    /// The `after` that continues the answer, when it is cut.
+    type Next = Option<String>;
+
+    fn items(&self) -> usize {
+        self.items.len()
+    }
+
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let t = &self.texts[i];
+        let header = self.diffs[self.items[i].0].header(false).len();
+        ((t.len() + header) / 3 + 4, t.len() + header + 1)
+    }
+
+    fn render(&self, k: usize) -> String {
+        let mut out = self.head.clone();
+        let mut last_file = None;
+        for (n, &(f, i)) in self.items[..k].iter().enumerate() {
+            if last_file != Some(f) {
+                out.push('\n');
+                out.push_str(&self.diffs[f].header(i > 0));
+                last_file = Some(f);
+            }
+            out.push_str(&self.texts[n]);
+        }
+        if let Some(next) = self.next(k) {
+            let why = fit::why(true, &self.limits, String::new);
+            let shown = format!("showing {k} of {} hunks", self.items.len());
+            fit::continuation(&mut out, &shown, &why, "after", next);
+        }
+        out
+    }
+
+    fn next(&self, k: usize) -> Option<String> {
+        (k < self.items.len()).then(|| continuation(self.diffs, self.items, k, self.after))
+    }
+
+    fn needs_one(&self) -> Option<One> {
+        Some(One {
+            what: "the list and the first hunk, which would",
+            advice: ", or narrow with paths",
+        })
+    }
 }
 
 /// The `after` that continues an answer showing `k` of `items`.

@@ -13,7 +13,8 @@ use super::{
     path_filter, scanned_message, shown, side,
 };
 use crate::driver::file::FileContext;
-use crate::driver::nav::{Answer, NavError, Request, args, fit};
+use crate::driver::nav::fit::{self, Limits, One, Paged};
+use crate::driver::nav::{Answer, NavError, Request, args};
 use crate::error::Error;
 use crate::stages::git::diff::{self as line_diff, diff_lines};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, PathFilter, TreeChange};
@@ -221,48 +222,17 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
     }
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
-    let n = shown_commits.len();
-    let render = |k: usize| -> String {
-        let mut out = String::new();
-        for (i, s) in shown_commits[..k].iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            out.push_str(&s.text);
-        }
-        if n == 0 {
-            out.push_str("(no commits match)\n");
-        }
-        let cut = k < n;
-        if cut || more {
-            let why = fit::why(cut, &limits, || format!("max_count ({max_count}) reached"));
-            let shown = format!("showing {k} commits");
-            fit::continuation(&mut out, &shown, &why, "skip", args.skip + k);
-        }
-        out
+    let r = Render {
+        commits: &shown_commits,
+        more,
+        max_count,
+        skip: args.skip,
+        patch: args.patch,
+        limits,
     };
     let count = fit::counter(encoding, args.count || budget.is_some());
-    let mut cost = |i: usize| {
-        let t = &shown_commits[i].text;
-        (t.len() / 3 + 4, t.len() + 1)
-    };
-    let fitted = fit::fit(n, limits, &count, &mut cost, &render)?;
-    if fitted.k == 0 && n > 0 {
-        let first = render(1);
-        let advice = if args.patch {
-            ", or leave out patch"
-        } else {
-            ""
-        };
-        return Err(NavError::Run(fit::first_does_not_fit(
-            limits,
-            encoding,
-            &first,
-            "the first commit, which would",
-            advice,
-        )));
-    }
-    let next_skip = (fitted.k < n || more).then_some(args.skip + fitted.k);
+    let fitted = fit::fit(&r, limits, &count)?;
+    let next_skip = r.next(fitted.k);
     let commits = shown_commits[..fitted.k]
         .iter()
         .map(|s| CommitReport {
@@ -278,6 +248,70 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
         page: fitted.page(encoding, budget),
         facts: LogFacts { commits, next_skip },
     })
+}
+
+/// Renders answers for a log: the commits shown, newest first, then the continuation.
+struct Render<'a> {
+    commits: &'a [Shown],
+    /// More commits match than `max_count`.
+    more: bool,
+    max_count: usize,
+    /// Commits left out before the first (the call's `skip`).
+    skip: usize,
+    patch: bool,
+    limits: Limits,
+}
+
+impl Paged for Render<'_> {
+    /// The `skip` that continues the answer, if there is more.
+    type Next = Option<usize>;
+
+    fn items(&self) -> usize {
+        self.commits.len()
+    }
+
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let t = &self.commits[i].text;
+        (t.len() / 3 + 4, t.len() + 1)
+    }
+
+    fn render(&self, k: usize) -> String {
+        let mut out = String::new();
+        for (i, s) in self.commits[..k].iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(&s.text);
+        }
+        if self.commits.is_empty() {
+            out.push_str("(no commits match)\n");
+        }
+        if let Some(next) = self.next(k) {
+            let max_count = self.max_count;
+            let cut = k < self.commits.len();
+            let why = fit::why(cut, &self.limits, || {
+                format!("max_count ({max_count}) reached")
+            });
+            let shown = format!("showing {k} commits");
+            fit::continuation(&mut out, &shown, &why, "skip", next);
+        }
+        out
+    }
+
+    fn next(&self, k: usize) -> Option<usize> {
+        (k < self.commits.len() || self.more).then_some(self.skip + k)
+    }
+
+    fn needs_one(&self) -> Option<One> {
+        Some(One {
+            what: "the first commit, which would",
+            advice: if self.patch {
+                ", or leave out patch"
+            } else {
+                ""
+            },
+        })
+    }
 }
 
 /// The files a commit changed (against its first parent; none for a merge), or `None` when a

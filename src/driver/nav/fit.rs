@@ -8,6 +8,11 @@
 //! misses fall back to bisection; and a fitting guess grows one item at a time while the next
 //! item's estimate still fits. A call typically measures two or three answers.
 //!
+//! Every navigation and git tool's answer is a [`Paged`]: its items, each one's cost, its text
+//! showing the first `k` and the argument that continues it. The one step [`fit`] fits it and
+//! refuses, the same way for every tool, an answer that cannot show what it must
+//! ([`nothing_fits`]: kind `BudgetTooSmall`, naming the limit that stopped it).
+//!
 //! What the fit gives every answer is its [`Page`]: the text, its exact count, the encoding and
 //! the budget. Each answer says its facts to programs as `serde` serializes them (the MCP tools'
 //! structured copies): the page's counted fields first, and [`continued`] says how a cut answer
@@ -174,14 +179,95 @@ enum Trial {
     Over(usize, usize),
 }
 
+/// An answer made of items (lines, matches, hunks, commits, tree entries), as the fit sees it:
+/// how many items it has, a guide to what each costs, the whole answer showing the first `k`,
+/// and the argument that continues it. Every navigation and git tool's answer is one, fitted by
+/// the one step [`fit`].
+pub trait Paged {
+    /// What continues the answer after its first `k` items: the argument a cut answer gives
+    /// back (`after`, `offset`, `skip`, `paths`, ...), empty or `None` when it is complete.
+    type Next;
+    /// Items the answer could show, in the order it shows them.
+    fn items(&self) -> usize;
+    /// Tokens and bytes of item `i` alone: a guide for the search, never trusted as a sum.
+    fn cost(&self, i: usize) -> (usize, usize);
+    /// The whole answer showing the first `k` items, its continuation line included.
+    fn render(&self, k: usize) -> String;
+    /// What continues the answer showing `k` items: the one place both its text's continuation
+    /// line and its facts' copy of it come from.
+    fn next(&self, k: usize) -> Self::Next;
+    /// Whether an answer showing none of its items (when it has some) is refused, because its
+    /// continuation would be this very call again: `Some` says how the error names the answer
+    /// showing one. `None` (the default): a summary showing none is an answer.
+    fn needs_one(&self) -> Option<One> {
+        None
+    }
+    /// The answer when not even the first item fits whole, for an answer that [`Paged::needs_one`]
+    /// and can show part of one (`read`: its first line, cut). `None` (the default): it cannot.
+    fn part_of_first(
+        &self,
+        _limits: Limits,
+        _count: &dyn Fn(&str) -> usize,
+    ) -> Option<Result<Fitted, Error>> {
+        None
+    }
+}
+
+/// How a "too small" error names the answer showing one item: `what` (e.g. "one match: the
+/// first, with its context and the summary, would") and the `advice` after raising the limit
+/// (", or lower context").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct One {
+    pub what: &'static str,
+    pub advice: &'static str,
+}
+
+/// Fit `answer` to `limits`: the most items whose rendered answer, counted whole by `count`,
+/// stays within them; the text returned is the one measured. Refused with the one "too small"
+/// error ([`nothing_fits`], kind `BudgetTooSmall`) when not even the answer with no items fits,
+/// or when one that [`Paged::needs_one`] cannot show its first item, measured whole (and cannot
+/// show [`Paged::part_of_first`]).
+pub fn fit<P: Paged + ?Sized>(
+    answer: &P,
+    limits: Limits,
+    count: &dyn Fn(&str) -> usize,
+) -> Result<Fitted, Error> {
+    let n = answer.items();
+    let fitted = most(n, limits, count, &|i| answer.cost(i), &|k| answer.render(k))?;
+    let Some(one) = answer.needs_one().filter(|_| fitted.k == 0 && n > 0) else {
+        return Ok(fitted);
+    };
+    // The search stops on the first item's own estimate: before a part of it or a refusal,
+    // the answer showing it whole is measured.
+    let first = answer.render(1);
+    let tokens = count(&first);
+    if first.len() <= limits.max_bytes && limits.budget.is_none_or(|b| tokens <= b) {
+        return Ok(Fitted {
+            k: 1,
+            text: first,
+            tokens,
+        });
+    }
+    match answer.part_of_first(limits, count) {
+        Some(part) => part,
+        None => Err(nothing_fits(
+            limits,
+            tokens,
+            first.len(),
+            one.what,
+            one.advice,
+        )),
+    }
+}
+
 /// Choose the most items of `n` that fit `limits`. `render(k)` is the whole answer showing the
 /// first `k` items (its continuation included); `cost(i)` estimates item `i`'s tokens and
 /// bytes; `count` counts exactly. `Err` when not even `render(0)` fits, naming what it needs.
-pub fn fit(
+fn most(
     n: usize,
     limits: Limits,
     count: &dyn Fn(&str) -> usize,
-    cost: &mut dyn FnMut(usize) -> (usize, usize),
+    cost: &dyn Fn(usize) -> (usize, usize),
     render: &dyn Fn(usize) -> String,
 ) -> Result<Fitted, Error> {
     let trial = |k: usize| -> Trial {
@@ -210,7 +296,10 @@ pub fn fit(
     }
     let base = match trial(0) {
         Trial::Fits(text, tokens) => (text, tokens),
-        Trial::Over(..) => return Err(too_small(limits, count(&render(0)), render(0).len())),
+        Trial::Over(..) => {
+            let none = render(0);
+            return Err(too_small(limits, count(&none), none.len()));
+        }
     };
     // Cumulative estimates: est[k] = (tokens, bytes) of the answer with k items.
     let mut est: Vec<(usize, usize)> = vec![(base.1, base.0.len())];
@@ -218,7 +307,7 @@ pub fn fit(
     let slack_t = budget.saturating_add(budget / 8 + 64);
     let slack_b = limits.max_bytes.saturating_add(limits.max_bytes / 8 + 256);
     let fits_est = |e: (usize, usize)| e.0 <= budget && e.1 <= limits.max_bytes;
-    let mut extend = |est: &mut Vec<(usize, usize)>, upto: usize| {
+    let extend = |est: &mut Vec<(usize, usize)>, upto: usize| {
         while est.len() <= upto.min(n) {
             let i = est.len() - 1;
             let (t, b) = cost(i);
@@ -314,23 +403,6 @@ pub fn too_small(limits: Limits, tokens: usize, bytes: usize) -> Error {
     )
 }
 
-/// [`nothing_fits`] for `first`, the rendered answer showing one item, counted in `encoding`.
-pub fn first_does_not_fit(
-    limits: Limits,
-    encoding: Encoding,
-    first: &str,
-    what: &str,
-    advice: &str,
-) -> Error {
-    nothing_fits(
-        limits,
-        count::count(encoding, first),
-        first.len(),
-        what,
-        advice,
-    )
-}
-
 /// The answer that must show at least one item (else its continuation would be the same call
 /// again) cannot: `what` (e.g. "one match: the first, with its context and the summary,")
 /// takes `tokens` tokens and `bytes` bytes. The error names the limit that stopped it, the
@@ -361,6 +433,7 @@ pub fn nothing_fits(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::ErrorKind;
 
     /// A made-up tokenizer: one token per word, plus a junction effect (two adjacent `x` words
     /// count as one) so sums are wrong the way real counts are.
@@ -373,47 +446,162 @@ mod tests {
         words.len() - merged
     }
 
-    #[test]
-    fn the_fit_is_measured_and_near_the_most() {
-        let items: Vec<String> = (0..500)
-            .map(|i| {
-                if i % 3 == 0 {
-                    "x".into()
-                } else {
-                    format!("w{i} v")
-                }
+    /// A synthetic answer: a head, the first `k` words, and a tail naming where it continues.
+    struct Words {
+        words: Vec<String>,
+        needs_one: bool,
+        /// Added to every item's estimate, as a junction or a header can make it wrong.
+        overstated: usize,
+    }
+
+    impl Paged for Words {
+        type Next = Option<usize>;
+
+        fn items(&self) -> usize {
+            self.words.len()
+        }
+
+        fn cost(&self, i: usize) -> (usize, usize) {
+            (
+                count(&self.words[i]) + self.overstated,
+                self.words[i].len() + 1,
+            )
+        }
+
+        fn render(&self, k: usize) -> String {
+            let mut out = format!("head {}", self.words[..k].join(" "));
+            if let Some(next) = self.next(k) {
+                out.push_str(&format!(" tail {next}"));
+            }
+            out
+        }
+
+        fn next(&self, k: usize) -> Option<usize> {
+            (k < self.words.len()).then_some(k)
+        }
+
+        fn needs_one(&self) -> Option<One> {
+            self.needs_one.then_some(One {
+                what: "one word: the first, with the head, would",
+                advice: ", or ask for fewer words",
+            })
+        }
+    }
+
+    fn words(needs_one: bool) -> Words {
+        let words = (0..500)
+            .map(|i| match i % 7 {
+                0 | 1 => "x".to_string(),
+                2 => format!("w{i} v u"),
+                _ => format!("w{i} v"),
             })
             .collect();
-        let render = |k: usize| format!("head {} tail {k}", items[..k].join(" "));
-        for budget in [3, 10, 57, 200, 640, 2000] {
-            let limits = Limits {
-                budget: Some(budget),
-                max_bytes: 1 << 20,
-            };
-            let mut cost = |i: usize| (count(&items[i]), items[i].len() + 1);
-            let f = fit(items.len(), limits, &count, &mut cost, &render).unwrap();
-            assert_eq!(f.text, render(f.k));
-            assert_eq!(f.tokens, count(&f.text));
-            assert!(f.tokens <= budget, "{budget}: {}", f.tokens);
-            if f.k < items.len() {
-                assert!(
-                    count(&render(f.k + 2)) > budget,
-                    "{budget}: k {} is short",
-                    f.k
-                );
-            }
+        Words {
+            words,
+            needs_one,
+            overstated: 0,
         }
-        let limits = Limits {
-            budget: Some(1),
-            max_bytes: 1 << 20,
+    }
+
+    fn limits(budget: Option<usize>, max_bytes: usize) -> Limits {
+        Limits { budget, max_bytes }
+    }
+
+    /// The most items whose answer fits, found by measuring every prefix.
+    fn most_by_hand(w: &Words, l: Limits) -> usize {
+        let fits = |t: &str| t.len() <= l.max_bytes && l.budget.is_none_or(|b| count(t) <= b);
+        (0..=w.items()).rev().find(|&k| fits(&w.render(k))).unwrap()
+    }
+
+    /// `f` is the measured text within `l`, and shows the most items that fit, or one fewer
+    /// only when the next item's own estimate was over what is left (a junction can make an
+    /// item cost less in the answer than alone: the fit stops on the estimate, unmeasured).
+    fn check(w: &Words, l: Limits) -> Fitted {
+        let f = fit(w, l, &count).unwrap();
+        assert_eq!(f.text, w.render(f.k));
+        assert_eq!(f.tokens, count(&f.text));
+        assert!(f.text.len() <= l.max_bytes && l.budget.is_none_or(|b| f.tokens <= b));
+        let most = most_by_hand(w, l);
+        let over = || {
+            let (t, b) = w.cost(f.k);
+            l.budget.is_some_and(|budget| t > budget - f.tokens) || f.text.len() + b > l.max_bytes
         };
-        let mut cost = |i: usize| (count(&items[i]), items[i].len());
-        assert!(fit(items.len(), limits, &count, &mut cost, &render).is_err());
-        let limits = Limits {
-            budget: None,
-            max_bytes: 100,
+        assert!(
+            f.k == most || f.k + 1 == most && over(),
+            "{l:?}: {} of {most}",
+            f.k
+        );
+        f
+    }
+
+    #[test]
+    fn the_fit_is_the_measured_text_and_the_most_items() {
+        let mut w = words(false);
+        for budget in [3, 10, 57, 200, 640, 2000] {
+            check(&w, limits(Some(budget), 1 << 20));
+        }
+        for max_bytes in [20, 100, 1000, 5000] {
+            check(&w, limits(None, max_bytes));
+        }
+        // Both limits: the tighter decides.
+        check(&w, limits(Some(2000), 300));
+        check(&w, limits(Some(50), 5000));
+        // Everything fits: the whole answer, counted once.
+        let f = check(&w, limits(None, 1 << 20));
+        assert_eq!(f.k, 500);
+        // Counts that add up (no junctions): the most, exactly.
+        w.words.retain(|s| s != "x");
+        for budget in [3, 10, 57, 200, 640, 2000] {
+            let l = limits(Some(budget), 1 << 20);
+            assert_eq!(check(&w, l).k, most_by_hand(&w, l), "{budget}");
+        }
+    }
+
+    #[test]
+    fn nothing_fits_is_one_kind_naming_the_limit_that_stopped_it() {
+        let kind_and_text = |w: &Words, l: Limits| {
+            let e = fit(w, l, &count).unwrap_err();
+            (e.kind(), e.to_string())
         };
-        let f = fit(items.len(), limits, &count, &mut cost, &render).unwrap();
-        assert!(f.text.len() <= 100 && render(f.k + 1).len() > 100);
+        // Not even the answer with no items.
+        let (kind, text) = kind_and_text(&words(false), limits(Some(1), 1 << 20));
+        assert_eq!(kind, ErrorKind::BudgetTooSmall);
+        assert_eq!(
+            text,
+            "a budget of 1 tokens is too small for this answer: its header and continuation \
+             alone take 3 tokens; raise budget (0 means no budget)"
+        );
+        let (kind, text) = kind_and_text(&words(false), limits(Some(100), 5));
+        assert_eq!(kind, ErrorKind::BudgetTooSmall);
+        assert_eq!(
+            text,
+            "the answer's size limit of 5 bytes is too small for this answer: its header and \
+             continuation alone take 12 bytes; raise max_chars (0 means the server's limit)"
+        );
+        // The first item does not fit: refused when the answer needs one, else no item shown.
+        let mut big = words(true);
+        big.words[0] = "a b c d e f g h".into();
+        let (kind, text) = kind_and_text(&big, limits(Some(5), 1 << 20));
+        assert_eq!(kind, ErrorKind::BudgetTooSmall);
+        assert_eq!(
+            text,
+            "a budget of 5 tokens is too small for one word: the first, with the head, would \
+             take 11 tokens; raise budget (0 means no budget), or ask for fewer words"
+        );
+        let (kind, text) = kind_and_text(&big, limits(None, 20));
+        assert_eq!(kind, ErrorKind::BudgetTooSmall);
+        assert!(
+            text.starts_with("the answer's size limit of 20 bytes is too small for one word")
+                && text.contains("take 27 bytes; raise max_chars"),
+            "{text}"
+        );
+        // An estimate over the limit is not a refusal: the first item is measured whole.
+        let mut w = words(true);
+        w.overstated = 100;
+        let f = fit(&w, limits(Some(10), 1 << 20), &count).unwrap();
+        assert_eq!((f.k, f.tokens), (1, count(&w.render(1))));
+        big.needs_one = false;
+        let f = fit(&big, limits(Some(5), 1 << 20), &count).unwrap();
+        assert_eq!((f.k, f.text.as_str()), (0, "head  tail 0"));
     }
 }

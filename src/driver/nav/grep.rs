@@ -17,7 +17,7 @@
 //! (`path:line`, the last match shown) that continues it; following continuations lists every
 //! match exactly once. Shown rows are cut to [`MAX_ROW_BYTES`] around the match.
 
-use super::fit::{self, Limits};
+use super::fit::{self, Limits, One, Paged};
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
 use super::{Answer, args};
 use crate::driver::file::{Body, BodyText};
@@ -203,6 +203,7 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
     }
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
+    let count = fit::counter(encoding, args.count || budget.is_some());
     let r = Render {
         args,
         matcher: &matcher,
@@ -218,27 +219,10 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
         files_searched,
         not_searched: &not_searched,
         limits,
+        count: &count,
     };
-    let count = fit::counter(encoding, args.count || budget.is_some());
-    let mut cost = |i: usize| {
-        let mut one = String::new();
-        r.group(&mut one, i, None);
-        (count(&one), one.len())
-    };
-    let fitted = fit::fit(items.len(), limits, &count, &mut cost, &|k| r.render(k))?;
+    let fitted = fit::fit(&r, limits, &count)?;
     let k = fitted.k;
-    if k == 0 && !items.is_empty() {
-        // Without one match shown the continuation would be this very call again.
-        let one = r.render(1);
-        return Err(fit::first_does_not_fit(
-            limits,
-            encoding,
-            &one,
-            "one match: the first, with its context and the summary, would",
-            ", or lower context",
-        )
-        .into());
-    }
     let matches = items[..k]
         .iter()
         .map(|&(h, j)| {
@@ -342,6 +326,7 @@ struct Render<'a> {
     files_searched: usize,
     not_searched: &'a BTreeMap<&'static str, usize>,
     limits: Limits,
+    count: &'a dyn Fn(&str) -> usize,
 }
 
 impl Render<'_> {
@@ -420,25 +405,6 @@ impl Render<'_> {
         }
     }
 
-    /// The answer showing the first `k` items.
-    fn render(&self, k: usize) -> String {
-        let mut out = self.head();
-        for i in 0..k {
-            if i == 0 {
-                out.push('\n');
-            }
-            self.group(&mut out, i, i.checked_sub(1));
-        }
-        if let Some(next) = self.next(k) {
-            let why = fit::why(k < self.items.len(), &self.limits, || {
-                format!("max_matches ({}) reached", self.items.len())
-            });
-            let shown = fit::shown(("matches", "match"), self.before, k, self.total_matches);
-            fit::continuation(&mut out, &shown, &why, "after", next);
-        }
-        out
-    }
-
     /// The summary line(s) every answer starts with.
     fn head(&self) -> String {
         let a = self.args;
@@ -480,6 +446,39 @@ impl Render<'_> {
         }
         out
     }
+}
+
+impl Paged for Render<'_> {
+    type Next = Option<String>;
+
+    fn items(&self) -> usize {
+        self.items.len()
+    }
+
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let mut one = String::new();
+        self.group(&mut one, i, None);
+        ((self.count)(&one), one.len())
+    }
+
+    /// The answer showing the first `k` items.
+    fn render(&self, k: usize) -> String {
+        let mut out = self.head();
+        for i in 0..k {
+            if i == 0 {
+                out.push('\n');
+            }
+            self.group(&mut out, i, i.checked_sub(1));
+        }
+        if let Some(next) = self.next(k) {
+            let why = fit::why(k < self.items.len(), &self.limits, || {
+                format!("max_matches ({}) reached", self.items.len())
+            });
+            let shown = fit::shown(("matches", "match"), self.before, k, self.total_matches);
+            fit::continuation(&mut out, &shown, &why, "after", next);
+        }
+        out
+    }
 
     /// The `after` that continues an answer showing `k` items, if it is cut.
     fn next(&self, k: usize) -> Option<String> {
@@ -494,5 +493,13 @@ impl Render<'_> {
                 format!("{}:0", self.hits[h].path)
             })),
         }
+    }
+
+    /// Without one match shown the continuation would be this very call again.
+    fn needs_one(&self) -> Option<One> {
+        Some(One {
+            what: "one match: the first, with its context and the summary, would",
+            advice: ", or lower context",
+        })
     }
 }

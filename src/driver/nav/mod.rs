@@ -5,7 +5,7 @@
 //! |---|---|
 //! | [`args`] | a call's arguments as a tool call's JSON gives them: the pieces and how each field is read |
 //! | [`session`] | one call's settings (as `extract` resolves them), path arguments proven inside the repo, the per-file step over many files |
-//! | [`fit`] | the most items whose rendered answer, counted whole, fits the budget and the byte ceiling |
+//! | [`fit`] | an answer made of items ([`fit::Paged`]) and the one step every navigation and git tool fits it with: the most items whose rendered answer, counted whole, fits the budget and the byte ceiling, or the one "too small" refusal |
 //! | [`read`] | lines of files by range, numbered, with the exact continuation |
 //! | [`grep`] | matching lines of the text the model would be shown, grouped by file, with totals and the continuation |
 //! | [`index`] | the search index: every kept file with its shown text and its term index, kept in the warm cache per file and rebuilt only for files that changed |

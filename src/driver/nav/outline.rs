@@ -12,7 +12,7 @@
 //! An agent reads a definition's body with `read path:START-END`, the range the row gives.
 
 use super::Answer;
-use super::fit::{self, Fitted, Limits};
+use super::fit::{self, Fitted, Limits, One, Paged};
 use super::sections::Entry;
 use super::sections::{self, Items, Note, Report};
 use super::session::{NavError, Proven, Request, Session};
@@ -147,29 +147,14 @@ pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, Nav
     }
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
+    let count = session.counter();
     let r = Render {
         sections: &sections,
         limits,
+        count: &count,
     };
-    let n: usize = sections.iter().map(Section::items).sum();
-    let count = session.counter();
-    let mut flat: Vec<(usize, usize)> = Vec::with_capacity(n);
-    for (s, sec) in sections.iter().enumerate() {
-        flat.extend((0..sec.items()).map(|j| (s, j)));
-    }
-    let mut cost = |i: usize| -> (usize, usize) {
-        let Some(&(s, j)) = flat.get(i) else {
-            return (0, 0);
-        };
-        let row = r.item_text(s, j);
-        (count(&row) + if j == 0 { 16 } else { 0 }, row.len())
-    };
-    let fitted = fit::fit(n, limits, &count, &mut cost, &|k| r.render(k))?;
-    if fitted.k == 0 && n > 0 {
-        let first = r.render(1);
-        return Err(fit::too_small(limits, count(&first), first.len()).into());
-    }
-    let fitted = r.same_line_cut(fitted, &count);
+    let fitted = fit::fit(&r, limits, &count)?;
+    let fitted = r.same_line_cut(fitted);
     Ok(r.answer(fitted, encoding, budget))
 }
 
@@ -234,6 +219,7 @@ fn body(
 struct Render<'a> {
     sections: &'a [Section],
     limits: Limits,
+    count: &'a dyn Fn(&str) -> usize,
 }
 
 impl Render<'_> {
@@ -248,6 +234,95 @@ impl Render<'_> {
             }
             Body::Note(note) => note.line(&sec.shown),
         }
+    }
+
+    /// A continuation names a line, so a cut between two definitions that start on the same
+    /// line would show the first again: cut before both instead, when that still fits and
+    /// shows something.
+    fn same_line_cut(&self, fitted: Fitted) -> Fitted {
+        let shown = sections::allot(self.sections, fitted.k);
+        let Some(s) = shown.iter().rposition(|&n| n > 0) else {
+            return fitted;
+        };
+        let Body::Rows { rows, .. } = &self.sections[s].body else {
+            return fitted;
+        };
+        let n = shown[s];
+        if n >= rows.len() || rows[n].start != rows[n - 1].start {
+            return fitted;
+        }
+        let mut m = n - 1;
+        while m > 0 && rows[m - 1].start == rows[n].start {
+            m -= 1;
+        }
+        if m == 0 && fitted.k == n {
+            return fitted;
+        }
+        let k = fitted.k - (n - m);
+        let text = self.render(k);
+        let tokens = (self.count)(&text);
+        if self.limits.budget.is_none_or(|b| tokens <= b) && text.len() <= self.limits.max_bytes {
+            Fitted { k, text, tokens }
+        } else {
+            fitted
+        }
+    }
+
+    fn answer(&self, fitted: Fitted, encoding: Encoding, budget: Option<usize>) -> OutlineAnswer {
+        let shown = sections::allot(self.sections, fitted.k);
+        let files = sections::reports(self.sections, &shown, |_, sec, n, mut entry| {
+            match &sec.body {
+                Body::Rows {
+                    language,
+                    total,
+                    rows,
+                } => {
+                    let shown = n.min(rows.len());
+                    entry.total_lines = *total;
+                    if n > 0 {
+                        entry.status = if shown == rows.len() {
+                            "shown"
+                        } else {
+                            "partial"
+                        };
+                    }
+                    OutlineFile {
+                        entry,
+                        language: language.as_str(),
+                        definitions: rows.len(),
+                        shown,
+                    }
+                }
+                Body::Note(_) => OutlineFile {
+                    entry,
+                    ..OutlineFile::default()
+                },
+            }
+        });
+        let next = self.next(fitted.k);
+        Answer {
+            page: fitted.page(encoding, budget),
+            facts: sections::Facts { next, files },
+        }
+    }
+}
+
+impl Paged for Render<'_> {
+    /// The `paths` that continue the answer (empty when it is complete).
+    type Next = Vec<String>;
+
+    /// Each file's definitions, one item each, or its note.
+    fn items(&self) -> usize {
+        self.sections.iter().map(Section::items).sum()
+    }
+
+    /// A row's own count; the first row of a section carries its header.
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let Some((s, j)) = sections::locate(self.sections, i) else {
+            return (0, 0);
+        };
+        let row = self.item_text(s, j);
+        ((self.count)(&row) + if j == 0 { 16 } else { 0 }, row.len())
     }
 
     /// The answer showing the first `k` items.
@@ -291,76 +366,16 @@ impl Render<'_> {
         )
     }
 
-    /// A continuation names a line, so a cut between two definitions that start on the same
-    /// line would show the first again: cut before both instead, when that still fits and
-    /// shows something.
-    fn same_line_cut(&self, fitted: Fitted, count: &dyn Fn(&str) -> usize) -> Fitted {
-        let shown = sections::allot(self.sections, fitted.k);
-        let Some(s) = shown.iter().rposition(|&n| n > 0) else {
-            return fitted;
-        };
-        let Body::Rows { rows, .. } = &self.sections[s].body else {
-            return fitted;
-        };
-        let n = shown[s];
-        if n >= rows.len() || rows[n].start != rows[n - 1].start {
-            return fitted;
-        }
-        let mut m = n - 1;
-        while m > 0 && rows[m - 1].start == rows[n].start {
-            m -= 1;
-        }
-        if m == 0 && fitted.k == n {
-            return fitted;
-        }
-        let k = fitted.k - (n - m);
-        let text = self.render(k);
-        let tokens = count(&text);
-        if self.limits.budget.is_none_or(|b| tokens <= b) && text.len() <= self.limits.max_bytes {
-            Fitted { k, text, tokens }
-        } else {
-            fitted
-        }
+    fn next(&self, k: usize) -> Vec<String> {
+        sections::next(self.sections, &sections::allot(self.sections, k), None)
     }
 
-    fn answer(&self, fitted: Fitted, encoding: Encoding, budget: Option<usize>) -> OutlineAnswer {
-        let shown = sections::allot(self.sections, fitted.k);
-        let files = sections::reports(self.sections, &shown, |_, sec, n, mut entry| {
-            match &sec.body {
-                Body::Rows {
-                    language,
-                    total,
-                    rows,
-                } => {
-                    let shown = n.min(rows.len());
-                    entry.total_lines = *total;
-                    if n > 0 {
-                        entry.status = if shown == rows.len() {
-                            "shown"
-                        } else {
-                            "partial"
-                        };
-                    }
-                    OutlineFile {
-                        entry,
-                        language: language.as_str(),
-                        definitions: rows.len(),
-                        shown,
-                    }
-                }
-                Body::Note(_) => OutlineFile {
-                    entry,
-                    ..OutlineFile::default()
-                },
-            }
-        });
-        Answer {
-            page: fitted.page(encoding, budget),
-            facts: sections::Facts {
-                next: sections::next(self.sections, &shown, None),
-                files,
-            },
-        }
+    fn needs_one(&self) -> Option<One> {
+        Some(One {
+            what: "one row: the first file's header and its first definition (or its note), \
+                   with the continuation, would",
+            advice: "",
+        })
     }
 }
 

@@ -19,7 +19,7 @@
 //! single line too long for the whole budget is shown cut, and marked so.
 
 use super::Answer;
-use super::fit::{self, Fitted, Limits};
+use super::fit::{self, Fitted, Limits, One, Paged};
 use super::sections::{self, Items, Note, Report};
 use super::session::{NavError, Proven, Request, Session};
 use crate::driver::file::FileContext;
@@ -153,43 +153,15 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
         }
     })?;
     let encoding = session.encoding();
+    let count = session.counter();
     let r = Render {
         sections: &sections,
         limits,
         encoding,
+        count: &count,
         memo: RefCell::new(HashMap::new()),
     };
-    let n: usize = sections.iter().map(Section::items).sum();
-    let count = session.counter();
-    // Each row's own count guides the fit; the first row of a section carries its header.
-    let item_at = |mut i: usize| -> Option<(usize, usize)> {
-        for (s, sec) in sections.iter().enumerate() {
-            if i < sec.items() {
-                return Some((s, i));
-            }
-            i -= sec.items();
-        }
-        None
-    };
-    let mut cost = |i: usize| -> (usize, usize) {
-        let Some((s, j)) = item_at(i) else {
-            return (0, 0);
-        };
-        let row = r.item_text(s, j);
-        // A huge row is not worth counting to guess: a generous guess sends it to the cut.
-        let tokens = if row.len() > HUGE_ROW {
-            row.len() / 2
-        } else {
-            count(&row)
-        };
-        (tokens + if j == 0 { 12 } else { 0 }, row.len())
-    };
-    let fitted = fit::fit(n, limits, &count, &mut cost, &|k| r.render(k))?;
-    let fitted = if fitted.k == 0 && n > 0 {
-        r.cut_first_line(&count)?
-    } else {
-        fitted
-    };
+    let fitted = fit::fit(&r, limits, &count)?;
     Ok(r.answer(fitted, budget))
 }
 
@@ -278,6 +250,7 @@ struct Render<'a> {
     sections: &'a [Section],
     limits: Limits,
     encoding: Encoding,
+    count: &'a dyn Fn(&str) -> usize,
     /// Tokens of a section's first `n` rows, by (section, n).
     memo: RefCell<HashMap<(usize, usize), usize>>,
 }
@@ -321,47 +294,10 @@ impl Render<'_> {
             .or_insert_with(|| count::count(self.encoding, rows))
     }
 
-    /// The answer showing the first `k` items.
-    fn render(&self, k: usize) -> String {
-        sections::render(
-            self.sections,
-            &self.limits,
-            k,
-            |out, s, sec, n| match &sec.body {
-                Body::Lines {
-                    total,
-                    start,
-                    lossy,
-                    ..
-                } => {
-                    let rows = self.rows(s, n);
-                    let tokens = self.rows_tokens(s, n, &rows);
-                    let _ = writeln!(
-                        out,
-                        "==> {}: lines {start}-{} of {total} ({tokens} tokens){}",
-                        sec.shown,
-                        start + n as u64 - 1,
-                        lossy_note(*lossy)
-                    );
-                    out.push_str(&rows);
-                }
-                _ => out.push_str(&self.item_text(s, 0)),
-            },
-        )
-    }
-
-    /// The continuation after `shown` items per section; `cut_first` when the first row shown
-    /// was cut (its section continues after it).
-    fn next(&self, shown: &[usize], cut_first: Option<usize>) -> Vec<String> {
-        sections::next(self.sections, shown, cut_first)
-    }
-
     /// The answer when not even the first row fits: that row cut to the longest prefix that
-    /// does, marked, with the continuation after it.
-    fn cut_first_line(&self, count: &dyn Fn(&str) -> usize) -> Result<Fitted, Error> {
-        let Some(s) = self.sections.iter().position(|sec| sec.items() > 0) else {
-            return Err(fit::too_small(self.limits, 0, 0));
-        };
+    /// does, marked, with the continuation after it (`None` when the first item is a note).
+    fn cut_first_line(&self, count: &dyn Fn(&str) -> usize) -> Option<Result<Fitted, Error>> {
+        let s = self.sections.iter().position(|sec| sec.items() > 0)?;
         let sec = &self.sections[s];
         let Body::Lines {
             total,
@@ -371,13 +307,12 @@ impl Render<'_> {
             ..
         } = &sec.body
         else {
-            let text = self.render(0);
-            return Err(fit::too_small(self.limits, count(&text), text.len()));
+            return None;
         };
         let line = &lines[0];
         let mut shown = vec![0; self.sections.len()];
         shown[s] = 1;
-        let next = self.next(&shown, Some(s));
+        let next = sections::next(self.sections, &shown, Some(s));
         let render = |len: usize| {
             let mut out = format!(
                 "==> {}: line {start} of {total}, cut to its first {len} of {} bytes: the whole \
@@ -404,7 +339,7 @@ impl Render<'_> {
         };
         let Some(mut best) = fits(0) else {
             let text = render(0);
-            return Err(fit::too_small(self.limits, count(&text), text.len()));
+            return Some(Err(fit::too_small(self.limits, count(&text), text.len())));
         };
         // Gallop up from a short prefix, then bisect: no count is much longer than the answer.
         let (mut lo, mut hi) = (0, line.len());
@@ -436,11 +371,11 @@ impl Render<'_> {
                 None => hi = mid,
             }
         }
-        Ok(Fitted {
+        Some(Ok(Fitted {
             k: usize::MAX,
             text: best.0,
             tokens: best.1,
-        })
+        }))
     }
 
     /// The answer for the fitted text (`k == usize::MAX`: the first row was cut).
@@ -499,10 +434,85 @@ impl Render<'_> {
         Answer {
             page: fitted.page(self.encoding, budget),
             facts: sections::Facts {
-                next: self.next(&shown, cut_at),
+                next: sections::next(self.sections, &shown, cut_at),
                 files,
             },
         }
+    }
+}
+
+impl Paged for Render<'_> {
+    /// The `paths` that continue the answer (empty when it is complete).
+    type Next = Vec<String>;
+
+    /// Each file's rows, one item each, or its note.
+    fn items(&self) -> usize {
+        self.sections.iter().map(Section::items).sum()
+    }
+
+    /// A row's own count; the first row of a section carries its header.
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let Some((s, j)) = sections::locate(self.sections, i) else {
+            return (0, 0);
+        };
+        let row = self.item_text(s, j);
+        // A huge row is not worth counting to guess: a generous guess sends it to the cut.
+        let tokens = if row.len() > HUGE_ROW {
+            row.len() / 2
+        } else {
+            (self.count)(&row)
+        };
+        (tokens + if j == 0 { 12 } else { 0 }, row.len())
+    }
+
+    /// The answer showing the first `k` items.
+    fn render(&self, k: usize) -> String {
+        sections::render(
+            self.sections,
+            &self.limits,
+            k,
+            |out, s, sec, n| match &sec.body {
+                Body::Lines {
+                    total,
+                    start,
+                    lossy,
+                    ..
+                } => {
+                    let rows = self.rows(s, n);
+                    let tokens = self.rows_tokens(s, n, &rows);
+                    let _ = writeln!(
+                        out,
+                        "==> {}: lines {start}-{} of {total} ({tokens} tokens){}",
+                        sec.shown,
+                        start + n as u64 - 1,
+                        lossy_note(*lossy)
+                    );
+                    out.push_str(&rows);
+                }
+                _ => out.push_str(&self.item_text(s, 0)),
+            },
+        )
+    }
+
+    fn next(&self, k: usize) -> Vec<String> {
+        sections::next(self.sections, &sections::allot(self.sections, k), None)
+    }
+
+    /// A first file shown as its note when the note does not fit.
+    fn needs_one(&self) -> Option<One> {
+        Some(One {
+            what: "the first file's note, with the continuation, would",
+            advice: "",
+        })
+    }
+
+    /// Not even the first row fits: that row, cut.
+    fn part_of_first(
+        &self,
+        _limits: Limits,
+        count: &dyn Fn(&str) -> usize,
+    ) -> Option<Result<Fitted, Error>> {
+        self.cut_first_line(count)
     }
 }
 

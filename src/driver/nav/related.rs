@@ -25,7 +25,7 @@
 //! names of the file count (said in the answer when more are defined).
 
 use super::Answer;
-use super::fit::{self, Limits};
+use super::fit::{self, Limits, Paged};
 use super::index::{self, IndexedFile, RepoIndex};
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
 use crate::driver::file::FileContext;
@@ -233,6 +233,7 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
     out.truncate(limit);
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
+    let count = session.counter();
     let r = Render {
         args,
         shown: &files[me].path,
@@ -242,14 +243,9 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
         names: (names.len(), defined),
         history: history.as_ref(),
         limits,
+        count: &count,
     };
-    let count = session.counter();
-    let mut cost = |i: usize| {
-        let mut one = String::new();
-        r.file(&mut one, i);
-        (count(&one), one.len())
-    };
-    let fitted = fit::fit(out.len(), limits, &count, &mut cost, &|k| r.render(k))?;
+    let fitted = fit::fit(&r, limits, &count)?;
     let mut shown_files = out.clone();
     shown_files.truncate(fitted.k);
     Ok(Answer {
@@ -383,6 +379,7 @@ struct Render<'a> {
     names: (usize, usize),
     history: Option<&'a History>,
     limits: Limits,
+    count: &'a dyn Fn(&str) -> usize,
 }
 
 impl Render<'_> {
@@ -469,6 +466,21 @@ impl Render<'_> {
             why.join("; ")
         );
     }
+}
+
+impl Paged for Render<'_> {
+    /// No argument continues a cut answer: its last line says to raise limit or budget.
+    type Next = ();
+
+    fn items(&self) -> usize {
+        self.files.len()
+    }
+
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let mut one = String::new();
+        self.file(&mut one, i);
+        ((self.count)(&one), one.len())
+    }
 
     fn render(&self, k: usize) -> String {
         let mut out = self.head();
@@ -492,4 +504,6 @@ impl Render<'_> {
         }
         out
     }
+
+    fn next(&self, _k: usize) {}
 }

@@ -24,7 +24,7 @@
 //! continues it. Ranking is deterministic (ties broken by path), so following continuations lists
 //! every matching file exactly once while the repository is unchanged.
 
-use super::fit::{self, Limits};
+use super::fit::{self, Limits, One, Paged};
 use super::index::{self, RepoIndex};
 use super::session::{NavError, Request, Session, quote};
 use super::{Answer, args};
@@ -278,6 +278,7 @@ fn answer(
     let t_ranked = t0.elapsed();
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
+    let count = session.counter();
     let r = Render {
         args,
         hits: &hits,
@@ -287,27 +288,10 @@ fn answer(
         not_searched: &not_searched,
         not_parsed: ctx.parse.not_parsed(),
         limits,
+        count: &count,
     };
-    let count = session.counter();
-    let mut cost = |i: usize| {
-        let mut one = String::new();
-        r.hit(&mut one, i);
-        (count(&one), one.len())
-    };
-    let fitted = fit::fit(hits.len(), limits, &count, &mut cost, &|k| r.render(k))?;
+    let fitted = fit::fit(&r, limits, &count)?;
     let k = fitted.k;
-    if k == 0 && !hits.is_empty() {
-        // Without one file shown the continuation would be this very call again.
-        let one = r.render(1);
-        return Err(fit::first_does_not_fit(
-            limits,
-            encoding,
-            &one,
-            "one file: the first, with its regions and the summary, would",
-            "",
-        )
-        .into());
-    }
     let next = r.next(k);
     hits.truncate(k);
     log::debug!(
@@ -364,6 +348,7 @@ struct Render<'a> {
     /// Files whose definitions could not count (a parse bound), said in the summary.
     not_parsed: Option<String>,
     limits: Limits,
+    count: &'a dyn Fn(&str) -> usize,
 }
 
 impl Render<'_> {
@@ -421,6 +406,20 @@ impl Render<'_> {
             }
         }
     }
+}
+
+impl Paged for Render<'_> {
+    type Next = Option<usize>;
+
+    fn items(&self) -> usize {
+        self.hits.len()
+    }
+
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let mut one = String::new();
+        self.hit(&mut one, i);
+        ((self.count)(&one), one.len())
+    }
 
     /// The answer showing the first `k` hits.
     fn render(&self, k: usize) -> String {
@@ -442,5 +441,13 @@ impl Render<'_> {
     fn next(&self, k: usize) -> Option<usize> {
         let shown_to = self.offset + k;
         (shown_to < self.total).then_some(shown_to)
+    }
+
+    /// Without one file shown the continuation would be this very call again.
+    fn needs_one(&self) -> Option<One> {
+        Some(One {
+            what: "one file: the first, with its regions and the summary, would",
+            advice: "",
+        })
     }
 }

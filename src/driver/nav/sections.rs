@@ -323,6 +323,17 @@ pub fn allot<B: Items>(sections: &[Section<B>], mut k: usize) -> Vec<usize> {
         .collect()
 }
 
+/// Item `i` of the answer as (section, item within it), or `None` past the last.
+pub fn locate<B: Items>(sections: &[Section<B>], mut i: usize) -> Option<(usize, usize)> {
+    for (s, sec) in sections.iter().enumerate() {
+        if i < sec.items() {
+            return Some((s, i));
+        }
+        i -= sec.items();
+    }
+    None
+}
+
 /// The continuation after `shown` items per section; `cut_first`: the section whose first
 /// item shown was cut (it continues after that item).
 pub fn next<B: Items>(

@@ -13,7 +13,7 @@
 //! path and line. The answer holds at most `limit` matches and fits the token budget exactly.
 
 use super::Answer;
-use super::fit;
+use super::fit::{self, Paged};
 use super::session::{NavError, Request, Session, prove, repo_root};
 use crate::error::Error;
 use crate::stages::syntax::{self, Language, Outline};
@@ -359,31 +359,17 @@ pub fn symbol(req: &Request<'_>, args: &SymbolArgs) -> Result<SymbolAnswer, NavE
         h.push('\n');
         h
     };
-    let render = |k: usize| {
-        let mut out = header.clone();
-        for m in &matches[..k] {
-            out.push('\n');
-            out.push_str(&m.text);
-        }
-        if k < matches.len() {
-            let _ = write!(
-                out,
-                "\n--- {} of {} matches shown; raise limit (at most {MAX_LIMIT}) or budget, or narrow with path::{}\n",
-                k,
-                matches.len(),
-                wanted.name
-            );
-        }
-        out
-    };
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
     let count = session.counter();
-    let mut cost = |i: usize| {
-        let t = &matches[i].text;
-        (count(t) + 1, t.len() + 1)
+    let r = Render {
+        header,
+        matches: &matches,
+        shown_max,
+        name: &wanted.name,
+        count: &count,
     };
-    let fitted = fit::fit(shown_max, limits, &count, &mut cost, &render)?;
+    let fitted = fit::fit(&r, limits, &count)?;
     let shown = fitted.k;
     Ok(Answer {
         page: fitted.page(encoding, budget),
@@ -394,6 +380,51 @@ pub fn symbol(req: &Request<'_>, args: &SymbolArgs) -> Result<SymbolAnswer, NavE
             suggestions,
         },
     })
+}
+
+/// Renders answers for a symbol: the summary, then the matches shown, up to `shown_max`.
+struct Render<'a> {
+    header: String,
+    matches: &'a [Match],
+    shown_max: usize,
+    /// The name asked for, as the hint to narrow says it.
+    name: &'a str,
+    count: &'a dyn Fn(&str) -> usize,
+}
+
+impl Paged for Render<'_> {
+    /// No argument continues a cut answer: its last line says to raise limit or budget, or to
+    /// narrow by path.
+    type Next = ();
+
+    fn items(&self) -> usize {
+        self.shown_max
+    }
+
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let t = &self.matches[i].text;
+        ((self.count)(t) + 1, t.len() + 1)
+    }
+
+    fn render(&self, k: usize) -> String {
+        let mut out = self.header.clone();
+        for m in &self.matches[..k] {
+            out.push('\n');
+            out.push_str(&m.text);
+        }
+        if k < self.matches.len() {
+            let _ = write!(
+                out,
+                "\n--- {} of {} matches shown; raise limit (at most {MAX_LIMIT}) or budget, or narrow with path::{}\n",
+                k,
+                self.matches.len(),
+                self.name
+            );
+        }
+        out
+    }
+
+    fn next(&self, _k: usize) {}
 }
 
 #[cfg(test)]

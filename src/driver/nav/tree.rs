@@ -12,7 +12,7 @@
 //! answer names the directories to expand, as `path` arguments.
 
 use super::Answer;
-use super::fit::{self, Limits};
+use super::fit::{self, Limits, Paged};
 use super::read::line_count;
 use super::session::{NavError, Request, Session, prove, quote, repo_root};
 use crate::vocab::ErrorKind;
@@ -256,18 +256,15 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
     }
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
+    let count = session.counter();
     let r = Render {
         nodes: &nodes,
         items: &items,
         not_included: &not_included,
         limits,
+        count: &count,
     };
-    let count = session.counter();
-    let mut cost = |i: usize| {
-        let line = r.line(items[i], "│   ├── ");
-        (count(&line) + 2, line.len() + 12)
-    };
-    let fitted = fit::fit(items.len(), limits, &count, &mut cost, &|k| r.render(k))?;
+    let fitted = fit::fit(&r, limits, &count)?;
     let shown = r.shown(fitted.k);
     let mut entries = Vec::new();
     r.walk(0, &shown, &mut |n, hidden| {
@@ -276,8 +273,9 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
         }
     });
     let root = r.entry(0, r.hidden(0, &shown));
-    let expand = r.expand(&shown);
-    let complete = !r.cut(&shown);
+    let next = r.next(fitted.k);
+    let complete = next.is_none();
+    let expand = next.unwrap_or_default();
     Ok(Answer {
         page: fitted.page(encoding, budget),
         facts: TreeFacts {
@@ -295,6 +293,7 @@ struct Render<'a> {
     items: &'a [usize],
     not_included: &'a BTreeMap<&'static str, usize>,
     limits: Limits,
+    count: &'a dyn Fn(&str) -> usize,
 }
 
 impl Render<'_> {
@@ -427,6 +426,20 @@ impl Render<'_> {
             .map(|&(_, n)| self.nodes[n].path.clone())
             .collect()
     }
+}
+
+impl Paged for Render<'_> {
+    /// The directories to expand, biggest hidden part first, when entries are hidden.
+    type Next = Option<Vec<String>>;
+
+    fn items(&self) -> usize {
+        self.items.len()
+    }
+
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let line = self.line(self.items[i], "│   ├── ");
+        ((self.count)(&line) + 2, line.len() + 12)
+    }
 
     /// The answer showing the first `k` entries revealed.
     fn render(&self, k: usize) -> String {
@@ -443,12 +456,11 @@ impl Render<'_> {
         out.push_str("\n\n");
         out.push_str(&self.line(0, ""));
         self.draw(0, "", &shown, &mut out);
-        if self.cut(&shown) {
+        if let Some(expand) = self.next(k) {
             let why = fit::why(k < self.items.len(), &self.limits, || {
                 "depth reached".into()
             });
-            let args: Vec<String> = self
-                .expand(&shown)
+            let args: Vec<String> = expand
                 .iter()
                 .take(MAX_EXPAND_HINTS)
                 .map(|p| serde_json::json!({ "path": p }).to_string())
@@ -471,5 +483,12 @@ impl Render<'_> {
             }
         }
         out
+    }
+
+    /// The directories to expand ([`Render::expand`]) when a shown directory has entries
+    /// hidden; `None` when nothing is.
+    fn next(&self, k: usize) -> Option<Vec<String>> {
+        let shown = self.shown(k);
+        self.cut(&shown).then(|| self.expand(&shown))
     }
 }

@@ -1,4 +1,7 @@
 //! The warm cache gnaw-mcp keeps between calls, in memory only (nothing is ever written).
+//! The CLI keeps one for its run too ([`Cache::counts_only`]), whose counts and skeletons
+//! ([`Persistent`]) its disk cache (`cli::disk_cache`) loads before and saves after; this
+//! module itself never touches a file.
 //!
 //! Two maps, one byte budget, least-recently-used eviction:
 //!
@@ -138,6 +141,9 @@ pub struct CacheStats {
 /// The cache. Shared by reference across worker threads.
 pub struct Cache {
     limit: usize,
+    /// Whether read outcomes (and so pieces and derived items, which live on them) are kept:
+    /// false for [`Cache::counts_only`].
+    keeps_files: bool,
     inner: Mutex<Inner>,
     file_hits: AtomicU64,
     file_misses: AtomicU64,
@@ -206,6 +212,7 @@ impl Cache {
     pub fn new(limit_bytes: usize) -> Cache {
         Cache {
             limit: limit_bytes,
+            keeps_files: true,
             inner: Mutex::new(Inner::default()),
             file_hits: AtomicU64::new(0),
             file_misses: AtomicU64::new(0),
@@ -240,6 +247,9 @@ impl Cache {
 
     /// Remember a read outcome, unless it is transient or too big to be worth keeping.
     pub fn put_file(&self, key: FileKey, value: &ReadOutcome) {
+        if !self.keeps_files {
+            return;
+        }
         if matches!(
             value,
             Err(SkipReason::Unreadable { .. } | SkipReason::Changed)
@@ -576,6 +586,103 @@ impl Cache {
     }
 }
 
+/// A count or a skeleton as it is kept across runs: both are pure functions of their key (the
+/// encoding and the hash of the counted text; the hash of the language and the parsed text),
+/// so they hold in any later run of the same build. The CLI's disk cache
+/// (`cli::disk_cache`) saves and loads them; gnaw-mcp never does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Persistent {
+    Count {
+        encoding: Encoding,
+        key: u128,
+        tokens: usize,
+    },
+    Skeleton {
+        id: u128,
+        skeleton: Skeleton,
+    },
+}
+
+impl Cache {
+    /// A cache of counts and skeletons only: read outcomes, and so pieces and derived items, are
+    /// never kept. The CLI's one run reads each file once; keeping its text would only hold
+    /// memory.
+    pub fn counts_only(limit_bytes: usize) -> Cache {
+        Cache {
+            keeps_files: false,
+            ..Cache::new(limit_bytes)
+        }
+    }
+
+    /// Whether read outcomes and the pieces derived from them are kept (not for
+    /// [`Cache::counts_only`]).
+    pub fn keeps_files(&self) -> bool {
+        self.keeps_files
+    }
+
+    /// Whether any count in `encoding` is kept.
+    pub fn has_counts(&self, encoding: Encoding) -> bool {
+        self.lock().counts.keys().any(|(e, _)| *e == encoding)
+    }
+
+    /// Keep `entries` (oldest first) as if they had been computed, each one tick after the
+    /// last; returns the tick after the last one: an entry [`Cache::export_persistent`] shows
+    /// with a later use was looked up or made after this import.
+    pub fn import_persistent(&self, entries: impl IntoIterator<Item = Persistent>) -> u64 {
+        let mut inner = self.lock();
+        for entry in entries {
+            let tick = inner.next_tick();
+            match entry {
+                Persistent::Count {
+                    encoding,
+                    key,
+                    tokens,
+                } => {
+                    if inner
+                        .counts
+                        .insert((encoding, key), (tokens, tick))
+                        .is_none()
+                    {
+                        inner.bytes += ENTRY_OVERHEAD;
+                    }
+                }
+                Persistent::Skeleton { id, skeleton } => {
+                    let cost = ENTRY_OVERHEAD + skeleton.as_ref().map_or(0, |t| t.len());
+                    let old = inner.skeletons.insert(id, (skeleton, tick, cost));
+                    inner.bytes = inner.bytes + cost - old.map_or(0, |(_, _, c)| c);
+                }
+            }
+        }
+        self.evict(&mut inner);
+        inner.tick
+    }
+
+    /// Every count and skeleton kept, each with the tick of its last use (compare with what
+    /// [`Cache::import_persistent`] returned).
+    pub fn export_persistent(&self) -> Vec<(Persistent, u64)> {
+        let inner = self.lock();
+        let counts = inner
+            .counts
+            .iter()
+            .map(|(&(encoding, key), &(tokens, used))| {
+                let entry = Persistent::Count {
+                    encoding,
+                    key,
+                    tokens,
+                };
+                (entry, used)
+            });
+        let skeletons = inner.skeletons.iter().map(|(&id, (skeleton, used, _))| {
+            let entry = Persistent::Skeleton {
+                id,
+                skeleton: skeleton.clone(),
+            };
+            (entry, *used)
+        });
+        counts.chain(skeletons).collect()
+    }
+}
+
 /// A text's skeleton as the cache keeps it: `None` when the text has none (nothing to elide).
 pub type Skeleton = Option<Arc<str>>;
 
@@ -701,5 +808,52 @@ mod tests {
         }
         assert!(c.file(&key(1)).is_none(), "old entries are evicted");
         assert!(c.stats().bytes <= 8 * (ENTRY_OVERHEAD + 100));
+    }
+
+    #[test]
+    fn persistent_entries_round_trip_and_tell_what_this_run_used() {
+        let c = Cache::counts_only(1 << 20);
+        c.put_file(key(1), &text("abc"));
+        assert!(
+            c.file(&key(1)).is_none(),
+            "a counts-only cache keeps no text"
+        );
+        assert!(!c.keeps_files());
+        let mark = c.import_persistent([
+            Persistent::Count {
+                encoding: Encoding::O200kBase,
+                key: hash128("old"),
+                tokens: 7,
+            },
+            Persistent::Count {
+                encoding: Encoding::O200kBase,
+                key: hash128("used"),
+                tokens: 9,
+            },
+            Persistent::Skeleton {
+                id: 42,
+                skeleton: Some(Arc::from("fn a() { … }")),
+            },
+        ]);
+        assert_eq!(
+            c.count(Encoding::O200kBase, "used", || 99),
+            9,
+            "an imported count is a hit"
+        );
+        c.count(Encoding::Cl100kBase, "new", || 3);
+        let mut out = c.export_persistent();
+        out.sort_by_key(|(_, used)| *used);
+        let used: Vec<bool> = out.iter().map(|(_, u)| *u > mark).collect();
+        assert_eq!(used, [false, false, true, true]);
+        assert!(
+            out.iter()
+                .any(|(e, _)| matches!(e, Persistent::Skeleton { id: 42, .. }))
+        );
+        assert!(out.iter().any(|(e, _)| *e
+            == Persistent::Count {
+                encoding: Encoding::Cl100kBase,
+                key: hash128("new"),
+                tokens: 3
+            }));
     }
 }

@@ -160,6 +160,11 @@ pub struct Args {
           conflicts_with = "stdin")]
     pub changed: Option<String>,
 
+    /// Do not use the disk cache of token counts and skeletons ($XDG_CACHE_HOME/gnaw, else
+    /// ~/.cache/gnaw): nothing is read from it or written to it. GNAW_NO_CACHE=1 does the same
+    #[arg(long)]
+    pub no_cache: bool,
+
     /// With --stdin: paths are separated by NUL bytes (e.g. from git ls-files -z)
     #[arg(short = '0', long = "null", requires = "stdin")]
     pub null: bool,

@@ -1,10 +1,12 @@
 //! The `gnaw` command line: flags ([`args`]) into an [`ExtractionSpec`], the prompt onto stdout
-//! or the `-o` file ([`output`]), and the summary onto stderr ([`report`]). `gnaw read|grep|tree`
+//! or the `-o` file ([`output`]), and the summary onto stderr ([`report`]). Token counts and
+//! skeletons are kept between runs in the user's cache directory ([`disk_cache`]). `gnaw read|grep|tree`
 //! are the navigation subcommands ([`nav`]); any other first argument is a repository.
 //!
 //! Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error.
 
 pub mod args;
+pub mod disk_cache;
 pub mod nav;
 pub mod output;
 pub mod report;
@@ -12,6 +14,7 @@ pub mod report;
 pub use args::Args;
 pub use report::{explain, summary};
 
+use crate::cache::Cache;
 use crate::driver::summary::{Detail, Summary};
 use crate::driver::{run_extraction, run_extraction_to};
 use crate::spec::{ExtractionSpec, Mode, Policy};
@@ -19,6 +22,10 @@ use crate::stages::source;
 use gnaw_sandbox::{Root, RootError};
 use report::Progress;
 use std::io::{IsTerminal, Read, Write};
+
+/// What the run's in-memory cache of counts and skeletons may hold (the disk file's bound is
+/// its own; an entry takes more in memory than on disk).
+const MEMORY_CACHE_BYTES: usize = 1 << 30;
 
 /// Parse the process's arguments (program name first) and run: a navigation subcommand when
 /// the first argument names one, else an extraction. Returns the process exit code.
@@ -57,6 +64,13 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         None
     };
     let progress = Progress::new(!args.quiet && std::io::stderr().is_terminal());
+    // The disk cache only serves counts and skeletons: nothing to load for a run that makes
+    // neither.
+    let disk = disk_cache::DiskCache::from_env(args.no_cache)
+        .map_err(|m| (2, m))?
+        .filter(|_| !args.no_count || args.compress);
+    let cache = Cache::counts_only(MEMORY_CACHE_BYTES);
+    let mark = disk.as_ref().map_or(0, |d| d.load(&cache));
     let spec = ExtractionSpec {
         repo: root.as_dir(),
         overrides: args.overrides(),
@@ -75,7 +89,7 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
                 .map_or(crate::limits::DEFAULT_MAX_DEPTH, |d| d as usize),
             ..Policy::cli()
         },
-        cache: None,
+        cache: disk.as_ref().map(|_| &cache),
     };
     // The prompt is streamed to its destination, never held whole in memory.
     let result = match &args.output {
@@ -113,6 +127,16 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
     };
     progress.clear();
     let (ex, written) = result.map_err(|e| (e.exit_code(), e.to_string()))?;
+    if let Some(disk) = &disk
+        && let Err(m) = disk.save(&cache, mark)
+        && !args.quiet
+    {
+        eprintln!(
+            "gnaw: warning: {m}; this run's counts are not kept: make that directory \
+             writable (XDG_CACHE_HOME, else HOME, names it), or pass --no-cache (or set \
+             GNAW_NO_CACHE=1) to run without the cache"
+        );
+    }
     // Even with -q: a cloned repository's config can make gnaw read more than its user expects.
     eprint!("{}", widening_warning(&ex));
     written?;

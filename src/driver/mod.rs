@@ -90,7 +90,9 @@ fn run(
             message: "a token budget needs token counts; drop --no-count or the budget".into(),
         });
     }
-    if counting {
+    // Not when the cache already holds counts in this encoding (the CLI's rerun, loaded from
+    // its disk cache): most counts will be found, and a miss builds the tokenizer then.
+    if counting && spec.cache.is_none_or(|c| !c.has_counts(options.encoding)) {
         count::prefetch(options.encoding);
     }
     // A query over its bounds is refused before anything is read.
@@ -117,10 +119,12 @@ fn run(
     let file_options = FileOptions::new(&options, spec, counting);
     let mut ctx = FileContext::new(&dir, &file_options, spec.cache)?;
     // compress without a budget shows most files as skeletons: their full pieces are counted
-    // only for the files left whole, after the skeletons are made (not with the warm cache,
-    // whose pieces keep their counts).
-    ctx.defer_count =
-        counting && spec.overrides.compress && options.budget.is_none() && spec.cache.is_none();
+    // only for the files left whole, after the skeletons are made (not with a warm cache that
+    // keeps pieces, whose pieces keep their counts; the CLI's counts-only cache keeps none).
+    ctx.defer_count = counting
+        && spec.overrides.compress
+        && options.budget.is_none()
+        && spec.cache.is_none_or(|c| !c.keeps_files());
     let gather::Gathered {
         mut kept,
         findings: kept_findings,

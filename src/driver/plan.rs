@@ -262,7 +262,8 @@ impl<'a> Measure<'a> {
             if let Some(&n) = crate::par::lock(&self.part_memo).get(part) {
                 return Some(n);
             }
-            let n = count::count(self.ctx.options.encoding, part);
+            // Through the cache too: a rerun whose every count is kept loads no tokenizer.
+            let n = self.ctx.count(part);
             crate::par::lock(&self.part_memo).insert(part.to_string(), n);
             return Some(n);
         }

@@ -208,7 +208,7 @@ fn lay_out(
         return Ok((r.ex, Prompt::Whole(r.text)));
     }
     let mut c = split::Collected::default();
-    let ex = crate::run_extraction_parts(spec, |part| match part {
+    let ex = crate::driver::run_extraction_parts(spec, |part| match part {
         Part::Preamble { text, repo_name } => {
             c.preamble = text.to_string();
             c.repo_name = repo_name.to_string();

@@ -221,7 +221,7 @@ pub fn render(
     for _ in 0..MAX_REFITS {
         let mut c = Collected::default();
         let mut files = Vec::new();
-        let ex = crate::run_extraction_parts(spec, |part| match part {
+        let ex = crate::driver::run_extraction_parts(spec, |part| match part {
             Part::Preamble { text, repo_name } => {
                 c.preamble = text.to_string();
                 c.repo_name = repo_name.to_string();

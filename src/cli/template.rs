@@ -6,7 +6,7 @@
 //! The files are the ones the run keeps: the same filters, secrets handling (a redacted secret is
 //! redacted here too) and budget. With a budget (or `--max-chars`), the rendered text is held to
 //! it: the template's own text counts, so when the rendered prompt is over, the run is done again
-//! with the budget lowered by what was over, until it fits (see [`render`]).
+//! with the budget lowered by what was over, until it fits (see [`render()`]).
 //!
 //! | variable | what |
 //! |---|---|
@@ -202,7 +202,7 @@ impl FileData {
     }
 }
 
-/// What [`render`] hands back: the run (its counts made the rendered text's) and the prompt.
+/// What [`render()`] hands back: the run (its counts made the rendered text's) and the prompt.
 pub struct Rendered {
     pub ex: Extraction,
     pub text: String,
@@ -218,6 +218,8 @@ pub fn render(
     counting: bool,
     absolute: &str,
 ) -> Result<Rendered, (i32, String)> {
+    // The limits as asked, for the summary (a refit lowers the ones the run uses).
+    let mut asked = None;
     for _ in 0..MAX_REFITS {
         let mut c = Collected::default();
         let mut files = Vec::new();
@@ -244,6 +246,7 @@ pub fn render(
             Part::Epilogue(_) => {}
         })
         .map_err(|e| (e.exit_code(), e.to_string()))?;
+        let (budget, max_chars) = *asked.get_or_insert((ex.budget, ex.max_chars));
         // Each file's text counted in the run's encoding, known once the run is done.
         if counting {
             for f in &mut files {
@@ -266,6 +269,8 @@ pub fn render(
         let over_chars = ex.max_chars.filter(|&m| chars > m).map(|m| chars - m);
         if over_budget.is_none() && over_chars.is_none() {
             let mut ex = ex;
+            ex.budget = budget;
+            ex.max_chars = max_chars;
             ex.tokens = tokens;
             ex.output_bytes = text.len();
             return Ok(Rendered { ex, text });

@@ -38,7 +38,7 @@ pub mod cli;
 pub mod mcp;
 
 pub use driver::extraction::{self, Extraction, FileEntry, Omitted, Ranked};
-pub use driver::{run_extraction, run_extraction_to};
+pub use driver::{run_extraction, run_extraction_parts, run_extraction_to};
 pub use error::Error;
 pub use spec::{ExtractionSpec, Mode, Observer, Overrides, Policy};
 pub use stages::{budget, count, filter, rank, read, render, scan, source};

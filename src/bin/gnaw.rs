@@ -18,11 +18,19 @@ fn main() {
 
 /// The subcommand named by `args`, when it is one that never parses source.
 fn parses_nothing(args: &[std::ffi::OsString]) -> Option<&str> {
-    if !gnaw::cli::nav::is_nav(args) {
+    if !gnaw::cli::nav::is_nav(args) && !gnaw::cli::meta::is_meta(args) {
         return None;
     }
     let cmd = args.get(1)?.to_str()?;
-    ["grep", "read", "tree", "changes", "log"]
-        .contains(&cmd)
-        .then_some(cmd)
+    [
+        "grep",
+        "read",
+        "tree",
+        "changes",
+        "log",
+        "completions",
+        "man",
+    ]
+    .contains(&cmd)
+    .then_some(cmd)
 }

@@ -4,7 +4,7 @@
 
 use crate::spec::Overrides;
 use crate::vocab::{Encoding, Format, SecretsMode};
-use clap::{ArgAction, Parser};
+use clap::{ArgAction, Parser, ValueHint};
 use std::path::PathBuf;
 
 /// Turn a repository into one LLM-ready prompt: a directory tree and every file's contents,
@@ -27,17 +27,41 @@ use std::path::PathBuf;
                   gnaw symbol REPO NAME                a definition's source, then its uses\n  \
                   gnaw changes REPO [BASE]             changed files and their diff (git)\n  \
                   gnaw log REPO [REV]                  commits with files and line counts (git)\n\
+                  Shell completions and man pages: gnaw completions SHELL, gnaw man [SUBCOMMAND].\n\
                   See gnaw read --help (grep, search, tree, outline, symbol, changes, log). To \
                   extract a directory named like a subcommand, write ./tree."
 )]
 pub struct Args {
     /// The repository to extract
-    #[arg(default_value = ".")]
+    #[arg(default_value = ".", value_hint = ValueHint::DirPath)]
     pub repo: PathBuf,
 
     /// Write the prompt to FILE instead of stdout
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub output: Option<PathBuf>,
+
+    /// With -o: write the prompt as numbered files (prompt.1.md, prompt.2.md, ...), each at most
+    /// SIZE (bytes, e.g. 100KB, 2MB, or tokens, e.g. 20000tokens); a file is never split, unless
+    /// it alone is larger. Each part says which part it is
+    #[arg(long, value_name = "SIZE", value_parser = parse_split_size,
+          conflicts_with_all = ["template", "clipboard", "estimate"])]
+    pub split_output: Option<SplitSize>,
+
+    /// Copy the prompt to the clipboard (wl-copy, xclip, xsel or pbcopy) instead of printing it;
+    /// with -o, write the file and copy it too
+    #[arg(short = 'c', long, conflicts_with = "estimate")]
+    pub clipboard: bool,
+
+    /// Render the prompt through this Handlebars template (code2prompt's variables:
+    /// absolute_code_path, source_tree, files with path, extension, code and token_count, ...;
+    /// see README). The file set is the one the budget keeps; the count is the rendered text's
+    #[arg(short = 't', long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub template: Option<PathBuf>,
+
+    /// A variable for --template: NAME=VALUE, as {{NAME}} (repeatable)
+    #[arg(long = "var", value_name = "NAME=VALUE", requires = "template",
+          value_parser = parse_var, action = ArgAction::Append)]
+    pub vars: Vec<(String, String)>,
 
     /// Output format [possible values: markdown (or md), xml, json] [default: markdown]
     #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
@@ -181,6 +205,45 @@ fn parse_encoding(s: &str) -> Result<Encoding, String> {
 fn parse_size(s: &str) -> Result<u64, String> {
     crate::config::parse_size(s)
         .ok_or_else(|| format!("invalid size {s:?}; use a byte count or e.g. 512KiB, 2MiB"))
+}
+
+/// How big each part of `--split-output` may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitSize {
+    Bytes(u64),
+    Tokens(usize),
+}
+
+fn parse_split_size(s: &str) -> Result<SplitSize, String> {
+    let t = s.trim();
+    let size = match t.strip_suffix("tokens").or_else(|| t.strip_suffix("token")) {
+        Some(n) => n.trim().parse().ok().map(SplitSize::Tokens),
+        None => crate::config::parse_size(t).map(SplitSize::Bytes),
+    };
+    match size {
+        Some(SplitSize::Bytes(0) | SplitSize::Tokens(0)) => {
+            Err("a part must be allowed more than 0; give e.g. 100KB or 20000tokens".into())
+        }
+        Some(size) => Ok(size),
+        None => Err(format!(
+            "invalid size {s:?}; use bytes (e.g. 100KB, 2MB, 65536) or tokens (e.g. 20000tokens)"
+        )),
+    }
+}
+
+fn parse_var(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value))
+            if !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            Ok((name.to_string(), value.to_string()))
+        }
+        _ => Err(format!(
+            "invalid variable {s:?}; write NAME=VALUE, NAME made of letters, digits and _"
+        )),
+    }
 }
 
 pub(super) fn parse_secrets(s: &str) -> Result<SecretsMode, String> {

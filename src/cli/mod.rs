@@ -1,31 +1,54 @@
 //! The `gnaw` command line: flags ([`args`]) into an [`ExtractionSpec`], the prompt onto stdout
 //! or the `-o` file ([`output`]), and the summary onto stderr ([`report`]). Token counts and
-//! skeletons are kept between runs in the user's cache directory ([`disk_cache`]). `gnaw read|grep|tree`
-//! are the navigation subcommands ([`nav`]); any other first argument is a repository.
+//! skeletons are kept between runs in the user's cache directory ([`disk_cache`]).
+//! `gnaw read|grep|tree` are the navigation subcommands ([`nav`]), `gnaw completions|man` print
+//! the shell completions and man pages ([`meta`]); any other first argument is a repository.
 //!
 //! Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error.
 
 pub mod args;
+pub mod clipboard;
 pub mod disk_cache;
+pub mod meta;
 pub mod nav;
 pub mod output;
 pub mod report;
+pub mod split;
+pub mod template;
 
 pub use args::Args;
 pub use report::{explain, summary};
 
 use crate::cache::Cache;
+use crate::driver::assemble::Part;
 use crate::driver::summary::{Detail, Summary};
 use crate::driver::{run_extraction, run_extraction_to};
 use crate::spec::{ExtractionSpec, Mode, Policy};
 use crate::stages::source;
+use clipboard::Clipboard;
 use gnaw_sandbox::{Root, RootError};
 use report::Progress;
 use std::io::{IsTerminal, Read, Write};
+use template::Template;
 
 /// What the run's in-memory cache of counts and skeletons may hold (the disk file's bound is
 /// its own; an entry takes more in memory than on disk).
 const MEMORY_CACHE_BYTES: usize = 1 << 30;
+
+/// Keep this run's counts and skeletons in the disk cache, when there is one; a cache that
+/// cannot be written is a warning (the run itself succeeded).
+fn save_cache(args: &Args, disk: Option<&disk_cache::DiskCache>, cache: &Cache, mark: u64) {
+    if let Some(disk) = disk
+        && let Err(m) = disk.save(cache, mark)
+        && !args.quiet
+    {
+        eprintln!(
+            "gnaw: warning: {m}; this run's counts are not kept: make that directory \
+             writable (XDG_CACHE_HOME, else HOME, names it), or pass --no-cache (or set \
+             GNAW_NO_CACHE=1) to run without the cache"
+        );
+    }
+}
 
 /// Parse the process's arguments (program name first) and run: a navigation subcommand when
 /// the first argument names one, else an extraction. Returns the process exit code.
@@ -33,6 +56,8 @@ pub fn main_from(args: Vec<std::ffi::OsString>) -> i32 {
     use clap::Parser;
     if nav::is_nav(&args) {
         nav::main_with(nav::NavArgs::parse_from(args))
+    } else if meta::is_meta(&args) {
+        meta::main_with(meta::MetaArgs::parse_from(args))
     } else {
         main_with(Args::parse_from(args))
     }
@@ -50,6 +75,27 @@ pub fn main_with(args: Args) -> i32 {
 }
 
 fn run(args: &Args) -> Result<(), (i32, String)> {
+    // What can be refused before anything is read: a split without a file to name its parts
+    // after, a host without a clipboard, a template that does not parse.
+    if args.split_output.is_some() && args.output.is_none() {
+        return Err((
+            2,
+            "--split-output writes numbered files named after -o's: add e.g. -o prompt.md (the \
+             parts are then prompt.1.md, prompt.2.md, ...)"
+                .into(),
+        ));
+    }
+    let clipboard = if args.clipboard {
+        Some(Clipboard::find().map_err(|m| (1, m))?)
+    } else {
+        None
+    };
+    let template = args
+        .template
+        .as_deref()
+        .map(|p| Template::load(p, &args.vars))
+        .transpose()
+        .map_err(|m| (2, m))?;
     let root = Root::new(&args.repo, true).map_err(|e| (2, repo_error(&e)))?;
     let paths = if args.stdin {
         let mut buf = Vec::new();
@@ -63,7 +109,9 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
     } else {
         None
     };
-    let progress = Progress::new(!args.quiet && std::io::stderr().is_terminal());
+    // The progress line is for a person watching a terminal: never with --json, whose reader
+    // is a program.
+    let progress = Progress::new(!args.quiet && !args.json && std::io::stderr().is_terminal());
     // The disk cache only serves counts and skeletons: nothing to load for a run that makes
     // neither.
     let disk = disk_cache::DiskCache::from_env(args.no_cache)
@@ -71,13 +119,16 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         .filter(|_| !args.no_count || args.compress);
     let cache = Cache::counts_only(MEMORY_CACHE_BYTES);
     let mark = disk.as_ref().map_or(0, |d| d.load(&cache));
-    let spec = ExtractionSpec {
+    // The prompt laid out here rather than streamed: through a template, in parts, or to the
+    // clipboard.
+    let laid_out = template.is_some() || args.split_output.is_some() || clipboard.is_some();
+    let mut spec = ExtractionSpec {
         repo: root.as_dir(),
         overrides: args.overrides(),
         paths,
         mode: if args.no_count {
             Mode::RenderUncounted
-        } else if args.estimate || (args.json && args.output.is_none()) {
+        } else if !laid_out && (args.estimate || (args.json && args.output.is_none())) {
             Mode::Estimate
         } else {
             Mode::Render
@@ -91,12 +142,45 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         },
         cache: disk.as_ref().map(|_| &cache),
     };
+    if let Some(path) = &args.output {
+        // A link or a FIFO is refused before the run; the open itself (after the run, so a
+        // failed run creates nothing) refuses them again, whatever changed meanwhile.
+        output::check_output(path).map_err(|m| (2, m))?;
+    }
+    if laid_out {
+        let absolute = root.path().display().to_string();
+        let result = lay_out(args, &mut spec, template.as_ref(), &absolute);
+        progress.clear();
+        let (ex, prompt) = result?;
+        save_cache(args, disk.as_ref(), &cache, mark);
+        eprint!("{}", widening_warning(&ex));
+        let mut notes = String::new();
+        match prompt {
+            Prompt::Parts(parts) => notes = write_parts(args, &parts)?,
+            Prompt::Whole(text) => {
+                if let Some(path) = &args.output {
+                    write_file(path, &text)?;
+                }
+                if let Some(c) = &clipboard {
+                    c.copy(&text).map_err(|m| (1, m))?;
+                    notes = format!("gnaw: copied to the clipboard ({})\n", c.name());
+                }
+                if args.output.is_none() && clipboard.is_none() && !args.json && !args.estimate {
+                    let mut out = std::io::stdout().lock();
+                    let written = if out.is_terminal() {
+                        output::TerminalSafe(&mut out).write_all(text.as_bytes())
+                    } else {
+                        out.write_all(text.as_bytes())
+                    };
+                    stdout_written(written.and_then(|()| out.flush()))?;
+                }
+            }
+        }
+        return report(args, &ex, &notes);
+    }
     // The prompt is streamed to its destination, never held whole in memory.
     let result = match &args.output {
         Some(path) => {
-            // A link or a FIFO is refused before the run; the open itself (after the run, so a
-            // failed run creates nothing) refuses them again, whatever changed meanwhile.
-            output::check_output(path).map_err(|m| (2, m))?;
             let refused = std::cell::RefCell::new(None);
             let run = run_extraction_to(&spec, || {
                 output::open_output(path).map_err(|m| {
@@ -127,21 +211,110 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
     };
     progress.clear();
     let (ex, written) = result.map_err(|e| (e.exit_code(), e.to_string()))?;
-    if let Some(disk) = &disk
-        && let Err(m) = disk.save(&cache, mark)
-        && !args.quiet
-    {
-        eprintln!(
-            "gnaw: warning: {m}; this run's counts are not kept: make that directory \
-             writable (XDG_CACHE_HOME, else HOME, names it), or pass --no-cache (or set \
-             GNAW_NO_CACHE=1) to run without the cache"
-        );
-    }
+    save_cache(args, disk.as_ref(), &cache, mark);
     // Even with -q: a cloned repository's config can make gnaw read more than its user expects.
     eprint!("{}", widening_warning(&ex));
     written?;
+    report(args, &ex, "")
+}
+
+/// What the run's output, laid out here, is.
+enum Prompt {
+    /// One text (a template's, or the prompt for the clipboard).
+    Whole(String),
+    /// `--split-output`'s parts.
+    Parts(Vec<split::Laid>),
+}
+
+/// Run `spec` and lay its prompt out: through the template, in parts, or whole.
+fn lay_out(
+    args: &Args,
+    spec: &mut ExtractionSpec<'_>,
+    template: Option<&Template>,
+    absolute: &str,
+) -> Result<(crate::Extraction, Prompt), (i32, String)> {
+    if let Some(t) = template {
+        let counting = spec.mode != Mode::RenderUncounted;
+        let r = template::render(spec, t, counting, absolute)?;
+        return Ok((r.ex, Prompt::Whole(r.text)));
+    }
+    let mut c = split::Collected::default();
+    let ex = crate::driver::run_extraction_parts(spec, |part| match part {
+        Part::Preamble { text, repo_name } => {
+            c.preamble = text.to_string();
+            c.repo_name = repo_name.to_string();
+        }
+        Part::File { path, piece, .. } => c.pieces.push((path.to_string(), piece.to_string())),
+        Part::Epilogue(text) => c.epilogue = text.to_string(),
+    })
+    .map_err(|e| (e.exit_code(), e.to_string()))?;
+    match args.split_output {
+        Some(size) => {
+            if matches!(size, args::SplitSize::Tokens(_)) && args.no_count {
+                return Err((
+                    2,
+                    "--split-output in tokens needs token counts; drop --no-count, or give the \
+                     size in bytes (e.g. 100KB)"
+                        .into(),
+                ));
+            }
+            let parts = split::lay_out(&c, ex.format, size, ex.encoding).map_err(|m| (1, m))?;
+            Ok((ex, Prompt::Parts(parts)))
+        }
+        None => Ok((ex, Prompt::Whole(c.joined()))),
+    }
+}
+
+/// Write `text` to the `-o` file.
+fn write_file(path: &std::path::Path, text: &str) -> Result<(), (i32, String)> {
+    let mut file = output::open_output(path).map_err(|m| (2, m))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| (1, format!("cannot write {}: {e}", path.display())))
+}
+
+/// Write `--split-output`'s parts beside `-o`'s name; the summary's lines about them.
+fn write_parts(args: &Args, parts: &[split::Laid]) -> Result<String, (i32, String)> {
+    let Some(path) = &args.output else {
+        return Ok(String::new());
+    };
+    let unit = match args.split_output {
+        Some(args::SplitSize::Tokens(_)) => "tokens",
+        _ => "bytes",
+    };
+    let mut notes = format!("gnaw: wrote {} part(s):\n", parts.len());
+    for (k, part) in parts.iter().enumerate() {
+        let name = split::part_path(path, k + 1);
+        output::check_output(&name).map_err(|m| (2, m))?;
+        write_file(&name, &part.text)?;
+        notes.push_str(&format!("  {} ({} {unit})\n", name.display(), part.size));
+        if let Some(what) = &part.oversized {
+            notes.push_str(&format!(
+                "  warning: {} is over the part size: {what} alone is larger, and a file is \
+                 never split\n",
+                name.display()
+            ));
+        }
+    }
+    // A part left from an earlier, longer run would read as part of this one.
+    let stale = split::part_path(path, parts.len() + 1);
+    #[allow(clippy::disallowed_methods)] // a name derived from -o's, never the repository's
+    let stale_exists = std::fs::symlink_metadata(&stale).is_ok();
+    if stale_exists {
+        notes.push_str(&format!(
+            "  warning: {} and any later parts are from an earlier run, not this one; delete \
+             them\n",
+            stale.display()
+        ));
+    }
+    Ok(notes)
+}
+
+/// What the CLI says after a run: the JSON summary or the estimate on stdout, the ranking, the
+/// summary and `notes` (what was written where) on stderr.
+fn report(args: &Args, ex: &crate::Extraction, notes: &str) -> Result<(), (i32, String)> {
     if args.json {
-        let mut summary = Summary::new(&ex, Detail::Full).to_json();
+        let mut summary = Summary::new(ex, Detail::Full).to_json();
         // Only when there is something to say, so a config that only narrows changes nothing.
         if !ex.widenings.is_empty() {
             summary["repo_config_widens"] = ex
@@ -159,13 +332,14 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         write_stdout(format!("{} {}\n", ex.tokens, ex.encoding.name()).as_bytes())?;
     }
     if args.explain && !args.json {
-        eprint!("{}", explain(&ex));
+        eprint!("{}", explain(ex));
     }
     if !args.quiet {
-        eprint!("{}", summary(&ex));
+        eprint!("{}", summary(ex));
         if let Some(note) = &ex.not_parsed {
             eprintln!("gnaw: --compress: {note}; those files are shown whole");
         }
+        eprint!("{notes}");
     }
     Ok(())
 }

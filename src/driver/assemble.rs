@@ -13,6 +13,33 @@ use std::io::Write;
 /// Opens the writer a streamed prompt goes to.
 pub type Sink<'s> = Box<dyn FnOnce() -> std::io::Result<Box<dyn Write + 's>> + 's>;
 
+/// One part of the prompt, in order, as [`Target::Parts`] hands them out: the preamble, each kept
+/// file's piece in path order, then the epilogue. Their texts joined are the prompt.
+pub enum Part<'a> {
+    /// Everything before the first file: the title, the tree, the omitted section. `repo_name`
+    /// is the repository's name as the title shows it.
+    Preamble { text: &'a str, repo_name: &'a str },
+    /// One file: its piece as rendered (`piece`, whose exact token count is `tokens`, 0 when the
+    /// run does not count; json's last piece is counted as if a comma followed it), and what it
+    /// was rendered from: the display path, the text shown (redacted or a skeleton when so), and
+    /// its notes.
+    File {
+        path: &'a str,
+        text: &'a str,
+        lossy: bool,
+        skeleton: bool,
+        /// Lines are numbered in the piece (`--line-numbers`, as resolved by the run).
+        numbered: bool,
+        piece: &'a str,
+        tokens: usize,
+    },
+    /// Everything after the last file.
+    Epilogue(&'a str),
+}
+
+/// Takes each [`Part`] of a prompt in turn.
+pub type PartSink<'s> = Box<dyn FnMut(Part<'_>) + 's>;
+
 /// Where the prompt goes.
 pub enum Target<'s> {
     /// Only its size is wanted (an estimate): nothing is rendered.
@@ -21,6 +48,10 @@ pub enum Target<'s> {
     Memory,
     /// Written to the writer the sink opens.
     Stream(Sink<'s>),
+    /// Handed out part by part (the preamble, each file with what it was rendered from, the
+    /// epilogue), for a caller that lays the prompt out itself (the CLI's `--split-output` and
+    /// `--template`). Asked to stop before each part.
+    Parts(PartSink<'s>),
 }
 
 /// What assembly produced: the prompt (for [`Target::Memory`]), its size, and the outcome of
@@ -54,7 +85,8 @@ impl Frame {
     }
 }
 
-/// Render the plan's prompt to `target`. `kept` is consumed: texts are dropped as they go out.
+/// Render the plan's prompt to `target` (with the repository's name as the title shows it, for
+/// [`Target::Parts`]). `kept` is consumed: texts are dropped as they go out.
 /// In memory, `stop` is asked before each piece ([`Error::Cancelled`] when it says so); a
 /// stream is asked once, before it is opened, so a cancelled run creates nothing and an opened
 /// one is written whole.
@@ -63,7 +95,7 @@ pub fn assemble(
     render_opts: &RenderOptions,
     plan: &Plan,
     kept: Vec<(String, Body)>,
-    target: Target<'_>,
+    (target, repo_name): (Target<'_>, &str),
     stop: &dyn Fn() -> bool,
 ) -> Result<Assembled, Error> {
     let Frame {
@@ -81,6 +113,43 @@ pub fn assemble(
         })
         .sum();
     let output_bytes = preamble.len() + body_bytes + epilogue.len();
+    if let Target::Parts(mut sink) = target {
+        sink(Part::Preamble {
+            text: &preamble,
+            repo_name,
+        });
+        for &i in &plan.kept {
+            if stop() {
+                return Err(Error::Cancelled);
+            }
+            let (path, body) = &kept[i];
+            let view = FileView {
+                path,
+                text: &body.text,
+                lossy: body.lossy,
+                skeleton: body.is_skeleton(),
+            };
+            let piece = match (&last_piece, Some(i) == last) {
+                (Some(p), true) => p.clone(),
+                _ => render::file_piece(render_opts, &view, false),
+            };
+            sink(Part::File {
+                path,
+                text: &body.text,
+                lossy: body.lossy,
+                skeleton: view.skeleton,
+                numbered: render_opts.line_numbers,
+                piece: &piece,
+                tokens: body.tokens,
+            });
+        }
+        sink(Part::Epilogue(&epilogue));
+        return Ok(Assembled {
+            output: None,
+            output_bytes,
+            written: Ok(()),
+        });
+    }
     let mut texts: Vec<Option<(String, Body)>> = match target {
         Target::Nowhere => Vec::new(),
         _ => kept.into_iter().map(Some).collect(),
@@ -100,7 +169,7 @@ pub fn assemble(
     });
     let mut written = Ok(());
     let output = match target {
-        Target::Nowhere => None,
+        Target::Nowhere | Target::Parts(..) => None,
         Target::Stream(_) if stop() => return Err(Error::Cancelled),
         Target::Stream(open) => {
             written = (|| {

@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 /// Run the whole pipeline for one spec.
 pub fn run_extraction(spec: &ExtractionSpec<'_>) -> Result<Extraction, Error> {
-    run(spec, None).map(|(ex, _)| ex)
+    run(spec, Output::Memory).map(|(ex, _)| ex)
 }
 
 /// Like [`run_extraction`], but the prompt (in [`Mode::Render`] or [`Mode::RenderUncounted`]) is
@@ -56,7 +56,28 @@ pub fn run_extraction_to<'s, W: Write + 's>(
     open: impl FnOnce() -> std::io::Result<W> + 's,
 ) -> Result<(Extraction, std::io::Result<()>), Error> {
     let sink: Sink<'s> = Box::new(move || open().map(|w| Box::new(w) as Box<dyn Write + 's>));
-    run(spec, Some(sink))
+    run(spec, Output::Stream(sink))
+}
+
+/// Like [`run_extraction`], but the prompt (in [`Mode::Render`] or [`Mode::RenderUncounted`]) is
+/// handed to `sink` part by part ([`assemble::Part`]: the preamble, each kept file's piece with
+/// the text it was rendered from, the epilogue) instead of being kept. The parts are exactly the
+/// prompt's pieces; a caller lays them out itself (into several files, or through a template).
+pub fn run_extraction_parts<'s>(
+    spec: &ExtractionSpec<'_>,
+    sink: impl FnMut(assemble::Part<'_>) + 's,
+) -> Result<Extraction, Error> {
+    let sink: PartsSink<'s> = Box::new(sink);
+    run(spec, Output::Parts(sink)).map(|(ex, _)| ex)
+}
+
+type PartsSink<'s> = assemble::PartSink<'s>;
+
+/// Where [`run`] sends the prompt it renders.
+enum Output<'s> {
+    Memory,
+    Stream(Sink<'s>),
+    Parts(PartsSink<'s>),
 }
 
 /// Why the proven repository directory could not be opened (also used by [`nav`]).
@@ -77,9 +98,9 @@ pub fn repo_open_error(e: &std::io::Error) -> Error {
 }
 
 /// The pipeline; the prompt is kept in the extraction, or streamed to `sink`.
-fn run(
+fn run<'s>(
     spec: &ExtractionSpec<'_>,
-    sink: Option<Sink<'_>>,
+    sink: Output<'s>,
 ) -> Result<(Extraction, std::io::Result<()>), Error> {
     // options
     let dir = spec.repo.open().map_err(|e| repo_open_error(&e))?;
@@ -176,10 +197,18 @@ fn run(
     // assemble
     let target = match (spec.mode, sink) {
         (Mode::Estimate, _) => Target::Nowhere,
-        (_, Some(open)) => Target::Stream(open),
-        (_, None) => Target::Memory,
+        (_, Output::Stream(open)) => Target::Stream(open),
+        (_, Output::Parts(sink)) => Target::Parts(sink),
+        (_, Output::Memory) => Target::Memory,
     };
-    let assembled = assemble::assemble(frame, &file_options.render, &fitted, kept, target, &stop)?;
+    let assembled = assemble::assemble(
+        frame,
+        &file_options.render,
+        &fitted,
+        kept,
+        (target, &repo_name),
+        &stop,
+    )?;
     let ex = Extraction {
         output: assembled.output,
         tokens: fitted.tokens,

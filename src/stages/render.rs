@@ -359,7 +359,7 @@ pub fn tree_len(root_name: &str, paths: &[&str]) -> usize {
 }
 
 /// A fence of `ch` longer than any run of `ch` in `text`, and at least three long.
-fn fence_for(text: &str, ch: u8) -> String {
+pub fn fence_for(text: &str, ch: u8) -> String {
     let len = (longest_run(text.as_bytes(), ch) + 1).max(3);
     String::from_utf8(vec![ch; len]).unwrap_or_default()
 }
@@ -432,7 +432,7 @@ fn json_str(s: &str) -> String {
 }
 
 /// Prefix every line with its right-aligned number and ` | `.
-fn number_lines(text: &str) -> String {
+pub fn number_lines(text: &str) -> String {
     let lines = text.split_inclusive('\n').count().max(1);
     let width = lines.to_string().len();
     let mut out = String::with_capacity(text.len() + lines * (width + 3));

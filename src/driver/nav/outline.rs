@@ -313,7 +313,7 @@ impl Paged for Render<'_> {
 
     /// Each file's definitions, one item each, or its note.
     fn items(&self) -> usize {
-        self.sections.iter().map(Section::items).sum()
+        sections::total(self.sections)
     }
 
     /// A row's own count; the first row of a section carries its header.
@@ -367,7 +367,7 @@ impl Paged for Render<'_> {
     }
 
     fn next(&self, k: usize) -> Vec<String> {
-        sections::next(self.sections, &sections::allot(self.sections, k), None)
+        sections::next_at(self.sections, k)
     }
 
     fn needs_one(&self) -> Option<One> {

@@ -447,7 +447,7 @@ impl Paged for Render<'_> {
 
     /// Each file's rows, one item each, or its note.
     fn items(&self) -> usize {
-        self.sections.iter().map(Section::items).sum()
+        sections::total(self.sections)
     }
 
     /// A row's own count; the first row of a section carries its header.
@@ -495,7 +495,7 @@ impl Paged for Render<'_> {
     }
 
     fn next(&self, k: usize) -> Vec<String> {
-        sections::next(self.sections, &sections::allot(self.sections, k), None)
+        sections::next_at(self.sections, k)
     }
 
     /// A first file shown as its note when the note does not fit.

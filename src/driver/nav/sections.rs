@@ -323,6 +323,16 @@ pub fn allot<B: Items>(sections: &[Section<B>], mut k: usize) -> Vec<usize> {
         .collect()
 }
 
+/// Items the sections can show in all.
+pub fn total<B: Items>(sections: &[Section<B>]) -> usize {
+    sections.iter().map(Section::items).sum()
+}
+
+/// The `paths` that continue the answer showing its first `k` items (empty when complete).
+pub fn next_at<B: Items>(sections: &[Section<B>], k: usize) -> Vec<String> {
+    next(sections, &allot(sections, k), None)
+}
+
 /// Item `i` of the answer as (section, item within it), or `None` past the last.
 pub fn locate<B: Items>(sections: &[Section<B>], mut i: usize) -> Option<(usize, usize)> {
     for (s, sec) in sections.iter().enumerate() {

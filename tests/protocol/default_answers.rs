@@ -134,6 +134,7 @@ fn default_calls(first: &str) -> Vec<(&'static str, Value)> {
         ("related", json!({"path": first})),
         ("changes", json!({})),
         ("log", json!({})),
+        ("hotspots", json!({})),
     ]
 }
 

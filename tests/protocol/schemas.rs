@@ -24,7 +24,7 @@ fn chars(v: &Value) -> usize {
 
 fn check(list: &Value, era: &str) {
     let tools = list["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 11, "{era}");
+    assert_eq!(tools.len(), 12, "{era}");
     let total = chars(&list["tools"]);
     assert!(
         total <= MAX_LIST_CHARS,

@@ -38,9 +38,9 @@ fn start(root: &Path, tools: Option<&str>) -> (Server, Value) {
     (server, init)
 }
 
-const ALL: [&str; 11] = [
+const ALL: [&str; 12] = [
     "extract", "estimate", "tree", "grep", "search", "related", "read", "changes", "log",
-    "outline", "symbol",
+    "hotspots", "outline", "symbol",
 ];
 
 #[test]

@@ -1010,7 +1010,8 @@ fn hotspots_rank_churn_with_authors_co_changes_and_bounds() {
     let (_base, repo, token) = churn_history();
     let b = repo.parent().unwrap().parent().unwrap().to_path_buf();
     let r = repo.to_str().unwrap();
-    let mut s = Server::start(&b.join("root"), &[]);
+    // hotspots is opt-in: named, or with `all`.
+    let mut s = Server::start(&b.join("root"), &[("GNAW_MCP_TOOLS", "all")]);
     s.initialize("2025-11-25");
     let resp = s.call("hotspots", json!({"repo": "repo"}));
     let text = resp["result"]["content"][0]["text"]

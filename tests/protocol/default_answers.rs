@@ -134,7 +134,6 @@ fn default_calls(first: &str) -> Vec<(&'static str, Value)> {
         ("related", json!({"path": first})),
         ("changes", json!({})),
         ("log", json!({})),
-        ("hotspots", json!({})),
     ]
 }
 

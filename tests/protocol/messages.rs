@@ -153,7 +153,7 @@ fn check_tool_schemas(tools: &Value, with_annotations: bool, with_output: bool) 
         names,
         [
             "extract", "estimate", "tree", "grep", "search", "related", "read", "changes", "log",
-            "hotspots", "outline", "symbol"
+            "outline", "symbol"
         ]
     );
     for tool in tools {

@@ -38,9 +38,9 @@ fn start(root: &Path, tools: Option<&str>) -> (Server, Value) {
     (server, init)
 }
 
-const ALL: [&str; 12] = [
+const ALL: [&str; 11] = [
     "extract", "estimate", "tree", "grep", "search", "related", "read", "changes", "log",
-    "hotspots", "outline", "symbol",
+    "outline", "symbol",
 ];
 
 #[test]

@@ -952,3 +952,149 @@ fn log_sides_follow_their_paths() {
     assert_eq!(ours.trim_end(), expected.trim_end(), "ours:\n{ours}");
     assert_eq!(ours.matches("?\t?\t.env").count(), 5, "{ours}");
 }
+
+/// A GitHub token the scanner redacts, built at test time from split prefixes.
+fn ghp() -> String {
+    format!("{}{}", "gh", "p_") + "u8Zq3LmN7pX2vR9tK4wY6bJ1cH5dF0gS8aQe"
+}
+
+/// A history for `hotspots`: one old commit (day 0), then four by three authors on days
+/// 100 to 103, where `src/core.rs` changes in every one, `src/core_test.rs` with it in three,
+/// and one author's name holds a token.
+fn churn_history() -> (Tree, PathBuf, String) {
+    use common::git::git_as;
+    let tree = Tree::new("root/repo");
+    let repo = tree.repo.clone();
+    let token = ghp();
+    let eve_name = format!("Eve {token}");
+    let ada = common::git::ADA;
+    let bob = (
+        "Bob Builder",
+        "bob@example.com",
+        "Bob Builder",
+        "bob@example.com",
+    );
+    let eve = (
+        eve_name.as_str(),
+        "eve@example.com",
+        "Eve",
+        "eve@example.com",
+    );
+    let day = |d: u64| d * 1440;
+    git(&repo, &["init", "-q"]);
+    let commit = |who, n, msg: &str| {
+        git(&repo, &["add", "-A"]);
+        git_as(&repo, who, n, &["commit", "-qm", msg]);
+    };
+    write(&repo, "old.txt", lines(50, "old"));
+    commit(ada, day(0), "old");
+    write(&repo, "src/core.rs", lines(10, "core"));
+    write(&repo, "src/core_test.rs", lines(4, "test"));
+    write(&repo, "README.md", "readme\n");
+    commit(ada, day(100), "core");
+    write(&repo, "src/core.rs", lines(15, "core"));
+    write(&repo, "src/core_test.rs", lines(6, "test"));
+    commit(bob, day(101), "more core");
+    write(&repo, "src/core.rs", lines(20, "core"));
+    write(&repo, "src/core_test.rs", lines(8, "test"));
+    write(&repo, "eve.txt", "eve\n");
+    commit(eve, day(102), "eve's");
+    write(&repo, "src/core.rs", lines(12, "core"));
+    write(&repo, "docs.md", "docs\n");
+    commit(ada, day(103), "trim core");
+    (tree, repo, token)
+}
+
+#[test]
+fn hotspots_rank_churn_with_authors_co_changes_and_bounds() {
+    let (_base, repo, token) = churn_history();
+    let b = repo.parent().unwrap().parent().unwrap().to_path_buf();
+    let r = repo.to_str().unwrap();
+    // hotspots is opt-in: named, or with `all`.
+    let mut s = Server::start(&b.join("root"), &[("GNAW_MCP_TOOLS", "all")]);
+    s.initialize("2025-11-25");
+    let resp = s.call("hotspots", json!({"repo": "repo"}));
+    let text = resp["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{resp}"))
+        .to_string();
+    let facts = &resp["result"]["structuredContent"];
+    // The default window: 90 days before the newest commit leaves the old commit out.
+    assert_eq!(facts["commits_walked"], 4, "{text}");
+    assert_eq!(facts["stopped"], "", "{text}");
+    assert!(!text.contains("old.txt"), "{text}");
+    assert!(
+        text.starts_with("hotspots: 4 commits walked, 2024-02-22 to 2024-02-25"),
+        "{text}"
+    );
+    let files = facts["files"].as_array().unwrap();
+    assert_eq!(files[0]["path"], "src/core.rs", "{text}");
+    assert_eq!(files[0]["commits"], 4);
+    // 10 added, then +5, +5, then -8 on a rewrite of distinct lines: as git's numstat counts.
+    assert_eq!(files[0]["authors"], 3);
+    assert_eq!(files[0]["top_author"], "Ada Tester");
+    assert_eq!(files[0]["lines"], 12);
+    assert_eq!(files[0]["with"][0], "src/core_test.rs", "{text}");
+    assert_eq!(files[1]["path"], "src/core_test.rs", "{text}");
+    assert_eq!(files[1]["commits"], 3);
+    assert_eq!(files[1]["with"][0], "src/core.rs");
+    let core = text.lines().find(|l| l.starts_with("src/core.rs")).unwrap();
+    assert!(
+        core.contains("commits 4  +") && core.contains("authors 3 (top Ada Tester)"),
+        "{core}"
+    );
+    assert!(core.ends_with("size 12 lines"), "{core}");
+    assert!(text.contains("    with: src/core_test.rs"), "{text}");
+    // The token in an author's name is never shown.
+    let eve = files.iter().find(|f| f["path"] == "eve.txt").unwrap();
+    assert_eq!(eve["top_author"], "Eve [REDACTED:github-token]", "{eve}");
+    assert!(!resp.to_string().contains(&token), "{resp}");
+    // The CLI prints the same bytes under the server's policy (secrets redacted; the CLI's
+    // default reports them, as for `log`'s authors).
+    assert_eq!(text, gnaw(&["hotspots", r, "--secrets", "redact"]));
+    // A `since` that reaches back takes the old commit in.
+    let resp = s.call("hotspots", json!({"repo": "repo", "since": "2023-11-14"}));
+    assert_eq!(
+        resp["result"]["structuredContent"]["commits_walked"], 5,
+        "{resp}"
+    );
+    let all = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(all.contains("old.txt  commits 1  +50 -0"), "{all}");
+    assert_eq!(
+        all,
+        gnaw(&[
+            "hotspots",
+            r,
+            "--since",
+            "2023-11-14",
+            "--secrets",
+            "redact"
+        ])
+    );
+    // max_commits stops the walk, and the header says so.
+    let resp = s.call("hotspots", json!({"repo": "repo", "max_commits": 2}));
+    let facts = &resp["result"]["structuredContent"];
+    assert_eq!(facts["commits_walked"], 2, "{resp}");
+    assert_eq!(facts["stopped"], "max_commits (2)", "{resp}");
+    let cut = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(cut.contains("stopped by max_commits (2)"), "{cut}");
+    // path, limit and offset: the continuation lists every file once.
+    let resp = s.call(
+        "hotspots",
+        json!({"repo": "repo", "path": "src", "limit": 1}),
+    );
+    let facts = &resp["result"]["structuredContent"];
+    assert_eq!(facts["files"][0]["path"], "src/core.rs", "{resp}");
+    assert_eq!(facts["files_changed"], 2, "{resp}");
+    assert_eq!(facts["next_offset"], 1, "{resp}");
+    let cli = gnaw(&["hotspots", r, "--path", "src", "-n", "1", "--offset", "1"]);
+    assert!(
+        cli.contains("src/core_test.rs") && !cli.contains("src/core.rs "),
+        "{cli}"
+    );
+    let resp = s.call("hotspots", json!({"repo": "repo", "max_commits": 0}));
+    assert!(
+        resp["error"].is_object() || resp["result"]["isError"] == true,
+        "{resp}"
+    );
+}

@@ -1,4 +1,4 @@
-//! The `gnaw read`, `grep`, `search`, `tree`, `outline`, `symbol`, `changes` and `log`
+//! The `gnaw read`, `grep`, `search`, `tree`, `outline`, `symbol`, `changes`, `log` and `hotspots`
 //! subcommands: the navigation, code and git tools on the command line, printing exactly the
 //! text the MCP tools of the same names answer (under the CLI's
 //! policy: secrets are reported, not redacted, unless `--secrets redact` or `.gnawconfig` says
@@ -8,6 +8,7 @@
 
 use super::args::parse_secrets;
 use crate::driver::git::changes::{ChangesArgs, changes};
+use crate::driver::git::hotspots::{HotspotsArgs, hotspots};
 use crate::driver::git::log::{LogArgs, log};
 use crate::driver::nav::grep::{GrepArgs, grep};
 use crate::driver::nav::outline::{OutlineArgs, outline};
@@ -132,6 +133,16 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Print the files ranked by recent churn: commits, lines, authors, last change, size and
+    /// the files changed with them. Reads .git in-process; never runs git
+    Hotspots {
+        /// The repository
+        repo: PathBuf,
+        #[command(flatten)]
+        args: HotspotsArgs,
+        #[command(flatten)]
+        common: Common,
+    },
 }
 
 /// Include and exclude globs.
@@ -191,6 +202,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
         Command::Read { repo, common, .. }
         | Command::Changes { repo, common, .. }
         | Command::Log { repo, common, .. }
+        | Command::Hotspots { repo, common, .. }
         | Command::Outline { repo, common, .. } => (repo, common, None),
         Command::Grep {
             repo,
@@ -254,6 +266,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
         Command::Tree { args, .. } => tree(&req, &args).map(|a| a.page.text),
         Command::Changes { args, .. } => changes(&req, &args).map(|a| a.page.text),
         Command::Log { args, .. } => log(&req, &args).map(|a| a.page.text),
+        Command::Hotspots { args, .. } => hotspots(&req, &args).map(|a| a.page.text),
     }
     .map_err(|e| match e {
         NavError::Argument { message, .. } => (2, message),

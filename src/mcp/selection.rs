@@ -5,8 +5,9 @@
 //!
 //! A selection is a list of items, separated by commas or spaces: a tool's name turns it on, a
 //! preset (`minimal`: read, grep, tree, search; `all`) turns on its tools, and `-name` turns one
-//! off. A list that turns nothing on starts from the default set (every tool), so `-changes,-log`
-//! removes two; `minimal,log` is five tools.
+//! off. A list that turns nothing on starts from the default set (every tool but `hotspots`,
+//! which is on only when named or with `all`), so `-changes,-log` removes two; `minimal,log` is
+//! five tools.
 
 use super::containment::Containment;
 use super::tool::Tool;
@@ -19,6 +20,10 @@ use serde_json::Value;
 pub const ENV: &str = "GNAW_MCP_TOOLS";
 /// The presets, by name, and their tools (`all` is every registered tool).
 pub const PRESETS: [(&str, &[&str]); 1] = [("minimal", &["read", "grep", "tree", "search"])];
+/// The tools off unless named (or turned on by `all`): `hotspots`, as the default set's
+/// definitions must stay under 16,000 characters in `tools/list` (`tests/protocol/schemas.rs`),
+/// and the eleven others already take about 15,000.
+pub const OPT_IN: [&str; 1] = ["hotspots"];
 /// Longest selection accepted, in bytes: a list of every tool name fits many times over.
 const MAX_SPEC_BYTES: usize = 4096;
 
@@ -34,10 +39,10 @@ pub struct ToolSet {
 }
 
 impl Default for ToolSet {
-    /// Every registered tool.
+    /// Every registered tool but the [`OPT_IN`] ones.
     fn default() -> ToolSet {
         ToolSet {
-            on: every(),
+            on: default_set(),
             operator: None,
             repo: Vec::new(),
         }
@@ -46,6 +51,14 @@ impl Default for ToolSet {
 
 fn every() -> u64 {
     (0..TOOLS.len()).fold(0, |m, i| m | 1 << i)
+}
+
+/// The default set: every tool but the [`OPT_IN`] ones.
+fn default_set() -> u64 {
+    OPT_IN
+        .iter()
+        .filter_map(|t| bit(t))
+        .fold(every(), |m, b| m & !b)
 }
 
 fn bit(name: &str) -> Option<u64> {
@@ -92,7 +105,7 @@ fn select<'a>(items: impl Iterator<Item = &'a str>, strict: bool) -> Result<u64,
             any_on = true;
         }
     }
-    let base = if any_on { on } else { every() };
+    let base = if any_on { on } else { default_set() };
     Ok(base & !off)
 }
 
@@ -255,11 +268,15 @@ mod tests {
 
     #[test]
     fn presets_names_and_removals() {
-        assert_eq!(ToolSet::default().names().len(), TOOLS.len());
+        let default = ToolSet::default();
+        assert_eq!(default.names().len(), TOOLS.len() - OPT_IN.len());
+        assert!(!default.contains("hotspots"));
+        assert!(ToolSet::parse("all").unwrap().contains("hotspots"));
+        assert!(ToolSet::parse("-log,hotspots").unwrap().names() == ["hotspots"]);
         let min = ToolSet::parse("minimal").unwrap();
         assert_eq!(min.names(), ["tree", "grep", "search", "read"]);
         let less = ToolSet::parse("-changes,-log").unwrap();
-        assert_eq!(less.names().len(), TOOLS.len() - 2);
+        assert_eq!(less.names().len(), TOOLS.len() - OPT_IN.len() - 2);
         assert!(!less.contains("log") && !less.contains("changes") && less.contains("read"));
         let five = ToolSet::parse("minimal log").unwrap();
         assert_eq!(five.names().len(), 5);

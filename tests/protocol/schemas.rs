@@ -24,6 +24,7 @@ fn chars(v: &Value) -> usize {
 
 fn check(list: &Value, era: &str) {
     let tools = list["tools"].as_array().unwrap();
+    // The default set: every tool but `hotspots` (opt-in, see src/mcp/selection.rs).
     assert_eq!(tools.len(), 11, "{era}");
     let total = chars(&list["tools"]);
     assert!(

@@ -377,9 +377,9 @@ fn blob_bytes(repo: &Repo, at: Option<FileAt>) -> Result<Option<Vec<u8>>, NavErr
 
 /// One side of a file's change as read: whether git calls its bytes binary, and what the
 /// answer shows of it.
-struct Read {
-    binary: bool,
-    side: Side,
+pub(super) struct Read {
+    pub(super) binary: bool,
+    pub(super) side: Side,
 }
 
 /// The most bytes of text [`Sides`] keeps; past it, it starts again empty.
@@ -390,14 +390,14 @@ const SIDES_BYTES: usize = 64 << 20;
 /// version of a file is inflated and scanned once, not twice. Keyed by the file's mode, blob
 /// and path (the scan's rules depend on the path), so a hit is the very side a read would give.
 #[derive(Default)]
-struct Sides {
+pub(super) struct Sides {
     kept: HashMap<(FileAt, Vec<u8>), Rc<Read>>,
     bytes: usize,
 }
 
 impl Sides {
     /// The side `at` of the file `rel` (shown as `path`); kept for later when `keep`.
-    fn get(
+    pub(super) fn get(
         &mut self,
         repo: &Repo,
         ctx: &FileContext<'_>,

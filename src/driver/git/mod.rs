@@ -7,6 +7,7 @@
 //! |---|---|
 //! | [`changes`] | changed files with their status, then the unified diff, within the budget |
 //! | [`log`] | commits newest first, each with the files it changed and line counts |
+//! | [`hotspots`] | files ranked by recent churn, with authors, size and co-changed files |
 //!
 //! `.git` is read by the git stage ([`crate::stages::git`]), in-process, never by running git.
 //! Working-tree files are read like every other file gnaw reads: opened beneath the repository,
@@ -16,6 +17,7 @@
 //! reason.
 
 pub mod changes;
+pub mod hotspots;
 pub mod log;
 
 use super::file::{self, FileContext};

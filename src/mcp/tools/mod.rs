@@ -31,6 +31,7 @@ registry! {
     read::READ,
     changes::CHANGES,
     log::LOG,
+    hotspots::HOTSPOTS,
     outline::OUTLINE,
     symbol::SYMBOL,
 }

@@ -418,39 +418,18 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
     let items: Vec<String> = reports.iter().map(item_text).collect();
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
-    let n = items.len();
-    let render = |k: usize| -> String {
-        let mut out = header.clone();
-        if files_changed == 0 {
-            out.push_str("(no file changed in the window)\n");
-        }
-        for t in &items[..k] {
-            out.push_str(t);
-        }
-        let cut = k < n;
-        if cut || more {
-            let why = fit::why(cut, &limits, || format!("limit ({limit}) reached"));
-            let shown = fit::shown(("files", "file"), args.offset, k, files_changed);
-            fit::continuation(&mut out, &shown, &why, "offset", args.offset + k);
-        }
-        out
+    let r = Render {
+        header: &header,
+        items: &items,
+        files_changed,
+        more,
+        limit,
+        offset: args.offset,
+        limits,
     };
     let count = fit::counter(encoding, args.count || budget.is_some());
-    let mut cost = |i: usize| {
-        let t = &items[i];
-        (t.len() / 3 + 4, t.len() + 1)
-    };
-    let fitted = fit::fit(n, limits, &count, &mut cost, &render)?;
-    if fitted.k == 0 && n > 0 {
-        return Err(NavError::Run(fit::first_does_not_fit(
-            limits,
-            encoding,
-            &render(1),
-            "the first file, which would",
-            "",
-        )));
-    }
-    let next_offset = (fitted.k < n || more).then_some(args.offset + fitted.k);
+    let fitted = fit::fit(&r, limits, &count)?;
+    let next_offset = fit::Paged::next(&r, fitted.k);
     reports.truncate(fitted.k);
     Ok(Answer {
         page: fitted.page(encoding, budget),
@@ -463,6 +442,62 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
             next_offset,
         },
     })
+}
+
+/// Renders answers for hotspots: the header, the files shown, then the continuation.
+struct Render<'a> {
+    header: &'a str,
+    items: &'a [String],
+    files_changed: usize,
+    /// More files changed than `limit` lets this answer show.
+    more: bool,
+    limit: usize,
+    /// Files left out before the first (the call's `offset`).
+    offset: usize,
+    limits: fit::Limits,
+}
+
+impl fit::Paged for Render<'_> {
+    /// The `offset` that continues the answer, if there is more.
+    type Next = Option<usize>;
+
+    fn items(&self) -> usize {
+        self.items.len()
+    }
+
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let t = &self.items[i];
+        (t.len() / 3 + 4, t.len() + 1)
+    }
+
+    fn render(&self, k: usize) -> String {
+        let mut out = self.header.to_string();
+        if self.files_changed == 0 {
+            out.push_str("(no file changed in the window)\n");
+        }
+        for t in &self.items[..k] {
+            out.push_str(t);
+        }
+        let cut = k < self.items.len();
+        if cut || self.more {
+            let limit = self.limit;
+            let why = fit::why(cut, &self.limits, || format!("limit ({limit}) reached"));
+            let shown = fit::shown(("files", "file"), self.offset, k, self.files_changed);
+            fit::continuation(&mut out, &shown, &why, "offset", self.offset + k);
+        }
+        out
+    }
+
+    fn next(&self, k: usize) -> Option<usize> {
+        (k < self.items.len() || self.more).then_some(self.offset + k)
+    }
+
+    fn needs_one(&self) -> Option<fit::One> {
+        Some(fit::One {
+            what: "the first file, which would",
+            advice: "",
+        })
+    }
 }
 
 /// One file as the text shows it: its line, and the files that change with it.

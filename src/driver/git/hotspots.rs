@@ -63,7 +63,7 @@ pub struct HotspotsArgs {
     #[arg(long, value_name = "N")]
     #[serde(default, deserialize_with = "args::some_count")]
     pub max_commits: Option<usize>,
-    /// Only files under this file or directory.
+    /// Only files under this file or directory (default: all).
     #[arg(long, value_name = "PATH")]
     #[serde(default, deserialize_with = "args::some_path")]
     pub path: Option<String>,

@@ -149,11 +149,12 @@ pub static SETTINGS: &[Setting] = &[
                same way; a tool's repo then starts with a root's name: its directory name, made \
                unique as name-2, ...)",
         apply: |v, o| {
-            // Empty, it means the default (the working directory), as it always has.
+            // Empty, it means the default (the working directory), as it always has; a list of
+            // nothing but separators names no directory, which the roots' check refuses.
             let roots: Vec<PathBuf> = std::env::split_paths(v)
                 .filter(|p| !p.as_os_str().is_empty())
                 .collect();
-            o.roots = (!roots.is_empty()).then_some(roots);
+            o.roots = (!v.is_empty()).then_some(roots);
             Ok(())
         },
         show: |o| match &o.roots {

@@ -75,7 +75,7 @@ impl BackOff {
             *self = BackOff::default();
             return;
         }
-        self.failures += 1;
+        self.failures = self.failures.saturating_add(1);
         if self.failures >= 2 {
             let doublings = (self.failures - 2).min(16);
             let wait = (BackOff::FIRST * 2u32.pow(doublings)).min(BackOff::MOST);

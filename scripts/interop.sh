@@ -16,6 +16,8 @@
 #              auto) and MCP Inspector's CLI (--transport http, legacy and auto).
 # Every tool tools/list returns is called: known-good arguments (tests/interop/tool_args.json, or
 # made from its inputSchema), an escaping repo, an unknown argument and wrongly typed ones.
+# Every server here runs with GNAW_MCP_TOOLS=all (and its tenant with tools = "all"), so the
+# tools that are off by default are called too.
 # A client is skipped, with a line saying so, only when its runtime (python3, node/npm) is absent.
 # Ends with `interop: N passed, N failed[, N skipped]` and exits 1 on any failure.
 #
@@ -207,7 +209,7 @@ for part in "${parts[@]}"; do
             minted="$("$bin" --mint-token interop)"
             token="$(printf '%s\n' "$minted" | sed -n 2p)"
             printf '%s\n' "$minted" | sed -n '/^\[tenants/,$p' |
-                sed "s#^roots = .*#roots = [\"$root\"]#" >"$work/tenants.toml"
+                sed "s#^roots = .*#roots = [\"$root\"]\ntools = \"all\"#" >"$work/tenants.toml"
             # The Inspector's CLI opens a legacy session per process and exits without DELETE:
             # its ~100 processes would hold the default 32 sessions of the tenant for an hour.
             GNAW_MCP_TENANTS="$work/tenants.toml" RUST_LOG=info \

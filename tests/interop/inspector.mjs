@@ -52,7 +52,7 @@ function inspector(args) {
       '--server-url', opts.url, '--header', `Authorization: Bearer ${process.env.GNAW_INTEROP_TOKEN}`,
       ...args]
     : [launcher, '--cli', '--protocol-era', era, '--format', 'json',
-      '-e', `GNAW_MCP_ROOT=${opts.root}`, '-e', 'RUST_LOG=warn', ...args, opts.bin];
+      '-e', `GNAW_MCP_ROOT=${opts.root}`, '-e', 'GNAW_MCP_TOOLS=all', '-e', 'RUST_LOG=warn', ...args, opts.bin];
   return new Promise((resolve) => {
     const started = performance.now();
     const child = spawn(opts.node, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });

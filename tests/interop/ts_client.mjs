@@ -50,7 +50,7 @@ const transport = opts.url
   : new StdioClientTransport({
     command: opts.bin,
     args: [],
-    env: { GNAW_MCP_ROOT: opts.root, RUST_LOG: 'warn', PATH: process.env.PATH ?? '' },
+    env: { GNAW_MCP_ROOT: opts.root, GNAW_MCP_TOOLS: 'all', RUST_LOG: 'warn', PATH: process.env.PATH ?? '' },
     stderr: 'inherit',
   });
 

@@ -10,6 +10,10 @@
 //! them. Outlines used by the ranking's re-scoring are kept the same way. Memory counts in the
 //! cache's one byte budget (`GNAW_MCP_CACHE_BYTES`), and every answer states the index's size
 //! beside the text it indexes ([`IndexStatus`]).
+//!
+//! The reference graph of the index's files and their ranks ([`Centrality`], what `overview`
+//! maps the repository by) are kept beside the index the same way, built the first time a call
+//! asks for them ([`centrality`]), and counted in its cost from then on.
 
 use super::deferred::{self, Step};
 use super::session::{NavError, Session};
@@ -17,7 +21,7 @@ use crate::cache::{Cache, DerivedKind, FileKey};
 use crate::driver::file::Processed;
 use crate::driver::file::{Body, FileContext};
 use crate::error::Error;
-use crate::stages::rank::{self, FileIndex, Postings, SymbolFacts};
+use crate::stages::rank::{self, FileIndex, Graph, Postings, SymbolFacts};
 use crate::stages::source::{self, Check, Listing};
 use crate::stages::syntax;
 use crate::vocab::{Candidate, EntryKind, Symbol};
@@ -176,6 +180,73 @@ pub struct RepoIndex {
     /// Files not indexed, by reason (`binary`, `too_large`, `sensitive`, ...).
     pub not_searched: BTreeMap<&'static str, usize>,
     pub status: IndexStatus,
+    /// The index as the warm cache keeps it, with its key, when it is kept: where its
+    /// [`Centrality`] is kept too.
+    kept: Option<(Weak<Kept>, u128)>,
+}
+
+/// The reference graph of an index's files ([`Graph`]) and each file's rank in it, not
+/// personalized.
+pub struct Centrality {
+    pub graph: Graph,
+    pub ranks: Vec<f64>,
+}
+
+impl Centrality {
+    /// The graph and ranks of `repo`'s files; `None` when `stop` said so.
+    fn of(repo: &RepoIndex, stop: &dyn Fn() -> bool) -> Option<Centrality> {
+        let paths: Vec<&str> = repo.files.iter().map(|f| f.path.as_str()).collect();
+        let indexes: Vec<&FileIndex> = repo.files.iter().map(|f| &*f.index).collect();
+        let graph = Graph::build(&paths, &indexes, stop)?;
+        let ranks = graph.rank(None, stop)?;
+        Some(Centrality { graph, ranks })
+    }
+
+    /// What it takes in memory, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.graph.bytes() + std::mem::size_of_val(&*self.ranks)
+    }
+}
+
+/// The [`Centrality`] of `repo`'s files: the one kept beside the index in the warm cache
+/// (built and kept now if none is yet), else built for this call.
+pub fn centrality(
+    ctx: &FileContext<'_>,
+    repo: &RepoIndex,
+    stop: &dyn Fn() -> bool,
+) -> Result<Arc<Centrality>, Error> {
+    let t0 = std::time::Instant::now();
+    let kept = ctx
+        .cache
+        .zip(repo.kept.as_ref())
+        .and_then(|(cache, (weak, key))| Some((cache, weak.upgrade()?, *key)));
+    let Some((cache, kept, key)) = kept else {
+        return Centrality::of(repo, stop)
+            .map(Arc::new)
+            .ok_or(Error::Cancelled);
+    };
+    if let Some(c) = kept.central.get() {
+        return Ok(Arc::clone(c));
+    }
+    let built = Arc::new(Centrality::of(repo, stop).ok_or(Error::Cancelled)?);
+    // Two calls may build it at once: the first one kept is used by both.
+    let _ = kept.central.set(built);
+    let c = kept.central.get().ok_or(Error::Cancelled)?;
+    // Its cost counts from now on, unless the cache holds another index under the key by now.
+    let current = cache
+        .repo_item(key)
+        .and_then(|found| found.downcast::<Kept>().ok())
+        .is_some_and(|now| Arc::ptr_eq(&now, &kept));
+    if current {
+        cache.put_repo_item(key, kept.clone(), kept.cost_now());
+    }
+    log::debug!(
+        "search index: reference graph built in {:?}, {} links, {} bytes",
+        t0.elapsed(),
+        c.graph.link_count(),
+        c.bytes()
+    );
+    Ok(Arc::clone(c))
 }
 
 /// A repository's index as the warm cache keeps it, with the listing of the walk it was built
@@ -198,6 +269,17 @@ struct Kept {
     /// The order idle work parses the files' outlines in (positions in `files`), made by it at
     /// its first step; counted in `cost` from the start.
     order: OnceLock<Vec<u32>>,
+    /// The files' reference graph and ranks, built the first time a call asks for them.
+    central: OnceLock<Arc<Centrality>>,
+}
+
+impl Kept {
+    /// What it takes now, in bytes: its cost, and its postings' and graph's once built.
+    fn cost_now(&self) -> usize {
+        self.cost
+            + self.postings.get().map_or(0, |p| p.bytes())
+            + self.central.get().map_or(0, |c| c.bytes())
+    }
 }
 
 /// Each file a walk found (sorted by path) with its outcome: its position in the index's files,
@@ -217,6 +299,7 @@ pub fn index(session: &Session<'_, '_>, ctx: &FileContext<'_>) -> Result<RepoInd
             postings: repo.postings.clone(),
             not_searched: repo.not_searched.clone(),
             status: repo.status,
+            kept: repo.kept.clone(),
         })
     })
 }
@@ -260,7 +343,7 @@ pub fn with_index<R: Send>(
                 let _ = kept.postings.set(Arc::new(built));
                 let postings = kept.postings.get().ok_or(Error::Cancelled)?;
                 // Their cost counts from now on.
-                cache.put_repo_item(key, kept.clone(), kept.cost + postings.bytes());
+                cache.put_repo_item(key, kept.clone(), kept.cost_now());
                 log::debug!(
                     "search index: postings built in {:?}, {} bytes",
                     t0.elapsed(),
@@ -278,6 +361,7 @@ pub fn with_index<R: Send>(
                 postings_bytes: postings.bytes(),
                 ..kept.status
             },
+            kept: Some((Arc::downgrade(&kept), key)),
         };
         let (checked, answer) = std::thread::scope(|s| {
             let check = crate::par::spawn(s, || {
@@ -533,6 +617,7 @@ fn assemble(
         .iter()
         .any(|o| matches!(o, Err("unreadable" | "changed")));
     let mut weak = Weak::new();
+    let mut kept_at = None;
     if let Some(((cache, key), listing)) = keep
         && !transient
     {
@@ -557,6 +642,7 @@ fn assemble(
             postings: OnceLock::new(),
             outlined: Arc::default(),
             order: OnceLock::new(),
+            central: OnceLock::new(),
         };
         let mut cost_now = cost;
         if let Some(p) = &postings {
@@ -565,6 +651,7 @@ fn assemble(
         }
         let kept = Arc::new(kept);
         weak = Arc::downgrade(&kept);
+        kept_at = Some((weak.clone(), key));
         cache.put_repo_item(key, kept, cost_now);
     }
     let repo = RepoIndex {
@@ -572,6 +659,7 @@ fn assemble(
         postings,
         not_searched,
         status,
+        kept: kept_at,
     };
     (repo, weak)
 }

@@ -131,6 +131,21 @@ impl FileIndex {
         &self.defined_terms
     }
 
+    /// Whether it defines the name whose term is hashed `h` (see [`FileIndex::defined_terms`]).
+    pub fn defines_term(&self, h: u64) -> bool {
+        self.defined_terms.binary_search(&h).is_ok()
+    }
+
+    /// Its distinct terms' hashes, sorted.
+    pub(super) fn term_hashes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.terms.iter().map(|(h, _)| *h)
+    }
+
+    /// The hashes of its import lines' words, sorted, distinct (see [`FileIndex::imports`]).
+    pub(super) fn import_words(&self) -> &[u64] {
+        &self.imports
+    }
+
     /// What scoring needs of its path.
     pub(super) fn facts(&self) -> &PathFacts {
         &self.facts
@@ -567,13 +582,19 @@ fn import_words(text: &str) -> Vec<u64> {
 
 /// The word by which other files import the file at `path`: its stem lowercased without `_`, `-`
 /// or `.`, or its directory's name for a module's own file (`mod.rs`, `index.js`,
-/// `__init__.py`, `lib.rs`); `None` for a file with no stem.
+/// `__init__.py`, `lib.rs`), the package's for one in a `src` directory
+/// (`crates/hir/src/lib.rs`: `hir`, as `use hir::...` names it); `None` for a file with no
+/// stem.
 pub fn module_name(path: &str) -> Option<u64> {
     let mut comps = path.rsplit('/');
     let name = comps.next()?;
     let stem = name.split('.').next().unwrap_or(name);
     let stem = if matches!(stem, "mod" | "index" | "__init__" | "lib" | "main") {
-        comps.next().unwrap_or(stem)
+        match comps.next() {
+            Some("src") => comps.next().unwrap_or("src"),
+            Some(dir) => dir,
+            None => stem,
+        }
     } else {
         stem
     };
@@ -644,5 +665,8 @@ mod tests {
         assert!(ix.imports(name("src/http_client/index.ts")));
         assert!(!ix.imports(name("src/parser.js")), "not an import line");
         assert_eq!(module_name("src/net/mod.rs"), module_name("lib/net.py"));
+        // A package's own file in `src` is named by the package.
+        assert_eq!(module_name("crates/hir/src/lib.rs"), module_name("hir.rs"));
+        assert_eq!(module_name("src/lib.rs"), module_name("src.rs"));
     }
 }

@@ -21,14 +21,19 @@ use crate::cache::{Cache, DerivedKind, FileKey};
 use crate::driver::file::Processed;
 use crate::driver::file::{Body, FileContext};
 use crate::error::Error;
+use crate::par::{self, lock};
 use crate::stages::rank::{self, FileIndex, Graph, Postings, SymbolFacts};
 use crate::stages::source::{self, Check, Listing};
 use crate::stages::syntax;
 use crate::vocab::{Candidate, EntryKind, Symbol};
 use gnaw_sandbox::beneath::Stat;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+/// The most threads that parse files' outlines at once for one call (the parse workers are at
+/// most three).
+const MAX_PARSE_THREADS: usize = 3;
 
 /// The search index of one call: its size beside the text it indexes, and how many files had to
 /// be indexed for it (the others were unchanged since an earlier call and taken from the warm
@@ -106,6 +111,81 @@ impl IndexedFile {
     /// Whether `shelf` holds its definitions (or knows its language has no grammar).
     pub(super) fn outline_is_kept(&self, shelf: Shelf<'_>) -> bool {
         kept_outline(shelf, self.key.as_ref(), &self.path).is_some()
+    }
+}
+
+/// The definitions of an index's files as one call needs them: each file's taken once (from the
+/// warm cache when kept, else parsed within the call's parse budget, and kept), and those a
+/// step will need parsed ahead on as many threads as the parse workers ([`Outlines::prefetch`]).
+pub struct Outlines<'a> {
+    files: &'a [IndexedFile],
+    ctx: &'a FileContext<'a>,
+    stop: &'a (dyn Fn() -> bool + Sync),
+    memo: Mutex<HashMap<usize, Option<Arc<Vec<Symbol>>>>>,
+}
+
+impl<'a> Outlines<'a> {
+    /// The outlines of `files` for `ctx`'s call, none taken yet.
+    pub fn new(
+        files: &'a [IndexedFile],
+        ctx: &'a FileContext<'a>,
+        stop: &'a (dyn Fn() -> bool + Sync),
+    ) -> Outlines<'a> {
+        Outlines {
+            files,
+            ctx,
+            stop,
+            memo: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The definitions of file `i` (`None`: no grammar, or past a parse bound).
+    pub fn get(&self, i: usize) -> Option<Arc<Vec<Symbol>>> {
+        if let Some(found) = lock(&self.memo).get(&i) {
+            return found.clone();
+        }
+        let found = self.files[i].outline(self.ctx, self.stop);
+        lock(&self.memo).insert(i, found.clone());
+        found
+    }
+
+    /// Take the files `wanted` now: those the warm cache holds at once, the others parsed on
+    /// up to [`MAX_PARSE_THREADS`] threads.
+    pub fn prefetch(&self, wanted: &[usize]) {
+        let wanted: Vec<usize> = wanted
+            .iter()
+            .copied()
+            .filter(|&i| {
+                if lock(&self.memo).contains_key(&i) {
+                    return false;
+                }
+                match self.files[i].kept_outline(self.ctx) {
+                    Some(found) => {
+                        lock(&self.memo).insert(i, found);
+                        false
+                    }
+                    None => true,
+                }
+            })
+            .collect();
+        if wanted.is_empty() {
+            return;
+        }
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..par::threads().clamp(1, MAX_PARSE_THREADS).min(wanted.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&i) = wanted.get(k) else { break };
+                        if (self.stop)() {
+                            break;
+                        }
+                        self.get(i);
+                    }
+                });
+            }
+        });
     }
 }
 

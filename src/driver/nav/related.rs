@@ -32,7 +32,7 @@ use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::git::{self, cochange};
 use crate::stages::rank::graph::{self, Modules, NAME_WEIGHT};
-use crate::stages::rank::{FileIndex, for_each_term, term_hash};
+use crate::stages::rank::FileIndex;
 use crate::vocab::ErrorKind;
 use crate::vocab::Symbol;
 use std::collections::HashMap;
@@ -325,15 +325,9 @@ fn names_of(
     symbol: Option<&str>,
 ) -> Vec<(String, u64)> {
     let mut out: Vec<(String, u64)> = Vec::new();
-    // A name's term: the first the split gives, the whole identifier (as the index has it).
+    // A name's term: the whole identifier's, as the index has it.
     let mut push = |name: &str| {
-        let mut first = None;
-        for_each_term(name, |t| {
-            if first.is_none() {
-                first = Some(term_hash(t));
-            }
-        });
-        if let Some(h) = first
+        if let Some(h) = graph::name_term(name)
             && !out.iter().any(|(_, o)| *o == h)
         {
             out.push((name.to_string(), h));

@@ -6,7 +6,11 @@
 //! keyword guess, is among the file's terms). The weights are `related`'s: an import weighs
 //! [`IMPORT_WEIGHT`], divided among the files that share the module name; a name weighs
 //! [`NAME_WEIGHT`] times its rarity ([`idf`]: a name every file has says little), divided among
-//! the files that define it. A file's own names do not link it anywhere.
+//! the files that define it; in full when the file's import lines name it (`use
+//! crate::vocab::Symbol`, `import { parse } from`), else [`TEXT_ONLY`] of that (a method called
+//! by its name, or a word that only looks like the name), and [`ONE_WORD`] for a name that is
+//! one plain word (`size`, `BETWEEN`), which is also a part of other identifiers (`max_size`)
+//! and a word of prose. A file's own names do not link it anywhere.
 //!
 //! The graph is built from the files' search indexes ([`FileIndex`]) alone, in time linear in
 //! their terms, never in pairs of files: a pass gathers who defines each name, a pass counts
@@ -15,20 +19,28 @@
 //! more than [`MAX_MODULE_FILES`] files links nothing, and a file keeps its [`MAX_LINKS`]
 //! heaviest links; [`Graph::bounds`] says how often each bound was hit.
 //!
-//! [`Graph::rank`] is PageRank over the weighted links (damping [`DAMPING`]), personalized when
-//! asked: the random reader jumps back to the given files rather than to any file, so the ranks
+//! [`Graph::rank`] is PageRank over the weighted links (damping [`DAMPING`]): a file passes its
+//! rank on along its links in proportion to their weights, all of it when they weigh at least
+//! [`MIN_OUT`] in all, else that share (a file that only mentions a common name does not hand
+//! its whole rank to the file defining it); the rest jumps. Personalized when asked: the random reader jumps back to the given files rather than to any file, so the ranks
 //! gather around them (what `overview` does for a query, as aider does for the files in a
 //! chat). It iterates until the ranks move less than [`TOLERANCE`] or [`MAX_ITERATIONS`] times,
 //! each iteration linear in the links, and stops when its caller cancels.
 
 use super::index::{FileIndex, module_name};
-use super::terms::term_hash;
+use super::terms::{for_each_term, term_hash};
 use rustc_hash::FxHashMap;
 
 /// Weight of an import, divided among the files that share the module name.
 pub const IMPORT_WEIGHT: f64 = 3.0;
 /// Weight of a used name, times its rarity ([`idf`]).
 pub const NAME_WEIGHT: f64 = 0.5;
+/// What a use of a name the file's import lines do not name weighs, of an imported one.
+pub const TEXT_ONLY: f64 = 0.3;
+/// The same for a name that is one plain word (`size`, `BETWEEN`; not `Parser`).
+pub const ONE_WORD: f64 = 0.1;
+/// Links weighing less than this in all pass on only their share of a file's rank: one import.
+pub const MIN_OUT: f64 = IMPORT_WEIGHT;
 /// A name defined by more files than this links none of them.
 pub const MAX_DEFINERS: usize = 16;
 /// A module name shared by more files than this links none of them.
@@ -53,6 +65,19 @@ const IMPORT_KEYWORDS: &[&str] = &[
 pub fn idf(files: usize, df: usize) -> f64 {
     let (n, df) = (files as f64, df as f64);
     ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+}
+
+/// The term by which the graph knows a defined name as written (`parse_header`,
+/// `Semantics::parse`: its last segment), the one [`FileIndex::defined_terms`] holds for it:
+/// the whole identifier, lowercased, without underscores, stemmed. `None` for a name with no
+/// word in it.
+pub fn name_term(name: &str) -> Option<u64> {
+    let last = name.rsplit([':', '.']).next().unwrap_or(name);
+    let mut first = None;
+    for_each_term(last, |t| {
+        first.get_or_insert_with(|| term_hash(t));
+    });
+    first
 }
 
 /// The weight of an import of a module name `sharing` files share.
@@ -90,6 +115,16 @@ impl Modules {
     }
 }
 
+/// What the graph knows of one defined name.
+#[derive(Clone, Copy, Debug)]
+struct Name {
+    users: u32,
+    importers: u32,
+    definers: u32,
+    /// [`TEXT_ONLY`] or [`ONE_WORD`].
+    unimported: f32,
+}
+
 /// How often the graph's bounds were hit while it was built.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Bounds {
@@ -118,8 +153,9 @@ pub struct Graph {
     links: Box<[(u32, f32)]>,
     /// Each file's links' total weight.
     out: Box<[f64]>,
-    /// Each defined name's term: the files using it without defining it, and those defining it.
-    names: FxHashMap<u64, (u32, u32)>,
+    /// Each defined name's term: how many files use it without defining it, how many of them
+    /// import it by name, how many define it, and what a use that does not import it weighs.
+    names: FxHashMap<u64, Name>,
     bounds: Bounds,
 }
 
@@ -129,14 +165,18 @@ impl Graph {
     pub fn build(paths: &[&str], files: &[&FileIndex], stop: &dyn Fn() -> bool) -> Option<Graph> {
         let n = files.len();
         let asked = |i: usize| i.is_multiple_of(256) && stop();
-        // Who defines each name.
-        let mut definers: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+        // Who defines each name, as the first of them writes it, and whether all of them write
+        // it as one plain word.
+        let mut definers: FxHashMap<u64, (Vec<u32>, u64, bool)> = FxHashMap::default();
         for (i, f) in files.iter().enumerate() {
             if asked(i) {
                 return None;
             }
             for &h in f.defined_terms() {
-                definers.entry(h).or_default().push(i as u32);
+                let (written, plain) = f.defined_as(h).unwrap_or((h, false));
+                let (by, _, one_word) = definers.entry(h).or_insert((Vec::new(), written, true));
+                by.push(i as u32);
+                *one_word &= plain;
             }
         }
         // Who holds it (definers included).
@@ -152,18 +192,28 @@ impl Graph {
             }
         }
         let mut bounds = Bounds::default();
-        let mut names: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
+        let mut names: FxHashMap<u64, Name> = FxHashMap::default();
         names.reserve(definers.len());
-        // Each linking name's weight per definer.
-        let mut weight: FxHashMap<u64, f64> = FxHashMap::default();
-        for (&h, by) in &definers {
+        // Each linking name's weight per definer (imported), as written.
+        let mut weight: FxHashMap<u64, (f64, u64)> = FxHashMap::default();
+        for (&h, &(ref by, written, one_word)) in &definers {
             let df = held.get(&h).copied().unwrap_or(0) as usize;
             let users = df.saturating_sub(by.len());
-            names.insert(h, (users as u32, by.len() as u32));
+            let unimported = if one_word { ONE_WORD } else { TEXT_ONLY };
+            names.insert(
+                h,
+                Name {
+                    users: users as u32,
+                    importers: 0,
+                    definers: by.len() as u32,
+                    unimported: unimported as f32,
+                },
+            );
             if by.len() > MAX_DEFINERS {
                 bounds.names += 1;
             } else if users > 0 {
-                weight.insert(h, NAME_WEIGHT * idf(n, df) / by.len() as f64);
+                let w = NAME_WEIGHT * idf(n, df) / by.len() as f64;
+                weight.insert(h, (w, written));
             }
         }
         drop(held);
@@ -186,11 +236,20 @@ impl Graph {
             starts.push(links.len() as u32);
             to.clear();
             for h in f.term_hashes() {
-                let Some(&w) = weight.get(&h) else { continue };
+                let Some(&(w, written)) = weight.get(&h) else {
+                    continue;
+                };
                 if f.defines_term(h) {
                     continue;
                 }
-                for &d in &definers[&h] {
+                let name = names.get_mut(&h)?;
+                let w = if f.imports(written) {
+                    name.importers += 1;
+                    w
+                } else {
+                    w * f64::from(name.unimported)
+                };
+                for &d in &definers[&h].0 {
                     *to.entry(d).or_default() += w;
                 }
             }
@@ -251,12 +310,15 @@ impl Graph {
             next.fill(0.0);
             let mut dangling = 0.0;
             for (u, &r) in rank.iter().enumerate() {
-                let links = self.links_of(u);
-                if links.is_empty() || self.out[u] <= 0.0 {
+                let (links, total) = (self.links_of(u), self.out[u]);
+                if links.is_empty() || total <= 0.0 {
                     dangling += r;
                     continue;
                 }
-                let share = DAMPING * r / self.out[u];
+                // Weak links pass on only their share; the rest jumps.
+                let whole = total.max(MIN_OUT);
+                dangling += r * (1.0 - total / whole);
+                let share = DAMPING * r / whole;
                 for &(d, w) in links {
                     next[d as usize] += share * f64::from(w);
                 }
@@ -301,7 +363,19 @@ impl Graph {
     pub fn name_uses(&self, h: u64) -> Option<(usize, usize)> {
         self.names
             .get(&h)
-            .map(|&(users, by)| (users as usize, by as usize))
+            .map(|n| (n.users as usize, n.definers as usize))
+    }
+
+    /// How much the name whose term is hashed `h` is used elsewhere, as its links weigh its
+    /// uses (without its rarity, and not divided among the files defining it; see
+    /// [`Graph::name_uses`]): each file importing it counts 1, each other file using it
+    /// [`TEXT_ONLY`] (or [`ONE_WORD`]); for a name defined by more than [`MAX_DEFINERS`] files,
+    /// every use counts as not imported. 0 for a name no file defines.
+    pub fn name_weight(&self, h: u64) -> f64 {
+        self.names.get(&h).map_or(0.0, |n| {
+            let others = n.users.saturating_sub(n.importers);
+            f64::from(n.importers) + f64::from(n.unimported) * f64::from(others)
+        })
     }
 
     /// How often its bounds were hit.
@@ -315,7 +389,7 @@ impl Graph {
             + std::mem::size_of_val(&*self.starts)
             + std::mem::size_of_val(&*self.links)
             + std::mem::size_of_val(&*self.out)
-            + self.names.capacity() * (std::mem::size_of::<(u64, (u32, u32))>() + 1)
+            + self.names.capacity() * (std::mem::size_of::<(u64, Name)>() + 1)
     }
 }
 
@@ -392,6 +466,8 @@ mod tests {
         // A file used once ranks above one nothing uses.
         assert!(ranks[4] > ranks[5], "{ranks:?}");
         assert_eq!(g.name_uses(term_hash("parseconfig")), Some((2, 1)));
+        assert_eq!(name_term("parse_config"), Some(term_hash("parseconfig")));
+        assert_eq!(name_term("HubState::parse_config"), name_term("parseConfig"));
         assert_eq!(g.bounds(), Bounds::default());
     }
 

@@ -17,7 +17,7 @@
 use super::Query;
 use super::fields::{defined_words, for_each_weighted_term_named, symbol_of};
 use super::score::{Gathered, PathFacts, Touched};
-use super::terms::{for_each_term, term_hash};
+use super::terms::{for_each_term, split_identifier, term_hash};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -36,6 +36,10 @@ pub struct FileIndex {
     /// The same names as terms (stemmed, as the text's terms are), sorted, distinct: what
     /// another file's terms are matched against.
     defined_terms: Box<[u64]>,
+    /// Each of them with the name's hash as written (as `defined` has it: lowercased, without
+    /// underscores, as import lines name it) and whether it is one plain word (lowercase or
+    /// capitals: `size`, `BETWEEN`, not `Parser` or `parse_config`), sorted by term.
+    written: Box<[(u64, u64, bool)]>,
     /// The text's length in bytes.
     text_len: usize,
     /// What scoring needs of its path.
@@ -64,21 +68,28 @@ impl FileIndex {
         defined.sort_unstable();
         defined.dedup();
         let mut defined_terms: Vec<u64> = Vec::with_capacity(names.len());
-        for name in &names {
+        let mut written: Vec<(u64, u64, bool)> = Vec::with_capacity(names.len());
+        for (name, word) in names.iter().zip(&words) {
             let mut first = None;
             for_each_term(name, |t| {
                 first.get_or_insert_with(|| term_hash(t));
             });
-            defined_terms.extend(first);
+            if let Some(h) = first {
+                defined_terms.push(h);
+                written.push((h, term_hash(name), plain_word(word)));
+            }
         }
         defined_terms.sort_unstable();
         defined_terms.dedup();
+        written.sort_unstable();
+        written.dedup_by_key(|w| w.0);
         FileIndex {
             bloom: Bloom::of(terms.iter().map(|(h, _)| *h), terms.len()),
             terms: terms.into_boxed_slice(),
             len,
             defined: defined.into_boxed_slice(),
             defined_terms: defined_terms.into_boxed_slice(),
+            written: written.into_boxed_slice(),
             text_len: text.len(),
             facts: PathFacts::of(path, text.len()),
             imports: import_words(text).into_boxed_slice(),
@@ -136,6 +147,15 @@ impl FileIndex {
         self.defined_terms.binary_search(&h).is_ok()
     }
 
+    /// How it writes the name it defines whose term is hashed `h`: the name's hash as written
+    /// (lowercased, without underscores, as [`FileIndex::imports`] takes it), and whether it is
+    /// one plain word (`size`, `BETWEEN`; not `Parser`, `parse_config`). `None` when it does
+    /// not define it.
+    pub fn defined_as(&self, h: u64) -> Option<(u64, bool)> {
+        let at = self.written.binary_search_by_key(&h, |w| w.0).ok()?;
+        Some((self.written[at].1, self.written[at].2))
+    }
+
     /// Its distinct terms' hashes, sorted.
     pub(super) fn term_hashes(&self) -> impl Iterator<Item = u64> + '_ {
         self.terms.iter().map(|(h, _)| *h)
@@ -159,6 +179,7 @@ impl FileIndex {
             + std::mem::size_of_val(&*self.bloom.0)
             + std::mem::size_of_val(&*self.defined)
             + std::mem::size_of_val(&*self.defined_terms)
+            + std::mem::size_of_val(&*self.written)
             + std::mem::size_of_val(&*self.imports)
     }
 }
@@ -515,10 +536,22 @@ impl Bloom {
 
 /// The hashes of the words of `text`'s import lines, sorted and distinct: lines that start
 /// (after blanks) with `use`, `pub use`, `import`, `from`, `#include`, `#import`, `mod`,
-/// `pub mod`, `extern crate`, `using`, `require` or `load`, or that call `require(`. Words are
+/// `pub mod`, `extern crate`, `using`, `require` or `load`, or that call `require(`, and the
+/// lines of a bracket such a line leaves open (`use crate::{` ... `};`, `import {` ... `}`,
+/// `from x import (` ... `)`, at most [`MAX_IMPORT_BLOCK`] lines). Words are
 /// lowercased with `_` and `-` dropped (`./permessage-deflate` → `permessagedeflate`), the form
 /// of [`module_name`].
 fn import_words(text: &str) -> Vec<u64> {
+    /// How much a line opens brackets, less what it closes.
+    fn opens(line: &str) -> isize {
+        line.bytes()
+            .map(|b| match b {
+                b'{' | b'(' => 1,
+                b'}' | b')' => -1,
+                _ => 0,
+            })
+            .sum()
+    }
     const STARTS: &[&str] = &[
         "use ",
         "pub use ",
@@ -542,6 +575,8 @@ fn import_words(text: &str) -> Vec<u64> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut start = 0;
+    // The brackets an import line left open, and the lines read inside them.
+    let (mut open, mut inside) = (0isize, 0usize);
     // The lines with their `\n`, as `split_inclusive('\n')` gives them (memchr's search).
     let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1);
     for end in breaks.chain(std::iter::once(text.len())) {
@@ -555,10 +590,24 @@ fn import_words(text: &str) -> Vec<u64> {
             required = true;
         }
         let t = piece.trim_start();
-        let starts = t.as_bytes().first().is_some_and(|b| FIRSTS.contains(b))
-            && STARTS.iter().any(|s| t.starts_with(s));
-        if !(starts || required) {
-            continue;
+        if open > 0 && inside < MAX_IMPORT_BLOCK {
+            // A line of an import's open bracket.
+            open += opens(t);
+            inside += 1;
+        } else {
+            open = 0;
+            let starts = t.as_bytes().first().is_some_and(|b| FIRSTS.contains(b))
+                && STARTS.iter().any(|s| t.starts_with(s));
+            if !(starts || required) {
+                continue;
+            }
+            // `mod tests {` declares a module inline: it names no file.
+            if (t.starts_with("mod ") || t.starts_with("pub mod ")) && t.contains('{') {
+                continue;
+            }
+            if starts {
+                (open, inside) = (opens(t), 0);
+            }
         }
         // The line as `str::lines` gives it: without its `\n` or `\r\n`.
         let t = t.strip_suffix('\n').unwrap_or(t);
@@ -579,6 +628,17 @@ fn import_words(text: &str) -> Vec<u64> {
     out.dedup();
     out
 }
+
+/// Whether a defined name as written is one plain word: one part (no `_`, no inner capital),
+/// not capitalized like a type (`Parser`): `size`, `BETWEEN`.
+fn plain_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    let capitalized = chars.next().is_some_and(char::is_uppercase) && chars.any(char::is_lowercase);
+    !capitalized && split_identifier(word).len() <= 1
+}
+
+/// The most lines of one import's open bracket read as import lines.
+const MAX_IMPORT_BLOCK: usize = 256;
 
 /// The word by which other files import the file at `path`: its stem lowercased without `_`, `-`
 /// or `.`, or its directory's name for a module's own file (`mod.rs`, `index.js`,
@@ -664,6 +724,15 @@ mod tests {
         assert!(ix.imports(name("lib/permessage-deflate.js")));
         assert!(ix.imports(name("src/http_client/index.ts")));
         assert!(!ix.imports(name("src/parser.js")), "not an import line");
+        let ix = FileIndex::build(
+            "src/a.rs",
+            "use crate::{\n    parser::Parser,\n    util,\n};\nfn lexer() {}\n",
+        );
+        assert!(ix.imports(name("src/parser.rs")) && ix.imports(name("util.rs")));
+        assert!(!ix.imports(name("src/lexer.rs")), "after the block");
+        let ix = FileIndex::build("src/a.rs", "mod util;\n#[cfg(test)]\nmod tests {\n}\n");
+        assert!(ix.imports(name("src/util.rs")));
+        assert!(!ix.imports(name("src/tests.rs")), "an inline module");
         assert_eq!(module_name("src/net/mod.rs"), module_name("lib/net.py"));
         // A package's own file in `src` is named by the package.
         assert_eq!(module_name("crates/hir/src/lib.rs"), module_name("hir.rs"));

@@ -79,7 +79,7 @@ const MAX_OFFSET: usize = 1_000_000;
 /// ([`super::args`]; the tool's input schema is derived from it).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct OverviewArgs {
-    /// Center the map on what this finds, as search ranks it (a name or a few words).
+    /// Center the map on the best files search finds for this.
     #[arg(long, value_name = "QUERY")]
     #[serde(default, deserialize_with = "args::some_text")]
     pub query: Option<String>,
@@ -192,8 +192,7 @@ pub fn overview(req: &Request<'_>, args: &OverviewArgs) -> Result<OverviewAnswer
     let query = match &args.query {
         None => None,
         Some(q) => {
-            let parsed =
-                Query::parse(q).map_err(|e| NavError::invalid(format!("query: {e}")))?;
+            let parsed = Query::parse(q).map_err(|e| NavError::invalid(format!("query: {e}")))?;
             if parsed.terms().is_empty() {
                 return Err(NavError::invalid(format!(
                     "query {}: no word to center the map on (only punctuation, single letters \
@@ -354,7 +353,10 @@ fn personalized(
     for (k, &i) in seeds.iter().enumerate() {
         jump[i] = 1.0 / (k + 1) as f64;
     }
-    let around = central.graph.rank(Some(&jump), stop).ok_or(Error::Cancelled)?;
+    let around = central
+        .graph
+        .rank(Some(&jump), stop)
+        .ok_or(Error::Cancelled)?;
     let scores = around
         .iter()
         .zip(&central.ranks)
@@ -523,11 +525,7 @@ fn entries(map: &[Mapped], defs: &[Option<Vec<Definition>>], reach: usize) -> Ve
             }
         }
     }
-    out.sort_by(|(wa, a), (wb, b)| {
-        wb.total_cmp(wa)
-            .then(a.m.cmp(&b.m))
-            .then(a.j.cmp(&b.j))
-    });
+    out.sort_by(|(wa, a), (wb, b)| wb.total_cmp(wa).then(a.m.cmp(&b.m)).then(a.j.cmp(&b.j)));
     out.into_iter().map(|(_, e)| e).collect()
 }
 
@@ -717,9 +715,17 @@ fn entry_points(files: &[IndexedFile], scores: &[f64]) -> Vec<EntryPoint> {
         if !e.program {
             return scores[i];
         }
-        let from = if e.manifest.is_empty() { &e.path } else { &e.manifest };
+        let from = if e.manifest.is_empty() {
+            &e.path
+        } else {
+            &e.manifest
+        };
         let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
-        let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
         *mass.entry(prefix.clone()).or_insert_with(|| {
             at.range(prefix.as_str()..)
                 .take_while(|(p, _)| p.starts_with(prefix.as_str()))
@@ -769,6 +775,11 @@ fn size(bytes: usize) -> String {
     }
 }
 
+/// `1 file`, `2 files`.
+fn files(n: usize) -> String {
+    format!("{n} file{}", if n == 1 { "" } else { "s" })
+}
+
 /// `crates/*/tests (120), tests (12), and 4 more places`.
 fn places_line(places: &[Place]) -> String {
     let mut parts: Vec<String> = places
@@ -793,8 +804,8 @@ impl Render<'_> {
             );
         }
         let mut out = format!(
-            "overview: {} files, {} of text",
-            h.files,
+            "overview: {}, {} of text",
+            files(h.files),
             size(h.text_bytes)
         );
         if !h.not_searched.is_empty() {
@@ -806,23 +817,27 @@ impl Render<'_> {
             .iter()
             .take(LANGUAGES_SHOWN)
             .filter(|l| l.bytes as f64 / total >= 0.01)
-            .map(|l| {
-                format!(
-                    "{} {:.0}%",
-                    l.language,
-                    100.0 * l.bytes as f64 / total
-                )
-            })
+            .map(|l| format!("{} {:.0}%", l.language, 100.0 * l.bytes as f64 / total))
             .collect();
         if !langs.is_empty() {
             let _ = write!(out, "; {}", langs.join(", "));
         }
         out.push('\n');
         if h.test_files > 0 {
-            let _ = writeln!(out, "tests: {} files in {}", h.test_files, places_line(&h.tests));
+            let _ = writeln!(
+                out,
+                "tests: {} in {}",
+                files(h.test_files),
+                places_line(&h.tests)
+            );
         }
         if h.doc_files > 0 {
-            let _ = writeln!(out, "docs: {} files in {}", h.doc_files, places_line(&h.docs));
+            let _ = writeln!(
+                out,
+                "docs: {} in {}",
+                files(h.doc_files),
+                places_line(&h.docs)
+            );
         }
         if !h.entry_points.is_empty() {
             let programs: Vec<&EntryPoint> = h.entry_points.iter().filter(|e| e.program).collect();
@@ -840,10 +855,15 @@ impl Render<'_> {
             };
             let mut parts = Vec::new();
             if !programs.is_empty() {
-                parts.push(format!("programs: {}", named(&programs, ENTRY_POINTS_SHOWN)));
+                parts.push(format!(
+                    "programs: {}",
+                    named(&programs, ENTRY_POINTS_SHOWN)
+                ));
             }
             if !libs.is_empty() {
-                let n = ENTRY_POINTS_SHOWN.saturating_sub(programs.len().min(ENTRY_POINTS_SHOWN)).max(2);
+                let n = ENTRY_POINTS_SHOWN
+                    .saturating_sub(programs.len().min(ENTRY_POINTS_SHOWN))
+                    .max(2);
                 parts.push(format!("libraries: {}", named(&libs, n)));
             }
             let _ = writeln!(out, "entry points (manifests): {}", parts.join("; "));
@@ -878,7 +898,10 @@ impl Render<'_> {
                 );
             }
         }
-        let _ = write!(out, "each with its most used definitions as START-END signature");
+        let _ = write!(
+            out,
+            "each with its most used definitions as START-END signature"
+        );
         if h.links_cut > 0 {
             let _ = write!(
                 out,
@@ -1042,7 +1065,10 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(place_of("crates/hir/tests/a/b.rs", is_test_dir), "crates/hir/tests");
+        assert_eq!(
+            place_of("crates/hir/tests/a/b.rs", is_test_dir),
+            "crates/hir/tests"
+        );
         assert_eq!(place_of("src/x_test.go", is_test_dir), "src");
         assert_eq!(place_of("x_test.go", is_test_dir), ".");
     }

@@ -12,8 +12,8 @@ use crate::driver::nav::overview::{self, OverviewArgs, OverviewFacts};
 pub static OVERVIEW: Navigation<OverviewArgs, OverviewFacts> = Navigation {
     about: About {
         name: "overview",
-        title: "Repository overview",
-        description: "The repo at a glance: languages, size, tests, docs, entry points, then its central files with their key signatures. Call it first.",
+        title: "Repo overview",
+        description: "Repo at a glance: languages, tests, entry points, central files with key signatures.",
         summary: "see an unfamiliar repository at a glance: its central files and their key definitions, optionally around a query",
     },
     filtered: true,

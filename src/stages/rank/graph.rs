@@ -467,7 +467,10 @@ mod tests {
         assert!(ranks[4] > ranks[5], "{ranks:?}");
         assert_eq!(g.name_uses(term_hash("parseconfig")), Some((2, 1)));
         assert_eq!(name_term("parse_config"), Some(term_hash("parseconfig")));
-        assert_eq!(name_term("HubState::parse_config"), name_term("parseConfig"));
+        assert_eq!(
+            name_term("HubState::parse_config"),
+            name_term("parseConfig")
+        );
         assert_eq!(g.bounds(), Bounds::default());
     }
 

@@ -13,7 +13,7 @@ pub static OVERVIEW: Navigation<OverviewArgs, OverviewFacts> = Navigation {
     about: About {
         name: "overview",
         title: "Repo overview",
-        description: "Repo at a glance: languages, tests, entry points, central files with key signatures.",
+        description: "Repo at a glance: languages, tests, entry points, central files with key signatures. Call it first on a new repo.",
         summary: "see an unfamiliar repository at a glance: its central files and their key definitions, optionally around a query",
     },
     filtered: true,

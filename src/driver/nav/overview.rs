@@ -8,8 +8,8 @@
 //!   as `related` weighs them), kept warm beside the index ([`index::centrality`]). Without a
 //!   query, the root's manifests and the programs the manifests declare (the
 //!   [`MAX_PROGRAMS_FIRST`] most central) come first. Tests and examples count
-//!   [`SECONDARY_WEIGHT`] of their rank, other non-code files half; docs, generated, vendored
-//!   and lock files are not mapped (the header says where docs live).
+//!   [`SECONDARY_WEIGHT`] of their rank, other non-code files [`OTHER_WEIGHT`]; docs,
+//!   generated, vendored and lock files are not mapped (the header says where docs live).
 //! - With `query`, the ranking is personalized toward the query's best files as `search` ranks
 //!   them (the first [`SEEDS`]): the random reader of PageRank jumps back to them, so the map
 //!   shows what surrounds them ([`QUERY_SHARE`] of the score; the rest is the plain rank, which
@@ -64,6 +64,9 @@ pub const MAX_PROGRAMS_FIRST: usize = 5;
 /// What a member's uses (a method, a field) count, of a top-level definition's: a method is
 /// called by a name other types' methods share.
 pub const MEMBER_WEIGHT: f64 = 0.3;
+/// What a file that is neither code, docs, tests nor a manifest counts of its rank in the map
+/// (data, config, fixtures without a code extension).
+pub const OTHER_WEIGHT: f64 = 0.25;
 /// What tests and examples count of their rank in the map.
 pub const SECONDARY_WEIGHT: f64 = 0.3;
 /// The most manifests read for entry points.
@@ -269,15 +272,16 @@ fn answer(
         None => (central.ranks.clone(), Vec::new()),
         Some(q) => personalized(ctx, repo, &central, q, &outlines, &stop)?,
     };
-    let mut header = header(files, &central, &scores);
+    let classes: Vec<Class> = files.iter().map(|f| class_of(&f.path)).collect();
+    let mut header = header(files, &classes, &central, &scores);
     header.not_searched = repo.not_searched.clone();
     header.around = around.iter().map(|&i| files[i].path.clone()).collect();
-    let map = map_order(files, &scores, &header, query.is_none());
+    let map = map_order(files, &classes, &scores, &header, query.is_none());
     let (encoding, limits) = (session.encoding(), session.limits());
     let count = session.counter();
     // The files outlined: as many as the answer may reach, more while it shows every entry.
     let budget_tokens = limits.budget.unwrap_or(usize::MAX / 64);
-    let mut reach = (budget_tokens / 32)
+    let mut reach = (budget_tokens / 40)
         .min(limits.max_bytes / 96)
         .max(32)
         .saturating_add(args.offset);
@@ -314,12 +318,12 @@ fn answer(
             count: &count,
         };
         if args.offset > entries.len() && !complete {
-            reach = reach.saturating_mul(4);
+            reach = reach.saturating_mul(2);
             continue;
         }
         let fitted = fit::fit(&r, limits, &count)?;
         if fitted.k == r.entries.len() && !complete {
-            reach = reach.saturating_mul(4);
+            reach = reach.saturating_mul(2);
             continue;
         }
         let next = r.next(fitted.k);
@@ -370,7 +374,7 @@ fn map_weight(path: &str, class: Class) -> Option<f64> {
     match class {
         Class::ReadmeOrManifest => manifest_or_readme(path).then_some(1.0),
         Class::EntryPoint | Class::Source => Some(1.0),
-        Class::Other => Some(0.5),
+        Class::Other => Some(OTHER_WEIGHT),
         Class::Test | Class::Example => Some(SECONDARY_WEIGHT),
         Class::Docs | Class::Generated | Class::Lock => None,
     }
@@ -389,7 +393,13 @@ fn manifest_or_readme(path: &str) -> bool {
 /// The map's files in order: with `first`, the root's manifests and the programs of the most
 /// central packages (at most [`MAX_PROGRAMS_FIRST`]), then every mapped file by score (ties by
 /// path).
-fn map_order(files: &[IndexedFile], scores: &[f64], header: &Header, first: bool) -> Vec<Mapped> {
+fn map_order(
+    files: &[IndexedFile],
+    classes: &[Class],
+    scores: &[f64],
+    header: &Header,
+    first: bool,
+) -> Vec<Mapped> {
     let at: HashMap<&str, usize> = files
         .iter()
         .enumerate()
@@ -400,7 +410,7 @@ fn map_order(files: &[IndexedFile], scores: &[f64], header: &Header, first: bool
     if first {
         for (i, f) in files.iter().enumerate() {
             if !f.path.contains('/')
-                && class_of(&f.path) == Class::ReadmeOrManifest
+                && classes[i] == Class::ReadmeOrManifest
                 && manifest_or_readme(&f.path)
             {
                 placed.insert(i);
@@ -435,7 +445,7 @@ fn map_order(files: &[IndexedFile], scores: &[f64], header: &Header, first: bool
         .enumerate()
         .filter(|(i, _)| !placed.contains(i))
         .filter_map(|(i, f)| {
-            let weight = map_weight(&f.path, class_of(&f.path))?;
+            let weight = map_weight(&f.path, classes[i])?;
             Some(Mapped {
                 at: i,
                 score: scores[i] * weight,
@@ -530,18 +540,23 @@ fn entries(map: &[Mapped], defs: &[Option<Vec<Definition>>], reach: usize) -> Ve
 }
 
 /// The header's facts of `files`, ranked by `scores`.
-fn header(files: &[IndexedFile], central: &Centrality, scores: &[f64]) -> Header {
+fn header(
+    files: &[IndexedFile],
+    classes: &[Class],
+    central: &Centrality,
+    scores: &[f64],
+) -> Header {
     let mut languages: HashMap<String, (usize, usize)> = HashMap::new();
     let mut tests: Vec<String> = Vec::new();
     let mut docs: Vec<String> = Vec::new();
     let mut text_bytes = 0;
-    for f in files {
+    for (f, class) in files.iter().zip(classes) {
         let bytes = f.body.text.len();
         text_bytes += bytes;
         let one = languages.entry(language_of(&f.path)).or_default();
         one.0 += 1;
         one.1 += bytes;
-        match class_of(&f.path) {
+        match class {
             Class::Test => tests.push(place_of(&f.path, is_test_dir)),
             Class::Docs => docs.push(place_of(&f.path, |d| {
                 matches!(d, "docs" | "doc" | "documentation")
@@ -567,7 +582,7 @@ fn header(files: &[IndexedFile], central: &Centrality, scores: &[f64]) -> Header
         tests: places(tests),
         doc_files: docs.len(),
         docs: places(docs),
-        entry_points: entry_points(files, scores),
+        entry_points: entry_points(files, classes, scores),
         links: central.graph.link_count(),
         links_cut: central.graph.bounds().files,
         around: Vec::new(),
@@ -652,7 +667,7 @@ fn places(each: Vec<String>) -> Vec<Place> {
 
 /// The entry points the manifests among `files` declare (and Go's `main` packages), each at
 /// its file: programs first, then library roots, most central first (by `scores`).
-fn entry_points(files: &[IndexedFile], scores: &[f64]) -> Vec<EntryPoint> {
+fn entry_points(files: &[IndexedFile], classes: &[Class], scores: &[f64]) -> Vec<EntryPoint> {
     let at: BTreeMap<&str, usize> = files
         .iter()
         .enumerate()
@@ -676,7 +691,9 @@ fn entry_points(files: &[IndexedFile], scores: &[f64]) -> Vec<EntryPoint> {
     };
     let manifests = files
         .iter()
-        .filter(|f| manifest::is_manifest(&f.path) && class_of(&f.path) != Class::Generated)
+        .zip(classes)
+        .filter(|(f, c)| manifest::is_manifest(&f.path) && **c != Class::Generated)
+        .map(|(f, _)| f)
         .take(MAX_MANIFESTS);
     for f in manifests {
         for d in manifest::declared(&f.path, &f.body.text) {
@@ -913,7 +930,7 @@ impl Render<'_> {
         if let Some(note) = &self.not_parsed {
             let _ = write!(out, "; definitions missing: {note}");
         }
-        out.push_str("\n");
+        out.push('\n');
         out
     }
 

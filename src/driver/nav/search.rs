@@ -256,6 +256,10 @@ fn answer(
     })
 }
 
+/// The matching files (positions in the index) with their scores, best first, and each query
+/// term's inverse document frequency.
+pub(super) type Ranked = (Vec<(usize, Score)>, Vec<f64>);
+
 /// The files of `repo` that `query` matches, best first, with each query term's inverse
 /// document frequency: `extract --query`'s ranking from the index ([`rank::rank_indexed`]), its
 /// re-scoring's definitions taken from `outlines`. `None` when `stop` said so.
@@ -265,7 +269,7 @@ pub(super) fn ranked(
     query: &Query,
     outlines: &index::Outlines<'_>,
     stop: &dyn Fn() -> bool,
-) -> Option<(Vec<(usize, Score)>, Vec<f64>)> {
+) -> Option<Ranked> {
     let kept = &repo.files;
     let files: Vec<Indexed<'_>> = kept
         .iter()

@@ -16,7 +16,7 @@
 //! asks for them ([`centrality`]), and counted in its cost from then on.
 
 use super::deferred::{self, Step};
-use super::session::{NavError, Session};
+use super::session::{NavError, Request, Session};
 use crate::cache::{Cache, DerivedKind, FileKey};
 use crate::driver::file::Processed;
 use crate::driver::file::{Body, FileContext};
@@ -369,6 +369,25 @@ struct Found {
     rels: Vec<Vec<u8>>,
     outcomes: Vec<Result<usize, &'static str>>,
     walk_skipped: BTreeMap<&'static str, usize>,
+}
+
+/// Open `req`'s session as a call that answers from the index does, and run `f` with it and its
+/// file context: the per-file settings without token counts (the index's), findings unused (in
+/// warn mode no scan is needed: they are part of neither the answer nor the index), and the
+/// tokenizer built meanwhile when the answer is counted.
+pub fn open_for_index<R>(
+    req: &Request<'_>,
+    f: impl FnOnce(&Session<'_, '_>, &FileContext<'_>) -> Result<R, NavError>,
+) -> Result<R, NavError> {
+    let session = Session::open(req)?;
+    // A budget was prefetched by `Session::open` already.
+    if session.counting() {
+        crate::stages::count::prefetch(session.encoding());
+    }
+    let fo = session.file_options(false, None);
+    let mut ctx = session.context(&fo)?;
+    ctx.findings_unused = true;
+    f(&session, &ctx)
 }
 
 /// The session's repository index: [`with_index`] with nothing more to do.

@@ -41,7 +41,6 @@ use super::{Answer, args, search};
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::spec::Overrides;
-use crate::stages::count;
 use crate::stages::manifest;
 use crate::stages::rank::graph::name_term;
 use crate::stages::rank::{Class, Query, class_of};
@@ -233,16 +232,10 @@ pub fn overview(req: &Request<'_>, args: &OverviewArgs) -> Result<OverviewAnswer
         }
     };
     let t0 = std::time::Instant::now();
-    let session = Session::open(req)?;
-    if session.counting() {
-        count::prefetch(session.encoding());
-    }
-    let fo = session.file_options(false, None);
-    let mut ctx = session.context(&fo)?;
-    // Findings are not part of the answer (nor of the index): in warn mode no scan is needed.
-    ctx.findings_unused = true;
-    let answer = index::with_index(&session, &ctx, |repo| {
-        answer(&session, &ctx, repo, query.as_ref(), args)
+    let answer = index::open_for_index(req, |session, ctx| {
+        index::with_index(session, ctx, |repo| {
+            answer(session, ctx, repo, query.as_ref(), args)
+        })
     });
     log::debug!("overview: {:?}", t0.elapsed());
     answer
@@ -797,17 +790,24 @@ fn files(n: usize) -> String {
     format!("{n} file{}", if n == 1 { "" } else { "s" })
 }
 
-/// `crates/*/tests (120), tests (12), and 4 more places`.
-fn places_line(places: &[Place]) -> String {
-    let mut parts: Vec<String> = places
-        .iter()
-        .take(PLACES_SHOWN)
-        .map(|p| format!("{} ({})", p.path, p.files))
-        .collect();
-    if places.len() > PLACES_SHOWN {
-        parts.push(format!("{} more places", places.len() - PLACES_SHOWN));
+/// The first `n` of `items` as `show` says each, then `N more` (`more`: `more places`), by
+/// commas: `crates/*/tests (120), tests (12), 4 more places`.
+fn listed<T>(items: &[T], n: usize, show: impl Fn(&T) -> String, more: &str) -> String {
+    let mut parts: Vec<String> = items.iter().take(n).map(show).collect();
+    if items.len() > n {
+        parts.push(format!("{} {more}", items.len() - n));
     }
     parts.join(", ")
+}
+
+/// Where tests or docs live, as the header says it.
+fn places_line(places: &[Place]) -> String {
+    listed(
+        places,
+        PLACES_SHOWN,
+        |p| format!("{} ({})", p.path, p.files),
+        "more places",
+    )
 }
 
 impl Render<'_> {
@@ -840,35 +840,19 @@ impl Render<'_> {
             let _ = write!(out, "; {}", langs.join(", "));
         }
         out.push('\n');
-        if h.test_files > 0 {
-            let _ = writeln!(
-                out,
-                "tests: {} in {}",
-                files(h.test_files),
-                places_line(&h.tests)
-            );
-        }
-        if h.doc_files > 0 {
-            let _ = writeln!(
-                out,
-                "docs: {} in {}",
-                files(h.doc_files),
-                places_line(&h.docs)
-            );
+        for (what, n, places) in [
+            ("tests", h.test_files, &h.tests),
+            ("docs", h.doc_files, &h.docs),
+        ] {
+            if n > 0 {
+                let _ = writeln!(out, "{what}: {} in {}", files(n), places_line(places));
+            }
         }
         if !h.entry_points.is_empty() {
             let programs: Vec<&EntryPoint> = h.entry_points.iter().filter(|e| e.program).collect();
             let libs: Vec<&EntryPoint> = h.entry_points.iter().filter(|e| !e.program).collect();
             let named = |list: &[&EntryPoint], n: usize| -> String {
-                let mut parts: Vec<String> = list
-                    .iter()
-                    .take(n)
-                    .map(|e| format!("{} ({})", e.path, e.role))
-                    .collect();
-                if list.len() > n {
-                    parts.push(format!("{} more", list.len() - n));
-                }
-                parts.join(", ")
+                listed(list, n, |e| format!("{} ({})", e.path, e.role), "more")
             };
             let mut parts = Vec::new();
             if !programs.is_empty() {

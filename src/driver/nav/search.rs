@@ -31,7 +31,6 @@ use super::{Answer, args};
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::par;
-use crate::stages::count;
 use crate::stages::rank::{self, Indexed, Query, Region, Score};
 use crate::vocab::Symbol;
 use serde::ser::{SerializeMap, Serializer};
@@ -151,18 +150,11 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     let limit = args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let offset = args.offset.unwrap_or(0);
     let t0 = std::time::Instant::now();
-    let session = Session::open(req)?;
-    // The tokenizer is built while the index is: a counted answer needs it (a budget was
-    // prefetched by `Session::open` already).
-    if session.counting() {
-        count::prefetch(session.encoding());
-    }
-    let fo = session.file_options(false, None);
-    let mut ctx = session.context(&fo)?;
-    // Findings are not part of the answer (nor of the index): in warn mode no scan is needed.
-    ctx.findings_unused = true;
-    index::with_index(&session, &ctx, |repo| {
-        answer(&session, &ctx, repo, &query, args, (limit, offset), t0)
+    // The tokenizer is built while the index is: a counted answer needs it.
+    index::open_for_index(req, |session, ctx| {
+        index::with_index(session, ctx, |repo| {
+            answer(session, ctx, repo, &query, args, (limit, offset), t0)
+        })
     })
 }
 

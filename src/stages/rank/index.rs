@@ -538,7 +538,8 @@ impl Bloom {
 /// (after blanks) with `use`, `pub use`, `import`, `from`, `#include`, `#import`, `mod`,
 /// `pub mod`, `extern crate`, `using`, `require` or `load`, or that call `require(`, and the
 /// lines of a bracket such a line leaves open (`use crate::{` ... `};`, `import {` ... `}`,
-/// `from x import (` ... `)`, at most [`MAX_IMPORT_BLOCK`] lines). Words are
+/// `from x import (` ... `)`, at most [`MAX_IMPORT_BLOCK`] lines); a scoped package
+/// (`@babel/types`) also gives its scope and name as one word (`babeltypes`). Words are
 /// lowercased with `_` and `-` dropped (`./permessage-deflate` → `permessagedeflate`), the form
 /// of [`module_name`].
 fn import_words(text: &str) -> Vec<u64> {
@@ -620,6 +621,32 @@ fn import_words(text: &str) -> Vec<u64> {
                     .flat_map(char::to_lowercase),
             );
             if word.len() > 1 {
+                out.push(term_hash(&word));
+            }
+        }
+        // A scoped package (`@babel/types`) also names its directory as monorepos write it
+        // (`babel-types`): the scope and the name together.
+        for (at, _) in t.match_indices('@') {
+            let mut parts = t[at + 1..].splitn(3, '/');
+            let (Some(scope), Some(name)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let name = name
+                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+                .next()
+                .unwrap_or("");
+            let wordy = |s: &str| {
+                !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+            };
+            if wordy(scope) && wordy(name) {
+                word.clear();
+                word.extend(
+                    scope
+                        .chars()
+                        .chain(name.chars())
+                        .filter(|c| !matches!(c, '_' | '-'))
+                        .flat_map(char::to_lowercase),
+                );
                 out.push(term_hash(&word));
             }
         }
@@ -730,6 +757,8 @@ mod tests {
         );
         assert!(ix.imports(name("src/parser.rs")) && ix.imports(name("util.rs")));
         assert!(!ix.imports(name("src/lexer.rs")), "after the block");
+        let ix = FileIndex::build("a.ts", "import { isNode } from \"@babel/types\";\n");
+        assert!(ix.imports(name("packages/babel-types/src/index.ts")));
         let ix = FileIndex::build("src/a.rs", "mod util;\n#[cfg(test)]\nmod tests {\n}\n");
         assert!(ix.imports(name("src/util.rs")));
         assert!(!ix.imports(name("src/tests.rs")), "an inline module");

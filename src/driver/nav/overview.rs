@@ -6,8 +6,8 @@
 //! - **Centrality** is PageRank over the reference graph the search index already reads
 //!   ([`crate::stages::rank::graph`]: imports, and uses of the names a file defines, weighted
 //!   as `related` weighs them), kept warm beside the index ([`index::centrality`]). Without a
-//!   query, the root's manifests and the programs the manifests declare (the
-//!   [`MAX_PROGRAMS_FIRST`] most central) come first. Tests and examples count
+//!   query, the root's manifests and the programs of the largest packages come first
+//!   ([`map_order`]). Tests and examples count
 //!   [`SECONDARY_WEIGHT`] of their rank, other non-code files [`OTHER_WEIGHT`]; docs,
 //!   generated, vendored and lock files are not mapped (the header says where docs live).
 //! - With `query`, the ranking is personalized toward the query's best files as `search` ranks
@@ -42,8 +42,8 @@ use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::spec::Overrides;
 use crate::stages::manifest;
-use crate::stages::rank::graph::name_term;
-use crate::stages::rank::{Class, Query, class_of};
+use crate::stages::rank::graph::{name_term, uses_weight};
+use crate::stages::rank::{Class, Query, class_of, plain_word};
 use crate::stages::syntax::Language;
 use crate::vocab::{Symbol, SymbolKind, display_text};
 use serde::Serializer;
@@ -58,6 +58,8 @@ pub const MAX_DEFINITIONS: usize = 8;
 pub const SEEDS: usize = 10;
 /// With a query, the share of a file's score that is its personalized rank.
 pub const QUERY_SHARE: f64 = 0.9;
+/// The least share of the text a program's package holds for the program to be put first.
+pub const MIN_PROGRAM_SHARE: f64 = 0.03;
 /// The most declared programs put first in the map.
 pub const MAX_PROGRAMS_FIRST: usize = 5;
 /// What a member's uses (a method, a field) count, of a top-level definition's: a method is
@@ -115,8 +117,8 @@ pub struct EntryPoint {
     pub role: String,
     pub manifest: String,
     pub program: bool,
-    /// How central it is: a library root's score; a program's, its package's (the scores of
-    /// the files under its manifest).
+    /// How central it is: a library root's score; a program's, its package's share of the text
+    /// (the files under its manifest's directory).
     #[serde(skip)]
     pub weight: f64,
 }
@@ -383,9 +385,9 @@ fn manifest_or_readme(path: &str) -> bool {
         .starts_with("readme")
 }
 
-/// The map's files in order: with `first`, the root's manifests and the programs of the most
-/// central packages (at most [`MAX_PROGRAMS_FIRST`]), then every mapped file by score (ties by
-/// path).
+/// The map's files in order: with `first`, the root's manifests and the programs of the
+/// largest packages (at most [`MAX_PROGRAMS_FIRST`], each package holding at least
+/// [`MIN_PROGRAM_SHARE`] of the text), then every mapped file by score (ties by path).
 fn map_order(
     files: &[IndexedFile],
     classes: &[Class],
@@ -414,9 +416,10 @@ fn map_order(
                 });
             }
         }
-        // The programs of the most central packages (a quarter of the first's weight or more).
+        // The programs of the largest packages (a quarter of the first's size or more, and
+        // at least MIN_PROGRAM_SHARE of the text).
         let top = header.entry_points.first().filter(|e| e.program);
-        let least = top.map_or(0.0, |e| e.weight / 4.0);
+        let least = top.map_or(0.0, |e| e.weight / 4.0).max(MIN_PROGRAM_SHARE);
         let programs = header
             .entry_points
             .iter()
@@ -456,26 +459,36 @@ fn map_order(
 }
 
 /// A file's definitions as the map shows them, most used first, at most [`MAX_DEFINITIONS`]:
-/// every named definition but impl blocks and modules (their members count).
+/// every named definition but impl blocks and modules (their members count) and an impl's
+/// associated types.
 fn definitions(symbols: Option<&Vec<Symbol>>, central: &Centrality) -> Vec<Definition> {
     let Some(symbols) = symbols else {
         return Vec::new();
     };
     let mut out: Vec<(usize, Definition)> = Vec::new();
     for (order, (parent, s)) in Symbol::walk(symbols).into_iter().enumerate() {
-        if matches!(s.kind, SymbolKind::Impl | SymbolKind::Module) || s.name.is_empty() {
+        // An impl's associated type (`type Output = ()`) repeats its trait's vocabulary.
+        let associated =
+            s.kind == SymbolKind::TypeAlias && parent.is_some_and(|p| p.kind == SymbolKind::Impl);
+        if matches!(s.kind, SymbolKind::Impl | SymbolKind::Module)
+            || s.name.is_empty()
+            || associated
+        {
             continue;
         }
-        // As the graph weighs the name's uses elsewhere, shared among the files defining it
-        // (by its square root: a name several files define is still theirs), a member's less.
-        let uses = name_term(&s.name).map_or(0.0, |h| {
-            let by = central.graph.name_uses(h).map_or(1, |(_, by)| by.max(1));
+        // As the graph weighs the name's uses elsewhere (plain or not as this file writes it),
+        // shared among the files defining it (by its square root: a name several files define
+        // is still theirs), a member's less.
+        let last = s.name.rsplit([':', '.']).next().unwrap_or(&s.name);
+        let uses = name_term(last).map_or(0.0, |h| {
+            let (users, by) = central.graph.name_uses(h).unwrap_or((0, 1));
+            let importers = central.graph.name_importers(h);
             let member = if parent.is_some_and(|p| p.kind.is_container()) {
                 MEMBER_WEIGHT
             } else {
                 1.0
             };
-            member * central.graph.name_weight(h) / (by as f64).sqrt()
+            member * uses_weight(users, importers, plain_word(last)) / (by.max(1) as f64).sqrt()
         });
         out.push((
             order,
@@ -718,8 +731,13 @@ fn entry_points(files: &[IndexedFile], classes: &[Class], scores: &[f64]) -> Vec
             push(i, "main package".into(), "", true);
         }
     }
-    // A program is as central as its package (what it runs): the scores of the files under its
-    // manifest's directory (its own directory's for Go); a library root is as central as itself.
+    // A program weighs its package's share of the text (what it runs: the files under its
+    // manifest's directory, its own directory's for Go); a library root, its own score.
+    let total = files
+        .iter()
+        .map(|f| f.body.text.len())
+        .sum::<usize>()
+        .max(1) as f64;
     let mut mass: HashMap<String, f64> = HashMap::new();
     let mut weight = |i: usize, e: &EntryPoint| -> f64 {
         if !e.program {
@@ -737,10 +755,12 @@ fn entry_points(files: &[IndexedFile], classes: &[Class], scores: &[f64]) -> Vec
             format!("{dir}/")
         };
         *mass.entry(prefix.clone()).or_insert_with(|| {
-            at.range(prefix.as_str()..)
+            let bytes: usize = at
+                .range(prefix.as_str()..)
                 .take_while(|(p, _)| p.starts_with(prefix.as_str()))
-                .map(|(_, &k)| scores[k])
-                .sum()
+                .map(|(_, &k)| files[k].body.text.len())
+                .sum();
+            bytes as f64 / total
         })
     };
     let mut weighed: Vec<EntryPoint> = found

@@ -55,10 +55,11 @@ pub const MAX_ITERATIONS: usize = 100;
 pub const TOLERANCE: f64 = 1e-7;
 
 /// Words every import line holds whatever it imports: a file whose module is named by one
-/// (`use.rs`, `import.js`) is not imported by every file.
+/// (`use.rs`, `import.js`, a `std/mod.rs` beside C++'s `using namespace std`) is not imported
+/// by every file.
 const IMPORT_KEYWORDS: &[&str] = &[
     "use", "pub", "crate", "super", "self", "import", "from", "mod", "extern", "using", "require",
-    "load", "include", "as", "export", "type", "default",
+    "load", "include", "as", "export", "type", "default", "std",
 ];
 
 /// The rarity of a name `df` of `files` files hold: BM25's inverse document frequency.
@@ -121,8 +122,16 @@ struct Name {
     users: u32,
     importers: u32,
     definers: u32,
-    /// [`TEXT_ONLY`] or [`ONE_WORD`].
-    unimported: f32,
+    /// Whether every file defining it writes it as one plain word.
+    plain: bool,
+}
+
+/// What the uses of a name weigh together (without its rarity): each of the `importers` (files
+/// whose import lines name it) 1, each other of its `users` [`TEXT_ONLY`], or [`ONE_WORD`] for a
+/// `plain` name (one plain word, see [`super::plain_word`]).
+pub fn uses_weight(users: usize, importers: usize, plain: bool) -> f64 {
+    let unimported = if plain { ONE_WORD } else { TEXT_ONLY };
+    importers as f64 + unimported * users.saturating_sub(importers) as f64
 }
 
 /// How often the graph's bounds were hit while it was built.
@@ -199,14 +208,13 @@ impl Graph {
         for (&h, &(ref by, written, one_word)) in &definers {
             let df = held.get(&h).copied().unwrap_or(0) as usize;
             let users = df.saturating_sub(by.len());
-            let unimported = if one_word { ONE_WORD } else { TEXT_ONLY };
             names.insert(
                 h,
                 Name {
                     users: users as u32,
                     importers: 0,
                     definers: by.len() as u32,
-                    unimported: unimported as f32,
+                    plain: one_word,
                 },
             );
             if by.len() > MAX_DEFINERS {
@@ -247,7 +255,7 @@ impl Graph {
                     name.importers += 1;
                     w
                 } else {
-                    w * f64::from(name.unimported)
+                    w * uses_weight(1, 0, name.plain)
                 };
                 for &d in &definers[&h].0 {
                     *to.entry(d).or_default() += w;
@@ -373,9 +381,14 @@ impl Graph {
     /// every use counts as not imported. 0 for a name no file defines.
     pub fn name_weight(&self, h: u64) -> f64 {
         self.names.get(&h).map_or(0.0, |n| {
-            let others = n.users.saturating_sub(n.importers);
-            f64::from(n.importers) + f64::from(n.unimported) * f64::from(others)
+            uses_weight(n.users as usize, n.importers as usize, n.plain)
         })
+    }
+
+    /// How many files import the name whose term is hashed `h` by name (see
+    /// [`Graph::name_weight`]; 0 for a name defined by more than [`MAX_DEFINERS`] files).
+    pub fn name_importers(&self, h: u64) -> usize {
+        self.names.get(&h).map_or(0, |n| n.importers as usize)
     }
 
     /// How often its bounds were hit.

@@ -539,7 +539,8 @@ impl Bloom {
 /// `pub mod`, `extern crate`, `using`, `require` or `load`, or that call `require(`, and the
 /// lines of a bracket such a line leaves open (`use crate::{` ... `};`, `import {` ... `}`,
 /// `from x import (` ... `)`, at most [`MAX_IMPORT_BLOCK`] lines); a scoped package
-/// (`@babel/types`) also gives its scope and name as one word (`babeltypes`). Words are
+/// (`@babel/types`) also gives its scope and name as one word (`babeltypes`). A Rust `use` of
+/// `std`, `core` or `alloc` names no file of the repository and gives no word. Words are
 /// lowercased with `_` and `-` dropped (`./permessage-deflate` → `permessagedeflate`), the form
 /// of [`module_name`].
 fn import_words(text: &str) -> Vec<u64> {
@@ -576,8 +577,9 @@ fn import_words(text: &str) -> Vec<u64> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut start = 0;
-    // The brackets an import line left open, and the lines read inside them.
-    let (mut open, mut inside) = (0isize, 0usize);
+    // The brackets an import line left open, the lines read inside them, and whether the
+    // import is of Rust's standard library (whose words name no file of the repository).
+    let (mut open, mut inside, mut external) = (0isize, 0usize, false);
     // The lines with their `\n`, as `split_inclusive('\n')` gives them (memchr's search).
     let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1);
     for end in breaks.chain(std::iter::once(text.len())) {
@@ -595,6 +597,9 @@ fn import_words(text: &str) -> Vec<u64> {
             // A line of an import's open bracket.
             open += opens(t);
             inside += 1;
+            if external {
+                continue;
+            }
         } else {
             open = 0;
             let starts = t.as_bytes().first().is_some_and(|b| FIRSTS.contains(b))
@@ -608,6 +613,15 @@ fn import_words(text: &str) -> Vec<u64> {
             }
             if starts {
                 (open, inside) = (opens(t), 0);
+                let path = t
+                    .trim_start_matches("pub ")
+                    .trim_start_matches("pub(crate) ");
+                external = ["use std::", "use core::", "use alloc::"]
+                    .iter()
+                    .any(|s| path.starts_with(s));
+                if external {
+                    continue;
+                }
             }
         }
         // The line as `str::lines` gives it: without its `\n` or `\r\n`.
@@ -636,7 +650,9 @@ fn import_words(text: &str) -> Vec<u64> {
                 .next()
                 .unwrap_or("");
             let wordy = |s: &str| {
-                !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+                !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
             };
             if wordy(scope) && wordy(name) {
                 word.clear();
@@ -657,8 +673,9 @@ fn import_words(text: &str) -> Vec<u64> {
 }
 
 /// Whether a defined name as written is one plain word: one part (no `_`, no inner capital),
-/// not capitalized like a type (`Parser`): `size`, `BETWEEN`.
-fn plain_word(word: &str) -> bool {
+/// not capitalized like a type (`Parser`): `size`, `BETWEEN`. Such a name is also a part of
+/// other identifiers and a word of prose.
+pub fn plain_word(word: &str) -> bool {
     let mut chars = word.chars();
     let capitalized = chars.next().is_some_and(char::is_uppercase) && chars.any(char::is_lowercase);
     !capitalized && split_identifier(word).len() <= 1
@@ -757,6 +774,12 @@ mod tests {
         );
         assert!(ix.imports(name("src/parser.rs")) && ix.imports(name("util.rs")));
         assert!(!ix.imports(name("src/lexer.rs")), "after the block");
+        let ix = FileIndex::build(
+            "a.rs",
+            "use std::{\n    io,\n    sync::Arc,\n};\npub use core::fmt;\nuse crate::io;\n",
+        );
+        assert!(ix.imports(name("src/io/mod.rs")), "crate::io");
+        assert!(!ix.imports(name("src/sync.rs")) && !ix.imports(name("src/fmt.rs")));
         let ix = FileIndex::build("a.ts", "import { isNode } from \"@babel/types\";\n");
         assert!(ix.imports(name("packages/babel-types/src/index.ts")));
         let ix = FileIndex::build("src/a.rs", "mod util;\n#[cfg(test)]\nmod tests {\n}\n");

@@ -46,7 +46,7 @@ mod terms;
 
 pub use classes::{Class, class_of, prior};
 pub use graph::Graph;
-pub use index::{FileIndex, Postings, module_name};
+pub use index::{FileIndex, Postings, module_name, plain_word};
 pub use regions::{REGION_LINES, Region, Regions, regions};
 pub use terms::{for_each_term, query_terms, query_words, split_identifier, term_hash};
 

@@ -27,7 +27,8 @@
 //! the budget and the byte ceiling, counted whole ([`fit::fit`]), shown grouped by file in map
 //! order; so the map grows and shrinks by its least central entries. A cut answer ends with the
 //! `offset` that continues it (the entries after those shown). Only the files the answer can
-//! reach are outlined: the first ones in map order, more when the budget shows them all.
+//! reach are outlined: the first ones in map order (a fiftieth of the budget in files), and
+//! while every entry of those fits, as many more as the rest of the budget could show.
 //!
 //! The budget is the call's, else [`DEFAULT_BUDGET`] tokens: a map is meant to be read whole.
 //! Every path is shown as the index shows it (the one name renderer: escaped, redacted), every
@@ -261,7 +262,9 @@ fn answer(
 ) -> Result<OverviewAnswer, NavError> {
     let stop = || session.cancelled();
     let files = &repo.files;
+    let t0 = std::time::Instant::now();
     let central = index::centrality(ctx, repo, &stop)?;
+    let t_central = t0.elapsed();
     let outlines = Outlines::new(files, ctx, &stop);
     let (scores, around) = match query {
         None => (central.ranks.clone(), Vec::new()),
@@ -272,11 +275,12 @@ fn answer(
     header.not_searched = repo.not_searched.clone();
     header.around = around.iter().map(|&i| files[i].path.clone()).collect();
     let map = map_order(files, &classes, &scores, &header, query.is_none());
+    let t_header = t0.elapsed();
     let (encoding, limits) = (session.encoding(), session.limits());
     let count = session.counter();
     // The files outlined: as many as the answer may reach, more while it shows every entry.
     let budget_tokens = limits.budget.unwrap_or(usize::MAX / 64);
-    let mut reach = (budget_tokens / 40)
+    let mut reach = (budget_tokens / 50)
         .min(limits.max_bytes / 96)
         .max(32)
         .saturating_add(args.offset);
@@ -316,9 +320,27 @@ fn answer(
             reach = reach.saturating_mul(2);
             continue;
         }
+        let t_outlined = t0.elapsed();
         let fitted = fit::fit(&r, limits, &count)?;
+        log::debug!(
+            "overview: graph and ranks {t_central:?}, header and order {:?}, {reach} files \
+             outlined {:?}, fit {:?}",
+            t_header - t_central,
+            t_outlined - t_header,
+            t0.elapsed() - t_outlined
+        );
         if fitted.k == r.entries.len() && !complete {
-            reach = reach.saturating_mul(2);
+            // Every entry fits: reach as many more files as what is left could show (each
+            // shows at least one entry, of about the entries' mean size so far).
+            let k = fitted.k.max(1);
+            let left = match limits.budget {
+                Some(b) => b.saturating_sub(fitted.tokens) / (fitted.tokens / k).max(1),
+                None => {
+                    let used = fitted.text.len();
+                    limits.max_bytes.saturating_sub(used) / (used / k).max(1)
+                }
+            };
+            reach = reach.saturating_add(left.max(8));
             continue;
         }
         let next = r.next(fitted.k);

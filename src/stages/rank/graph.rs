@@ -2,7 +2,8 @@
 //! `overview` ranks its map by, and what `related` weighs one file's links with.
 //!
 //! A file links to another when it **imports** it (one of its import lines names the other's
-//! module, [`module_name`]) or **uses names it defines** (a name the other defines, by the
+//! module, [`module_name`]; of several files of that name, the nearest: those sharing the most
+//! leading directories with it) or **uses names it defines** (a name the other defines, by the
 //! keyword guess, is among the file's terms). The weights are `related`'s: an import weighs
 //! [`IMPORT_WEIGHT`], divided among the files that share the module name; a name weighs
 //! [`NAME_WEIGHT`] times its rarity ([`idf`]: a name every file has says little), divided among
@@ -10,7 +11,9 @@
 //! crate::vocab::Symbol`, `import { parse } from`), else [`TEXT_ONLY`] of that (a method called
 //! by its name, or a word that only looks like the name), and [`ONE_WORD`] for a name that is
 //! one plain word (`size`, `BETWEEN`), which is also a part of other identifiers (`max_size`)
-//! and a word of prose. A file's own names do not link it anywhere.
+//! and a word of prose. A file's own names do not link it anywhere, and a test, example or
+//! fixture is linked to by a name only from the files importing that name: what it seems to
+//! define is mostly the code in its strings (a test's `struct Foo` input).
 //!
 //! The graph is built from the files' search indexes ([`FileIndex`]) alone, in time linear in
 //! their terms, never in pairs of files: a pass gathers who defines each name, a pass counts
@@ -27,6 +30,7 @@
 //! chat). It iterates until the ranks move less than [`TOLERANCE`] or [`MAX_ITERATIONS`] times,
 //! each iteration linear in the links, and stops when its caller cancels.
 
+use super::classes::{Class, class_of};
 use super::index::{FileIndex, module_name};
 use super::terms::{for_each_term, term_hash};
 use rustc_hash::FxHashMap;
@@ -225,6 +229,7 @@ impl Graph {
             }
         }
         drop(held);
+        let secondary: Vec<bool> = paths.iter().map(|p| is_secondary(p)).collect();
         let modules = Modules::of(paths.iter().copied());
         bounds.modules = modules
             .by_name
@@ -237,6 +242,7 @@ impl Graph {
         let mut out = Vec::with_capacity(n);
         let mut to: FxHashMap<u32, f64> = FxHashMap::default();
         let mut mine: Vec<(u32, f64)> = Vec::new();
+        let mut near: Vec<u32> = Vec::new();
         for (i, f) in files.iter().enumerate() {
             if asked(i) {
                 return None;
@@ -251,14 +257,19 @@ impl Graph {
                     continue;
                 }
                 let name = names.get_mut(&h)?;
-                let w = if f.imports(written) {
+                let imported = f.imports(written);
+                let w = if imported {
                     name.importers += 1;
                     w
                 } else {
                     w * uses_weight(1, 0, name.plain)
                 };
                 for &d in &definers[&h].0 {
-                    *to.entry(d).or_default() += w;
+                    // What a test or a fixture seems to define is mostly code in its strings
+                    // (`struct Foo` in a test's input): only an import of it counts.
+                    if imported || !secondary[d as usize] {
+                        *to.entry(d).or_default() += w;
+                    }
                 }
             }
             for &m in f.import_words() {
@@ -266,11 +277,23 @@ impl Graph {
                 if by.is_empty() || by.len() > MAX_MODULE_FILES {
                     continue;
                 }
-                let w = import_weight(by.len());
-                for &d in by {
-                    if d as usize != i {
-                        *to.entry(d).or_default() += w;
+                // Of the files sharing the name, the nearest to this one (`mod tests;` is the
+                // `tests.rs` beside it, `./util` the one in its directory).
+                near.clear();
+                let mut best = 0;
+                for &d in by.iter().filter(|&&d| d as usize != i) {
+                    let shared = shared_dirs(paths[i], paths[d as usize]);
+                    if shared > best {
+                        best = shared;
+                        near.clear();
                     }
+                    if shared == best {
+                        near.push(d);
+                    }
+                }
+                let w = import_weight(near.len());
+                for &d in &near {
+                    *to.entry(d).or_default() += w;
                 }
             }
             mine.clear();
@@ -404,6 +427,29 @@ impl Graph {
             + std::mem::size_of_val(&*self.out)
             + self.names.capacity() * (std::mem::size_of::<(u64, Name)>() + 1)
     }
+}
+
+/// Whether the file at `path` is a test, an example or a fixture (by the default order's classes,
+/// or a Rust test module's own file, `tests.rs`).
+fn is_secondary(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(name, "tests.rs" | "test.rs")
+        || matches!(
+            class_of(path),
+            Class::Test | Class::Example | Class::Generated
+        )
+}
+
+/// How many leading directories the paths `a` and `b` share.
+fn shared_dirs(a: &str, b: &str) -> usize {
+    let (a, b) = (a.rsplit_once('/'), b.rsplit_once('/'));
+    let (Some((a, _)), Some((b, _))) = (a, b) else {
+        return 0;
+    };
+    a.split('/')
+        .zip(b.split('/'))
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// Where the random reader jumps: `weights` normalized when usable (as long as the files, each
@@ -570,6 +616,15 @@ mod tests {
         assert_eq!(m.name_of("src/use.rs"), None);
         assert_eq!(m.files(module_name("util.rs").unwrap()), &[1, 2]);
         assert_eq!(import_weight(2), IMPORT_WEIGHT / 2.0);
+        assert_eq!(shared_dirs("a/b/c.rs", "a/b/d/e.rs"), 2);
+        assert_eq!(shared_dirs("a.rs", "a/b.rs"), 0);
+        // `mod tests;` links the tests.rs beside it, not another one.
+        let g = graph(&[
+            ("src/a/mod.rs", "mod tests;\nfn a() {}"),
+            ("src/a/tests.rs", "fn t_one() {}"),
+            ("src/b/tests.rs", "fn t_two() {}"),
+        ]);
+        assert_eq!(g.links(0).map(|(d, _)| d).collect::<Vec<_>>(), [1]);
         assert!(idf(100, 1) > idf(100, 50));
     }
 }

@@ -59,7 +59,7 @@ pub const MAX_DEFINITIONS: usize = 8;
 pub const SEEDS: usize = 10;
 /// With a query, the share of a file's score that is its personalized rank.
 pub const QUERY_SHARE: f64 = 0.9;
-/// The least share of the text a program's package holds for the program to be put first.
+/// The least share of the code a program's package holds for the program to be put first.
 pub const MIN_PROGRAM_SHARE: f64 = 0.03;
 /// The most declared programs put first in the map.
 pub const MAX_PROGRAMS_FIRST: usize = 5;
@@ -118,8 +118,8 @@ pub struct EntryPoint {
     pub role: String,
     pub manifest: String,
     pub program: bool,
-    /// How central it is: a library root's score; a program's, its package's share of the text
-    /// (the files under its manifest's directory).
+    /// How central it is: a library root's score; a program's, its package's share of the code
+    /// (the source files under its manifest's directory).
     #[serde(skip)]
     pub weight: f64,
 }
@@ -409,7 +409,7 @@ fn manifest_or_readme(path: &str) -> bool {
 
 /// The map's files in order: with `first`, the root's manifests and the programs of the
 /// largest packages (at most [`MAX_PROGRAMS_FIRST`], each package holding at least
-/// [`MIN_PROGRAM_SHARE`] of the text), then every mapped file by score (ties by path).
+/// [`MIN_PROGRAM_SHARE`] of the code), then every mapped file by score (ties by path).
 fn map_order(
     files: &[IndexedFile],
     classes: &[Class],
@@ -439,7 +439,7 @@ fn map_order(
             }
         }
         // The programs of the largest packages (a quarter of the first's size or more, and
-        // at least MIN_PROGRAM_SHARE of the text).
+        // at least MIN_PROGRAM_SHARE of the code).
         let top = header.entry_points.first().filter(|e| e.program);
         let least = top.map_or(0.0, |e| e.weight / 4.0).max(MIN_PROGRAM_SHARE);
         let programs = header
@@ -753,11 +753,12 @@ fn entry_points(files: &[IndexedFile], classes: &[Class], scores: &[f64]) -> Vec
             push(i, "main package".into(), "", true);
         }
     }
-    // A program weighs its package's share of the text (what it runs: the files under its
-    // manifest's directory, its own directory's for Go); a library root, its own score.
-    let total = files
-        .iter()
-        .map(|f| f.body.text.len())
+    // A program weighs its package's share of the code (what it runs: the source files under
+    // its manifest's directory, its own directory's for Go); a library root, its own score.
+    let code = |k: usize| matches!(classes[k], Class::Source | Class::EntryPoint);
+    let total = (0..files.len())
+        .filter(|&k| code(k))
+        .map(|k| files[k].body.text.len())
         .sum::<usize>()
         .max(1) as f64;
     let mut mass: HashMap<String, f64> = HashMap::new();
@@ -780,6 +781,7 @@ fn entry_points(files: &[IndexedFile], classes: &[Class], scores: &[f64]) -> Vec
             let bytes: usize = at
                 .range(prefix.as_str()..)
                 .take_while(|(p, _)| p.starts_with(prefix.as_str()))
+                .filter(|(_, k)| code(**k))
                 .map(|(_, &k)| files[k].body.text.len())
                 .sum();
             bytes as f64 / total

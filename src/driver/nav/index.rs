@@ -11,9 +11,10 @@
 //! cache's one byte budget (`GNAW_MCP_CACHE_BYTES`), and every answer states the index's size
 //! beside the text it indexes ([`IndexStatus`]).
 //!
-//! The reference graph of the index's files and their ranks ([`Centrality`], what `overview`
-//! maps the repository by) are kept beside the index the same way, built the first time a call
-//! asks for them ([`centrality`]), and counted in its cost from then on.
+//! What a call derives from the whole index is kept beside it the same way ([`derived`]): the
+//! reference graph of its files and their ranks ([`Centrality`], what `overview` maps the
+//! repository by; [`centrality`]), `overview`'s facts of the repository; each made the first
+//! time a call asks for it and counted in the index's cost from then on.
 
 use super::deferred::{self, Step};
 use super::session::{NavError, Request, Session};
@@ -296,22 +297,53 @@ pub fn centrality(
     stop: &dyn Fn() -> bool,
 ) -> Result<Arc<Centrality>, Error> {
     let t0 = std::time::Instant::now();
+    let made = derived(ctx, repo, || {
+        let c = Centrality::of(repo, stop)?;
+        log::debug!(
+            "search index: reference graph built in {:?}, {} links, {} bytes",
+            t0.elapsed(),
+            c.graph.link_count(),
+            c.bytes()
+        );
+        let bytes = c.bytes();
+        Some((c, bytes))
+    });
+    made.ok_or(Error::Cancelled)
+}
+
+/// What a call derives from a whole index (`overview`'s facts of the repository, the reference
+/// graph), one value of each type `T`: the one kept beside the index in the warm cache, else
+/// `make`'s (its value and about how many bytes it takes), kept there when the index is (and
+/// counted in its cost from then on). `None` when `make` gives none (it was cancelled).
+pub fn derived<T: Send + Sync + 'static>(
+    ctx: &FileContext<'_>,
+    repo: &RepoIndex,
+    make: impl FnOnce() -> Option<(T, usize)>,
+) -> Option<Arc<T>> {
     let kept = ctx
         .cache
         .zip(repo.kept.as_ref())
         .and_then(|(cache, (weak, key))| Some((cache, weak.upgrade()?, *key)));
     let Some((cache, kept, key)) = kept else {
-        return Centrality::of(repo, stop)
-            .map(Arc::new)
-            .ok_or(Error::Cancelled);
+        return make().map(|(value, _)| Arc::new(value));
     };
-    if let Some(c) = kept.central.get() {
-        return Ok(Arc::clone(c));
+    let id = std::any::TypeId::of::<T>();
+    let find = |kept: &Kept| -> Option<Arc<T>> {
+        let derived = lock(&kept.derived);
+        let (_, found, _) = derived.iter().find(|(t, _, _)| *t == id)?;
+        Arc::clone(found).downcast::<T>().ok()
+    };
+    if let Some(found) = find(&kept) {
+        return Some(found);
     }
-    let built = Arc::new(Centrality::of(repo, stop).ok_or(Error::Cancelled)?);
-    // Two calls may build it at once: the first one kept is used by both.
-    let _ = kept.central.set(built);
-    let c = kept.central.get().ok_or(Error::Cancelled)?;
+    let (value, bytes) = make()?;
+    {
+        // Two calls may make it at once: the first one kept is used by both.
+        let mut derived = lock(&kept.derived);
+        if !derived.iter().any(|(t, _, _)| *t == id) {
+            derived.push((id, Arc::new(value), bytes));
+        }
+    }
     // Its cost counts from now on, unless the cache holds another index under the key by now.
     let current = cache
         .repo_item(key)
@@ -320,14 +352,15 @@ pub fn centrality(
     if current {
         cache.put_repo_item(key, kept.clone(), kept.cost_now());
     }
-    log::debug!(
-        "search index: reference graph built in {:?}, {} links, {} bytes",
-        t0.elapsed(),
-        c.graph.link_count(),
-        c.bytes()
-    );
-    Ok(Arc::clone(c))
+    find(&kept)
 }
+
+/// One value derived from a whole index: its type, the value, and about what it takes in bytes.
+type Derived = (
+    std::any::TypeId,
+    Arc<dyn std::any::Any + Send + Sync>,
+    usize,
+);
 
 /// A repository's index as the warm cache keeps it, with the listing of the walk it was built
 /// from: it serves a later call only while a check of that listing finds nothing changed, or
@@ -349,8 +382,9 @@ struct Kept {
     /// The order idle work parses the files' outlines in (positions in `files`), made by it at
     /// its first step; counted in `cost` from the start.
     order: OnceLock<Vec<u32>>,
-    /// The files' reference graph and ranks, built the first time a call asks for them.
-    central: OnceLock<Arc<Centrality>>,
+    /// What calls derived from the whole index ([`derived`]: the files' reference graph and
+    /// ranks, `overview`'s facts), one of each type, with about what each takes in bytes.
+    derived: Mutex<Vec<Derived>>,
 }
 
 impl Kept {
@@ -358,7 +392,7 @@ impl Kept {
     fn cost_now(&self) -> usize {
         self.cost
             + self.postings.get().map_or(0, |p| p.bytes())
-            + self.central.get().map_or(0, |c| c.bytes())
+            + lock(&self.derived).iter().map(|d| d.2).sum::<usize>()
     }
 }
 
@@ -424,6 +458,18 @@ pub fn with_index<R: Send>(
     ctx: &FileContext<'_>,
     f: impl Fn(&RepoIndex) -> Result<R, NavError> + Sync,
 ) -> Result<R, NavError> {
+    with_index_for(session, ctx, true, f)
+}
+
+/// [`with_index`], building the kept index's postings only when the call `wants_postings`
+/// (they are still given when kept already): a call that looks no term up does not pay for
+/// them.
+pub fn with_index_for<R: Send>(
+    session: &Session<'_, '_>,
+    ctx: &FileContext<'_>,
+    wants_postings: bool,
+    f: impl Fn(&RepoIndex) -> Result<R, NavError> + Sync,
+) -> Result<R, NavError> {
     let t0 = std::time::Instant::now();
     let stop = || session.cancelled();
     let kept_key = ctx
@@ -434,7 +480,8 @@ pub fn with_index<R: Send>(
         && let Ok(kept) = found.downcast::<Kept>()
     {
         let postings = match kept.postings.get() {
-            Some(postings) => postings,
+            Some(postings) => Some(postings),
+            None if !wants_postings => None,
             None => {
                 let files: Vec<&FileIndex> = kept.files.iter().map(|f| &*f.index).collect();
                 let built = Postings::build(&files, &stop).ok_or(Error::Cancelled)?;
@@ -448,16 +495,16 @@ pub fn with_index<R: Send>(
                     t0.elapsed(),
                     postings.bytes()
                 );
-                postings
+                Some(postings)
             }
         };
         let repo = RepoIndex {
             files: Arc::clone(&kept.files),
-            postings: Some(Arc::clone(postings)),
+            postings: postings.map(Arc::clone),
             not_searched: kept.not_searched.clone(),
             status: IndexStatus {
                 built: 0,
-                postings_bytes: postings.bytes(),
+                postings_bytes: postings.map_or(0, |p| p.bytes()),
                 ..kept.status
             },
             kept: Some((Arc::downgrade(&kept), key)),
@@ -741,7 +788,7 @@ fn assemble(
             postings: OnceLock::new(),
             outlined: Arc::default(),
             order: OnceLock::new(),
-            central: OnceLock::new(),
+            derived: Mutex::new(Vec::new()),
         };
         let mut cost_now = cost;
         if let Some(p) = &postings {

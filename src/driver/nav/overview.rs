@@ -236,7 +236,8 @@ pub fn overview(req: &Request<'_>, args: &OverviewArgs) -> Result<OverviewAnswer
     };
     let t0 = std::time::Instant::now();
     let answer = index::open_for_index(req, |session, ctx| {
-        index::with_index(session, ctx, |repo| {
+        // The postings serve a query's search only.
+        index::with_index_for(session, ctx, query.is_some(), |repo| {
             answer(session, ctx, repo, query.as_ref(), args)
         })
     });
@@ -270,11 +271,17 @@ fn answer(
         None => (central.ranks.clone(), Vec::new()),
         Some(q) => personalized(ctx, repo, &central, q, &outlines, &stop)?,
     };
-    let classes: Vec<Class> = files.iter().map(|f| class_of(&f.path)).collect();
-    let mut header = header(files, &classes, &central, &scores);
+    let facts = index::derived(ctx, repo, || {
+        let facts = facts_of(files);
+        let bytes = facts.bytes();
+        Some((facts, bytes))
+    })
+    .ok_or(Error::Cancelled)?;
+    let classes = &facts.classes;
+    let mut header = facts.header(&central, &scores);
     header.not_searched = repo.not_searched.clone();
     header.around = around.iter().map(|&i| files[i].path.clone()).collect();
-    let map = map_order(files, &classes, &scores, &header, query.is_none());
+    let map = map_order(files, classes, &scores, &header, query.is_none());
     let t_header = t0.elapsed();
     let (encoding, limits) = (session.encoding(), session.limits());
     let count = session.counter();
@@ -487,8 +494,10 @@ fn definitions(symbols: Option<&Vec<Symbol>>, central: &Centrality) -> Vec<Defin
     let Some(symbols) = symbols else {
         return Vec::new();
     };
-    let mut out: Vec<(usize, Definition)> = Vec::new();
-    for (order, (parent, s)) in Symbol::walk(symbols).into_iter().enumerate() {
+    // Each candidate scored first; only those shown are made (escaped) after.
+    let walked = Symbol::walk(symbols);
+    let mut scored: Vec<(f64, bool, usize)> = Vec::new();
+    for (order, (parent, s)) in walked.iter().enumerate() {
         // An impl's associated type (`type Output = ()`) repeats its trait's vocabulary.
         let associated =
             s.kind == SymbolKind::TypeAlias && parent.is_some_and(|p| p.kind == SymbolKind::Impl);
@@ -512,8 +521,14 @@ fn definitions(symbols: Option<&Vec<Symbol>>, central: &Centrality) -> Vec<Defin
             };
             member * uses_weight(users, importers, plain_word(last)) / (by.max(1) as f64).sqrt()
         });
-        out.push((
-            order,
+        scored.push((uses, parent.is_some(), order));
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    scored.truncate(MAX_DEFINITIONS);
+    scored
+        .into_iter()
+        .map(|(uses, _, order)| {
+            let (parent, s) = walked[order];
             Definition {
                 name: display_text(&s.name).into_owned(),
                 kind: s.kind.as_str(),
@@ -522,17 +537,9 @@ fn definitions(symbols: Option<&Vec<Symbol>>, central: &Centrality) -> Vec<Defin
                 signature: display_text(&s.signature).into_owned(),
                 uses,
                 parent: parent.map(|p| display_text(&p.name).into_owned()),
-            },
-        ));
-    }
-    out.sort_by(|(oa, a), (ob, b)| {
-        b.uses
-            .total_cmp(&a.uses)
-            .then(a.parent.is_some().cmp(&b.parent.is_some()))
-            .then(oa.cmp(ob))
-    });
-    out.truncate(MAX_DEFINITIONS);
-    out.into_iter().map(|(_, d)| d).collect()
+            }
+        })
+        .collect()
 }
 
 /// One entry of the map: the `j`-th of map file `m` (0: its line with its first definition).
@@ -567,18 +574,15 @@ fn entries(map: &[Mapped], defs: &[Option<Vec<Definition>>], reach: usize) -> Ve
     out.into_iter().map(|(_, e)| e).collect()
 }
 
-/// The header's facts of `files`, ranked by `scores`.
-fn header(
-    files: &[IndexedFile],
-    classes: &[Class],
-    central: &Centrality,
-    scores: &[f64],
-) -> Header {
+/// What `overview` knows of `files` whatever the call asks: each file's class, the header but
+/// for what depends on the ranking, the declared entry points.
+fn facts_of(files: &[IndexedFile]) -> Facts {
+    let classes: Vec<Class> = files.iter().map(|f| class_of(&f.path)).collect();
     let mut languages: HashMap<String, (usize, usize)> = HashMap::new();
     let mut tests: Vec<String> = Vec::new();
     let mut docs: Vec<String> = Vec::new();
     let mut text_bytes = 0;
-    for (f, class) in files.iter().zip(classes) {
+    for (f, class) in files.iter().zip(&classes) {
         let bytes = f.body.text.len();
         text_bytes += bytes;
         let one = languages.entry(language_of(&f.path)).or_default();
@@ -601,7 +605,7 @@ fn header(
         })
         .collect();
     languages.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.language.cmp(&b.language)));
-    Header {
+    let header = Header {
         files: files.len(),
         text_bytes,
         not_searched: BTreeMap::new(),
@@ -610,10 +614,67 @@ fn header(
         tests: places(tests),
         doc_files: docs.len(),
         docs: places(docs),
-        entry_points: entry_points(files, classes, scores),
-        links: central.graph.link_count(),
-        links_cut: central.graph.bounds().files,
+        entry_points: Vec::new(),
+        links: 0,
+        links_cut: 0,
         around: Vec::new(),
+    };
+    let entry_points = entry_points(files, &classes);
+    Facts {
+        classes,
+        header,
+        entry_points,
+    }
+}
+
+/// What `overview` knows of a repository whatever the call asks (kept beside its index).
+struct Facts {
+    /// Each file's class.
+    classes: Vec<Class>,
+    /// The header but what depends on the ranking (its entry points are in `entry_points`).
+    header: Header,
+    /// The declared entry points, each at its file (programs weighed, libraries not yet).
+    entry_points: Vec<(usize, EntryPoint)>,
+}
+
+impl Facts {
+    /// About what it takes in memory, in bytes.
+    fn bytes(&self) -> usize {
+        let strings = |v: &[Place]| v.iter().map(|p| p.path.len() + 32).sum::<usize>();
+        self.classes.len()
+            + strings(&self.header.tests)
+            + strings(&self.header.docs)
+            + self.header.languages.len() * 64
+            + self
+                .entry_points
+                .iter()
+                .map(|(_, e)| e.path.len() + e.role.len() + e.manifest.len() + 64)
+                .sum::<usize>()
+    }
+
+    /// The header of a call ranking the files by `scores`: the entry points ordered (programs
+    /// by their package's share of the code, library roots by their scores).
+    fn header(&self, central: &Centrality, scores: &[f64]) -> Header {
+        let mut entry_points: Vec<EntryPoint> = self
+            .entry_points
+            .iter()
+            .map(|(i, e)| EntryPoint {
+                weight: if e.program { e.weight } else { scores[*i] },
+                ..e.clone()
+            })
+            .collect();
+        entry_points.sort_by(|a, b| {
+            b.program
+                .cmp(&a.program)
+                .then(b.weight.total_cmp(&a.weight))
+                .then(a.path.cmp(&b.path))
+        });
+        Header {
+            entry_points,
+            links: central.graph.link_count(),
+            links_cut: central.graph.bounds().files,
+            ..self.header.clone()
+        }
     }
 }
 
@@ -693,9 +754,9 @@ fn places(each: Vec<String>) -> Vec<Place> {
     out
 }
 
-/// The entry points the manifests among `files` declare (and Go's `main` packages), each at
-/// its file: programs first, then library roots, most central first (by `scores`).
-fn entry_points(files: &[IndexedFile], classes: &[Class], scores: &[f64]) -> Vec<EntryPoint> {
+/// The entry points the manifests among `files` (of `classes`) declare, and Go's `main`
+/// packages, each at its file; a program weighed by its package's share of the code.
+fn entry_points(files: &[IndexedFile], classes: &[Class]) -> Vec<(usize, EntryPoint)> {
     let at: BTreeMap<&str, usize> = files
         .iter()
         .enumerate()
@@ -754,7 +815,7 @@ fn entry_points(files: &[IndexedFile], classes: &[Class], scores: &[f64]) -> Vec
         }
     }
     // A program weighs its package's share of the code (what it runs: the source files under
-    // its manifest's directory, its own directory's for Go); a library root, its own score.
+    // its manifest's directory, its own directory's for Go).
     let code = |k: usize| matches!(classes[k], Class::Source | Class::EntryPoint);
     let total = (0..files.len())
         .filter(|&k| code(k))
@@ -762,10 +823,7 @@ fn entry_points(files: &[IndexedFile], classes: &[Class], scores: &[f64]) -> Vec
         .sum::<usize>()
         .max(1) as f64;
     let mut mass: HashMap<String, f64> = HashMap::new();
-    let mut weight = |i: usize, e: &EntryPoint| -> f64 {
-        if !e.program {
-            return scores[i];
-        }
+    for (_, e) in found.iter_mut().filter(|(_, e)| e.program) {
         let from = if e.manifest.is_empty() {
             &e.path
         } else {
@@ -777,7 +835,7 @@ fn entry_points(files: &[IndexedFile], classes: &[Class], scores: &[f64]) -> Vec
         } else {
             format!("{dir}/")
         };
-        *mass.entry(prefix.clone()).or_insert_with(|| {
+        e.weight = *mass.entry(prefix.clone()).or_insert_with(|| {
             let bytes: usize = at
                 .range(prefix.as_str()..)
                 .take_while(|(p, _)| p.starts_with(prefix.as_str()))
@@ -785,22 +843,9 @@ fn entry_points(files: &[IndexedFile], classes: &[Class], scores: &[f64]) -> Vec
                 .map(|(_, &k)| files[k].body.text.len())
                 .sum();
             bytes as f64 / total
-        })
-    };
-    let mut weighed: Vec<EntryPoint> = found
-        .into_iter()
-        .map(|(i, e)| EntryPoint {
-            weight: weight(i, &e),
-            ..e
-        })
-        .collect();
-    weighed.sort_by(|a, b| {
-        b.program
-            .cmp(&a.program)
-            .then(b.weight.total_cmp(&a.weight))
-            .then(a.path.cmp(&b.path))
-    });
-    weighed
+        });
+    }
+    found
 }
 
 struct Render<'a> {

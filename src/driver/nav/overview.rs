@@ -41,6 +41,7 @@ use super::session::{NavError, Request, Session, quote};
 use super::{Answer, args, search};
 use crate::driver::file::FileContext;
 use crate::error::Error;
+use crate::par::lock;
 use crate::spec::Overrides;
 use crate::stages::manifest;
 use crate::stages::rank::graph::{name_term, uses_weight};
@@ -50,6 +51,7 @@ use crate::vocab::{Symbol, SymbolKind, display_text};
 use serde::Serializer;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
 
 /// The budget when the call gives none, in tokens.
 pub const DEFAULT_BUDGET: usize = 4_000;
@@ -291,7 +293,7 @@ fn answer(
         .min(limits.max_bytes / 96)
         .max(32)
         .saturating_add(args.offset);
-    let mut defs: Vec<Option<Vec<Definition>>> = vec![None; map.len()];
+    let mut defs: Vec<Option<Arc<Vec<Definition>>>> = vec![None; map.len()];
     loop {
         reach = reach.min(map.len());
         let wanted: Vec<usize> = (0..reach)
@@ -304,8 +306,7 @@ fn answer(
         }
         for (m, d) in defs.iter_mut().enumerate().take(reach) {
             if d.is_none() {
-                let symbols = outlines.get(map[m].at);
-                *d = Some(definitions(symbols.as_deref(), &central));
+                *d = Some(facts.definitions(map[m].at, &outlines, &central));
             }
         }
         let entries = entries(&map, &defs, reach);
@@ -552,13 +553,13 @@ struct Entry {
 /// The entries of the first `reach` map files, most central first: the exact first entries of
 /// the whole map's order (an entry weighing less than the next file's first would come after
 /// entries of files not reached yet, so it is left for a wider reach).
-fn entries(map: &[Mapped], defs: &[Option<Vec<Definition>>], reach: usize) -> Vec<Entry> {
+fn entries(map: &[Mapped], defs: &[Option<Arc<Vec<Definition>>>], reach: usize) -> Vec<Entry> {
     // The files placed first keep their place; every other entry weighs score / (j + 1).
     let first = map.iter().take_while(|m| !m.role.is_empty()).count();
     let below = map.get(reach).map_or(f64::NEG_INFINITY, |m| m.score);
     let mut out: Vec<(f64, Entry)> = Vec::new();
     for (m, file) in map.iter().enumerate().take(reach) {
-        let n = defs[m].as_ref().map_or(0, Vec::len).max(1);
+        let n = defs[m].as_ref().map_or(0, |d| d.len()).max(1);
         for j in 0..n {
             let weight = if m < first && j == 0 {
                 f64::INFINITY
@@ -624,6 +625,7 @@ fn facts_of(files: &[IndexedFile]) -> Facts {
         classes,
         header,
         entry_points,
+        definitions: Mutex::new(HashMap::new()),
     }
 }
 
@@ -635,13 +637,41 @@ struct Facts {
     header: Header,
     /// The declared entry points, each at its file (programs weighed, libraries not yet).
     entry_points: Vec<(usize, EntryPoint)>,
+    /// Each outlined file's definitions as the map shows them, by its position in the index
+    /// (at most [`MAX_KEPT_DEFINITIONS`] files).
+    definitions: Mutex<HashMap<usize, Arc<Vec<Definition>>>>,
 }
 
+/// The most files whose definitions the kept facts hold, and what each is reckoned to take.
+const MAX_KEPT_DEFINITIONS: usize = 2048;
+const KEPT_DEFINITIONS_BYTES: usize = 1024;
+
 impl Facts {
-    /// About what it takes in memory, in bytes.
+    /// The definitions of file `i` as the map shows them: kept ones, else made from its
+    /// outline (and kept when it has one; at most [`MAX_KEPT_DEFINITIONS`] files).
+    fn definitions(
+        &self,
+        i: usize,
+        outlines: &Outlines<'_>,
+        central: &Centrality,
+    ) -> Arc<Vec<Definition>> {
+        if let Some(found) = lock(&self.definitions).get(&i) {
+            return Arc::clone(found);
+        }
+        let symbols = outlines.get(i);
+        let made = Arc::new(definitions(symbols.as_deref(), central));
+        let mut kept = lock(&self.definitions);
+        if symbols.is_some() && kept.len() < MAX_KEPT_DEFINITIONS {
+            kept.insert(i, Arc::clone(&made));
+        }
+        made
+    }
+
+    /// About what it takes in memory, in bytes (its definitions reckoned full).
     fn bytes(&self) -> usize {
         let strings = |v: &[Place]| v.iter().map(|p| p.path.len() + 32).sum::<usize>();
         self.classes.len()
+            + self.classes.len().min(MAX_KEPT_DEFINITIONS) * KEPT_DEFINITIONS_BYTES
             + strings(&self.header.tests)
             + strings(&self.header.docs)
             + self.header.languages.len() * 64
@@ -851,7 +881,7 @@ fn entry_points(files: &[IndexedFile], classes: &[Class]) -> Vec<(usize, EntryPo
 struct Render<'a> {
     files: &'a [IndexedFile],
     map: &'a [Mapped],
-    defs: &'a [Option<Vec<Definition>>],
+    defs: &'a [Option<Arc<Vec<Definition>>>],
     /// The entries from `offset` on.
     entries: &'a [Entry],
     offset: usize,
@@ -1057,7 +1087,7 @@ impl Render<'_> {
         self.grouped(k)
             .into_iter()
             .map(|(m, js)| {
-                let defs = self.defs[m].as_deref().unwrap_or_default();
+                let defs = self.defs[m].as_ref().map_or(&[][..], |d| d.as_slice());
                 MapFile {
                     path: self.files[self.map[m].at].path.clone(),
                     score: self.map[m].score,

@@ -25,6 +25,7 @@ use super::{Side, format_date, git_error, open, parse_since, path_filter, shown}
 use crate::driver::nav::{Answer, NavError, Request, args, fit};
 use crate::error::Error;
 use crate::stages::git::diff as line_diff;
+use crate::stages::git::history::Parent;
 use crate::stages::git::tree::{CacheTree, MODE_COMMIT, PathFilter};
 use crate::stages::git::{Blob, GitError, is_binary, short};
 use crate::vocab::ErrorKind;
@@ -190,7 +191,6 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
     let mut oldest: Option<(i64, i32)> = None;
     let mut stopped: Option<String> = None;
     let mut err: Option<NavError> = None;
-    let mut trees: HashMap<ObjectId, ObjectId> = HashMap::new();
     let mut sides = Sides::default();
     let mut intern = |p: &[u8], paths: &mut Vec<Vec<u8>>| -> usize {
         if let Some(&i) = path_ids.get(p) {
@@ -200,7 +200,7 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
         path_ids.insert(p.to_vec(), paths.len() - 1);
         paths.len() - 1
     };
-    let walk = repo.walk(head, |id| {
+    let walk = repo.history(head, |mut step| {
         if session.cancelled() {
             err = Some(Error::Cancelled.into());
             return Ok(false);
@@ -209,12 +209,7 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
             stopped = Some(format!("the time bound ({} s)", MAX_TIME.as_secs()));
             return Ok(false);
         }
-        let info = if id == head {
-            head_info.clone()
-        } else {
-            repo.commit(id)?
-        };
-        if info.commit_time < since {
+        if step.info.commit_time < since {
             return Ok(false);
         }
         if walked == max_commits {
@@ -222,23 +217,13 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
             return Ok(false);
         }
         walked += 1;
-        oldest = Some((info.time, info.offset));
-        trees.remove(&id);
-        let parent = match info.parents.as_slice() {
-            [] => None,
-            [p] => Some(match trees.get(p) {
-                Some(t) => *t,
-                None => {
-                    let tree = repo.commit(*p)?.tree;
-                    // Bounded: a linear history holds one parent at a time.
-                    if trees.len() < 4096 {
-                        trees.insert(*p, tree);
-                    }
-                    tree
-                }
-            }),
-            _ => return Ok(true),
+        oldest = Some((step.info.time, step.info.offset));
+        let parent = match step.parent()? {
+            Parent::Root => None,
+            Parent::One(tree) => Some(tree),
+            Parent::Merge => return Ok(true),
         };
+        let info = &step.info;
         let (changes, sweep) =
             match repo.diff_trees_at_most(parent, Some(info.tree), &all, SWEEP_FILES)? {
                 Some(c) => (c, false),

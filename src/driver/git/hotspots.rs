@@ -21,7 +21,7 @@
 //! a log scale. Ties are broken by path, so continuations (`offset`) list every file once.
 
 use super::log::Sides;
-use super::{Side, format_date, git_error, open, parse_since, path_filter, shown};
+use super::{Side, format_date, git_error, open, path_arg, shown, since_arg};
 use crate::driver::nav::{Answer, NavError, Request, args, fit};
 use crate::error::Error;
 use crate::stages::git::diff as line_diff;
@@ -142,30 +142,16 @@ struct Stat {
 
 /// Run `hotspots`.
 pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer, NavError> {
-    let max_commits = args.max_commits.unwrap_or(DEFAULT_MAX_COMMITS);
-    if max_commits == 0 || max_commits > MAX_COMMITS {
-        return Err(NavError::invalid(format!(
-            "max_commits must be 1 to {MAX_COMMITS}, got {max_commits}"
-        )));
-    }
+    let max_commits = args::bounded(
+        "max_commits",
+        args.max_commits,
+        DEFAULT_MAX_COMMITS,
+        MAX_COMMITS,
+    )?;
     let limit = args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
-    if args.offset > 1_000_000 {
-        return Err(NavError::invalid("offset is over 1000000".to_string()));
-    }
-    let given_since = match &args.since {
-        None => None,
-        Some(s) => Some(parse_since(s).ok_or_else(|| {
-            NavError::invalid(format!(
-                "since {}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or \
-                 @SECONDS",
-                crate::driver::nav::session::quote(s)
-            ))
-        })?),
-    };
-    let filter = match &args.path {
-        Some(p) => path_filter(std::slice::from_ref(p))?,
-        None => PathFilter::default(),
-    };
+    args::skip("offset", args.offset)?;
+    let given_since = since_arg(args.since.as_deref())?;
+    let filter = path_arg(args.path.as_ref())?;
     let (session, repo) = open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;

@@ -9,8 +9,8 @@
 //! The answer is cut to the budget by whole commits; the continuation is `skip`.
 
 use super::{
-    DEFAULT_CONTEXT, DiffBody, DiffStatus, FileDiff, Side, Version, git_error, open, parse_since,
-    path_filter, scanned_message, shown, side,
+    DEFAULT_CONTEXT, DiffBody, DiffStatus, FileDiff, Side, Version, git_error, open, path_arg,
+    scanned_message, shown, side, since_arg,
 };
 use crate::driver::file::FileContext;
 use crate::driver::nav::fit::{self, Limits, One, Paged};
@@ -118,29 +118,10 @@ fn author(ctx: &FileContext<'_>, info: &CommitInfo) -> String {
 
 /// Run `log`.
 pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
-    let max_count = args.max_count.unwrap_or(DEFAULT_MAX_COUNT);
-    if max_count == 0 || max_count > MAX_COUNT {
-        return Err(NavError::invalid(format!(
-            "max_count must be 1 to {MAX_COUNT}, got {max_count}"
-        )));
-    }
-    if args.skip > 1_000_000 {
-        return Err(NavError::invalid("skip is over 1000000".to_string()));
-    }
-    let since = match &args.since {
-        None => None,
-        Some(s) => Some(parse_since(s).ok_or_else(|| {
-            NavError::invalid(format!(
-                "since {}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or \
-                 @SECONDS",
-                crate::driver::nav::session::quote(s)
-            ))
-        })?),
-    };
-    let filter = match &args.path {
-        Some(p) => path_filter(std::slice::from_ref(p))?,
-        None => PathFilter::default(),
-    };
+    let max_count = args::bounded("max_count", args.max_count, DEFAULT_MAX_COUNT, MAX_COUNT)?;
+    args::skip("skip", args.skip)?;
+    let since = since_arg(args.since.as_deref())?;
+    let filter = path_arg(args.path.as_ref())?;
     let (session, repo) = open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;

@@ -3,20 +3,23 @@
 //! ([`Persistent`]) its disk cache (`cli::disk_cache`) loads before and saves after; this
 //! module itself never touches a file.
 //!
-//! Two maps, one byte budget, least-recently-used eviction:
+//! Typed stores under one byte budget, in one least-recently-used order across them all, each
+//! counting its own hits, misses, insertions and evictions (the mechanism: [`store`]; the
+//! counters and the [`CacheStats`] made of them: [`stats`]). The stores:
 //!
 //! - **Files**, keyed by what the walk's `lstat` saw, `(device, inode, size, mtime_ns, ctime_ns)`,
 //!   plus the read options that shape the outcome: the read stage's result (the text and whether
 //!   it was lossy, or why the file is skipped). A hit skips the open and the read. Any write to a
 //!   file moves its mtime and ctime, and a rename or swap gives another inode or file type, so a
 //!   changed file is always read again.
-//! - **Pieces**, attached to a file's entry and keyed by its display path and a digest of every
+//! - **Pieces**, kept on a file's entry and keyed by its display path and a digest of every
 //!   option that shapes what is derived from the text (format, line numbers, encoding, counting,
 //!   secrets mode, allow list, the includes that bring sensitive files back): the sensitive-file
 //!   and secrets-scan outcome, the findings, and the exact token count and byte length of the
 //!   file's rendered piece. A hit skips the scan, the render and the count: a warm call on an
 //!   unchanged repo costs the walk, one lookup per file and a sum. A piece lives and dies with its
-//!   file's entry, so it follows the same keys and the same racy-file rule.
+//!   file's entry (its cost is the entry's), so it follows the same keys and the same racy-file
+//!   rule; an entry keeps at most 32.
 //! - **Token counts**, keyed by the encoding and a 128-bit hash of the exact rendered text that
 //!   was counted. A hit skips tokenization. Keying by the text itself makes the count correct
 //!   whatever changed around it (path, format, line numbers, redaction).
@@ -25,31 +28,40 @@
 //!   file has none. A hit skips the parse. Keyed by content, an entry serves the same text
 //!   wherever it is and however its file was touched; only outcomes that are a pure function of
 //!   the text are kept (a parse stopped by its time bound or a cancellation is not).
-//!
-//! - **Derived items**, attached to a file's entry like pieces and keyed the same way (display
-//!   path and options digest), plus their kind: what a navigation tool derived from the shown
-//!   text and wants to keep, the search index of the file and its outline (see
-//!   [`DerivedKind`]). The cache does not know their types; the caller states each one's cost,
-//!   which counts in the one byte budget. They live and die with their file's entry, so a
-//!   changed file is indexed again, and only that file.
-//!
-//! - **Repository items**, keyed by a digest the caller makes of everything that shapes them
-//!   (the repository's identity, the walk's options, the per-file options): what a navigation
-//!   tool derived from a whole walk and wants to keep with the walk's
+//! - **Derived items**, one store per kind ([`DerivedKind`]: a marker type carrying its items'
+//!   type, defined where they are made), kept on a file's entry like pieces and keyed the same
+//!   way: what a navigation tool derived from the shown text and wants to keep, the search
+//!   index of the file and its outline (see `driver::nav::index`). The caller states each one's
+//!   cost. They live and die with their file's entry, so a changed file is indexed again, and
+//!   only that file; an entry keeps at most 16, of all kinds.
+//! - **Repository items**, keyed by their type and a digest the caller makes of everything that
+//!   shapes them (the repository's identity, the walk's options, the per-file options): what a
+//!   navigation tool derived from a whole walk and wants to keep with the walk's
 //!   [`crate::stages::source::Listing`], the search index of every file (see
 //!   `driver::nav::index`). The caller checks the listing before it uses one, and states each
-//!   one's cost, which counts in the one byte budget.
+//!   one's cost.
+//!
+//! The cache sits below the layers whose types it keeps as derived and repository items, so it
+//! holds those as values of an erased type ([`typed`]), each given back only to the kind that
+//! kept it: callers get their own types back.
 //!
 //! Only outcomes that are a pure function of the file's content and metadata are kept: transient
 //! failures (unreadable, changed during the walk) are always retried.
 
+mod stats;
+mod store;
+mod typed;
+
+pub use stats::{CacheStats, Counters};
+pub use typed::DerivedKind;
+
 use crate::par::lock;
 use crate::vocab::{Encoding, Finding, SkipReason, Text};
-use std::any::Any;
-use std::collections::HashMap;
+use std::any::TypeId;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use store::{Attached, Budgeted, Kind, Side, Store};
+use typed::{Erased, Kinds};
 
 /// Default budget for `GNAW_MCP_CACHE_BYTES`: 256 MiB.
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
@@ -59,6 +71,9 @@ const ENTRY_OVERHEAD: usize = 96;
 
 /// How many pieces (paths times option sets) one file entry keeps; the oldest goes first.
 const MAX_PIECES: usize = 32;
+
+/// How many derived items (of every kind) one file entry keeps; the oldest goes first.
+const MAX_DERIVED: usize = 16;
 
 /// What identifies a file's read outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -98,44 +113,64 @@ pub struct PieceInfo {
     pub len: usize,
 }
 
-/// What kind of item a navigation tool derived from a file's shown text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DerivedKind {
-    /// The file's search index (`rank::FileIndex`).
-    SearchIndex,
-    /// The file's definitions from the syntax stage (or that its language has no grammar).
-    Outline,
-    /// What the ranking's re-scoring needs of those definitions (`rank::SymbolFacts`).
-    SymbolFacts,
+/// One file's entry: its read outcome, and the pieces and derived items kept on it.
+struct FileEntry {
+    outcome: ReadOutcome,
+    pieces: Attached<Arc<Piece>>,
+    derived: Attached<Erased>,
 }
 
-/// A derived item as the cache keeps it: shared, of a type only its kind's owner knows.
-pub type DerivedValue = Arc<dyn Any + Send + Sync>;
+/// The store of read outcomes.
+struct Files;
 
-/// How many derived items one file entry keeps; the oldest goes first.
-const MAX_DERIVED: usize = 16;
+impl Kind for Files {
+    type Key = FileKey;
+    type Value = FileEntry;
+    const NAME: &'static str = "files";
+    fn report(c: &Counters, s: &mut CacheStats) {
+        (s.file_hits, s.file_misses) = (c.hits, c.misses);
+    }
+}
 
-/// Hit and miss counters, for tests, logs and benchmarks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CacheStats {
-    /// Files indexed for search (each a miss of the search index: a new or changed file).
-    pub index_built: u64,
-    /// Search indexes and outlines found in the cache.
-    pub derived_hits: u64,
-    /// Outlines computed and kept.
-    pub outlines_built: u64,
-    pub file_hits: u64,
-    pub file_misses: u64,
-    pub piece_hits: u64,
-    pub piece_misses: u64,
-    pub count_hits: u64,
-    pub count_misses: u64,
-    pub skeleton_hits: u64,
-    pub skeleton_misses: u64,
-    /// Repository items found (a kept search index, before its listing is checked).
-    pub repo_hits: u64,
-    pub bytes: usize,
-    pub entries: usize,
+/// The store of token counts, by encoding and hash of the counted text.
+struct Counts;
+
+impl Kind for Counts {
+    type Key = (Encoding, u128);
+    type Value = usize;
+    const NAME: &'static str = "counts";
+    fn report(c: &Counters, s: &mut CacheStats) {
+        (s.count_hits, s.count_misses) = (c.hits, c.misses);
+    }
+}
+
+/// The store of skeletons, by [`skeleton_id`].
+struct Skeletons;
+
+impl Kind for Skeletons {
+    type Key = u128;
+    type Value = Skeleton;
+    const NAME: &'static str = "skeletons";
+    fn report(c: &Counters, s: &mut CacheStats) {
+        (s.skeleton_hits, s.skeleton_misses) = (c.hits, c.misses);
+    }
+}
+
+/// The store of repository items, by their type and the caller's key.
+struct Repos;
+
+impl Kind for Repos {
+    type Key = (TypeId, u128);
+    type Value = Erased;
+    const NAME: &'static str = "repository items";
+    fn report(c: &Counters, s: &mut CacheStats) {
+        s.repo_hits = c.hits;
+    }
+}
+
+/// How the pieces' counters show in [`CacheStats`].
+fn report_pieces(c: &Counters, s: &mut CacheStats) {
+    (s.piece_hits, s.piece_misses) = (c.hits, c.misses);
 }
 
 /// The cache. Shared by reference across worker threads.
@@ -145,66 +180,57 @@ pub struct Cache {
     /// false for [`Cache::counts_only`].
     keeps_files: bool,
     inner: Mutex<Inner>,
-    file_hits: AtomicU64,
-    file_misses: AtomicU64,
-    piece_hits: AtomicU64,
-    piece_misses: AtomicU64,
-    count_hits: AtomicU64,
-    count_misses: AtomicU64,
-    skeleton_hits: AtomicU64,
-    skeleton_misses: AtomicU64,
-    index_built: AtomicU64,
-    derived_hits: AtomicU64,
-    outlines_built: AtomicU64,
-    repo_hits: AtomicU64,
 }
 
-/// One derived item on a file's entry.
-struct Derived {
-    kind: DerivedKind,
-    context: u128,
-    path: Box<str>,
-    value: DerivedValue,
-    cost: usize,
-}
-
-/// One file's entry: its read outcome, the pieces derived from it, its cost in bytes and when it
-/// was last used.
-struct FileEntry {
-    outcome: ReadOutcome,
-    pieces: Vec<(u128, Box<str>, Arc<Piece>)>,
-    derived: Vec<Derived>,
-    cost: usize,
-    used: u64,
-}
-
-/// Items kept by a 128-bit key: each item, when it was last used, and its cost in bytes.
-type Keyed<V> = HashMap<u128, (V, u64, usize)>;
-
-#[derive(Default)]
+/// The stores, and the clock of their one least-recently-used order.
 struct Inner {
-    files: HashMap<FileKey, FileEntry>,
-    counts: HashMap<(Encoding, u128), (usize, u64)>,
-    /// Skeletons by [`skeleton_id`].
-    skeletons: Keyed<Skeleton>,
-    /// Repository items by the caller's key.
-    repos: Keyed<DerivedValue>,
-    bytes: usize,
-    tick: u64,
+    clock: u64,
+    files: Store<Files>,
+    counts: Store<Counts>,
+    skeletons: Store<Skeletons>,
+    repos: Store<Repos>,
+    /// Kept on the files' entries.
+    pieces: Side,
+    /// Kept on the files' entries, one side store per kind.
+    derived: Kinds,
 }
 
 impl Inner {
-    /// The time of a use: one tick later than the last one.
-    fn next_tick(&mut self) -> u64 {
-        self.tick += 1;
-        self.tick
+    /// Empty stores under a budget of `limit` bytes: a file, a skeleton or a derived item may
+    /// take at most an eighth of it (so a few huge ones cannot evict everything else), a
+    /// repository item half.
+    fn new(limit: usize) -> Inner {
+        Inner {
+            clock: 0,
+            files: Store::new(limit / 8),
+            counts: Store::new(usize::MAX),
+            skeletons: Store::new(limit / 8),
+            repos: Store::new(limit / 2),
+            pieces: Side::new("pieces", report_pieces, MAX_PIECES, usize::MAX),
+            derived: Kinds::new(MAX_DERIVED, limit / 8),
+        }
     }
-}
 
-/// Count a lookup as a hit or a miss.
-fn tally(hit: bool, hits: &AtomicU64, misses: &AtomicU64) {
-    let counter = if hit { hits } else { misses };
-    counter.fetch_add(1, Ordering::Relaxed);
+    /// The time of a use: one tick later than the last one.
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// The stores that draw from the budget (the side stores' items are their files').
+    fn budgeted(&mut self) -> [&mut dyn Budgeted; 4] {
+        [
+            &mut self.files,
+            &mut self.counts,
+            &mut self.skeletons,
+            &mut self.repos,
+        ]
+    }
+
+    /// The bytes kept.
+    fn bytes(&mut self) -> usize {
+        self.budgeted().iter().map(|s| s.bytes()).sum()
+    }
 }
 
 impl Cache {
@@ -213,19 +239,7 @@ impl Cache {
         Cache {
             limit: limit_bytes,
             keeps_files: true,
-            inner: Mutex::new(Inner::default()),
-            file_hits: AtomicU64::new(0),
-            file_misses: AtomicU64::new(0),
-            piece_hits: AtomicU64::new(0),
-            piece_misses: AtomicU64::new(0),
-            count_hits: AtomicU64::new(0),
-            count_misses: AtomicU64::new(0),
-            skeleton_hits: AtomicU64::new(0),
-            skeleton_misses: AtomicU64::new(0),
-            index_built: AtomicU64::new(0),
-            derived_hits: AtomicU64::new(0),
-            outlines_built: AtomicU64::new(0),
-            repo_hits: AtomicU64::new(0),
+            inner: Mutex::new(Inner::new(limit_bytes)),
         }
     }
 
@@ -233,16 +247,17 @@ impl Cache {
         lock(&self.inner)
     }
 
+    /// Drop least recently used entries, of every store, until the cache is within 90% of its
+    /// limit, when it is over it.
+    fn evict(&self, inner: &mut Inner) {
+        store::evict(self.limit, &mut inner.budgeted());
+    }
+
     /// The cached read outcome for `key`, if any.
     pub fn file(&self, key: &FileKey) -> Option<ReadOutcome> {
         let mut inner = self.lock();
-        let tick = inner.next_tick();
-        let hit = inner.files.get_mut(key).map(|e| {
-            e.used = tick;
-            e.outcome.clone()
-        });
-        tally(hit.is_some(), &self.file_hits, &self.file_misses);
-        hit
+        let now = inner.tick();
+        inner.files.get(key, now).map(|e| e.outcome.clone())
     }
 
     /// Remember a read outcome, unless it is transient or too big to be worth keeping.
@@ -257,61 +272,48 @@ impl Cache {
             return;
         }
         let cost = ENTRY_OVERHEAD + value.as_ref().map_or(0, |t| t.text.len());
-        // One file may take at most an eighth of the budget, so a few huge files cannot evict
-        // everything else.
-        if cost > self.limit / 8 {
-            return;
-        }
-        let mut inner = self.lock();
-        let tick = inner.next_tick();
         let entry = FileEntry {
             outcome: value.clone(),
-            pieces: Vec::new(),
-            derived: Vec::new(),
-            cost,
-            used: tick,
+            pieces: Attached::default(),
+            derived: Attached::default(),
         };
-        if let Some(old) = inner.files.insert(key, entry) {
-            inner.bytes -= old.cost;
+        let mut inner = self.lock();
+        let now = inner.tick();
+        if inner.files.insert(key, entry, cost, now) {
+            self.evict(&mut inner);
         }
-        inner.bytes += cost;
-        self.evict(&mut inner);
     }
 
     /// The file's text and the piece derived from it at `path` under the options digested in
     /// `context` (see [`context_key`]), if both are cached; or, when the cached read outcome is
-    /// a skip, that skip (no piece is derived from a skipped file).
+    /// a skip, that skip (no piece is derived from a skipped file). Either is a use (and a hit)
+    /// of the file's entry; a lookup that finds no piece is a miss of the pieces, not of the
+    /// files.
     pub fn piece(&self, key: &FileKey, context: u128, path: &str) -> Option<PieceLookup> {
         let mut inner = self.lock();
-        let tick = inner.next_tick();
-        let hit = inner.files.get_mut(key).and_then(|e| {
-            let found = match &e.outcome {
-                Err(reason) => Err(reason.clone()),
-                Ok(text) => {
-                    let (_, _, piece) = e
-                        .pieces
-                        .iter()
-                        .find(|(c, p, _)| *c == context && **p == *path)?;
-                    Ok((Arc::clone(text), Arc::clone(piece)))
-                }
-            };
-            e.used = tick;
-            Some(found)
-        });
-        drop(inner);
-        match &hit {
-            Some(Ok(_)) => {
-                self.piece_hits.fetch_add(1, Ordering::Relaxed);
-                self.file_hits.fetch_add(1, Ordering::Relaxed);
-            }
-            Some(Err(_)) => {
-                self.file_hits.fetch_add(1, Ordering::Relaxed);
-            }
+        let now = inner.tick();
+        let Inner { files, pieces, .. } = &mut *inner;
+        let found = match files.peek(key) {
+            Some(FileEntry {
+                outcome: Err(reason),
+                ..
+            }) => Some(Err(reason.clone())),
+            Some(FileEntry {
+                outcome: Ok(text),
+                pieces: on,
+                ..
+            }) => pieces
+                .get(Some(on), (context, path), |_| true)
+                .map(|piece| Ok((Arc::clone(text), Arc::clone(piece)))),
             None => {
-                self.piece_misses.fetch_add(1, Ordering::Relaxed);
+                pieces.get::<Arc<Piece>>(None, (context, path), |_| true);
+                None
             }
+        };
+        if found.is_some() {
+            files.touch(key, now, true);
         }
-        hit
+        found
     }
 
     /// Remember the piece derived from the file `key` at `path` under `context`. Kept only while
@@ -319,97 +321,76 @@ impl Cache {
     pub fn put_piece(&self, key: &FileKey, context: u128, path: &str, piece: Piece) {
         let cost = piece_cost(path, &piece);
         let mut inner = self.lock();
-        let Some(entry) = inner.files.get_mut(key) else {
+        let Inner { files, pieces, .. } = &mut *inner;
+        if !pieces.offer(cost) {
             return;
-        };
-        let mut freed = 0;
-        entry.pieces.retain(|(c, p, old)| {
-            let same = *c == context && **p == *path;
-            if same {
-                freed += piece_cost(p, old);
-            }
-            !same
-        });
-        if entry.pieces.len() >= MAX_PIECES {
-            let (_, p, old) = entry.pieces.remove(0);
-            freed += piece_cost(&p, &old);
         }
-        entry.pieces.push((context, path.into(), Arc::new(piece)));
-        entry.cost = entry.cost + cost - freed;
-        inner.bytes = inner.bytes + cost - freed;
+        let mut capped = None;
+        files.amend(key, |e| {
+            let (charge, dropped) = pieces.put(
+                &mut e.pieces,
+                (context, path),
+                (Arc::new(piece), cost),
+                |_| true,
+            );
+            capped = dropped;
+            charge
+        });
+        if capped.is_some() {
+            pieces.evicted();
+        }
         self.evict(&mut inner);
     }
 
-    /// The item of `kind` derived from the file `key` at `path` under `context`, if kept.
-    pub fn derived(
+    /// The item of kind `K` derived from the file `key` at `path` under `context`, if kept (a
+    /// use of the file's entry).
+    pub fn derived<K: DerivedKind>(
         &self,
         key: &FileKey,
         context: u128,
         path: &str,
-        kind: DerivedKind,
-    ) -> Option<DerivedValue> {
+    ) -> Option<K::Value> {
+        let kind = TypeId::of::<K>();
         let mut inner = self.lock();
-        let tick = inner.next_tick();
-        let entry = inner.files.get_mut(key)?;
-        let found = entry
-            .derived
-            .iter()
-            .find(|d| d.kind == kind && d.context == context && *d.path == *path)
-            .map(|d| Arc::clone(&d.value))?;
-        entry.used = tick;
-        drop(inner);
-        self.derived_hits.fetch_add(1, Ordering::Relaxed);
-        Some(found)
+        let now = inner.tick();
+        let Inner { files, derived, .. } = &mut *inner;
+        let on = files.peek(key).map(|e| &e.derived);
+        let found = derived
+            .of::<K>()
+            .get(on, (context, path), |item| item.is(kind))?
+            .get::<K::Value>(kind);
+        files.touch(key, now, false);
+        found
     }
 
-    /// Remember an item of `kind` derived from the file `key` at `path` under `context`, which
-    /// takes `cost` bytes. Kept only while the file's own entry is (so never for a file too
-    /// recently changed to be cached, nor one too big to be).
-    pub fn put_derived(
+    /// Remember an item of kind `K` derived from the file `key` at `path` under `context`,
+    /// which takes `cost` bytes. Kept only while the file's own entry is (so never for a file
+    /// too recently changed to be cached, nor one too big to be).
+    pub fn put_derived<K: DerivedKind>(
         &self,
         key: &FileKey,
         context: u128,
         path: &str,
-        kind: DerivedKind,
-        value: DerivedValue,
+        value: K::Value,
         cost: usize,
     ) {
-        let counter = match kind {
-            DerivedKind::SearchIndex => Some(&self.index_built),
-            DerivedKind::Outline => Some(&self.outlines_built),
-            DerivedKind::SymbolFacts => None,
-        };
-        if let Some(counter) = counter {
-            counter.fetch_add(1, Ordering::Relaxed);
-        }
-        let cost = ENTRY_OVERHEAD + path.len() + cost;
-        if cost > self.limit / 8 {
-            return;
-        }
+        let (kind, cost) = (TypeId::of::<K>(), ENTRY_OVERHEAD + path.len() + cost);
         let mut inner = self.lock();
-        let Some(entry) = inner.files.get_mut(key) else {
+        let Inner { files, derived, .. } = &mut *inner;
+        if !derived.of::<K>().offer(cost) {
             return;
-        };
-        let mut freed = 0;
-        entry.derived.retain(|d| {
-            let same = d.kind == kind && d.context == context && *d.path == *path;
-            if same {
-                freed += d.cost;
-            }
-            !same
-        });
-        if entry.derived.len() >= MAX_DERIVED {
-            freed += entry.derived.remove(0).cost;
         }
-        entry.derived.push(Derived {
-            kind,
-            context,
-            path: path.into(),
-            value,
-            cost,
+        let mut capped = None;
+        files.amend(key, |e| {
+            let item = (Erased::new(kind, value), cost);
+            let side = derived.of::<K>();
+            let (charge, dropped) = side.put(&mut e.derived, (context, path), item, |i| i.is(kind));
+            capped = dropped;
+            charge
         });
-        entry.cost = entry.cost + cost - freed;
-        inner.bytes = inner.bytes + cost - freed;
+        if let Some(item) = capped {
+            derived.evicted(&item);
+        }
         self.evict(&mut inner);
     }
 
@@ -420,169 +401,85 @@ impl Cache {
         let key = (enc, hash128(text));
         {
             let mut inner = self.lock();
-            let tick = inner.next_tick();
-            if let Some((tokens, used)) = inner.counts.get_mut(&key) {
-                *used = tick;
-                let tokens = *tokens;
-                drop(inner);
-                self.count_hits.fetch_add(1, Ordering::Relaxed);
-                return tokens;
+            let now = inner.tick();
+            if let Some(tokens) = inner.counts.get(&key, now) {
+                return *tokens;
             }
         }
-        self.count_misses.fetch_add(1, Ordering::Relaxed);
         let tokens = count();
         let mut inner = self.lock();
-        let tick = inner.next_tick();
-        if inner.counts.insert(key, (tokens, tick)).is_none() {
-            inner.bytes += ENTRY_OVERHEAD;
-        }
+        let now = inner.tick();
+        inner.counts.insert(key, tokens, ENTRY_OVERHEAD, now);
         self.evict(&mut inner);
         tokens
     }
 
-    /// The item under `key` in the map `pick` chooses, if any, now marked as just used.
-    fn keyed<V: Clone>(&self, pick: fn(&mut Inner) -> &mut Keyed<V>, key: u128) -> Option<V> {
-        let mut inner = self.lock();
-        let tick = inner.next_tick();
-        pick(&mut inner).get_mut(&key).map(|(v, used, _)| {
-            *used = tick;
-            v.clone()
-        })
-    }
-
-    /// Keep `value` under `key` in the map `pick` chooses, at `cost` bytes, then evict.
-    fn put_keyed<V>(
-        &self,
-        pick: fn(&mut Inner) -> &mut Keyed<V>,
-        key: u128,
-        value: V,
-        cost: usize,
-    ) {
-        let mut inner = self.lock();
-        let tick = inner.next_tick();
-        let old = pick(&mut inner).insert(key, (value, tick, cost));
-        inner.bytes = inner.bytes + cost - old.map_or(0, |(_, _, c)| c);
-        self.evict(&mut inner);
-    }
-
     /// The skeleton cached under `id` (see [`skeleton_id`]), if any.
     pub fn skeleton(&self, id: u128) -> Option<Skeleton> {
-        let hit = self.keyed(|i| &mut i.skeletons, id);
-        tally(hit.is_some(), &self.skeleton_hits, &self.skeleton_misses);
-        hit
+        let mut inner = self.lock();
+        let now = inner.tick();
+        inner.skeletons.get(&id, now).cloned()
     }
 
     /// Remember the skeleton of the text `id` names, unless it is too big to be worth keeping.
     pub fn put_skeleton(&self, id: u128, skeleton: Skeleton) {
-        let cost = ENTRY_OVERHEAD + skeleton.as_ref().map_or(0, |t| t.len());
-        if cost <= self.limit / 8 {
-            self.put_keyed(|i| &mut i.skeletons, id, skeleton, cost);
-        }
-    }
-
-    /// The repository item kept under `key`, if any.
-    pub fn repo_item(&self, key: u128) -> Option<DerivedValue> {
-        let found = self.keyed(|i| &mut i.repos, key);
-        if found.is_some() {
-            self.repo_hits.fetch_add(1, Ordering::Relaxed);
-        }
-        found
-    }
-
-    /// Forget the repository item under `key` (found out of date).
-    pub fn remove_repo_item(&self, key: u128) {
+        let cost = skeleton_cost(&skeleton);
         let mut inner = self.lock();
-        if let Some((_, _, cost)) = inner.repos.remove(&key) {
-            inner.bytes -= cost;
+        let now = inner.tick();
+        if inner.skeletons.insert(id, skeleton, cost, now) {
+            self.evict(&mut inner);
         }
+    }
+
+    /// The repository item of type `T` kept under `key`, if any.
+    pub fn repo_item<T: Send + Sync + 'static>(&self, key: u128) -> Option<Arc<T>> {
+        let kind = TypeId::of::<T>();
+        let mut inner = self.lock();
+        let now = inner.tick();
+        inner.repos.get(&(kind, key), now)?.get(kind)
+    }
+
+    /// Forget the repository item of type `T` under `key` (found out of date).
+    pub fn remove_repo_item<T: 'static>(&self, key: u128) {
+        self.lock().repos.remove(&(TypeId::of::<T>(), key));
     }
 
     /// Remember `value`, derived from a whole walk, under `key`; it takes `cost` bytes. Not
     /// kept when it would take more than half the budget.
-    pub fn put_repo_item(&self, key: u128, value: DerivedValue, cost: usize) {
+    pub fn put_repo_item<T: Send + Sync + 'static>(&self, key: u128, value: Arc<T>, cost: usize) {
+        let kind = TypeId::of::<T>();
         let cost = ENTRY_OVERHEAD + cost;
-        if cost <= self.limit / 2 {
-            self.put_keyed(|i| &mut i.repos, key, value, cost);
+        let mut inner = self.lock();
+        let now = inner.tick();
+        if inner
+            .repos
+            .insert((kind, key), Erased::new(kind, value), cost, now)
+        {
+            self.evict(&mut inner);
         }
     }
 
     /// Whether the cache has room for work done on the side (at most 80% full): such work
     /// never makes the cache evict what calls put in it.
     pub fn has_room(&self) -> bool {
-        self.lock().bytes <= self.limit / 10 * 8
+        self.lock().bytes() <= self.limit / 10 * 8
     }
 
-    /// Drop least recently used entries until the cache is within 90% of its limit.
-    fn evict(&self, inner: &mut Inner) {
-        if inner.bytes <= self.limit {
-            return;
-        }
-        let target = self.limit / 10 * 9;
-        let mut ages: Vec<(u64, bool, usize)> = inner
-            .files
-            .values()
-            .map(|e| (e.used, true, e.cost))
-            .chain(
-                inner
-                    .counts
-                    .values()
-                    .map(|(_, used)| (*used, false, ENTRY_OVERHEAD)),
-            )
-            .chain(
-                inner
-                    .skeletons
-                    .values()
-                    .map(|(_, used, cost)| (*used, false, *cost)),
-            )
-            .chain(
-                inner
-                    .repos
-                    .values()
-                    .map(|(_, used, cost)| (*used, false, *cost)),
-            )
-            .collect();
-        ages.sort_unstable_by_key(|a| a.0);
-        let mut freed = 0;
-        let mut cutoff = 0;
-        for (used, _, cost) in &ages {
-            if inner.bytes - freed <= target {
-                break;
-            }
-            freed += cost;
-            cutoff = *used;
-        }
-        inner.files.retain(|_, e| e.used > cutoff);
-        inner.counts.retain(|_, (_, used)| *used > cutoff);
-        inner.skeletons.retain(|_, (_, used, _)| *used > cutoff);
-        inner.repos.retain(|_, (_, used, _)| *used > cutoff);
-        inner.bytes = inner.files.values().map(|e| e.cost).sum::<usize>()
-            + inner.counts.len() * ENTRY_OVERHEAD
-            + inner.skeletons.values().map(|(_, _, c)| c).sum::<usize>()
-            + inner.repos.values().map(|(_, _, c)| c).sum::<usize>();
-    }
-
-    /// Counters and size.
+    /// Counters and size, each store's counters filling in the fields they show in.
     pub fn stats(&self) -> CacheStats {
-        let inner = self.lock();
-        CacheStats {
-            index_built: self.index_built.load(Ordering::Relaxed),
-            derived_hits: self.derived_hits.load(Ordering::Relaxed),
-            outlines_built: self.outlines_built.load(Ordering::Relaxed),
-            file_hits: self.file_hits.load(Ordering::Relaxed),
-            file_misses: self.file_misses.load(Ordering::Relaxed),
-            piece_hits: self.piece_hits.load(Ordering::Relaxed),
-            piece_misses: self.piece_misses.load(Ordering::Relaxed),
-            count_hits: self.count_hits.load(Ordering::Relaxed),
-            count_misses: self.count_misses.load(Ordering::Relaxed),
-            skeleton_hits: self.skeleton_hits.load(Ordering::Relaxed),
-            skeleton_misses: self.skeleton_misses.load(Ordering::Relaxed),
-            repo_hits: self.repo_hits.load(Ordering::Relaxed),
-            bytes: inner.bytes,
-            entries: inner.files.len()
-                + inner.counts.len()
-                + inner.skeletons.len()
-                + inner.repos.len(),
+        let mut inner = self.lock();
+        let mut stats = CacheStats::default();
+        for store in inner.budgeted() {
+            store.report(&mut stats);
+            stats.stores.push((store.name(), store.counters()));
+            stats.bytes += store.bytes();
+            stats.entries += store.len();
         }
+        for side in std::iter::once(&inner.pieces).chain(inner.derived.iter()) {
+            let counted = side.report(&mut stats);
+            stats.stores.push(counted);
+        }
+        stats
     }
 }
 
@@ -622,39 +519,37 @@ impl Cache {
 
     /// Whether any count in `encoding` is kept.
     pub fn has_counts(&self, encoding: Encoding) -> bool {
-        self.lock().counts.keys().any(|(e, _)| *e == encoding)
+        self.lock()
+            .counts
+            .iter()
+            .any(|((e, _), _, _)| *e == encoding)
     }
 
     /// Keep `entries` (oldest first) as if they had been computed, each one tick after the
-    /// last; returns the tick after the last one: an entry [`Cache::export_persistent`] shows
-    /// with a later use was looked up or made after this import.
+    /// last (not counted as insertions, nor bounded by the cost one item may take); returns the
+    /// tick after the last one: an entry [`Cache::export_persistent`] shows with a later use
+    /// was looked up or made after this import.
     pub fn import_persistent(&self, entries: impl IntoIterator<Item = Persistent>) -> u64 {
         let mut inner = self.lock();
         for entry in entries {
-            let tick = inner.next_tick();
+            let now = inner.tick();
             match entry {
                 Persistent::Count {
                     encoding,
                     key,
                     tokens,
                 } => {
-                    if inner
-                        .counts
-                        .insert((encoding, key), (tokens, tick))
-                        .is_none()
-                    {
-                        inner.bytes += ENTRY_OVERHEAD;
-                    }
+                    let key = (encoding, key);
+                    inner.counts.restore(key, tokens, ENTRY_OVERHEAD, now);
                 }
                 Persistent::Skeleton { id, skeleton } => {
-                    let cost = ENTRY_OVERHEAD + skeleton.as_ref().map_or(0, |t| t.len());
-                    let old = inner.skeletons.insert(id, (skeleton, tick, cost));
-                    inner.bytes = inner.bytes + cost - old.map_or(0, |(_, _, c)| c);
+                    let cost = skeleton_cost(&skeleton);
+                    inner.skeletons.restore(id, skeleton, cost, now);
                 }
             }
         }
         self.evict(&mut inner);
-        inner.tick
+        inner.clock
     }
 
     /// Every count and skeleton kept, each with the tick of its last use (compare with what
@@ -664,7 +559,7 @@ impl Cache {
         let counts = inner
             .counts
             .iter()
-            .map(|(&(encoding, key), &(tokens, used))| {
+            .map(|(&(encoding, key), &tokens, used)| {
                 let entry = Persistent::Count {
                     encoding,
                     key,
@@ -672,15 +567,20 @@ impl Cache {
                 };
                 (entry, used)
             });
-        let skeletons = inner.skeletons.iter().map(|(&id, (skeleton, used, _))| {
+        let skeletons = inner.skeletons.iter().map(|(&id, skeleton, used)| {
             let entry = Persistent::Skeleton {
                 id,
                 skeleton: skeleton.clone(),
             };
-            (entry, *used)
+            (entry, used)
         });
         counts.chain(skeletons).collect()
     }
+}
+
+/// What one skeleton costs the cache's budget.
+fn skeleton_cost(skeleton: &Skeleton) -> usize {
+    ENTRY_OVERHEAD + skeleton.as_ref().map_or(0, |t| t.len())
 }
 
 /// A text's skeleton as the cache keeps it: `None` when the text has none (nothing to elide).

@@ -1,0 +1,342 @@
+//! The warm cache's one mechanism, which knows nothing of what it keeps: typed stores that draw
+//! from one byte budget in one least-recently-used order, each counting its own use.
+//!
+//! A [`Store`] keeps the items of one [`Kind`] by key, each with its cost in bytes and the tick
+//! of its last use; the stores of a cache share one clock, so all their uses are ordered, and
+//! [`evict`] drops the least recently used items across all of them. A [`Side`] store keeps its
+//! items on the entries of another ([`Attached`]: a file's pieces on the file's entry): their
+//! cost is their entry's, and they live and die with it. Every charge, eviction and count is
+//! made here, nowhere else.
+
+use super::stats::{CacheStats, Counters};
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// What one store keeps: its key and value types, its name, and the fields of [`CacheStats`]
+/// its counters fill in.
+pub trait Kind: 'static {
+    type Key: Eq + Hash;
+    type Value;
+    const NAME: &'static str;
+    fn report(counters: &Counters, stats: &mut CacheStats);
+}
+
+/// One kept item: its value, its cost in bytes and the tick of its last use.
+struct Slot<V> {
+    value: V,
+    cost: usize,
+    used: u64,
+}
+
+/// The items of one kind by key, with what they cost and when each was last used.
+pub struct Store<K: Kind> {
+    items: HashMap<K::Key, Slot<K::Value>>,
+    bytes: usize,
+    /// The most one item may cost: a dearer one is not kept.
+    max_cost: usize,
+    counters: Counters,
+}
+
+impl<K: Kind> Store<K> {
+    /// An empty store whose items may each cost at most `max_cost` bytes.
+    pub fn new(max_cost: usize) -> Store<K> {
+        Store {
+            items: HashMap::new(),
+            bytes: 0,
+            max_cost,
+            counters: Counters::default(),
+        }
+    }
+
+    /// The item under `key`, now marked used at `now`; counted as a hit or a miss.
+    pub fn get(&mut self, key: &K::Key, now: u64) -> Option<&mut K::Value> {
+        let found = self.items.get_mut(key);
+        self.counters.look(found.is_some());
+        found.map(|slot| {
+            slot.used = now;
+            &mut slot.value
+        })
+    }
+
+    /// The item under `key`, neither counted nor marked used: a lookup through it (a file's
+    /// piece) says with [`Store::touch`] whether it used the item.
+    pub fn peek(&mut self, key: &K::Key) -> Option<&mut K::Value> {
+        self.items.get_mut(key).map(|slot| &mut slot.value)
+    }
+
+    /// Mark the item under `key` used at `now`, and count that use as a hit when `hit`.
+    pub fn touch(&mut self, key: &K::Key, now: u64, hit: bool) {
+        if let Some(slot) = self.items.get_mut(key) {
+            slot.used = now;
+            self.counters.hits += u64::from(hit);
+        }
+    }
+
+    /// Keep `value` under `key` at `cost` bytes, used at `now`, in place of any item there;
+    /// counted as an insertion. Not kept (false) when it costs more than one item may.
+    pub fn insert(&mut self, key: K::Key, value: K::Value, cost: usize, now: u64) -> bool {
+        self.counters.insertions += 1;
+        if cost > self.max_cost {
+            return false;
+        }
+        self.restore(key, value, cost, now);
+        true
+    }
+
+    /// [`Store::insert`], neither counted nor bounded: an item an earlier run kept, back as it
+    /// was.
+    pub fn restore(&mut self, key: K::Key, value: K::Value, cost: usize, now: u64) {
+        let slot = Slot {
+            value,
+            cost,
+            used: now,
+        };
+        if let Some(old) = self.items.insert(key, slot) {
+            self.bytes -= old.cost;
+        }
+        self.bytes += cost;
+    }
+
+    /// Change the item under `key` in place, not marking it used: `change` returns the bytes
+    /// it added to it and the bytes it freed, charged to the item.
+    pub fn amend(&mut self, key: &K::Key, change: impl FnOnce(&mut K::Value) -> (usize, usize)) {
+        if let Some(slot) = self.items.get_mut(key) {
+            let (added, freed) = change(&mut slot.value);
+            slot.cost = slot.cost + added - freed;
+            self.bytes = self.bytes + added - freed;
+        }
+    }
+
+    /// Forget the item under `key`.
+    pub fn remove(&mut self, key: &K::Key) {
+        if let Some(old) = self.items.remove(key) {
+            self.bytes -= old.cost;
+        }
+    }
+
+    /// Every item with its key and the tick of its last use.
+    pub fn iter(&self) -> impl Iterator<Item = (&K::Key, &K::Value, u64)> {
+        self.items
+            .iter()
+            .map(|(k, slot)| (k, &slot.value, slot.used))
+    }
+}
+
+/// A store as the budget and the stats see it, whatever it keeps.
+pub trait Budgeted {
+    fn name(&self) -> &'static str;
+    fn counters(&self) -> Counters;
+    /// Fill in the fields of `stats` its counters show in.
+    fn report(&self, stats: &mut CacheStats);
+    fn len(&self) -> usize;
+    fn bytes(&self) -> usize;
+    /// Push the last use and the cost of each item.
+    fn ages(&self, into: &mut Vec<(u64, usize)>);
+    /// Drop every item last used at `cutoff` or before (each counted as an eviction).
+    fn drop_used_by(&mut self, cutoff: u64);
+}
+
+impl<K: Kind> Budgeted for Store<K> {
+    fn name(&self) -> &'static str {
+        K::NAME
+    }
+
+    fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    fn report(&self, stats: &mut CacheStats) {
+        K::report(&self.counters, stats);
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    fn ages(&self, into: &mut Vec<(u64, usize)>) {
+        into.extend(self.items.values().map(|slot| (slot.used, slot.cost)));
+    }
+
+    fn drop_used_by(&mut self, cutoff: u64) {
+        let (mut freed, mut dropped) = (0, 0);
+        self.items.retain(|_, slot| {
+            let keep = slot.used > cutoff;
+            if !keep {
+                freed += slot.cost;
+                dropped += 1;
+            }
+            keep
+        });
+        self.bytes -= freed;
+        self.counters.evictions += dropped;
+    }
+}
+
+/// When `stores` take more than `limit` bytes together, drop their least recently used items,
+/// whichever store holds them, until they take at most 90% of it. Their uses are ticks of one
+/// clock, so the items dropped are exactly the oldest ones.
+pub fn evict(limit: usize, stores: &mut [&mut dyn Budgeted]) {
+    let bytes: usize = stores.iter().map(|s| s.bytes()).sum();
+    if bytes <= limit {
+        return;
+    }
+    let target = limit / 10 * 9;
+    let mut ages = Vec::new();
+    for store in stores.iter() {
+        store.ages(&mut ages);
+    }
+    ages.sort_unstable_by_key(|&(used, _)| used);
+    let (mut freed, mut cutoff) = (0, 0);
+    for (used, cost) in ages {
+        if bytes - freed <= target {
+            break;
+        }
+        freed += cost;
+        cutoff = used;
+    }
+    for store in stores.iter_mut() {
+        store.drop_used_by(cutoff);
+    }
+}
+
+/// One item kept on another store's entry.
+struct Item<V> {
+    /// The digest of the options it was made under.
+    context: u128,
+    /// The path it was made at.
+    path: Box<str>,
+    value: V,
+    cost: usize,
+}
+
+/// The items of [`Side`] stores kept on one entry of another store (a file's pieces), oldest
+/// first, each under the options digest and the path it was made with.
+pub struct Attached<V>(Vec<Item<V>>);
+
+impl<V> Default for Attached<V> {
+    fn default() -> Self {
+        Attached(Vec::new())
+    }
+}
+
+impl<V> Attached<V> {
+    /// The item `is` accepts made under `context` at `path`.
+    fn find(&self, context: u128, path: &str, is: impl Fn(&V) -> bool) -> Option<&V> {
+        self.0
+            .iter()
+            .find(|i| i.context == context && *i.path == *path && is(&i.value))
+            .map(|i| &i.value)
+    }
+
+    /// Keep `value` at `cost` under `context` and `path`, in place of the item there that `is`
+    /// accepts and, when `cap` items are kept, of the oldest. The cost freed, and what went for
+    /// the cap.
+    fn put(
+        &mut self,
+        cap: usize,
+        (context, path): (u128, &str),
+        (value, cost): (V, usize),
+        is: impl Fn(&V) -> bool,
+    ) -> (usize, Option<V>) {
+        let mut freed = 0;
+        self.0.retain(|i| {
+            let same = i.context == context && *i.path == *path && is(&i.value);
+            if same {
+                freed += i.cost;
+            }
+            !same
+        });
+        let mut capped = None;
+        if self.0.len() >= cap {
+            let oldest = self.0.remove(0);
+            freed += oldest.cost;
+            capped = Some(oldest.value);
+        }
+        let path = path.into();
+        self.0.push(Item {
+            context,
+            path,
+            value,
+            cost,
+        });
+        (freed, capped)
+    }
+}
+
+/// A store whose items are kept on the entries of another ([`Attached`]): it counts their use,
+/// bounds what one of them may cost and how many one entry holds. The entry holds them and
+/// pays for them, and they go with it.
+pub struct Side {
+    name: &'static str,
+    report: fn(&Counters, &mut CacheStats),
+    /// How many items (of every side store keeping items on the same list) one entry holds.
+    cap: usize,
+    /// The most one item may cost: a dearer one is not kept.
+    max_cost: usize,
+    counters: Counters,
+}
+
+impl Side {
+    /// A side store named `name` whose counters fill in `report`'s fields.
+    pub fn new(
+        name: &'static str,
+        report: fn(&Counters, &mut CacheStats),
+        cap: usize,
+        max_cost: usize,
+    ) -> Side {
+        Side {
+            name,
+            report,
+            cap,
+            max_cost,
+            counters: Counters::default(),
+        }
+    }
+
+    /// The item `is` accepts made under `context` at `path` on the entry `on` (`None`: the
+    /// entry is not kept); counted as a hit or a miss.
+    pub fn get<'a, V>(
+        &mut self,
+        on: Option<&'a Attached<V>>,
+        (context, path): (u128, &str),
+        is: impl Fn(&V) -> bool,
+    ) -> Option<&'a V> {
+        let found = on.and_then(|items| items.find(context, path, is));
+        self.counters.look(found.is_some());
+        found
+    }
+
+    /// Count an item offered at `cost`: whether it may be kept.
+    pub fn offer(&mut self, cost: usize) -> bool {
+        self.counters.insertions += 1;
+        cost <= self.max_cost
+    }
+
+    /// Keep an item offered (see [`Side::offer`]) on `items`, in place of the one there `is`
+    /// accepts: the bytes added and freed (for [`Store::amend`]), and what went for the cap.
+    pub fn put<V>(
+        &self,
+        items: &mut Attached<V>,
+        at: (u128, &str),
+        (value, cost): (V, usize),
+        is: impl Fn(&V) -> bool,
+    ) -> ((usize, usize), Option<V>) {
+        let (freed, capped) = items.put(self.cap, at, (value, cost), is);
+        ((cost, freed), capped)
+    }
+
+    /// Count one of its items dropped for the cap on an entry.
+    pub fn evicted(&mut self) {
+        self.counters.evictions += 1;
+    }
+
+    /// Its name and counters, and the fields of `stats` they fill in.
+    pub fn report(&self, stats: &mut CacheStats) -> (&'static str, Counters) {
+        (self.report)(&self.counters, stats);
+        (self.name, self.counters)
+    }
+}

@@ -48,17 +48,19 @@
 //! Only outcomes that are a pure function of the file's content and metadata are kept: transient
 //! failures (unreadable, changed during the walk) are always retried.
 
+mod keys;
 mod stats;
 mod store;
 mod typed;
 
+pub use keys::{FileKey, context_key, is_racy, is_racy_at, now_ns, skeleton_id};
 pub use stats::{CacheStats, Counters};
 pub use typed::DerivedKind;
 
 use crate::par::lock;
 use crate::vocab::{Encoding, Finding, SkipReason, Text};
+use keys::hash128;
 use std::any::TypeId;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 use store::{Attached, Budgeted, Kind, Side, Store};
 use typed::{Erased, Kinds};
@@ -74,18 +76,6 @@ const MAX_PIECES: usize = 32;
 
 /// How many derived items (of every kind) one file entry keeps; the oldest goes first.
 const MAX_DERIVED: usize = 16;
-
-/// What identifies a file's read outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FileKey {
-    pub dev: u64,
-    pub ino: u64,
-    pub size: u64,
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
-    pub max_file_size: u64,
-    pub skip_hard_links: bool,
-}
 
 /// A read outcome as the cache keeps it: the text is shared, not copied, on a hit.
 pub type ReadOutcome = Result<Arc<Text>, SkipReason>;
@@ -586,11 +576,6 @@ fn skeleton_cost(skeleton: &Skeleton) -> usize {
 /// A text's skeleton as the cache keeps it: `None` when the text has none (nothing to elide).
 pub type Skeleton = Option<Arc<str>>;
 
-/// The key of the skeleton of `text` parsed as `language` (any hashable name of it).
-pub fn skeleton_id(language: &impl Hash, text: &str) -> u128 {
-    hash128(&(language, text))
-}
-
 /// What one piece costs the cache's budget.
 fn piece_cost(path: &str, piece: &Piece) -> usize {
     ENTRY_OVERHEAD
@@ -602,158 +587,5 @@ fn piece_cost(path: &str, piece: &Piece) -> usize {
             .sum::<usize>()
 }
 
-/// The key of one set of options that shape a piece: a 128-bit digest of the options value
-/// (the driver hashes the very struct its per-file step receives). Two different option sets
-/// never share a key in practice.
-pub fn context_key(options: &impl Hash) -> u128 {
-    hash128(options)
-}
-
-/// How recent a change must be for its file to stay out of the cache.
-const RACY_NS: i128 = 2_000_000_000;
-
-/// Whether a file changed so recently that another write could still land within the same
-/// timestamp tick without moving mtime or ctime (git's "racy" problem). Such files are read
-/// every time until they settle.
-pub fn is_racy(changed_ns: i128) -> bool {
-    is_racy_at(changed_ns, now_ns())
-}
-
-/// [`is_racy`], with the time now (`now_ns`, nanoseconds since the epoch) read once by the
-/// caller for many checks.
-pub fn is_racy_at(changed_ns: i128, now_ns: i128) -> bool {
-    now_ns - changed_ns < RACY_NS
-}
-
-/// The time now, nanoseconds since the epoch.
-pub fn now_ns() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
-}
-
-/// Two independent 64-bit SipHashes of a value: a 128-bit key, so that a collision (which would
-/// give a wrong count, never a wrong text) is out of reach in practice.
-fn hash128<T: Hash + ?Sized>(value: &T) -> u128 {
-    let mut a = DefaultHasher::new();
-    value.hash(&mut a);
-    let mut b = DefaultHasher::new();
-    0x9e37_79b9_7f4a_7c15_u64.hash(&mut b);
-    value.hash(&mut b);
-    (u128::from(a.finish()) << 64) | u128::from(b.finish())
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(ino: u64) -> FileKey {
-        FileKey {
-            dev: 1,
-            ino,
-            size: 10,
-            mtime_ns: 5,
-            ctime_ns: 5,
-            max_file_size: 100,
-            skip_hard_links: false,
-        }
-    }
-
-    fn text(s: &str) -> ReadOutcome {
-        Ok(Arc::new(Text::new(s.into(), s.len() as u64, false)))
-    }
-
-    #[test]
-    fn counts_are_remembered_by_exact_text() {
-        let c = Cache::new(1 << 20);
-        let n = c.count(Encoding::O200kBase, "hello world", || 2);
-        assert_eq!(c.count(Encoding::O200kBase, "hello world", || 99), n);
-        c.count(Encoding::O200kBase, "hello world!", || 3);
-        c.count(Encoding::Cl100kBase, "hello world", || 2);
-        let s = c.stats();
-        assert_eq!((s.count_hits, s.count_misses), (1, 3));
-    }
-
-    #[test]
-    fn skeletons_are_kept_by_text_and_within_the_limit() {
-        let c = Cache::new(8 * (ENTRY_OVERHEAD + 100));
-        let id = skeleton_id(&"rust", "fn a() { 1 }");
-        assert!(c.skeleton(id).is_none());
-        c.put_skeleton(id, Some(Arc::from("fn a() { … }")));
-        assert_eq!(c.skeleton(id), Some(Some(Arc::from("fn a() { … }"))));
-        assert_ne!(skeleton_id(&"python", "fn a() { 1 }"), id);
-        let none = skeleton_id(&"rust", "struct S;");
-        c.put_skeleton(none, None);
-        assert_eq!(c.skeleton(none), Some(None));
-        for i in 0..50 {
-            c.put_skeleton(
-                skeleton_id(&"rust", &i.to_string()),
-                Some(Arc::from("x".repeat(100))),
-            );
-        }
-        assert!(c.stats().bytes <= 8 * (ENTRY_OVERHEAD + 100));
-        let s = c.stats();
-        assert_eq!((s.skeleton_hits, s.skeleton_misses), (2, 1));
-    }
-
-    #[test]
-    fn transient_outcomes_are_not_kept_and_lru_evicts() {
-        let c = Cache::new(8 * (ENTRY_OVERHEAD + 100));
-        c.put_file(key(1), &Err(SkipReason::Changed));
-        assert!(c.file(&key(1)).is_none());
-        for i in 0..50 {
-            c.put_file(key(i), &text(&"x".repeat(100)));
-            // Keep touching entry 0 so it stays recent.
-            assert!(c.file(&key(0)).is_some(), "{i}");
-        }
-        assert!(c.file(&key(1)).is_none(), "old entries are evicted");
-        assert!(c.stats().bytes <= 8 * (ENTRY_OVERHEAD + 100));
-    }
-
-    #[test]
-    fn persistent_entries_round_trip_and_tell_what_this_run_used() {
-        let c = Cache::counts_only(1 << 20);
-        c.put_file(key(1), &text("abc"));
-        assert!(
-            c.file(&key(1)).is_none(),
-            "a counts-only cache keeps no text"
-        );
-        assert!(!c.keeps_files());
-        let mark = c.import_persistent([
-            Persistent::Count {
-                encoding: Encoding::O200kBase,
-                key: hash128("old"),
-                tokens: 7,
-            },
-            Persistent::Count {
-                encoding: Encoding::O200kBase,
-                key: hash128("used"),
-                tokens: 9,
-            },
-            Persistent::Skeleton {
-                id: 42,
-                skeleton: Some(Arc::from("fn a() { … }")),
-            },
-        ]);
-        assert_eq!(
-            c.count(Encoding::O200kBase, "used", || 99),
-            9,
-            "an imported count is a hit"
-        );
-        c.count(Encoding::Cl100kBase, "new", || 3);
-        let mut out = c.export_persistent();
-        out.sort_by_key(|(_, used)| *used);
-        let used: Vec<bool> = out.iter().map(|(_, u)| *u > mark).collect();
-        assert_eq!(used, [false, false, true, true]);
-        assert!(
-            out.iter()
-                .any(|(e, _)| matches!(e, Persistent::Skeleton { id: 42, .. }))
-        );
-        assert!(out.iter().any(|(e, _)| *e
-            == Persistent::Count {
-                encoding: Encoding::Cl100kBase,
-                key: hash128("new"),
-                tokens: 3
-            }));
-    }
-}
+mod tests;

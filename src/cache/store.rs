@@ -340,3 +340,155 @@ impl Side {
         (self.name, self.counters)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two kinds of items, to show that the budget and the order are one across stores.
+    struct Names;
+
+    impl Kind for Names {
+        type Key = u32;
+        type Value = &'static str;
+        const NAME: &'static str = "names";
+        fn report(c: &Counters, s: &mut CacheStats) {
+            s.file_hits += c.hits;
+        }
+    }
+
+    struct Numbers;
+
+    impl Kind for Numbers {
+        type Key = u32;
+        type Value = u64;
+        const NAME: &'static str = "numbers";
+        fn report(c: &Counters, s: &mut CacheStats) {
+            s.file_hits += c.hits;
+        }
+    }
+
+    fn bytes(stores: &mut [&mut dyn Budgeted]) -> usize {
+        stores.iter().map(|s| s.bytes()).sum()
+    }
+
+    #[test]
+    fn eviction_takes_the_least_recently_used_whichever_store_holds_them() {
+        let (mut names, mut numbers) = (Store::<Names>::new(1000), Store::<Numbers>::new(1000));
+        names.insert(1, "one", 100, 1);
+        numbers.insert(1, 10, 100, 2);
+        names.insert(2, "two", 100, 3);
+        numbers.insert(2, 20, 100, 4);
+        assert!(names.get(&1, 5).is_some(), "now the most recent");
+
+        evict(400, &mut [&mut names, &mut numbers]);
+        assert_eq!(
+            bytes(&mut [&mut names, &mut numbers]),
+            400,
+            "within the limit"
+        );
+
+        // Over 300: down to 270 at most, the oldest first across both stores.
+        evict(300, &mut [&mut names, &mut numbers]);
+        assert_eq!(bytes(&mut [&mut names, &mut numbers]), 200);
+        assert!(numbers.peek(&1).is_none() && names.peek(&2).is_none());
+        assert!(names.peek(&1).is_some() && numbers.peek(&2).is_some());
+        assert_eq!(Budgeted::counters(&names).evictions, 1);
+        assert_eq!(Budgeted::counters(&numbers).evictions, 1);
+        assert_eq!((names.len(), numbers.len()), (1, 1));
+    }
+
+    #[test]
+    fn a_store_charges_and_counts_its_own_items() {
+        let mut names = Store::<Names>::new(150);
+        assert!(names.get(&1, 1).is_none());
+        assert!(names.insert(1, "one", 100, 2));
+        assert!(
+            !names.insert(2, "big", 151, 3),
+            "dearer than one item may be"
+        );
+        assert!(names.get(&1, 4).is_some());
+        assert!(names.get(&2, 5).is_none());
+        assert!(names.insert(1, "uno", 50, 6), "in place of the old one");
+        assert_eq!(names.bytes(), 50);
+        names.touch(&1, 7, true);
+        names.touch(&1, 8, false);
+        names.restore(3, "three", 500, 9);
+        assert_eq!(
+            names.bytes(),
+            550,
+            "restored whatever its cost, not counted"
+        );
+        names.amend(&3, |v| {
+            *v = "tres";
+            (20, 500)
+        });
+        assert_eq!(names.bytes(), 70);
+        assert_eq!(names.peek(&3).copied(), Some("tres"));
+        names.remove(&3);
+        assert_eq!((names.bytes(), names.len()), (50, 1));
+        let ages: Vec<(u64, usize)> = {
+            let mut ages = Vec::new();
+            names.ages(&mut ages);
+            ages
+        };
+        assert_eq!(ages, [(8, 50)], "marked used by every use");
+        let counters = Counters {
+            hits: 2,
+            misses: 2,
+            insertions: 3,
+            evictions: 0,
+        };
+        assert_eq!(Budgeted::counters(&names), counters);
+        let mut stats = CacheStats::default();
+        names.report(&mut stats);
+        assert_eq!(stats.file_hits, 2, "its report fills in its fields");
+    }
+
+    #[test]
+    fn side_items_are_capped_per_entry_oldest_first() {
+        let mut side = Side::new("pieces", |_, _| {}, 2, 100);
+        let mut on = Attached::default();
+        assert!(side.get(Some(&on), (1, "p"), |_| true).is_none());
+        assert!(side.offer(10));
+        assert_eq!(
+            side.put(&mut on, (1, "p"), ("a", 10), |_| true),
+            ((10, 0), None)
+        );
+        assert_eq!(
+            side.put(&mut on, (1, "p"), ("b", 20), |_| true),
+            ((20, 10), None),
+            "in place of the same"
+        );
+        assert_eq!(
+            side.put(&mut on, (2, "p"), ("c", 5), |_| true),
+            ((5, 0), None)
+        );
+        assert_eq!(
+            side.put(&mut on, (1, "q"), ("d", 5), |_| true),
+            ((5, 20), Some("b")),
+            "past the cap, the oldest goes"
+        );
+        side.evicted();
+        assert!(side.get(Some(&on), (1, "p"), |_| true).is_none());
+        assert_eq!(side.get(Some(&on), (2, "p"), |_| true), Some(&"c"));
+        assert!(
+            side.get(Some(&on), (2, "p"), |v| *v != "c").is_none(),
+            "not its kind"
+        );
+        assert!(
+            side.get::<&str>(None, (2, "p"), |_| true).is_none(),
+            "no entry"
+        );
+        assert!(!side.offer(101), "dearer than one item may be");
+        let (name, counters) = side.report(&mut CacheStats::default());
+        assert_eq!(name, "pieces");
+        let expected = Counters {
+            hits: 1,
+            misses: 4,
+            insertions: 2,
+            evictions: 1,
+        };
+        assert_eq!(counters, expected);
+    }
+}

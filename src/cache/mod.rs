@@ -28,8 +28,8 @@
 //!   file has none. A hit skips the parse. Keyed by content, an entry serves the same text
 //!   wherever it is and however its file was touched; only outcomes that are a pure function of
 //!   the text are kept (a parse stopped by its time bound or a cancellation is not).
-//! - **Derived items**, one store per kind ([`DerivedKind`]: a marker type carrying its items'
-//!   type, defined where they are made), kept on a file's entry like pieces and keyed the same
+//! - **Derived items**, one store per kind ([`DerivedKind`]: a typed key carrying its items'
+//!   type, made where they are made), kept on a file's entry like pieces and keyed the same
 //!   way: what a navigation tool derived from the shown text and wants to keep, the search
 //!   index of the file and its outline (see `driver::nav::index`). The caller states each one's
 //!   cost. They live and die with their file's entry, so a changed file is indexed again, and
@@ -60,9 +60,9 @@ pub use typed::DerivedKind;
 use crate::par::lock;
 use crate::vocab::{Encoding, Finding, SkipReason, Text};
 use keys::hash128;
-use std::any::TypeId;
+use std::any::{TypeId, type_name};
 use std::sync::{Arc, Mutex, MutexGuard};
-use store::{Attached, Budgeted, Kind, Side, Store};
+use store::{Attached, Budgeted, Side, Store};
 use typed::{Erased, Kinds};
 
 /// Default budget for `GNAW_MCP_CACHE_BYTES`: 256 MiB.
@@ -110,59 +110,6 @@ struct FileEntry {
     derived: Attached<Erased>,
 }
 
-/// The store of read outcomes.
-struct Files;
-
-impl Kind for Files {
-    type Key = FileKey;
-    type Value = FileEntry;
-    const NAME: &'static str = "files";
-    fn report(c: &Counters, s: &mut CacheStats) {
-        (s.file_hits, s.file_misses) = (c.hits, c.misses);
-    }
-}
-
-/// The store of token counts, by encoding and hash of the counted text.
-struct Counts;
-
-impl Kind for Counts {
-    type Key = (Encoding, u128);
-    type Value = usize;
-    const NAME: &'static str = "counts";
-    fn report(c: &Counters, s: &mut CacheStats) {
-        (s.count_hits, s.count_misses) = (c.hits, c.misses);
-    }
-}
-
-/// The store of skeletons, by [`skeleton_id`].
-struct Skeletons;
-
-impl Kind for Skeletons {
-    type Key = u128;
-    type Value = Skeleton;
-    const NAME: &'static str = "skeletons";
-    fn report(c: &Counters, s: &mut CacheStats) {
-        (s.skeleton_hits, s.skeleton_misses) = (c.hits, c.misses);
-    }
-}
-
-/// The store of repository items, by their type and the caller's key.
-struct Repos;
-
-impl Kind for Repos {
-    type Key = (TypeId, u128);
-    type Value = Erased;
-    const NAME: &'static str = "repository items";
-    fn report(c: &Counters, s: &mut CacheStats) {
-        s.repo_hits = c.hits;
-    }
-}
-
-/// How the pieces' counters show in [`CacheStats`].
-fn report_pieces(c: &Counters, s: &mut CacheStats) {
-    (s.piece_hits, s.piece_misses) = (c.hits, c.misses);
-}
-
 /// The cache. Shared by reference across worker threads.
 pub struct Cache {
     limit: usize,
@@ -175,10 +122,14 @@ pub struct Cache {
 /// The stores, and the clock of their one least-recently-used order.
 struct Inner {
     clock: u64,
-    files: Store<Files>,
-    counts: Store<Counts>,
-    skeletons: Store<Skeletons>,
-    repos: Store<Repos>,
+    /// Read outcomes.
+    files: Store<FileKey, FileEntry>,
+    /// Token counts, by encoding and hash of the counted text.
+    counts: Store<(Encoding, u128), usize>,
+    /// Skeletons, by [`skeleton_id`].
+    skeletons: Store<u128, Skeleton>,
+    /// Repository items, by their type and the caller's key.
+    repos: Store<(TypeId, u128), Erased>,
     /// Kept on the files' entries.
     pieces: Side,
     /// Kept on the files' entries, one side store per kind.
@@ -188,16 +139,35 @@ struct Inner {
 impl Inner {
     /// Empty stores under a budget of `limit` bytes: a file, a skeleton or a derived item may
     /// take at most an eighth of it (so a few huge ones cannot evict everything else), a
-    /// repository item half.
+    /// repository item half. Each store's counters fill in the fields of [`CacheStats`] named
+    /// after it.
     fn new(limit: usize) -> Inner {
+        let (eighth, half, any) = (limit / 8, limit / 2, usize::MAX);
         Inner {
             clock: 0,
-            files: Store::new(limit / 8),
-            counts: Store::new(usize::MAX),
-            skeletons: Store::new(limit / 8),
-            repos: Store::new(limit / 2),
-            pieces: Side::new("pieces", report_pieces, MAX_PIECES, usize::MAX),
-            derived: Kinds::new(MAX_DERIVED, limit / 8),
+            files: Store::new(
+                "files",
+                |c, s| (s.file_hits, s.file_misses) = (c.hits, c.misses),
+                eighth,
+            ),
+            counts: Store::new(
+                "counts",
+                |c, s| (s.count_hits, s.count_misses) = (c.hits, c.misses),
+                any,
+            ),
+            skeletons: Store::new(
+                "skeletons",
+                |c, s| (s.skeleton_hits, s.skeleton_misses) = (c.hits, c.misses),
+                eighth,
+            ),
+            repos: Store::new("repository items", |c, s| s.repo_hits = c.hits, half),
+            pieces: Side::new(
+                "pieces",
+                |c, s| (s.piece_hits, s.piece_misses) = (c.hits, c.misses),
+                MAX_PIECES,
+                any,
+            ),
+            derived: Kinds::new(MAX_DERIVED, eighth),
         }
     }
 
@@ -312,72 +282,55 @@ impl Cache {
         let cost = piece_cost(path, &piece);
         let mut inner = self.lock();
         let Inner { files, pieces, .. } = &mut *inner;
-        if !pieces.offer(cost) {
-            return;
-        }
-        let mut capped = None;
-        files.amend(key, |e| {
-            let (charge, dropped) = pieces.put(
-                &mut e.pieces,
-                (context, path),
-                (Arc::new(piece), cost),
-                |_| true,
-            );
-            capped = dropped;
-            charge
-        });
-        if capped.is_some() {
+        let item = ((context, path), Arc::new(piece), cost);
+        if let Some(_capped) = pieces.attach((files, key), |e| &mut e.pieces, item, |_| true) {
             pieces.evicted();
         }
         self.evict(&mut inner);
     }
 
-    /// The item of kind `K` derived from the file `key` at `path` under `context`, if kept (a
+    /// The item of `kind` derived from the file `key` at `path` under `context`, if kept (a
     /// use of the file's entry).
-    pub fn derived<K: DerivedKind>(
+    pub fn derived<V: Clone + 'static>(
         &self,
+        kind: &DerivedKind<V>,
         key: &FileKey,
         context: u128,
         path: &str,
-    ) -> Option<K::Value> {
-        let kind = TypeId::of::<K>();
+    ) -> Option<V> {
         let mut inner = self.lock();
         let now = inner.tick();
         let Inner { files, derived, .. } = &mut *inner;
         let on = files.peek(key).map(|e| &e.derived);
+        let is = |item: &Erased| item.is(kind.name());
         let found = derived
-            .of::<K>()
-            .get(on, (context, path), |item| item.is(kind))?
-            .get::<K::Value>(kind);
+            .of(kind)
+            .get(on, (context, path), is)?
+            .get(kind.name());
         files.touch(key, now, false);
         found
     }
 
-    /// Remember an item of kind `K` derived from the file `key` at `path` under `context`,
-    /// which takes `cost` bytes. Kept only while the file's own entry is (so never for a file
-    /// too recently changed to be cached, nor one too big to be).
-    pub fn put_derived<K: DerivedKind>(
+    /// Remember an item of `kind` derived from the file `key` at `path` under `context`, which
+    /// takes `cost` bytes. Kept only while the file's own entry is (so never for a file too
+    /// recently changed to be cached, nor one too big to be).
+    pub fn put_derived<V: Send + Sync + 'static>(
         &self,
+        kind: &DerivedKind<V>,
         key: &FileKey,
         context: u128,
         path: &str,
-        value: K::Value,
+        value: V,
         cost: usize,
     ) {
-        let (kind, cost) = (TypeId::of::<K>(), ENTRY_OVERHEAD + path.len() + cost);
+        let cost = ENTRY_OVERHEAD + path.len() + cost;
         let mut inner = self.lock();
         let Inner { files, derived, .. } = &mut *inner;
-        if !derived.of::<K>().offer(cost) {
-            return;
-        }
-        let mut capped = None;
-        files.amend(key, |e| {
-            let item = (Erased::new(kind, value), cost);
-            let side = derived.of::<K>();
-            let (charge, dropped) = side.put(&mut e.derived, (context, path), item, |i| i.is(kind));
-            capped = dropped;
-            charge
-        });
+        let item = ((context, path), Erased::new(kind.name(), value), cost);
+        let is = |item: &Erased| item.is(kind.name());
+        let capped = derived
+            .of(kind)
+            .attach((files, key), |e| &mut e.derived, item, is);
         if let Some(item) = capped {
             derived.evicted(&item);
         }
@@ -423,10 +376,10 @@ impl Cache {
 
     /// The repository item of type `T` kept under `key`, if any.
     pub fn repo_item<T: Send + Sync + 'static>(&self, key: u128) -> Option<Arc<T>> {
-        let kind = TypeId::of::<T>();
         let mut inner = self.lock();
         let now = inner.tick();
-        inner.repos.get(&(kind, key), now)?.get(kind)
+        let found = inner.repos.get(&(TypeId::of::<T>(), key), now)?;
+        found.get(type_name::<T>())
     }
 
     /// Forget the repository item of type `T` under `key` (found out of date).
@@ -437,14 +390,13 @@ impl Cache {
     /// Remember `value`, derived from a whole walk, under `key`; it takes `cost` bytes. Not
     /// kept when it would take more than half the budget.
     pub fn put_repo_item<T: Send + Sync + 'static>(&self, key: u128, value: Arc<T>, cost: usize) {
-        let kind = TypeId::of::<T>();
-        let cost = ENTRY_OVERHEAD + cost;
+        let (key, value) = (
+            (TypeId::of::<T>(), key),
+            Erased::new(type_name::<T>(), value),
+        );
         let mut inner = self.lock();
         let now = inner.tick();
-        if inner
-            .repos
-            .insert((kind, key), Erased::new(kind, value), cost, now)
-        {
+        if inner.repos.insert(key, value, ENTRY_OVERHEAD + cost, now) {
             self.evict(&mut inner);
         }
     }
@@ -460,14 +412,12 @@ impl Cache {
         let mut inner = self.lock();
         let mut stats = CacheStats::default();
         for store in inner.budgeted() {
-            store.report(&mut stats);
-            stats.stores.push((store.name(), store.counters()));
+            store.counted().report(&mut stats);
             stats.bytes += store.bytes();
             stats.entries += store.len();
         }
         for side in std::iter::once(&inner.pieces).chain(inner.derived.iter()) {
-            let counted = side.report(&mut stats);
-            stats.stores.push(counted);
+            side.counted().report(&mut stats);
         }
         stats
     }
@@ -524,18 +474,17 @@ impl Cache {
         for entry in entries {
             let now = inner.tick();
             match entry {
-                Persistent::Count {
-                    encoding,
-                    key,
-                    tokens,
-                } => {
-                    let key = (encoding, key);
-                    inner.counts.restore(key, tokens, ENTRY_OVERHEAD, now);
-                }
                 Persistent::Skeleton { id, skeleton } => {
                     let cost = skeleton_cost(&skeleton);
                     inner.skeletons.restore(id, skeleton, cost, now);
                 }
+                Persistent::Count {
+                    encoding,
+                    key,
+                    tokens,
+                } => inner
+                    .counts
+                    .restore((encoding, key), tokens, ENTRY_OVERHEAD, now),
             }
         }
         self.evict(&mut inner);

@@ -1,5 +1,6 @@
-//! What the warm cache counts: each store's own [`Counters`], and [`CacheStats`], made from
-//! them (each store reports its counters into its fields) for tests, logs and benchmarks.
+//! What the warm cache counts: each store's own [`Counters`] ([`Counted`]), and
+//! [`CacheStats`], made of them (each store reports its counters into the fields they show in)
+//! for tests, logs and benchmarks.
 
 use std::fmt;
 
@@ -45,8 +46,7 @@ impl fmt::Debug for Counters {
 }
 
 /// Hit and miss counters, for tests, logs and benchmarks: each store's own counters
-/// ([`CacheStats::stores`]), and the named fields they fill in (each store says which, through
-/// [`super::store::Kind::report`] or [`super::DerivedKind::report`]).
+/// ([`CacheStats::stores`]), and the named fields they fill in (each store says which).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CacheStats {
     /// Files indexed for search (each a miss of the search index: a new or changed file).
@@ -78,5 +78,43 @@ impl CacheStats {
             .iter()
             .find(|(n, _)| *n == name)
             .map_or_else(Counters::default, |(_, c)| *c)
+    }
+}
+
+/// How the counters of a store show in the named fields of [`CacheStats`].
+pub type Report = fn(&Counters, &mut CacheStats);
+
+/// A store's name and counters, and the fields of [`CacheStats`] they fill in.
+pub struct Counted {
+    name: &'static str,
+    report: Report,
+    counters: Counters,
+}
+
+impl Counted {
+    /// Nothing counted yet for the store `name`.
+    pub(super) fn new(name: &'static str, report: Report) -> Counted {
+        Counted {
+            name,
+            report,
+            counters: Counters::default(),
+        }
+    }
+
+    /// The counters, to count with.
+    pub(super) fn tally(&mut self) -> &mut Counters {
+        &mut self.counters
+    }
+
+    /// The counters as they are.
+    pub(super) fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    /// Fill in the fields of `stats` the counters show in, and list them under the store's
+    /// name.
+    pub(super) fn report(&self, stats: &mut CacheStats) {
+        (self.report)(&self.counters, stats);
+        stats.stores.push((self.name, self.counters));
     }
 }

@@ -1,25 +1,16 @@
 //! The warm cache's one mechanism, which knows nothing of what it keeps: typed stores that draw
 //! from one byte budget in one least-recently-used order, each counting its own use.
 //!
-//! A [`Store`] keeps the items of one [`Kind`] by key, each with its cost in bytes and the tick
-//! of its last use; the stores of a cache share one clock, so all their uses are ordered, and
-//! [`evict`] drops the least recently used items across all of them. A [`Side`] store keeps its
-//! items on the entries of another ([`Attached`]: a file's pieces on the file's entry): their
-//! cost is their entry's, and they live and die with it. Every charge, eviction and count is
-//! made here, nowhere else.
+//! A [`Store`] keeps items of one type by key, each with its cost in bytes and the tick of its
+//! last use; the stores of a cache share one clock, so all their uses are ordered, and [`evict`]
+//! drops the least recently used items across all of them. A [`Side`] store keeps its items on
+//! the entries of another ([`Attached`]: a file's pieces on the file's entry): their cost is
+//! their entry's, and they live and die with it. Every charge, eviction and count is made here,
+//! nowhere else.
 
-use super::stats::{CacheStats, Counters};
+use super::stats::{CacheStats, Counted, Report};
 use std::collections::HashMap;
 use std::hash::Hash;
-
-/// What one store keeps: its key and value types, its name, and the fields of [`CacheStats`]
-/// its counters fill in.
-pub trait Kind: 'static {
-    type Key: Eq + Hash;
-    type Value;
-    const NAME: &'static str;
-    fn report(counters: &Counters, stats: &mut CacheStats);
-}
 
 /// One kept item: its value, its cost in bytes and the tick of its last use.
 struct Slot<V> {
@@ -28,30 +19,31 @@ struct Slot<V> {
     used: u64,
 }
 
-/// The items of one kind by key, with what they cost and when each was last used.
-pub struct Store<K: Kind> {
-    items: HashMap<K::Key, Slot<K::Value>>,
+/// The items of one type by key, with what they cost and when each was last used.
+pub struct Store<K, V> {
+    items: HashMap<K, Slot<V>>,
     bytes: usize,
     /// The most one item may cost: a dearer one is not kept.
     max_cost: usize,
-    counters: Counters,
+    counted: Counted,
 }
 
-impl<K: Kind> Store<K> {
-    /// An empty store whose items may each cost at most `max_cost` bytes.
-    pub fn new(max_cost: usize) -> Store<K> {
+impl<K: Eq + Hash, V> Store<K, V> {
+    /// An empty store named `name`, whose counters fill in `report`'s fields, and whose items
+    /// may each cost at most `max_cost` bytes.
+    pub fn new(name: &'static str, report: Report, max_cost: usize) -> Store<K, V> {
         Store {
             items: HashMap::new(),
             bytes: 0,
             max_cost,
-            counters: Counters::default(),
+            counted: Counted::new(name, report),
         }
     }
 
     /// The item under `key`, now marked used at `now`; counted as a hit or a miss.
-    pub fn get(&mut self, key: &K::Key, now: u64) -> Option<&mut K::Value> {
+    pub fn get(&mut self, key: &K, now: u64) -> Option<&mut V> {
         let found = self.items.get_mut(key);
-        self.counters.look(found.is_some());
+        self.counted.tally().look(found.is_some());
         found.map(|slot| {
             slot.used = now;
             &mut slot.value
@@ -60,22 +52,22 @@ impl<K: Kind> Store<K> {
 
     /// The item under `key`, neither counted nor marked used: a lookup through it (a file's
     /// piece) says with [`Store::touch`] whether it used the item.
-    pub fn peek(&mut self, key: &K::Key) -> Option<&mut K::Value> {
+    pub fn peek(&mut self, key: &K) -> Option<&mut V> {
         self.items.get_mut(key).map(|slot| &mut slot.value)
     }
 
     /// Mark the item under `key` used at `now`, and count that use as a hit when `hit`.
-    pub fn touch(&mut self, key: &K::Key, now: u64, hit: bool) {
+    pub fn touch(&mut self, key: &K, now: u64, hit: bool) {
         if let Some(slot) = self.items.get_mut(key) {
             slot.used = now;
-            self.counters.hits += u64::from(hit);
+            self.counted.tally().hits += u64::from(hit);
         }
     }
 
     /// Keep `value` under `key` at `cost` bytes, used at `now`, in place of any item there;
     /// counted as an insertion. Not kept (false) when it costs more than one item may.
-    pub fn insert(&mut self, key: K::Key, value: K::Value, cost: usize, now: u64) -> bool {
-        self.counters.insertions += 1;
+    pub fn insert(&mut self, key: K, value: V, cost: usize, now: u64) -> bool {
+        self.counted.tally().insertions += 1;
         if cost > self.max_cost {
             return false;
         }
@@ -85,7 +77,7 @@ impl<K: Kind> Store<K> {
 
     /// [`Store::insert`], neither counted nor bounded: an item an earlier run kept, back as it
     /// was.
-    pub fn restore(&mut self, key: K::Key, value: K::Value, cost: usize, now: u64) {
+    pub fn restore(&mut self, key: K, value: V, cost: usize, now: u64) {
         let slot = Slot {
             value,
             cost,
@@ -99,7 +91,7 @@ impl<K: Kind> Store<K> {
 
     /// Change the item under `key` in place, not marking it used: `change` returns the bytes
     /// it added to it and the bytes it freed, charged to the item.
-    pub fn amend(&mut self, key: &K::Key, change: impl FnOnce(&mut K::Value) -> (usize, usize)) {
+    pub fn amend(&mut self, key: &K, change: impl FnOnce(&mut V) -> (usize, usize)) {
         if let Some(slot) = self.items.get_mut(key) {
             let (added, freed) = change(&mut slot.value);
             slot.cost = slot.cost + added - freed;
@@ -108,14 +100,14 @@ impl<K: Kind> Store<K> {
     }
 
     /// Forget the item under `key`.
-    pub fn remove(&mut self, key: &K::Key) {
+    pub fn remove(&mut self, key: &K) {
         if let Some(old) = self.items.remove(key) {
             self.bytes -= old.cost;
         }
     }
 
     /// Every item with its key and the tick of its last use.
-    pub fn iter(&self) -> impl Iterator<Item = (&K::Key, &K::Value, u64)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V, u64)> {
         self.items
             .iter()
             .map(|(k, slot)| (k, &slot.value, slot.used))
@@ -124,10 +116,8 @@ impl<K: Kind> Store<K> {
 
 /// A store as the budget and the stats see it, whatever it keeps.
 pub trait Budgeted {
-    fn name(&self) -> &'static str;
-    fn counters(&self) -> Counters;
-    /// Fill in the fields of `stats` its counters show in.
-    fn report(&self, stats: &mut CacheStats);
+    /// Its name and counters.
+    fn counted(&self) -> &Counted;
     fn len(&self) -> usize;
     fn bytes(&self) -> usize;
     /// Push the last use and the cost of each item.
@@ -136,17 +126,9 @@ pub trait Budgeted {
     fn drop_used_by(&mut self, cutoff: u64);
 }
 
-impl<K: Kind> Budgeted for Store<K> {
-    fn name(&self) -> &'static str {
-        K::NAME
-    }
-
-    fn counters(&self) -> Counters {
-        self.counters
-    }
-
-    fn report(&self, stats: &mut CacheStats) {
-        K::report(&self.counters, stats);
+impl<K: Eq + Hash, V> Budgeted for Store<K, V> {
+    fn counted(&self) -> &Counted {
+        &self.counted
     }
 
     fn len(&self) -> usize {
@@ -172,7 +154,7 @@ impl<K: Kind> Budgeted for Store<K> {
             keep
         });
         self.bytes -= freed;
-        self.counters.evictions += dropped;
+        self.counted.tally().evictions += dropped;
     }
 }
 
@@ -271,29 +253,20 @@ impl<V> Attached<V> {
 /// bounds what one of them may cost and how many one entry holds. The entry holds them and
 /// pays for them, and they go with it.
 pub struct Side {
-    name: &'static str,
-    report: fn(&Counters, &mut CacheStats),
     /// How many items (of every side store keeping items on the same list) one entry holds.
     cap: usize,
     /// The most one item may cost: a dearer one is not kept.
     max_cost: usize,
-    counters: Counters,
+    counted: Counted,
 }
 
 impl Side {
     /// A side store named `name` whose counters fill in `report`'s fields.
-    pub fn new(
-        name: &'static str,
-        report: fn(&Counters, &mut CacheStats),
-        cap: usize,
-        max_cost: usize,
-    ) -> Side {
+    pub fn new(name: &'static str, report: Report, cap: usize, max_cost: usize) -> Side {
         Side {
-            name,
-            report,
             cap,
             max_cost,
-            counters: Counters::default(),
+            counted: Counted::new(name, report),
         }
     }
 
@@ -306,38 +279,43 @@ impl Side {
         is: impl Fn(&V) -> bool,
     ) -> Option<&'a V> {
         let found = on.and_then(|items| items.find(context, path, is));
-        self.counters.look(found.is_some());
+        self.counted.tally().look(found.is_some());
         found
     }
 
-    /// Count an item offered at `cost`: whether it may be kept.
-    pub fn offer(&mut self, cost: usize) -> bool {
-        self.counters.insertions += 1;
-        cost <= self.max_cost
-    }
-
-    /// Keep an item offered (see [`Side::offer`]) on `items`, in place of the one there `is`
-    /// accepts: the bytes added and freed (for [`Store::amend`]), and what went for the cap.
-    pub fn put<V>(
-        &self,
-        items: &mut Attached<V>,
-        at: (u128, &str),
-        (value, cost): (V, usize),
+    /// Keep `value` at `cost` on the entry `key` of `owners` (on the list `on` finds there), in
+    /// place of the one there `is` accepts; charged to the entry, not marked used, counted as an
+    /// insertion. Not kept when that entry is not, or when it costs more than one item may.
+    /// What went for the cap on the entry (an item of another side store's, perhaps: counted by
+    /// the caller, see [`Side::evicted`]).
+    pub fn attach<K: Eq + Hash, E, V>(
+        &mut self,
+        (owners, key): (&mut Store<K, E>, &K),
+        on: fn(&mut E) -> &mut Attached<V>,
+        (at, value, cost): ((u128, &str), V, usize),
         is: impl Fn(&V) -> bool,
-    ) -> ((usize, usize), Option<V>) {
-        let (freed, capped) = items.put(self.cap, at, (value, cost), is);
-        ((cost, freed), capped)
+    ) -> Option<V> {
+        self.counted.tally().insertions += 1;
+        if cost > self.max_cost {
+            return None;
+        }
+        let mut capped = None;
+        owners.amend(key, |entry| {
+            let freed;
+            (freed, capped) = on(entry).put(self.cap, at, (value, cost), is);
+            (cost, freed)
+        });
+        capped
     }
 
     /// Count one of its items dropped for the cap on an entry.
     pub fn evicted(&mut self) {
-        self.counters.evictions += 1;
+        self.counted.tally().evictions += 1;
     }
 
-    /// Its name and counters, and the fields of `stats` they fill in.
-    pub fn report(&self, stats: &mut CacheStats) -> (&'static str, Counters) {
-        (self.report)(&self.counters, stats);
-        (self.name, self.counters)
+    /// Its name and counters.
+    pub fn counted(&self) -> &Counted {
+        &self.counted
     }
 }
 
@@ -345,27 +323,14 @@ impl Side {
 mod tests {
     use super::*;
 
-    /// Two kinds of items, to show that the budget and the order are one across stores.
-    struct Names;
+    use crate::cache::stats::Counters;
 
-    impl Kind for Names {
-        type Key = u32;
-        type Value = &'static str;
-        const NAME: &'static str = "names";
-        fn report(c: &Counters, s: &mut CacheStats) {
-            s.file_hits += c.hits;
-        }
-    }
+    /// Two stores of two types, to show that the budget and the order are one across stores.
+    type Names = Store<u32, &'static str>;
+    type Numbers = Store<u32, u64>;
 
-    struct Numbers;
-
-    impl Kind for Numbers {
-        type Key = u32;
-        type Value = u64;
-        const NAME: &'static str = "numbers";
-        fn report(c: &Counters, s: &mut CacheStats) {
-            s.file_hits += c.hits;
-        }
+    fn names(max_cost: usize) -> Names {
+        Store::new("names", |c, s| s.file_hits += c.hits, max_cost)
     }
 
     fn bytes(stores: &mut [&mut dyn Budgeted]) -> usize {
@@ -374,7 +339,8 @@ mod tests {
 
     #[test]
     fn eviction_takes_the_least_recently_used_whichever_store_holds_them() {
-        let (mut names, mut numbers) = (Store::<Names>::new(1000), Store::<Numbers>::new(1000));
+        let mut names = names(1000);
+        let mut numbers: Numbers = Store::new("numbers", |_, _| {}, 1000);
         names.insert(1, "one", 100, 1);
         numbers.insert(1, 10, 100, 2);
         names.insert(2, "two", 100, 3);
@@ -393,14 +359,14 @@ mod tests {
         assert_eq!(bytes(&mut [&mut names, &mut numbers]), 200);
         assert!(numbers.peek(&1).is_none() && names.peek(&2).is_none());
         assert!(names.peek(&1).is_some() && numbers.peek(&2).is_some());
-        assert_eq!(Budgeted::counters(&names).evictions, 1);
-        assert_eq!(Budgeted::counters(&numbers).evictions, 1);
+        assert_eq!(names.counted().counters().evictions, 1);
+        assert_eq!(numbers.counted().counters().evictions, 1);
         assert_eq!((names.len(), numbers.len()), (1, 1));
     }
 
     #[test]
     fn a_store_charges_and_counts_its_own_items() {
-        let mut names = Store::<Names>::new(150);
+        let mut names = names(150);
         assert!(names.get(&1, 1).is_none());
         assert!(names.insert(1, "one", 100, 2));
         assert!(
@@ -439,56 +405,60 @@ mod tests {
             insertions: 3,
             evictions: 0,
         };
-        assert_eq!(Budgeted::counters(&names), counters);
+        assert_eq!(names.counted().counters(), counters);
         let mut stats = CacheStats::default();
-        names.report(&mut stats);
+        names.counted().report(&mut stats);
         assert_eq!(stats.file_hits, 2, "its report fills in its fields");
+        assert_eq!(stats.stores, [("names", counters)]);
     }
 
     #[test]
-    fn side_items_are_capped_per_entry_oldest_first() {
+    fn side_items_are_charged_to_their_entry_and_capped_oldest_first() {
         let mut side = Side::new("pieces", |_, _| {}, 2, 100);
-        let mut on = Attached::default();
-        assert!(side.get(Some(&on), (1, "p"), |_| true).is_none());
-        assert!(side.offer(10));
-        assert_eq!(
-            side.put(&mut on, (1, "p"), ("a", 10), |_| true),
-            ((10, 0), None)
-        );
-        assert_eq!(
-            side.put(&mut on, (1, "p"), ("b", 20), |_| true),
-            ((20, 10), None),
-            "in place of the same"
-        );
-        assert_eq!(
-            side.put(&mut on, (2, "p"), ("c", 5), |_| true),
-            ((5, 0), None)
-        );
-        assert_eq!(
-            side.put(&mut on, (1, "q"), ("d", 5), |_| true),
-            ((5, 20), Some("b")),
-            "past the cap, the oldest goes"
-        );
+        let mut owners: Store<u32, Attached<&str>> = Store::new("owners", |_, _| {}, 1000);
+        owners.insert(1, Attached::default(), 10, 1);
+        fn on<'a>(e: &'a mut Attached<&'static str>) -> &'a mut Attached<&'static str> {
+            e
+        }
+        let mut attach = |owners: &mut Store<_, _>, key, at, value, cost| {
+            side.attach((owners, &key), on, (at, value, cost), |_| true)
+        };
+        assert_eq!(attach(&mut owners, 1, (1, "p"), "a", 10), None);
+        assert_eq!(owners.bytes(), 20, "charged to the entry");
+        attach(&mut owners, 1, (1, "p"), "b", 20);
+        assert_eq!(owners.bytes(), 30, "in place of the same");
+        attach(&mut owners, 1, (2, "p"), "c", 5);
+        let capped = attach(&mut owners, 1, (1, "q"), "d", 5);
+        assert_eq!(capped, Some("b"), "past the cap, the oldest goes");
+        assert_eq!(owners.bytes(), 20);
+        assert_eq!(attach(&mut owners, 2, (1, "p"), "e", 5), None);
+        assert_eq!(attach(&mut owners, 1, (3, "p"), "big", 101), None);
+        assert_eq!(owners.bytes(), 20, "nothing kept on no entry, nor too dear");
         side.evicted();
-        assert!(side.get(Some(&on), (1, "p"), |_| true).is_none());
-        assert_eq!(side.get(Some(&on), (2, "p"), |_| true), Some(&"c"));
+
+        let on = owners.peek(&1).map(|e| &*e);
+        assert!(side.get(on, (1, "p"), |_| true).is_none());
+        assert_eq!(side.get(on, (2, "p"), |_| true), Some(&"c"));
         assert!(
-            side.get(Some(&on), (2, "p"), |v| *v != "c").is_none(),
+            side.get(on, (2, "p"), |v| *v != "c").is_none(),
             "not its kind"
         );
         assert!(
             side.get::<&str>(None, (2, "p"), |_| true).is_none(),
             "no entry"
         );
-        assert!(!side.offer(101), "dearer than one item may be");
-        let (name, counters) = side.report(&mut CacheStats::default());
-        assert_eq!(name, "pieces");
+        assert_eq!(
+            owners.iter().map(|(_, _, used)| used).collect::<Vec<_>>(),
+            [1]
+        );
+        let mut stats = CacheStats::default();
+        side.counted().report(&mut stats);
         let expected = Counters {
             hits: 1,
-            misses: 4,
-            insertions: 2,
+            misses: 3,
+            insertions: 6,
             evictions: 1,
         };
-        assert_eq!(counters, expected);
+        assert_eq!(stats.stores, [("pieces", expected)]);
     }
 }

@@ -115,27 +115,13 @@ fn persistent_entries_round_trip_and_tell_what_this_run_used() {
 }
 
 /// A kind of derived item for these tests: its insertions show as `index_built`.
-struct Words;
+const WORDS: DerivedKind<Arc<str>> = DerivedKind::new("words", |c, s| {
+    s.index_built += c.insertions;
+    s.derived_hits += c.hits;
+});
 
-impl DerivedKind for Words {
-    type Value = Arc<str>;
-    const NAME: &'static str = "words";
-    fn report(c: &Counters, s: &mut CacheStats) {
-        s.index_built += c.insertions;
-        s.derived_hits += c.hits;
-    }
-}
-
-/// Another kind, of the same value type.
-struct Lines;
-
-impl DerivedKind for Lines {
-    type Value = Arc<str>;
-    const NAME: &'static str = "lines";
-    fn report(c: &Counters, s: &mut CacheStats) {
-        s.derived_hits += c.hits;
-    }
-}
+/// Another kind, of the same item type.
+const LINES: DerivedKind<Arc<str>> = DerivedKind::new("lines", |c, s| s.derived_hits += c.hits);
 
 fn piece() -> Piece {
     Piece {
@@ -189,21 +175,21 @@ fn a_files_pieces_and_derived_items_cost_its_entry_and_go_with_it() {
     c.put_file(key(1), &text(&"x".repeat(100)));
     let alone = c.stats().bytes;
     c.put_piece(&key(1), 7, "a.rs", piece());
-    c.put_derived::<Words>(&key(1), 7, "a.rs", Arc::from("w"), 10);
+    c.put_derived(&WORDS, &key(1), 7, "a.rs", Arc::from("w"), 10);
     let with = alone + piece_cost("a.rs", &piece()) + ENTRY_OVERHEAD + "a.rs".len() + 10;
     assert_eq!(c.stats().bytes, with);
     assert_eq!(c.stats().entries, 1, "they are not entries of their own");
     assert!(matches!(c.piece(&key(1), 7, "a.rs"), Some(Ok(_))));
-    assert_eq!(c.derived::<Words>(&key(1), 7, "a.rs").as_deref(), Some("w"));
+    assert_eq!(c.derived(&WORDS, &key(1), 7, "a.rs").as_deref(), Some("w"));
     assert!(c.piece(&key(1), 8, "a.rs").is_none(), "other options");
     assert!(
-        c.derived::<Words>(&key(1), 7, "b.rs").is_none(),
+        c.derived(&WORDS, &key(1), 7, "b.rs").is_none(),
         "another path"
     );
 
     // Nothing is kept on a file that is not.
     c.put_piece(&key(2), 7, "b.rs", piece());
-    c.put_derived::<Words>(&key(2), 7, "b.rs", Arc::from("w"), 10);
+    c.put_derived(&WORDS, &key(2), 7, "b.rs", Arc::from("w"), 10);
     assert_eq!(c.stats().bytes, with);
 
     // Evicted with their file: newer entries fill the budget, and the file is not used.
@@ -213,17 +199,17 @@ fn a_files_pieces_and_derived_items_cost_its_entry_and_go_with_it() {
     assert!(c.file(&key(1)).is_none(), "evicted");
     c.put_file(key(1), &text(&"x".repeat(100)));
     assert!(c.piece(&key(1), 7, "a.rs").is_none(), "gone with the entry");
-    assert!(c.derived::<Words>(&key(1), 7, "a.rs").is_none());
+    assert!(c.derived(&WORDS, &key(1), 7, "a.rs").is_none());
 
     // Replaced with their file.
     c.put_piece(&key(1), 7, "a.rs", piece());
-    c.put_derived::<Words>(&key(1), 7, "a.rs", Arc::from("w"), 10);
+    c.put_derived(&WORDS, &key(1), 7, "a.rs", Arc::from("w"), 10);
     c.put_file(key(1), &text(&"x".repeat(100)));
     assert!(
         c.piece(&key(1), 7, "a.rs").is_none(),
         "gone with the old entry"
     );
-    assert!(c.derived::<Words>(&key(1), 7, "a.rs").is_none());
+    assert!(c.derived(&WORDS, &key(1), 7, "a.rs").is_none());
 }
 
 #[test]
@@ -232,12 +218,12 @@ fn a_lookup_through_a_file_keeps_it_recent() {
     for ino in [1, 2] {
         c.put_file(key(ino), &text(&"x".repeat(100)));
         c.put_piece(&key(ino), 7, "a.rs", piece());
-        c.put_derived::<Words>(&key(ino), 7, "a.rs", Arc::from("w"), 0);
+        c.put_derived(&WORDS, &key(ino), 7, "a.rs", Arc::from("w"), 0);
     }
     for i in 0..20 {
         c.put_skeleton(i, Some(Arc::from("y".repeat(100))));
         assert!(c.piece(&key(1), 7, "a.rs").is_some(), "{i}");
-        assert!(c.derived::<Words>(&key(2), 7, "a.rs").is_some(), "{i}");
+        assert!(c.derived(&WORDS, &key(2), 7, "a.rs").is_some(), "{i}");
     }
     assert!(c.file(&key(1)).is_some() && c.file(&key(2)).is_some());
 }
@@ -246,20 +232,20 @@ fn a_lookup_through_a_file_keeps_it_recent() {
 fn derived_items_are_typed_by_kind_and_share_one_cap_per_file() {
     let c = Cache::new(1 << 20);
     c.put_file(key(1), &text("abc"));
-    c.put_derived::<Lines>(&key(1), 0, "a", Arc::from("line"), 0);
+    c.put_derived(&LINES, &key(1), 0, "a", Arc::from("line"), 0);
     for context in 0..MAX_DERIVED as u128 - 1 {
-        c.put_derived::<Words>(&key(1), context, "a", Arc::from("word"), 0);
+        c.put_derived(&WORDS, &key(1), context, "a", Arc::from("word"), 0);
     }
-    assert_eq!(c.derived::<Lines>(&key(1), 0, "a").as_deref(), Some("line"));
-    assert_eq!(c.derived::<Words>(&key(1), 0, "a").as_deref(), Some("word"));
+    assert_eq!(c.derived(&LINES, &key(1), 0, "a").as_deref(), Some("line"));
+    assert_eq!(c.derived(&WORDS, &key(1), 0, "a").as_deref(), Some("word"));
     let full = c.stats().bytes;
     // Replacing an item keeps the count (and the cost); one more drops the oldest, of any kind.
-    c.put_derived::<Words>(&key(1), 0, "a", Arc::from("word"), 0);
+    c.put_derived(&WORDS, &key(1), 0, "a", Arc::from("word"), 0);
     assert_eq!(c.stats().bytes, full);
-    assert!(c.derived::<Lines>(&key(1), 0, "a").is_some());
-    c.put_derived::<Words>(&key(1), 99, "a", Arc::from("word"), 0);
+    assert!(c.derived(&LINES, &key(1), 0, "a").is_some());
+    c.put_derived(&WORDS, &key(1), 99, "a", Arc::from("word"), 0);
     assert!(
-        c.derived::<Lines>(&key(1), 0, "a").is_none(),
+        c.derived(&LINES, &key(1), 0, "a").is_none(),
         "the oldest went"
     );
     assert_eq!(c.stats().bytes, full, "one in, one out");
@@ -291,11 +277,11 @@ fn each_store_keeps_its_own_counters_and_the_stats_are_made_of_them() {
         c.piece(&key(1), 1, "a").is_some(),
         "a hit of the piece and of its file"
     );
-    assert!(c.derived::<Words>(&key(1), 1, "a").is_none());
-    c.put_derived::<Words>(&key(1), 1, "a", Arc::from("w"), 0);
-    c.put_derived::<Words>(&key(9), 1, "a", Arc::from("w"), 0);
-    assert!(c.derived::<Words>(&key(1), 1, "a").is_some());
-    c.put_derived::<Lines>(&key(1), 1, "a", Arc::from("l"), 0);
+    assert!(c.derived(&WORDS, &key(1), 1, "a").is_none());
+    c.put_derived(&WORDS, &key(1), 1, "a", Arc::from("w"), 0);
+    c.put_derived(&WORDS, &key(9), 1, "a", Arc::from("w"), 0);
+    assert!(c.derived(&WORDS, &key(1), 1, "a").is_some());
+    c.put_derived(&LINES, &key(1), 1, "a", Arc::from("l"), 0);
     assert!(c.repo_item::<u32>(3).is_none());
     c.put_repo_item::<u32>(3, Arc::new(3), 0);
     assert!(c.repo_item::<u32>(3).is_some());

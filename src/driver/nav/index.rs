@@ -3,7 +3,7 @@
 //! `extract`), each with its shown text and its [`FileIndex`] built from that text, so a
 //! redacted span is never indexed.
 //!
-//! In gnaw-mcp the indexes live in the warm cache beside each file's text ([`Indexes`]),
+//! In gnaw-mcp the indexes live in the warm cache beside each file's text ([`DerivedKind`]),
 //! keyed like the file's piece: what the walk's `lstat` saw (device, inode, size, mtime, ctime),
 //! the display path and the options that shape the shown text. A warm call therefore re-indexes
 //! exactly the files that changed (or appeared), and nothing else; [`IndexStatus::built`] counts
@@ -13,7 +13,7 @@
 
 use super::deferred::{self, Step};
 use super::session::{NavError, Session};
-use crate::cache::{Cache, CacheStats, Counters, DerivedKind, FileKey};
+use crate::cache::{Cache, DerivedKind, FileKey};
 use crate::driver::file::Processed;
 use crate::driver::file::{Body, FileContext};
 use crate::error::Error;
@@ -85,11 +85,11 @@ impl IndexedFile {
         outline: impl FnOnce() -> Option<Arc<Vec<Symbol>>>,
     ) -> Option<Arc<SymbolFacts>> {
         let (shelf, key) = (Shelf::of(ctx), self.key.as_ref());
-        if let Some(facts) = shelf.kept::<Facts>(key, &self.path) {
+        if let Some(facts) = shelf.kept(&FACTS, key, &self.path) {
             return Some(facts);
         }
         let facts = Arc::new(SymbolFacts::of(&outline()?));
-        shelf.keep::<Facts>(key, &self.path, facts.clone(), facts.bytes());
+        shelf.keep(&FACTS, key, (&self.path, facts.clone(), facts.bytes()));
         Some(facts)
     }
 
@@ -139,57 +139,48 @@ impl<'a> Shelf<'a> {
         }
     }
 
-    /// The item of kind `K` kept for the file `key` shown as `path`, if one is.
-    fn kept<K: DerivedKind>(self, key: Option<&FileKey>, path: &str) -> Option<K::Value> {
+    /// The item of `kind` kept for the file `key` shown as `path`, if one is.
+    fn kept<V: Clone + 'static>(
+        self,
+        kind: &DerivedKind<V>,
+        key: Option<&FileKey>,
+        path: &str,
+    ) -> Option<V> {
         let (cache, key) = self.cache.zip(key)?;
-        cache.derived::<K>(key, self.context, path)
+        cache.derived(kind, key, self.context, path)
     }
 
-    /// Keep `value`, about `cost` bytes, as the item of kind `K` for the file `key` shown as
+    /// Keep `value`, about `cost` bytes, as the item of `kind` for the file `key` shown as
     /// `path` (nothing without a cache or a file key).
-    fn keep<K: DerivedKind>(self, key: Option<&FileKey>, path: &str, value: K::Value, cost: usize) {
+    fn keep<V: Send + Sync + 'static>(
+        self,
+        kind: &DerivedKind<V>,
+        key: Option<&FileKey>,
+        (path, value, cost): (&str, V, usize),
+    ) {
         if let Some((cache, key)) = self.cache.zip(key) {
-            cache.put_derived::<K>(key, self.context, path, value, cost);
+            cache.put_derived(kind, key, self.context, path, value, cost);
         }
     }
 }
 
 /// A file's search index, kept on the file's entry in the warm cache: each one kept is one
 /// built (`index_built`).
-struct Indexes;
-
-impl DerivedKind for Indexes {
-    type Value = Arc<FileIndex>;
-    const NAME: &'static str = "search indexes";
-    fn report(c: &Counters, s: &mut CacheStats) {
-        s.index_built += c.insertions;
-        s.derived_hits += c.hits;
-    }
-}
+const INDEXES: DerivedKind<Arc<FileIndex>> = DerivedKind::new("search indexes", |c, s| {
+    s.index_built += c.insertions;
+    s.derived_hits += c.hits;
+});
 
 /// A file's definitions (`None`: its language has no grammar), kept like its search index:
 /// each one kept is one parsed (`outlines_built`).
-struct Outlines;
-
-impl DerivedKind for Outlines {
-    type Value = Option<Arc<Vec<Symbol>>>;
-    const NAME: &'static str = "outlines";
-    fn report(c: &Counters, s: &mut CacheStats) {
-        s.outlines_built += c.insertions;
-        s.derived_hits += c.hits;
-    }
-}
+const OUTLINES: DerivedKind<Option<Arc<Vec<Symbol>>>> = DerivedKind::new("outlines", |c, s| {
+    s.outlines_built += c.insertions;
+    s.derived_hits += c.hits;
+});
 
 /// What the ranking's re-scoring needs of a file's definitions, kept like its search index.
-struct Facts;
-
-impl DerivedKind for Facts {
-    type Value = Arc<SymbolFacts>;
-    const NAME: &'static str = "symbol facts";
-    fn report(c: &Counters, s: &mut CacheStats) {
-        s.derived_hits += c.hits;
-    }
-}
+const FACTS: DerivedKind<Arc<SymbolFacts>> =
+    DerivedKind::new("symbol facts", |c, s| s.derived_hits += c.hits);
 
 /// A repository's index for one call.
 pub struct RepoIndex {
@@ -609,12 +600,12 @@ fn index_of(
     built: &AtomicUsize,
 ) -> Arc<FileIndex> {
     let shelf = Shelf::of(ctx);
-    if let Some(index) = shelf.kept::<Indexes>(key, path) {
+    if let Some(index) = shelf.kept(&INDEXES, key, path) {
         return index;
     }
     let index = Arc::new(FileIndex::build(path, text));
     built.fetch_add(1, Ordering::Relaxed);
-    shelf.keep::<Indexes>(key, path, index.clone(), index.bytes());
+    shelf.keep(&INDEXES, key, (path, index.clone(), index.bytes()));
     index
 }
 
@@ -642,7 +633,7 @@ fn outline_of(
             syntax::Outline::Unsupported => (None, 0),
             syntax::Outline::Skipped(_) => return None,
         };
-    shelf.keep::<Outlines>(key, path, outline.clone(), cost);
+    shelf.keep(&OUTLINES, key, (path, outline.clone(), cost));
     outline
 }
 
@@ -652,7 +643,7 @@ fn kept_outline(
     key: Option<&FileKey>,
     path: &str,
 ) -> Option<Option<Arc<Vec<Symbol>>>> {
-    shelf.kept::<Outlines>(key, path)
+    shelf.kept(&OUTLINES, key, path)
 }
 
 /// About what an outline takes in memory.

@@ -4,8 +4,8 @@
 //! module itself never touches a file.
 //!
 //! Typed stores under one byte budget, in one least-recently-used order across them all, each
-//! counting its own hits, misses, insertions and evictions (the mechanism: [`store`]; the
-//! counters and the [`CacheStats`] made of them: [`stats`]). The stores:
+//! counting its own hits, misses, insertions and evictions (the mechanism: `store.rs`; the
+//! counters and the [`CacheStats`] made of them: `stats.rs`). The stores:
 //!
 //! - **Files**, keyed by what the walk's `lstat` saw, `(device, inode, size, mtime_ns, ctime_ns)`,
 //!   plus the read options that shape the outcome: the read stage's result (the text and whether
@@ -42,8 +42,8 @@
 //!   one's cost.
 //!
 //! The cache sits below the layers whose types it keeps as derived and repository items, so it
-//! holds those as values of an erased type ([`typed`]), each given back only to the kind that
-//! kept it: callers get their own types back.
+//! holds those as values of an erased type (`typed.rs`), each given back only to the kind that
+//! kept it: callers get their own types back. The keys and the racy-file rule: `keys.rs`.
 //!
 //! Only outcomes that are a pure function of the file's content and metadata are kept: transient
 //! failures (unreadable, changed during the walk) are always retried.

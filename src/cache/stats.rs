@@ -106,11 +106,6 @@ impl Counted {
         &mut self.counters
     }
 
-    /// The counters as they are.
-    pub(super) fn counters(&self) -> Counters {
-        self.counters
-    }
-
     /// Fill in the fields of `stats` the counters show in, and list them under the store's
     /// name.
     pub(super) fn report(&self, stats: &mut CacheStats) {

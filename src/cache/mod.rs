@@ -266,6 +266,7 @@ impl Cache {
                 .get(Some(on), (context, path), |_| true)
                 .map(|piece| Ok((Arc::clone(text), Arc::clone(piece)))),
             None => {
+                // No entry to find the piece on: still a miss of the pieces.
                 pieces.get::<Arc<Piece>>(None, (context, path), |_| true);
                 None
             }
@@ -283,7 +284,8 @@ impl Cache {
         let mut inner = self.lock();
         let Inner { files, pieces, .. } = &mut *inner;
         let item = ((context, path), Arc::new(piece), cost);
-        if let Some(_capped) = pieces.attach((files, key), |e| &mut e.pieces, item, |_| true) {
+        let capped = pieces.attach((files, key), |e| &mut e.pieces, item, |_| true);
+        if capped.is_some() {
             pieces.evicted();
         }
         self.evict(&mut inner);

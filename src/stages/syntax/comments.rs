@@ -4,8 +4,9 @@
 //!
 //! A comment is a doc comment when it is one by its syntax (`///`, `//!`, `/**`, `/*!`,
 //! Haskell's `-- |` and `-- ^`, Lua's `--- `), when it stands right before a definition (the
-//! block `outline` takes a definition's doc from, found the same way), or before a package
-//! header or a Go `type`/`const`/`var` declaration. Python docstrings and Elixir's `@doc`,
+//! block `outline` takes a definition's doc from, found the same way, or the block before the
+//! construct that starts on the definition's line and holds it, such as Go's `type`), or before
+//! Go's `package` clause or a `var` declaration. Python docstrings and Elixir's `@doc`,
 //! `@moduledoc` and `@typedoc` are doc comments too.
 
 use super::{Language, doc_block};
@@ -20,15 +21,9 @@ pub struct Comment {
     pub doc: bool,
 }
 
-/// Node kinds whose comment block documents what follows, though they are not definitions.
-const DOC_ANCHORS: &[&str] = &[
-    "package_clause",
-    "package_declaration",
-    "package_header",
-    "type_declaration",
-    "const_declaration",
-    "var_declaration",
-];
+/// Node kinds whose comment block documents what follows, though they are not definitions:
+/// Go's package clause (its package doc) and its `var` declarations.
+const DOC_ANCHORS: &[&str] = &["package_clause", "var_declaration"];
 
 /// Elixir's attributes that document: `@doc`, `@moduledoc`, `@typedoc`.
 const DOC_ATTRIBUTES: &[&[u8]] = &[b"doc", b"moduledoc", b"typedoc"];

@@ -347,3 +347,252 @@ fn clean_line(raw: &str) -> &str {
     let cleaned = super::clean_comment_line(s.as_bytes());
     std::str::from_utf8(cleaned).unwrap_or("")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Language, ParseBudget, found_of};
+    use super::*;
+
+    /// The skeleton of `text`, read as `lang`, at `level`.
+    fn at(lang: Language, text: &str, level: Compress) -> String {
+        let found = found_of(lang, text, &ParseBudget::default(), true, &|| false).unwrap();
+        skeleton(text, &found.symbols, &found.comments, level)
+    }
+
+    const RUST: &str = "\
+//! The crate. It does things.
+//!
+//! More about it.
+
+// Licensed under MIT.
+
+use std::io; // io
+
+/// A thing. It holds a.
+///
+/// More details.
+#[derive(Debug)]
+pub struct Thing {
+    /// The a field, e.g. one. Always positive.
+    a: u32, // trailing
+    // internal note
+    b: u32,
+}
+
+impl Thing {
+    /// New thing.
+    pub fn new() -> Thing {
+        // body comment
+        let a = 1;
+        Thing { a, b: 2 }
+    }
+}
+";
+
+    #[test]
+    fn each_level_keeps_its_comments() {
+        let docs = at(Language::Rust, RUST, Compress::Docs);
+        assert!(docs.starts_with("//! The crate. It does things.\n//!\n//! More about it.\n"));
+        assert!(docs.contains("    a: u32, // trailing\n    // internal note\n"));
+        assert!(docs.contains("        ⋯ 3 lines (23–25)\n"), "{docs}");
+        assert_eq!(
+            at(Language::Rust, RUST, Compress::Summary),
+            "\
+//! The crate.
+
+use std::io;
+
+/// A thing.
+#[derive(Debug)]
+pub struct Thing {
+    /// The a field, e.g. one.
+    a: u32,
+    b: u32,
+}
+
+impl Thing {
+    /// New thing.
+    pub fn new() -> Thing {
+        ⋯ 3 lines (23–25)
+    }
+}
+"
+        );
+        assert_eq!(
+            at(Language::Rust, RUST, Compress::Signatures),
+            "\
+use std::io;
+
+#[derive(Debug)]
+pub struct Thing {
+    a: u32,
+    b: u32,
+}
+
+impl Thing {
+    pub fn new() -> Thing {
+        ⋯ 3 lines (23–25)
+    }
+}
+"
+        );
+    }
+
+    #[test]
+    fn docstrings_are_cut_or_dropped_and_a_shebang_stays() {
+        let text = "\
+#!/usr/bin/env python3
+r\"\"\"Module doc. More.
+
+Details.
+\"\"\"
+
+import os
+
+
+class A:
+    '''An A. Really.'''
+
+    def m(self):
+        \"\"\"Does \"m\".
+
+        Details.
+        \"\"\"
+        x = 1
+        return x
+";
+        assert_eq!(
+            at(Language::Python, text, Compress::Summary),
+            "\
+#!/usr/bin/env python3
+r\"\"\"Module doc.\"\"\"
+
+import os
+
+
+class A:
+    '''An A.'''
+
+    def m(self):
+        \"\"\"Does 'm'.\"\"\"
+        ⋯ 2 lines (18–19)
+"
+        );
+        assert_eq!(
+            at(Language::Python, text, Compress::Signatures),
+            "\
+#!/usr/bin/env python3
+
+import os
+
+
+class A:
+    def m(self):
+        ⋯ 2 lines (18–19)
+"
+        );
+    }
+
+    #[test]
+    fn directives_and_package_docs() {
+        let text = "\
+//go:build linux
+
+// Package c does c. Really.
+package c
+
+// T is a type. It types.
+type T struct {
+\t// F is a field.
+\tF int // trailing
+}
+";
+        assert_eq!(
+            at(Language::Go, text, Compress::Summary),
+            "//go:build linux\n\n// Package c does c.\npackage c\n\n// T is a type.\ntype T struct {\n\tF int\n}\n"
+        );
+        assert_eq!(
+            at(Language::Go, text, Compress::Signatures),
+            "//go:build linux\n\npackage c\n\ntype T struct {\n\tF int\n}\n"
+        );
+    }
+
+    #[test]
+    fn summaries_keep_each_language_s_comment_syntax() {
+        let cases = [
+            (
+                Language::Java,
+                "/**\n * Parses it. Then more.\n *\n * @param x the x\n */\nclass P {}\n",
+                "/** Parses it. */\nclass P {}\n",
+            ),
+            (
+                Language::CSharp,
+                "/// <summary>\n/// Gets the value.\n/// </summary>\nclass V {}\n",
+                "/// Gets the value.\nclass V {}\n",
+            ),
+            (
+                Language::Haskell,
+                "module M where\n\n-- | Adds one. Or two.\n-- More.\nf :: Int -> Int\nf x = x + 1\n",
+                "module M where\n\n-- | Adds one.\nf :: Int -> Int\nf x = x + 1\n",
+            ),
+            (
+                Language::Elixir,
+                "defmodule M do\n  @doc \"\"\"\n  Runs \"it\". Later.\n  \"\"\"\n  def run(x), do: x\nend\n",
+                "defmodule M do\n  @doc \"Runs \\\"it\\\".\"\n  def run(x), do: x\nend\n",
+            ),
+            (
+                Language::Lua,
+                "--- Opens it. Always.\n-- more\nlocal function open()\nend\n",
+                "--- Opens it.\nlocal function open()\nend\n",
+            ),
+            (
+                Language::C,
+                "/* Frees x: a sentence without a stop */\nvoid f(int x);\n",
+                "/* Frees x: a sentence without a stop */\nvoid f(int x);\n",
+            ),
+        ];
+        for (lang, text, want) in cases {
+            assert_eq!(at(lang, text, Compress::Summary), want, "{lang:?}");
+        }
+    }
+
+    #[test]
+    fn first_sentences() {
+        for (block, want) in [
+            ("/// One. Two.", Some("One.")),
+            ("/// See e.g. this. Then.", Some("See e.g. this.")),
+            ("/// Version 1.2 is out. Yes.", Some("Version 1.2 is out.")),
+            ("/// Is it? Yes.", Some("Is it?")),
+            ("/// Lower. then on", Some("Lower. then on")),
+            ("/// one\n/// two\n///\n/// three", Some("one two")),
+            ("/**\n *\n */", None),
+            ("# ----", None),
+        ] {
+            assert_eq!(first_sentence(block).as_deref(), want, "{block:?}");
+        }
+        let long = format!("/// {}", "word ".repeat(200));
+        let cut = first_sentence(&long).unwrap();
+        assert!(cut.ends_with('…') && cut.chars().count() <= MAX_SENTENCE_CHARS + 1);
+    }
+
+    /// Finding the comments changes nothing the outline finds, and a docs skeleton needs none.
+    #[test]
+    fn the_comments_change_no_definition() {
+        for (lang, text) in [
+            (Language::Rust, RUST),
+            (
+                Language::Go,
+                "package p\n// F.\nfunc F() {\n\tx()\n\ty()\n}\n",
+            ),
+        ] {
+            let with = found_of(lang, text, &ParseBudget::default(), true, &|| false).unwrap();
+            let without = found_of(lang, text, &ParseBudget::default(), false, &|| false).unwrap();
+            assert_eq!(with.symbols, without.symbols);
+            assert!(without.comments.is_empty() && !with.comments.is_empty());
+            assert_eq!(
+                skeleton(text, &with.symbols, &with.comments, Compress::Docs),
+                skeleton(text, &without.symbols, &[], Compress::Docs)
+            );
+        }
+    }
+}

@@ -124,7 +124,14 @@ pub(super) fn mark_doc(found: &mut [Comment], node: Node, src: &[u8]) {
         if (c.end as usize) <= from {
             break;
         }
-        if (c.start as usize) < to {
+        // Not a comment after code on its line (`x = 1; // note`), which says nothing of what
+        // follows.
+        let start = c.start as usize;
+        let line = src[..start]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        if start < to && src[line..start].iter().all(|b| b.is_ascii_whitespace()) {
             c.doc = true;
         }
     }

@@ -681,8 +681,10 @@ fn trim_opener(sig: &mut String) {
 /// a docstring) to the line before its closer; `None` when that is fewer than two lines.
 fn elidable(body: Node, docstring_end_row: Option<usize>, src: &[u8]) -> Option<LineRange> {
     let start_row = body.start_position().row;
-    let end_row = last_row(body);
     let text = src.get(body.byte_range()).unwrap_or_default();
+    // The row of its last word: a body may end past blank lines and the next line's indent
+    // (Scala's indented bodies), which are not its lines.
+    let end_row = start_row + trim_ascii_end(text).iter().filter(|&&b| b == b'\n').count();
     // The body starts on a line of its own (Python, Ruby) or after an opener on the line.
     let line_start = src[..body.start_byte()]
         .iter()

@@ -179,7 +179,9 @@ fn removal(text: &str, start: usize, end: usize) -> Edit {
         (start - (before.len() - before.trim_end().len()), end, "")
     } else {
         let spaces = after.len() - after.trim_start().len();
-        let glued = !before.ends_with(char::is_whitespace) && !before.is_empty();
+        // `int/*x*/y` keeps its two words apart.
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let glued = word(before.chars().next_back()) && word(after.chars().next());
         (start, end + spaces, if glued { " " } else { "" })
     };
     Edit {

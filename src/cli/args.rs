@@ -19,6 +19,7 @@ use std::path::PathBuf;
     version,
     max_term_width = 100,
     after_help = "Navigate a repository instead (the text gnaw-mcp's tools answer):\n  \
+                  gnaw overview REPO [--query Q]       the repo at a glance: central files, key signatures\n  \
                   gnaw read REPO PATH[:START-END]...   numbered lines, within --budget\n  \
                   gnaw grep REPO PATTERN               matching lines by file, with totals\n  \
                   gnaw search REPO QUERY               files ranked for a query, with line ranges\n  \
@@ -28,7 +29,7 @@ use std::path::PathBuf;
                   gnaw changes REPO [BASE]             changed files and their diff (git)\n  \
                   gnaw log REPO [REV]                  commits with files and line counts (git)\n\
                   Shell completions and man pages: gnaw completions SHELL, gnaw man [SUBCOMMAND].\n\
-                  See gnaw read --help (grep, search, tree, outline, symbol, changes, log). To \
+                  See gnaw read --help (overview, grep, search, tree, outline, symbol, changes, log). To \
                   extract a directory named like a subcommand, write ./tree."
 )]
 pub struct Args {

@@ -1,5 +1,5 @@
-//! The `gnaw read`, `grep`, `search`, `tree`, `outline`, `symbol`, `changes`, `log` and `hotspots`
-//! subcommands: the navigation, code and git tools on the command line, printing exactly the
+//! The `gnaw overview`, `read`, `grep`, `search`, `tree`, `outline`, `symbol`, `changes`, `log`
+//! and `hotspots` subcommands: the navigation, code and git tools on the command line, printing exactly the
 //! text the MCP tools of the same names answer (under the CLI's
 //! policy: secrets are reported, not redacted, unless `--secrets redact` or `.gnawconfig` says
 //! so). A first argument other than these names is a repository to extract, as always, so
@@ -12,6 +12,7 @@ use crate::driver::git::hotspots::{HotspotsArgs, hotspots};
 use crate::driver::git::log::{LogArgs, log};
 use crate::driver::nav::grep::{GrepArgs, grep};
 use crate::driver::nav::outline::{OutlineArgs, outline};
+use crate::driver::nav::overview::{OverviewArgs, overview};
 use crate::driver::nav::read::{ReadArgs, read};
 use crate::driver::nav::related::{RelatedArgs, related};
 use crate::driver::nav::search::{SearchArgs, search};
@@ -38,6 +39,18 @@ pub struct NavArgs {
 /// flattened beside the repository and the flags every subcommand shares.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Print the repository at a glance within a budget (default 4000 tokens): languages, size,
+    /// tests, docs, entry points, then its files by centrality with their most used definitions
+    Overview {
+        /// The repository
+        repo: PathBuf,
+        #[command(flatten)]
+        args: OverviewArgs,
+        #[command(flatten)]
+        filter: Filter,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Print each file's definitions (tree-sitter), nested: START-END kind name: signature
     Outline {
         /// The repository
@@ -233,6 +246,12 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
             common,
             filter,
             ..
+        }
+        | Command::Overview {
+            repo,
+            common,
+            filter,
+            ..
         } => (repo, common, Some(filter)),
     };
     let root = Root::new(repo, true).map_err(|e| (2, super::repo_error(&e)))?;
@@ -257,6 +276,7 @@ fn run(args: NavArgs) -> Result<(), (i32, String)> {
         count_answer: false,
     };
     let text = match args.command {
+        Command::Overview { args, .. } => overview(&req, &args).map(|a| a.page.text),
         Command::Read { args, .. } => read(&req, &args.paths).map(|a| a.page.text),
         Command::Outline { args, .. } => outline(&req, &args.paths).map(|a| a.page.text),
         Command::Symbol { args, .. } => symbol(&req, &args).map(|a| a.page.text),

@@ -5,9 +5,10 @@
 //!
 //! A selection is a list of items, separated by commas or spaces: a tool's name turns it on, a
 //! preset (`minimal`: read, grep, tree, search; `all`) turns on its tools, and `-name` turns one
-//! off. A list that turns nothing on starts from the default set (every tool but `hotspots`,
-//! which is on only when named or with `all`), so `-changes,-log` removes two; `minimal,log` is
-//! five tools.
+//! off. A list that turns nothing on starts from the default set (every tool but the opt-in
+//! ones, [`OPT_IN`]: `hotspots` and `overview`, each on only when named or with `all`), so
+//! `-changes,-log` removes two; `minimal,log` is five tools; `all,-hotspots` is the default set
+//! with `overview`.
 
 use super::containment::Containment;
 use super::tool::Tool;
@@ -20,10 +21,13 @@ use serde_json::Value;
 pub const ENV: &str = "GNAW_MCP_TOOLS";
 /// The presets, by name, and their tools (`all` is every registered tool).
 pub const PRESETS: [(&str, &[&str]); 1] = [("minimal", &["read", "grep", "tree", "search"])];
-/// The tools off unless named (or turned on by `all`): `hotspots`, as the default set's
-/// definitions must stay under 16,000 characters in `tools/list` (`tests/protocol/schemas.rs`),
-/// and the eleven others already take about 15,000.
-pub const OPT_IN: [&str; 1] = ["hotspots"];
+/// The tools off unless named (or turned on by `all`): `hotspots` and `overview`, as the default
+/// set's definitions must stay under 16,000 characters in `tools/list` (Python's spacing;
+/// 15,000 compact, `tests/protocol/schemas.rs`), and the eleven others already take 14,990
+/// compact: `overview` alone would add about 1,280. Making room for it would mean cutting about
+/// a hundred characters from every other tool's definition, which their descriptions cannot
+/// lose and stay useful.
+pub const OPT_IN: [&str; 2] = ["hotspots", "overview"];
 /// Longest selection accepted, in bytes: a list of every tool name fits many times over.
 const MAX_SPEC_BYTES: usize = 4096;
 
@@ -270,8 +274,11 @@ mod tests {
     fn presets_names_and_removals() {
         let default = ToolSet::default();
         assert_eq!(default.names().len(), TOOLS.len() - OPT_IN.len());
-        assert!(!default.contains("hotspots"));
+        assert!(!default.contains("hotspots") && !default.contains("overview"));
         assert!(ToolSet::parse("all").unwrap().contains("hotspots"));
+        let with_overview = ToolSet::parse("all,-hotspots").unwrap();
+        assert_eq!(with_overview.names().len(), default.names().len() + 1);
+        assert!(with_overview.contains("overview"));
         assert!(ToolSet::parse("-log,hotspots").unwrap().names() == ["hotspots"]);
         let min = ToolSet::parse("minimal").unwrap();
         assert_eq!(min.names(), ["tree", "grep", "search", "read"]);

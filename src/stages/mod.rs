@@ -16,6 +16,7 @@
 //! | – | name | [`name`] | the one renderer of names: escaped, secrets redacted; what globs and answers see of a path |
 //! | – | grep | [`grep`] | the navigation tools' search: a bounded pattern, and the lines of a shown text it matches |
 //! | – | git | [`git`] | `.git` read in-process (never by running git): safe open, trees, blobs, index, history, line diffs |
+//! | – | manifest | [`manifest`] | what a package manifest (`Cargo.toml`, `package.json`, `pyproject.toml`) declares as its entry points |
 //!
 //! Steps 3 to 6 run per file, in parallel ([`crate::driver::file`]); 7 and 8 on the whole set.
 //! `grep` runs after step 4 on the scanned text, for the navigation tools
@@ -26,6 +27,7 @@ pub mod count;
 pub mod filter;
 pub mod git;
 pub mod grep;
+pub mod manifest;
 pub mod name;
 pub mod rank;
 pub mod read;

@@ -4,8 +4,9 @@
 //! secret oracle through the server ([`server`]), grep's file prefilter ([`grep_prefilter`]),
 //! grep's answer whatever order the walk meets files in ([`grep_walk`]), the search index in the
 //! warm cache ([`search_index`]), `related`'s co-change from a real git history ([`co_change`]), the whole index kept with its walk's listing
-//! ([`search_kept`]), the outlines a search leaves for the server's idle time ([`idle`]), and
-//! outline and symbol over every language's fixture ([`outline`]).
+//! ([`search_kept`]), the outlines a search leaves for the server's idle time ([`idle`]),
+//! outline and symbol over every language's fixture ([`outline`]), and the repository's map
+//! ([`overview`]).
 
 #![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
 
@@ -19,6 +20,7 @@ mod grep_prefilter;
 mod grep_walk;
 mod idle;
 mod outline;
+mod overview;
 mod search_index;
 mod search_kept;
 mod server;

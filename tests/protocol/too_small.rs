@@ -1,6 +1,6 @@
-//! One "too small" for every tool (issue 37 item 1): a token budget too small for any answer is
-//! reported by every tool the same way docs/mcp.md says, an `isError` result whose
-//! `_meta["gnaw/errorKind"]` is `BudgetTooSmall`, whose text names the budget; and a character
+//! One "too small" for every tool (issue 37 item 1; the opt-in ones too): a token budget too
+//! small for any answer is reported by every tool the same way docs/mcp.md says, an `isError`
+//! result whose `_meta["gnaw/errorKind"]` is `BudgetTooSmall`, whose text names the budget; and a character
 //! ceiling too small for any answer is the same kind, naming `max_chars`. Every navigation and
 //! git tool is among them, and from the budget too small for its summary up to the one its
 //! first item needs, every refusal is that one kind.
@@ -50,7 +50,7 @@ fn a_budget_too_small_is_one_kind_from_every_tool() {
     )
     .unwrap();
 
-    let mut server = Server::start(repo, &[]);
+    let mut server = Server::start(repo, &[("GNAW_MCP_TOOLS", "all")]);
     server.initialize("2025-11-25");
     let list = server.ok("tools/list", json!({}));
     let tools = list["tools"].as_array().unwrap();
@@ -87,6 +87,7 @@ fn a_budget_too_small_is_one_kind_from_every_tool() {
     }
     for tool in [
         "read", "grep", "search", "tree", "outline", "symbol", "related", "changes", "log",
+        "hotspots", "overview",
     ] {
         assert_eq!(
             checked.iter().filter(|c| *c == tool).count(),
@@ -118,7 +119,7 @@ fn every_budget_below_an_answer_is_refused_as_budget_too_small() {
     );
     fs::write(repo.join("src/lib.rs"), format!("{body}// {long}\n")).unwrap();
 
-    let mut server = Server::start(repo, &[]);
+    let mut server = Server::start(repo, &[("GNAW_MCP_TOOLS", "all")]);
     server.initialize("2025-11-25");
     let list = server.ok("tools/list", json!({}));
     for tool in list["tools"].as_array().unwrap() {

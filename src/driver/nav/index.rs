@@ -10,21 +10,30 @@
 //! them. Outlines used by the ranking's re-scoring are kept the same way. Memory counts in the
 //! cache's one byte budget (`GNAW_MCP_CACHE_BYTES`), and every answer states the index's size
 //! beside the text it indexes ([`IndexStatus`]).
+//!
+//! The reference graph of the index's files and their ranks ([`Centrality`], what `overview`
+//! maps the repository by) are kept beside the index the same way, built the first time a call
+//! asks for them ([`centrality`]), and counted in its cost from then on.
 
 use super::deferred::{self, Step};
-use super::session::{NavError, Session};
+use super::session::{NavError, Request, Session};
 use crate::cache::{Cache, DerivedKind, FileKey};
 use crate::driver::file::Processed;
 use crate::driver::file::{Body, FileContext};
 use crate::error::Error;
-use crate::stages::rank::{self, FileIndex, Postings, SymbolFacts};
+use crate::par::{self, lock};
+use crate::stages::rank::{self, FileIndex, Graph, Postings, SymbolFacts};
 use crate::stages::source::{self, Check, Listing};
 use crate::stages::syntax;
 use crate::vocab::{Candidate, EntryKind, Symbol};
 use gnaw_sandbox::beneath::Stat;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+/// The most threads that parse files' outlines at once for one call (the parse workers are at
+/// most three).
+const MAX_PARSE_THREADS: usize = 3;
 
 /// The search index of one call: its size beside the text it indexes, and how many files had to
 /// be indexed for it (the others were unchanged since an earlier call and taken from the warm
@@ -102,6 +111,81 @@ impl IndexedFile {
     /// Whether `shelf` holds its definitions (or knows its language has no grammar).
     pub(super) fn outline_is_kept(&self, shelf: Shelf<'_>) -> bool {
         kept_outline(shelf, self.key.as_ref(), &self.path).is_some()
+    }
+}
+
+/// The definitions of an index's files as one call needs them: each file's taken once (from the
+/// warm cache when kept, else parsed within the call's parse budget, and kept), and those a
+/// step will need parsed ahead on as many threads as the parse workers ([`Outlines::prefetch`]).
+pub struct Outlines<'a> {
+    files: &'a [IndexedFile],
+    ctx: &'a FileContext<'a>,
+    stop: &'a (dyn Fn() -> bool + Sync),
+    memo: Mutex<HashMap<usize, Option<Arc<Vec<Symbol>>>>>,
+}
+
+impl<'a> Outlines<'a> {
+    /// The outlines of `files` for `ctx`'s call, none taken yet.
+    pub fn new(
+        files: &'a [IndexedFile],
+        ctx: &'a FileContext<'a>,
+        stop: &'a (dyn Fn() -> bool + Sync),
+    ) -> Outlines<'a> {
+        Outlines {
+            files,
+            ctx,
+            stop,
+            memo: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The definitions of file `i` (`None`: no grammar, or past a parse bound).
+    pub fn get(&self, i: usize) -> Option<Arc<Vec<Symbol>>> {
+        if let Some(found) = lock(&self.memo).get(&i) {
+            return found.clone();
+        }
+        let found = self.files[i].outline(self.ctx, self.stop);
+        lock(&self.memo).insert(i, found.clone());
+        found
+    }
+
+    /// Take the files `wanted` now: those the warm cache holds at once, the others parsed on
+    /// up to [`MAX_PARSE_THREADS`] threads.
+    pub fn prefetch(&self, wanted: &[usize]) {
+        let wanted: Vec<usize> = wanted
+            .iter()
+            .copied()
+            .filter(|&i| {
+                if lock(&self.memo).contains_key(&i) {
+                    return false;
+                }
+                match self.files[i].kept_outline(self.ctx) {
+                    Some(found) => {
+                        lock(&self.memo).insert(i, found);
+                        false
+                    }
+                    None => true,
+                }
+            })
+            .collect();
+        if wanted.is_empty() {
+            return;
+        }
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..par::threads().clamp(1, MAX_PARSE_THREADS).min(wanted.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&i) = wanted.get(k) else { break };
+                        if (self.stop)() {
+                            break;
+                        }
+                        self.get(i);
+                    }
+                });
+            }
+        });
     }
 }
 
@@ -191,6 +275,73 @@ pub struct RepoIndex {
     /// Files not indexed, by reason (`binary`, `too_large`, `sensitive`, ...).
     pub not_searched: BTreeMap<&'static str, usize>,
     pub status: IndexStatus,
+    /// The index as the warm cache keeps it, with its key, when it is kept: where its
+    /// [`Centrality`] is kept too.
+    kept: Option<(Weak<Kept>, u128)>,
+}
+
+/// The reference graph of an index's files ([`Graph`]) and each file's rank in it, not
+/// personalized.
+pub struct Centrality {
+    pub graph: Graph,
+    pub ranks: Vec<f64>,
+}
+
+impl Centrality {
+    /// The graph and ranks of `repo`'s files; `None` when `stop` said so.
+    fn of(repo: &RepoIndex, stop: &dyn Fn() -> bool) -> Option<Centrality> {
+        let paths: Vec<&str> = repo.files.iter().map(|f| f.path.as_str()).collect();
+        let indexes: Vec<&FileIndex> = repo.files.iter().map(|f| &*f.index).collect();
+        let graph = Graph::build(&paths, &indexes, stop)?;
+        let ranks = graph.rank(None, stop)?;
+        Some(Centrality { graph, ranks })
+    }
+
+    /// What it takes in memory, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.graph.bytes() + std::mem::size_of_val(&*self.ranks)
+    }
+}
+
+/// The [`Centrality`] of `repo`'s files: the one kept beside the index in the warm cache
+/// (built and kept now if none is yet), else built for this call.
+pub fn centrality(
+    ctx: &FileContext<'_>,
+    repo: &RepoIndex,
+    stop: &dyn Fn() -> bool,
+) -> Result<Arc<Centrality>, Error> {
+    let t0 = std::time::Instant::now();
+    let kept = ctx
+        .cache
+        .zip(repo.kept.as_ref())
+        .and_then(|(cache, (weak, key))| Some((cache, weak.upgrade()?, *key)));
+    let Some((cache, kept, key)) = kept else {
+        return Centrality::of(repo, stop)
+            .map(Arc::new)
+            .ok_or(Error::Cancelled);
+    };
+    if let Some(c) = kept.central.get() {
+        return Ok(Arc::clone(c));
+    }
+    let built = Arc::new(Centrality::of(repo, stop).ok_or(Error::Cancelled)?);
+    // Two calls may build it at once: the first one kept is used by both.
+    let _ = kept.central.set(built);
+    let c = kept.central.get().ok_or(Error::Cancelled)?;
+    // Its cost counts from now on, unless the cache holds another index under the key by now.
+    let current = cache
+        .repo_item(key)
+        .and_then(|found| found.downcast::<Kept>().ok())
+        .is_some_and(|now| Arc::ptr_eq(&now, &kept));
+    if current {
+        cache.put_repo_item(key, kept.clone(), kept.cost_now());
+    }
+    log::debug!(
+        "search index: reference graph built in {:?}, {} links, {} bytes",
+        t0.elapsed(),
+        c.graph.link_count(),
+        c.bytes()
+    );
+    Ok(Arc::clone(c))
 }
 
 /// A repository's index as the warm cache keeps it, with the listing of the walk it was built
@@ -213,6 +364,17 @@ struct Kept {
     /// The order idle work parses the files' outlines in (positions in `files`), made by it at
     /// its first step; counted in `cost` from the start.
     order: OnceLock<Vec<u32>>,
+    /// The files' reference graph and ranks, built the first time a call asks for them.
+    central: OnceLock<Arc<Centrality>>,
+}
+
+impl Kept {
+    /// What it takes now, in bytes: its cost, and its postings' and graph's once built.
+    fn cost_now(&self) -> usize {
+        self.cost
+            + self.postings.get().map_or(0, |p| p.bytes())
+            + self.central.get().map_or(0, |c| c.bytes())
+    }
 }
 
 /// Each file a walk found (sorted by path) with its outcome: its position in the index's files,
@@ -224,6 +386,25 @@ struct Found {
     walk_skipped: BTreeMap<&'static str, usize>,
 }
 
+/// Open `req`'s session as a call that answers from the index does, and run `f` with it and its
+/// file context: the per-file settings without token counts (the index's), findings unused (in
+/// warn mode no scan is needed: they are part of neither the answer nor the index), and the
+/// tokenizer built meanwhile when the answer is counted.
+pub fn open_for_index<R>(
+    req: &Request<'_>,
+    f: impl FnOnce(&Session<'_, '_>, &FileContext<'_>) -> Result<R, NavError>,
+) -> Result<R, NavError> {
+    let session = Session::open(req)?;
+    // A budget was prefetched by `Session::open` already.
+    if session.counting() {
+        crate::stages::count::prefetch(session.encoding());
+    }
+    let fo = session.file_options(false, None);
+    let mut ctx = session.context(&fo)?;
+    ctx.findings_unused = true;
+    f(&session, &ctx)
+}
+
 /// The session's repository index: [`with_index`] with nothing more to do.
 pub fn index(session: &Session<'_, '_>, ctx: &FileContext<'_>) -> Result<RepoIndex, NavError> {
     with_index(session, ctx, |repo| {
@@ -232,6 +413,7 @@ pub fn index(session: &Session<'_, '_>, ctx: &FileContext<'_>) -> Result<RepoInd
             postings: repo.postings.clone(),
             not_searched: repo.not_searched.clone(),
             status: repo.status,
+            kept: repo.kept.clone(),
         })
     })
 }
@@ -274,7 +456,7 @@ pub fn with_index<R: Send>(
                 let _ = kept.postings.set(Arc::new(built));
                 let postings = kept.postings.get().ok_or(Error::Cancelled)?;
                 // Their cost counts from now on.
-                cache.put_repo_item(key, kept.clone(), kept.cost + postings.bytes());
+                cache.put_repo_item(key, kept.clone(), kept.cost_now());
                 log::debug!(
                     "search index: postings built in {:?}, {} bytes",
                     t0.elapsed(),
@@ -292,6 +474,7 @@ pub fn with_index<R: Send>(
                 postings_bytes: postings.bytes(),
                 ..kept.status
             },
+            kept: Some((Arc::downgrade(&kept), key)),
         };
         let (checked, answer) = std::thread::scope(|s| {
             let check = crate::par::spawn(s, || {
@@ -547,6 +730,7 @@ fn assemble(
         .iter()
         .any(|o| matches!(o, Err("unreadable" | "changed")));
     let mut weak = Weak::new();
+    let mut kept_at = None;
     if let Some(((cache, key), listing)) = keep
         && !transient
     {
@@ -571,6 +755,7 @@ fn assemble(
             postings: OnceLock::new(),
             outlined: Arc::default(),
             order: OnceLock::new(),
+            central: OnceLock::new(),
         };
         let mut cost_now = cost;
         if let Some(p) = &postings {
@@ -579,6 +764,7 @@ fn assemble(
         }
         let kept = Arc::new(kept);
         weak = Arc::downgrade(&kept);
+        kept_at = Some((weak.clone(), key));
         cache.put_repo_item(key, kept, cost_now);
     }
     let repo = RepoIndex {
@@ -586,6 +772,7 @@ fn assemble(
         postings,
         not_searched,
         status,
+        kept: kept_at,
     };
     (repo, weak)
 }

@@ -12,6 +12,7 @@
 //! | [`deferred`] | what a search leaves for the server's idle time: the outlines of its index's files, parsed while no call waits |
 //! | [`related`] | the files most related to one file: imports both ways, names it defines that they use and the other way |
 //! | [`search`] | the files ranked for a query (`extract --query`'s ranker), each with its score's parts and best regions as `path:START-END` |
+//! | [`overview`] | the repository at a glance: languages, size, where tests and docs live, entry points, then the map of files by centrality with their most used definitions |
 //! | [`outline`] | each file's definitions (tree-sitter), nested, one line each, with the exact continuation |
 //! | [`symbol`] | a name's definitions with their source and exact lines, then its uses; the closest names on a miss |
 //! | [`tree`] | the directory tree with each entry's lines, bytes and exact tokens, biggest first |
@@ -26,6 +27,7 @@ pub mod fit;
 pub mod grep;
 pub mod index;
 pub mod outline;
+pub mod overview;
 pub mod read;
 pub mod related;
 pub mod search;

@@ -31,7 +31,8 @@ use super::session::{NavError, Request, Session, prove, quote, repo_root};
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::git::{self, cochange};
-use crate::stages::rank::{FileIndex, for_each_term, module_name, term_hash};
+use crate::stages::rank::FileIndex;
+use crate::stages::rank::graph::{self, Modules, NAME_WEIGHT};
 use crate::vocab::ErrorKind;
 use crate::vocab::Symbol;
 use std::collections::HashMap;
@@ -44,10 +45,6 @@ pub const MAX_LIMIT: usize = 50;
 /// The most names of the file that count.
 pub const MAX_NAMES: usize = 512;
 
-/// Weight of an import edge (either way), divided among the files that share the module name.
-const IMPORT_WEIGHT: f64 = 3.0;
-/// Weight of a shared name, times its inverse document frequency.
-const NAME_WEIGHT: f64 = 0.5;
 /// The most names listed as the reason for one file.
 const NAMES_SHOWN: usize = 4;
 /// Weight of co-change, times `ln(1 + w)` where `w` sums `1 / (files - 1)` over the commits
@@ -150,23 +147,20 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
     let names = names_of(&files[me], &ctx, &stop, args.symbol.as_deref());
     let defined = names.len();
     let names: Vec<(String, u64)> = names.into_iter().take(MAX_NAMES).collect();
-    let n = files.len() as f64;
-    // Each name's rarity, and how many files share each module name.
+    // Each name's rarity, and the files by module name (the weights are the reference
+    // graph's, `graph`).
     let idf: Vec<f64> = names
         .iter()
         .map(|(_, h)| {
-            let df = files.iter().filter(|f| f.index.tf(*h).is_some()).count() as f64;
-            ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+            let df = files.iter().filter(|f| f.index.tf(*h).is_some()).count();
+            graph::idf(files.len(), df)
         })
         .collect();
-    let mut modules: HashMap<u64, usize> = HashMap::new();
-    for f in files.iter() {
-        if let Some(m) = module_name(&f.path) {
-            *modules.entry(m).or_default() += 1;
-        }
-    }
+    let modules = Modules::of(files.iter().map(|f| f.path.as_str()));
+    let import_weight =
+        |m: Option<u64>| graph::import_weight(m.map_or(1, |m| modules.files(m).len()));
     let mine = &files[me].index;
-    let my_module = module_name(&files[me].path);
+    let my_module = modules.name_of(&files[me].path);
     // The files changed with it, by the index's position.
     let (history, together) = match args.symbol {
         Some(_) => (None, HashMap::new()),
@@ -184,14 +178,14 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
             continue;
         }
         let mut score = 0.0;
-        let module = module_name(&f.path);
+        let module = modules.name_of(&f.path);
         let it_imports = my_module.is_some_and(|m| f.index.imports(m));
         let imported = module.is_some_and(|m| mine.imports(m));
         if it_imports {
-            score += IMPORT_WEIGHT / my_module.map_or(1, |m| modules[&m]) as f64;
+            score += import_weight(my_module);
         }
         if imported {
-            score += IMPORT_WEIGHT / module.map_or(1, |m| modules[&m]) as f64;
+            score += import_weight(module);
         }
         let mut uses = Vec::new();
         for (k, (name, h)) in names.iter().enumerate() {
@@ -331,15 +325,9 @@ fn names_of(
     symbol: Option<&str>,
 ) -> Vec<(String, u64)> {
     let mut out: Vec<(String, u64)> = Vec::new();
-    // A name's term: the first the split gives, the whole identifier (as the index has it).
+    // A name's term: the whole identifier's, as the index has it.
     let mut push = |name: &str| {
-        let mut first = None;
-        for_each_term(name, |t| {
-            if first.is_none() {
-                first = Some(term_hash(t));
-            }
-        });
-        if let Some(h) = first
+        if let Some(h) = graph::name_term(name)
             && !out.iter().any(|(_, o)| *o == h)
         {
             out.push((name.to_string(), h));

@@ -30,20 +30,12 @@ use super::session::{NavError, Request, Session, quote};
 use super::{Answer, args};
 use crate::driver::file::FileContext;
 use crate::error::Error;
-use crate::par::{self, lock};
-use crate::stages::count;
+use crate::par;
 use crate::stages::rank::{self, Indexed, Query, Region, Score};
 use crate::vocab::Symbol;
 use serde::ser::{SerializeMap, Serializer};
 use std::collections::BTreeMap;
-use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-
-/// The most threads that parse the re-scored files at once (the parse workers are at most
-/// three).
-const MAX_PARSE_THREADS: usize = 3;
 
 /// Files shown when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 10;
@@ -158,18 +150,11 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     let limit = args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let offset = args.offset.unwrap_or(0);
     let t0 = std::time::Instant::now();
-    let session = Session::open(req)?;
-    // The tokenizer is built while the index is: a counted answer needs it (a budget was
-    // prefetched by `Session::open` already).
-    if session.counting() {
-        count::prefetch(session.encoding());
-    }
-    let fo = session.file_options(false, None);
-    let mut ctx = session.context(&fo)?;
-    // Findings are not part of the answer (nor of the index): in warn mode no scan is needed.
-    ctx.findings_unused = true;
-    index::with_index(&session, &ctx, |repo| {
-        answer(&session, &ctx, repo, &query, args, (limit, offset), t0)
+    // The tokenizer is built while the index is: a counted answer needs it.
+    index::open_for_index(req, |session, ctx| {
+        index::with_index(session, ctx, |repo| {
+            answer(session, ctx, repo, &query, args, (limit, offset), t0)
+        })
     })
 }
 
@@ -184,65 +169,14 @@ fn answer(
     t0: std::time::Instant,
 ) -> Result<SearchAnswer, NavError> {
     let t_index = t0.elapsed();
-    let (kept, postings, index) = (&repo.files, repo.postings.as_deref(), repo.status);
+    let (kept, index) = (&repo.files, repo.status);
     let not_searched = repo.not_searched.clone();
     let stop = || session.cancelled();
-    let files: Vec<Indexed<'_>> = kept
-        .iter()
-        .map(|f| Indexed {
-            path: &f.path,
-            index: &f.index,
-        })
-        .collect();
     // Each file's definitions once per call (the warm cache keeps them across calls); the files
     // the re-scoring will ask for are parsed first, on as many threads as the parse workers.
-    let outlines: Mutex<HashMap<usize, Option<Arc<Vec<Symbol>>>>> = Mutex::new(HashMap::new());
-    let outline = |i: usize| {
-        if let Some(found) = lock(&outlines).get(&i) {
-            return found.clone();
-        }
-        let found = kept[i].outline(ctx, &stop);
-        lock(&outlines).insert(i, found.clone());
-        found
-    };
-    let prefetch = |wanted: &[usize]| {
-        // Those the warm cache holds are taken at once; only the others are parsed.
-        let wanted: Vec<usize> = wanted
-            .iter()
-            .copied()
-            .filter(|&i| match kept[i].kept_outline(ctx) {
-                Some(found) => {
-                    lock(&outlines).insert(i, found);
-                    false
-                }
-                None => true,
-            })
-            .collect();
-        if wanted.is_empty() {
-            return;
-        }
-        let next = AtomicUsize::new(0);
-        std::thread::scope(|scope| {
-            for _ in 0..par::threads().clamp(1, MAX_PARSE_THREADS) {
-                scope.spawn(|| {
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&i) = wanted.get(k) else { break };
-                        if stop() {
-                            break;
-                        }
-                        outline(i);
-                    }
-                });
-            }
-        });
-    };
-    // The re-scoring's facts of each file's definitions, kept beside its outline.
-    let facts = |i: usize| kept[i].symbol_facts(ctx, || outline(i));
-    let (ranked, idf) = rank::rank_indexed(&files, postings, query, &facts, &prefetch, &stop)
-        .ok_or(Error::Cancelled)?;
+    let outlines = index::Outlines::new(kept, ctx, &stop);
+    let (matching, idf) = ranked(ctx, repo, query, &outlines, &stop).ok_or(Error::Cancelled)?;
     let t_rank = t0.elapsed();
-    let matching: Vec<(usize, Score)> = ranked.into_iter().filter(|(_, s)| s.matched()).collect();
     let page: Vec<&(usize, Score)> = matching.iter().skip(offset).take(limit).collect();
     // The page's files' best regions, on the pool's threads, the longest text first (one pass
     // over each text: a long file shown beside short ones should not be the tail of the call).
@@ -255,7 +189,7 @@ fn answer(
     let mut hits = Vec::with_capacity(page.len());
     for (n, ((i, score), found)) in page.iter().zip(found_per_hit).enumerate() {
         let found = found.ok_or(Error::Cancelled)?;
-        let symbols = outline(*i).unwrap_or_default();
+        let symbols = outlines.get(*i).unwrap_or_default();
         let mut regions: Vec<Shown> = Vec::new();
         for r in &found {
             let one = shown(r, query, &symbols);
@@ -312,6 +246,37 @@ fn answer(
             index,
         },
     })
+}
+
+/// The matching files (positions in the index) with their scores, best first, and each query
+/// term's inverse document frequency.
+pub(super) type Ranked = (Vec<(usize, Score)>, Vec<f64>);
+
+/// The files of `repo` that `query` matches, best first, with each query term's inverse
+/// document frequency: `extract --query`'s ranking from the index ([`rank::rank_indexed`]), its
+/// re-scoring's definitions taken from `outlines`. `None` when `stop` said so.
+pub(super) fn ranked(
+    ctx: &FileContext<'_>,
+    repo: &RepoIndex,
+    query: &Query,
+    outlines: &index::Outlines<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Option<Ranked> {
+    let kept = &repo.files;
+    let files: Vec<Indexed<'_>> = kept
+        .iter()
+        .map(|f| Indexed {
+            path: &f.path,
+            index: &f.index,
+        })
+        .collect();
+    // The re-scoring's facts of each file's definitions, kept beside its outline.
+    let facts = |i: usize| kept[i].symbol_facts(ctx, || outlines.get(i));
+    let prefetch = |wanted: &[usize]| outlines.prefetch(wanted);
+    let postings = repo.postings.as_deref();
+    let (ranked, idf) = rank::rank_indexed(&files, postings, query, &facts, &prefetch, stop)?;
+    let matching = ranked.into_iter().filter(|(_, s)| s.matched()).collect();
+    Some((matching, idf))
 }
 
 /// The longest definition a region grows to: a window inside a definition at most this long

@@ -24,6 +24,7 @@ pub mod navigation;
 registry! {
     extract::EXTRACT,
     estimate::ESTIMATE,
+    overview::OVERVIEW,
     tree::TREE,
     grep::GREP,
     search::SEARCH,

@@ -17,7 +17,7 @@
 use super::Query;
 use super::fields::{defined_words, for_each_weighted_term_named, symbol_of};
 use super::score::{Gathered, PathFacts, Touched};
-use super::terms::{for_each_term, term_hash};
+use super::terms::{for_each_term, split_identifier, term_hash};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -36,6 +36,10 @@ pub struct FileIndex {
     /// The same names as terms (stemmed, as the text's terms are), sorted, distinct: what
     /// another file's terms are matched against.
     defined_terms: Box<[u64]>,
+    /// Each of them with the name's hash as written (as `defined` has it: lowercased, without
+    /// underscores, as import lines name it) and whether it is one plain word (lowercase or
+    /// capitals: `size`, `BETWEEN`, not `Parser` or `parse_config`), sorted by term.
+    written: Box<[(u64, u64, bool)]>,
     /// The text's length in bytes.
     text_len: usize,
     /// What scoring needs of its path.
@@ -64,21 +68,28 @@ impl FileIndex {
         defined.sort_unstable();
         defined.dedup();
         let mut defined_terms: Vec<u64> = Vec::with_capacity(names.len());
-        for name in &names {
+        let mut written: Vec<(u64, u64, bool)> = Vec::with_capacity(names.len());
+        for (name, word) in names.iter().zip(&words) {
             let mut first = None;
             for_each_term(name, |t| {
                 first.get_or_insert_with(|| term_hash(t));
             });
-            defined_terms.extend(first);
+            if let Some(h) = first {
+                defined_terms.push(h);
+                written.push((h, term_hash(name), plain_word(word)));
+            }
         }
         defined_terms.sort_unstable();
         defined_terms.dedup();
+        written.sort_unstable();
+        written.dedup_by_key(|w| w.0);
         FileIndex {
             bloom: Bloom::of(terms.iter().map(|(h, _)| *h), terms.len()),
             terms: terms.into_boxed_slice(),
             len,
             defined: defined.into_boxed_slice(),
             defined_terms: defined_terms.into_boxed_slice(),
+            written: written.into_boxed_slice(),
             text_len: text.len(),
             facts: PathFacts::of(path, text.len()),
             imports: import_words(text).into_boxed_slice(),
@@ -131,6 +142,30 @@ impl FileIndex {
         &self.defined_terms
     }
 
+    /// Whether it defines the name whose term is hashed `h` (see [`FileIndex::defined_terms`]).
+    pub fn defines_term(&self, h: u64) -> bool {
+        self.defined_terms.binary_search(&h).is_ok()
+    }
+
+    /// How it writes the name it defines whose term is hashed `h`: the name's hash as written
+    /// (lowercased, without underscores, as [`FileIndex::imports`] takes it), and whether it is
+    /// one plain word (`size`, `BETWEEN`; not `Parser`, `parse_config`). `None` when it does
+    /// not define it.
+    pub fn defined_as(&self, h: u64) -> Option<(u64, bool)> {
+        let at = self.written.binary_search_by_key(&h, |w| w.0).ok()?;
+        Some((self.written[at].1, self.written[at].2))
+    }
+
+    /// Its distinct terms' hashes, sorted.
+    pub(super) fn term_hashes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.terms.iter().map(|(h, _)| *h)
+    }
+
+    /// The hashes of its import lines' words, sorted, distinct (see [`FileIndex::imports`]).
+    pub(super) fn import_words(&self) -> &[u64] {
+        &self.imports
+    }
+
     /// What scoring needs of its path.
     pub(super) fn facts(&self) -> &PathFacts {
         &self.facts
@@ -144,6 +179,7 @@ impl FileIndex {
             + std::mem::size_of_val(&*self.bloom.0)
             + std::mem::size_of_val(&*self.defined)
             + std::mem::size_of_val(&*self.defined_terms)
+            + std::mem::size_of_val(&*self.written)
             + std::mem::size_of_val(&*self.imports)
     }
 }
@@ -500,10 +536,24 @@ impl Bloom {
 
 /// The hashes of the words of `text`'s import lines, sorted and distinct: lines that start
 /// (after blanks) with `use`, `pub use`, `import`, `from`, `#include`, `#import`, `mod`,
-/// `pub mod`, `extern crate`, `using`, `require` or `load`, or that call `require(`. Words are
+/// `pub mod`, `extern crate`, `using`, `require` or `load`, or that call `require(`, and the
+/// lines of a bracket such a line leaves open (`use crate::{` ... `};`, `import {` ... `}`,
+/// `from x import (` ... `)`, at most [`MAX_IMPORT_BLOCK`] lines); a scoped package
+/// (`@babel/types`) also gives its scope and name as one word (`babeltypes`). A Rust `use` of
+/// `std`, `core` or `alloc` names no file of the repository and gives no word. Words are
 /// lowercased with `_` and `-` dropped (`./permessage-deflate` → `permessagedeflate`), the form
 /// of [`module_name`].
 fn import_words(text: &str) -> Vec<u64> {
+    /// How much a line opens brackets, less what it closes.
+    fn opens(line: &str) -> isize {
+        line.bytes()
+            .map(|b| match b {
+                b'{' | b'(' => 1,
+                b'}' | b')' => -1,
+                _ => 0,
+            })
+            .sum()
+    }
     const STARTS: &[&str] = &[
         "use ",
         "pub use ",
@@ -527,6 +577,9 @@ fn import_words(text: &str) -> Vec<u64> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut start = 0;
+    // The brackets an import line left open, the lines read inside them, and whether the
+    // import is of Rust's standard library (whose words name no file of the repository).
+    let (mut open, mut inside, mut external) = (0isize, 0usize, false);
     // The lines with their `\n`, as `split_inclusive('\n')` gives them (memchr's search).
     let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1);
     for end in breaks.chain(std::iter::once(text.len())) {
@@ -540,10 +593,36 @@ fn import_words(text: &str) -> Vec<u64> {
             required = true;
         }
         let t = piece.trim_start();
-        let starts = t.as_bytes().first().is_some_and(|b| FIRSTS.contains(b))
-            && STARTS.iter().any(|s| t.starts_with(s));
-        if !(starts || required) {
-            continue;
+        if open > 0 && inside < MAX_IMPORT_BLOCK {
+            // A line of an import's open bracket.
+            open += opens(t);
+            inside += 1;
+            if external {
+                continue;
+            }
+        } else {
+            open = 0;
+            let starts = t.as_bytes().first().is_some_and(|b| FIRSTS.contains(b))
+                && STARTS.iter().any(|s| t.starts_with(s));
+            if !(starts || required) {
+                continue;
+            }
+            // `mod tests {` declares a module inline: it names no file.
+            if (t.starts_with("mod ") || t.starts_with("pub mod ")) && t.contains('{') {
+                continue;
+            }
+            if starts {
+                (open, inside) = (opens(t), 0);
+                let path = t
+                    .trim_start_matches("pub ")
+                    .trim_start_matches("pub(crate) ");
+                external = ["use std::", "use core::", "use alloc::"]
+                    .iter()
+                    .any(|s| path.starts_with(s));
+                if external {
+                    continue;
+                }
+            }
         }
         // The line as `str::lines` gives it: without its `\n` or `\r\n`.
         let t = t.strip_suffix('\n').unwrap_or(t);
@@ -559,21 +638,67 @@ fn import_words(text: &str) -> Vec<u64> {
                 out.push(term_hash(&word));
             }
         }
+        // A scoped package (`@babel/types`) also names its directory as monorepos write it
+        // (`babel-types`): the scope and the name together.
+        for (at, _) in t.match_indices('@') {
+            let mut parts = t[at + 1..].splitn(3, '/');
+            let (Some(scope), Some(name)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let name = name
+                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+                .next()
+                .unwrap_or("");
+            let wordy = |s: &str| {
+                !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+            };
+            if wordy(scope) && wordy(name) {
+                word.clear();
+                word.extend(
+                    scope
+                        .chars()
+                        .chain(name.chars())
+                        .filter(|c| !matches!(c, '_' | '-'))
+                        .flat_map(char::to_lowercase),
+                );
+                out.push(term_hash(&word));
+            }
+        }
     }
     out.sort_unstable();
     out.dedup();
     out
 }
 
+/// Whether a defined name as written is one plain word: one part (no `_`, no inner capital),
+/// not capitalized like a type (`Parser`): `size`, `BETWEEN`. Such a name is also a part of
+/// other identifiers and a word of prose.
+pub fn plain_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    let capitalized = chars.next().is_some_and(char::is_uppercase) && chars.any(char::is_lowercase);
+    !capitalized && split_identifier(word).len() <= 1
+}
+
+/// The most lines of one import's open bracket read as import lines.
+const MAX_IMPORT_BLOCK: usize = 256;
+
 /// The word by which other files import the file at `path`: its stem lowercased without `_`, `-`
 /// or `.`, or its directory's name for a module's own file (`mod.rs`, `index.js`,
-/// `__init__.py`, `lib.rs`); `None` for a file with no stem.
+/// `__init__.py`, `lib.rs`), the package's for one in a `src` directory
+/// (`crates/hir/src/lib.rs`: `hir`, as `use hir::...` names it); `None` for a file with no
+/// stem.
 pub fn module_name(path: &str) -> Option<u64> {
     let mut comps = path.rsplit('/');
     let name = comps.next()?;
     let stem = name.split('.').next().unwrap_or(name);
     let stem = if matches!(stem, "mod" | "index" | "__init__" | "lib" | "main") {
-        comps.next().unwrap_or(stem)
+        match comps.next() {
+            Some("src") => comps.next().unwrap_or("src"),
+            Some(dir) => dir,
+            None => stem,
+        }
     } else {
         stem
     };
@@ -643,6 +768,26 @@ mod tests {
         assert!(ix.imports(name("lib/permessage-deflate.js")));
         assert!(ix.imports(name("src/http_client/index.ts")));
         assert!(!ix.imports(name("src/parser.js")), "not an import line");
+        let ix = FileIndex::build(
+            "src/a.rs",
+            "use crate::{\n    parser::Parser,\n    util,\n};\nfn lexer() {}\n",
+        );
+        assert!(ix.imports(name("src/parser.rs")) && ix.imports(name("util.rs")));
+        assert!(!ix.imports(name("src/lexer.rs")), "after the block");
+        let ix = FileIndex::build(
+            "a.rs",
+            "use std::{\n    io,\n    sync::Arc,\n};\npub use core::fmt;\nuse crate::io;\n",
+        );
+        assert!(ix.imports(name("src/io/mod.rs")), "crate::io");
+        assert!(!ix.imports(name("src/sync.rs")) && !ix.imports(name("src/fmt.rs")));
+        let ix = FileIndex::build("a.ts", "import { isNode } from \"@babel/types\";\n");
+        assert!(ix.imports(name("packages/babel-types/src/index.ts")));
+        let ix = FileIndex::build("src/a.rs", "mod util;\n#[cfg(test)]\nmod tests {\n}\n");
+        assert!(ix.imports(name("src/util.rs")));
+        assert!(!ix.imports(name("src/tests.rs")), "an inline module");
         assert_eq!(module_name("src/net/mod.rs"), module_name("lib/net.py"));
+        // A package's own file in `src` is named by the package.
+        assert_eq!(module_name("crates/hir/src/lib.rs"), module_name("hir.rs"));
+        assert_eq!(module_name("src/lib.rs"), module_name("src.rs"));
     }
 }

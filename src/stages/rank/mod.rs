@@ -32,18 +32,21 @@
 //! them by where they stand (text, defined names, path), `classes` says what kind of file a path
 //! is (test, prose, auxiliary, ...) and gives the default order, `score` scores files for a query
 //! (BM25 and the boosts), `index` keeps what scoring needs of one file so that a warm search
-//! reads no text again ([`FileIndex`], [`rank_indexed`]), and `regions` explains a hit by the
-//! lines that match best.
+//! reads no text again ([`FileIndex`], [`rank_indexed`]), `regions` explains a hit by the
+//! lines that match best, and [`graph`] links the files by imports and used names and ranks
+//! how central each is ([`Graph`]: PageRank, personalized on demand).
 
 mod classes;
 mod fields;
+pub mod graph;
 mod index;
 mod regions;
 mod score;
 mod terms;
 
 pub use classes::{Class, class_of, prior};
-pub use index::{FileIndex, Postings, module_name};
+pub use graph::Graph;
+pub use index::{FileIndex, Postings, module_name, plain_word};
 pub use regions::{REGION_LINES, Region, Regions, regions};
 pub use terms::{for_each_term, query_terms, query_words, split_identifier, term_hash};
 

@@ -329,8 +329,7 @@ pub fn centrality(
     let c = kept.central.get().ok_or(Error::Cancelled)?;
     // Its cost counts from now on, unless the cache holds another index under the key by now.
     let current = cache
-        .repo_item(key)
-        .and_then(|found| found.downcast::<Kept>().ok())
+        .repo_item::<Kept>(key)
         .is_some_and(|now| Arc::ptr_eq(&now, &kept));
     if current {
         cache.put_repo_item(key, kept.clone(), kept.cost_now());

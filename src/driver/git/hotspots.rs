@@ -21,10 +21,11 @@
 //! a log scale. Ties are broken by path, so continuations (`offset`) list every file once.
 
 use super::log::Sides;
-use super::{Side, format_date, git_error, open, parse_since, path_filter, shown};
+use super::{Side, format_date, git_error, open, path_arg, shown, since_arg};
 use crate::driver::nav::{Answer, NavError, Request, args, fit};
 use crate::error::Error;
 use crate::stages::git::diff as line_diff;
+use crate::stages::git::history::Parent;
 use crate::stages::git::tree::{CacheTree, MODE_COMMIT, PathFilter};
 use crate::stages::git::{Blob, GitError, is_binary, short};
 use crate::vocab::ErrorKind;
@@ -141,30 +142,16 @@ struct Stat {
 
 /// Run `hotspots`.
 pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer, NavError> {
-    let max_commits = args.max_commits.unwrap_or(DEFAULT_MAX_COMMITS);
-    if max_commits == 0 || max_commits > MAX_COMMITS {
-        return Err(NavError::invalid(format!(
-            "max_commits must be 1 to {MAX_COMMITS}, got {max_commits}"
-        )));
-    }
+    let max_commits = args::bounded(
+        "max_commits",
+        args.max_commits,
+        DEFAULT_MAX_COMMITS,
+        MAX_COMMITS,
+    )?;
     let limit = args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
-    if args.offset > 1_000_000 {
-        return Err(NavError::invalid("offset is over 1000000".to_string()));
-    }
-    let given_since = match &args.since {
-        None => None,
-        Some(s) => Some(parse_since(s).ok_or_else(|| {
-            NavError::invalid(format!(
-                "since {}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or \
-                 @SECONDS",
-                crate::driver::nav::session::quote(s)
-            ))
-        })?),
-    };
-    let filter = match &args.path {
-        Some(p) => path_filter(std::slice::from_ref(p))?,
-        None => PathFilter::default(),
-    };
+    args::skip("offset", args.offset)?;
+    let given_since = since_arg(args.since.as_deref())?;
+    let filter = path_arg(args.path.as_ref())?;
     let (session, repo) = open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
@@ -190,7 +177,6 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
     let mut oldest: Option<(i64, i32)> = None;
     let mut stopped: Option<String> = None;
     let mut err: Option<NavError> = None;
-    let mut trees: HashMap<ObjectId, ObjectId> = HashMap::new();
     let mut sides = Sides::default();
     let mut intern = |p: &[u8], paths: &mut Vec<Vec<u8>>| -> usize {
         if let Some(&i) = path_ids.get(p) {
@@ -200,7 +186,7 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
         path_ids.insert(p.to_vec(), paths.len() - 1);
         paths.len() - 1
     };
-    let walk = repo.walk(head, |id| {
+    let walk = repo.history(head, |mut step| {
         if session.cancelled() {
             err = Some(Error::Cancelled.into());
             return Ok(false);
@@ -209,12 +195,7 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
             stopped = Some(format!("the time bound ({} s)", MAX_TIME.as_secs()));
             return Ok(false);
         }
-        let info = if id == head {
-            head_info.clone()
-        } else {
-            repo.commit(id)?
-        };
-        if info.commit_time < since {
+        if step.info.commit_time < since {
             return Ok(false);
         }
         if walked == max_commits {
@@ -222,23 +203,13 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
             return Ok(false);
         }
         walked += 1;
-        oldest = Some((info.time, info.offset));
-        trees.remove(&id);
-        let parent = match info.parents.as_slice() {
-            [] => None,
-            [p] => Some(match trees.get(p) {
-                Some(t) => *t,
-                None => {
-                    let tree = repo.commit(*p)?.tree;
-                    // Bounded: a linear history holds one parent at a time.
-                    if trees.len() < 4096 {
-                        trees.insert(*p, tree);
-                    }
-                    tree
-                }
-            }),
-            _ => return Ok(true),
+        oldest = Some((step.info.time, step.info.offset));
+        let parent = match step.parent()? {
+            Parent::Root => None,
+            Parent::One(tree) => Some(tree),
+            Parent::Merge => return Ok(true),
         };
+        let info = &step.info;
         let (changes, sweep) =
             match repo.diff_trees_at_most(parent, Some(info.tree), &all, SWEEP_FILES)? {
                 Some(c) => (c, false),

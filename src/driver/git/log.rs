@@ -9,14 +9,15 @@
 //! The answer is cut to the budget by whole commits; the continuation is `skip`.
 
 use super::{
-    DEFAULT_CONTEXT, DiffBody, DiffStatus, FileDiff, Side, Version, git_error, open, parse_since,
-    path_filter, scanned_message, shown, side,
+    DEFAULT_CONTEXT, DiffBody, DiffStatus, FileDiff, Side, Version, git_error, open, path_arg,
+    scanned_message, shown, side, since_arg,
 };
 use crate::driver::file::FileContext;
 use crate::driver::nav::fit::{self, Limits, One, Paged};
 use crate::driver::nav::{Answer, NavError, Request, args};
 use crate::error::Error;
 use crate::stages::git::diff::{self as line_diff, diff_lines};
+use crate::stages::git::history::{Parent, Step};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, PathFilter, TreeChange};
 use crate::stages::git::{Blob, CommitInfo, Repo, is_binary, short};
 use crate::vocab::ErrorKind;
@@ -117,29 +118,10 @@ fn author(ctx: &FileContext<'_>, info: &CommitInfo) -> String {
 
 /// Run `log`.
 pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
-    let max_count = args.max_count.unwrap_or(DEFAULT_MAX_COUNT);
-    if max_count == 0 || max_count > MAX_COUNT {
-        return Err(NavError::invalid(format!(
-            "max_count must be 1 to {MAX_COUNT}, got {max_count}"
-        )));
-    }
-    if args.skip > 1_000_000 {
-        return Err(NavError::invalid("skip is over 1000000".to_string()));
-    }
-    let since = match &args.since {
-        None => None,
-        Some(s) => Some(parse_since(s).ok_or_else(|| {
-            NavError::invalid(format!(
-                "since {}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or \
-                 @SECONDS",
-                crate::driver::nav::session::quote(s)
-            ))
-        })?),
-    };
-    let filter = match &args.path {
-        Some(p) => path_filter(std::slice::from_ref(p))?,
-        None => PathFilter::default(),
-    };
+    let max_count = args::bounded("max_count", args.max_count, DEFAULT_MAX_COUNT, MAX_COUNT)?;
+    args::skip("skip", args.skip)?;
+    let since = since_arg(args.since.as_deref())?;
+    let filter = path_arg(args.path.as_ref())?;
     let (session, repo) = open(req)?;
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo)?;
@@ -159,24 +141,19 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
     let mut skipped = 0usize;
     let mut more = false;
     let mut err: Option<NavError> = None;
-    // Commits decoded as a parent, taken again when the walk reaches them.
-    let mut decoded: HashMap<gix::ObjectId, CommitInfo> = HashMap::new();
     let mut sides = Sides::default();
-    repo.walk(tip, |id| {
+    repo.history(tip, |mut step| {
         if session.cancelled() {
             err = Some(Error::Cancelled.into());
             return Ok(false);
         }
-        let info = match decoded.remove(&id) {
-            Some(i) => i,
-            None => repo.commit(id)?,
-        };
-        if since.is_some_and(|s| info.commit_time < s) {
+        if since.is_some_and(|s| step.info.commit_time < s) {
             return Ok(false);
         }
-        let Some(changes) = changes_of(&repo, &info, &filter, &mut decoded)? else {
+        let Some(changes) = changes_of(&repo, &mut step, &filter)? else {
             return Ok(true);
         };
+        let info = step.info;
         if skipped < args.skip {
             skipped += 1;
             return Ok(true);
@@ -315,50 +292,34 @@ impl Paged for Render<'_> {
 }
 
 /// The files a commit changed (against its first parent; none for a merge), or `None` when a
-/// path filter is given and the commit does not touch it.
+/// path filter is given and the commit does not touch it (a merge: touches it against every
+/// parent).
 fn changes_of(
     repo: &Repo,
-    info: &CommitInfo,
+    step: &mut Step<'_>,
     filter: &PathFilter,
-    decoded: &mut HashMap<gix::ObjectId, CommitInfo>,
 ) -> Result<Option<Vec<TreeChange>>, crate::stages::git::GitError> {
     let filtered = !filter.prefixes.is_empty();
-    let mut parent_tree =
-        |p: gix::ObjectId| -> Result<Option<gix::ObjectId>, crate::stages::git::GitError> {
-            if let Some(c) = decoded.get(&p) {
-                return Ok(Some(c.tree));
-            }
-            let c = repo.commit(p)?;
-            let tree = c.tree;
-            // Bounded: a parent is taken out again when the walk reaches it.
-            if decoded.len() < 4096 {
-                decoded.insert(p, c);
-            }
-            Ok(Some(tree))
-        };
-    match info.parents.as_slice() {
-        [] => {
-            let c = repo.diff_trees(None, Some(info.tree), filter)?;
-            Ok((!filtered || !c.is_empty()).then_some(c))
-        }
-        [p] => {
-            let c = repo.diff_trees(parent_tree(*p)?, Some(info.tree), filter)?;
-            Ok((!filtered || !c.is_empty()).then_some(c))
-        }
-        parents => {
+    let tree = step.info.tree;
+    let parent = match step.parent()? {
+        Parent::Root => None,
+        Parent::One(t) => Some(t),
+        Parent::Merge => {
             if filtered {
-                for p in parents {
+                for p in step.info.parents.clone() {
                     if repo
-                        .diff_trees(parent_tree(*p)?, Some(info.tree), filter)?
+                        .diff_trees(Some(step.tree_of(p)?), Some(tree), filter)?
                         .is_empty()
                     {
                         return Ok(None);
                     }
                 }
             }
-            Ok(Some(Vec::new()))
+            return Ok(Some(Vec::new()));
         }
-    }
+    };
+    let c = repo.diff_trees(parent, Some(tree), filter)?;
+    Ok((!filtered || !c.is_empty()).then_some(c))
 }
 
 /// One side's bytes from the object store.

@@ -470,6 +470,30 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// A `since` argument: `None` when left out; a date [`parse_since`] cannot read is an error that
+/// says how to write one.
+pub fn since_arg(given: Option<&str>) -> Result<Option<i64>, NavError> {
+    given
+        .map(|s| {
+            parse_since(s).ok_or_else(|| {
+                NavError::invalid(format!(
+                    "since {}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or \
+                     @SECONDS",
+                    crate::driver::nav::session::quote(s)
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// A `path` argument of one path: every path when left out.
+pub fn path_arg(given: Option<&String>) -> Result<stage::tree::PathFilter, NavError> {
+    match given {
+        Some(p) => path_filter(std::slice::from_ref(p)),
+        None => Ok(stage::tree::PathFilter::default()),
+    }
+}
+
 /// Parse a `since` date: `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS][Z]` (UTC), or `@SECONDS`.
 pub fn parse_since(s: &str) -> Option<i64> {
     let s = s.trim();

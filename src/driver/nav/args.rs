@@ -142,11 +142,34 @@ pub fn counted() -> bool {
 
 /// The `limit` a call gives (most items in the answer): `default` when absent, else 1 to `max`.
 pub fn limit(given: Option<usize>, default: usize, max: usize) -> Result<usize, NavError> {
-    let limit = given.unwrap_or(default);
-    if limit == 0 || limit > max {
+    bounded("limit", given, default, max)
+}
+
+/// A count argument named `name`: 1 to `max`, `default` when left out.
+pub fn bounded(
+    name: &str,
+    given: Option<usize>,
+    default: usize,
+    max: usize,
+) -> Result<usize, NavError> {
+    let n = given.unwrap_or(default);
+    if n == 0 || n > max {
         return Err(NavError::invalid(format!(
-            "limit is {limit}; give 1 to {max}, or leave it out for {default}"
+            "{name} is {n}; give 1 to {max}, or leave it out for {default}"
         )));
     }
-    Ok(limit)
+    Ok(n)
+}
+
+/// The most items an `offset` or `skip` argument passes over.
+pub const MAX_SKIP: usize = 1_000_000;
+
+/// An `offset` or `skip` argument named `name`: at most [`MAX_SKIP`].
+pub fn skip(name: &str, given: usize) -> Result<usize, NavError> {
+    if given > MAX_SKIP {
+        return Err(NavError::invalid(format!(
+            "{name} is {given}; give at most {MAX_SKIP}"
+        )));
+    }
+    Ok(given)
 }

@@ -94,12 +94,12 @@ impl IndexedFile {
         ctx: &FileContext<'_>,
         outline: impl FnOnce() -> Option<Arc<Vec<Symbol>>>,
     ) -> Option<Arc<SymbolFacts>> {
-        let (shelf, key, kind) = (Shelf::of(ctx), self.key.as_ref(), DerivedKind::SymbolFacts);
-        if let Some(facts) = shelf.kept(key, &self.path, kind) {
+        let (shelf, key) = (Shelf::of(ctx), self.key.as_ref());
+        if let Some(facts) = shelf.kept(&FACTS, key, &self.path) {
             return Some(facts);
         }
         let facts = Arc::new(SymbolFacts::of(&outline()?));
-        shelf.keep(key, &self.path, kind, facts.clone(), facts.bytes());
+        shelf.keep(&FACTS, key, (&self.path, facts.clone(), facts.bytes()));
         Some(facts)
     }
 
@@ -224,33 +224,48 @@ impl<'a> Shelf<'a> {
         }
     }
 
-    /// The item of `kind` kept for the file `key` shown as `path`, if one is (and it is a `T`).
-    fn kept<T: Send + Sync + 'static>(
+    /// The item of `kind` kept for the file `key` shown as `path`, if one is.
+    fn kept<V: Clone + 'static>(
         self,
+        kind: &DerivedKind<V>,
         key: Option<&FileKey>,
         path: &str,
-        kind: DerivedKind,
-    ) -> Option<Arc<T>> {
+    ) -> Option<V> {
         let (cache, key) = self.cache.zip(key)?;
-        let found = cache.derived(key, self.context, path, kind)?;
-        found.downcast::<T>().ok()
+        cache.derived(kind, key, self.context, path)
     }
 
     /// Keep `value`, about `cost` bytes, as the item of `kind` for the file `key` shown as
     /// `path` (nothing without a cache or a file key).
-    fn keep<T: Send + Sync + 'static>(
+    fn keep<V: Send + Sync + 'static>(
         self,
+        kind: &DerivedKind<V>,
         key: Option<&FileKey>,
-        path: &str,
-        kind: DerivedKind,
-        value: Arc<T>,
-        cost: usize,
+        (path, value, cost): (&str, V, usize),
     ) {
         if let Some((cache, key)) = self.cache.zip(key) {
-            cache.put_derived(key, self.context, path, kind, value, cost);
+            cache.put_derived(kind, key, self.context, path, value, cost);
         }
     }
 }
+
+/// A file's search index, kept on the file's entry in the warm cache: each one kept is one
+/// built (`index_built`).
+const INDEXES: DerivedKind<Arc<FileIndex>> = DerivedKind::new("search indexes", |c, s| {
+    s.index_built += c.insertions;
+    s.derived_hits += c.hits;
+});
+
+/// A file's definitions (`None`: its language has no grammar), kept like its search index:
+/// each one kept is one parsed (`outlines_built`).
+const OUTLINES: DerivedKind<Option<Arc<Vec<Symbol>>>> = DerivedKind::new("outlines", |c, s| {
+    s.outlines_built += c.insertions;
+    s.derived_hits += c.hits;
+});
+
+/// What the ranking's re-scoring needs of a file's definitions, kept like its search index.
+const FACTS: DerivedKind<Arc<SymbolFacts>> =
+    DerivedKind::new("symbol facts", |c, s| s.derived_hits += c.hits);
 
 /// A repository's index for one call.
 pub struct RepoIndex {
@@ -346,8 +361,7 @@ pub fn derived<T: Send + Sync + 'static>(
     }
     // Its cost counts from now on, unless the cache holds another index under the key by now.
     let current = cache
-        .repo_item(key)
-        .and_then(|found| found.downcast::<Kept>().ok())
+        .repo_item::<Kept>(key)
         .is_some_and(|now| Arc::ptr_eq(&now, &kept));
     if current {
         cache.put_repo_item(key, kept.clone(), kept.cost_now());
@@ -476,8 +490,7 @@ pub fn with_index_for<R: Send>(
         .cache
         .map(|cache| (cache, session.repo_key(ctx, "search index")));
     if let Some((cache, key)) = kept_key
-        && let Some(found) = cache.repo_item(key)
-        && let Ok(kept) = found.downcast::<Kept>()
+        && let Some(kept) = cache.repo_item::<Kept>(key)
     {
         let postings = match kept.postings.get() {
             Some(postings) => Some(postings),
@@ -543,12 +556,12 @@ pub fn with_index_for<R: Send>(
             None => return Err(Error::Cancelled.into()),
             Some(Check::Files(files)) => {
                 // Out of date: not checked again (the new state is kept when it may be).
-                cache.remove_repo_item(key);
+                cache.remove_repo_item::<Kept>(key);
                 let (repo, kept) = update(session, ctx, (cache, key), &kept, &files)?;
                 leave_outlines(session, ctx, key, kept);
                 return f(&repo);
             }
-            Some(Check::Changed) => cache.remove_repo_item(key),
+            Some(Check::Changed) => cache.remove_repo_item::<Kept>(key),
         }
     }
     let (repo, kept) = build(session, ctx, kept_key, t0)?;
@@ -819,13 +832,13 @@ fn index_of(
     text: &str,
     built: &AtomicUsize,
 ) -> Arc<FileIndex> {
-    let (shelf, kind) = (Shelf::of(ctx), DerivedKind::SearchIndex);
-    if let Some(index) = shelf.kept(key, path, kind) {
+    let shelf = Shelf::of(ctx);
+    if let Some(index) = shelf.kept(&INDEXES, key, path) {
         return index;
     }
     let index = Arc::new(FileIndex::build(path, text));
     built.fetch_add(1, Ordering::Relaxed);
-    shelf.keep(key, path, kind, index.clone(), index.bytes());
+    shelf.keep(&INDEXES, key, (path, index.clone(), index.bytes()));
     index
 }
 
@@ -853,13 +866,7 @@ fn outline_of(
             syntax::Outline::Unsupported => (None, 0),
             syntax::Outline::Skipped(_) => return None,
         };
-    shelf.keep(
-        key,
-        path,
-        DerivedKind::Outline,
-        Arc::new(outline.clone()),
-        cost,
-    );
+    shelf.keep(&OUTLINES, key, (path, outline.clone(), cost));
     outline
 }
 
@@ -869,8 +876,7 @@ fn kept_outline(
     key: Option<&FileKey>,
     path: &str,
 ) -> Option<Option<Arc<Vec<Symbol>>>> {
-    let outline: Arc<Option<Arc<Vec<Symbol>>>> = shelf.kept(key, path, DerivedKind::Outline)?;
-    Some((*outline).clone())
+    shelf.kept(&OUTLINES, key, path)
 }
 
 /// About what an outline takes in memory.

@@ -10,9 +10,9 @@
 //! the call's object caps; a cap, a shallow boundary or the walk's end stops it, with what was
 //! seen so far.
 
+use super::history::Parent;
 use super::tree::PathFilter;
 use super::{GitError, Repo};
-use gix::ObjectId;
 use std::collections::HashMap;
 
 /// The most commits looked at, newest first.
@@ -48,9 +48,7 @@ pub fn co_changes(
     };
     let all = PathFilter::default();
     let mut out = CoChange::default();
-    // The tree of each commit met as a parent, taken again when the walk reaches it.
-    let mut trees: HashMap<ObjectId, ObjectId> = HashMap::new();
-    let walked = repo.walk(head, |id| {
+    let walked = repo.history(head, |mut step| {
         if stop() {
             out.stopped = Some("cancelled".into());
             return Ok(false);
@@ -60,23 +58,12 @@ pub fn co_changes(
             return Ok(false);
         }
         out.commits += 1;
-        let info = repo.commit(id)?;
-        trees.remove(&id);
-        let parent = match info.parents.as_slice() {
-            [] => None,
-            [p] => Some(match trees.get(p) {
-                Some(t) => *t,
-                None => {
-                    let tree = repo.commit(*p)?.tree;
-                    // Bounded: a linear history holds one parent at a time.
-                    if trees.len() < 4096 {
-                        trees.insert(*p, tree);
-                    }
-                    tree
-                }
-            }),
-            _ => return Ok(true),
+        let parent = match step.parent()? {
+            Parent::Root => None,
+            Parent::One(tree) => Some(tree),
+            Parent::Merge => return Ok(true),
         };
+        let info = &step.info;
         if repo.diff_trees(parent, Some(info.tree), &only)?.is_empty() {
             return Ok(true);
         }

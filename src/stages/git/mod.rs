@@ -22,6 +22,7 @@
 
 pub mod cochange;
 pub mod diff;
+pub mod history;
 pub mod safe_open;
 pub mod tree;
 

@@ -30,6 +30,10 @@
 //! reach are outlined: the first ones in map order (a fiftieth of the budget in files), and
 //! while every entry of those fits, as many more as the rest of the budget could show.
 //!
+//! What does not depend on the call (each file's class, the header but for the ranking, the
+//! declared entry points, each outlined file's definitions) is kept beside the index with the
+//! graph ([`index::derived`]), so a warm call ranks, outlines and parses nothing again.
+//!
 //! The budget is the call's, else [`DEFAULT_BUDGET`] tokens: a map is meant to be read whole.
 //! Every path is shown as the index shows it (the one name renderer: escaped, redacted), every
 //! signature is from the scanned text (secrets redacted under the policy in force) with its

@@ -151,7 +151,7 @@ impl<'a> Outlines<'a> {
     }
 
     /// Take the files `wanted` now: those the warm cache holds at once, the others parsed on
-    /// up to [`MAX_PARSE_THREADS`] threads.
+    /// up to `MAX_PARSE_THREADS` threads.
     pub fn prefetch(&self, wanted: &[usize]) {
         let wanted: Vec<usize> = wanted
             .iter()

@@ -7,7 +7,7 @@
 //!   ([`crate::stages::rank::graph`]: imports, and uses of the names a file defines, weighted
 //!   as `related` weighs them), kept warm beside the index ([`index::centrality`]). Without a
 //!   query, the root's manifests and the programs of the largest packages come first
-//!   ([`map_order`]). Tests and examples count
+//!   (`map_order`). Tests and examples count
 //!   [`SECONDARY_WEIGHT`] of their rank, other non-code files [`OTHER_WEIGHT`]; docs,
 //!   generated, vendored and lock files are not mapped (the header says where docs live).
 //! - With `query`, the ranking is personalized toward the query's best files as `search` ranks

@@ -2,7 +2,7 @@
 //! an optional explicit path list (the stdin source), and whether the body is wanted at all.
 
 use crate::cache::Cache;
-use crate::vocab::{Encoding, Format, SecretsMode};
+use crate::vocab::{Compress, Encoding, Format, SecretsMode};
 use gnaw_sandbox::ContainedDir;
 
 /// One extraction request. Built by the CLI from its flags and by gnaw-mcp from tool arguments;
@@ -290,10 +290,11 @@ pub struct Overrides {
     pub max_chars_json: bool,
     /// Rank files by relevance to this text (BM25 over code-aware terms).
     pub query: Option<String>,
-    /// Show files as skeletons (`--compress`): signatures, declarations and doc comments, with
-    /// bodies elided. With a budget, files are shown in full while they fit, then as skeletons,
-    /// then omitted (the graded budget).
-    pub compress: bool,
+    /// Show files as skeletons at this level (`--compress[=LEVEL]`): signatures and
+    /// declarations, with bodies elided, and comments as the level keeps them. With a budget,
+    /// files are shown in full while they fit, then as skeletons, then omitted (the graded
+    /// budget). `None`: files are shown whole.
+    pub compress: Option<Compress>,
     /// Apply `[profiles.NAME]` from `.gnawconfig`.
     pub profile: Option<String>,
     /// The explicit path list is git's list of changed files (`--changed`, `changed`): a path

@@ -1,11 +1,12 @@
 //! `extract` with `compress` over a repository of up to three files, end to end as the server
 //! runs it (redaction, parse budget, skeletons, graded budget, exact count): the first byte sets
-//! the budget, the rest is split on 0xFF into files, each file's first byte picking its
-//! language. The prompt never exceeds its budget, its count is exact to what it holds, and
+//! the budget and the level, the rest is split on 0xFF into files, each file's first byte
+//! picking its language. The prompt never exceeds its budget, its count is exact to what it holds, and
 //! every file is shown whole, as a skeleton, or listed as left out.
 
 use super::language;
 use gnaw::spec::{ExtractionSpec, Mode, Overrides, Policy};
+use gnaw::vocab::Compress;
 use gnaw_sandbox::Root;
 
 pub fn check(data: &[u8]) {
@@ -30,7 +31,7 @@ pub fn check(data: &[u8]) {
     let spec = ExtractionSpec {
         repo: root.as_dir(),
         overrides: Overrides {
-            compress: true,
+            compress: Some(Compress::ALL[usize::from(first / 4) % Compress::ALL.len()]),
             budget: Some(budget.unwrap_or(0)),
             ..Default::default()
         },

@@ -2,11 +2,13 @@
 //! UTF-8, as gnaw reads it). Every definition found lies within the text's lines, its body
 //! within it, its children within it; nesting and count stay under their bounds; the
 //! skeleton never grows the text by more than its markers; each outline row is one line.
+//! Parsed again with its comments, the file has the same definitions and its comments are in
+//! order, within the text; each level's skeleton has no more lines than the one before.
 
 use super::{assert_not_a_panic, language, lines_of};
 use gnaw::driver::nav::outline::row_text;
 use gnaw::stages::syntax::{self, MAX_SYMBOL_DEPTH, MAX_SYMBOLS, Outline, ParseBudget};
-use gnaw::vocab::Symbol;
+use gnaw::vocab::{Compress, Symbol};
 use std::time::Duration;
 
 pub fn check(data: &[u8]) {
@@ -17,12 +19,45 @@ pub fn check(data: &[u8]) {
     let text = String::from_utf8_lossy(rest);
     let budget = ParseBudget::new(Duration::from_millis(500), 4 << 20);
     match syntax::outline_of(lang, &text, &budget, &|| false) {
-        Outline::Parsed(symbols) => check_symbols(&text, &symbols),
+        Outline::Parsed(symbols) => {
+            check_symbols(&text, &symbols);
+            check_levels(lang, &text, &symbols, &budget);
+        }
         Outline::Skipped(reason) => {
             assert!(!reason.is_empty());
             assert_not_a_panic(&reason);
         }
         Outline::Unsupported => panic!("{lang:?} has a grammar"),
+    }
+}
+
+/// The comments found with the definitions, and the skeletons of every level.
+fn check_levels(lang: syntax::Language, text: &str, symbols: &[Symbol], budget: &ParseBudget) {
+    let Ok(found) = syntax::found_of(lang, text, budget, true, &|| false) else {
+        return;
+    };
+    assert_eq!(
+        found.symbols, symbols,
+        "finding the comments changed the definitions"
+    );
+    let mut at = 0;
+    for c in &found.comments {
+        assert!(
+            at <= c.start && c.start < c.end && c.end as usize <= text.len(),
+            "comment {c:?} after byte {at} of {}",
+            text.len()
+        );
+        at = c.end;
+    }
+    let mut lines = usize::MAX;
+    for level in Compress::ALL {
+        let skeleton = syntax::skeleton(text, &found.symbols, &found.comments, level);
+        let n = skeleton.lines().count();
+        assert!(
+            n <= lines,
+            "{level}: {n} lines, more than the level before ({lines})"
+        );
+        lines = n;
     }
 }
 
@@ -71,7 +106,7 @@ pub fn check_symbols(text: &str, symbols: &[Symbol]) {
         let row = row_text(s);
         assert!(!row.contains('\n'), "an outline row of two lines: {row:?}");
     }
-    let skeleton = syntax::skeleton(text, symbols);
+    let skeleton = syntax::skeleton(text, symbols, &[], gnaw::vocab::Compress::Docs);
     let kept = u32::try_from(skeleton.lines().count()).unwrap_or(u32::MAX);
     assert!(
         kept <= last + 1,

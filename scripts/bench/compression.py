@@ -1,39 +1,61 @@
 #!/usr/bin/env python3
-"""Exact token reduction of `gnaw --compress`, per language, with the definition check and a
-side-by-side with `repomix --compress` (issue 15). Prints a markdown table for
-docs/compression.md.
+"""Exact token reduction of `gnaw --compress` at each level (docs, summary, signatures), per
+language, with the definition check and `repomix --compress` side by side in the same run.
+Prints a markdown table for docs/compression.md.
 
-    scripts/bench/compression.py --gnaw target/release/gnaw [--repomix PATH] DIR...
+    scripts/bench/compression.py --gnaw target/release/gnaw \\
+        [--repomix 'node .../repomix/bin/repomix.cjs'] CORPUS[:LANG[,LANG...]]...
 
-For every DIR and every language with files in it: the prompt's exact o200k tokens (gnaw's own
-count, `--json`) without and with `--compress`, restricted to that language's files with
-`--include`; every top-level definition `gnaw outline` finds in those files is looked up, by its
-first line, in the compressed prompt (a definition is lost when its line is missing); and, when
-repomix is given, `repomix --compress --style plain` on the same files, its output counted by
-gnaw as one file (`--no-tree`, the same header overhead for every row).
+Each CORPUS is a directory; with `:LANG`, only those languages (gnaw's names: rust, python,
+javascript, typescript, tsx, go, java, c, cpp, csharp, ruby, php, kotlin, swift, scala, lua,
+bash, elixir, haskell, zig), else every language with files in it. A CORPUS ending in `/*` is
+measured one subdirectory at a time and summed (one run's parse budget, 3 s of parsing, does not
+cover 17 MB of Rust; a run past it shows the files it did not parse whole, and is flagged `†`).
+A language's extensions are read from the one table that defines them, `languages!` in
+src/stages/syntax/mod.rs.
+
+Per row (one language's files of one corpus, chosen with `--include **/*.EXT`):
+- the prompt's exact o200k tokens (gnaw's own count, `--json`) whole and with
+  `--compress=docs`, `=summary` and `=signatures`;
+- every definition `gnaw outline` finds in those files, top-level and nested, looked up by its
+  first line in each compressed prompt, both without comments (summary and signatures drop the
+  comments a line holds); a definition is lost when its line is missing;
+- with repomix: `repomix --style plain --include GLOBS` with and without `--compress`, each
+  output counted by gnaw as one file; its reduction is against its own uncompressed output.
 """
 
 import argparse
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import tempfile
 
-LANGS = {
-    "rust": ["rs"], "python": ["py"], "javascript": ["js", "mjs", "cjs", "jsx"],
-    "typescript": ["ts", "mts", "cts", "tsx"], "go": ["go"], "java": ["java"], "c": ["c", "h"],
-    "cpp": ["cc", "cpp", "cxx", "hpp", "hh"], "csharp": ["cs"], "ruby": ["rb"], "php": ["php"],
-    "kotlin": ["kt"], "swift": ["swift"], "scala": ["scala"], "lua": ["lua"], "bash": ["sh"],
-    "elixir": ["ex", "exs"], "haskell": ["hs"], "zig": ["zig"],
-}
+LEVELS = ["docs", "summary", "signatures"]
+TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../src/stages/syntax/mod.rs")
+
+
+def languages():
+    """gnaw's languages and their extensions, in the table's order."""
+    text = open(TABLE, encoding="utf-8").read()
+    table = text[text.index("languages! {"):]
+    out = {}
+    for m in re.finditer(r'\w+ = "(\w+)",.*?extensions \[([^\]]*)\]', table, re.S):
+        out[m.group(1)] = re.findall(r'"([^"]+)"', m.group(2))
+    return out
 
 
 def gnaw_json(gnaw, repo, args):
+    """The `--json` summary and the prompt of one run; the summary's `budget_spent` says
+    whether the run's parse budget ran out (some files shown whole for it)."""
     with tempfile.NamedTemporaryFile() as out:
-        r = subprocess.run([gnaw, repo, "--json", "-q", "-o", out.name, *args],
+        r = subprocess.run([gnaw, repo, "--json", "--no-cache", "-o", out.name, *args],
                            capture_output=True, text=True, check=True)
-        return json.loads(r.stdout), open(out.name, encoding="utf-8").read()
+        summary = json.loads(r.stdout)
+        summary["budget_spent"] = "gnaw: --compress:" in r.stderr
+        return summary, open(out.name, encoding="utf-8").read()
 
 
 def count_file(gnaw, path):
@@ -45,19 +67,19 @@ def count_file(gnaw, path):
         return s["tokens"]
 
 
-def lost_definitions(gnaw, repo, files, prompt):
-    checked = lost = 0
-    lines_in_prompt = set(l.strip() for l in prompt.splitlines())
+def definition_lines(gnaw, repo, files):
+    """The first line of every definition `gnaw outline` finds in `files`."""
+    lines = []
     for i in range(0, len(files), 100):
         chunk = files[i:i + 100]
         r = subprocess.run([gnaw, "outline", repo, *chunk], capture_output=True, text=True)
-        path = None
-        text = {}
+        path, text = None, {}
         for row in r.stdout.splitlines():
             if row.startswith("==> "):
-                path = row[4:].split(" (")[0].split(":")[0]
+                path = row[4:].rsplit(" (", 1)[0]
                 continue
-            if not row or row.startswith(" ") or path is None or not row[0].isdigit():
+            row = row.strip()
+            if not row or path is None or not row[0].isdigit():
                 continue
             start = int(row.split("-")[0])
             if path not in text:
@@ -65,49 +87,110 @@ def lost_definitions(gnaw, repo, files, prompt):
                     text[path] = open(os.path.join(repo, path), encoding="utf-8",
                                       errors="replace").read().split("\n")
                 except OSError:
-                    continue
-            line = text[path][start - 1].strip()
-            checked += 1
-            if line and line not in lines_in_prompt:
-                lost += 1
-    return checked, lost
+                    text[path] = []
+            if start <= len(text[path]):
+                lines.append(text[path][start - 1].strip())
+    return lines
+
+
+def code_of(line):
+    """A line without its comments (`/* … */` spans; `//`, and `#` or `--` before a space, at
+    its start or after a space) and without whitespace: how a definition's first line is
+    compared, since summary and signatures drop the comments a line holds."""
+    line = re.sub(r"/\*.*?\*/", " ", line)
+    line = re.split(r"(?:^|\s)(?://|#\s|--\s)", line + " ", maxsplit=1)[0]
+    return "".join(line.split())
+
+
+def lost(definitions, prompt):
+    shown = set(code_of(l) for l in prompt.splitlines())
+    return sum(1 for line in definitions if code_of(line) and code_of(line) not in shown)
+
+
+def pct(part, whole):
+    return f"{(1 - part / whole) * 100:.1f}%" if whole else "n/a"
+
+
+def repomix_tokens(cmd, gnaw, repo, globs, compress):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "repomix.txt")
+        args = [*cmd, repo, "--style", "plain", "--include", ",".join(globs), "-o", out,
+                "--quiet"] + (["--compress"] if compress else [])
+        r = subprocess.run(args, capture_output=True, text=True)
+        if r.returncode != 0 or not os.path.exists(out):
+            print(f"repomix failed on {repo}: {r.stderr[:300]}", file=sys.stderr)
+            return None
+        return count_file(gnaw, out)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gnaw", required=True)
-    ap.add_argument("--repomix")
-    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--repomix", help="the repomix command, e.g. 'node path/to/repomix.cjs'")
+    ap.add_argument("corpora", nargs="+", metavar="CORPUS[:LANG,...]")
     a = ap.parse_args()
-    print("| corpus | language | files | tokens | --compress | reduction | top-level definitions "
-          "checked / lost | repomix --compress | repomix reduction |")
+    langs = languages()
+    repomix = shlex.split(a.repomix) if a.repomix else None
+    print("| corpus | language | files | tokens | docs | summary | signatures | definitions "
+          "checked / lost (docs, summary, signatures) | repomix --compress |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for repo in a.dirs:
-        for lang, exts in LANGS.items():
-            inc = [f"**/*.{e}" for e in exts]
-            args = [x for g in inc for x in ("--include", g)]
-            full, _ = gnaw_json(a.gnaw, repo, args)
-            if full["files"] == 0:
+    for arg in a.corpora:
+        corpus, _, only = arg.partition(":")
+        wanted = only.split(",") if only else list(langs)
+        if corpus.endswith("/*"):
+            top = corpus[:-2]
+            parts = sorted(os.path.join(top, d) for d in os.listdir(top)
+                           if os.path.isdir(os.path.join(top, d)))
+            name = f"{os.path.basename(top.rstrip('/'))} (each of {len(parts)} apart)"
+        else:
+            parts, name = [corpus], os.path.basename(corpus.rstrip("/"))
+        for lang in wanted:
+            row = measure(a.gnaw, repomix, parts, langs[lang])
+            if row is None:
                 continue
-            comp, prompt = gnaw_json(a.gnaw, repo, args + ["--compress"])
-            files = [f["path"] for f in comp.get("file_list", [])]
-            checked, lost = lost_definitions(a.gnaw, repo, files, prompt)
-            red = 1 - comp["tokens"] / full["tokens"]
-            rm = rmred = "n/a"
-            if a.repomix:
-                with tempfile.TemporaryDirectory() as d:
-                    out = os.path.join(d, "repomix.txt")
-                    r = subprocess.run([a.repomix, repo, "--compress", "--style", "plain",
-                                        "--include", ",".join(inc), "-o", out, "--quiet"],
-                                       capture_output=True, text=True)
-                    if r.returncode == 0 and os.path.exists(out):
-                        t = count_file(a.gnaw, out)
-                        rm = f"{t:,}"
-                        rmred = f"{(1 - t / full['tokens']) * 100:.1f}%"
-            print(f"| {os.path.basename(repo.rstrip('/'))} | {lang} | {full['files']} | "
-                  f"{full['tokens']:,} | {comp['tokens']:,} | {red * 100:.1f}% | "
-                  f"{checked} / {lost} | {rm} | {rmred} |")
+            files, tokens, levels, checked, losses, spent, rm = row
+            cells = [f"{t:,} ({pct(t, tokens)})" for t in levels]
+            mark = " †" if spent else ""
+            rmc = f"{rm[1]:,} ({pct(rm[1], rm[0])})" if rm else "n/a"
+            print(f"| {name}{mark} | {lang} | {files} | {tokens:,} | {' | '.join(cells)} | "
+                  f"{checked} / {', '.join(map(str, losses))} | {rmc} |")
             sys.stdout.flush()
+
+
+def measure(gnaw, repomix, parts, exts):
+    """One row over the directories `parts`, summed: files, tokens, tokens per level,
+    definitions checked and lost per level, whether a parse budget ran out, and repomix's
+    (whole, compressed) tokens; `None` when no part has files of the language."""
+    globs = [f"**/*.{e}" for e in exts]
+    args = [x for g in globs for x in ("--include", g)]
+    files = tokens = checked = 0
+    levels, losses = [0] * len(LEVELS), [0] * len(LEVELS)
+    spent = False
+    rm = [0, 0] if repomix else None
+    for repo in parts:
+        full, _ = gnaw_json(gnaw, repo, args)
+        if full["files"] == 0:
+            continue
+        files += full["files"]
+        tokens += full["tokens"]
+        definitions = definition_lines(gnaw, repo, [f["path"] for f in full["file_list"]])
+        checked += len(definitions)
+        for i, level in enumerate(LEVELS):
+            s, prompt = gnaw_json(gnaw, repo, args + [f"--compress={level}"])
+            levels[i] += s["tokens"]
+            losses[i] += lost(definitions, prompt)
+            spent |= s["budget_spent"]
+        if rm is not None:
+            whole = repomix_tokens(repomix, gnaw, repo, globs, False)
+            comp = repomix_tokens(repomix, gnaw, repo, globs, True)
+            if whole is None or comp is None:
+                rm = None
+            else:
+                rm[0] += whole
+                rm[1] += comp
+    if files == 0:
+        return None
+    return files, tokens, levels, checked, losses, spent, rm
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 //! `--help`, taken from the same names the parser accepts.
 
 use crate::spec::Overrides;
-use crate::vocab::{Encoding, Format, SecretsMode};
+use crate::vocab::{Compress, Encoding, Format, SecretsMode};
 use clap::{ArgAction, Parser, ValueHint};
 use std::path::PathBuf;
 
@@ -161,11 +161,14 @@ pub struct Args {
     #[arg(long, value_name = "TEXT")]
     pub query: Option<String>,
 
-    /// Show files as skeletons: imports, signatures, declarations and doc comments, with
-    /// function bodies elided as "⋯ N lines (A–B)"; with --budget, files stay whole while they
-    /// fit, then become skeletons, then are omitted
-    #[arg(long)]
-    pub compress: bool,
+    /// Show files as skeletons: imports, signatures and declarations, with function bodies
+    /// elided as "⋯ N lines (A–B)"; with --budget, files stay whole while they fit, then become
+    /// skeletons, then are omitted. LEVEL [possible values: docs (comments kept; the default),
+    /// summary (doc comments cut to their first sentence, other comments dropped), signatures
+    /// (no comments)]
+    #[arg(long, value_name = "LEVEL", num_args = 0..=1, require_equals = true,
+          default_missing_value = "docs", value_parser = parse_compress)]
+    pub compress: Option<Compress>,
 
     /// Apply [profiles.NAME] from .gnawconfig
     #[arg(long, value_name = "NAME")]
@@ -196,6 +199,10 @@ pub struct Args {
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse()
+}
+
+fn parse_compress(s: &str) -> Result<Compress, String> {
     s.parse()
 }
 

@@ -116,7 +116,7 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
     // neither.
     let disk = disk_cache::DiskCache::from_env(args.no_cache)
         .map_err(|m| (2, m))?
-        .filter(|_| !args.no_count || args.compress);
+        .filter(|_| !args.no_count || args.compress.is_some());
     let cache = Cache::counts_only(MEMORY_CACHE_BYTES);
     let mark = disk.as_ref().map_or(0, |d| d.load(&cache));
     // The prompt laid out here rather than streamed: through a template, in parts, or to the

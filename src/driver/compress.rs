@@ -8,18 +8,20 @@ use super::plan;
 use crate::error::Error;
 use crate::par;
 use crate::stages::rank;
+use crate::vocab::Compress;
 
 /// Without a budget: every kept file that has a skeleton is shown as it; when the full pieces'
 /// counts were deferred ([`FileContext::defer_count`]), the files left whole are measured now,
 /// in parallel.
 pub fn all(
     ctx: &FileContext<'_>,
+    level: Compress,
     kept: &mut [(String, file::Body)],
     threads: usize,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<(), Error> {
     let every: Vec<usize> = (0..kept.len()).collect();
-    for (i, s) in skeletons(ctx, kept, &every, threads, stop)? {
+    for (i, s) in skeletons(ctx, level, kept, &every, threads, stop)? {
         if let Some(s) = s {
             kept[i].1 = s;
         }
@@ -42,10 +44,11 @@ pub fn all(
     Ok(())
 }
 
-/// The skeletons of the kept files `which` (indices into `kept`), made in parallel, largest
-/// first: each index with its skeleton, `None` for a file without one.
+/// The skeletons at `level` of the kept files `which` (indices into `kept`), made in parallel,
+/// largest first: each index with its skeleton, `None` for a file without one.
 fn skeletons(
     ctx: &FileContext<'_>,
+    level: Compress,
     kept: &[(String, file::Body)],
     which: &[usize],
     threads: usize,
@@ -54,7 +57,7 @@ fn skeletons(
     let order = par::largest_first(which, |&i| kept[i].1.bytes);
     par::map(which, &order, threads, stop, |&i| {
         let (path, body) = &kept[i];
-        (i, file::skeleton_of(ctx, path, body, stop))
+        (i, file::skeleton_of(ctx, path, body, level, stop))
     })
     .ok_or(Error::Cancelled)
 }
@@ -69,8 +72,10 @@ fn skeletons(
 /// A file taken whole is never parsed. At the first file that does not fit whole, every later
 /// file too big to fit whole in what is left then (which only shrinks) is parsed, in parallel;
 /// a later file that might still fit whole is parsed only if, when its turn comes, it does not.
+#[allow(clippy::too_many_arguments)] // the run's parts, each used once
 pub fn grade(
     ctx: &FileContext<'_>,
+    level: Compress,
     kept: &mut [(String, file::Body)],
     ranking: &[(usize, rank::Score)],
     budget: usize,
@@ -116,7 +121,7 @@ pub fn grade(
                         .filter(|&j| kept[j].1.tokens + path_tokens[j] + 3 > left),
                 );
             }
-            for (j, s) in skeletons(ctx, kept, &batch, threads, stop)? {
+            for (j, s) in skeletons(ctx, level, kept, &batch, threads, stop)? {
                 made[j] = true;
                 ahead[j] = s;
             }

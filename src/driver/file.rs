@@ -33,7 +33,7 @@ use crate::stages::filter::Filter;
 use crate::stages::grep::Prefilter;
 use crate::stages::name::{Namer, ShownName};
 use crate::stages::{count, filter, read, render, scan, source, syntax};
-use crate::vocab::{Candidate, EntryKind, Finding, SecretsMode, SkipReason, Text};
+use crate::vocab::{Candidate, Compress, EntryKind, Finding, SecretsMode, SkipReason, Text};
 use gnaw_sandbox::{BeneathDir, Root};
 use render::FileView;
 use std::collections::BTreeSet;
@@ -294,19 +294,24 @@ impl Body {
     }
 }
 
-/// The skeleton of a kept file (`extract --compress`): its scanned text with the bodies of its
-/// functions and methods elided ([`syntax::skeleton`]), rendered and counted as its piece.
-/// `None` when the file has no grammar, is past a parse bound, or has no body to elide: then
-/// the file is shown in full. With the warm cache, the skeleton of a text parsed before (by the
-/// hash of its language and text) is taken from it, and the file is not parsed again.
+/// The skeleton at `level` of a kept file (`extract --compress`): its scanned text with the
+/// bodies of its functions and methods elided and its comments as the level keeps them
+/// ([`syntax::skeleton`]), rendered and counted as its piece. `None` when the file has no
+/// grammar, is past a parse bound, or the level changes nothing in it: then the file is shown
+/// in full. With the warm cache, the skeleton of a text parsed before (by the hash of its
+/// language, the level and the text) is taken from it, and the file is not parsed again.
 pub fn skeleton_of(
     ctx: &FileContext<'_>,
     path: &str,
     full: &Body,
+    level: Compress,
     stop: &dyn Fn() -> bool,
 ) -> Option<Body> {
     let lang = syntax::Language::detect(path.as_bytes())?;
-    let id = ctx.cache.map(|_| cache::skeleton_id(&lang, &full.text));
+    // Each level is its own entry: the level is hashed with the language.
+    let id = ctx
+        .cache
+        .map(|_| cache::skeleton_id(&(lang, level), &full.text));
     let cached = match (ctx.cache, id) {
         (Some(cache), Some(id)) => cache.skeleton(id),
         _ => None,
@@ -314,7 +319,7 @@ pub fn skeleton_of(
     let text: String = match cached {
         Some(skeleton) => skeleton?.to_string(),
         None => {
-            let made = make_skeleton(ctx, lang, &full.text, stop)?;
+            let made = make_skeleton(ctx, lang, level, &full.text, stop)?;
             if let (Some(cache), Some(id)) = (ctx.cache, id) {
                 cache.put_skeleton(id, made.as_deref().map(Arc::from));
             }
@@ -340,25 +345,20 @@ pub fn skeleton_of(
     })
 }
 
-/// Parse `text` and elide its bodies: `Some(None)` when it parsed and has no body to elide
-/// (a pure outcome of the text, worth caching), `None` when the parse was stopped by a bound
-/// or a cancellation (not to be cached).
+/// Parse `text` and make its skeleton at `level`: `Some(None)` when it parsed and the level
+/// changes nothing in it (a pure outcome of the text, worth caching), `None` when the parse was
+/// stopped by a bound or a cancellation (not to be cached).
 fn make_skeleton(
     ctx: &FileContext<'_>,
     lang: syntax::Language,
+    level: Compress,
     text: &str,
     stop: &dyn Fn() -> bool,
 ) -> Option<Option<String>> {
-    let syntax::Outline::Parsed(symbols) = syntax::outline_of(lang, text, &ctx.parse, stop) else {
-        return None;
-    };
-    if !crate::vocab::Symbol::walk(&symbols)
-        .iter()
-        .any(|(_, s)| s.body.is_some())
-    {
-        return Some(None);
-    }
-    Some(Some(syntax::skeleton(text, &symbols)))
+    let comments = level != Compress::Docs;
+    let found = syntax::found_of(lang, text, &ctx.parse, comments, stop).ok()?;
+    let skeleton = syntax::skeleton(text, &found.symbols, &found.comments, level);
+    Some((skeleton != text).then_some(skeleton))
 }
 
 impl std::ops::Deref for BodyText {

@@ -143,7 +143,7 @@ fn run<'s>(
     // only for the files left whole, after the skeletons are made (not with a warm cache that
     // keeps pieces, whose pieces keep their counts; the CLI's counts-only cache keeps none).
     ctx.defer_count = counting
-        && spec.overrides.compress
+        && spec.overrides.compress.is_some()
         && options.budget.is_none()
         && spec.cache.is_none_or(|c| !c.keeps_files());
     let gather::Gathered {
@@ -171,14 +171,15 @@ fn run<'s>(
     // compress: every file that has one gets its skeleton; without a budget it replaces the
     // file, with one it is offered for the files that do not fit whole (the graded budget),
     // and only those are parsed.
-    if spec.overrides.compress && options.budget.is_none() {
-        compress::all(&ctx, &mut kept, threads, &stop)?;
-    }
-    let graded = match options.budget {
-        Some(b) if spec.overrides.compress => Some(compress::grade(
-            &ctx, &mut kept, &ranking, b, &repo_name, threads, &stop,
+    let graded = match (spec.overrides.compress, options.budget) {
+        (Some(level), None) => {
+            compress::all(&ctx, level, &mut kept, threads, &stop)?;
+            None
+        }
+        (Some(level), Some(b)) => Some(compress::grade(
+            &ctx, level, &mut kept, &ranking, b, &repo_name, threads, &stop,
         )?),
-        _ => None,
+        (None, _) => None,
     };
     let m = plan::Measure::new(&ctx, &kept, &repo_name, &stop);
     let max_chars = spec.overrides.max_chars.filter(|&c| c > 0);

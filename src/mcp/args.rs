@@ -11,6 +11,7 @@
 //! and the generator's bookkeeping (`$schema`, `title`, `format`, defaults) is left out.
 
 pub use crate::driver::nav::args::{PathText, Text, Tokens, json_type};
+use crate::vocab::Compress;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::{Map, Value};
@@ -129,6 +130,44 @@ schema!(Budget, "Budget", { "type": "integer", "description": BUDGET_DESCRIPTION
 pub struct MaxChars(pub Tokens);
 
 schema!(MaxChars, "MaxChars", { "type": "integer", "description": MAX_CHARS_DESCRIPTION });
+
+/// The `compress` argument of `extract` and `estimate`: a level's name ([`Compress`]), or
+/// `true` (docs) and `false` (off). The schema names the levels; `true` is what the argument
+/// was before it had levels, and still means what it meant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompressArg(pub Option<Compress>);
+
+impl<'de> serde::Deserialize<'de> for CompressArg {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CompressArg, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Bool(on) => Ok(CompressArg(on.then_some(Compress::Docs))),
+            Value::String(s) => Compress::parse_name(&s)
+                .map(|c| CompressArg(Some(c)))
+                .map_err(de::Error::custom),
+            other => Err(de::Error::custom(format!(
+                "expected one of {} (or true), got {}",
+                Compress::NAMES.join(", "),
+                json_type(&other)
+            ))),
+        }
+    }
+}
+
+impl JsonSchema for CompressArg {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("CompressArg")
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let levels = Compress::NAMES.join(", ");
+        json_schema!({
+            "type": "string",
+            "description": format!("Skeletons, bodies elided: {levels} (true: docs).")
+        })
+    }
+}
 
 /// The arguments every navigation tool takes: the repository, and how large the answer may be.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

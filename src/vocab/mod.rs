@@ -3,7 +3,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`modes`] | the named modes: [`Format`], [`Encoding`], [`SecretsMode`] (one parse rule) |
+//! | [`modes`] | the named modes: [`Format`], [`Encoding`], [`SecretsMode`], [`Compress`] (one parse rule) |
 //! | [`file`](mod@file) | a walked [`Candidate`] and its [`EntryKind`]; the [`Text`] read from it |
 //! | [`skip`] | [`Skipped`] and its [`SkipReason`] |
 //! | [`finding`] | a secret [`Finding`] (never the secret) |
@@ -27,7 +27,7 @@ pub use display::{display_path, display_text, excerpt, json_chars};
 pub use error_kind::ErrorKind;
 pub use file::{Candidate, EntryKind, Text};
 pub use finding::Finding;
-pub use modes::{Encoding, Format, SecretsMode, UnknownName};
+pub use modes::{Compress, Encoding, Format, SecretsMode, UnknownName};
 pub use omitted::{OmittedLine, OmittedView};
 pub use skip::{SkipReason, Skipped};
 pub use symbol::{LineRange, Symbol, SymbolKind};

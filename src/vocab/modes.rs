@@ -1,7 +1,7 @@
-//! The named modes a user picks by name (`--format`, `--encoding`, `--secrets`, `.gnawconfig`):
-//! one macro gives each its list, its canonical name, `Display` and `FromStr`, so every mode
-//! parses by the same rule: ASCII-case-insensitive, surrounding spaces ignored, with a few
-//! documented aliases (`md`, `o200k`).
+//! The named modes a user picks by name (`--format`, `--encoding`, `--secrets`, `--compress`,
+//! `.gnawconfig`): one macro gives each its list, its canonical name, `Display` and `FromStr`, so
+//! every mode parses by the same rule: ASCII-case-insensitive, surrounding spaces ignored, with a
+//! few documented aliases (`md`, `o200k`).
 
 use std::fmt;
 
@@ -166,6 +166,22 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// How much of a source file a skeleton keeps (`--compress=LEVEL`, MCP `compress`). Every
+    /// level keeps each definition's signature, the imports and the declarations, and replaces
+    /// each function body of two lines or more by a marker naming the lines it stands for.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+    pub enum Compress as "compress level" {
+        /// Every comment kept as written (`--compress` alone, MCP `compress: true`).
+        #[default]
+        Docs = "docs",
+        /// Each doc comment cut to its first sentence; other comments dropped.
+        Summary = "summary",
+        /// No comments (a shebang and compiler directives aside).
+        Signatures = "signatures",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,5 +201,9 @@ mod tests {
             assert_eq!(m.to_string().parse::<SecretsMode>(), Ok(m));
         }
         assert!(SecretsMode::Off < SecretsMode::Warn && SecretsMode::Redact < SecretsMode::Block);
+        assert_eq!(
+            "none".parse::<Compress>().unwrap_err(),
+            "unknown compress level \"none\"; use one of docs, summary, signatures"
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! The CLI's disk cache of counts and skeletons (`src/cli/disk_cache.rs`), through the real
-//! `gnaw` binary: a cold run, a warm run and a run with the cache off print the same bytes; a
-//! damaged file is ignored and replaced; two runs at once leave one whole file holding both
-//! runs' entries; the bound holds; an unwritable cache warns and says what to do; and gnaw-mcp,
-//! whatever its environment, writes nothing.
+//! `gnaw` binary: a cold run, a warm run and a run with the cache off print the same bytes, at
+//! each compress level; a damaged file is ignored and replaced; two runs at once leave one whole
+//! file holding both runs' entries; the bound holds; an unwritable cache warns and says what to
+//! do; and gnaw-mcp, whatever its environment, writes nothing.
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
@@ -124,6 +124,38 @@ fn cold_warm_and_uncached_runs_print_the_same_bytes() {
     ok(gnaw(&t.repo, &off, &["-q", "--no-cache"], &[]));
     ok(gnaw(&t.repo, &off, &["-q"], &[("GNAW_NO_CACHE", "1")]));
     assert!(listing(&off).is_empty(), "{:?}", listing(&off));
+}
+
+/// Each compress level is its own entry: one cache, filled by every level in turn, answers
+/// each level as a run without the cache does.
+#[test]
+fn each_compress_level_has_its_own_entries() {
+    let (t, cache) = fixture("levels");
+    let levels = ["--compress=summary", "--compress=signatures", "--compress"];
+    let want: Vec<Vec<u8>> = levels
+        .iter()
+        .map(|l| ok(gnaw(&t.repo, &cache, &["-q", l, "--no-cache"], &[])))
+        .collect();
+    assert!(want[0] != want[1] && want[1] != want[2] && want[0] != want[2]);
+    for round in 0..2 {
+        for (level, want) in levels.iter().zip(&want) {
+            let n = entries_or_zero(&cache);
+            assert!(
+                ok(gnaw(&t.repo, &cache, &["-q", level], &[])) == *want,
+                "{level}, round {round}"
+            );
+            // The first round adds each level's skeletons; the second adds nothing.
+            assert_eq!(entries(&cache) > n, round == 0, "{level}, round {round}");
+        }
+    }
+}
+
+fn entries_or_zero(cache: &Path) -> u32 {
+    if cache_file(cache).exists() {
+        entries(cache)
+    } else {
+        0
+    }
 }
 
 #[test]

@@ -6,7 +6,7 @@ use super::super::tool::{About, Declared, Outcome, tool_error};
 use super::prompt::{self, EXTRACT_DESCRIPTION, ExtractionArgs};
 use crate::driver::extraction::Extraction;
 use crate::spec::Mode;
-use crate::vocab::ErrorKind;
+use crate::vocab::{Compress, ErrorKind};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -27,12 +27,12 @@ pub static EXTRACT: Declared<ExtractionArgs> = Declared {
         fit::to_ceiling(tool.name(), ceiling, server, first, fit::chars, |limit| {
             spec.overrides.max_chars = (limit != usize::MAX).then_some(limit.max(1));
             let e = prompt::execute(tool, &spec, ctx)?;
-            Ok(Outcome::Done(result(e, server)))
+            Ok(Outcome::Done(result(e, server, spec.overrides.compress)))
         })
     },
 };
 
-fn result(e: Extraction, max_output_bytes: usize) -> Value {
+fn result(e: Extraction, max_output_bytes: usize, level: Option<Compress>) -> Value {
     let Some(output) = e.output.as_deref() else {
         return tool_error("extract failed: the pipeline returned no prompt".into());
     };
@@ -54,10 +54,17 @@ fn result(e: Extraction, max_output_bytes: usize) -> Value {
     }
     let skeletons = e.files.iter().filter(|f| f.skeleton).count();
     if skeletons > 0 {
+        let comments = match level.unwrap_or_default() {
+            Compress::Docs => "",
+            Compress::Summary => {
+                " Doc comments are cut to their first sentence; other comments are left out."
+            }
+            Compress::Signatures => " Comments are left out.",
+        };
         content.push(json!({ "type": "text", "text": format!(
             "{skeletons} files are shown as skeletons (marked so in their headings): their \
              function bodies are elided, each replaced by a line naming the lines it stands for; \
-             read those lines with `read` (\"path:START-END\")."
+             read those lines with `read` (\"path:START-END\").{comments}"
         )}));
     }
     if !e.omitted.is_empty() {

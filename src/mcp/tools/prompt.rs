@@ -1,7 +1,7 @@
 //! What `extract` and `estimate` share: their arguments (the same ones, so an estimate is of
 //! exactly the prompt the same `extract` call returns), their schema, and the pipeline run.
 
-use super::super::args::{Budget, Exclude, Include, MaxChars, Repo, Text};
+use super::super::args::{Budget, CompressArg, Exclude, Include, MaxChars, Repo, Text};
 use super::super::tool::{Outcome, Tool, ToolContext, run_failure};
 use crate::driver::extraction::Extraction;
 use crate::driver::run_extraction;
@@ -27,8 +27,7 @@ pub struct ExtractionArgs {
     profile: Option<Text>,
     /// Only files changed since this commit (HEAD: uncommitted).
     changed: Option<Text>,
-    /// Show source files as skeletons, bodies elided.
-    compress: Option<bool>,
+    compress: Option<CompressArg>,
 }
 
 impl ExtractionArgs {
@@ -70,7 +69,7 @@ pub fn prepare<'a>(
         max_chars_json: true,
         query: args.query.map(|t| t.0),
         profile: args.profile.map(|t| t.0),
-        compress: args.compress.unwrap_or(false),
+        compress: args.compress.and_then(|c| c.0),
         paths_from_git: args.changed.is_some(),
         ..Default::default()
     };

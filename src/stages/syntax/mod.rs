@@ -20,6 +20,7 @@
 
 mod budget;
 mod c_family;
+mod comments;
 mod functional;
 mod go;
 mod jvm;
@@ -28,6 +29,7 @@ mod python;
 mod ruby_php;
 mod rust;
 mod scripting;
+mod skeleton;
 mod swift;
 mod web;
 mod zig;
@@ -35,8 +37,9 @@ mod zig;
 use crate::vocab::symbol::MAX_SIGNATURE_CHARS;
 use crate::vocab::{LineRange, Symbol, SymbolKind};
 pub use budget::{CALL_PARSE_BYTES, CALL_PARSE_TIME, ParseBudget};
+pub use comments::Comment;
+pub use skeleton::skeleton;
 use std::cell::RefCell;
-use std::fmt::Write as _;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use tree_sitter::{Node, ParseOptions, ParseState, Parser, TreeCursor};
@@ -214,6 +217,14 @@ pub enum Outline {
     Skipped(String),
 }
 
+/// What one parse found: the definitions and, when asked for (a `summary` or `signatures`
+/// skeleton), the comments outside function bodies, in source order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Found {
+    pub symbols: Vec<Symbol>,
+    pub comments: Vec<Comment>,
+}
+
 /// A definition as a family's table sees it: its kind, its name, and the node holding its
 /// body (the part a skeleton may elide, for functions and methods; members, for containers).
 pub(crate) struct Def<'t> {
@@ -295,39 +306,68 @@ pub fn outline_of(
     outline
 }
 
+/// The definitions of `text` read as `lang` and, with `comments`, its comments, parsed as
+/// [`outline_of`] parses; `Err` with the reason the parse was skipped or stopped.
+pub fn found_of(
+    lang: Language,
+    text: &str,
+    budget: &ParseBudget,
+    comments: bool,
+    stop: &dyn Fn() -> bool,
+) -> Result<Found, String> {
+    let found = parse_inner(lang, text, budget, comments, stop);
+    if let Err(reason) = &found {
+        budget.note_not_parsed(reason);
+    }
+    found
+}
+
 fn outline_inner(
     lang: Language,
     text: &str,
     budget: &ParseBudget,
     stop: &dyn Fn() -> bool,
 ) -> Outline {
+    match parse_inner(lang, text, budget, false, stop) {
+        Ok(found) => Outline::Parsed(found.symbols),
+        Err(reason) => Outline::Skipped(reason),
+    }
+}
+
+fn parse_inner(
+    lang: Language,
+    text: &str,
+    budget: &ParseBudget,
+    comments: bool,
+    stop: &dyn Fn() -> bool,
+) -> Result<Found, String> {
     if text.len() > MAX_PARSE_BYTES {
-        return Outline::Skipped(format!(
+        return Err(format!(
             "{} bytes, over the {} MiB parse bound",
             text.len(),
             MAX_PARSE_BYTES >> 20
         ));
     }
     if !lang.compiled_in() {
-        return Outline::Skipped(not_compiled_in(lang));
+        return Err(not_compiled_in(lang));
     }
     let key = budget::ContentKey::of(lang, text);
     if let Some(reason) = budget::recall(key) {
-        return Outline::Skipped(format!(
+        return Err(format!(
             "{reason} (remembered by content; not parsed again)"
         ));
     }
     let Some(left) = budget.take(text.len()) else {
-        return Outline::Skipped(budget.spent_reason());
+        return Err(budget.spent_reason());
     };
     let limit = left.min(MAX_PARSE_TIME);
     let started = Instant::now();
-    let (outcome, cpu) = pool::parse(lang, text, limit, stop);
+    let (outcome, cpu) = pool::parse(lang, text, limit, comments, stop);
     // The parse's CPU time, so that other work on the machine does not spend the budget; the
     // time waited where the parse gave none (a worker that died or was given up).
     budget.charge(cpu.unwrap_or_else(|| started.elapsed()));
     let (reason, own_bound) = match outcome {
-        Outcome::Parsed(symbols) => return Outline::Parsed(symbols),
+        Outcome::Parsed(found) => return Ok(found),
         Outcome::Cancelled => ("cancelled".to_string(), false),
         Outcome::Time if limit < MAX_PARSE_TIME => (budget.spent_reason(), false),
         Outcome::Time => (
@@ -344,7 +384,7 @@ fn outline_inner(
     if own_bound {
         budget::remember(key, &reason);
     }
-    Outline::Skipped(reason)
+    Err(reason)
 }
 
 /// Why a file of a language whose grammar this build left out is not parsed.
@@ -375,8 +415,8 @@ fn died_reason(signal: u8, code: u8) -> String {
 /// What one parse gave, in the process that ran it: sent from a parse worker as JSON.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Outcome {
-    /// The file's definitions.
-    Parsed(Vec<Symbol>),
+    /// The file's definitions (and comments, when asked for).
+    Parsed(Found),
     /// The caller cancelled.
     Cancelled,
     /// The parse ran past the time it was given.
@@ -389,11 +429,13 @@ pub(crate) enum Outcome {
     Failed(String),
 }
 
-/// Parse `text` as `lang` in this thread, for at most `limit`.
+/// Parse `text` as `lang` in this thread, for at most `limit`; with `comments`, find its
+/// comments too.
 pub(crate) fn parse_here(
     lang: Language,
     text: &str,
     limit: Duration,
+    comments: bool,
     stop: &dyn Fn() -> bool,
 ) -> Outcome {
     let started = Instant::now();
@@ -438,8 +480,12 @@ pub(crate) fn parse_here(
         Ok(tree) => tree,
         Err(outcome) => return outcome,
     };
-    match collect(lang, &mut tree.walk(), bytes, stop) {
-        Ok(symbols) => Outcome::Parsed(symbols),
+    let mut found_comments = comments.then(Vec::new);
+    match collect(lang, &mut tree.walk(), bytes, found_comments.as_mut(), stop) {
+        Ok(symbols) => Outcome::Parsed(Found {
+            symbols,
+            comments: found_comments.unwrap_or_default(),
+        }),
         Err(reason) if reason == "cancelled" => Outcome::Cancelled,
         Err(reason) => Outcome::Bound(reason),
     }
@@ -451,11 +497,13 @@ struct Open {
     depth: usize,
 }
 
-/// Walk the tree once, iteratively, building the nested definitions.
+/// Walk the tree once, iteratively, building the nested definitions; with `comments`, also
+/// the comments outside function bodies, in source order ([`comments`]).
 fn collect(
     lang: Language,
     cursor: &mut TreeCursor,
     src: &[u8],
+    mut comments: Option<&mut Vec<Comment>>,
     stop: &dyn Fn() -> bool,
 ) -> Result<Vec<Symbol>, String> {
     let mut top = Vec::new();
@@ -470,7 +518,18 @@ fn collect(
         }
         let node = cursor.node();
         let mut descend = true;
-        if node.is_named()
+        if let Some(found) = comments.as_deref_mut()
+            && node.is_named()
+        {
+            if let Some(c) = comments::comment_of(lang, node, src) {
+                found.push(c);
+                descend = false;
+            } else if comments::is_anchor(node) {
+                comments::mark_doc(found, node, src);
+            }
+        }
+        if descend
+            && node.is_named()
             && let Some(def) = lang.classify(node, src)
         {
             count += 1;
@@ -488,6 +547,17 @@ fn collect(
                 k => k,
             };
             descend = !kind.is_callable();
+            if let Some(found) = comments.as_deref_mut() {
+                comments::mark_doc(found, node, src);
+                // A function's docstring, inside the body the walk does not enter.
+                if let Some(d) = def.body.filter(|_| lang == Language::Python && !descend) {
+                    found.extend(python::docstring_node(d).map(|n| comments::Comment {
+                        start: u32::try_from(n.start_byte()).unwrap_or(u32::MAX),
+                        end: u32::try_from(n.end_byte()).unwrap_or(u32::MAX),
+                        doc: true,
+                    }));
+                }
+            }
             open.push(Open {
                 symbol: symbol_of(lang, node, kind, def, src),
                 depth,
@@ -567,7 +637,7 @@ fn symbol_of(lang: Language, node: Node, kind: SymbolKind, def: Def, src: &[u8])
     };
     let body = if kind.is_callable() {
         def.body
-            .and_then(|b| elidable(b, docstring.as_ref().map(|(_, row)| *row), src))
+            .and_then(|b| elidable(b, docstring.as_ref().map(|(_, n)| last_row(*n)), src))
     } else {
         None
     };
@@ -611,8 +681,10 @@ fn trim_opener(sig: &mut String) {
 /// a docstring) to the line before its closer; `None` when that is fewer than two lines.
 fn elidable(body: Node, docstring_end_row: Option<usize>, src: &[u8]) -> Option<LineRange> {
     let start_row = body.start_position().row;
-    let end_row = last_row(body);
     let text = src.get(body.byte_range()).unwrap_or_default();
+    // The row of its last word: a body may end past blank lines and the next line's indent
+    // (Scala's indented bodies), which are not its lines.
+    let end_row = start_row + trim_ascii_end(text).iter().filter(|&&b| b == b'\n').count();
     // The body starts on a line of its own (Python, Ruby) or after an opener on the line.
     let line_start = src[..body.start_byte()]
         .iter()
@@ -693,6 +765,23 @@ const BETWEEN: &[&str] = &[
 /// The first line of the comment block right before `node` (attributes and decorators may
 /// stand between; a blank line may not).
 fn doc_before(node: Node, src: &[u8]) -> Option<String> {
+    let (first, anchor) = doc_block(node, src)?;
+    // From the earliest comment to the definition, the first line with words in it.
+    let end = anchor.start_byte();
+    let text = src.get(first.start_byte()..end).unwrap_or_default();
+    for raw in text.split(|&b| b == b'\n').take(64) {
+        let cleaned = clean_comment_line(raw);
+        if !cleaned.is_empty() {
+            return Some(collapse(cleaned, MAX_DOC_CHARS));
+        }
+    }
+    None
+}
+
+/// The comment block right before `node` (attributes and decorators may stand between; a blank
+/// line may not): its earliest comment, and the node it stands before (`node`, or the wrapper
+/// holding it, such as an `export`).
+fn doc_block<'t>(node: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Node<'t>)> {
     let mut anchor = node;
     while let Some(parent) = anchor.parent() {
         if WRAPPERS.contains(&parent.kind()) {
@@ -724,17 +813,7 @@ fn doc_before(node: Node, src: &[u8]) -> Option<String> {
         next_start = p.start_position().row;
         prev = p.prev_sibling();
     }
-    let first = earliest?;
-    // From the earliest comment to the definition, the first line with words in it.
-    let end = anchor.start_byte();
-    let text = src.get(first.start_byte()..end).unwrap_or_default();
-    for raw in text.split(|&b| b == b'\n').take(64) {
-        let cleaned = clean_comment_line(raw);
-        if !cleaned.is_empty() {
-            return Some(collapse(cleaned, MAX_DOC_CHARS));
-        }
-    }
-    None
+    Some((earliest?, anchor))
 }
 
 /// A comment line without its markers.
@@ -800,38 +879,6 @@ fn collapse(bytes: &[u8], max: usize) -> String {
         }
         out.push(c);
         chars += 1;
-    }
-    out
-}
-
-/// The text with each function's and method's body replaced by one marker line naming the lines
-/// it stands for, at the body's indentation: `⋯ 41 lines (88–128)`. Everything else (imports,
-/// declarations, signatures, doc comments, fields) is kept as it is.
-pub fn skeleton(text: &str, symbols: &[Symbol]) -> String {
-    let mut cuts: Vec<LineRange> = Symbol::walk(symbols)
-        .into_iter()
-        .filter_map(|(_, s)| s.body)
-        .collect();
-    cuts.sort();
-    let mut out = String::with_capacity(text.len() / 2);
-    let mut cut = cuts.iter().peekable();
-    let mut skip_until = 0u32;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        let n = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        if n <= skip_until {
-            continue;
-        }
-        while cut.peek().is_some_and(|c| c.start < n) {
-            cut.next();
-        }
-        if let Some(c) = cut.peek().filter(|c| c.start == n) {
-            let indent: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
-            let _ = writeln!(out, "{indent}⋯ {} lines ({}–{})", c.len(), c.start, c.end);
-            skip_until = c.end;
-            cut.next();
-            continue;
-        }
-        out.push_str(l);
     }
     out
 }

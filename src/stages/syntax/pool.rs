@@ -16,8 +16,8 @@
 //! flags (first, last), then up to `CHUNK` bytes of payload (`X`, empty: the caller cancelled
 //! request `id`; the worker's progress check sees it waiting and stops the parse; `S`, empty:
 //! the worker took request `id`, so a death reported after it is that request's). A request's payload is the
-//! language, the time the parse may take in milliseconds, and the text; an answer's is the
-//! `Outcome` as JSON. Packets of another id are ignored, so an abandoned request's late
+//! language (its index; the high bit asks for the comments too), the time the parse may take in
+//! milliseconds, and the text; an answer's is the `Outcome` as JSON. Packets of another id are ignored, so an abandoned request's late
 //! answer can never be taken for the next one.
 //!
 //! The pool always recovers. A request the caller stopped waiting for (cancelled, or given up
@@ -180,33 +180,60 @@ pub fn probe() -> Health {
     if let Some(pool) = POOL.get()
         && let Some(&lang) = Language::ALL.iter().find(|l| l.compiled_in())
     {
+        let job = Job {
+            lang,
+            text: "x",
+            limit: super::MAX_PARSE_TIME,
+            comments: false,
+        };
         for _ in 0..pool.slots.len() {
-            let _ = pool.parse(lang, "x", super::MAX_PARSE_TIME, &|| false);
+            let _ = pool.parse(&job, &|| false);
         }
     }
     health()
 }
 
-/// Parse `text` as `lang` within `limit`: in a worker when [`start`] ran, else here. With the
-/// outcome, the CPU time the parse ran (the worker's or this thread's), when it is known: not
-/// for a worker that died, was given up or never answered.
+/// Parse `text` as `lang` within `limit` (with `comments`, finding its comments too): in a
+/// worker when [`start`] ran, else here. With the outcome, the CPU time the parse ran (the
+/// worker's or this thread's), when it is known: not for a worker that died, was given up or
+/// never answered.
 pub(super) fn parse(
     lang: Language,
     text: &str,
     limit: Duration,
+    comments: bool,
     stop: &dyn Fn() -> bool,
 ) -> (Outcome, Option<Duration>) {
+    let job = Job {
+        lang,
+        text,
+        limit,
+        comments,
+    };
     match (POOL.get(), DISABLED.get()) {
-        (Some(pool), _) => pool.parse(lang, text, limit, stop),
+        (Some(pool), _) => pool.parse(&job, stop),
         (None, Some(reason)) => (Outcome::Failed(reason.clone()), None),
         (None, None) => {
             let cpu = gnaw_sandbox::workers::thread_cpu_time();
-            let outcome = parse_here(lang, text, limit, stop);
+            let outcome = parse_here(lang, text, limit, comments, stop);
             let cpu = gnaw_sandbox::workers::thread_cpu_time().saturating_sub(cpu);
             (outcome, Some(cpu))
         }
     }
 }
+
+/// One parse asked of a worker.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    lang: Language,
+    text: &'a str,
+    limit: Duration,
+    /// Find the comments too.
+    comments: bool,
+}
+
+/// The bit of a request's language byte that asks for the comments too.
+const WITH_COMMENTS: u8 = 0x80;
 
 /// A worker's answer: the CPU time of the parse in nanoseconds (`u64`, little-endian), then
 /// the [`Outcome`] as JSON.
@@ -407,19 +434,13 @@ impl Pool {
         state
     }
 
-    fn parse(
-        &self,
-        lang: Language,
-        text: &str,
-        limit: Duration,
-        stop: &dyn Fn() -> bool,
-    ) -> (Outcome, Option<Duration>) {
+    fn parse(&self, job: &Job<'_>, stop: &dyn Fn() -> bool) -> (Outcome, Option<Duration>) {
         let Some(index) = self.acquire(stop) else {
             return (Outcome::Cancelled, None);
         };
         let outcome = {
             let mut slot = lock(&self.slots[index]);
-            let outcome = self.parse_on(index, &mut slot, lang, text, limit, stop);
+            let outcome = self.parse_on(index, &mut slot, job, stop);
             self.states[index].store(slot.state(), Ordering::Relaxed);
             outcome
         };
@@ -480,11 +501,15 @@ impl Pool {
         &self,
         index: usize,
         slot: &mut Slot,
-        lang: Language,
-        text: &str,
-        limit: Duration,
+        job: &Job<'_>,
         stop: &dyn Fn() -> bool,
     ) -> (Outcome, Option<Duration>) {
+        let Job {
+            lang,
+            text,
+            limit,
+            comments,
+        } = *job;
         let mut buf = vec![0u8; HEADER + CHUNK];
         // First what the worker sent while no one waited: a late answer, a death.
         self.judge(index, slot, &mut buf);
@@ -511,7 +536,7 @@ impl Pool {
         let deadline = started + limit;
         let given_up = deadline + GRACE;
         let mut payload = Vec::with_capacity(text.len() + 5);
-        payload.push(lang as u8);
+        payload.push(lang as u8 | if comments { WITH_COMMENTS } else { 0 });
         payload.extend_from_slice(
             &u32::try_from(limit.as_millis())
                 .unwrap_or(u32::MAX)
@@ -703,7 +728,11 @@ fn answer(payload: &[u8], cancelled: &dyn Fn() -> bool) -> Outcome {
     let (Some(&lang), Some(ms)) = (payload.first(), payload.get(1..5)) else {
         return Outcome::Failed("a malformed parse request".into());
     };
-    let Some(lang) = Language::ALL.get(lang as usize).copied() else {
+    let comments = lang & WITH_COMMENTS != 0;
+    let Some(lang) = Language::ALL
+        .get(usize::from(lang & !WITH_COMMENTS))
+        .copied()
+    else {
         return Outcome::Failed("a malformed parse request".into());
     };
     let limit = Duration::from_millis(u64::from(u32::from_le_bytes(
@@ -717,7 +746,7 @@ fn answer(payload: &[u8], cancelled: &dyn Fn() -> bool) -> Outcome {
         .unwrap_or(u32::MAX - 2)
         .saturating_add(2);
     gnaw_sandbox::workers::set_alarm(secs);
-    let outcome = parse_here(lang, text, limit, cancelled);
+    let outcome = parse_here(lang, text, limit, comments, cancelled);
     gnaw_sandbox::workers::set_alarm(0);
     outcome
 }

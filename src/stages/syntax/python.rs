@@ -42,12 +42,16 @@ pub(super) fn classify<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
     }
 }
 
-/// The first line of the docstring that opens `body`, and the row its string ends on.
-pub(super) fn docstring(body: Node, src: &[u8]) -> Option<(String, usize)> {
-    let first = body.named_child(0)?;
-    if first.kind() != "expression_statement" {
-        return None;
-    }
+/// The statement of the docstring that opens `body`, if it has one.
+pub(super) fn docstring_node(body: Node) -> Option<Node> {
+    body.named_child(0).filter(|first| {
+        first.kind() == "expression_statement" && super::comments::is_docstring(*first)
+    })
+}
+
+/// The first line of the docstring that opens `body`, and the statement holding it.
+pub(super) fn docstring<'t>(body: Node<'t>, src: &[u8]) -> Option<(String, Node<'t>)> {
+    let first = docstring_node(body)?;
     let string = first.named_child(0).filter(|s| s.kind() == "string")?;
     let text = src.get(string.byte_range())?;
     let inner = text
@@ -73,5 +77,5 @@ pub(super) fn docstring(body: Node, src: &[u8]) -> Option<(String, usize)> {
             clean_comment_line(&l[..l.len() - quotes])
         })
         .find(|l| !l.is_empty())?;
-    Some((collapse(line, MAX_DOC_CHARS), super::last_row(first)))
+    Some((collapse(line, MAX_DOC_CHARS), first))
 }

@@ -60,7 +60,10 @@ fn function_name(node: Node, src: &[u8]) -> Option<String> {
         if steps > 16 {
             return None;
         }
-        d = d.child_by_field_name("declarator")?;
+        // A reference declarator (`T& f()`) holds its declarator without a field name.
+        d = d.child_by_field_name("declarator").or_else(|| {
+            d.named_child(u32::try_from(d.named_child_count()).ok()?.checked_sub(1)?)
+        })?;
     }
     let name = d.child_by_field_name("declarator")?;
     if !matches!(

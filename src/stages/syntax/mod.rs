@@ -260,12 +260,14 @@ pub struct Found {
 /// A block of code a `summary` or `signatures` skeleton elides ([`Found::blocks`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Block {
-    /// Its inner lines (after its opener's line, before its closer's), when two or more.
+    /// Its inner lines (after its opener's line, before its closer's), when two or more: what
+    /// is elided of it around the definitions inside.
     pub inner: Option<LineRange>,
-    /// When it is a callback: the lines of the whole call it closes (`describe("x", function
-    /// () { … })`, `it "y" do … end`), the construct that starts on the block's first line and
-    /// ends on its last.
-    pub call: Option<LineRange>,
+    /// Lines elided whole when no definition starts in them: for a callback, the whole call it
+    /// closes (`describe("x", function () { … })`, `it "y" do … end`: the construct that starts
+    /// on the block's first line and ends on its last); for a C macro, the lines after its
+    /// name's.
+    pub whole: Option<LineRange>,
 }
 
 /// A definition as a family's table sees it: its kind, its name, and the node holding its
@@ -579,11 +581,16 @@ fn collect(
             {
                 let block = Block {
                     inner: elidable(node, None, src),
-                    call: call_lines(lang, node, src),
+                    whole: call_lines(lang, node, src),
                 };
-                if block.inner.is_some() || block.call.is_some() {
+                if block.inner.is_some() || block.whole.is_some() {
                     found.blocks.push(block);
                 }
+            } else if let Some(lines) = c_family::macro_value(node) {
+                found.blocks.push(Block {
+                    inner: None,
+                    whole: Some(lines),
+                });
             }
         }
         if descend
@@ -795,7 +802,7 @@ fn elidable(body: Node, docstring_end_row: Option<usize>, src: &[u8]) -> Option<
 
 /// When the block of code `node` is a callback, the lines of the whole call it closes: the
 /// construct that starts on the block's first line and ends on its last, through a call, and is
-/// no definition ([`Block::call`]).
+/// no definition ([`Block::whole`]).
 fn call_lines(lang: Language, node: Node, src: &[u8]) -> Option<LineRange> {
     let (first, last) = (node.start_position().row, last_row(node));
     let mut span = node;

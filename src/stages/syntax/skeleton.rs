@@ -51,14 +51,15 @@ pub fn skeleton(text: &str, found: &Found, level: Compress) -> String {
         kept.sort();
         for b in &found.blocks {
             // A callback that holds none of them goes with its call; else its lines around them.
-            match (b.call, b.inner) {
-                (Some(call), _) if holds_none(&kept, call) => cuts.push(call),
+            match (b.whole, b.inner) {
+                (Some(whole), _) if holds_none(&kept, whole) => cuts.push(whole),
                 (_, Some(inner)) => cuts.extend(gaps(text, &starts, inner, &kept)),
                 _ => {}
             }
         }
     }
-    cuts.sort();
+    // The widest first of those that start together: a block before the blocks inside it.
+    cuts.sort_by_key(|c| (c.start, std::cmp::Reverse(c.end)));
     if level != Compress::Docs {
         cuts = joined(text, &starts, cuts);
     }
@@ -119,17 +120,20 @@ fn body_edit(text: &str, starts: &[usize], c: LineRange, level: Compress) -> Opt
     })
 }
 
-/// `cuts` (sorted) with each two that only blank lines part made one: a run of elided tests
-/// is one marker.
+/// `cuts` (sorted, the widest first among those that start together) without those inside
+/// another, and with each two that only blank lines part made one: a run of elided tests is
+/// one marker.
 fn joined(text: &str, starts: &[usize], cuts: Vec<LineRange>) -> Vec<LineRange> {
     let mut out: Vec<LineRange> = Vec::with_capacity(cuts.len());
     for c in cuts {
-        if let Some(last) = out.last_mut()
-            && c.start > last.end
-            && (last.end + 1..c.start).all(|n| blank_line(text, starts, n))
-        {
-            last.end = c.end;
-            continue;
+        if let Some(last) = out.last_mut() {
+            if c.end <= last.end {
+                continue;
+            }
+            if c.start > last.end && (last.end + 1..c.start).all(|n| blank_line(text, starts, n)) {
+                last.end = c.end;
+                continue;
+            }
         }
         out.push(c);
     }

@@ -760,6 +760,13 @@ describe(\"math\", function () {
             at(Language::C, c, Compress::Signatures),
             "TEST_IMPL(fs_open) { ⋯ 2–4 }\n"
         );
+        // A macro keeps its name's line.
+        let m = "#define SQ(x) \\\n  ((x) * \\\n   (x))\nint y;\n";
+        assert_eq!(at(Language::C, m, Compress::Docs), m);
+        assert_eq!(
+            at(Language::C, m, Compress::Signatures),
+            "#define SQ(x) \\\n  ⋯ 2–3\nint y;\n"
+        );
     }
 
     /// Finding the comments changes nothing the outline finds, and a docs skeleton needs none.

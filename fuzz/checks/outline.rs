@@ -42,10 +42,14 @@ fn check_levels(lang: syntax::Language, text: &str, symbols: &[Symbol], budget: 
         found.symbols, symbols,
         "finding the comments changed the definitions"
     );
-    for b in &found.blocks {
+    for r in found
+        .blocks
+        .iter()
+        .flat_map(|b| b.inner.into_iter().chain(b.whole))
+    {
         assert!(
-            1 <= b.start && b.start <= b.end && b.end <= last,
-            "block {b} of {last} lines"
+            1 <= r.start && r.start <= r.end && r.end <= last,
+            "block {r} of {last} lines"
         );
     }
     let mut at = 0;

@@ -2,8 +2,9 @@
 //! UTF-8, as gnaw reads it). Every definition found lies within the text's lines, its body
 //! within it, its children within it; nesting and count stay under their bounds; the
 //! skeleton never grows the text by more than its markers; each outline row is one line.
-//! Parsed again with its comments, the file has the same definitions and its comments are in
-//! order, within the text; each level's skeleton has no more lines than the one before.
+//! Parsed again with its comments and blocks of code, the file has the same definitions, its
+//! comments are in order and within the text, its blocks within its lines; each level's
+//! skeleton has no more lines than the one before.
 
 use super::{assert_not_a_panic, language, lines_of};
 use gnaw::driver::nav::outline::row_text;
@@ -33,6 +34,7 @@ pub fn check(data: &[u8]) {
 
 /// The comments found with the definitions, and the skeletons of every level.
 fn check_levels(lang: syntax::Language, text: &str, symbols: &[Symbol], budget: &ParseBudget) {
+    let last = lines_of(text);
     let Ok(found) = syntax::found_of(lang, text, budget, true, &|| false) else {
         return;
     };
@@ -40,6 +42,16 @@ fn check_levels(lang: syntax::Language, text: &str, symbols: &[Symbol], budget: 
         found.symbols, symbols,
         "finding the comments changed the definitions"
     );
+    for r in found
+        .blocks
+        .iter()
+        .flat_map(|b| b.inner.into_iter().chain(b.whole))
+    {
+        assert!(
+            1 <= r.start && r.start <= r.end && r.end <= last,
+            "block {r} of {last} lines"
+        );
+    }
     let mut at = 0;
     for c in &found.comments {
         assert!(
@@ -51,7 +63,7 @@ fn check_levels(lang: syntax::Language, text: &str, symbols: &[Symbol], budget: 
     }
     let mut lines = usize::MAX;
     for level in Compress::ALL {
-        let skeleton = syntax::skeleton(text, &found.symbols, &found.comments, level);
+        let skeleton = syntax::skeleton(text, &found, level);
         let n = skeleton.lines().count();
         assert!(
             n <= lines,
@@ -106,7 +118,11 @@ pub fn check_symbols(text: &str, symbols: &[Symbol]) {
         let row = row_text(s);
         assert!(!row.contains('\n'), "an outline row of two lines: {row:?}");
     }
-    let skeleton = syntax::skeleton(text, symbols, &[], gnaw::vocab::Compress::Docs);
+    let found = syntax::Found {
+        symbols: symbols.to_vec(),
+        ..Default::default()
+    };
+    let skeleton = syntax::skeleton(text, &found, Compress::Docs);
     let kept = u32::try_from(skeleton.lines().count()).unwrap_or(u32::MAX);
     assert!(
         kept <= last + 1,

@@ -95,8 +95,11 @@ def definition_lines(gnaw, repo, files):
 
 def code_of(line):
     """A line without its comments (`/* … */` spans; `//`, and `#` or `--` before a space, at
-    its start or after a space) and without whitespace: how a definition's first line is
-    compared, since summary and signatures drop the comments a line holds."""
+    its start or after a space), without a body elided between its braces, and without
+    whitespace: how a definition's first line is compared, since summary and signatures drop
+    the comments a line holds and signatures fold a short body's marker into it."""
+    # A body elided between its braces at signatures: `fn f() { ⋯ 12–40 }`.
+    line = re.sub(r"\s*⋯ \d+–\d+ [\])};,]*$", "", line)
     line = re.sub(r"/\*.*?\*/", " ", line)
     line = re.split(r"(?:^|\s)(?://|#\s|--\s)", line + " ", maxsplit=1)[0]
     return "".join(line.split())

@@ -355,9 +355,9 @@ fn make_skeleton(
     text: &str,
     stop: &dyn Fn() -> bool,
 ) -> Option<Option<String>> {
-    let comments = level != Compress::Docs;
-    let found = syntax::found_of(lang, text, &ctx.parse, comments, stop).ok()?;
-    let skeleton = syntax::skeleton(text, &found.symbols, &found.comments, level);
+    let extras = level != Compress::Docs;
+    let found = syntax::found_of(lang, text, &ctx.parse, extras, stop).ok()?;
+    let skeleton = syntax::skeleton(text, &found, level);
     Some((skeleton != text).then_some(skeleton))
 }
 

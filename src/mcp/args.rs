@@ -132,8 +132,9 @@ pub struct MaxChars(pub Tokens);
 schema!(MaxChars, "MaxChars", { "type": "integer", "description": MAX_CHARS_DESCRIPTION });
 
 /// The `compress` argument of `extract` and `estimate`: a level's name ([`Compress`]), or
-/// `true` (docs) and `false` (off). The schema names the levels; `true` is what the argument
-/// was before it had levels, and still means what it meant.
+/// `true` (docs) and `false` (off). The schema names the levels only (`Skeleton level: docs,
+/// summary or signatures.`: the default tool list is near its size bound); `true` is what the
+/// argument was before it had levels, and still means what it meant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CompressArg(pub Option<Compress>);
 
@@ -161,10 +162,10 @@ impl JsonSchema for CompressArg {
         Cow::Borrowed("CompressArg")
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let levels = Compress::NAMES.join(", ");
+        let (last, rest) = Compress::NAMES.split_last().unwrap_or((&"", &[]));
         json_schema!({
             "type": "string",
-            "description": format!("Skeletons, bodies elided: {levels} (true: docs).")
+            "description": format!("Skeleton level: {} or {last}.", rest.join(", "))
         })
     }
 }

@@ -37,9 +37,10 @@ pub struct FileView<'a> {
 /// The note shown for a lossily decoded file.
 pub const LOSSY_NOTE: &str = "not valid UTF-8; invalid bytes shown as U+FFFD";
 
-/// The note shown for a file given as its skeleton.
-pub const SKELETON_NOTE: &str =
-    "skeleton: function bodies elided, each marked with the lines it stands for";
+/// The note shown for a file given as its skeleton (markdown `(skeleton)`, xml
+/// `skeleton="true"`): its markers, `⋯ 41 lines (88–128)` (at `signatures` `⋯ 88–128`), say
+/// themselves which lines each stands for, so the note, on every file, says no more.
+pub const SKELETON_NOTE: &str = "skeleton";
 
 /// Everything before the first file: the title, the tree of `paths` (display forms, sorted),
 /// and, when a budget left files out, the omitted section.
@@ -188,7 +189,10 @@ pub fn push_file_piece(out: &mut String, opts: &RenderOptions, file: &FileView<'
             let _ = writeln!(out, "{fence}");
         }
         Format::Xml => {
-            let note = header_notes(file, |name, text| format!(" {name}=\"{text}\""));
+            let note = header_notes(file, |name, text| {
+                let value = if text == name { "true" } else { text };
+                format!(" {name}=\"{value}\"")
+            });
             let _ = writeln!(out, "<file path=\"{}\"{note}>", xml_escape(file.path, true));
             push_line_ended(out, &xml_escape(text, false));
             out.push_str("</file>\n");

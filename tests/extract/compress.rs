@@ -146,7 +146,7 @@ fn headings(prompt: &str) -> Vec<(String, bool)> {
         .lines()
         .filter_map(|l| l.strip_prefix("### "))
         .map(|h| {
-            let skeleton = h.contains("(skeleton:");
+            let skeleton = h.contains("(skeleton)");
             let path = h.split('`').nth(1).unwrap_or(h).to_string();
             (path, skeleton)
         })

@@ -219,7 +219,7 @@ const PLAIN_COMMENTS: &[&str] = &[
 ];
 
 /// Every definition `gnaw outline` finds in `path` is in `prompt`, by its first line (without
-/// a comment that ends it, which a level may drop).
+/// a comment that ends it, which a level may drop, or a body folded into it).
 fn every_definition_kept(repo: &Path, path: &str, text: &str, prompt: &str, level: &str) -> usize {
     let outline = ok_stdout(
         Command::new(env!("CARGO_BIN_EXE_gnaw"))
@@ -233,8 +233,11 @@ fn every_definition_kept(repo: &Path, path: &str, text: &str, prompt: &str, leve
         let start: usize = row.trim_start().split('-').next().unwrap().parse().unwrap();
         let line = lines[start - 1];
         let code = line.split(" //").next().unwrap().trim_end();
+        // At signatures a short body is elided between its braces: `fn f() { ⋯ 3–9 }`.
         assert!(
-            prompt.lines().any(|l| l.trim_end() == code),
+            prompt
+                .lines()
+                .any(|l| l.split(" ⋯ ").next().unwrap_or(l).trim_end() == code),
             "{level}: {path}: {row} lost ({code:?})"
         );
         defs += 1;
@@ -276,15 +279,32 @@ fn each_level_keeps_what_it_says_and_every_definition() {
             "    pub method: String,",
             "    private final List<String> tokens;",
             "  base?: string;",
-            "        ⋯ 3 lines (22–24)",
         ] {
             assert!(level.contains(kept), "{kept:?} lost:\n{level}");
         }
     }
+    // Each marker names the lines it stands for; at signatures the range alone, between the
+    // braces when they have lines of their own.
+    for level in [&docs, &summary] {
+        assert!(
+            level.contains("\n        ⋯ 4 lines (23–26)\n    }\n"),
+            "{level}"
+        );
+    }
+    assert!(
+        signatures.contains(
+            "    pub fn parse(input: &mut impl Read) -> io::Result<Request> { ⋯ 23–26 }\n"
+        ),
+        "{signatures}"
+    );
+    assert!(signatures.contains("\n        ⋯ 25–26\n"), "{signatures}");
     // At signatures no comment is left but the two directives.
     for l in signatures.lines() {
         let t = l.trim_start();
-        let comment = t.starts_with("//") || t.starts_with("/*") || t.starts_with("# ");
+        // (`# \`proj\`` is the prompt's title.)
+        let comment = t.starts_with("//")
+            || t.starts_with("/*")
+            || (t.starts_with("# ") && !t.starts_with("# `"));
         assert!(
             !comment || t == "//go:build linux",
             "signatures kept a comment: {l:?}"
@@ -334,8 +354,13 @@ fn mcp_compress_takes_true_or_a_level_and_each_is_the_cli_bytes() {
     let repo = repo(base.path());
     let mut s = Server::start(base.path(), &[]);
     s.initialize("2025-11-25");
+    // budget 0: the whole prompt, as the CLI gives it (the server's default budget would keep
+    // these small files whole).
     let call = |s: &mut Server, compress: Value| {
-        text_of(&s.call("extract", json!({"repo": "proj", "compress": compress})))
+        text_of(&s.call(
+            "extract",
+            json!({"repo": "proj", "compress": compress, "budget": 0}),
+        ))
     };
     let plain = ok_stdout(gnaw(&repo, &[]));
     assert!(call(&mut s, json!(false)) == plain, "compress: false");
@@ -352,7 +377,10 @@ fn mcp_compress_takes_true_or_a_level_and_each_is_the_cli_bytes() {
             "{level} differs from {flag}"
         );
         // The note after the prompt says what the level left out of the comments.
-        let resp = s.call("extract", json!({"repo": "proj", "compress": level}));
+        let resp = s.call(
+            "extract",
+            json!({"repo": "proj", "compress": level, "budget": 0}),
+        );
         let note = resp["result"]["content"][1]["text"].as_str().unwrap();
         assert!(note.contains("shown as skeletons"), "{note}");
         assert_eq!(
@@ -364,7 +392,10 @@ fn mcp_compress_takes_true_or_a_level_and_each_is_the_cli_bytes() {
             note.contains("Comments are left out"),
             level == "signatures"
         );
-        let est = s.call("estimate", json!({"repo": "proj", "compress": level}));
+        let est = s.call(
+            "estimate",
+            json!({"repo": "proj", "compress": level, "budget": 0}),
+        );
         let summary: Value = serde_json::from_str(&ok_stdout(gnaw(
             &repo,
             &["--json", "-q", "-o", "/dev/null", &flag],
@@ -396,7 +427,10 @@ fn levels_are_cached_apart_in_a_warm_server() {
     let mut s = Server::start(base.path(), &[("RUST_LOG", "info")]);
     s.initialize("2025-11-25");
     let extract = |s: &mut Server, level: &str| {
-        let text = text_of(&s.call("extract", json!({"repo": "proj", "compress": level})));
+        let text = text_of(&s.call(
+            "extract",
+            json!({"repo": "proj", "compress": level, "budget": 0}),
+        ));
         std::thread::sleep(std::time::Duration::from_millis(150));
         let misses = mcp_client::cache_stat(&s.stderr(), "skeleton_misses");
         (text, misses)

@@ -131,6 +131,11 @@ fn cold_warm_and_uncached_runs_print_the_same_bytes() {
 #[test]
 fn each_compress_level_has_its_own_entries() {
     let (t, cache) = fixture("levels");
+    // A doc comment of two sentences: summary keeps one, signatures none, docs both.
+    t.write(
+        "src/two.rs",
+        "/// One. Two.\npub fn two() -> u32 {\n    let a = 1;\n    a + 1\n}\n",
+    );
     let levels = ["--compress=summary", "--compress=signatures", "--compress"];
     let want: Vec<Vec<u8>> = levels
         .iter()

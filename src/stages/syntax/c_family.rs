@@ -2,8 +2,8 @@
 //! typedefs and `using` aliases, namespaces and macros. A C++ method defined outside its class
 //! keeps its qualified name (`Type::method`).
 
-use super::{Def, field_text, text_of};
-use crate::vocab::SymbolKind as K;
+use super::{Def, field_text, last_row, line, text_of};
+use crate::vocab::{LineRange, SymbolKind as K};
 use tree_sitter::Node;
 
 pub(super) fn classify<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
@@ -60,7 +60,10 @@ fn function_name(node: Node, src: &[u8]) -> Option<String> {
         if steps > 16 {
             return None;
         }
-        d = d.child_by_field_name("declarator")?;
+        // A reference declarator (`T& f()`) holds its declarator without a field name.
+        d = d.child_by_field_name("declarator").or_else(|| {
+            d.named_child(u32::try_from(d.named_child_count()).ok()?.checked_sub(1)?)
+        })?;
     }
     let name = d.child_by_field_name("declarator")?;
     if !matches!(
@@ -76,4 +79,18 @@ fn function_name(node: Node, src: &[u8]) -> Option<String> {
         return None;
     }
     Some(text_of(name, src))
+}
+
+/// A macro's lines after its name's (`#define F(x) \` and what it continues to), which a
+/// `summary` or `signatures` skeleton elides; `None` for another node or a macro of one line.
+pub(super) fn macro_value(node: Node) -> Option<LineRange> {
+    if !matches!(node.kind(), "preproc_def" | "preproc_function_def") {
+        return None;
+    }
+    let value = node.child_by_field_name("value")?;
+    let (first, last) = (node.start_position().row, last_row(value));
+    (last > first).then(|| LineRange {
+        start: line(first + 1),
+        end: line(last),
+    })
 }

@@ -61,14 +61,16 @@ const MAX_DOC_CHARS: usize = 200;
 
 /// Defines [`Language`] from one table: per language its name as the tools show it, the cargo
 /// feature that compiles its grammar in, the grammar's constant in `gnaw-grammars`, the
-/// family function that says which nodes are definitions, its extensions (lowercase) and the
-/// file names that mean it. Detection, names, features, grammars and classification all read
+/// family function that says which nodes are definitions, its extensions (lowercase), the
+/// file names that mean it, and the node kinds of its blocks of code outside definitions
+/// (closures, callbacks, test bodies) that a `summary` or `signatures` skeleton elides. Detection, names, features, grammars and classification all read
 /// this table; nothing else lists the languages.
 macro_rules! languages {
     ( $(
         $(#[$meta:meta])*
         $variant:ident = $name:literal, feature $feature:literal, grammar $grammar:ident,
-        classify $classify:path, extensions [$($ext:literal),*], files [$($file:literal),*];
+        classify $classify:path, extensions [$($ext:literal),*], files [$($file:literal),*],
+        blocks [$($block:literal),*];
     )+ ) => {
         /// A language with a grammar.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -107,6 +109,11 @@ macro_rules! languages {
                 match self { $( Language::$variant => &[$($file),*], )+ }
             }
 
+            /// The node kinds of its blocks of code (see [`Found::blocks`]).
+            fn code_blocks(self) -> &'static [&'static str] {
+                match self { $( Language::$variant => &[$($block),*], )+ }
+            }
+
             /// The language's grammar, or `None` when its feature was off in this build. The
             /// first call for a language in a process inflates its parse tables
             /// (`gnaw-grammars`).
@@ -131,48 +138,68 @@ macro_rules! languages {
 
 languages! {
     Rust = "rust", feature "lang-rust", grammar RUST, classify rust::classify,
-        extensions ["rs"], files [];
+        extensions ["rs"], files [],
+        blocks ["block"];
     Python = "python", feature "lang-python", grammar PYTHON, classify python::classify,
-        extensions ["py", "pyi", "pyw"], files [];
+        extensions ["py", "pyi", "pyw"], files [],
+        blocks [];
     JavaScript = "javascript", feature "lang-javascript", grammar JAVASCRIPT,
-        classify web::classify, extensions ["js", "mjs", "cjs", "jsx"], files [];
+        classify web::classify, extensions ["js", "mjs", "cjs", "jsx"], files [],
+        blocks ["statement_block"];
     TypeScript = "typescript", feature "lang-typescript", grammar TYPESCRIPT,
-        classify web::classify, extensions ["ts", "mts", "cts"], files [];
+        classify web::classify, extensions ["ts", "mts", "cts"], files [],
+        blocks ["statement_block"];
     Tsx = "tsx", feature "lang-typescript", grammar TSX, classify web::classify,
-        extensions ["tsx"], files [];
-    Go = "go", feature "lang-go", grammar GO, classify go::classify, extensions ["go"], files [];
+        extensions ["tsx"], files [],
+        blocks ["statement_block"];
+    Go = "go", feature "lang-go", grammar GO, classify go::classify, extensions ["go"], files [],
+        blocks ["block"];
     Java = "java", feature "lang-java", grammar JAVA, classify jvm::classify_java,
-        extensions ["java"], files [];
+        extensions ["java"], files [],
+        blocks ["block"];
     /// `.h` is read as C: a C++ header parses as C with errors, and its definitions are still
     /// found.
     C = "c", feature "lang-c", grammar C, classify c_family::classify, extensions ["c", "h"],
-        files [];
+        files [],
+        blocks ["compound_statement"];
     Cpp = "cpp", feature "lang-cpp", grammar CPP, classify c_family::classify,
         extensions ["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "tpp", "inl"],
-        files [];
+        files [],
+        blocks ["compound_statement"];
     CSharp = "csharp", feature "lang-csharp", grammar C_SHARP, classify jvm::classify_csharp,
-        extensions ["cs"], files [];
+        extensions ["cs"], files [],
+        blocks ["block"];
     Ruby = "ruby", feature "lang-ruby", grammar RUBY, classify ruby_php::classify_ruby,
         extensions ["rb", "rake", "gemspec", "ru"],
-        files ["Rakefile", "Gemfile", "Guardfile", "Vagrantfile"];
+        files ["Rakefile", "Gemfile", "Guardfile", "Vagrantfile"],
+        blocks ["do_block", "block"];
     Php = "php", feature "lang-php", grammar PHP, classify ruby_php::classify_php,
-        extensions ["php", "phtml"], files [];
+        extensions ["php", "phtml"], files [],
+        blocks ["compound_statement"];
     Kotlin = "kotlin", feature "lang-kotlin", grammar KOTLIN, classify jvm::classify_kotlin,
-        extensions ["kt", "kts"], files [];
+        extensions ["kt", "kts"], files [],
+        blocks ["block", "lambda_literal"];
     Swift = "swift", feature "lang-swift", grammar SWIFT, classify swift::classify,
-        extensions ["swift"], files [];
+        extensions ["swift"], files [],
+        blocks ["lambda_literal"];
     Scala = "scala", feature "lang-scala", grammar SCALA, classify jvm::classify_scala,
-        extensions ["scala", "sc"], files [];
+        extensions ["scala", "sc"], files [],
+        blocks ["block", "indented_block"];
     Lua = "lua", feature "lang-lua", grammar LUA, classify scripting::classify_lua,
-        extensions ["lua"], files [];
+        extensions ["lua"], files [],
+        blocks ["block"];
     Bash = "bash", feature "lang-bash", grammar BASH, classify scripting::classify_bash,
-        extensions ["sh", "bash"], files [".bashrc", ".bash_profile", ".profile", "PKGBUILD"];
+        extensions ["sh", "bash"], files [".bashrc", ".bash_profile", ".profile", "PKGBUILD"],
+        blocks [];
     Elixir = "elixir", feature "lang-elixir", grammar ELIXIR,
-        classify functional::classify_elixir, extensions ["ex", "exs"], files [];
+        classify functional::classify_elixir, extensions ["ex", "exs"], files [],
+        blocks ["do_block", "anonymous_function"];
     Haskell = "haskell", feature "lang-haskell", grammar HASKELL,
-        classify functional::classify_haskell, extensions ["hs"], files [];
+        classify functional::classify_haskell, extensions ["hs"], files [],
+        blocks [];
     Zig = "zig", feature "lang-zig", grammar ZIG, classify zig::classify, extensions ["zig"],
-        files [];
+        files [],
+        blocks ["block"];
 }
 
 /// Longest extension looked up, in bytes (`gemspec`); a longer one names no language.
@@ -217,12 +244,30 @@ pub enum Outline {
     Skipped(String),
 }
 
-/// What one parse found: the definitions and, when asked for (a `summary` or `signatures`
-/// skeleton), the comments outside function bodies, in source order.
+/// What one parse found: the definitions and, when asked for (the extras a `summary` or
+/// `signatures` skeleton needs), the comments and the blocks of code outside function bodies.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Found {
     pub symbols: Vec<Symbol>,
+    /// Comments, docstrings and doc attributes, in source order.
     pub comments: Vec<Comment>,
+    /// The blocks of code that are no definition's body (a callback's, a closure's, a test's,
+    /// a C function's that a macro names), outside function bodies; definitions inside one are
+    /// found as usual.
+    pub blocks: Vec<Block>,
+}
+
+/// A block of code a `summary` or `signatures` skeleton elides ([`Found::blocks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Block {
+    /// Its inner lines (after its opener's line, before its closer's), when two or more: what
+    /// is elided of it around the definitions inside.
+    pub inner: Option<LineRange>,
+    /// Lines elided whole when no definition starts in them: for a callback, the whole call it
+    /// closes (`describe("x", function () { … })`, `it "y" do … end`: the construct that starts
+    /// on the block's first line and ends on its last); for a C macro, the lines after its
+    /// name's.
+    pub whole: Option<LineRange>,
 }
 
 /// A definition as a family's table sees it: its kind, its name, and the node holding its
@@ -306,16 +351,17 @@ pub fn outline_of(
     outline
 }
 
-/// The definitions of `text` read as `lang` and, with `comments`, its comments, parsed as
-/// [`outline_of`] parses; `Err` with the reason the parse was skipped or stopped.
+/// The definitions of `text` read as `lang` and, with `extras`, its comments and blocks of
+/// code, parsed as [`outline_of`] parses; `Err` with the reason the parse was skipped or
+/// stopped.
 pub fn found_of(
     lang: Language,
     text: &str,
     budget: &ParseBudget,
-    comments: bool,
+    extras: bool,
     stop: &dyn Fn() -> bool,
 ) -> Result<Found, String> {
-    let found = parse_inner(lang, text, budget, comments, stop);
+    let found = parse_inner(lang, text, budget, extras, stop);
     if let Err(reason) = &found {
         budget.note_not_parsed(reason);
     }
@@ -338,7 +384,7 @@ fn parse_inner(
     lang: Language,
     text: &str,
     budget: &ParseBudget,
-    comments: bool,
+    extras: bool,
     stop: &dyn Fn() -> bool,
 ) -> Result<Found, String> {
     if text.len() > MAX_PARSE_BYTES {
@@ -362,7 +408,7 @@ fn parse_inner(
     };
     let limit = left.min(MAX_PARSE_TIME);
     let started = Instant::now();
-    let (outcome, cpu) = pool::parse(lang, text, limit, comments, stop);
+    let (outcome, cpu) = pool::parse(lang, text, limit, extras, stop);
     // The parse's CPU time, so that other work on the machine does not spend the budget; the
     // time waited where the parse gave none (a worker that died or was given up).
     budget.charge(cpu.unwrap_or_else(|| started.elapsed()));
@@ -415,7 +461,7 @@ fn died_reason(signal: u8, code: u8) -> String {
 /// What one parse gave, in the process that ran it: sent from a parse worker as JSON.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Outcome {
-    /// The file's definitions (and comments, when asked for).
+    /// The file's definitions (and extras, when asked for).
     Parsed(Found),
     /// The caller cancelled.
     Cancelled,
@@ -429,13 +475,13 @@ pub(crate) enum Outcome {
     Failed(String),
 }
 
-/// Parse `text` as `lang` in this thread, for at most `limit`; with `comments`, find its
-/// comments too.
+/// Parse `text` as `lang` in this thread, for at most `limit`; with `extras`, find its
+/// comments and blocks of code too.
 pub(crate) fn parse_here(
     lang: Language,
     text: &str,
     limit: Duration,
-    comments: bool,
+    extras: bool,
     stop: &dyn Fn() -> bool,
 ) -> Outcome {
     let started = Instant::now();
@@ -480,12 +526,15 @@ pub(crate) fn parse_here(
         Ok(tree) => tree,
         Err(outcome) => return outcome,
     };
-    let mut found_comments = comments.then(Vec::new);
-    match collect(lang, &mut tree.walk(), bytes, found_comments.as_mut(), stop) {
-        Ok(symbols) => Outcome::Parsed(Found {
-            symbols,
-            comments: found_comments.unwrap_or_default(),
-        }),
+    let mut found = Found::default();
+    match collect(
+        lang,
+        &mut tree.walk(),
+        bytes,
+        extras.then_some(&mut found),
+        stop,
+    ) {
+        Ok(symbols) => Outcome::Parsed(Found { symbols, ..found }),
         Err(reason) if reason == "cancelled" => Outcome::Cancelled,
         Err(reason) => Outcome::Bound(reason),
     }
@@ -497,13 +546,13 @@ struct Open {
     depth: usize,
 }
 
-/// Walk the tree once, iteratively, building the nested definitions; with `comments`, also
-/// the comments outside function bodies, in source order ([`comments`]).
+/// Walk the tree once, iteratively, building the nested definitions; with `extras`, also
+/// the comments ([`comments`]) and blocks of code outside function bodies.
 fn collect(
     lang: Language,
     cursor: &mut TreeCursor,
     src: &[u8],
-    mut comments: Option<&mut Vec<Comment>>,
+    mut extras: Option<&mut Found>,
     stop: &dyn Fn() -> bool,
 ) -> Result<Vec<Symbol>, String> {
     let mut top = Vec::new();
@@ -518,14 +567,30 @@ fn collect(
         }
         let node = cursor.node();
         let mut descend = true;
-        if let Some(found) = comments.as_deref_mut()
+        if let Some(found) = extras.as_deref_mut()
             && node.is_named()
         {
             if let Some(c) = comments::comment_of(lang, node, src) {
-                found.push(c);
+                found.comments.push(c);
                 descend = false;
             } else if comments::is_anchor(node) {
-                comments::mark_doc(found, node, src);
+                comments::mark_doc(&mut found.comments, node, src);
+            } else if (lang.code_blocks().contains(&node.kind()) || web::expression_body(node))
+                // Not the body of a definition (a namespace's, a module's).
+                && node.parent().is_none_or(|p| lang.classify(p, src).is_none())
+            {
+                let block = Block {
+                    inner: elidable(node, None, src),
+                    whole: call_lines(lang, node, src),
+                };
+                if block.inner.is_some() || block.whole.is_some() {
+                    found.blocks.push(block);
+                }
+            } else if let Some(lines) = c_family::macro_value(node) {
+                found.blocks.push(Block {
+                    inner: None,
+                    whole: Some(lines),
+                });
             }
         }
         if descend
@@ -547,15 +612,17 @@ fn collect(
                 k => k,
             };
             descend = !kind.is_callable();
-            if let Some(found) = comments.as_deref_mut() {
-                comments::mark_doc(found, node, src);
+            if let Some(found) = extras.as_deref_mut() {
+                comments::mark_doc(&mut found.comments, node, src);
                 // A function's docstring, inside the body the walk does not enter.
                 if let Some(d) = def.body.filter(|_| lang == Language::Python && !descend) {
-                    found.extend(python::docstring_node(d).map(|n| comments::Comment {
-                        start: u32::try_from(n.start_byte()).unwrap_or(u32::MAX),
-                        end: u32::try_from(n.end_byte()).unwrap_or(u32::MAX),
-                        doc: true,
-                    }));
+                    found
+                        .comments
+                        .extend(python::docstring_node(d).map(|n| comments::Comment {
+                            start: u32::try_from(n.start_byte()).unwrap_or(u32::MAX),
+                            end: u32::try_from(n.end_byte()).unwrap_or(u32::MAX),
+                            doc: true,
+                        }));
                 }
             }
             open.push(Open {
@@ -728,6 +795,43 @@ fn elidable(body: Node, docstring_end_row: Option<usize>, src: &[u8]) -> Option<
         return None;
     }
     Some(LineRange {
+        start: line(first),
+        end: line(last),
+    })
+}
+
+/// When the block of code `node` is a callback, the lines of the whole call it closes: the
+/// construct that starts on the block's first line and ends on its last, through a call, and is
+/// no definition ([`Block::whole`]).
+fn call_lines(lang: Language, node: Node, src: &[u8]) -> Option<LineRange> {
+    let (first, last) = (node.start_position().row, last_row(node));
+    let mut span = node;
+    let mut called = false;
+    while let Some(p) = span.parent() {
+        // Not past the root, a definition or a declaration (`const x = f(() => { … })` keeps
+        // its name).
+        let declares = [
+            "declarat",
+            "assignment",
+            "pair",
+            "field",
+            "property",
+            "export",
+        ]
+        .iter()
+        .any(|k| p.kind().contains(k));
+        if p.parent().is_none()
+            || declares
+            || p.start_position().row != first
+            || last_row(p) != last
+            || lang.classify(p, src).is_some()
+        {
+            break;
+        }
+        called |= p.kind().contains("call") || p.kind().contains("invocation");
+        span = p;
+    }
+    (called && last > first).then(|| LineRange {
         start: line(first),
         end: line(last),
     })

@@ -15,10 +15,11 @@
 //! Messages are `SOCK_SEQPACKET` packets: `kind` (`Q` request, `A` answer), a `u64` request id,
 //! flags (first, last), then up to `CHUNK` bytes of payload (`X`, empty: the caller cancelled
 //! request `id`; the worker's progress check sees it waiting and stops the parse; `S`, empty:
-//! the worker took request `id`, so a death reported after it is that request's). A request's payload is the
-//! language (its index; the high bit asks for the comments too), the time the parse may take in
-//! milliseconds, and the text; an answer's is the `Outcome` as JSON. Packets of another id are ignored, so an abandoned request's late
-//! answer can never be taken for the next one.
+//! the worker took request `id`, so a death reported after it is that request's). A request's
+//! payload is the language (its index; the high bit asks for the comments and blocks of code
+//! too), the time the parse may take in milliseconds, and the text; an answer's is the
+//! `Outcome` as JSON. Packets of another id are ignored, so an abandoned request's late answer
+//! can never be taken for the next one.
 //!
 //! The pool always recovers. A request the caller stopped waiting for (cancelled, or given up
 //! past its deadline and grace) leaves its slot owed an answer; before the slot is used again,
@@ -184,7 +185,7 @@ pub fn probe() -> Health {
             lang,
             text: "x",
             limit: super::MAX_PARSE_TIME,
-            comments: false,
+            extras: false,
         };
         for _ in 0..pool.slots.len() {
             let _ = pool.parse(&job, &|| false);
@@ -193,29 +194,29 @@ pub fn probe() -> Health {
     health()
 }
 
-/// Parse `text` as `lang` within `limit` (with `comments`, finding its comments too): in a
-/// worker when [`start`] ran, else here. With the outcome, the CPU time the parse ran (the
-/// worker's or this thread's), when it is known: not for a worker that died, was given up or
-/// never answered.
+/// Parse `text` as `lang` within `limit` (with `extras`, finding its comments and blocks of code
+/// too): in a worker when [`start`] ran, else here. With the outcome, the CPU time the parse ran
+/// (the worker's or this thread's), when it is known: not for a worker that died, was given up
+/// or never answered.
 pub(super) fn parse(
     lang: Language,
     text: &str,
     limit: Duration,
-    comments: bool,
+    extras: bool,
     stop: &dyn Fn() -> bool,
 ) -> (Outcome, Option<Duration>) {
     let job = Job {
         lang,
         text,
         limit,
-        comments,
+        extras,
     };
     match (POOL.get(), DISABLED.get()) {
         (Some(pool), _) => pool.parse(&job, stop),
         (None, Some(reason)) => (Outcome::Failed(reason.clone()), None),
         (None, None) => {
             let cpu = gnaw_sandbox::workers::thread_cpu_time();
-            let outcome = parse_here(lang, text, limit, comments, stop);
+            let outcome = parse_here(lang, text, limit, extras, stop);
             let cpu = gnaw_sandbox::workers::thread_cpu_time().saturating_sub(cpu);
             (outcome, Some(cpu))
         }
@@ -228,12 +229,12 @@ struct Job<'a> {
     lang: Language,
     text: &'a str,
     limit: Duration,
-    /// Find the comments too.
-    comments: bool,
+    /// Find the comments and blocks of code too.
+    extras: bool,
 }
 
-/// The bit of a request's language byte that asks for the comments too.
-const WITH_COMMENTS: u8 = 0x80;
+/// The bit of a request's language byte that asks for the comments and blocks of code too.
+const WITH_EXTRAS: u8 = 0x80;
 
 /// A worker's answer: the CPU time of the parse in nanoseconds (`u64`, little-endian), then
 /// the [`Outcome`] as JSON.
@@ -508,7 +509,7 @@ impl Pool {
             lang,
             text,
             limit,
-            comments,
+            extras,
         } = *job;
         let mut buf = vec![0u8; HEADER + CHUNK];
         // First what the worker sent while no one waited: a late answer, a death.
@@ -536,7 +537,7 @@ impl Pool {
         let deadline = started + limit;
         let given_up = deadline + GRACE;
         let mut payload = Vec::with_capacity(text.len() + 5);
-        payload.push(lang as u8 | if comments { WITH_COMMENTS } else { 0 });
+        payload.push(lang as u8 | if extras { WITH_EXTRAS } else { 0 });
         payload.extend_from_slice(
             &u32::try_from(limit.as_millis())
                 .unwrap_or(u32::MAX)
@@ -728,11 +729,8 @@ fn answer(payload: &[u8], cancelled: &dyn Fn() -> bool) -> Outcome {
     let (Some(&lang), Some(ms)) = (payload.first(), payload.get(1..5)) else {
         return Outcome::Failed("a malformed parse request".into());
     };
-    let comments = lang & WITH_COMMENTS != 0;
-    let Some(lang) = Language::ALL
-        .get(usize::from(lang & !WITH_COMMENTS))
-        .copied()
-    else {
+    let extras = lang & WITH_EXTRAS != 0;
+    let Some(lang) = Language::ALL.get(usize::from(lang & !WITH_EXTRAS)).copied() else {
         return Outcome::Failed("a malformed parse request".into());
     };
     let limit = Duration::from_millis(u64::from(u32::from_le_bytes(
@@ -746,7 +744,7 @@ fn answer(payload: &[u8], cancelled: &dyn Fn() -> bool) -> Outcome {
         .unwrap_or(u32::MAX - 2)
         .saturating_add(2);
     gnaw_sandbox::workers::set_alarm(secs);
-    let outcome = parse_here(lang, text, limit, comments, cancelled);
+    let outcome = parse_here(lang, text, limit, extras, cancelled);
     gnaw_sandbox::workers::set_alarm(0);
     outcome
 }

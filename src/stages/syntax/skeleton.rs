@@ -1,14 +1,20 @@
 //! Skeletons: a source text with each function's and method's body replaced by one marker line
-//! naming the lines it stands for, at the body's indentation (`⋯ 41 lines (88–128)`); the rest
+//! naming the lines it stands for, at the body's indentation (`⋯ 41 lines (88–128)`; at
+//! `signatures` the range alone, between the braces when they have lines of their own:
+//! `fn f() { ⋯ 88–128 }`); the rest
 //! (imports, declarations, signatures, attributes, fields) is kept as it is. By level
 //! ([`Compress`]), its comments are kept as written (`docs`); its doc comments are cut to their
 //! first sentence, in the comment's own syntax, and its other comments dropped (`summary`); or
-//! every comment is dropped (`signatures`). A shebang and compiler directives (`//go:build`,
+//! every comment is dropped (`signatures`). At `summary` and `signatures`, the other blocks of
+//! code (a callback's, a closure's, a test's body) are elided as bodies are, a callback with the
+//! call it closes (`describe("x", () => { … })` goes whole); but a block that holds definitions
+//! (or, at `summary`, doc comments) keeps their lines, and only each run of two lines or more
+//! between them is elided. A shebang and compiler directives (`//go:build`,
 //! `/// <reference …/>`, Ruby's magic comments) are kept at every level. A comment on lines of
 //! its own goes with its lines (and with a blank line it leaves doubled); one after code on its
 //! line goes with the spaces before it.
 
-use super::Comment;
+use super::{Comment, Found};
 use crate::vocab::{Compress, LineRange, Symbol};
 
 /// Longest first sentence a `summary` keeps, in characters (cut with `…`): a doc comment
@@ -26,30 +32,43 @@ struct Edit {
 }
 
 /// The skeleton of `text` at `level`, from its definitions and (for `summary` and
-/// `signatures`) its comments, as [`super::found_of`] found them.
-pub fn skeleton(text: &str, symbols: &[Symbol], comments: &[Comment], level: Compress) -> String {
+/// `signatures`) its comments and blocks of code, as [`super::found_of`] found them.
+pub fn skeleton(text: &str, found: &Found, level: Compress) -> String {
     let starts = line_starts(text);
-    let mut cuts: Vec<LineRange> = Symbol::walk(symbols)
-        .into_iter()
-        .filter_map(|(_, s)| s.body)
-        .collect();
-    cuts.sort();
+    let all = Symbol::walk(&found.symbols);
+    let mut cuts: Vec<LineRange> = all.iter().filter_map(|(_, s)| s.body).collect();
+    if level != Compress::Docs {
+        // The lines kept whatever block holds them: each definition's (its own body elided as
+        // usual) and, at summary, each doc comment's.
+        let mut kept: Vec<LineRange> = all.iter().map(|(_, s)| s.lines).collect();
+        if level == Compress::Summary {
+            let line_of = |byte: u32| starts.partition_point(|&s| s <= byte as usize) as u32;
+            kept.extend(found.comments.iter().filter(|c| c.doc).map(|c| LineRange {
+                start: line_of(c.start),
+                end: line_of(c.end.saturating_sub(1)),
+            }));
+        }
+        kept.sort();
+        for b in &found.blocks {
+            // A callback that holds none of them goes with its call; else its lines around them.
+            match (b.whole, b.inner) {
+                (Some(whole), _) if holds_none(&kept, whole) => cuts.push(whole),
+                (_, Some(inner)) => cuts.extend(gaps(text, &starts, inner, &kept)),
+                _ => {}
+            }
+        }
+    }
+    // The widest first of those that start together: a block before the blocks inside it.
+    cuts.sort_by_key(|c| (c.start, std::cmp::Reverse(c.end)));
+    if level != Compress::Docs {
+        cuts = joined(text, &starts, cuts);
+    }
     let mut edits: Vec<Edit> = cuts
         .iter()
-        .filter_map(|c| {
-            let first = *starts.get(c.start.checked_sub(1)? as usize)?;
-            let end = starts.get(c.end as usize).copied().unwrap_or(text.len());
-            let indent = &text[first..first + indent_len(&text[first..])];
-            Some(Edit {
-                start: first,
-                end,
-                rank: 0,
-                with: format!("{indent}⋯ {} lines ({}–{})\n", c.len(), c.start, c.end),
-            })
-        })
+        .filter_map(|c| body_edit(text, &starts, *c, level))
         .collect();
     if level != Compress::Docs {
-        edits.extend(comment_edits(text, comments, level));
+        edits.extend(comment_edits(text, &found.comments, level));
     }
     edits.sort_by_key(|e| (e.start, e.rank));
     let mut out = String::with_capacity(text.len() / 2);
@@ -63,6 +82,110 @@ pub fn skeleton(text: &str, symbols: &[Symbol], comments: &[Comment], level: Com
         at = e.end;
     }
     out.push_str(&text[at..]);
+    out
+}
+
+/// The edit that elides the lines `c`: a marker line at their indentation, or, at
+/// `signatures`, between the braces of a block whose opener ends the line before and whose
+/// closer is all the line after (`fn f() { ⋯ 12–40 }`). At signatures the marker is the range
+/// alone: the count it gives costs three tokens more.
+fn body_edit(text: &str, starts: &[usize], c: LineRange, level: Compress) -> Option<Edit> {
+    let first = *starts.get(c.start.checked_sub(1)? as usize)?;
+    let end = starts.get(c.end as usize).copied().unwrap_or(text.len());
+    if level == Compress::Signatures && first > 0 && end < text.len() {
+        let header_start = line_start(text, first - 1);
+        let header = text[header_start..first].trim_end();
+        let closer_line = &text[end..line_end(text, end)];
+        let closer = closer_line.trim();
+        let closes = closer.starts_with('}') && closer.chars().all(|c| "})];,".contains(c));
+        if header.ends_with('{') && closes && closer.len() <= 4 {
+            return Some(Edit {
+                start: header_start + header.len(),
+                end: end + closer_line.trim_end().len(),
+                rank: 0,
+                with: format!(" ⋯ {}–{} {closer}", c.start, c.end),
+            });
+        }
+    }
+    let indent = &text[first..first + indent_len(&text[first..])];
+    let with = match level {
+        Compress::Signatures => format!("{indent}⋯ {}–{}\n", c.start, c.end),
+        _ => format!("{indent}⋯ {} lines ({}–{})\n", c.len(), c.start, c.end),
+    };
+    Some(Edit {
+        start: first,
+        end,
+        rank: 0,
+        with,
+    })
+}
+
+/// `cuts` (sorted, the widest first among those that start together) without those inside
+/// another, and with each two that only blank lines part made one: a run of elided tests is
+/// one marker.
+fn joined(text: &str, starts: &[usize], cuts: Vec<LineRange>) -> Vec<LineRange> {
+    let mut out: Vec<LineRange> = Vec::with_capacity(cuts.len());
+    for c in cuts {
+        if let Some(last) = out.last_mut() {
+            if c.end <= last.end {
+                continue;
+            }
+            if c.start > last.end && (last.end + 1..c.start).all(|n| blank_line(text, starts, n)) {
+                last.end = c.end;
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether line `n` (1-based) holds nothing but whitespace (or is past the end).
+fn blank_line(text: &str, starts: &[usize], n: u32) -> bool {
+    let Some(&from) = (n as usize).checked_sub(1).and_then(|i| starts.get(i)) else {
+        return true;
+    };
+    let to = starts.get(n as usize).copied().unwrap_or(text.len());
+    blank(&text[from..to])
+}
+
+/// Whether no `kept` range (sorted) starts within `lines`.
+fn holds_none(kept: &[LineRange], lines: LineRange) -> bool {
+    let at = kept.partition_point(|k| k.start < lines.start);
+    kept.get(at).is_none_or(|k| k.start > lines.end)
+}
+
+/// The runs of the block's lines that no `kept` range (sorted) starting in the block holds,
+/// without the blank lines at their ends, of two lines or more: what a skeleton elides of a
+/// block of code. (A range that starts before the block holds it: a namespace, a class.)
+fn gaps(text: &str, starts: &[usize], block: LineRange, kept: &[LineRange]) -> Vec<LineRange> {
+    let blank_line = |n: u32| blank_line(text, starts, n);
+    let mut out = Vec::new();
+    let mut push = |mut start: u32, mut end: u32| {
+        while start <= end && blank_line(start) {
+            start += 1;
+        }
+        while end >= start && blank_line(end) {
+            end -= 1;
+        }
+        if end > start {
+            out.push(LineRange { start, end });
+        }
+    };
+    let mut at = block.start;
+    let first = kept.partition_point(|k| k.start < block.start);
+    for k in &kept[first..] {
+        if k.start > block.end {
+            break;
+        }
+        if k.start > at {
+            push(at, k.start - 1);
+        }
+        at = at.max(k.end.saturating_add(1));
+    }
+    if at <= block.end {
+        push(at, block.end);
+    }
     out
 }
 
@@ -358,7 +481,7 @@ mod tests {
     /// The skeleton of `text`, read as `lang`, at `level`.
     fn at(lang: Language, text: &str, level: Compress) -> String {
         let found = found_of(lang, text, &ParseBudget::default(), true, &|| false).unwrap();
-        skeleton(text, &found.symbols, &found.comments, level)
+        skeleton(text, &found, level)
     }
 
     const RUST: &str = "\
@@ -432,9 +555,7 @@ pub struct Thing {
 }
 
 impl Thing {
-    pub fn new() -> Thing {
-        ⋯ 3 lines (23–25)
-    }
+    pub fn new() -> Thing { ⋯ 23–25 }
 }
 "
         );
@@ -490,7 +611,7 @@ import os
 
 class A:
     def m(self):
-        ⋯ 2 lines (18–19)
+        ⋯ 18–19
 "
         );
     }
@@ -577,6 +698,77 @@ type T struct {
         assert!(cut.ends_with('…') && cut.chars().count() <= MAX_SENTENCE_CHARS + 1);
     }
 
+    /// At summary and signatures, blocks of code that are no definition's body go as bodies do,
+    /// a callback with its call, but for the lines of the definitions inside one.
+    #[test]
+    fn blocks_of_code_are_elided_around_their_definitions() {
+        let js = "\
+describe(\"math\", function () {
+  it(\"adds\", () => {
+    expect(1 + 1).toBe(2);
+  });
+});
+
+(function () {
+  var a = 1;
+  var b = 2;
+
+  /** Helps. Much. */
+  function helper(a) {
+    return a + b;
+  }
+  helper(1);
+})();
+";
+        assert_eq!(at(Language::JavaScript, js, Compress::Docs), js);
+        assert_eq!(
+            at(Language::JavaScript, js, Compress::Summary),
+            "\
+⋯ 5 lines (1–5)
+
+(function () {
+  ⋯ 2 lines (8–9)
+
+  /** Helps. */
+  function helper(a) {
+    return a + b;
+  }
+  helper(1);
+})();
+"
+        );
+        assert_eq!(
+            at(Language::JavaScript, js, Compress::Signatures),
+            "\
+⋯ 1–5
+
+(function () {
+  ⋯ 8–11
+  function helper(a) {
+    return a + b;
+  }
+  helper(1);
+})();
+"
+        );
+        let c = "TEST_IMPL(fs_open) {\n  int r;\n  r = open();\n  return r;\n}\n";
+        assert_eq!(
+            at(Language::C, c, Compress::Summary),
+            "TEST_IMPL(fs_open) {\n  ⋯ 3 lines (2–4)\n}\n"
+        );
+        assert_eq!(
+            at(Language::C, c, Compress::Signatures),
+            "TEST_IMPL(fs_open) { ⋯ 2–4 }\n"
+        );
+        // A macro keeps its name's line.
+        let m = "#define SQ(x) \\\n  ((x) * \\\n   (x))\nint y;\n";
+        assert_eq!(at(Language::C, m, Compress::Docs), m);
+        assert_eq!(
+            at(Language::C, m, Compress::Signatures),
+            "#define SQ(x) \\\n  ⋯ 2–3\nint y;\n"
+        );
+    }
+
     /// Finding the comments changes nothing the outline finds, and a docs skeleton needs none.
     #[test]
     fn the_comments_change_no_definition() {
@@ -592,8 +784,8 @@ type T struct {
             assert_eq!(with.symbols, without.symbols);
             assert!(without.comments.is_empty() && !with.comments.is_empty());
             assert_eq!(
-                skeleton(text, &with.symbols, &with.comments, Compress::Docs),
-                skeleton(text, &without.symbols, &[], Compress::Docs)
+                skeleton(text, &with, Compress::Docs),
+                skeleton(text, &without, Compress::Docs)
             );
         }
     }

@@ -251,7 +251,11 @@ class A:
     assert_eq!(m.kind, SymbolKind::Method);
     assert_eq!(m.doc.as_deref(), Some("Does m."));
     assert_eq!(m.body, Some(LineRange { start: 9, end: 11 }));
-    let skel = skeleton(text, &s, &[], crate::vocab::Compress::Docs);
+    let found = Found {
+        symbols: s.clone(),
+        ..Found::default()
+    };
+    let skel = skeleton(text, &found, crate::vocab::Compress::Docs);
     assert!(
         skel.ends_with("        \"\"\"\n        ⋯ 3 lines (9–11)\n"),
         "{skel}"
@@ -280,7 +284,11 @@ impl Thing {
 }
 ";
     let s = parsed("t.rs", text);
-    let skel = skeleton(text, &s, &[], crate::vocab::Compress::Docs);
+    let found = Found {
+        symbols: s.clone(),
+        ..Found::default()
+    };
+    let skel = skeleton(text, &found, crate::vocab::Compress::Docs);
     assert_eq!(
         skel,
         "\

@@ -55,3 +55,10 @@ pub(super) fn classify<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
     };
     Def::new(kind, field_text(node, "name", src)?, body)
 }
+
+/// Whether `node` is an arrow function's body in parentheses (`(props) => (<div>…</div>)`): a
+/// block of code as [`super::Found::blocks`] means it.
+pub(super) fn expression_body(node: Node) -> bool {
+    node.kind() == "parenthesized_expression"
+        && node.parent().is_some_and(|p| p.kind() == "arrow_function")
+}

@@ -1,7 +1,9 @@
 //! Skeletons: a source text with each function's and method's body replaced by one marker line
 //! naming the lines it stands for, at the body's indentation (`⋯ 41 lines (88–128)`; at
 //! `signatures` the range alone, between the braces when they have lines of their own:
-//! `fn f() { ⋯ 88–128 }`); the rest
+//! `fn f() { ⋯ 88–128 }`; and at `signatures` only, a body the lines keep, of one line, goes
+//! within its lines when the marker is shorter, `f() { ⋯ 33 }`, `def f(): ⋯ 33`, as does a
+//! function-like C macro's replacement text, `#define SQ(x) ⋯ 12`); the rest
 //! (imports, declarations, signatures, attributes, fields) is kept as it is. By level
 //! ([`Compress`]), its comments are kept as written (`docs`); its doc comments are cut to their
 //! first sentence, in the comment's own syntax, and its other comments dropped (`summary`); or

@@ -106,7 +106,7 @@ def definition_lines(gnaw, repo, files):
     return defs
 
 
-MARKER = re.compile(r"\s*⋯ \d+(?:–\d+)?(?: [\])};,]*)?$")
+MARKER = re.compile(r"\s*⋯ \d+(?:–\d+)?(?: [\])};,\s]*)?$")
 
 
 def code_of(line):

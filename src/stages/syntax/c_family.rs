@@ -98,15 +98,18 @@ pub(super) fn macro_value(node: Node) -> Option<LineRange> {
 /// A function-like macro's replacement text (`#define SQ(x) ((x) * (x))`, continuation lines
 /// and all), which a `signatures` skeleton elides after its parameters; `None` for another
 /// node or a macro without one.
-pub(super) fn macro_inline(node: Node) -> Option<Inline> {
+pub(super) fn macro_inline(node: Node, src: &[u8]) -> Option<Inline> {
     if node.kind() != "preproc_function_def" {
         return None;
     }
     let params = node.child_by_field_name("parameters")?;
-    let value = node.child_by_field_name("value")?;
+    node.child_by_field_name("value")?;
+    // To the node's last word: a continuation after the value (`\` before a blank line) too.
+    let text = node.utf8_text(src).ok()?;
+    let end = node.start_byte() + text.trim_end().len();
     Some(Inline {
         start: u32::try_from(params.end_byte()).ok()?,
-        end: u32::try_from(value.end_byte()).ok()?,
+        end: u32::try_from(end).ok()?,
         block: false,
     })
 }

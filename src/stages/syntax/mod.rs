@@ -613,7 +613,7 @@ fn collect(
                     whole: Some(lines),
                 });
             }
-            found.inline.extend(c_family::macro_inline(node));
+            found.inline.extend(c_family::macro_inline(node, src));
         }
         if descend
             && node.is_named()

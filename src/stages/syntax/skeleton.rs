@@ -174,8 +174,17 @@ fn inline_edit(
     if content.chars().count() <= marker.chars().count() {
         return None;
     }
+    // Lines joined end in closers alone (`}`, `});`): what follows on the closer's line is
+    // not pulled onto the opener's (`} catch (E& e) {`, another definition).
+    let rest = &text[end..line_end(text, end)];
+    if inner.contains('\n') {
+        let closers: String = rest.split_whitespace().collect();
+        if closers.len() > 6 || !closers.chars().all(|c| "})];,".contains(c)) {
+            return None;
+        }
+    }
     // A closer after it on its line (`}`) stays one space away.
-    let closer = text[end..].starts_with(|c: char| c != '\n' && c != '\r');
+    let closer = !rest.trim().is_empty();
     Some(Edit {
         start,
         end,
@@ -894,6 +903,15 @@ describe(\"math\", function () {
             at(Language::JavaScript, js, Compress::Signatures),
             "run(function () { function inner() { ⋯ 1 } });\n"
         );
+        // Lines are joined only up to a closer that ends its line.
+        let js = "function a() {\n  return 1;\n} function b() {\n  return 2;\n}\n";
+        assert_eq!(
+            at(Language::JavaScript, js, Compress::Signatures),
+            "function a() {\n  return 1;\n} function b() { ⋯ 4 }\n"
+        );
+        // A macro's continuation after its value goes with it.
+        let m = "#define F(x) \\\n  g(x) \\\n\nint y;\n";
+        assert_eq!(at(Language::C, m, Compress::Signatures), "#define F(x) ⋯ 2\n\nint y;\n");
     }
 
     /// Finding the comments changes nothing the outline finds, and a docs skeleton needs none.

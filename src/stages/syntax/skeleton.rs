@@ -911,7 +911,10 @@ describe(\"math\", function () {
         );
         // A macro's continuation after its value goes with it.
         let m = "#define F(x) \\\n  g(x) \\\n\nint y;\n";
-        assert_eq!(at(Language::C, m, Compress::Signatures), "#define F(x) ⋯ 2\n\nint y;\n");
+        assert_eq!(
+            at(Language::C, m, Compress::Signatures),
+            "#define F(x) ⋯ 2\n\nint y;\n"
+        );
     }
 
     /// Finding the comments changes nothing the outline finds, and a docs skeleton needs none.

@@ -19,7 +19,13 @@ Per row (one language's files of one corpus, chosen with `--include **/*.EXT`):
   `--compress=docs`, `=summary` and `=signatures`;
 - every definition `gnaw outline` finds in those files, top-level and nested, looked up by its
   first line in each compressed prompt, both without comments (summary and signatures drop the
-  comments a line holds); a definition is lost when its line is missing;
+  comments a line holds) and without whitespace. The definition is kept when a prompt line is
+  its first line, or when a prompt line ending in a body marker (`{ ⋯ 12 }`, `{ ⋯ 12–40 }`,
+  `: ⋯ 12`), the marker cut off, is a beginning of its first line that reaches at least its
+  head: the first line up to where its body starts, i.e. as far as the outline's signature goes
+  on that line (`static bool f(int)` of `static bool f(int) { return true; }`), and for a macro
+  up to its parameters (`#define SQ(x)`). Else it is lost: a definition whose name or signature
+  is missing still is, and so is one whose line was cut before its signature ends;
 - with repomix: `repomix --style plain --include GLOBS` with and without `--compress`, each
   output counted by gnaw as one file; its reduction is against its own uncompressed output.
 """
@@ -68,8 +74,9 @@ def count_file(gnaw, path):
 
 
 def definition_lines(gnaw, repo, files):
-    """The first line of every definition `gnaw outline` finds in `files`."""
-    lines = []
+    """Each definition `gnaw outline` finds in `files`: its first line, and its head (see
+    `head_of`), both as `code_of` compares them."""
+    defs = []
     for i in range(0, len(files), 100):
         chunk = files[i:i + 100]
         r = subprocess.run([gnaw, "outline", repo, *chunk], capture_output=True, text=True)
@@ -79,9 +86,13 @@ def definition_lines(gnaw, repo, files):
                 path = row[4:].rsplit(" (", 1)[0]
                 continue
             row = row.strip()
-            if not row or path is None or not row[0].isdigit():
+            # `START-END kind[ name]: signature  // doc` (the name when the signature lacks it).
+            m = re.match(r"(\d+)-\d+ (\w+)(.*)$", row)
+            if not row or path is None or not m:
                 continue
-            start = int(row.split("-")[0])
+            start = int(m.group(1))
+            rest = m.group(3).split("  // ", 1)[0]
+            signature = rest.split(": ", 1)[1] if ": " in rest else ""
             if path not in text:
                 try:
                     text[path] = open(os.path.join(repo, path), encoding="utf-8",
@@ -89,25 +100,60 @@ def definition_lines(gnaw, repo, files):
                 except OSError:
                     text[path] = []
             if start <= len(text[path]):
-                lines.append(text[path][start - 1].strip())
-    return lines
+                first = text[path][start - 1].strip()
+                code = code_of(first)
+                defs.append((code, head_of(code, first, m.group(2), signature)))
+    return defs
+
+
+MARKER = re.compile(r"\s*⋯ \d+(?:–\d+)?(?: [\])};,\s]*)?$")
 
 
 def code_of(line):
     """A line without its comments (`/* … */` spans; `//`, and `#` or `--` before a space, at
-    its start or after a space), without a body elided between its braces, and without
-    whitespace: how a definition's first line is compared, since summary and signatures drop
-    the comments a line holds and signatures fold a short body's marker into it."""
-    # A body elided between its braces at signatures: `fn f() { ⋯ 12–40 }`.
-    line = re.sub(r"\s*⋯ \d+–\d+ [\])};,]*$", "", line)
+    its start or after a space), without a body elided at its end (`{ ⋯ 12–40 }`, `: ⋯ 12`,
+    the opener kept), and without whitespace: how definitions' lines are compared, since
+    summary and signatures drop the comments a line holds and signatures fold a body's marker
+    into it."""
+    line = MARKER.sub("", line)
     line = re.sub(r"/\*.*?\*/", " ", line)
     line = re.split(r"(?:^|\s)(?://|#\s|--\s)", line + " ", maxsplit=1)[0]
     return "".join(line.split())
 
 
+def head_of(code, first, kind, signature):
+    """The beginning of a definition's first line (`code`, as `code_of` gives it) a prompt must
+    show for it to be kept: up to the end of its signature on that line (the longest beginning
+    of the outline's signature found in the line, and what is before it), for a macro up to
+    its parameters; the whole line when neither is found."""
+    if kind == "macro":
+        m = re.match(r"\s*#\s*define\s+\w+(?:\([^)]*\))?", first)
+        head = "".join(m.group(0).split()) if m else ""
+        return head if head and code.startswith(head) else code
+    sig = "".join(signature.rstrip("…").split())
+    for k in range(len(sig), 0, -1):
+        at = code.find(sig[:k])
+        if at >= 0:
+            return code[:at + k]
+    return code
+
+
 def lost(definitions, prompt):
-    shown = set(code_of(l) for l in prompt.splitlines())
-    return sum(1 for line in definitions if code_of(line) and code_of(line) not in shown)
+    """How many of `definitions` (first line and head) no line of `prompt` keeps: none is the
+    first line, and none that ends in a body marker begins the first line as far as its head."""
+    shown, folded = set(), set()
+    for line in prompt.splitlines():
+        code = code_of(line)
+        shown.add(code)
+        if MARKER.search(line) and code:
+            folded.add(code)
+    count = 0
+    for code, head in definitions:
+        if not code or code in shown:
+            continue
+        if not any(code[:k] in folded for k in range(max(len(head), 1), len(code) + 1)):
+            count += 1
+    return count
 
 
 def pct(part, whole):

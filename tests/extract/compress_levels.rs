@@ -49,6 +49,8 @@ impl Request {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
+
+    pub fn len(&self) -> usize { self.headers.len() }
 }
 ";
 
@@ -79,6 +81,8 @@ class View:
         \"\"\"
         path = os.path.join(\"templates\", self.TEMPLATE)
         return path.format(**context)
+
+    def title(self): return self.TEMPLATE.upper()
 ";
 
 const GO: &str = "\
@@ -154,8 +158,23 @@ export async function user(id: string, o: Options = {}): Promise<string> {
 }
 ";
 
+const CPP: &str = "\
+#define SQ(x) ((x) * (x))
+#define MAX 10
+
+class Shape {
+public:
+    static bool alwaysTrue( int ) { return true; }
+    static const char* name() {
+        return \"a shape with a long name\";
+    }
+    int none() const {}
+};
+";
+
 /// Each fixture file, its path in the repository.
 const FILES: &[(&str, &str)] = &[
+    ("native/shape.cpp", CPP),
     ("src/request.rs", RUST),
     ("app/views.py", PYTHON),
     ("svc/server.go", GO),
@@ -228,16 +247,29 @@ fn every_definition_kept(repo: &Path, path: &str, text: &str, prompt: &str, leve
             .unwrap(),
     );
     let lines: Vec<&str> = text.lines().collect();
+    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
     let mut defs = 0;
     for row in outline.lines().skip(1) {
         let start: usize = row.trim_start().split('-').next().unwrap().parse().unwrap();
         let line = lines[start - 1];
         let code = line.split(" //").next().unwrap().trim_end();
-        // At signatures a short body is elided between its braces: `fn f() { ⋯ 3–9 }`.
+        // What must show of it when its body is folded into its line: its signature (the
+        // row's, after `kind: `), a macro's name and parameters.
+        let head = if row.contains(" macro: ") {
+            code.split_inclusive(')').next().unwrap_or(code)
+        } else {
+            row.split_once(": ").map_or(code, |(_, sig)| sig)
+        };
+        // At signatures a body is elided between its braces, `fn f() { ⋯ 3–9 }`, or after what
+        // it follows, `def f(): ⋯ 3`: the line shows up to where the body starts.
         assert!(
-            prompt
-                .lines()
-                .any(|l| l.split(" ⋯ ").next().unwrap_or(l).trim_end() == code),
+            prompt.lines().any(|l| {
+                let before = l.split(" ⋯ ").next().unwrap_or(l).trim_end();
+                before == code
+                    || (l.contains(" ⋯ ")
+                        && squeeze(code).starts_with(&squeeze(before))
+                        && squeeze(before).starts_with(&squeeze(head)))
+            }),
             "{level}: {path}: {row} lost ({code:?})"
         );
         defs += 1;
@@ -298,6 +330,35 @@ fn each_level_keeps_what_it_says_and_every_definition() {
         "{signatures}"
     );
     assert!(signatures.contains("\n        ⋯ 25–26\n"), "{signatures}");
+    // Docs and summary keep a body of one line; signatures elide it when the marker is
+    // shorter, on its signature's line or its own, and a function-like macro's replacement.
+    for (whole, folded) in [
+        (
+            "    pub fn len(&self) -> usize { self.headers.len() }\n",
+            "    pub fn len(&self) -> usize { ⋯ 37 }\n",
+        ),
+        (
+            "    def title(self): return self.TEMPLATE.upper()\n",
+            "    def title(self): ⋯ 28\n",
+        ),
+        ("#define SQ(x) ((x) * (x))\n", "#define SQ(x) ⋯ 1\n"),
+        (
+            "    static bool alwaysTrue( int ) { return true; }\n",
+            "    static bool alwaysTrue( int ) { ⋯ 6 }\n",
+        ),
+        (
+            "    static const char* name() {\n        return \"a shape with a long name\";\n    }\n",
+            "    static const char* name() { ⋯ 8 }\n",
+        ),
+    ] {
+        for level in [&docs, &summary] {
+            assert!(level.contains(whole), "{whole:?} not kept:\n{level}");
+        }
+        assert!(signatures.contains(folded), "no {folded:?}:\n{signatures}");
+    }
+    for kept in ["#define MAX 10\n", "    int none() const {}\n"] {
+        assert!(signatures.contains(kept), "{kept:?} lost:\n{signatures}");
+    }
     // At signatures no comment is left but the two directives.
     for l in signatures.lines() {
         let t = l.trim_start();

@@ -2,7 +2,7 @@
 //! typedefs and `using` aliases, namespaces and macros. A C++ method defined outside its class
 //! keeps its qualified name (`Type::method`).
 
-use super::{Def, field_text, last_row, line, text_of};
+use super::{Def, Inline, field_text, last_row, line, text_of};
 use crate::vocab::{LineRange, SymbolKind as K};
 use tree_sitter::Node;
 
@@ -92,5 +92,24 @@ pub(super) fn macro_value(node: Node) -> Option<LineRange> {
     (last > first).then(|| LineRange {
         start: line(first + 1),
         end: line(last),
+    })
+}
+
+/// A function-like macro's replacement text (`#define SQ(x) ((x) * (x))`, continuation lines
+/// and all), which a `signatures` skeleton elides after its parameters; `None` for another
+/// node or a macro without one.
+pub(super) fn macro_inline(node: Node, src: &[u8]) -> Option<Inline> {
+    if node.kind() != "preproc_function_def" {
+        return None;
+    }
+    let params = node.child_by_field_name("parameters")?;
+    node.child_by_field_name("value")?;
+    // To the node's last word: a continuation after the value (`\` before a blank line) too.
+    let text = node.utf8_text(src).ok()?;
+    let end = node.start_byte() + text.trim_end().len();
+    Some(Inline {
+        start: u32::try_from(params.end_byte()).ok()?,
+        end: u32::try_from(end).ok()?,
+        block: false,
     })
 }

@@ -255,6 +255,24 @@ pub struct Found {
     /// a C function's that a macro names), outside function bodies; definitions inside one are
     /// found as usual.
     pub blocks: Vec<Block>,
+    /// Short bodies and macro values a `signatures` skeleton may elide within their lines.
+    #[serde(default)]
+    pub inline: Vec<Inline>,
+}
+
+/// Text a `signatures` skeleton may replace by its marker within the lines it shares with
+/// what stays ([`Found::inline`]): a function's body that the line-based elision keeps
+/// (`{ return x; }`, the one line between the braces, Python's `: return x`), a block of code's
+/// of one line, a function-like C macro's replacement text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Inline {
+    /// The bytes replaced: between a body's braces, after Python's `:`, after a macro's
+    /// parameters.
+    pub start: u32,
+    pub end: u32,
+    /// A block of code's, which may hold definitions (then it is kept); a function's body
+    /// holds none that are found.
+    pub block: bool,
 }
 
 /// A block of code a `summary` or `signatures` skeleton elides ([`Found::blocks`]).
@@ -583,6 +601,9 @@ fn collect(
                     inner: elidable(node, None, src),
                     whole: call_lines(lang, node, src),
                 };
+                if block.inner.is_none() {
+                    found.inline.extend(inline_of(lang, None, node, true, src));
+                }
                 if block.inner.is_some() || block.whole.is_some() {
                     found.blocks.push(block);
                 }
@@ -592,6 +613,7 @@ fn collect(
                     whole: Some(lines),
                 });
             }
+            found.inline.extend(c_family::macro_inline(node, src));
         }
         if descend
             && node.is_named()
@@ -625,10 +647,17 @@ fn collect(
                         }));
                 }
             }
-            open.push(Open {
-                symbol: symbol_of(lang, node, kind, def, src),
-                depth,
-            });
+            let body = def.body;
+            let symbol = symbol_of(lang, node, kind, def, src);
+            if let (Some(found), Some(b)) = (extras.as_deref_mut(), body)
+                && kind.is_callable()
+                && symbol.body.is_none()
+            {
+                found
+                    .inline
+                    .extend(inline_of(lang, Some(node), b, false, src));
+            }
+            open.push(Open { symbol, depth });
         }
         if descend && cursor.goto_first_child() {
             depth += 1;
@@ -721,6 +750,33 @@ fn symbol_of(lang: Language, node: Node, kind: SymbolKind, def: Def, src: &[u8])
         doc,
         children: Vec::new(),
     }
+}
+
+/// The text of `body` a `signatures` skeleton may elide within its lines ([`Inline`]): between
+/// its braces, or for Python after the `:` of the definition `def`; `None` for another shape
+/// (an expression body, `= x`, `=> x`).
+fn inline_of(
+    lang: Language,
+    def: Option<Node>,
+    body: Node,
+    block: bool,
+    src: &[u8],
+) -> Option<Inline> {
+    let text = src.get(body.byte_range())?;
+    let trimmed = trim_ascii_end(text);
+    let (start, end) = if text.starts_with(b"{") && trimmed.len() >= 2 && trimmed.ends_with(b"}") {
+        (body.start_byte() + 1, body.start_byte() + trimmed.len() - 1)
+    } else if lang == Language::Python {
+        let colon = child_of_kind(def?, &[":"])?;
+        (colon.end_byte(), body.start_byte() + trimmed.len())
+    } else {
+        return None;
+    };
+    Some(Inline {
+        start: u32::try_from(start).ok()?,
+        end: u32::try_from(end).ok()?,
+        block,
+    })
 }
 
 /// Drop a trailing body opener (`{`, `:`, `=`, `do`, `where`, `=>`) from a signature.

@@ -1,7 +1,9 @@
 //! Skeletons: a source text with each function's and method's body replaced by one marker line
 //! naming the lines it stands for, at the body's indentation (`⋯ 41 lines (88–128)`; at
 //! `signatures` the range alone, between the braces when they have lines of their own:
-//! `fn f() { ⋯ 88–128 }`); the rest
+//! `fn f() { ⋯ 88–128 }`; and at `signatures` only, a body the lines keep, of one line, goes
+//! within its lines when the marker is shorter, `f() { ⋯ 33 }`, `def f(): ⋯ 33`, as does a
+//! function-like C macro's replacement text, `#define SQ(x) ⋯ 12`); the rest
 //! (imports, declarations, signatures, attributes, fields) is kept as it is. By level
 //! ([`Compress`]), its comments are kept as written (`docs`); its doc comments are cut to their
 //! first sentence, in the comment's own syntax, and its other comments dropped (`summary`); or
@@ -37,10 +39,11 @@ pub fn skeleton(text: &str, found: &Found, level: Compress) -> String {
     let starts = line_starts(text);
     let all = Symbol::walk(&found.symbols);
     let mut cuts: Vec<LineRange> = all.iter().filter_map(|(_, s)| s.body).collect();
+    // The lines kept whatever block holds them: each definition's (its own body elided as
+    // usual) and, at summary, each doc comment's.
+    let mut kept: Vec<LineRange> = Vec::new();
     if level != Compress::Docs {
-        // The lines kept whatever block holds them: each definition's (its own body elided as
-        // usual) and, at summary, each doc comment's.
-        let mut kept: Vec<LineRange> = all.iter().map(|(_, s)| s.lines).collect();
+        kept.extend(all.iter().map(|(_, s)| s.lines));
         if level == Compress::Summary {
             let line_of = |byte: u32| starts.partition_point(|&s| s <= byte as usize) as u32;
             kept.extend(found.comments.iter().filter(|c| c.doc).map(|c| LineRange {
@@ -69,6 +72,14 @@ pub fn skeleton(text: &str, found: &Found, level: Compress) -> String {
         .collect();
     if level != Compress::Docs {
         edits.extend(comment_edits(text, &found.comments, level));
+    }
+    if level == Compress::Signatures {
+        edits.extend(
+            found
+                .inline
+                .iter()
+                .filter_map(|i| inline_edit(text, &starts, i, &kept)),
+        );
     }
     edits.sort_by_key(|e| (e.start, e.rank));
     let mut out = String::with_capacity(text.len() / 2);
@@ -117,6 +128,72 @@ fn body_edit(text: &str, starts: &[usize], c: LineRange, level: Compress) -> Opt
         end,
         rank: 0,
         with,
+    })
+}
+
+/// The edit that elides the text of `i` within its lines, at `signatures`: the marker between
+/// its braces (`{ ⋯ 33 }`, `{ ⋯ 33–34 }` when it spans lines) or after what it follows
+/// (`def f(): ⋯ 33`, `#define SQ(x) ⋯ 33`), naming the lines of its first and last word;
+/// `None` when the marker is no shorter than the text, or a block's holds a definition.
+fn inline_edit(
+    text: &str,
+    starts: &[usize],
+    i: &super::Inline,
+    kept: &[LineRange],
+) -> Option<Edit> {
+    let (start, end) = (i.start as usize, i.end as usize);
+    if start >= end
+        || end > text.len()
+        || !text.is_char_boundary(start)
+        || !text.is_char_boundary(end)
+    {
+        return None;
+    }
+    // Whitespace and a macro's line continuations are not its words.
+    let space: &[char] = &[' ', '\t', '\r', '\n', '\\'];
+    let inner = &text[start..end];
+    let content = inner.trim_start_matches(space);
+    let from = start + (inner.len() - content.len());
+    let content = content.trim_end_matches(space);
+    if content.is_empty() {
+        return None;
+    }
+    let line_of = |byte: usize| starts.partition_point(|&s| s <= byte) as u32;
+    let lines = LineRange {
+        start: line_of(from),
+        end: line_of(from + content.len() - 1),
+    };
+    if i.block && !holds_none(kept, lines) {
+        return None;
+    }
+    let marker = if lines.start == lines.end {
+        format!("⋯ {}", lines.start)
+    } else {
+        format!("⋯ {}–{}", lines.start, lines.end)
+    };
+    if content.chars().count() <= marker.chars().count() {
+        return None;
+    }
+    // Lines joined end in closers alone (`}`, `});`): what follows on the closer's line is
+    // not pulled onto the opener's (`} catch (E& e) {`, another definition).
+    let rest = &text[end..line_end(text, end)];
+    if inner.contains('\n') {
+        let closers: String = rest.split_whitespace().collect();
+        if closers.len() > 6 || !closers.chars().all(|c| "})];,".contains(c)) {
+            return None;
+        }
+    }
+    // A closer after it on its line (`}`) stays one space away.
+    let closer = !rest.trim().is_empty();
+    Some(Edit {
+        start,
+        end,
+        rank: 0,
+        with: if closer {
+            format!(" {marker} ")
+        } else {
+            format!(" {marker}")
+        },
     })
 }
 
@@ -744,9 +821,7 @@ describe(\"math\", function () {
 
 (function () {
   ⋯ 8–11
-  function helper(a) {
-    return a + b;
-  }
+  function helper(a) { ⋯ 13 }
   helper(1);
 })();
 "
@@ -765,7 +840,80 @@ describe(\"math\", function () {
         assert_eq!(at(Language::C, m, Compress::Docs), m);
         assert_eq!(
             at(Language::C, m, Compress::Signatures),
-            "#define SQ(x) \\\n  ⋯ 2–3\nint y;\n"
+            "#define SQ(x) ⋯ 2–3\nint y;\n"
+        );
+        assert_eq!(
+            at(Language::C, m, Compress::Summary),
+            "#define SQ(x) \\\n  ⋯ 2 lines (2–3)\nint y;\n"
+        );
+    }
+
+    /// At signatures a body of one line goes too, on its signature's line or its own, when its
+    /// marker is shorter (`{ ⋯ 3 }`); docs and summary keep it.
+    #[test]
+    fn signatures_elide_bodies_of_one_line() {
+        let cases = [
+            (
+                Language::Rust,
+                "fn f() -> u32 { compute(1, 2) }\nfn g() -> u32 { 1 }\nfn h() {\n    run(\"x\");\n}\n",
+                "fn f() -> u32 { ⋯ 1 }\nfn g() -> u32 { 1 }\nfn h() { ⋯ 4 }\n",
+            ),
+            (
+                Language::Cpp,
+                "class A {\n    static bool alwaysTrue( int ) { return true; }\n    \
+                 static const char* s() {\n        return \"abc\";\n    }\n    void e() {}\n};\n",
+                "class A {\n    static bool alwaysTrue( int ) { ⋯ 2 }\n    \
+                 static const char* s() { ⋯ 4 }\n    void e() {}\n};\n",
+            ),
+            (
+                Language::Python,
+                "def f(x): return x * 2\n\nclass B:\n    def g(self):\n        return self.v + 1\n    def h(self): ...\n",
+                "def f(x): ⋯ 1\n\nclass B:\n    def g(self): ⋯ 5\n    def h(self): ...\n",
+            ),
+            (
+                Language::C,
+                "#define SQ(x) ((x) * (x))\n#define ID(x) x\n#define K 10\n",
+                "#define SQ(x) ⋯ 1\n#define ID(x) x\n#define K 10\n",
+            ),
+            (
+                Language::Go,
+                "package p\n\nfunc (t T) Name() string { return t.name }\n",
+                "package p\n\nfunc (t T) Name() string { ⋯ 3 }\n",
+            ),
+            (
+                Language::JavaScript,
+                "class C {\n  get x() { return this._x; }\n}\n",
+                "class C {\n  get x() { ⋯ 2 }\n}\n",
+            ),
+        ];
+        for (lang, text, want) in cases {
+            assert_eq!(at(lang, text, Compress::Signatures), want, "{lang:?}");
+            assert_eq!(at(lang, text, Compress::Docs), text, "{lang:?}");
+            assert_eq!(at(lang, text, Compress::Summary), text, "{lang:?}");
+        }
+        // A block of code of one line goes as a body does, but not one that holds a definition.
+        let c = "TEST_CASE(\"one\") {\n    REQUIRE(f(1) == 2);\n}\n";
+        assert_eq!(at(Language::Cpp, c, Compress::Summary), c);
+        assert_eq!(
+            at(Language::Cpp, c, Compress::Signatures),
+            "TEST_CASE(\"one\") { ⋯ 2 }\n"
+        );
+        let js = "run(function () { function inner() { return 1; } });\n";
+        assert_eq!(
+            at(Language::JavaScript, js, Compress::Signatures),
+            "run(function () { function inner() { ⋯ 1 } });\n"
+        );
+        // Lines are joined only up to a closer that ends its line.
+        let js = "function a() {\n  return 1;\n} function b() {\n  return 2;\n}\n";
+        assert_eq!(
+            at(Language::JavaScript, js, Compress::Signatures),
+            "function a() {\n  return 1;\n} function b() { ⋯ 4 }\n"
+        );
+        // A macro's continuation after its value goes with it.
+        let m = "#define F(x) \\\n  g(x) \\\n\nint y;\n";
+        assert_eq!(
+            at(Language::C, m, Compress::Signatures),
+            "#define F(x) ⋯ 2\n\nint y;\n"
         );
     }
 

@@ -5,8 +5,9 @@
 //! answer is rendered and counted whole, and the one returned is the one that was measured. The
 //! items' own counts (each counted alone) only guide the search: the first guess is the longest
 //! prefix whose estimate fits; a guess over the budget steps back by its measured excess; a few
-//! misses fall back to bisection; and a fitting guess grows one item at a time while the next
-//! item's estimate still fits. A call typically measures two or three answers.
+//! misses fall back to bisection; and a fitting guess grows by as many items as the room left
+//! holds by their estimates, bisecting back from a growth that is over. A call typically
+//! measures two or three answers, however many items the room left holds.
 //!
 //! Every navigation and git tool's answer is a [`Paged`]: its items, each one's cost, its text
 //! showing the first `k` and the argument that continues it. The one step [`fit`] fits it and
@@ -371,19 +372,41 @@ fn most(
             (lo, text, tokens)
         }
     };
-    // Grow while the next item's estimate still fits what is left.
+    // Grow while what is left holds more items by their estimates: by as many as it holds at
+    // once (a sum of estimates is usually a little over the count, so a guess that fits leaves
+    // less room each time), and back by bisection from a guess that is over.
     while k < n && failed_at != Some(k + 1) {
-        extend(&mut est, k + 1);
-        let step = (est[k + 1].0 - est[k].0, est[k + 1].1 - est[k].1);
         let left_t = budget.saturating_sub(tokens);
-        if limits.budget.is_some() && step.0 > left_t
-            || text.len().saturating_add(step.1) > limits.max_bytes
-        {
+        let left_b = limits.max_bytes.saturating_sub(text.len());
+        let mut j = k;
+        loop {
+            extend(&mut est, j + 1);
+            if j >= n || failed_at == Some(j + 1) {
+                break;
+            }
+            let step = (est[j + 1].0 - est[k].0, est[j + 1].1 - est[k].1);
+            if limits.budget.is_some() && step.0 > left_t || step.1 > left_b {
+                break;
+            }
+            j += 1;
+        }
+        if j == k {
             break;
         }
-        match trial(k + 1) {
-            Trial::Fits(t, c) => (k, text, tokens) = (k + 1, t, c),
-            Trial::Over(..) => break,
+        match trial(j) {
+            Trial::Fits(t, c) => (k, text, tokens) = (j, t, c),
+            Trial::Over(..) => {
+                let (mut lo, mut hi) = (k, j);
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    match trial(mid) {
+                        Trial::Fits(t, c) => (lo, text, tokens) = (mid, t, c),
+                        Trial::Over(..) => hi = mid,
+                    }
+                }
+                k = lo;
+                break;
+            }
         }
     }
     if limits.budget.is_none() {
@@ -554,6 +577,29 @@ mod tests {
         for budget in [3, 10, 57, 200, 640, 2000] {
             let l = limits(Some(budget), 1 << 20);
             assert_eq!(check(&w, l).k, most_by_hand(&w, l), "{budget}");
+        }
+    }
+
+    /// Estimates a little over the count leave room after the first guess: the fit grows into
+    /// it by a few measurements, not one per item.
+    #[test]
+    fn growing_into_the_room_left_takes_few_measurements() {
+        let mut w = words(false);
+        w.words.retain(|s| s != "x");
+        w.words = (0..4).flat_map(|_| w.words.clone()).collect();
+        let measured = std::cell::Cell::new(0);
+        let counting = |s: &str| {
+            measured.set(measured.get() + 1);
+            count(s)
+        };
+        for (overstated, budget) in [(0, 2000), (1, 2000), (1, 3000), (3, 600)] {
+            w.overstated = overstated;
+            let l = limits(Some(budget), 1 << 20);
+            measured.set(0);
+            let f = fit(&w, l, &counting).unwrap();
+            let n = measured.get();
+            assert_eq!(f, check(&w, l), "{overstated} {budget}");
+            assert!(n <= 12, "{n} measurements for {overstated} {budget}");
         }
     }
 

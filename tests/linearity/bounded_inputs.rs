@@ -14,6 +14,9 @@
 //! - `ignore_hostile`: a `.gitignore` of 4 to 16 MiB of over-limit lines, walked (each skipped);
 //! - `depth`: a chain of directories each holding `.git`, 128 to 1,024 deep, walked (the walk
 //!   stops at the default depth limit, 256).
+//! - `one_line`: a JavaScript file of one line holding 2,500 to 10,000 functions with short
+//!   bodies, outlined and shown as its `signatures` skeleton (each body and each comment's line
+//!   found in the line starts, not by reading the line again).
 //!
 //! Times and sizes are printed (`-- --nocapture`).
 
@@ -21,6 +24,8 @@
 
 use gnaw::filter::Filter;
 use gnaw::source::{WalkOptions, walk};
+use gnaw::stages::syntax::{Language, ParseBudget, found_of, skeleton};
+use gnaw::vocab::Compress;
 use gnaw_sandbox::Root;
 use std::fs;
 use std::path::Path;
@@ -69,6 +74,18 @@ fn walk_repo(repo: &Path) -> usize {
     sourced.candidates.len() + sourced.skipped.len()
 }
 
+/// Outline and skeleton (at `signatures`) of one line of `n` functions, each with a comment
+/// before it: the skeleton's length.
+fn one_line(n: usize) -> usize {
+    let text: String = (0..n)
+        .map(|i| format!("/* f{i} */ function f{i}(a) {{ return g(a, {i}); }} "))
+        .collect();
+    let budget = ParseBudget::new(Duration::from_secs(600), 1 << 30);
+    let found = found_of(Language::JavaScript, &text, &budget, true, &|| false).unwrap();
+    assert_eq!(found.symbols.len(), n);
+    skeleton(&text, &found, Compress::Signatures).len()
+}
+
 /// Build the fixture of `workload` at size `n` under `dir` (done by the parent, once).
 fn fixture(workload: &str, n: usize, dir: &Path) {
     let repo = dir.join("repo");
@@ -107,6 +124,7 @@ fn workload(workload: &str, n: usize, dir: &Path) -> (Duration, u64) {
         "filter" => usize::from(Filter::new(&[], &globs).is_ok()),
         "nested" => usize::from(Filter::new(&[glob], &[]).is_ok()),
         "ignore" | "ignore_hostile" | "depth" => walk_repo(&repo),
+        "one_line" => one_line(n),
         other => panic!("unknown workload {other}"),
     };
     let elapsed = start.elapsed();
@@ -211,6 +229,11 @@ fn ignore_files_cost_linear_time_and_memory() {
     check_doublings("ignore", &[8, 16, 32]);
     // Large enough that scheduling noise (a few ms on a loaded machine) is small beside it.
     check_doublings("ignore_hostile", &[4 << 20, 8 << 20, 16 << 20]);
+}
+
+#[test]
+fn a_file_of_one_long_line_is_outlined_and_skeletoned_in_linear_time() {
+    check_doublings("one_line", &[2_500, 5_000, 10_000]);
 }
 
 #[test]

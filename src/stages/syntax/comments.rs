@@ -120,18 +120,22 @@ pub(super) fn mark_doc(found: &mut [Comment], node: Node, src: &[u8]) {
         }
     };
     let (from, to) = (first.start_byte(), anchor.start_byte());
-    for c in found.iter_mut().rev() {
-        if (c.end as usize) <= from {
+    // The comments of the block, found by their order: a definition reads its own, not every
+    // comment after it.
+    let at = found.partition_point(|c| (c.end as usize) <= from);
+    for c in found[at..].iter_mut() {
+        let start = c.start as usize;
+        if start >= to {
             break;
         }
         // Not a comment after code on its line (`x = 1; // note`), which says nothing of what
-        // follows.
-        let start = c.start as usize;
-        let line = src[..start]
+        // follows. Read back to the line's start or its first word, not further.
+        let own_line = src[..start.min(src.len())]
             .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        if start < to && src[line..start].iter().all(|b| b.is_ascii_whitespace()) {
+            .rev()
+            .take_while(|&&b| b != b'\n')
+            .all(|b| b.is_ascii_whitespace());
+        if own_line {
             c.doc = true;
         }
     }

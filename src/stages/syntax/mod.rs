@@ -808,13 +808,13 @@ fn elidable(body: Node, docstring_end_row: Option<usize>, src: &[u8]) -> Option<
     // The row of its last word: a body may end past blank lines and the next line's indent
     // (Scala's indented bodies), which are not its lines.
     let end_row = start_row + trim_ascii_end(text).iter().filter(|&&b| b == b'\n').count();
-    // The body starts on a line of its own (Python, Ruby) or after an opener on the line.
-    let line_start = src[..body.start_byte()]
+    // The body starts on a line of its own (Python, Ruby) or after an opener on the line. Read
+    // back from the body only to the first word: a file of one long line is not read again for
+    // each body.
+    let own_line = src[..body.start_byte().min(src.len())]
         .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let own_line = src[line_start..body.start_byte()]
-        .iter()
+        .rev()
+        .take_while(|&&b| b != b'\n')
         .all(|b| b.is_ascii_whitespace());
     let opens = text
         .first()

@@ -71,7 +71,7 @@ pub fn skeleton(text: &str, found: &Found, level: Compress) -> String {
         .filter_map(|c| body_edit(text, &starts, *c, level))
         .collect();
     if level != Compress::Docs {
-        edits.extend(comment_edits(text, &found.comments, level));
+        edits.extend(comment_edits(text, &starts, &found.comments, level));
     }
     if level == Compress::Signatures {
         edits.extend(
@@ -104,9 +104,9 @@ fn body_edit(text: &str, starts: &[usize], c: LineRange, level: Compress) -> Opt
     let first = *starts.get(c.start.checked_sub(1)? as usize)?;
     let end = starts.get(c.end as usize).copied().unwrap_or(text.len());
     if level == Compress::Signatures && first > 0 && end < text.len() {
-        let header_start = line_start(text, first - 1);
+        let header_start = line_start(text, starts, first - 1);
         let header = text[header_start..first].trim_end();
-        let closer_line = &text[end..line_end(text, end)];
+        let closer_line = &text[end..line_end(text, starts, end)];
         let closer = closer_line.trim();
         let closes = closer.starts_with('}') && closer.chars().all(|c| "})];,".contains(c));
         if header.ends_with('{') && closes && closer.len() <= 4 {
@@ -176,10 +176,15 @@ fn inline_edit(
     }
     // Lines joined end in closers alone (`}`, `});`): what follows on the closer's line is
     // not pulled onto the opener's (`} catch (E& e) {`, another definition).
-    let rest = &text[end..line_end(text, end)];
+    let rest = &text[end..line_end(text, starts, end)];
     if inner.contains('\n') {
-        let closers: String = rest.split_whitespace().collect();
-        if closers.len() > 6 || !closers.chars().all(|c| "})];,".contains(c)) {
+        // The first seven words' characters at most: a long line after it is not read.
+        let closers: Vec<char> = rest
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .take(7)
+            .collect();
+        if closers.len() > 6 || !closers.iter().all(|&c| "})];,".contains(c)) {
             return None;
         }
     }
@@ -287,14 +292,23 @@ fn indent_len(line: &str) -> usize {
         .count()
 }
 
-/// Where the line holding byte `at` starts.
-fn line_start(text: &str, at: usize) -> usize {
-    text[..at].rfind('\n').map_or(0, |i| i + 1)
+/// Where the line holding byte `at` starts (a line break's byte is its line's), found in the
+/// line starts `starts` of `text`: no scan of the line, so a file of one long line costs a
+/// lookup per edit, not the line's length.
+fn line_start(text: &str, starts: &[usize], at: usize) -> usize {
+    if at > 0 && text.as_bytes().get(at - 1) == Some(&b'\n') {
+        return at;
+    }
+    starts
+        .partition_point(|&s| s <= at)
+        .checked_sub(1)
+        .map_or(0, |i| starts[i])
 }
 
-/// Where the line holding byte `at` ends, its line break included.
-fn line_end(text: &str, at: usize) -> usize {
-    text[at..].find('\n').map_or(text.len(), |i| at + i + 1)
+/// Where the line holding byte `at` ends, its line break included, found as `line_start`.
+fn line_end(text: &str, starts: &[usize], at: usize) -> usize {
+    let next = starts.partition_point(|&s| s <= at);
+    starts.get(next).copied().unwrap_or(text.len())
 }
 
 fn blank(s: &str) -> bool {
@@ -303,7 +317,7 @@ fn blank(s: &str) -> bool {
 
 /// The edits `level` makes to the comments: runs of comments on consecutive lines, each run of
 /// one kind (doc or not), replaced by their first sentence or dropped.
-fn comment_edits(text: &str, comments: &[Comment], level: Compress) -> Vec<Edit> {
+fn comment_edits(text: &str, starts: &[usize], comments: &[Comment], level: Compress) -> Vec<Edit> {
     let mut edits = Vec::new();
     // The run so far: its bytes, whether its comments are docs, whether it has its lines.
     let mut run: Option<(usize, usize, bool, bool)> = None;
@@ -320,7 +334,7 @@ fn comment_edits(text: &str, comments: &[Comment], level: Compress) -> Vec<Edit>
                     rank: 1,
                     with: s,
                 }),
-                None => edits.push(removal(text, start, end)),
+                None => edits.push(removal(text, starts, start, end)),
             }
         }
     };
@@ -333,7 +347,7 @@ fn comment_edits(text: &str, comments: &[Comment], level: Compress) -> Vec<Edit>
             finish(run.take(), &mut edits);
             continue;
         }
-        let own_line = blank(&text[line_start(text, start)..start]);
+        let own_line = blank(&text[line_start(text, starts, start)..start]);
         run = match run {
             Some((s, e, doc, true))
                 if doc == c.doc
@@ -357,9 +371,9 @@ fn comment_edits(text: &str, comments: &[Comment], level: Compress) -> Vec<Edit>
 /// The edit that drops the comment `start..end`: with its lines when it has them to itself
 /// (and with the blank line after it when a blank line or an opener is before it, or it opens
 /// the file), else with the spaces before it (after code) or after it (before code).
-fn removal(text: &str, start: usize, end: usize) -> Edit {
-    let ls = line_start(text, start);
-    let le = line_end(text, end);
+fn removal(text: &str, starts: &[usize], start: usize, end: usize) -> Edit {
+    let ls = line_start(text, starts, start);
+    let le = line_end(text, starts, end);
     let before = &text[ls..start];
     let after = &text[end..le];
     let (from, to, with) = if blank(before) && blank(after) {
@@ -368,11 +382,11 @@ fn removal(text: &str, start: usize, end: usize) -> Edit {
         let prev = if ls == 0 {
             ""
         } else {
-            text[line_start(text, ls - 1)..ls].trim_end()
+            text[line_start(text, starts, ls - 1)..ls].trim_end()
         };
         let opened = prev.is_empty() || prev.ends_with(['{', ':', '(', '[']);
-        if opened && to < text.len() && blank(&text[to..line_end(text, to)]) {
-            to = line_end(text, to);
+        if opened && to < text.len() && blank(&text[to..line_end(text, starts, to)]) {
+            to = line_end(text, starts, to);
         }
         (ls, to, "")
     } else if blank(after) {
@@ -846,6 +860,21 @@ describe(\"math\", function () {
             at(Language::C, m, Compress::Summary),
             "#define SQ(x) \\\n  ⋯ 2 lines (2–3)\nint y;\n"
         );
+    }
+
+    /// The lines' ends found in the line starts are those a scan of the text finds, at every
+    /// byte (line breaks, a final one or none, empty lines).
+    #[test]
+    fn line_bounds_from_the_starts_are_the_scanned_ones() {
+        for text in ["", "a", "\n", "ab\ncd", "ab\ncd\n", "\n\nx\n\n", "x\n\ny"] {
+            let starts = line_starts(text);
+            for at in 0..=text.len() {
+                let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                assert_eq!(line_start(text, &starts, at), start, "{text:?} {at}");
+                let end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
+                assert_eq!(line_end(text, &starts, at), end, "{text:?} {at}");
+            }
+        }
     }
 
     /// At signatures a body of one line goes too, on its signature's line or its own, when its

@@ -16,10 +16,13 @@
 //! may be, best first, and the caller keeps the first it has. A manifest that does not parse
 //! declares nothing; a declared path that leaves the manifest's directory is ignored.
 
+use crate::vocab::display_path;
 use serde_json::Value as Json;
 
 /// The most entry points one manifest declares (the rest are ignored).
 pub const MAX_DECLARED: usize = 64;
+/// The longest role an answer shows, in characters (a name past it is cut, marked `…`).
+pub const MAX_ROLE_CHARS: usize = 80;
 /// How deep `exports` is read.
 const MAX_EXPORTS_DEPTH: usize = 4;
 
@@ -27,7 +30,8 @@ const MAX_EXPORTS_DEPTH: usize = 4;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Declared {
     /// What declares it, as an answer says it: `bin rust-analyzer`, `lib`, `main`, `exports`,
-    /// `script serve`.
+    /// `script serve`. The names in it are the manifest's (the repository's) text, so it is
+    /// escaped as a name is ([`display_path`]) and at most [`MAX_ROLE_CHARS`] long.
     pub role: String,
     /// Where it may be, repo-relative, best first: the first the repository has is it. A
     /// path ending in `/` stands for every file directly in that directory.
@@ -59,7 +63,21 @@ pub fn declared(path: &str, text: &str) -> Vec<Declared> {
     };
     out.retain(|d| !d.paths.is_empty());
     out.truncate(MAX_DECLARED);
+    for d in &mut out {
+        d.role = shown_role(&d.role);
+    }
     out
+}
+
+/// A role as an answer may show it: invisible and control characters escaped, cut to
+/// [`MAX_ROLE_CHARS`].
+fn shown_role(role: &str) -> String {
+    let mut shown = display_path(role.as_bytes());
+    if let Some((at, _)) = shown.char_indices().nth(MAX_ROLE_CHARS) {
+        shown.truncate(at);
+        shown.push('…');
+    }
+    shown
 }
 
 /// `rel` (as a manifest writes it, relative to its directory) under `dir`, normalized; `None`
@@ -286,6 +304,21 @@ fn pyproject(dir: &str, text: &str) -> Vec<Declared> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name a manifest writes reaches the answer escaped and bounded.
+    #[test]
+    fn roles_are_escaped_and_bounded() {
+        let long = "n".repeat(500);
+        let text = format!(
+            "{{\"name\": \"x\", \"bin\": {{\"a\\u202eb\\u001b[31m\": \"cli.js\", \"{long}\": \"cli2.js\"}}}}"
+        );
+        let d = declared("package.json", &text);
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert!(!d[0].role.contains('\u{202e}') && !d[0].role.contains('\u{1b}'));
+        assert!(d[0].role.starts_with("bin a\\"), "{}", d[0].role);
+        assert_eq!(d[1].role.chars().count(), MAX_ROLE_CHARS + 1);
+        assert!(d[1].role.ends_with('…'));
+    }
 
     fn roles_and_first_paths(d: &[Declared]) -> Vec<(String, String, bool)> {
         d.iter()

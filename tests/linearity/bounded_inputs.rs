@@ -17,6 +17,8 @@
 //! - `one_line`: a JavaScript file of one line holding 2,500 to 10,000 functions with short
 //!   bodies, outlined and shown as its `signatures` skeleton (each body and each comment's line
 //!   found in the line starts, not by reading the line again).
+//! - `callbacks`: callbacks nested 250 to 1,000 deep, shown as the `signatures` skeleton (a
+//!   node's holders kept by the walk, not asked of tree-sitter, which finds them from the root).
 //!
 //! Times and sizes are printed (`-- --nocapture`).
 
@@ -86,6 +88,18 @@ fn one_line(n: usize) -> usize {
     skeleton(&text, &found, Compress::Signatures).len()
 }
 
+/// The `signatures` skeleton of callbacks nested `n` deep: its length.
+fn callbacks(n: usize) -> usize {
+    let text = format!(
+        "{}x();\n{}",
+        "f(function () {\n".repeat(n),
+        "});\n".repeat(n)
+    );
+    let budget = ParseBudget::new(Duration::from_secs(600), 1 << 30);
+    let found = found_of(Language::JavaScript, &text, &budget, true, &|| false).unwrap();
+    skeleton(&text, &found, Compress::Signatures).len()
+}
+
 /// Build the fixture of `workload` at size `n` under `dir` (done by the parent, once).
 fn fixture(workload: &str, n: usize, dir: &Path) {
     let repo = dir.join("repo");
@@ -125,6 +139,7 @@ fn workload(workload: &str, n: usize, dir: &Path) -> (Duration, u64) {
         "nested" => usize::from(Filter::new(&[glob], &[]).is_ok()),
         "ignore" | "ignore_hostile" | "depth" => walk_repo(&repo),
         "one_line" => one_line(n),
+        "callbacks" => callbacks(n),
         other => panic!("unknown workload {other}"),
     };
     let elapsed = start.elapsed();
@@ -234,6 +249,11 @@ fn ignore_files_cost_linear_time_and_memory() {
 #[test]
 fn a_file_of_one_long_line_is_outlined_and_skeletoned_in_linear_time() {
     check_doublings("one_line", &[2_500, 5_000, 10_000]);
+}
+
+#[test]
+fn nested_callbacks_are_skeletoned_in_linear_time() {
+    check_doublings("callbacks", &[250, 500, 1_000]);
 }
 
 #[test]

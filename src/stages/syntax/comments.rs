@@ -104,17 +104,19 @@ pub(super) fn is_anchor(node: Node) -> bool {
 /// Mark as doc comments those of `found` (in source order) in the block that documents `node`:
 /// the block right before it or, when there is none, before the construct that starts on its
 /// line and holds it (`type` of Go's `type T struct`, `const` of `const f = () => …`).
-pub(super) fn mark_doc(found: &mut [Comment], node: Node, src: &[u8]) {
-    let mut at = node;
+/// `ancestors` hold `node`, root first.
+pub(super) fn mark_doc(found: &mut [Comment], node: Node, ancestors: &[Node], src: &[u8]) {
+    let (mut at, mut holders) = (node, ancestors);
     let (first, anchor) = loop {
-        if let Some(block) = doc_block(at, src) {
+        if let Some(block) = doc_block(at, holders, src) {
             break block;
         }
-        match at.parent() {
-            Some(p)
-                if p.parent().is_some() && p.start_position().row == at.start_position().row =>
+        match holders.split_last() {
+            // Not the root.
+            Some((&p, rest))
+                if !rest.is_empty() && p.start_position().row == at.start_position().row =>
             {
-                at = p;
+                (at, holders) = (p, rest);
             }
             _ => return,
         }

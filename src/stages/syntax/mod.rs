@@ -575,6 +575,9 @@ fn collect(
 ) -> Result<Vec<Symbol>, String> {
     let mut top = Vec::new();
     let mut open: Vec<Open> = Vec::new();
+    // The nodes holding the cursor's, root first: a node's parent read here, not asked of
+    // tree-sitter (which finds it from the root down, so nesting would cost its square).
+    let mut ancestors: Vec<Node> = Vec::new();
     let mut depth = 0usize;
     let mut count = 0usize;
     let mut visited = 0usize;
@@ -592,14 +595,15 @@ fn collect(
                 found.comments.push(c);
                 descend = false;
             } else if comments::is_anchor(node) {
-                comments::mark_doc(&mut found.comments, node, src);
-            } else if (lang.code_blocks().contains(&node.kind()) || web::expression_body(node))
+                comments::mark_doc(&mut found.comments, node, &ancestors, src);
+            } else if (lang.code_blocks().contains(&node.kind())
+                || web::expression_body(node, ancestors.last().copied()))
                 // Not the body of a definition (a namespace's, a module's).
-                && node.parent().is_none_or(|p| lang.classify(p, src).is_none())
+                && ancestors.last().is_none_or(|p| lang.classify(*p, src).is_none())
             {
                 let block = Block {
                     inner: elidable(node, None, src),
-                    whole: call_lines(lang, node, src),
+                    whole: call_lines(lang, node, &ancestors, src),
                 };
                 if block.inner.is_none() {
                     found.inline.extend(inline_of(lang, None, node, true, src));
@@ -635,7 +639,7 @@ fn collect(
             };
             descend = !kind.is_callable();
             if let Some(found) = extras.as_deref_mut() {
-                comments::mark_doc(&mut found.comments, node, src);
+                comments::mark_doc(&mut found.comments, node, &ancestors, src);
                 // A function's docstring, inside the body the walk does not enter.
                 if let Some(d) = def.body.filter(|_| lang == Language::Python && !descend) {
                     found
@@ -648,7 +652,7 @@ fn collect(
                 }
             }
             let body = def.body;
-            let symbol = symbol_of(lang, node, kind, def, src);
+            let symbol = symbol_of(lang, node, &ancestors, kind, def, src);
             if let (Some(found), Some(b)) = (extras.as_deref_mut(), body)
                 && kind.is_callable()
                 && symbol.body.is_none()
@@ -660,6 +664,7 @@ fn collect(
             open.push(Open { symbol, depth });
         }
         if descend && cursor.goto_first_child() {
+            ancestors.push(node);
             depth += 1;
             continue;
         }
@@ -678,6 +683,7 @@ fn collect(
             if !cursor.goto_parent() {
                 return Ok(top);
             }
+            ancestors.pop();
             depth -= 1;
         }
     }
@@ -697,7 +703,15 @@ fn line(row: usize) -> u32 {
     u32::try_from(row + 1).unwrap_or(u32::MAX)
 }
 
-fn symbol_of(lang: Language, node: Node, kind: SymbolKind, def: Def, src: &[u8]) -> Symbol {
+/// The symbol of definition `node`, whose holders are `ancestors` (root first).
+fn symbol_of(
+    lang: Language,
+    node: Node,
+    ancestors: &[Node],
+    kind: SymbolKind,
+    def: Def,
+    src: &[u8],
+) -> Symbol {
     let lines = LineRange {
         start: line(node.start_position().row),
         end: line(last_row(node)),
@@ -729,7 +743,7 @@ fn symbol_of(lang: Language, node: Node, kind: SymbolKind, def: Def, src: &[u8])
     };
     let doc = match &docstring {
         Some((text, _)) => Some(text.clone()),
-        None => doc_before(node, src),
+        None => doc_before(node, ancestors, src),
     };
     let body = if kind.is_callable() {
         def.body
@@ -859,11 +873,10 @@ fn elidable(body: Node, docstring_end_row: Option<usize>, src: &[u8]) -> Option<
 /// When the block of code `node` is a callback, the lines of the whole call it closes: the
 /// construct that starts on the block's first line and ends on its last, through a call, and is
 /// no definition ([`Block::whole`]).
-fn call_lines(lang: Language, node: Node, src: &[u8]) -> Option<LineRange> {
+fn call_lines(lang: Language, node: Node, ancestors: &[Node], src: &[u8]) -> Option<LineRange> {
     let (first, last) = (node.start_position().row, last_row(node));
-    let mut span = node;
     let mut called = false;
-    while let Some(p) = span.parent() {
+    for (k, &p) in ancestors.iter().enumerate().rev() {
         // Not past the root, a definition or a declaration (`const x = f(() => { … })` keeps
         // its name).
         let declares = [
@@ -876,7 +889,7 @@ fn call_lines(lang: Language, node: Node, src: &[u8]) -> Option<LineRange> {
         ]
         .iter()
         .any(|k| p.kind().contains(k));
-        if p.parent().is_none()
+        if k == 0
             || declares
             || p.start_position().row != first
             || last_row(p) != last
@@ -885,7 +898,6 @@ fn call_lines(lang: Language, node: Node, src: &[u8]) -> Option<LineRange> {
             break;
         }
         called |= p.kind().contains("call") || p.kind().contains("invocation");
-        span = p;
     }
     (called && last > first).then(|| LineRange {
         start: line(first),
@@ -924,8 +936,8 @@ const BETWEEN: &[&str] = &[
 
 /// The first line of the comment block right before `node` (attributes and decorators may
 /// stand between; a blank line may not).
-fn doc_before(node: Node, src: &[u8]) -> Option<String> {
-    let (first, anchor) = doc_block(node, src)?;
+fn doc_before(node: Node, ancestors: &[Node], src: &[u8]) -> Option<String> {
+    let (first, anchor) = doc_block(node, ancestors, src)?;
     // From the earliest comment to the definition, the first line with words in it.
     let end = anchor.start_byte();
     let text = src.get(first.start_byte()..end).unwrap_or_default();
@@ -940,10 +952,14 @@ fn doc_before(node: Node, src: &[u8]) -> Option<String> {
 
 /// The comment block right before `node` (attributes and decorators may stand between; a blank
 /// line may not): its earliest comment, and the node it stands before (`node`, or the wrapper
-/// holding it, such as an `export`).
-fn doc_block<'t>(node: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Node<'t>)> {
+/// holding it, such as an `export`); `ancestors` hold `node`, root first.
+fn doc_block<'t>(
+    node: Node<'t>,
+    ancestors: &[Node<'t>],
+    src: &[u8],
+) -> Option<(Node<'t>, Node<'t>)> {
     let mut anchor = node;
-    while let Some(parent) = anchor.parent() {
+    for &parent in ancestors.iter().rev() {
         if WRAPPERS.contains(&parent.kind()) {
             anchor = parent;
         } else {

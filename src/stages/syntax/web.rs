@@ -57,8 +57,8 @@ pub(super) fn classify<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
 }
 
 /// Whether `node` is an arrow function's body in parentheses (`(props) => (<div>…</div>)`): a
-/// block of code as [`super::Found::blocks`] means it.
-pub(super) fn expression_body(node: Node) -> bool {
+/// block of code as [`super::Found::blocks`] means it. `parent` is the node holding it.
+pub(super) fn expression_body(node: Node, parent: Option<Node>) -> bool {
     node.kind() == "parenthesized_expression"
-        && node.parent().is_some_and(|p| p.kind() == "arrow_function")
+        && parent.is_some_and(|p| p.kind() == "arrow_function")
 }

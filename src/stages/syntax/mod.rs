@@ -821,7 +821,14 @@ fn elidable(body: Node, docstring_end_row: Option<usize>, src: &[u8]) -> Option<
     let text = src.get(body.byte_range()).unwrap_or_default();
     // The row of its last word: a body may end past blank lines and the next line's indent
     // (Scala's indented bodies), which are not its lines.
-    let end_row = start_row + trim_ascii_end(text).iter().filter(|&&b| b == b'\n').count();
+    // Counted back from the node's end over the whitespace after the word, not over the whole
+    // body (blocks nest: each would read its holders' text again).
+    let trailing = &text[trim_ascii_end(text).len()..];
+    let end_row = body
+        .end_position()
+        .row
+        .saturating_sub(trailing.iter().filter(|&&b| b == b'\n').count())
+        .max(start_row);
     // The body starts on a line of its own (Python, Ruby) or after an opener on the line. Read
     // back from the body only to the first word: a file of one long line is not read again for
     // each body.

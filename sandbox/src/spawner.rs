@@ -319,26 +319,17 @@ fn start(spec: &WorkerSpec) -> Result<(u32, OwnedFd, OwnedFd), SpawnError> {
             )));
         }
     }
-    // Each root's descriptor again, without close-on-exec, so that this worker (and no other:
-    // the spawner is single-threaded and closes them below) inherits it.
-    let mut handed: Vec<OwnedFd> = Vec::new();
-    for named in spec.roots.iter() {
-        let fd = fcntl(named.root().fd(), FcntlArg::F_DUPFD(3))
-            .map_err(|e| SpawnError::Failed(format!("cannot hand a root on: {e}")))?;
-        // SAFETY: F_DUPFD just made this descriptor for this process; nothing else owns it.
-        handed.push(unsafe { OwnedFd::from_raw_fd(fd) });
-    }
-    let list: Vec<String> = handed.iter().map(|fd| fd.as_raw_fd().to_string()).collect();
+    let handed = hand_over(&spec.roots).map_err(SpawnError::Failed)?;
     let mut command = Command::new(&spec.exe);
     command.args(&spec.args);
-    command.arg(format!("{ROOT_FDS_FLAG}={}", list.join(",")));
+    command.arg(&handed.arg);
     for name in &spec.env_remove {
         command.env_remove(name);
     }
     for (name, value) in &spec.env {
         command.env(name, value);
     }
-    command.env("GNAW_MCP_ROOT", join_paths(&spec.roots)?);
+    command.env("GNAW_MCP_ROOT", &handed.root_env);
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -354,10 +345,36 @@ fn start(spec: &WorkerSpec) -> Result<(u32, OwnedFd, OwnedFd), SpawnError> {
     Ok((pid, OwnedFd::from(stdin), OwnedFd::from(stdout)))
 }
 
-/// The roots' canonical paths as `GNAW_MCP_ROOT` lists them.
-fn join_paths(roots: &Roots) -> Result<OsString, SpawnError> {
-    std::env::join_paths(roots.iter().map(|r| r.root().path()))
-        .map_err(|e| SpawnError::Failed(format!("a root cannot be passed on ({e})")))
+/// A tenant's roots made ready for one child process ([`hand_over`]).
+pub struct HandOver {
+    /// Each root's descriptor again, without close-on-exec, so that the child started next
+    /// inherits it; drop them once it has started (the spawner is single-threaded, so no other
+    /// child inherits them).
+    pub fds: Vec<OwnedFd>,
+    /// `--root-fds=N,M`: the descriptors, in the roots' order.
+    pub arg: OsString,
+    /// `GNAW_MCP_ROOT`: the roots' canonical paths, in the same order.
+    pub root_env: OsString,
+}
+
+/// Make `roots` ready to hand to one child: what the spawner does before each worker, and
+/// what a worker undoes with [`adopt_roots`].
+pub fn hand_over(roots: &Roots) -> Result<HandOver, String> {
+    let mut fds: Vec<OwnedFd> = Vec::new();
+    for named in roots.iter() {
+        let fd = fcntl(named.root().fd(), FcntlArg::F_DUPFD(3))
+            .map_err(|e| format!("cannot hand a root on: {e}"))?;
+        // SAFETY: F_DUPFD just made this descriptor for this process; nothing else owns it.
+        fds.push(unsafe { OwnedFd::from_raw_fd(fd) });
+    }
+    let list: Vec<String> = fds.iter().map(|fd| fd.as_raw_fd().to_string()).collect();
+    let root_env = std::env::join_paths(roots.iter().map(|r| r.root().path()))
+        .map_err(|e| format!("a root cannot be passed on ({e})"))?;
+    Ok(HandOver {
+        fds,
+        arg: format!("{ROOT_FDS_FLAG}={}", list.join(",")).into(),
+        root_env,
+    })
 }
 
 /// In a worker started by the spawner: adopt the roots it handed on. `fds` are the descriptors

@@ -299,6 +299,17 @@ fn the_front_door_the_spawner_and_the_workers_run_confined() {
     let spawner = status(spawners[0]);
     assert_eq!(spawner["NoNewPrivs"], "1");
     assert_eq!(spawner["CapEff"], "0000000000000000");
+    assert_eq!(
+        spawner["Seccomp"], "2",
+        "the spawner runs under its seccomp filter: {spawner:?}"
+    );
+    assert!(
+        f.log()
+            .contains("worker spawner confined: {\"ruleset\":\"fully_enforced\""),
+        "{}",
+        f.log()
+    );
+    assert!(f.log().contains("\"seccomp\":true}"), "{}", f.log());
     let worker = f.worker_pid("alice").unwrap();
     assert!(
         children(spawners[0]).contains(&worker),

@@ -508,6 +508,9 @@ fn front_door_list() -> Vec<Allowed> {
                     libc::F_SETFD as u64,
                     libc::F_GETFL as u64,
                     libc::F_SETFL as u64,
+                    // A second handle on a connection not yet authenticated, so that it can
+                    // be closed to make room for a new one.
+                    libc::F_DUPFD_CLOEXEC as u64,
                 ],
             ),
         ),

@@ -224,7 +224,8 @@ fn main() -> ExitCode {
         };
     }
 
-    match mcp::stdio::serve(operator, roots, args.sandbox_status) {
+    let forwarded = !args.root_fds.is_empty();
+    match mcp::stdio::serve(operator, roots, args.sandbox_status, forwarded) {
         Ok(Served::Done | Served::StatusPrinted) => ExitCode::SUCCESS,
         Ok(Served::InputFailed) => ExitCode::from(1),
         Err(e) => fail(e),

@@ -45,6 +45,11 @@ pub struct Config {
     /// `GNAW_MCP_MAX_DEPTH`, `GNAW_MCP_HARD_LINKS`, `GNAW_MCP_SECRETS_FLOOR` and
     /// `GNAW_MCP_REPO_MAY_WIDEN` on top of [`Policy::server`].
     pub policy: Policy,
+    /// Whether this server is a tenant's worker behind `gnaw-mcp --listen`'s front door (not a
+    /// setting: the spawner's hand-over says so). Then a request's revision and client come
+    /// from the request alone, never from the process's last `initialize`, which may have been
+    /// another session's.
+    pub forwarded: bool,
 }
 
 impl Default for Config {
@@ -64,6 +69,7 @@ impl Default for Config {
             max_queued_calls: 64,
             max_queued_bytes: 64 << 20,
             policy: Policy::server(),
+            forwarded: false,
         }
     }
 }

@@ -138,7 +138,12 @@ impl Server {
             Err(e) => return Some(jsonrpc::error(id, &e)),
         };
         let answer = match (method, era) {
-            ("initialize", _) => self.initialize(&params),
+            ("initialize", Era::Legacy) => self.initialize(&params),
+            ("initialize", Era::Modern) => Err(RpcError::new(
+                jsonrpc::METHOD_NOT_FOUND,
+                "Method not found: initialize was removed in protocol version 2026-07-28; send \
+                 server/discover, and name the revision in each request's _meta",
+            )),
             ("ping", Era::Legacy) => Ok(json!({})),
             ("server/discover", Era::Modern) => Ok(json!({
                 "supportedVersions": MODERN_VERSIONS,
@@ -196,6 +201,9 @@ impl Server {
     fn shape(&self, era: Era) -> Shape {
         let (version, client) = match &self.session {
             Some(s) => (s.version, s.client.as_deref()),
+            // A tenant's worker serves many sessions: a request the front door forwarded says
+            // its own; the process's last `initialize` is never another session's.
+            None if self.config.forwarded => (None, None),
             None => (self.legacy_version, self.client_name.as_deref()),
         };
         let revision = match (era, version) {
@@ -281,7 +289,7 @@ impl Server {
                 );
                 return Some(jsonrpc::error(
                     id,
-                    &RpcError::new(jsonrpc::SERVER_BUSY, message.clone()).with_data(
+                    &RpcError::new(jsonrpc::BUSY, message.clone()).with_data(
                         json!({ "kind": ErrorKind::Busy, "message": message, "retry": true }),
                     ),
                 ));
@@ -475,7 +483,7 @@ mod tests {
         ] {
             let answers = serve_lines(&[call(1, json!({"repo": "repo"}))], config);
             let err = &answers["1"]["error"];
-            assert_eq!(err["code"], jsonrpc::SERVER_BUSY, "{err}");
+            assert_eq!(err["code"], jsonrpc::BUSY, "{err}");
             assert_eq!(err["data"]["kind"], "Busy");
             assert_eq!(err["data"]["retry"], true);
             assert!(err["message"].as_str().unwrap().contains("retry"));

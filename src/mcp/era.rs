@@ -32,15 +32,33 @@ pub enum Era {
 
 /// Decide the era of a request from its `_meta`, validating the modern fields.
 pub fn era_of(params: &Map<String, Value>) -> Result<Era, RpcError> {
-    let Some(Value::Object(meta)) = params.get("_meta") else {
-        return Ok(Era::Legacy);
-    };
-    let Some(version) = meta.get(META_VERSION) else {
-        return Ok(Era::Legacy);
-    };
-    let Some(version) = version.as_str() else {
+    match params.get("_meta") {
+        Some(Value::Object(meta)) if meta.contains_key(META_VERSION) => {
+            modern_meta(meta).map(|()| Era::Modern)
+        }
+        _ => Ok(Era::Legacy),
+    }
+}
+
+/// Check the `_meta` of a request that can only be of the 2026-07-28 era (over HTTP, one
+/// without a legacy session): present, naming a revision this server implements, with the
+/// client's capabilities.
+pub fn require_modern(params: &Map<String, Value>) -> Result<(), RpcError> {
+    match params.get("_meta") {
+        Some(Value::Object(meta)) if meta.contains_key(META_VERSION) => modern_meta(meta),
+        _ => Err(RpcError::invalid_params(format!(
+            "Invalid params: this request names no protocol revision; a 2026-07-28 request \
+             carries params._meta with \"{META_VERSION}\" and \"{META_CAPABILITIES}\" (or send \
+             initialize first, for a session of an earlier revision)"
+        ))),
+    }
+}
+
+/// The modern fields of a `_meta` that names a revision: a supported one, and capabilities.
+fn modern_meta(meta: &Map<String, Value>) -> Result<(), RpcError> {
+    let Some(version) = meta.get(META_VERSION).and_then(Value::as_str) else {
         return Err(RpcError::invalid_params(format!(
-            "_meta[\"{META_VERSION}\"] must be a string"
+            "Invalid params: _meta[\"{META_VERSION}\"] must be a string"
         )));
     };
     if !MODERN_VERSIONS.contains(&version) {
@@ -48,14 +66,17 @@ pub fn era_of(params: &Map<String, Value>) -> Result<Era, RpcError> {
             jsonrpc::UNSUPPORTED_PROTOCOL_VERSION,
             "Unsupported protocol version",
         )
-        .with_data(json!({ "supported": MODERN_VERSIONS, "requested": version })));
+        .with_data(json!({
+            "supported": MODERN_VERSIONS,
+            "requested": crate::vocab::excerpt(version),
+        })));
     }
     if !matches!(meta.get(META_CAPABILITIES), Some(Value::Object(_))) {
         return Err(RpcError::invalid_params(format!(
-            "_meta[\"{META_CAPABILITIES}\"] is required and must be an object"
+            "Invalid params: _meta[\"{META_CAPABILITIES}\"] is required and must be an object"
         )));
     }
-    Ok(Era::Modern)
+    Ok(())
 }
 
 /// Add what every modern result carries.

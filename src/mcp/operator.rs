@@ -479,12 +479,34 @@ pub static SETTINGS: &[Setting] = &[
         key: "max_connections_per_client",
         group: Group::Http,
         kind: Kind::Number,
-        help: "open connections per client address",
+        help: "open connections per client (all of loopback is one; an IPv6 /64 is one)",
         apply: |v, o| {
             o.http.max_connections_per_client = positive(v)?;
             Ok(())
         },
         show: |o| o.http.max_connections_per_client.to_string(),
+    },
+    Setting {
+        key: "max_unauthenticated_per_client",
+        group: Group::Http,
+        kind: Kind::Number,
+        help: "connections per client not yet authenticated (past it, the oldest is closed)",
+        apply: |v, o| {
+            o.http.max_unauthenticated_per_client = positive(v)?;
+            Ok(())
+        },
+        show: |o| o.http.max_unauthenticated_per_client.to_string(),
+    },
+    Setting {
+        key: "max_unauthenticated_connections",
+        group: Group::Http,
+        kind: Kind::Number,
+        help: "connections in all not yet authenticated (past it, the oldest is closed)",
+        apply: |v, o| {
+            o.http.max_unauthenticated_connections = positive(v)?;
+            Ok(())
+        },
+        show: |o| o.http.max_unauthenticated_connections.to_string(),
     },
     Setting {
         key: "max_connections",

@@ -64,11 +64,19 @@ pub enum Served {
 
 /// Start the parse workers, confine, then serve MCP on stdin/stdout until end of input (or,
 /// with `sandbox_status`, print the sandbox status as JSON and stop).
-pub fn serve(operator: Operator, roots: Roots, sandbox_status: bool) -> Result<Served, String> {
+/// `forwarded`: this is a tenant's worker behind `--listen`'s front door (see
+/// [`super::Config::forwarded`]).
+pub fn serve(
+    operator: Operator,
+    roots: Roots,
+    sandbox_status: bool,
+    forwarded: bool,
+) -> Result<Served, String> {
     // Read before confining: after Landlock, the cgroup CPU quota is out of reach. The
     // pipeline keeps the value for every later run.
     let cpus = crate::par::threads();
-    let (config, tools, mode) = (operator.config, operator.tools, operator.sandbox);
+    let (mut config, tools, mode) = (operator.config, operator.tools, operator.sandbox);
+    config.forwarded = forwarded;
     // Still single-threaded and not yet under seccomp (which forbids creating processes): fork
     // the parse workers, which confine themselves further (no file access at all).
     if let Err(e) = crate::stages::syntax::pool::start(cpus) {

@@ -94,6 +94,9 @@ kinds! {
     UnsupportedMediaType = "UnsupportedMediaType",
     /// HTTP: a protocol revision this server does not serve (400).
     UnsupportedProtocolVersion = "UnsupportedProtocolVersion",
+    /// HTTP: a request outside a legacy session whose `params._meta` does not name the
+    /// 2026-07-28 revision and the client's capabilities (400, `-32602`).
+    InvalidMeta = "InvalidMeta",
     /// HTTP: a legacy request without the session `initialize` opened (400).
     NoSession = "NoSession",
     /// HTTP: a session id that is unknown, expired, ended or another tenant's (404).
@@ -102,11 +105,12 @@ kinds! {
     ParseError = "ParseError",
     /// HTTP: the body is JSON but not a request this endpoint takes (400).
     InvalidRequest = "InvalidRequest",
-    /// HTTP: a request id already in flight on this session (409).
+    /// HTTP: a legacy session's GET stream is already open (409).
     Conflict = "Conflict",
     /// HTTP: the tenant's worker could not start, or is backing off after failed starts (503).
     WorkerDown = "WorkerDown",
-    /// HTTP: the tenant's worker died before answering this request (502).
+    /// HTTP: the tenant's worker died before answering this request (HTTP 200 with a
+    /// `-32603` error: an SSE stream's status is sent before the answer).
     WorkerDied = "WorkerDied",
     /// HTTP: the front door failed in a way that is not the request's fault (500).
     Internal = "Internal",

@@ -14,8 +14,8 @@ fn no_token_or_a_wrong_one_gets_401_with_the_metadata() {
     let f = front();
     let call = modern_call(json!(1), "tree", json!({"repo": "."}));
     let headers = modern_headers("tools/call", Some("tree"));
-    let mut conn = f.connect();
-    for token in [None, Some("gnaw_not-a-token"), Some("")] {
+    for token in [None, Some("gnaw_not-a-token"), Some(""), Some("Basic abc")] {
+        let mut conn = f.connect();
         let reply = conn.post(token, &headers, &call);
         assert_eq!(reply.status, 401, "{token:?}: {}", reply.text());
         let auth = reply.header("WWW-Authenticate").unwrap();
@@ -26,12 +26,12 @@ fn no_token_or_a_wrong_one_gets_401_with_the_metadata() {
             "{auth}"
         );
         assert_eq!(reply.json()["error"]["data"]["kind"], "Unauthorized");
+        // A refused request closes its connection.
+        assert_eq!(reply.header("Connection"), Some("close"), "{token:?}");
+        assert!(conn.closed(), "{token:?}: the connection stayed open");
     }
-    // Anything else in the header is not a token either.
-    let reply = conn.post(Some("Basic abc"), &headers, &call);
-    assert_eq!(reply.status, 401);
-    let meta = conn.request("GET", None, &[], None);
     // GET /mcp without a token is refused too.
+    let meta = f.connect().request("GET", None, &[], None);
     assert_eq!(meta.status, 401);
     let mut raw = f.connect();
     raw.send_raw(b"GET /.well-known/oauth-protected-resource HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
@@ -47,6 +47,48 @@ fn no_token_or_a_wrong_one_gets_401_with_the_metadata() {
             .unwrap()
             .contains("a.rs")
     );
+}
+
+#[test]
+fn a_request_without_a_token_is_refused_on_its_head_and_its_body_is_never_read() {
+    let f = front();
+    // A head that announces 4 MiB and sends none of it: the refusal comes at once, on the head
+    // alone, and the connection closes; the same head with a token waits for its body.
+    let head = |token: Option<&str>| {
+        let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: x\r\n{auth}Content-Type: application/json\r\n\
+             Content-Length: 4000000\r\n\r\n"
+        )
+    };
+    for (token, status) in [(None, 401), (Some("gnaw_wrong"), 401)] {
+        let mut conn = f.connect();
+        conn.stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
+        conn.send_raw(head(token).as_bytes());
+        let started = std::time::Instant::now();
+        let reply = conn.read_reply();
+        assert_eq!(reply.status, status, "{}", reply.text());
+        assert!(started.elapsed() < std::time::Duration::from_secs(3));
+        assert!(conn.closed());
+    }
+    // An unknown path and a foreign origin: refused on the head too, the connection closed.
+    let mut conn = f.connect();
+    conn.send_raw(b"POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 4000000\r\n\r\n");
+    assert_eq!(conn.read_reply().status, 404);
+    assert!(conn.closed());
+    let mut conn = f.connect();
+    let token = f.tokens["alice"].clone();
+    conn.send_raw(
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\n\
+             Authorization: Bearer {token}\r\nContent-Length: 4000000\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    assert_eq!(conn.read_reply().status, 403);
+    assert!(conn.closed());
 }
 
 #[test]

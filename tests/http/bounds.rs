@@ -84,14 +84,62 @@ fn a_slow_client_is_cut_off_at_the_header_timeout() {
 #[test]
 fn connections_per_client_are_bounded() {
     let f = front(&[("GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT", "3")]);
-    let held: Vec<_> = (0..3).map(|_| f.connect()).collect();
-    std::thread::sleep(Duration::from_millis(200));
+    // Three connections that have authenticated (a request each, kept alive) hold the
+    // client's three: a fourth is refused.
+    let mut held: Vec<_> = (0..3).map(|_| f.connect()).collect();
+    for (i, conn) in held.iter_mut().enumerate() {
+        let reply = conn.post(
+            Some(&f.tokens["alice"]),
+            &modern_headers("tools/list", None),
+            &json!({"jsonrpc": "2.0", "id": i, "method": "tools/list",
+                    "params": {"_meta": crate::front::modern_meta()}}),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.text());
+    }
     let mut fourth = f.connect();
     let reply = fourth.read_reply();
     names(&reply, 429, "GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT");
     drop(held);
     std::thread::sleep(Duration::from_millis(300));
     still_serves(&f);
+}
+
+#[test]
+fn connections_without_a_token_never_hold_a_tenants_place() {
+    let f = front(&[
+        ("GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT", "8"),
+        ("GNAW_MCP_MAX_UNAUTHENTICATED_PER_CLIENT", "4"),
+    ]);
+    // Sixteen connections that send nothing: they hold at most four places of their client;
+    // each new one closes the oldest.
+    let mut idle = Vec::new();
+    for _ in 0..16 {
+        idle.push(f.connect());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let closed = idle
+        .iter_mut()
+        .filter(|c| {
+            c.stream
+                .set_read_timeout(Some(Duration::from_millis(300)))
+                .unwrap();
+            let mut b = [0u8; 1];
+            match (&c.stream).read(&mut b) {
+                Ok(0) => true,
+                Ok(_) => false,
+                Err(e) => !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+            }
+        })
+        .count();
+    assert!(closed >= 12, "only {closed} of 16 were closed");
+    // A tenant is still served, at once.
+    let started = Instant::now();
+    still_serves(&f);
+    assert!(started.elapsed() < Duration::from_secs(10));
 }
 
 #[test]

@@ -77,7 +77,7 @@ fn a_modern_call_is_stateless_and_its_headers_must_match() {
                 ("Mcp-Method", "tools/call"),
                 ("Mcp-Name", "tree"),
             ],
-            "MCP-Protocol-Version is \"2025-11-25\"",
+            "MCP-Protocol-Version is 2025-11-25",
         ),
         (
             vec![("MCP-Protocol-Version", MODERN), ("Mcp-Name", "tree")],
@@ -89,7 +89,7 @@ fn a_modern_call_is_stateless_and_its_headers_must_match() {
                 ("Mcp-Method", "tools/list"),
                 ("Mcp-Name", "tree"),
             ],
-            "Mcp-Method is \"tools/list\"",
+            "Mcp-Method is tools/list",
         ),
         (
             vec![
@@ -97,7 +97,7 @@ fn a_modern_call_is_stateless_and_its_headers_must_match() {
                 ("Mcp-Method", "tools/call"),
                 ("Mcp-Name", "read"),
             ],
-            "Mcp-Name is \"read\"",
+            "Mcp-Name is read",
         ),
         (
             vec![
@@ -111,7 +111,22 @@ fn a_modern_call_is_stateless_and_its_headers_must_match() {
         assert_eq!(reply.status, 400, "{what}: {}", reply.text());
         let error = &reply.json()["error"];
         assert_eq!(error["data"]["kind"], "HeaderMismatch");
+        assert_eq!(error["code"], -32020, "the revision's own code");
         assert!(error["message"].as_str().unwrap().contains(what), "{error}");
+    }
+    // Mcp-Name in the revision's =?base64?...?= form is decoded before it is compared.
+    for (name, status) in [
+        ("=?base64?dHJlZQ==?=", 200),
+        ("=?base64?cmVhZA==?=", 400),
+        ("=?base64?!!?=", 400),
+    ] {
+        let headers = [
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", name),
+        ];
+        let reply = f.post(Some("alice"), &headers, &call);
+        assert_eq!(reply.status, status, "{name}: {}", reply.text());
     }
     // tools/list and server/discover are served statelessly too.
     let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": crate::front::modern_meta()}});

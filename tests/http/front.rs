@@ -315,6 +315,21 @@ pub struct Conn {
 }
 
 impl Conn {
+    /// Whether the server closed the connection: nothing left to read, and the next read
+    /// sees its end (or a reset) within 5 s rather than waiting.
+    pub fn closed(&mut self) -> bool {
+        let _ = self.stream.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut byte = [0u8; 1];
+        match self.stream.read(&mut byte) {
+            Ok(0) => self.buf.is_empty(),
+            Ok(_) => false,
+            Err(e) => !matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ),
+        }
+    }
+
     pub fn send_raw(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).unwrap();
     }

@@ -3,7 +3,8 @@
 //! and one tenant's worker killed midway. Every answer must carry its own request's id and its
 //! own tenant's files (no lost or mixed-up answer); only calls of the killed tenant may fail,
 //! and only with the worker's death. Figures (throughput, latency, front door memory) are
-//! printed; docs/performance.md records a run.
+//! printed; docs/performance.md records a run. Token-less clients (trickled 4 MiB bodies, 512
+//! idle connections) cost the front door their heads only, and a tenant is served throughout.
 
 use crate::front::{Conn, Front, Root, Roots, modern_call, modern_headers};
 use serde_json::json;
@@ -201,4 +202,79 @@ fn run_client(f: &Front, client: usize, done: &AtomicUsize, tally: &Tally) {
         }
         done.fetch_add(1, Ordering::SeqCst);
     }
+}
+
+/// One tenant call's latency, answered as JSON.
+fn timed_call(f: &Front, id: usize) -> Duration {
+    let started = Instant::now();
+    let reply = f.modern_call("t0", json!(id), "tree", json!({"repo": "."}));
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    started.elapsed()
+}
+
+fn p50(mut d: Vec<Duration>) -> Duration {
+    d.sort();
+    d[d.len() / 2]
+}
+
+/// Token-less clients as the issue's attack sent them: 60 connections that announce a 4 MiB
+/// body and trickle it, and 512 that connect and send nothing, from loopback (one client).
+/// Nothing they send is read past its head: the front door's memory stays near its rest and a
+/// tenant's calls are served at once. Figures printed; docs/performance.md records a run.
+#[test]
+fn token_less_clients_cost_a_header_and_never_hold_a_tenants_place() {
+    let f = Front::start(&[("t0", &[("r0", &[("a.rs", "fn a() {}\n")])])], &[]);
+    // Warm: the worker started, the front door's threads made.
+    timed_call(&f, 0);
+    let quiet: Vec<Duration> = (1..=10).map(|i| timed_call(&f, i)).collect();
+    let rest = rss_kib(f.pid());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut threads = Vec::new();
+    for _ in 0..60 {
+        let port = f.port;
+        let stop = std::sync::Arc::clone(&stop);
+        threads.push(std::thread::spawn(move || {
+            let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+                return;
+            };
+            let head = "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+                        Content-Length: 4194304\r\n\r\n";
+            if std::io::Write::write_all(&mut s, head.as_bytes()).is_err() {
+                return;
+            }
+            let chunk = vec![b'x'; 64 << 10];
+            while !stop.load(Ordering::Relaxed) {
+                if std::io::Write::write_all(&mut s, &chunk).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }));
+    }
+    let mut idle = Vec::new();
+    for _ in 0..512 {
+        if let Ok(s) = std::net::TcpStream::connect(("127.0.0.1", f.port)) {
+            idle.push(s);
+        }
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let attacked: Vec<Duration> = (11..=30).map(|i| timed_call(&f, i)).collect();
+    let peak = rss_kib(f.pid());
+    stop.store(true, Ordering::Relaxed);
+    drop(idle);
+    for t in threads {
+        let _ = t.join();
+    }
+    let (quiet, attacked) = (p50(quiet), p50(attacked));
+    eprintln!(
+        "token-less load: front door RSS {rest} KiB at rest, {peak} KiB under 60 trickled 4 MiB \
+         bodies and 512 idle connections; a tenant's call p50 {quiet:?} quiet, {attacked:?} \
+         under attack"
+    );
+    // The old front door read every body whole: 60 x 4 MiB. Now each costs its head.
+    assert!(
+        peak < rest + 48 * 1024,
+        "the front door grew from {rest} to {peak} KiB"
+    );
+    assert!(attacked < Duration::from_secs(2), "{attacked:?}");
 }

@@ -16,3 +16,4 @@ mod front;
 mod load;
 mod swapped_roots;
 mod tenants;
+mod wire;

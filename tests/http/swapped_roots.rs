@@ -41,8 +41,11 @@ fn front() -> Front {
     )
 }
 
-/// The changes, each made under `base` after startup.
-fn changes() -> Vec<(&'static str, fn(&Path))> {
+/// A change made under the base directory after startup, and what it is.
+type Change = (&'static str, fn(&Path));
+
+/// The changes.
+fn changes() -> Vec<Change> {
     vec![
         ("the listed link repointed at Bob's root", |base: &Path| {
             fs::remove_file(base.join("alice-link")).unwrap();

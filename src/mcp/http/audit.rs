@@ -2,10 +2,10 @@
 //! the descriptor the operator passes (`GNAW_MCP_AUDIT_FD`, an [`AuditLog`]): the
 //! time (UTC), the client's address (behind a trusted proxy, the client it forwarded for), the
 //! request's `X-Request-Id`, the tenant, the HTTP method, the JSON-RPC method and tool,
-//! the `repo` argument as rendered ([`rendered_repo`]: an escaped excerpt, its secrets
-//! redacted, as the exit gate would say it), the status, the decision (`served`, or
-//! `refused: <why>`), the bytes sent and the milliseconds taken. Never a token, an argument's
-//! raw text or a file's content.
+//! the `repo` argument, every one of the client's strings as rendered ([`rendered`]: an escaped
+//! excerpt, its secrets redacted, as the exit gate would say it), the status, the decision
+//! (`served`, or `refused: <why>`), the bytes sent and the milliseconds taken. Never a token, an
+//! argument's raw text or a file's content, and never a line over [`MAX_LINE_BYTES`].
 
 use std::fs::File;
 use std::io::Write;
@@ -61,7 +61,7 @@ pub struct Audit {
     pub http: String,
     pub method: Option<String>,
     pub tool: Option<String>,
-    /// The call's `repo` as rendered ([`rendered_repo`]).
+    /// The call's `repo` as rendered ([`rendered`]).
     pub repo: Option<String>,
     pub status: u16,
     pub decision: String,
@@ -119,7 +119,7 @@ impl Audit {
     /// Refused with `status` because `why`.
     pub fn refuse(&mut self, status: u16, why: impl Into<String>) {
         self.status = status;
-        self.decision = format!("refused: {}", why.into());
+        self.decision = format!("refused: {}", rendered(&why.into()));
     }
 
     /// Served with `status`.
@@ -146,16 +146,43 @@ impl Audit {
             "ms": self.start.elapsed().as_millis() as u64,
         });
         let mut text = line.to_string();
+        if text.len() >= MAX_LINE_BYTES {
+            // Cannot happen with every field bounded; if it ever did, the line says so rather
+            // than growing.
+            text = json!({
+                "audit": "gnaw-mcp",
+                "time": utc_now(),
+                "status": self.status,
+                "decision": "line over its bound; fields left out",
+            })
+            .to_string();
+        }
         text.push('\n');
         log.write(text.as_bytes());
     }
 }
 
-/// A `repo` argument as the audit shows it: an excerpt, escaped ([`crate::vocab::excerpt`]),
-/// with every secret redacted ([`crate::mcp::gate::for_log`]); never the raw text.
-pub fn rendered_repo(repo: &str) -> String {
-    crate::mcp::gate::for_log(&crate::vocab::excerpt(repo))
+/// A client's string as the audit shows it (a `repo` argument, a JSON-RPC method, a tool's
+/// name, an HTTP method token): an excerpt, escaped ([`crate::vocab::excerpt`]), with every
+/// secret redacted ([`crate::mcp::gate::for_log`]); never the raw text. At most
+/// [`FIELD_CHARS`] characters.
+pub fn rendered(text: &str) -> String {
+    let shown = crate::mcp::gate::for_log(&crate::vocab::excerpt(text));
+    if shown.chars().count() <= FIELD_CHARS {
+        return shown;
+    }
+    // A redaction marker can lengthen an excerpt; the field's bound holds regardless.
+    let mut cut: String = shown.chars().take(FIELD_CHARS - 1).collect();
+    cut.push('…');
+    cut
 }
+
+/// The most characters of one field the client set, as rendered ([`rendered`]).
+pub const FIELD_CHARS: usize = 200;
+
+/// The most bytes of one audit line: every field bounded (the client's through [`rendered`],
+/// the rest the server's own), so that a line is never more than this, newline included.
+pub const MAX_LINE_BYTES: usize = 4096;
 
 /// Now as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 fn utc_now() -> String {
@@ -188,9 +215,9 @@ mod tests {
     #[test]
     fn a_repo_is_rendered_not_quoted() {
         let token = format!("{}{}", "gh", "p_u8Zq3LmN7pX2vR9tK4wY6bJ1cH5dF0gS8aQe");
-        let shown = super::rendered_repo(&format!("app/{token}\u{202e}"));
+        let shown = super::rendered(&format!("app/{token}\u{202e}"));
         assert_eq!(shown, "app/[REDACTED:github-token]\\u{202e}");
-        assert!(super::rendered_repo(&"x/".repeat(1000)).contains("characters in all"));
+        assert!(super::rendered(&"x/".repeat(1000)).contains("characters in all"));
     }
 
     #[test]

@@ -1,15 +1,24 @@
 //! The MCP endpoint, `/mcp`, and the protected-resource metadata: one request in, one
 //! response out (or an SSE stream), in the request's era.
 //!
-//! Order of checks: path, `Origin` (403), bearer token (401 with `WWW-Authenticate` naming the
-//! metadata), HTTP method, then the message.
+//! Order of checks, on the request's head alone ([`admit`]): path (404), `Origin` (403), bearer
+//! token (401 with `WWW-Authenticate` naming the metadata); a refusal closes the connection, its
+//! body unread. Then, for a known tenant whose body has been read ([`handle`]): the HTTP method,
+//! then the message; a 400 closes the connection too.
 //!
-//! - **2026-07-28** (a request whose `params._meta` names the revision): stateless. The
-//!   headers that revision mirrors must match the body (`MCP-Protocol-Version` the `_meta`
-//!   revision, `Mcp-Method` the method, `Mcp-Name` a `tools/call`'s tool), or 400 with a
-//!   `HeaderMismatch` error. The request goes to the tenant's worker; the answer is JSON, or a
-//!   request-scoped SSE stream (progress, then the result) when the client accepts SSE and gave
-//!   a progress token. Closing the connection cancels the call.
+//! Every string of the client's that an error or the audit line repeats (a path, a method, a
+//! header's value, a tool's name) is an excerpt, escaped ([`crate::vocab::excerpt`]), and every
+//! error passes the exit gate ([`super::response::rpc_error`]).
+//!
+//! - **2026-07-28** (every request without `Mcp-Session-Id` but a legacy `initialize`):
+//!   stateless. Its `_meta` must name the revision and the client's capabilities (400,
+//!   `-32602` or `-32022`), and the headers that revision mirrors must match the body
+//!   (`MCP-Protocol-Version` the `_meta` revision, `Mcp-Method` the method, `Mcp-Name` the
+//!   name or URI, decoded from `=?base64?...?=`), or 400 with `HeaderMismatch` (`-32020`). The
+//!   request goes to the tenant's worker; the answer is JSON with the status the error table
+//!   gives its code ([`jsonrpc::modern_status`]), or a request-scoped SSE stream (progress,
+//!   then the result) when the client accepts SSE and gave a progress token. Closing the
+//!   connection cancels the call.
 //! - **2025-03-26 .. 2025-11-25**: `initialize` (forwarded, so the worker negotiates as on
 //!   stdio) opens a session ([`super::sessions`]); every later request names it in
 //!   `Mcp-Session-Id` (unknown, expired or another tenant's: 404) and, when it sends
@@ -29,44 +38,133 @@ use super::FrontDoor;
 use super::audit::Audit;
 use super::guard::{self, Caller};
 use super::request::Request;
-use super::response::{Response, Sse};
+use super::response::{Response, Sse, rpc_error, rpc_refusal};
 use super::sessions::{OpenError, SESSION_META};
 use super::upstream::{Event, Forwarded, Refusal};
-use crate::mcp::era::{LEGACY_VERSIONS, META_VERSION};
-use crate::mcp::jsonrpc::{self, RpcError};
-use crate::vocab::ErrorKind;
-
-/// JSON-RPC code of a header that does not match the body.
-pub const HEADER_MISMATCH: i64 = -32001;
-/// JSON-RPC code of a request the client cancelled.
-pub const CANCELLED: i64 = -32800;
+use crate::mcp::era::{Era, LEGACY_VERSIONS, META_VERSION, era_of, require_modern};
+use crate::mcp::jsonrpc::{self, Parsed};
+use crate::vocab::{ErrorKind, excerpt};
 
 const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
-/// Handle one request; whether the connection may serve another.
+/// One request of a known tenant being answered: what every step of the answer needs.
+struct Exchange<'a> {
+    door: &'a FrontDoor,
+    tenant: usize,
+    request: &'a Request,
+    stream: &'a mut TcpStream,
+    audit: &'a mut Audit,
+}
+
+/// What the head of a request decided.
+pub enum Admitted {
+    /// A known tenant: read the body and [`handle`] it.
+    Tenant(usize),
+    /// A public answer (the protected-resource metadata): send it; no tenant involved.
+    Answer(Response),
+    /// Refused on the head: send it and close the connection, the body unread.
+    Refused(Response),
+}
+
+/// Decide on a request's head: the path, the `Origin`, the bearer token.
+pub fn admit(door: &FrontDoor, request: &Request, audit: &mut Audit) -> Admitted {
+    audit.http = super::audit::rendered(&request.method);
+    if request.path == METADATA_PATH || request.path == format!("{METADATA_PATH}/mcp") {
+        audit.serve(200);
+        let base = base_url(door, request);
+        return Admitted::Answer(Response::json(
+            200,
+            &json!({
+                "resource": format!("{base}/mcp"),
+                "bearer_methods_supported": ["header"],
+                "resource_name": "gnaw-mcp",
+            }),
+        ));
+    }
+    if request.path != "/mcp" {
+        audit.refuse(404, "no such path");
+        return Admitted::Refused(rpc_error(
+            404,
+            &Value::Null,
+            jsonrpc::INVALID_REQUEST,
+            format!(
+                "Not found: {}; the MCP endpoint is /mcp",
+                excerpt(&request.path)
+            ),
+            ErrorKind::NotFound,
+        ));
+    }
+    if !guard::origin_allowed(request.header("origin"), &door.settings, door.loopback) {
+        audit.refuse(403, "origin not allowed");
+        return Admitted::Refused(rpc_error(
+            403,
+            &Value::Null,
+            jsonrpc::INVALID_REQUEST,
+            "Forbidden: this Origin is not allowed (a browser page from another site); the \
+             operator may allow it with GNAW_MCP_ALLOWED_ORIGINS"
+                .into(),
+            ErrorKind::OriginNotAllowed,
+        ));
+    }
+    match guard::authenticate(request, door.tenants.as_ref()) {
+        Caller::Tenant(i) => {
+            audit.tenant = Some(door.upstreams[i].name().to_string());
+            Admitted::Tenant(i)
+        }
+        caller => {
+            let (why, extra) = match caller {
+                Caller::Invalid => ("token not recognised", ", error=\"invalid_token\""),
+                _ => ("no bearer token", ""),
+            };
+            audit.refuse(401, why);
+            let metadata = format!("{}{METADATA_PATH}", base_url(door, request));
+            Admitted::Refused(
+                rpc_error(
+                    401,
+                    &Value::Null,
+                    jsonrpc::INVALID_REQUEST,
+                    format!(
+                        "Unauthorized: {why}; send Authorization: Bearer <token> with a token \
+                         from the server's operator"
+                    ),
+                    ErrorKind::Unauthorized,
+                )
+                .with(
+                    "WWW-Authenticate",
+                    format!("Bearer resource_metadata=\"{metadata}\"{extra}"),
+                ),
+            )
+        }
+    }
+}
+
+/// Handle one request of a known tenant, its body read; whether the connection may serve
+/// another.
 pub fn handle(
     door: &FrontDoor,
+    tenant: usize,
     request: &Request,
     stream: &mut TcpStream,
     audit: &mut Audit,
 ) -> io::Result<bool> {
-    audit.http = request.method.clone();
     let close = request.wants_close();
-    let response = route(door, request, stream, audit)?;
+    let mut x = Exchange {
+        door,
+        tenant,
+        request,
+        stream,
+        audit,
+    };
+    let response = route(&mut x)?;
     match response {
         Some(response) => {
+            // A request the front door could not take as it was sent closes its connection.
+            let close = close || response.status == 400;
             audit.bytes = response.send(stream, close)?;
             Ok(!close)
         }
         None => Ok(!close),
     }
-}
-
-/// An error response: `status` with a JSON-RPC error body.
-fn rpc_error(status: u16, id: &Value, code: i64, message: String, kind: ErrorKind) -> Response {
-    let error =
-        RpcError::new(code, message.clone()).with_data(json!({ "kind": kind, "message": message }));
-    Response::json(status, &jsonrpc::error(id, &error))
 }
 
 /// The URL clients reach the server by: `GNAW_MCP_PUBLIC_URL`, else the request's `Host`
@@ -87,80 +185,14 @@ fn base_url(door: &FrontDoor, request: &Request) -> String {
     }
 }
 
-fn route(
-    door: &FrontDoor,
-    request: &Request,
-    stream: &mut TcpStream,
-    audit: &mut Audit,
-) -> io::Result<Option<Response>> {
-    if request.path == METADATA_PATH || request.path == format!("{METADATA_PATH}/mcp") {
-        audit.serve(200);
-        let base = base_url(door, request);
-        return Ok(Some(Response::json(
-            200,
-            &json!({
-                "resource": format!("{base}/mcp"),
-                "bearer_methods_supported": ["header"],
-                "resource_name": "gnaw-mcp",
-            }),
-        )));
-    }
-    if request.path != "/mcp" {
-        audit.refuse(404, "no such path");
-        return Ok(Some(rpc_error(
-            404,
-            &Value::Null,
-            jsonrpc::INVALID_REQUEST,
-            format!("Not found: {:?}; the MCP endpoint is /mcp", request.path),
-            ErrorKind::NotFound,
-        )));
-    }
-    if !guard::origin_allowed(request.header("origin"), &door.settings, door.loopback) {
-        audit.refuse(403, "origin not allowed");
-        return Ok(Some(rpc_error(
-            403,
-            &Value::Null,
-            jsonrpc::INVALID_REQUEST,
-            "Forbidden: this Origin is not allowed (a browser page from another site); the \
-             operator may allow it with GNAW_MCP_ALLOWED_ORIGINS"
-                .into(),
-            ErrorKind::OriginNotAllowed,
-        )));
-    }
-    let tenant = match guard::authenticate(request, door.tenants.as_ref()) {
-        Caller::Tenant(i) => i,
-        caller => {
-            let (why, extra) = match caller {
-                Caller::Invalid => ("token not recognised", ", error=\"invalid_token\""),
-                _ => ("no bearer token", ""),
-            };
-            audit.refuse(401, why);
-            let metadata = format!("{}{METADATA_PATH}", base_url(door, request));
-            return Ok(Some(
-                rpc_error(
-                    401,
-                    &Value::Null,
-                    jsonrpc::INVALID_REQUEST,
-                    format!(
-                        "Unauthorized: {why}; send Authorization: Bearer <token> with a token \
-                         from the server's operator"
-                    ),
-                    ErrorKind::Unauthorized,
-                )
-                .with(
-                    "WWW-Authenticate",
-                    format!("Bearer resource_metadata=\"{metadata}\"{extra}"),
-                ),
-            ));
-        }
-    };
-    audit.tenant = Some(door.upstreams[tenant].name().to_string());
+fn route(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
+    let request = x.request;
     match request.method.as_str() {
-        "POST" => post(door, tenant, request, stream, audit),
-        "GET" => get(door, tenant, request, stream, audit),
-        "DELETE" => Ok(Some(delete(door, tenant, request, audit))),
+        "POST" => post(x),
+        "GET" => get(x),
+        "DELETE" => Ok(Some(delete(x))),
         _ => {
-            audit.refuse(405, "method not allowed");
+            x.audit.refuse(405, "method not allowed");
             Ok(Some(
                 rpc_error(
                     405,
@@ -169,7 +201,7 @@ fn route(
                     format!(
                         "Method not allowed: {}; /mcp takes POST, and GET and DELETE with an \
                          Mcp-Session-Id",
-                        request.method
+                        excerpt(&request.method)
                     ),
                     ErrorKind::MethodNotAllowed,
                 )
@@ -186,18 +218,13 @@ fn accepts(request: &Request, kind: &str) -> bool {
     })
 }
 
-fn post(
-    door: &FrontDoor,
-    tenant: usize,
-    request: &Request,
-    stream: &mut TcpStream,
-    audit: &mut Audit,
-) -> io::Result<Option<Response>> {
+fn post(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
+    let request = x.request;
     let json_type = request
         .header("content-type")
         .is_some_and(|t| t.split(';').next().unwrap_or_default().trim() == "application/json");
     if !json_type {
-        audit.refuse(415, "content type is not application/json");
+        x.audit.refuse(415, "content type is not application/json");
         return Ok(Some(rpc_error(
             415,
             &Value::Null,
@@ -210,7 +237,7 @@ fn post(
     let mut message: Value = match serde_json::from_slice(&request.body) {
         Ok(v) => v,
         Err(e) => {
-            audit.refuse(400, "body is not JSON");
+            x.audit.refuse(400, "body is not JSON");
             return Ok(Some(rpc_error(
                 400,
                 &Value::Null,
@@ -220,15 +247,32 @@ fn post(
             )));
         }
     };
+    // The stdio server's own check of a message, before anything here reads or rewrites it:
+    // the same input is refused the same way on both transports.
+    let kind = match jsonrpc::check(&message) {
+        Ok(kind) => kind,
+        Err(Parsed::Reject { id, error }) => {
+            x.audit.refuse(400, "not a valid JSON-RPC message");
+            let kind = if error.code == jsonrpc::INVALID_PARAMS {
+                ErrorKind::InvalidArguments
+            } else {
+                ErrorKind::InvalidRequest
+            };
+            return Ok(Some(rpc_refusal(400, &id, error, kind)));
+        }
+        Err(_) => {
+            // A malformed notification: never answered, as on stdio.
+            x.audit.refuse(202, "malformed notification ignored");
+            return Ok(Some(Response::empty(202)));
+        }
+    };
+    if kind == jsonrpc::Kind::Response {
+        // This server sends no request, so there is nothing to match a response to.
+        x.audit.serve(202);
+        return Ok(Some(Response::empty(202)));
+    }
     let Some(object) = message.as_object_mut() else {
-        audit.refuse(400, "not one JSON-RPC object");
-        return Ok(Some(rpc_error(
-            400,
-            &Value::Null,
-            jsonrpc::INVALID_REQUEST,
-            "Invalid Request: POST one JSON-RPC message (an object); batches are not served".into(),
-            ErrorKind::InvalidRequest,
-        )));
+        unreachable!("checked: an object")
     };
     // Only the front door may say which session a request belongs to.
     if let Some(Value::Object(params)) = object.get_mut("params")
@@ -239,87 +283,96 @@ fn post(
     let method = object
         .get("method")
         .and_then(Value::as_str)
-        .map(str::to_string);
+        .unwrap_or_default()
+        .to_string();
     let id = object.get("id").cloned();
-    audit.method = method.clone();
-    let Some(method) = method else {
-        // A response: this server sends no request, so there is nothing to match it to.
-        audit.serve(202);
-        return Ok(Some(Response::empty(202)));
+    x.audit.method = Some(super::audit::rendered(&method));
+    let params = match object.get("params") {
+        Some(Value::Object(params)) => params.clone(),
+        _ => Map::new(),
     };
     if method == "tools/call" {
-        audit.tool = object
-            .get("params")
-            .and_then(|p| p.get("name"))
+        x.audit.tool = params
+            .get("name")
             .and_then(Value::as_str)
-            .map(|n| n.chars().take(64).collect());
-        audit.repo = object
-            .get("params")
-            .and_then(|p| p.get("arguments"))
+            .map(super::audit::rendered);
+        x.audit.repo = params
+            .get("arguments")
             .and_then(|a| a.get("repo"))
             .and_then(Value::as_str)
-            .map(super::audit::rendered_repo);
+            .map(super::audit::rendered);
     }
-    let modern_version = object
-        .get("params")
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(META_VERSION))
-        .cloned();
-    match modern_version {
-        Some(version) if method != "initialize" => {
-            if let Some(refusal) = mirrored_headers(request, &message, &method, &version) {
-                audit.refuse(400, "headers do not match the body");
-                return Ok(Some(refusal));
-            }
-            let Some(id) = id else {
-                // Stateless notifications: a call is cancelled by closing its connection.
-                audit.serve(202);
-                return Ok(Some(Response::empty(202)));
-            };
-            forward(
-                door,
-                tenant,
-                request,
-                stream,
-                audit,
-                message,
-                id,
-                Vec::new(),
-            )
-        }
-        _ => legacy(door, tenant, request, stream, audit, message, &method, id),
+    // A legacy session's request names its session, and `initialize` (of an earlier revision)
+    // opens one; every other request is of the 2026-07-28 revision and says so in its _meta.
+    let opens_session = method == "initialize" && era_of(&params) != Ok(Era::Modern);
+    if opens_session || request.header("mcp-session-id").is_some() {
+        return legacy(x, message, &method, id);
     }
+    if let Err(error) = require_modern(&params) {
+        let status = jsonrpc::modern_status(&jsonrpc::error(&Value::Null, &error));
+        let kind = if error.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION {
+            ErrorKind::UnsupportedProtocolVersion
+        } else {
+            ErrorKind::InvalidMeta
+        };
+        x.audit.refuse(status, "no valid 2026-07-28 _meta");
+        return Ok(Some(rpc_refusal(
+            status,
+            id.as_ref().unwrap_or(&Value::Null),
+            error,
+            kind,
+        )));
+    }
+    let Some(id) = id else {
+        // Stateless notifications: a call is cancelled by closing its connection.
+        x.audit.serve(202);
+        return Ok(Some(Response::empty(202)));
+    };
+    if let Some(refusal) = mirrored_headers(request, &id, &method, &params) {
+        x.audit.refuse(400, "headers do not match the body");
+        return Ok(Some(refusal));
+    }
+    forward(x, message, id, Era::Modern, |_| {})
 }
 
-/// The 2026-07-28 mirrored headers, checked against the body; a refusal when one is missing or
-/// differs.
+/// The 2026-07-28 mirrored headers, checked against the body: `MCP-Protocol-Version`
+/// against `_meta`'s revision, `Mcp-Method` against the method, `Mcp-Name` (plain, or in its
+/// `=?base64?...?=` form, decoded first) against the name or URI of `tools/call`,
+/// `prompts/get` and `resources/read`; a refusal (400, `HeaderMismatch`) when one is missing,
+/// malformed or differs. What the refusal says of a value is an excerpt.
 fn mirrored_headers(
     request: &Request,
-    message: &Value,
+    id: &Value,
     method: &str,
-    version: &Value,
+    params: &Map<String, Value>,
 ) -> Option<Response> {
-    let id = message.get("id").cloned().unwrap_or(Value::Null);
     let mismatch = |what: String| {
         Some(rpc_error(
             400,
-            &id,
-            HEADER_MISMATCH,
+            id,
+            jsonrpc::HEADER_MISMATCH,
             format!("Header mismatch: {what}"),
             ErrorKind::HeaderMismatch,
         ))
     };
-    let version = version.as_str().unwrap_or_default();
+    let version = params
+        .get("_meta")
+        .and_then(|m| m.get(META_VERSION))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     match request.header("mcp-protocol-version") {
         Some(h) if h == version => {}
         Some(h) => {
             return mismatch(format!(
-                "MCP-Protocol-Version is {h:?} but the body's _meta says {version:?}"
+                "MCP-Protocol-Version is {} but the body's _meta says {}",
+                excerpt(h),
+                excerpt(version)
             ));
         }
         None => {
             return mismatch(format!(
-                "MCP-Protocol-Version is missing; send {version:?}, as the body's _meta says"
+                "MCP-Protocol-Version is missing; send {}, as the body's _meta says",
+                excerpt(version)
             ));
         }
     }
@@ -327,38 +380,64 @@ fn mirrored_headers(
         Some(h) if h == method => {}
         Some(h) => {
             return mismatch(format!(
-                "Mcp-Method is {h:?} but the body's method is {method:?}"
+                "Mcp-Method is {} but the body's method is {}",
+                excerpt(h),
+                excerpt(method)
             ));
         }
-        None => return mismatch(format!("Mcp-Method is missing; send {method:?}")),
+        None => return mismatch(format!("Mcp-Method is missing; send {}", excerpt(method))),
     }
-    if let Some(name) = message.pointer("/params/name").and_then(Value::as_str) {
-        match request.header("mcp-name") {
-            Some(h) if h == name => {}
-            Some(h) => {
-                return mismatch(format!("Mcp-Name is {h:?} but the body's name is {name:?}"));
+    let named = match method {
+        "tools/call" | "prompts/get" => params.get("name"),
+        "resources/read" => params.get("uri"),
+        _ => None,
+    };
+    if let Some(name) = named.and_then(Value::as_str) {
+        match request.header("mcp-name").map(decoded_header) {
+            Some(Some(h)) if h == name => {}
+            Some(Some(h)) => {
+                return mismatch(format!(
+                    "Mcp-Name is {} but the body's is {}",
+                    excerpt(&h),
+                    excerpt(name)
+                ));
             }
-            None => return mismatch(format!("Mcp-Name is missing; send {name:?}")),
+            Some(None) => {
+                return mismatch("Mcp-Name's =?base64?...?= value does not decode".into());
+            }
+            None => return mismatch(format!("Mcp-Name is missing; send {}", excerpt(name))),
         }
     }
     None
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A mirrored header's value: plain, or the UTF-8 text of its `=?base64?...?=` form (`None`
+/// when that does not decode).
+fn decoded_header(value: &str) -> Option<String> {
+    use base64::Engine;
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok()),
+        None => Some(value.to_string()),
+    }
+}
+
 fn legacy(
-    door: &FrontDoor,
-    tenant: usize,
-    request: &Request,
-    stream: &mut TcpStream,
-    audit: &mut Audit,
+    x: &mut Exchange<'_>,
     mut message: Value,
     method: &str,
     id: Option<Value>,
 ) -> io::Result<Option<Response>> {
+    let (door, tenant, request) = (x.door, x.tenant, x.request);
     let settings = &door.settings;
     if method == "initialize" {
         let Some(id) = id else {
-            audit.refuse(400, "initialize without an id");
+            x.audit.refuse(400, "initialize without an id");
             return Ok(Some(rpc_error(
                 400,
                 &Value::Null,
@@ -371,22 +450,13 @@ fn legacy(
             .pointer("/params/clientInfo/name")
             .and_then(Value::as_str)
             .map(|n| n.chars().take(256).collect::<String>());
-        return initialize(door, tenant, request, stream, audit, message, id, client);
+        return initialize(x, message, id, client);
     }
-    let Some(session_id) = request.header("mcp-session-id") else {
-        audit.refuse(400, "no session");
-        return Ok(Some(rpc_error(
-            400,
-            id.as_ref().unwrap_or(&Value::Null),
-            jsonrpc::INVALID_REQUEST,
-            "Bad Request: no Mcp-Session-Id; send initialize first, or name the 2026-07-28 \
-             revision in params._meta"
-                .into(),
-            ErrorKind::NoSession,
-        )));
-    };
+    // Only a request naming its session comes here (the caller sends the rest to the
+    // 2026-07-28 road).
+    let session_id = request.header("mcp-session-id").unwrap_or_default();
     let Some(session) = door.sessions.get(session_id, tenant, settings.session_idle) else {
-        audit.refuse(404, "unknown session");
+        x.audit.refuse(404, "unknown session");
         return Ok(Some(unknown_session(id.as_ref())));
     };
     // The transport spec asks for a supported revision here (400 otherwise), not the session's
@@ -395,7 +465,7 @@ fn legacy(
     if let Some(h) = request.header("mcp-protocol-version")
         && !LEGACY_VERSIONS.contains(&h)
     {
-        audit.refuse(400, "unsupported protocol version");
+        x.audit.refuse(400, "unsupported protocol version");
         return Ok(Some(rpc_error(
             400,
             id.as_ref().unwrap_or(&Value::Null),
@@ -418,7 +488,7 @@ fn legacy(
                 door.upstreams[tenant].cancel(&ours, "cancelled by the client");
             }
         }
-        audit.serve(202);
+        x.audit.serve(202);
         return Ok(Some(Response::empty(202)));
     };
     if let Some(params) = message.as_object_mut().and_then(|m| {
@@ -437,19 +507,9 @@ fn legacy(
         }
     }
     let key = id.to_string();
-    let result = forward_in(
-        door,
-        tenant,
-        request,
-        stream,
-        audit,
-        message,
-        id,
-        Vec::new(),
-        |ours| {
-            crate::par::lock(&session.calls).insert(key.clone(), ours.to_string());
-        },
-    );
+    let result = forward(x, message, id, Era::Legacy, |ours| {
+        crate::par::lock(&session.calls).insert(key.clone(), ours.to_string());
+    });
     crate::par::lock(&session.calls).remove(&key);
     result
 }
@@ -466,25 +526,21 @@ fn unknown_session(id: Option<&Value>) -> Response {
     )
 }
 
-#[allow(clippy::too_many_arguments)]
 fn initialize(
-    door: &FrontDoor,
-    tenant: usize,
-    request: &Request,
-    stream: &mut TcpStream,
-    audit: &mut Audit,
+    x: &mut Exchange<'_>,
     message: Value,
     id: Value,
     client: Option<String>,
 ) -> io::Result<Option<Response>> {
+    let (door, tenant, request) = (x.door, x.tenant, x.request);
     let upstream = &door.upstreams[tenant];
     let forwarded = match upstream.call(message) {
         Ok(f) => f,
-        Err(refusal) => return Ok(Some(refused(refusal, &id, audit))),
+        Err(refusal) => return Ok(Some(refused(refusal, &id, x.audit))),
     };
-    let answer = match wait(&forwarded, Watch::Plain(stream))? {
+    let answer = match wait(&forwarded, Watch::Plain(&*x.stream))? {
         Waited::Answer(a) => a,
-        other => return Ok(Some(unanswered(other, &id, audit))),
+        other => return Ok(Some(unanswered(other, &id, x.audit))),
     };
     drop(forwarded);
     let mut answer = answer;
@@ -493,7 +549,7 @@ fn initialize(
         .pointer("/result/protocolVersion")
         .and_then(Value::as_str)
     else {
-        audit.serve(200);
+        x.audit.serve(200);
         return Ok(Some(Response::json(200, &answer)));
     };
     let settings = &door.settings;
@@ -505,25 +561,25 @@ fn initialize(
         settings.session_idle,
     ) {
         Ok(session) => {
-            audit.serve(200);
+            x.audit.serve(200);
             if accepts(request, "application/json") || !accepts(request, "text/event-stream") {
                 Ok(Some(
                     Response::json(200, &answer).with("Mcp-Session-Id", session),
                 ))
             } else {
-                let mut sse = Sse::start(stream, &[("Mcp-Session-Id", session)])?;
+                let mut sse = Sse::start(&mut *x.stream, &[("Mcp-Session-Id", session)])?;
                 sse.message(&answer)?;
-                audit.bytes = sse.finish()?;
+                x.audit.bytes = sse.finish()?;
                 Ok(None)
             }
         }
         Err(OpenError::Full { limit }) => {
-            audit.refuse(429, "sessions per tenant");
+            x.audit.refuse(429, "sessions per tenant");
             Ok(Some(
                 rpc_error(
                     429,
                     &id,
-                    jsonrpc::SERVER_BUSY,
+                    jsonrpc::BUSY,
                     format!(
                         "Too many sessions: this tenant has {limit} open, the most it may \
                          (GNAW_MCP_MAX_SESSIONS_PER_TENANT); end one with DELETE, or wait for \
@@ -535,7 +591,7 @@ fn initialize(
             ))
         }
         Err(OpenError::Random(e)) => {
-            audit.refuse(500, "no random bytes");
+            x.audit.refuse(500, "no random bytes");
             Ok(Some(rpc_error(
                 500,
                 &id,
@@ -547,74 +603,52 @@ fn initialize(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn forward(
-    door: &FrontDoor,
-    tenant: usize,
-    request: &Request,
-    stream: &mut TcpStream,
-    audit: &mut Audit,
-    message: Value,
-    id: Value,
-    headers: Vec<(&'static str, String)>,
-) -> io::Result<Option<Response>> {
-    forward_in(
-        door,
-        tenant,
-        request,
-        stream,
-        audit,
-        message,
-        id,
-        headers,
-        |_| {},
-    )
-}
-
 /// Forward a request to the tenant's worker and answer it: JSON, or SSE when the client
-/// accepts it and asked for progress (or accepts only SSE). `started` learns the front door's
-/// id of the request.
-#[allow(clippy::too_many_arguments)]
-fn forward_in(
-    door: &FrontDoor,
-    tenant: usize,
-    request: &Request,
-    stream: &mut TcpStream,
-    audit: &mut Audit,
+/// accepts it and asked for progress (or accepts only SSE). A 2026-07-28 answer that is an
+/// error takes the status the error table gives its code ([`jsonrpc::modern_status`]); a
+/// legacy one is 200. `started` learns the front door's id of the request.
+fn forward(
+    x: &mut Exchange<'_>,
     message: Value,
     id: Value,
-    headers: Vec<(&'static str, String)>,
+    era: Era,
     started: impl FnOnce(&str),
 ) -> io::Result<Option<Response>> {
+    let (door, tenant, request) = (x.door, x.tenant, x.request);
     let wants_progress = message.pointer("/params/_meta/progressToken").is_some();
     let sse_ok = accepts(request, "text/event-stream");
     let use_sse = sse_ok && (wants_progress || !accepts(request, "application/json"));
     let forwarded = match door.upstreams[tenant].call(message) {
         Ok(f) => f,
-        Err(refusal) => return Ok(Some(refused(refusal, &id, audit))),
+        Err(refusal) => return Ok(Some(refused(refusal, &id, x.audit))),
     };
     started(forwarded.id());
     if !use_sse {
-        return Ok(Some(match wait(&forwarded, Watch::Plain(stream))? {
+        return Ok(Some(match wait(&forwarded, Watch::Plain(&*x.stream))? {
             Waited::Answer(mut answer) => {
                 answer["id"] = id;
-                audit.serve(200);
-                Response::json(200, &answer)
+                let status = match era {
+                    Era::Modern => jsonrpc::modern_status(&answer),
+                    Era::Legacy => 200,
+                };
+                x.audit.serve(status);
+                Response::json(status, &answer)
             }
-            other => unanswered(other, &id, audit),
+            other => unanswered(other, &id, x.audit),
         }));
     }
-    let mut sse = Sse::start(stream, &headers)?;
+    let mut sse = Sse::start(&mut *x.stream, &[])?;
     let waited = wait(&forwarded, Watch::Sse(&mut sse));
     let last = match waited {
         Ok(Waited::Answer(mut answer)) => {
             answer["id"] = id;
-            audit.serve(200);
+            x.audit.serve(200);
             answer
         }
         Ok(Waited::Gone) => {
-            audit.refuse(200, "client closed the connection; call cancelled");
-            audit.bytes = sse.bytes;
+            x.audit
+                .refuse(200, "client closed the connection; call cancelled");
+            x.audit.bytes = sse.bytes;
             return Err(io::Error::new(
                 io::ErrorKind::ConnectionAborted,
                 "client gone",
@@ -623,19 +657,20 @@ fn forward_in(
         Ok(other) => {
             let mut unused = Audit::new(String::new());
             let response = unanswered(other, &id, &mut unused);
-            audit.status = 200;
-            audit.decision = unused.decision;
+            x.audit.status = 200;
+            x.audit.decision = unused.decision;
             serde_json::from_slice(&response.body).unwrap_or(Value::Null)
         }
         Err(e) => {
             forwarded.cancel("the client's connection failed");
-            audit.refuse(200, "client connection failed; call cancelled");
-            audit.bytes = sse.bytes;
+            x.audit
+                .refuse(200, "client connection failed; call cancelled");
+            x.audit.bytes = sse.bytes;
             return Err(e);
         }
     };
     sse.message(&last)?;
-    audit.bytes = sse.finish()?;
+    x.audit.bytes = sse.finish()?;
     Ok(None)
 }
 
@@ -707,7 +742,7 @@ fn refused(refusal: Refusal, id: &Value, audit: &mut Audit) -> Response {
             rpc_error(
                 429,
                 id,
-                jsonrpc::SERVER_BUSY,
+                jsonrpc::BUSY,
                 format!(
                     "Server busy: this tenant has {limit} requests waiting or running, the most \
                      it may (GNAW_MCP_MAX_CALLS_PER_TENANT); nothing was run; retry once an \
@@ -788,7 +823,7 @@ fn unanswered(waited: Waited, id: &Value, audit: &mut Audit) -> Response {
             rpc_error(
                 200,
                 id,
-                CANCELLED,
+                jsonrpc::CANCELLED,
                 "Request cancelled by the client".into(),
                 ErrorKind::Cancelled,
             )
@@ -796,15 +831,10 @@ fn unanswered(waited: Waited, id: &Value, audit: &mut Audit) -> Response {
     }
 }
 
-fn get(
-    door: &FrontDoor,
-    tenant: usize,
-    request: &Request,
-    stream: &mut TcpStream,
-    audit: &mut Audit,
-) -> io::Result<Option<Response>> {
+fn get(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
+    let (door, tenant, request) = (x.door, x.tenant, x.request);
     let Some(session_id) = request.header("mcp-session-id") else {
-        audit.refuse(405, "GET without a session");
+        x.audit.refuse(405, "GET without a session");
         return Ok(Some(
             rpc_error(
                 405,
@@ -820,11 +850,11 @@ fn get(
     };
     let idle = door.settings.session_idle;
     let Some(session) = door.sessions.get(session_id, tenant, idle) else {
-        audit.refuse(404, "unknown session");
+        x.audit.refuse(404, "unknown session");
         return Ok(Some(unknown_session(None)));
     };
     if !accepts(request, "text/event-stream") {
-        audit.refuse(406, "GET without Accept: text/event-stream");
+        x.audit.refuse(406, "GET without Accept: text/event-stream");
         return Ok(Some(rpc_error(
             406,
             &Value::Null,
@@ -834,7 +864,7 @@ fn get(
         )));
     }
     if session.streaming.swap(true, Ordering::SeqCst) {
-        audit.refuse(409, "session stream already open");
+        x.audit.refuse(409, "session stream already open");
         return Ok(Some(rpc_error(
             409,
             &Value::Null,
@@ -843,9 +873,9 @@ fn get(
             ErrorKind::Conflict,
         )));
     }
-    audit.serve(200);
+    x.audit.serve(200);
     let result = (|| {
-        let mut sse = Sse::start(stream, &[])?;
+        let mut sse = Sse::start(&mut *x.stream, &[])?;
         let mut beat = Instant::now();
         loop {
             std::thread::sleep(Duration::from_millis(250));
@@ -864,13 +894,14 @@ fn get(
         }
     })();
     session.streaming.store(false, Ordering::SeqCst);
-    audit.bytes = result?;
+    x.audit.bytes = result?;
     Ok(None)
 }
 
-fn delete(door: &FrontDoor, tenant: usize, request: &Request, audit: &mut Audit) -> Response {
+fn delete(x: &mut Exchange<'_>) -> Response {
+    let (door, tenant, request) = (x.door, x.tenant, x.request);
     let Some(session_id) = request.header("mcp-session-id") else {
-        audit.refuse(400, "DELETE without a session");
+        x.audit.refuse(400, "DELETE without a session");
         return rpc_error(
             400,
             &Value::Null,
@@ -880,10 +911,10 @@ fn delete(door: &FrontDoor, tenant: usize, request: &Request, audit: &mut Audit)
         );
     };
     if door.sessions.end(session_id, tenant) {
-        audit.serve(200);
+        x.audit.serve(200);
         Response::empty(200)
     } else {
-        audit.refuse(404, "unknown session");
+        x.audit.refuse(404, "unknown session");
         unknown_session(None)
     }
 }

@@ -1,11 +1,21 @@
 //! Writing HTTP/1.1 responses: a whole response with `Content-Length`, or a Server-Sent Events
 //! stream sent chunked (one chunk per event), so a connection stays usable after the stream
 //! ends. Every writer counts the bytes it sent, for the audit line.
+//!
+//! This is the one place a response head is written, and a header whose name or value holds a
+//! control character (CR or LF above all, which would end the header and start another) is
+//! never written: it is dropped, and logged. Every front-door error is made by [`rpc_error`],
+//! which passes it through the exit gate the worker's answers pass.
 
 use std::io::{self, Write};
 use std::net::TcpStream;
 
-use serde_json::Value;
+use serde_json::{Value, json};
+
+use crate::mcp::config::DEFAULT_MAX_CHARS;
+use crate::mcp::gate::Gate;
+use crate::mcp::jsonrpc::{self, RpcError};
+use crate::vocab::ErrorKind;
 
 /// A whole response.
 #[derive(Debug, Default)]
@@ -55,9 +65,46 @@ impl Response {
     }
 }
 
+/// A front-door error: `status` with a JSON-RPC error body whose `data` says its `kind`, sealed
+/// by the exit gate (secrets redacted, invisible characters written out, the whole within the
+/// default answer's ceiling), as the worker's errors are.
+pub fn rpc_error(status: u16, id: &Value, code: i64, message: String, kind: ErrorKind) -> Response {
+    rpc_refusal(status, id, RpcError::new(code, message), kind)
+}
+
+/// [`rpc_error`] for an error already made (its `data`, if an object, keeps its fields, and
+/// gains `kind` and `message`).
+pub fn rpc_refusal(status: u16, id: &Value, mut error: RpcError, kind: ErrorKind) -> Response {
+    let mut data = match error.data.take() {
+        Some(Value::Object(data)) => data,
+        _ => serde_json::Map::new(),
+    };
+    data.insert("kind".into(), json!(kind));
+    data.insert("message".into(), json!(error.message));
+    let error = error.with_data(Value::Object(data));
+    let sealed = Gate::new(DEFAULT_MAX_CHARS).seal(jsonrpc::error(id, &error));
+    Response::json(status, &sealed)
+}
+
+/// Whether a header may be written: a token name, and a value without control characters
+/// (tab aside).
+fn writable(name: &str, value: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+        && value
+            .bytes()
+            .all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f))
+}
+
 fn head(status: u16, headers: &[(&'static str, String)], close: bool) -> Vec<u8> {
     let mut out = format!("HTTP/1.1 {status} {}\r\n", reason(status)).into_bytes();
     for (name, value) in headers {
+        if !writable(name, value) {
+            log::warn!("a response header {name:?} held a control character; it was not sent");
+            continue;
+        }
         out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
     }
     out.extend_from_slice(b"Cache-Control: no-store\r\n");
@@ -148,5 +195,51 @@ impl<'a> Sse<'a> {
     /// The connection, to check whether the client is still there.
     pub fn stream(&self) -> &TcpStream {
         self.stream
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_header_value_with_a_control_character_is_written() {
+        let out = head(
+            200,
+            &[
+                ("Retry-After", "1".into()),
+                ("Mcp-Session-Id", "abc\r\nSet-Cookie: x=1".into()),
+                ("Allow", "POST\nX: y".into()),
+                ("WWW-Authenticate", "Bearer\u{0}".into()),
+            ],
+            false,
+        );
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("Retry-After: 1\r\n"), "{text}");
+        assert!(!text.contains("Set-Cookie"), "{text}");
+        assert!(!text.contains("X: y"), "{text}");
+        assert!(!text.contains("Bearer"), "{text}");
+        assert_eq!(
+            text.matches("\r\n").count(),
+            3,
+            "status, one header, Cache-Control: {text}"
+        );
+    }
+
+    #[test]
+    fn a_front_door_error_passes_the_exit_gate() {
+        let token = format!("{}{}", "gh", "p_u8Zq3LmN7pX2vR9tK4wY6bJ1cH5dF0gS8aQe");
+        let huge = "m".repeat(3_000_000);
+        let r = rpc_error(
+            400,
+            &Value::Null,
+            -32600,
+            format!("bad {token} \u{202e} {huge}"),
+            ErrorKind::InvalidRequest,
+        );
+        let body = String::from_utf8(r.body).unwrap();
+        assert!(!body.contains(&token), "{body:.300}");
+        assert!(!body.contains('\u{202e}'), "{body:.300}");
+        assert!(body.chars().count() <= DEFAULT_MAX_CHARS, "{}", body.len());
     }
 }

@@ -16,8 +16,15 @@ pub struct Settings {
     pub header_timeout: Duration,
     /// Time an idle keep-alive connection is kept (`GNAW_MCP_IDLE_TIMEOUT_MS`).
     pub idle_timeout: Duration,
-    /// Most open connections from one client address (`GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT`).
+    /// Most open connections from one client (`GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT`): a client
+    /// is an address block, all of loopback one, an IPv4 address, an IPv6 /64.
     pub max_connections_per_client: usize,
+    /// Most of one client's connections that have not yet authenticated
+    /// (`GNAW_MCP_MAX_UNAUTHENTICATED_PER_CLIENT`); a new one past it closes the oldest.
+    pub max_unauthenticated_per_client: usize,
+    /// Most connections in all that have not yet authenticated
+    /// (`GNAW_MCP_MAX_UNAUTHENTICATED_CONNECTIONS`); a new one past it closes the oldest.
+    pub max_unauthenticated_connections: usize,
     /// Most open connections in all (`GNAW_MCP_MAX_CONNECTIONS`).
     pub max_connections: usize,
     /// Most open legacy sessions of one tenant (`GNAW_MCP_MAX_SESSIONS_PER_TENANT`).
@@ -48,6 +55,8 @@ impl Default for Settings {
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             max_connections_per_client: 64,
+            max_unauthenticated_per_client: 32,
+            max_unauthenticated_connections: 128,
             max_connections: 512,
             max_sessions_per_tenant: 32,
             session_idle: Duration::from_secs(3600),

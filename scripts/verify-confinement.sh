@@ -12,7 +12,11 @@
 #   5. checks that the canary string never appears on the server's stdout or stderr;
 #   6. serves two roots (GNAW_MCP_ROOT=root:second): the self-test reads both and nothing above
 #      them; each is reached by name, a link between them is served under the target root's
-#      name, links to a canary or an unlisted sibling are refused.
+#      name, links to a canary or an unlisted sibling are refused;
+#   7. the HTTP mode (--listen, two tenants): the self-test proves each tenant's worker, its roots
+#      handed over as descriptors, cannot read or list the other tenant's root with the
+#      userspace check removed; then alice's token, through the real front door, never reads a
+#      file of bob's, through any spelling of his root or a link into it.
 # It ends with `N passed, N failed` and exits 1 on any failure.
 #
 # Usage: scripts/verify-confinement.sh [--binary PATH]      (or GNAW_MCP_BIN=PATH)
@@ -24,7 +28,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --binary) bin="${2:?--binary needs a path}"; shift 2 ;;
         --binary=*) bin="${1#--binary=}"; shift ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "verify-confinement: unknown argument $1 (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -374,6 +378,85 @@ for i, (repo, want) in enumerate(roots_cases, 1):
 verdict(p2.returncode == 0, "two roots: server exits 0 on end of input", f"exit {p2.returncode}")
 for out in (p2.stdout, p2.stderr, st.stdout, st.stderr):
     verdict(CANARY not in out, "two roots: no canary in the server's output")
+
+# ------------------------------------------------------------------ 5. HTTP: tenants apart
+# Two tenants: alice on the scratch root, bob on a root of his own holding the canary. The
+# self-test hands each tenant's child its roots as the spawner hands them to a worker, and the
+# kernel alone (raw opens, no userspace check) must keep each from the other's root; then the
+# real --listen server is driven with alice's token and every spelling of bob's root.
+bob = os.path.join(work, "bob")
+os.makedirs(os.path.join(bob, "sub"))
+with open(os.path.join(bob, "bob.txt"), "w") as f:
+    f.write(CANARY + "\n")
+os.symlink(bob, os.path.join(root, "to-bob"))
+def mint(name, root_dir):
+    out = subprocess.run([BIN, "--mint-token", name], capture_output=True, text=True,
+                         check=True).stdout
+    table = out.split("GNAW_MCP_TENANTS):\n", 1)[1].replace("/path/to/repo", root_dir)
+    return out.splitlines()[1], table
+alice_token, alice_table = mint("alice", root)
+_, bob_table = mint("bob", bob)
+tenants = os.path.join(work, "tenants.toml")
+with open(tenants, "w") as f:
+    f.write(alice_table + bob_table)
+http_env = dict(os.environ, GNAW_MCP_ROOT=root, GNAW_MCP_TENANTS=tenants)
+http_env.pop("GNAW_MCP_LISTEN", None)
+st = subprocess.run([BIN, "--self-test"], env=http_env, capture_output=True, text=True,
+                    timeout=120)
+for tenant in ("alice", "bob"):
+    for probe in ("read_other_tenant", "list_other_tenant"):
+        verdict(f"ok         {probe}[{tenant}]: denied with EACCES" in st.stdout,
+                f"HTTP: {tenant}'s worker cannot {probe.split('_')[0]} the other tenant's root "
+                "(kernel alone)", st.stdout[-300:])
+verdict(st.returncode == 0, "HTTP: gnaw-mcp --self-test passes with the tenants file",
+        f"exit {st.returncode}")
+server = subprocess.Popen([BIN, "--listen", "127.0.0.1:0"], env=dict(http_env, RUST_LOG="info"),
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+port = None
+log = []
+deadline = time.time() + 60
+while time.time() < deadline:
+    line = server.stderr.readline()
+    if not line:
+        break
+    log.append(line)
+    if "listening on http://127.0.0.1:" in line:
+        port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
+        break
+verdict(port is not None, "HTTP: gnaw-mcp --listen starts with two tenants", "".join(log)[-300:])
+import urllib.request, urllib.error
+def http_call(i, tool, args):
+    body = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                       "params": {"name": tool, "arguments": args,
+                                  "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body.encode(), method="POST",
+                                 headers={"Authorization": "Bearer " + alice_token,
+                                          "Content-Type": "application/json",
+                                          "Accept": "application/json, text/event-stream",
+                                          "MCP-Protocol-Version": "2026-07-28",
+                                          "Mcp-Method": "tools/call", "Mcp-Name": tool})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.read().decode()
+if port is not None:
+    n = 0
+    for repo in ["../bob", bob, bob + "/sub", "to-bob", "to-bob/sub", "/", work, "bob", ".."]:
+        for tool, args in (("tree", {"repo": repo}), ("read", {"repo": repo, "paths": ["bob.txt"]}),
+                           ("grep", {"repo": repo, "pattern": "CANARY"})):
+            n += 1
+            answer = http_call(n, tool, args)
+            verdict(CANARY not in answer, f"HTTP: alice's {tool} repo={show(repo)} shows none of bob's files")
+    answer = http_call(n + 1, "read", {"repo": ".", "paths": ["to-bob/bob.txt"]})
+    verdict(CANARY not in answer, "HTTP: alice's read through a link into bob's root shows nothing")
+    answer = http_call(n + 2, "tree", {"repo": "."})
+    verdict("file.txt" in answer, "HTTP: alice's own root is served", answer[:200])
+    server.kill()
+    server.wait()
+    rest = server.stderr.read()
+    verdict(CANARY not in "".join(log) + rest, "HTTP: no canary in the server's log")
 
 shutil.rmtree(work, ignore_errors=True)
 print(f"{passed} passed, {failed} failed")

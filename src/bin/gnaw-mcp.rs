@@ -163,7 +163,10 @@ fn main() -> ExitCode {
     if args.self_test_child {
         // Still single-threaded: nothing has started a thread yet.
         return match Operator::from_process(args.config.as_deref()) {
-            Ok(operator) => exit_code(gnaw_sandbox::selftest::child(operator.sandbox)),
+            Ok(operator) => exit_code(gnaw_sandbox::selftest::child(
+                operator.sandbox,
+                &args.root_fds,
+            )),
             Err(e) => fail(e),
         };
     }
@@ -195,32 +198,12 @@ fn main() -> ExitCode {
     };
 
     if args.self_test {
-        // The parent stays unconfined (it prepares targets outside the root); the child it
-        // re-executes enters the sandbox exactly as the server would.
-        let exe = match std::env::current_exe() {
-            Ok(exe) => exe,
-            Err(e) => return fail(format!("--self-test cannot find its own executable: {e}")),
-        };
         let mut out = io::stdout().lock();
-        // The child reads the same settings: the same file, when there is one.
-        let mut child_args = vec![std::ffi::OsString::from("--self-test-child")];
-        if let Some(file) = &args.config {
-            child_args.push("--config".into());
-            child_args.push(file.into());
-        }
-        return match gnaw_sandbox::selftest::run(
-            &exe,
-            &child_args,
-            &roots,
-            operator.sandbox,
-            args.format,
-            &mut out,
-        ) {
+        let config = args.config.as_deref();
+        return match mcp::self_test::run(&operator, &roots, config, args.format, &mut out) {
             Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,
             Ok(_) => ExitCode::from(1),
-            Err(e) => fail(format!(
-                "--self-test could not run its sandboxed child: {e}"
-            )),
+            Err(e) => fail(e),
         };
     }
 

@@ -491,6 +491,27 @@ mod tests {
     }
 
     #[test]
+    fn a_tenants_worker_never_answers_in_the_last_initialize_s_revision() {
+        let lines = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"protocolVersion": "2024-11-05", "capabilities": {}}}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        ];
+        let titled = |config: Config| {
+            let answers = serve_lines(&lines, config);
+            answers["2"]["result"]["tools"][0].get("title").is_some()
+        };
+        // A stdio server's one client: its initialize sets the revision (no titles in 2024-11-05).
+        assert!(!titled(Config::default()));
+        // A worker behind the front door: a request without its session's meta is not shaped by
+        // another session's initialize.
+        assert!(titled(Config {
+            forwarded: true,
+            ..Config::default()
+        }));
+    }
+
+    #[test]
     fn unknown_tools_and_arguments_are_named() {
         let answers = serve_lines(
             &[

@@ -20,6 +20,7 @@
 //! | [`selection`] | which tools are offered: `GNAW_MCP_TOOLS`, narrowed by the root's `.gnawconfig` |
 //! | [`session_meta`] | a forwarded legacy session's revision and client, in a request's `_meta` |
 //! | [`http`] | `gnaw-mcp --listen`: Streamable HTTP, bearer tokens, one confined worker per tenant |
+//! | [`self_test`] | `gnaw-mcp --self-test`: the sandbox's probes in a child, and in the HTTP mode each tenant kept from another's root |
 //! | [`stdio`] | `gnaw-mcp` on stdio: prove the roots (or adopt those `--listen` hands on), start the parse workers, confine, serve |
 //! | [`setup`] | `gnaw-mcp setup CLIENT`: the entry for an MCP client's file, printed or merged in (the one place gnaw-mcp writes) |
 //!
@@ -40,6 +41,7 @@ pub mod idle;
 pub mod jsonrpc;
 pub mod operator;
 pub mod selection;
+pub mod self_test;
 pub mod session_meta;
 pub mod setup;
 pub mod stdio;

@@ -326,4 +326,11 @@ fn a_bad_root_list_stops_the_server_saying_which_entry() {
         ])
     );
     assert_eq!(status["ruleset"], "fully_enforced");
+    // Each root by the device and inode Landlock's rule is bound to.
+    use std::os::unix::fs::MetadataExt;
+    for (i, name) in ["app", "sdk"].iter().enumerate() {
+        let meta = std::fs::metadata(b.join(name)).unwrap();
+        assert_eq!(status["root_ids"][i]["dev"], meta.dev(), "{name}");
+        assert_eq!(status["root_ids"][i]["ino"], meta.ino(), "{name}");
+    }
 }

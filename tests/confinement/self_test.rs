@@ -189,3 +189,41 @@ fn probe_ok(out: &str, probe: &str) -> bool {
     out.lines()
         .any(|l| l.starts_with("ok") && l.contains(probe))
 }
+
+/// The HTTP mode: with a tenants file, each tenant's child is handed its roots as the spawner
+/// hands them to its worker, and the kernel alone keeps it from the other tenant's root.
+#[test]
+fn self_test_keeps_each_tenant_from_the_others_root() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    for (dir, file) in [("alice", "a.txt"), ("bob", "b.txt")] {
+        fs::create_dir(base.join(dir)).unwrap();
+        fs::write(base.join(dir).join(file), "mine").unwrap();
+    }
+    let tenants = format!(
+        "[tenants.alice]\ntoken_sha256 = \"{}\"\nroots = [{:?}]\n\
+         [tenants.bob]\ntoken_sha256 = \"{}\"\nroots = [{:?}]\n",
+        "1".repeat(64),
+        base.join("alice").display().to_string(),
+        "2".repeat(64),
+        base.join("bob").display().to_string(),
+    );
+    fs::write(base.join("tenants.toml"), tenants).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gnaw-mcp"))
+        .arg("--self-test")
+        .env("GNAW_MCP_ROOT", base.join("alice"))
+        .env("GNAW_MCP_TENANTS", base.join("tenants.toml"))
+        .output()
+        .expect("run gnaw-mcp --self-test");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for line in [
+        "ok         read_inside[alice]: allowed",
+        "ok         read_other_tenant[alice]: denied with EACCES",
+        "ok         list_other_tenant[alice]: denied with EACCES",
+        "ok         read_other_tenant[bob]: denied with EACCES",
+        "ok         list_other_tenant[bob]: denied with EACCES",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+}

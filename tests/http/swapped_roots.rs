@@ -170,6 +170,15 @@ fn the_startup_log_names_each_root_by_device_and_inode() {
         meta.ino()
     );
     assert!(f.log().contains(&line), "{line}\n{}", f.log());
+    // And the audit trail's startup record.
+    let record = f
+        .log()
+        .lines()
+        .find(|l| l.contains("\"event\":\"root proven\"") && l.contains("\"tenant\":\"alice\""))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .expect("a startup audit record for alice's root");
+    assert_eq!(record["dev"], meta.dev());
+    assert_eq!(record["ino"], meta.ino());
 }
 
 /// A tenants file whose two tenants list `alice_roots` and `bob_roots` (under one base), with

@@ -23,7 +23,9 @@
 //! parent reads its capability sets from `/proc/PID/status`. The parent checks every expected
 //! probe answered; a missing one counts as failed, so a crashed child never passes. A second
 //! child makes one i386 (`int 0x80`) system call and must be killed by the filter's architecture
-//! check.
+//! check. In the HTTP mode (`--self-test` with a tenants file) one more child per tenant is
+//! handed that tenant's roots as the spawner hands them to its worker, adopts them, confines
+//! itself, and must not reach another tenant's root (`read_other_tenant`, `list_other_tenant`).
 //!
 //! The probes never damage the root, even on a host where the sandbox does not hold: writes open
 //! an existing file for writing without writing to it, `truncate` keeps the current length,
@@ -46,6 +48,7 @@ pub mod targets;
 pub use outcome::{Expect, Observed, ProbeResult};
 pub use probes::{PROBES, Probe, find_probe, run_probes};
 pub use runner::{
-    CONFINED, ChildRun, Summary, checkpoint, child, i386_probe, i386_verdict, run, run_child,
+    CONFINED, ChildRun, Summary, TenantRun, checkpoint, child, i386_probe, i386_verdict, run,
+    run_child,
 };
-pub use targets::{OUTSIDE_MARKER, Prepared, Targets, VICTIM_MARKER};
+pub use targets::{OUTSIDE_MARKER, OtherTenant, Prepared, Targets, VICTIM_MARKER};

@@ -32,6 +32,9 @@ pub struct Probe {
     pub capabilities: Option<i32>,
     /// Only meaningful when the sandbox holds several roots; left out with one.
     pub several_roots: bool,
+    /// Only meaningful for a tenant's worker of `--listen` with another tenant beside it
+    /// ([`Targets::other_tenant`]); left out otherwise.
+    pub other_tenant: bool,
 }
 
 impl fmt::Debug for Probe {
@@ -42,6 +45,7 @@ impl fmt::Debug for Probe {
             .field("landlock", &self.landlock)
             .field("capabilities", &self.capabilities)
             .field("several_roots", &self.several_roots)
+            .field("other_tenant", &self.other_tenant)
             .finish()
     }
 }
@@ -53,9 +57,10 @@ impl Probe {
     }
 
     /// Whether the probe runs for these targets (one that needs several roots does not run
-    /// with one).
+    /// with one, one about another tenant only in a tenant's run).
     pub fn applies(&self, t: &Targets) -> bool {
-        !self.several_roots || !t.other_roots.is_empty()
+        (!self.several_roots || !t.other_roots.is_empty())
+            && (!self.other_tenant || t.other_tenant.is_some())
     }
 
     /// What this probe must observe under `layers`.
@@ -101,6 +106,7 @@ const fn probe(
         landlock,
         capabilities,
         several_roots: false,
+        other_tenant: false,
     }
 }
 
@@ -113,6 +119,15 @@ const fn across_roots(
     Probe {
         several_roots: true,
         ..probe(name, run, None, landlock, None)
+    }
+}
+
+/// A probe that only runs in a tenant's worker with another tenant beside it: the kernel
+/// alone (the probe opens raw, no containment) must keep the other tenant's root out.
+const fn across_tenants(name: &'static str, run: fn(&Targets) -> Observed) -> Probe {
+    Probe {
+        other_tenant: true,
+        ..probe(name, run, None, EACCES, None)
     }
 }
 
@@ -144,6 +159,22 @@ pub const PROBES: &[Probe] = &[
         None,
     ),
     probe("threads", |_| code(sys::threads()), None, None, None),
+    // Another tenant's root, from a tenant's worker: its roots handed over as descriptors and
+    // adopted as the spawner hands them, the probe opening raw.
+    across_tenants("read_other_tenant", |t| {
+        with(
+            t.other_tenant.as_ref().and_then(|o| o.file.as_ref()),
+            "the other tenant's root holds no regular file this user can read",
+            read,
+        )
+    }),
+    across_tenants("list_other_tenant", |t| {
+        with(
+            t.other_tenant.as_ref().map(|o| &o.root),
+            NO_OUTSIDE_DIR,
+            list,
+        )
+    }),
     // Landlock: files outside the root (seccomp allows read-only opens: Landlock decides).
     probe(
         "read_outside",

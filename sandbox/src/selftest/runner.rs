@@ -92,11 +92,22 @@ pub fn run_child(mut cmd: Command) -> io::Result<ChildRun> {
 /// probes. Only the self-test parent sets it, for its second child.
 const I386_ONLY: &str = "GNAW_SELF_TEST_I386";
 
+/// One tenant of `gnaw-mcp --listen`, as its self-test run sees it: its name, its roots as
+/// the front door proved them (handed to the child as the spawner hands them to the tenant's
+/// worker), and another tenant's root the child must not reach.
+pub struct TenantRun<'a> {
+    pub name: &'a str,
+    pub roots: &'a Roots,
+    pub other: &'a crate::contain::Root,
+}
+
 /// The parent side of the self-test: prepare targets for `root`, re-execute `exe` with
 /// `child_args` (which must lead to [`child`]), and write a report of every check to `out` in
 /// `format` (lines ending in `N passed, N failed`, JSON, or JUnit XML: [`crate::report`]).
 /// Never reports success when the host lacks Landlock or when the child did not answer every
-/// probe.
+/// probe. With `tenants` (the HTTP mode), one more child per tenant enters the sandbox as that
+/// tenant's worker does (its roots handed over as descriptors and adopted) and must not reach
+/// the other tenant's root, its open made raw, with no userspace check at all.
 pub fn run(
     exe: &Path,
     child_args: &[std::ffi::OsString],
@@ -104,8 +115,12 @@ pub fn run(
     mode: SandboxMode,
     format: Format,
     out: &mut dyn Write,
+    tenants: &[TenantRun<'_>],
 ) -> io::Result<Summary> {
-    let report = checks(exe, child_args, roots, mode)?;
+    let mut report = checks(exe, child_args, roots, mode)?;
+    for tenant in tenants {
+        tenant_checks(&mut report, exe, child_args, tenant)?;
+    }
     report.write(format, out)?;
     Ok(Summary {
         passed: report.count(Verdict::Passed),
@@ -235,7 +250,7 @@ fn checks(
     report.push("capabilities", "capabilities", "none held", verdict, detail);
     for p in PROBES
         .iter()
-        .filter(|p| roots.len() > 1 || !p.several_roots)
+        .filter(|p| (roots.len() > 1 || !p.several_roots) && !p.other_tenant)
     {
         let expect = p.expect(Layers::ALL);
         let r = answered
@@ -286,6 +301,57 @@ fn checks(
     Ok(report)
 }
 
+/// A tenant's run: a child handed the tenant's roots as the spawner hands them
+/// ([`crate::spawner::hand_over`]), which adopts them, confines itself and runs the probes;
+/// the report gains the positive control and the probes about the other tenant, each named
+/// with the tenant (`read_other_tenant[alice]`).
+fn tenant_checks(
+    report: &mut Report,
+    exe: &Path,
+    child_args: &[std::ffi::OsString],
+    tenant: &TenantRun<'_>,
+) -> io::Result<()> {
+    let prepared = super::targets::Prepared::for_tenant(tenant.roots, tenant.other);
+    let handed = crate::spawner::hand_over(tenant.roots).map_err(io::Error::other)?;
+    let mut cmd = Command::new(exe);
+    cmd.args(child_args)
+        .arg(&handed.arg)
+        .envs(prepared.targets.to_env());
+    let output = run_child(cmd)?;
+    drop(handed);
+    drop(prepared);
+    let answered: Vec<ProbeResult> = output
+        .stdout
+        .lines()
+        .filter_map(ProbeResult::from_wire)
+        .collect();
+    for p in PROBES
+        .iter()
+        .filter(|p| p.other_tenant || p.name == "read_inside")
+    {
+        let name = format!("{}[{}]", p.name, tenant.name);
+        let expect = p.expect(Layers::ALL);
+        match answered
+            .iter()
+            .find(|r| r.name == p.name && r.expect == expect)
+        {
+            Some(r) => report.push(name, p.layer(), r.expectation(), r.verdict(), r.detail()),
+            None => {
+                let why = output
+                    .stdout
+                    .lines()
+                    .find_map(|l| l.strip_prefix("error "))
+                    .map_or(
+                        "the tenant's sandboxed child did not run it".to_string(),
+                        |e| format!("the tenant's sandboxed child could not start: {e}"),
+                    );
+                report.push(name, p.layer(), format!("{expect:?}"), Verdict::Failed, why);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Whether the i386 child was killed by the filter (`Some(true)`), got through (`Some(false)`)
 /// or could not try (`None`), with the line to print.
 pub fn i386_verdict(run: &ChildRun) -> (Option<bool>, String) {
@@ -323,13 +389,21 @@ pub fn i386_verdict(run: &ChildRun) -> (Option<bool>, String) {
 /// root the parent passed, stop at the [`checkpoint`], then run [`run_probes`] and print wire
 /// lines. Returns the exit code. This only ever adds restrictions to the
 /// process and never serves requests.
-pub fn child(mode: SandboxMode) -> i32 {
+///
+/// `root_fds`: in a tenant's run, the descriptors the parent handed over (`--root-fds`), adopted
+/// as a tenant's worker adopts them instead of resolving the roots' paths.
+pub fn child(mode: SandboxMode, root_fds: &[i32]) -> i32 {
     let Some(targets) = Targets::from_env() else {
         println!("error the self-test child was started without its targets");
         return 1;
     };
     // The parent validated the roots already (including the `/` refusal).
-    let roots = match Roots::new(&targets.roots(), true) {
+    let roots = if root_fds.is_empty() {
+        Roots::new(&targets.roots(), true).map_err(|e| e.to_string())
+    } else {
+        crate::spawner::adopt_roots(&targets.roots(), root_fds)
+    };
+    let roots = match roots {
         Ok(roots) => roots,
         Err(e) => {
             println!("error {e}");

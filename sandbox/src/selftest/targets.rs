@@ -63,6 +63,19 @@ pub struct Targets {
     pub victim_addr: Option<usize>,
     /// A name unused in the root, for the create probes.
     pub scratch_name: String,
+    /// In a tenant's run of `--listen`'s self-test: another tenant's root, which this
+    /// tenant's worker must not reach.
+    pub other_tenant: Option<OtherTenant>,
+}
+
+/// Another tenant's root, as a tenant's self-test child aims at it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OtherTenant {
+    #[serde(with = "path_bytes")]
+    pub root: PathBuf,
+    /// A regular file in it this user can read (unconfined).
+    #[serde(with = "path_bytes")]
+    pub file: Option<PathBuf>,
 }
 
 /// The variable that carries the targets to the child.
@@ -312,6 +325,7 @@ impl Prepared {
             victim_pid: victim.as_ref().map(|v| v.pid),
             victim_addr: victim.as_ref().map(|_| VICTIM_MARKER.as_ptr() as usize),
             scratch_name: format!(".gnaw-self-test-{unique}"),
+            other_tenant: None,
         };
         Prepared {
             targets,
@@ -322,6 +336,19 @@ impl Prepared {
             victim,
             scratch_dir,
         }
+    }
+}
+
+impl Prepared {
+    /// [`Prepared::for_roots`] for one tenant's worker of `--listen`, aiming besides at
+    /// `other`, another tenant's root.
+    pub fn for_tenant(roots: &Roots, other: &Root) -> Prepared {
+        let mut prepared = Prepared::for_roots(roots);
+        prepared.targets.other_tenant = Some(OtherTenant {
+            root: other.path().to_path_buf(),
+            file: find_inside_file(other.path()),
+        });
+        prepared
     }
 }
 
@@ -455,6 +482,10 @@ mod tests {
             victim_pid: Some(8),
             victim_addr: Some(4096),
             scratch_name: ".s".into(),
+            other_tenant: Some(OtherTenant {
+                root: "/b".into(),
+                file: Some("/b/f".into()),
+            }),
         };
         let env = t.to_env();
         let back = Targets::from_vars(|k| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()));

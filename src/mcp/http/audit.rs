@@ -162,6 +162,25 @@ impl Audit {
     }
 }
 
+impl AuditLog {
+    /// The startup record of one tenant's root: the directory the front door proved, by its
+    /// canonical path and its device and inode, which the tenant's worker is bound to.
+    pub fn root_proven(&self, tenant: &str, root: &gnaw_sandbox::Root) {
+        let mut line = json!({
+            "audit": "gnaw-mcp",
+            "time": utc_now(),
+            "event": "root proven",
+            "tenant": tenant,
+            "root": root.path().display().to_string(),
+            "dev": root.id().dev,
+            "ino": root.id().ino,
+        })
+        .to_string();
+        line.push('\n');
+        self.write(line.as_bytes());
+    }
+}
+
 /// A client's string as the audit shows it (a `repo` argument, a JSON-RPC method, a tool's
 /// name, an HTTP method token): an excerpt, escaped ([`crate::vocab::excerpt`]), with every
 /// secret redacted ([`crate::mcp::gate::for_log`]); never the raw text. At most

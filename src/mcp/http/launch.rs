@@ -224,6 +224,11 @@ pub fn run(launch: Launch) -> Result<(), String> {
         _ => AuditLog::default(),
     };
     let mode = operator.sandbox;
+    for (tenant, spec) in list.iter().zip(&specs) {
+        for named in spec.roots.iter() {
+            audit.root_proven(&tenant.name, named.root());
+        }
+    }
     let spawner =
         Spawner::fork(specs, mode).map_err(|e| format!("cannot start the spawner: {e}"))?;
     let status = gnaw_sandbox::front_door::confine_front_door(mode)

@@ -28,9 +28,12 @@
 //! front door (`PR_SET_PDEATHSIG`). Workers then confine themselves to their tenant's roots
 //! exactly as the stdio server does.
 //!
-//! The socket is `SOCK_SEQPACKET`; a request is the tenant's index (4 bytes, little-endian);
-//! the answer is `0` and the pid (4 bytes) with the worker's stdin and stdout as
-//! `SCM_RIGHTS`, `1` and the reason a start failed as text, or `2` and which root changed.
+//! The socket is `SOCK_SEQPACKET`. A request is one byte naming it, then its arguments,
+//! little-endian: `S`, the tenant's index (4 bytes) and its worker's cache bound (8 bytes,
+//! all ones for none), answered `0` and the pid (4 bytes) with the worker's stdin and stdout as
+//! `SCM_RIGHTS`, `1` and the reason a start failed as text, or `2` and which root changed;
+//! `P` (ping), answered `0`; `U` and pids (4 bytes each), answered `0` and, for each that is a
+//! live worker of this spawner, its pid and resident bytes (read from `/proc/PID/statm`).
 
 #![allow(unsafe_code)]
 
@@ -159,22 +162,20 @@ impl Spawner {
         }
     }
 
-    /// Start the worker of tenant `index`.
-    pub fn spawn(&self, index: usize) -> Result<Spawned, SpawnError> {
+    /// Send one request and read its answer (at most 64 KiB) and the descriptors passed with
+    /// it.
+    fn exchange(&self, request: &[u8]) -> Result<(Vec<u8>, Vec<OwnedFd>), SpawnError> {
         let gone = |e: nix::errno::Errno| SpawnError::Failed(format!("the spawner is gone ({e})"));
         let sock = self.sock.lock().unwrap_or_else(|e| e.into_inner());
-        let request = u32::try_from(index)
-            .map_err(|_| SpawnError::Failed("tenant index out of range".into()))?
-            .to_le_bytes();
         sendmsg::<()>(
             sock.as_raw_fd(),
-            &[IoSlice::new(&request)],
+            &[IoSlice::new(request)],
             &[],
             MsgFlags::empty(),
             None,
         )
         .map_err(gone)?;
-        let mut buf = [0u8; 1024];
+        let mut buf = vec![0u8; ANSWER_BYTES];
         let mut cmsg = nix::cmsg_space!([RawFd; 2]);
         let (bytes, fds) = {
             let mut iov = [IoSliceMut::new(&mut buf)];
@@ -200,13 +201,28 @@ impl Spawner {
             }
             (msg.bytes, fds)
         };
-        let text = || String::from_utf8_lossy(buf.get(1..bytes).unwrap_or_default()).into_owned();
-        match (buf.first(), bytes) {
-            (_, 0) => Err(SpawnError::Failed(
+        if bytes == 0 {
+            return Err(SpawnError::Failed(
                 "the spawner is gone (its socket closed)".into(),
-            )),
+            ));
+        }
+        buf.truncate(bytes);
+        Ok((buf, fds))
+    }
+
+    /// Start the worker of tenant `index`; `cache_bytes`, when given, bounds its warm cache
+    /// (`GNAW_MCP_CACHE_BYTES`).
+    pub fn spawn(&self, index: usize, cache_bytes: Option<u64>) -> Result<Spawned, SpawnError> {
+        let index = u32::try_from(index)
+            .map_err(|_| SpawnError::Failed("tenant index out of range".into()))?;
+        let mut request = vec![START];
+        request.extend_from_slice(&index.to_le_bytes());
+        request.extend_from_slice(&cache_bytes.unwrap_or(u64::MAX).to_le_bytes());
+        let (answer, fds) = self.exchange(&request)?;
+        let text = || String::from_utf8_lossy(answer.get(1..).unwrap_or_default()).into_owned();
+        match (answer.first(), answer.len()) {
             (Some(0), 5) if fds.len() == 2 => {
-                let pid = u32::from_le_bytes([buf[1], buf[2], buf[3], buf[4]]);
+                let pid = u32::from_le_bytes([answer[1], answer[2], answer[3], answer[4]]);
                 let mut fds = fds.into_iter();
                 let (Some(stdin), Some(stdout)) = (fds.next(), fds.next()) else {
                     unreachable!("two descriptors were counted")
@@ -220,7 +236,46 @@ impl Spawner {
             ))),
         }
     }
+
+    /// Whether the spawner answers (`/healthz`).
+    pub fn ping(&self) -> bool {
+        matches!(self.exchange(&[PING]), Ok((answer, _)) if answer == [0])
+    }
+
+    /// The resident memory of those of `pids` that are this spawner's live workers, in bytes
+    /// (read from `/proc/PID/statm`), at most [`USAGE_PIDS`] of them.
+    pub fn usage(&self, pids: &[u32]) -> Vec<(u32, u64)> {
+        let mut request = vec![USAGE];
+        for pid in pids.iter().take(USAGE_PIDS) {
+            request.extend_from_slice(&pid.to_le_bytes());
+        }
+        let Ok((answer, _)) = self.exchange(&request) else {
+            return Vec::new();
+        };
+        answer
+            .get(1..)
+            .unwrap_or_default()
+            .chunks_exact(12)
+            .map(|c| {
+                let pid = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                let mut rss = [0u8; 8];
+                rss.copy_from_slice(&c[4..12]);
+                (pid, u64::from_le_bytes(rss))
+            })
+            .collect()
+    }
 }
+
+/// A request to start a worker: the tenant's index (u32) and its cache bound (u64, `MAX`: none).
+const START: u8 = b'S';
+/// A request for the answer `0`.
+const PING: u8 = b'P';
+/// A request for the resident memory of workers: their pids (u32 each).
+const USAGE: u8 = b'U';
+/// The most pids one usage request names (an answer of 12 bytes each fits [`ANSWER_BYTES`]).
+pub const USAGE_PIDS: usize = 4096;
+/// The longest answer.
+const ANSWER_BYTES: usize = 1 + 12 * USAGE_PIDS;
 
 /// The spawner's life: confine, then start workers on request until the front door is gone.
 fn serve(parent: Pid, sock: OwnedFd, specs: &[WorkerSpec], mode: SandboxMode) -> ! {
@@ -246,57 +301,57 @@ fn serve(parent: Pid, sock: OwnedFd, specs: &[WorkerSpec], mode: SandboxMode) ->
         }
     }
     crate::workers::die_with_parent(parent);
+    // The workers started and not yet reaped: usage is answered for these only.
+    let mut children: Vec<u32> = Vec::new();
+    let mut request = vec![0u8; 1 + 4 * USAGE_PIDS];
     loop {
-        let mut request = [0u8; 16];
         let got = {
             let mut iov = [IoSliceMut::new(&mut request)];
             recvmsg::<()>(sock.as_raw_fd(), &mut iov, None, MsgFlags::empty()).map(|m| m.bytes)
         };
-        match got {
+        let n = match got {
             Ok(0) => std::process::exit(0),
-            Ok(4) => {}
-            Ok(_) => continue,
+            Ok(n) => n,
             Err(nix::errno::Errno::EINTR) => continue,
             Err(_) => std::process::exit(0),
-        }
+        };
         // Reap the workers that ended since the last request (they are restarted on demand).
         while let Ok(status) = waitpid(Pid::from_raw(-1), Some(WaitPidFlag::WNOHANG)) {
-            if status == nix::sys::wait::WaitStatus::StillAlive {
-                break;
+            match status.pid() {
+                Some(pid) => children.retain(|c| i64::from(*c) != i64::from(pid.as_raw())),
+                None => break,
             }
         }
-        let index = u32::from_le_bytes([request[0], request[1], request[2], request[3]]);
-        let answer = match specs.get(index as usize) {
-            Some(spec) => start(spec),
-            None => Err(SpawnError::Failed(format!("no tenant number {index}"))),
-        };
-        let sent = match answer {
-            Ok((pid, stdin, stdout)) => {
-                let mut message = vec![0u8];
-                message.extend_from_slice(&pid.to_le_bytes());
-                let fds = [stdin.as_raw_fd(), stdout.as_raw_fd()];
-                sendmsg::<()>(
-                    sock.as_raw_fd(),
-                    &[IoSlice::new(&message)],
-                    &[ControlMessage::ScmRights(&fds)],
-                    MsgFlags::empty(),
-                    None,
-                )
+        let sent = match (request[0], n) {
+            (START, 13) => {
+                let index = u32::from_le_bytes([request[1], request[2], request[3], request[4]]);
+                let mut cache = [0u8; 8];
+                cache.copy_from_slice(&request[5..13]);
+                let cache = Some(u64::from_le_bytes(cache)).filter(|c| *c != u64::MAX);
+                let answer = match specs.get(index as usize) {
+                    Some(spec) => start(spec, cache),
+                    None => Err(SpawnError::Failed(format!("no tenant number {index}"))),
+                };
+                if let Ok((pid, _, _)) = &answer {
+                    children.push(*pid);
+                }
+                send_started(&sock, answer)
             }
-            Err(e) => {
-                let mut message = vec![match e {
-                    SpawnError::RootChanged(_) => 2u8,
-                    SpawnError::Failed(_) => 1u8,
-                }];
-                message.extend(e.to_string().bytes().take(1000));
-                sendmsg::<()>(
-                    sock.as_raw_fd(),
-                    &[IoSlice::new(&message)],
-                    &[],
-                    MsgFlags::empty(),
-                    None,
-                )
+            (PING, 1) => send(&sock, &[0], &[]),
+            (USAGE, n) => {
+                let mut answer = vec![0u8];
+                for c in request[1..n].chunks_exact(4) {
+                    let pid = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                    if children.contains(&pid)
+                        && let Some(rss) = resident_bytes(pid)
+                    {
+                        answer.extend_from_slice(&pid.to_le_bytes());
+                        answer.extend_from_slice(&rss.to_le_bytes());
+                    }
+                }
+                send(&sock, &answer, &[])
             }
+            _ => send(&sock, b"\x01unknown request", &[]),
         };
         if sent.is_err() {
             std::process::exit(0);
@@ -304,10 +359,56 @@ fn serve(parent: Pid, sock: OwnedFd, specs: &[WorkerSpec], mode: SandboxMode) ->
     }
 }
 
+/// Send one answer, with `fds`.
+fn send(sock: &OwnedFd, message: &[u8], fds: &[RawFd]) -> nix::Result<usize> {
+    let rights = [ControlMessage::ScmRights(fds)];
+    sendmsg::<()>(
+        sock.as_raw_fd(),
+        &[IoSlice::new(message)],
+        if fds.is_empty() { &[] } else { &rights },
+        MsgFlags::empty(),
+        None,
+    )
+}
+
+/// Answer a start: `0` and the pid with the worker's pipes, or `1`/`2` and why not.
+fn send_started(
+    sock: &OwnedFd,
+    answer: Result<(u32, OwnedFd, OwnedFd), SpawnError>,
+) -> nix::Result<usize> {
+    match answer {
+        Ok((pid, stdin, stdout)) => {
+            let mut message = vec![0u8];
+            message.extend_from_slice(&pid.to_le_bytes());
+            send(sock, &message, &[stdin.as_raw_fd(), stdout.as_raw_fd()])
+        }
+        Err(e) => {
+            let mut message = vec![match e {
+                SpawnError::RootChanged(_) => 2u8,
+                SpawnError::Failed(_) => 1u8,
+            }];
+            message.extend(e.to_string().bytes().take(1000));
+            send(sock, &message, &[])
+        }
+    }
+}
+
+/// A process's resident memory in bytes, from `/proc/PID/statm` (resident pages).
+fn resident_bytes(pid: u32) -> Option<u64> {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf only reads a system constant.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * u64::try_from(page).unwrap_or(4096))
+}
+
 /// Start one worker; its stdin and stdout are pipes, its stderr the spawner's (the front
 /// door's log). Its roots are handed on as descriptors, once each still names the directory
 /// that was proven.
-fn start(spec: &WorkerSpec) -> Result<(u32, OwnedFd, OwnedFd), SpawnError> {
+fn start(
+    spec: &WorkerSpec,
+    cache_bytes: Option<u64>,
+) -> Result<(u32, OwnedFd, OwnedFd), SpawnError> {
     for named in spec.roots.iter() {
         if named.root().check_in_place().is_err() {
             return Err(SpawnError::RootChanged(format!(
@@ -330,6 +431,9 @@ fn start(spec: &WorkerSpec) -> Result<(u32, OwnedFd, OwnedFd), SpawnError> {
         command.env(name, value);
     }
     command.env("GNAW_MCP_ROOT", &handed.root_env);
+    if let Some(bytes) = cache_bytes {
+        command.env("GNAW_MCP_CACHE_BYTES", bytes.to_string());
+    }
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

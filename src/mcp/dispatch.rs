@@ -99,6 +99,13 @@ impl Server {
             }
             Parsed::Message(Incoming::Request { id, method, params }) => {
                 log::debug!("request {method}");
+                if self.config.forwarded {
+                    // The front door sends a request this worker never took to another one.
+                    self.out.send(jsonrpc::notification(
+                        super::session_meta::TAKEN,
+                        json!({ "requestId": id }),
+                    ));
+                }
                 if let Some(reply) = self.request(&id, &method, params) {
                     self.out.send(reply);
                 }

@@ -553,6 +553,75 @@ pub static SETTINGS: &[Setting] = &[
         show: |o| o.http.max_calls_per_tenant.to_string(),
     },
     Setting {
+        key: "worker_idle_secs",
+        group: Group::Http,
+        kind: Kind::Number,
+        help: "a tenant's worker with no request this long is put to sleep (its next request \
+               starts a new one)",
+        apply: |v, o| {
+            o.http.worker_idle = Duration::from_secs(positive(v)? as u64);
+            Ok(())
+        },
+        show: |o| o.http.worker_idle.as_secs().to_string(),
+    },
+    Setting {
+        key: "max_workers",
+        group: Group::Http,
+        kind: Kind::Number,
+        help: "tenants' workers running at once; past it the least recently used idle one \
+               sleeps, or the request gets 503",
+        apply: |v, o| {
+            o.http.max_workers = positive(v)?;
+            Ok(())
+        },
+        show: |o| o.http.max_workers.to_string(),
+    },
+    Setting {
+        key: "fleet_memory",
+        group: Group::Http,
+        kind: Kind::Size,
+        help: "resident memory of all the workers together (each one's cache bound is its \
+               share; past it the least recently used idle ones sleep); - for no bound",
+        apply: |v, o| {
+            o.http.fleet_memory = match utf8(v)? {
+                "-" | "" => None,
+                _ => Some(bytes(v, "must be a byte count such as \"8GiB\", or -")?)
+                    .filter(|&n| n > 0),
+            };
+            Ok(())
+        },
+        show: |o| {
+            o.http
+                .fleet_memory
+                .map(show_size)
+                .unwrap_or_else(|| "-".into())
+        },
+    },
+    Setting {
+        key: "metrics_token_sha256",
+        group: Group::Http,
+        kind: Kind::Text,
+        help: "SHA-256 (64 hex digits) of the bearer token /metrics takes (gnaw-mcp --mint-token \
+               metrics makes one); without it /metrics answers loopback peers only",
+        apply: |v, o| {
+            let text = utf8(v)?;
+            o.http.metrics_token_sha256 = match text {
+                "" | "-" => None,
+                hex => Some(
+                    super::http::tenants::parse_hex(hex)
+                        .ok_or_else(|| "must be 64 hex digits, or -".to_string())?,
+                ),
+            };
+            Ok(())
+        },
+        show: |o| {
+            o.http
+                .metrics_token_sha256
+                .map(|h| super::http::tenants::hex(&h))
+                .unwrap_or_else(|| "-".into())
+        },
+    },
+    Setting {
         key: "allowed_origins",
         group: Group::Http,
         kind: Kind::List,

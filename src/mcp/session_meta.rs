@@ -1,4 +1,5 @@
-//! The legacy session a request belongs to, when `gnaw-mcp --listen` forwards it: one worker
+//! What a tenant's worker and `gnaw-mcp --listen`'s front door say to each other beside the
+//! protocol: the [`TAKEN`] notification, and the legacy session a request belongs to. One worker
 //! serves all of a tenant's sessions, so the front door passes each session's negotiated
 //! revision and client name in the request's `_meta` under [`SESSION_META`], and
 //! [`super::dispatch`] shapes the answer for them instead of for the process's last
@@ -8,6 +9,11 @@
 use serde_json::{Map, Value};
 
 use super::era::LEGACY_VERSIONS;
+
+/// The notification a tenant's worker sends when it takes a request the front door forwarded,
+/// before it runs it (`params.requestId`: the front door's id). A request the worker never took
+/// when it ended goes to a new worker; one it took fails with it.
+pub const TAKEN: &str = "notifications/dev.gnaw/taken";
 
 /// The `_meta` key: `{"protocolVersion": "2025-06-18", "clientName": "..."}`.
 pub const SESSION_META: &str = "dev.gnaw/session";

@@ -16,7 +16,7 @@ const CLIENTS: usize = 50;
 const CALLS: usize = 60;
 const TENANTS: [&str; 3] = ["t0", "t1", "t2"];
 
-fn rss_kib(pid: u32) -> u64 {
+pub fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
         .lines()

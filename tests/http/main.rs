@@ -12,6 +12,7 @@
 mod auth;
 mod bounds;
 mod eras;
+mod fleet;
 mod front;
 mod load;
 mod swapped_roots;

@@ -66,6 +66,9 @@ pub struct Audit {
     pub status: u16,
     pub decision: String,
     pub bytes: usize,
+    /// The setting whose bound refused or closed it, for `/metrics` (never written in the
+    /// line: the decision says it in words).
+    pub bound: Option<&'static str>,
 }
 
 impl Audit {
@@ -83,6 +86,7 @@ impl Audit {
             status: 0,
             decision: String::new(),
             bytes: 0,
+            bound: None,
         }
     }
 
@@ -120,6 +124,18 @@ impl Audit {
     pub fn refuse(&mut self, status: u16, why: impl Into<String>) {
         self.status = status;
         self.decision = format!("refused: {}", rendered(&why.into()));
+    }
+
+    /// Refused with `status` at the bound `bound` sets (a setting's key, as `/metrics` names
+    /// it).
+    pub fn refuse_at(&mut self, status: u16, bound: &'static str, why: impl Into<String>) {
+        self.refuse(status, why);
+        self.bound = Some(bound);
+    }
+
+    /// Time since the request's head arrived.
+    pub fn elapsed(&self) -> std::time::Duration {
+        self.start.elapsed()
     }
 
     /// Served with `status`.

@@ -28,6 +28,7 @@
 
 use std::io;
 use std::net::TcpStream;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -40,17 +41,97 @@ use super::guard::{self, Caller};
 use super::request::Request;
 use super::response::{Response, Sse, rpc_error, rpc_refusal};
 use super::sessions::{OpenError, SESSION_META};
-use super::upstream::{Event, Forwarded, Refusal};
+use super::upstream::{Admit, Event, Forwarded, Refusal, Upstream};
 use crate::mcp::era::{Era, LEGACY_VERSIONS, META_VERSION, era_of, require_modern};
 use crate::mcp::jsonrpc::{self, Parsed};
 use crate::vocab::{ErrorKind, excerpt};
 
 const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+const HEALTH_PATH: &str = "/healthz";
+const METRICS_PATH: &str = "/metrics";
+
+/// `/healthz`: no token; `ok` while the front door and its spawner answer (whether or not any
+/// worker runs), else 503. It says nothing else.
+fn health(door: &FrontDoor, request: &Request, audit: &mut Audit) -> Response {
+    if request.method != "GET" && request.method != "HEAD" {
+        audit.refuse(405, "method not allowed");
+        return Response::empty(405).with("Allow", "GET, HEAD");
+    }
+    let (status, body) = if door.spawner.ping() {
+        (200, "ok\n")
+    } else {
+        (503, "unavailable\n")
+    };
+    audit.serve(status);
+    Response {
+        status,
+        content_type: Some("text/plain; charset=utf-8"),
+        body: body.as_bytes().to_vec(),
+        ..Response::default()
+    }
+}
+
+/// `/metrics`: the Prometheus text format, for the bearer token whose hash
+/// `GNAW_MCP_METRICS_TOKEN_SHA256` holds, or, without one, for a loopback peer that is not a
+/// trusted proxy. Anyone else gets 401 or 403 and the connection closes.
+fn metrics(
+    door: &FrontDoor,
+    request: &Request,
+    audit: &mut Audit,
+    peer: std::net::IpAddr,
+) -> Admitted {
+    let settings = &door.settings;
+    let allowed = match settings.metrics_token_sha256 {
+        Some(hash) => request
+            .header("authorization")
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .is_some_and(|(_, token)| {
+                super::tenants::constant_time_eq(
+                    &super::tenants::sha256(token.trim().as_bytes()),
+                    &hash,
+                )
+            }),
+        None => peer.is_loopback() && !settings.trusted_proxies.contains(&peer),
+    };
+    if !allowed {
+        let (status, why) = match settings.metrics_token_sha256 {
+            Some(_) => (401, "no valid metrics token"),
+            None => (403, "metrics answer loopback peers only"),
+        };
+        audit.refuse(status, why);
+        return Admitted::Refused(rpc_error(
+            status,
+            &Value::Null,
+            jsonrpc::INVALID_REQUEST,
+            match settings.metrics_token_sha256 {
+                Some(_) => "Unauthorized: /metrics takes the operator's metrics token \
+                            (GNAW_MCP_METRICS_TOKEN_SHA256)"
+                    .to_string(),
+                None => "Forbidden: /metrics answers loopback peers only; the operator may \
+                         set GNAW_MCP_METRICS_TOKEN_SHA256 to serve it to a token"
+                    .to_string(),
+            },
+            if status == 401 {
+                ErrorKind::Unauthorized
+            } else {
+                ErrorKind::OriginNotAllowed
+            },
+        ));
+    }
+    audit.serve(200);
+    Admitted::Answer(Response {
+        status: 200,
+        content_type: Some("text/plain; version=0.0.4; charset=utf-8"),
+        body: door.metrics.render(door).into_bytes(),
+        ..Response::default()
+    })
+}
 
 /// One request of a known tenant being answered: what every step of the answer needs.
 struct Exchange<'a> {
     door: &'a FrontDoor,
-    tenant: usize,
+    tenant: Arc<Upstream>,
     request: &'a Request,
     stream: &'a mut TcpStream,
     audit: &'a mut Audit,
@@ -59,16 +140,27 @@ struct Exchange<'a> {
 /// What the head of a request decided.
 pub enum Admitted {
     /// A known tenant: read the body and [`handle`] it.
-    Tenant(usize),
+    Tenant(Arc<Upstream>),
     /// A public answer (the protected-resource metadata): send it; no tenant involved.
     Answer(Response),
     /// Refused on the head: send it and close the connection, the body unread.
     Refused(Response),
 }
 
-/// Decide on a request's head: the path, the `Origin`, the bearer token.
-pub fn admit(door: &FrontDoor, request: &Request, audit: &mut Audit) -> Admitted {
+/// Decide on a request's head: the path, the `Origin`, the bearer token. `peer` is the
+/// connection's own peer (a trusted proxy's address, not its client's).
+pub fn admit(
+    door: &FrontDoor,
+    request: &Request,
+    audit: &mut Audit,
+    peer: std::net::IpAddr,
+) -> Admitted {
     audit.http = super::audit::rendered(&request.method);
+    match request.path.as_str() {
+        HEALTH_PATH => return Admitted::Answer(health(door, request, audit)),
+        METRICS_PATH => return metrics(door, request, audit, peer),
+        _ => {}
+    }
     if request.path == METADATA_PATH || request.path == format!("{METADATA_PATH}/mcp") {
         audit.serve(200);
         let base = base_url(door, request);
@@ -106,12 +198,12 @@ pub fn admit(door: &FrontDoor, request: &Request, audit: &mut Audit) -> Admitted
             ErrorKind::OriginNotAllowed,
         ));
     }
-    match guard::authenticate(request, door.tenants.as_ref()) {
-        Caller::Tenant(i) => {
-            audit.tenant = Some(door.upstreams[i].name().to_string());
-            Admitted::Tenant(i)
+    match door.fleet.tenancy().authenticate(request) {
+        Ok(tenant) => {
+            audit.tenant = Some(tenant.name().to_string());
+            Admitted::Tenant(tenant)
         }
-        caller => {
+        Err(caller) => {
             let (why, extra) = match caller {
                 Caller::Invalid => ("token not recognised", ", error=\"invalid_token\""),
                 _ => ("no bearer token", ""),
@@ -142,7 +234,7 @@ pub fn admit(door: &FrontDoor, request: &Request, audit: &mut Audit) -> Admitted
 /// another.
 pub fn handle(
     door: &FrontDoor,
-    tenant: usize,
+    tenant: Arc<Upstream>,
     request: &Request,
     stream: &mut TcpStream,
     audit: &mut Audit,
@@ -433,7 +525,7 @@ fn legacy(
     method: &str,
     id: Option<Value>,
 ) -> io::Result<Option<Response>> {
-    let (door, tenant, request) = (x.door, x.tenant, x.request);
+    let (door, tenant, request) = (x.door, Arc::clone(&x.tenant), x.request);
     let settings = &door.settings;
     if method == "initialize" {
         let Some(id) = id else {
@@ -455,7 +547,10 @@ fn legacy(
     // Only a request naming its session comes here (the caller sends the rest to the
     // 2026-07-28 road).
     let session_id = request.header("mcp-session-id").unwrap_or_default();
-    let Some(session) = door.sessions.get(session_id, tenant, settings.session_idle) else {
+    let Some(session) = door
+        .sessions
+        .get(session_id, tenant.key(), settings.session_idle)
+    else {
         x.audit.refuse(404, "unknown session");
         return Ok(Some(unknown_session(id.as_ref())));
     };
@@ -485,7 +580,7 @@ fn legacy(
         {
             let key = target.to_string();
             if let Some(ours) = crate::par::lock(&session.calls).get(&key).cloned() {
-                door.upstreams[tenant].cancel(&ours, "cancelled by the client");
+                tenant.cancel(&ours, "cancelled by the client");
             }
         }
         x.audit.serve(202);
@@ -532,13 +627,16 @@ fn initialize(
     id: Value,
     client: Option<String>,
 ) -> io::Result<Option<Response>> {
-    let (door, tenant, request) = (x.door, x.tenant, x.request);
-    let upstream = &door.upstreams[tenant];
-    let forwarded = match upstream.call(message) {
+    let (door, tenant, request) = (x.door, Arc::clone(&x.tenant), x.request);
+    let upstream = &tenant;
+    let admit = |u: &Upstream, start: &mut dyn FnMut(Option<u64>) -> Result<(), Refusal>| {
+        door.fleet.admit(u, start)
+    };
+    let mut forwarded = match upstream.call(message, &admit) {
         Ok(f) => f,
         Err(refusal) => return Ok(Some(refused(refusal, &id, x.audit))),
     };
-    let answer = match wait(&forwarded, Watch::Plain(&*x.stream))? {
+    let answer = match wait(&mut forwarded, &admit, Watch::Plain(&*x.stream))? {
         Waited::Answer(a) => a,
         other => return Ok(Some(unanswered(other, &id, x.audit))),
     };
@@ -554,7 +652,7 @@ fn initialize(
     };
     let settings = &door.settings;
     match door.sessions.open(
-        tenant,
+        tenant.key(),
         version.to_string(),
         client,
         settings.max_sessions_per_tenant,
@@ -614,31 +712,36 @@ fn forward(
     era: Era,
     started: impl FnOnce(&str),
 ) -> io::Result<Option<Response>> {
-    let (door, tenant, request) = (x.door, x.tenant, x.request);
+    let (door, tenant, request) = (x.door, Arc::clone(&x.tenant), x.request);
     let wants_progress = message.pointer("/params/_meta/progressToken").is_some();
     let sse_ok = accepts(request, "text/event-stream");
     let use_sse = sse_ok && (wants_progress || !accepts(request, "application/json"));
-    let forwarded = match door.upstreams[tenant].call(message) {
+    let admit = |u: &Upstream, start: &mut dyn FnMut(Option<u64>) -> Result<(), Refusal>| {
+        door.fleet.admit(u, start)
+    };
+    let mut forwarded = match tenant.call(message, &admit) {
         Ok(f) => f,
         Err(refusal) => return Ok(Some(refused(refusal, &id, x.audit))),
     };
     started(forwarded.id());
     if !use_sse {
-        return Ok(Some(match wait(&forwarded, Watch::Plain(&*x.stream))? {
-            Waited::Answer(mut answer) => {
-                answer["id"] = id;
-                let status = match era {
-                    Era::Modern => jsonrpc::modern_status(&answer),
-                    Era::Legacy => 200,
-                };
-                x.audit.serve(status);
-                Response::json(status, &answer)
-            }
-            other => unanswered(other, &id, x.audit),
-        }));
+        return Ok(Some(
+            match wait(&mut forwarded, &admit, Watch::Plain(&*x.stream))? {
+                Waited::Answer(mut answer) => {
+                    answer["id"] = id;
+                    let status = match era {
+                        Era::Modern => jsonrpc::modern_status(&answer),
+                        Era::Legacy => 200,
+                    };
+                    x.audit.serve(status);
+                    Response::json(status, &answer)
+                }
+                other => unanswered(other, &id, x.audit),
+            },
+        ));
     }
     let mut sse = Sse::start(&mut *x.stream, &[])?;
-    let waited = wait(&forwarded, Watch::Sse(&mut sse));
+    let waited = wait(&mut forwarded, &admit, Watch::Sse(&mut sse));
     let last = match waited {
         Ok(Waited::Answer(mut answer)) => {
             answer["id"] = id;
@@ -689,12 +792,23 @@ enum Waited {
 
 /// Wait for the answer, sending progress to `sse` when streaming; cancel the call when the
 /// client goes away.
-fn wait(forwarded: &Forwarded<'_>, mut watch: Watch<'_, '_>) -> io::Result<Waited> {
+fn wait(
+    forwarded: &mut Forwarded<'_>,
+    admit: &Admit<'_>,
+    mut watch: Watch<'_, '_>,
+) -> io::Result<Waited> {
     let mut checked = Instant::now();
     loop {
         match forwarded.events.recv_timeout(Duration::from_millis(200)) {
             Ok(Event::Answer(answer)) => return Ok(Waited::Answer(answer)),
             Ok(Event::Died) => return Ok(Waited::Died),
+            Ok(Event::Cancelled) => return Ok(Waited::Cancelled),
+            // Its worker ended before taking it: a new worker gets it.
+            Ok(Event::Untaken) => {
+                if !forwarded.resend(admit) {
+                    return Ok(Waited::Died);
+                }
+            }
             Ok(Event::Progress(note)) => {
                 if let Watch::Sse(sse) = &mut watch
                     && sse.message(&note).is_err()
@@ -777,6 +891,20 @@ fn refused(refusal: Refusal, id: &Value, audit: &mut Audit) -> Response {
                 ErrorKind::RootChanged,
             )
         }
+        Refusal::Workers { max } => {
+            audit.refuse(503, "workers at their bound");
+            rpc_error(
+                503,
+                id,
+                jsonrpc::BUSY,
+                format!(
+                    "Server busy: {max} workers run, the most this server runs at once \
+                     (GNAW_MCP_MAX_WORKERS), and none is idle; nothing was run; retry shortly"
+                ),
+                ErrorKind::Busy,
+            )
+            .with("Retry-After", "2")
+        }
         Refusal::BackingOff { failures, wait } => {
             audit.refuse(503, "worker backing off");
             let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
@@ -832,7 +960,7 @@ fn unanswered(waited: Waited, id: &Value, audit: &mut Audit) -> Response {
 }
 
 fn get(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
-    let (door, tenant, request) = (x.door, x.tenant, x.request);
+    let (door, tenant, request) = (x.door, Arc::clone(&x.tenant), x.request);
     let Some(session_id) = request.header("mcp-session-id") else {
         x.audit.refuse(405, "GET without a session");
         return Ok(Some(
@@ -849,7 +977,7 @@ fn get(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
         ));
     };
     let idle = door.settings.session_idle;
-    let Some(session) = door.sessions.get(session_id, tenant, idle) else {
+    let Some(session) = door.sessions.get(session_id, tenant.key(), idle) else {
         x.audit.refuse(404, "unknown session");
         return Ok(Some(unknown_session(None)));
     };
@@ -880,7 +1008,7 @@ fn get(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
         loop {
             std::thread::sleep(Duration::from_millis(250));
             if session.ended.load(Ordering::SeqCst)
-                || door.sessions.get(session_id, tenant, idle).is_none()
+                || door.sessions.get(session_id, tenant.key(), idle).is_none()
             {
                 return sse.finish();
             }
@@ -899,7 +1027,7 @@ fn get(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
 }
 
 fn delete(x: &mut Exchange<'_>) -> Response {
-    let (door, tenant, request) = (x.door, x.tenant, x.request);
+    let (door, tenant, request) = (x.door, Arc::clone(&x.tenant), x.request);
     let Some(session_id) = request.header("mcp-session-id") else {
         x.audit.refuse(400, "DELETE without a session");
         return rpc_error(
@@ -910,7 +1038,7 @@ fn delete(x: &mut Exchange<'_>) -> Response {
             ErrorKind::NoSession,
         );
     };
-    if door.sessions.end(session_id, tenant) {
+    if door.sessions.end(session_id, tenant.key()) {
         x.audit.serve(200);
         Response::empty(200)
     } else {

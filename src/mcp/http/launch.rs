@@ -19,6 +19,7 @@ use gnaw_sandbox::spawner::{Spawner, WorkerSpec};
 use gnaw_sandbox::{Roots, SandboxMode};
 
 use super::audit::AuditLog;
+use super::fleet::{Fleet, Tenancy};
 use super::tenants::{Tenant, Tenants};
 use super::upstream::Upstream;
 use super::{FrontDoor, server};
@@ -241,19 +242,23 @@ pub fn run(launch: Launch) -> Result<(), String> {
         log::warn!("GNAW_MCP_SANDBOX=off: the front door and the workers are NOT confined");
     }
     let spawner = Arc::new(spawner);
-    let spawn: Arc<super::upstream::Spawn> = Arc::new(move |i| spawner.spawn(i));
+    let spawn: Arc<super::upstream::Spawn> = {
+        let spawner = Arc::clone(&spawner);
+        Arc::new(move |i, cache| spawner.spawn(i, cache))
+    };
     let next = Arc::new(AtomicU64::new(1));
     let upstreams = list
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            Upstream::new(
+            Arc::new(Upstream::new(
                 i,
                 t.name.clone(),
+                i as u64,
                 Arc::clone(&spawn),
                 settings.max_calls_per_tenant,
                 Arc::clone(&next),
-            )
+            ))
         })
         .collect();
     let names: Vec<&str> = list.iter().map(|t| t.name.as_str()).collect();
@@ -267,13 +272,15 @@ pub fn run(launch: Launch) -> Result<(), String> {
             ""
         }
     );
+    let fleet = Fleet::new(Tenancy { tenants, upstreams }, &settings);
     let door = Arc::new(FrontDoor {
         settings,
-        tenants,
-        upstreams,
+        fleet,
         sessions: Default::default(),
         loopback,
         audit,
+        spawner,
+        metrics: Default::default(),
     });
     server::run(listener, door).map_err(|e| format!("the listener failed: {e}"))
 }

@@ -19,13 +19,17 @@
 //! | [`guard`] | the bearer token's tenant; the `Origin` check |
 //! | [`endpoint`] | `/mcp` in each era, and the protected-resource metadata |
 //! | [`sessions`] | legacy sessions: random ids bound to a tenant, expiry, bound per tenant |
-//! | [`upstream`] | a tenant's worker: ids rewritten and routed back, restart after death |
+//! | [`upstream`] | a tenant's worker: ids rewritten and routed back, a request it never took sent to a new one, sleep when idle |
+//! | [`fleet`] | the tenants' workers on one host: the tenancy now, the bound on live workers, the memory budget, idle sleep |
+//! | [`metrics`] | `/healthz` and `/metrics` (Prometheus text): requests, latency, workers, bounds, memory |
 //! | [`audit`] | one JSON line per request, on stderr or the operator's descriptor |
 
 pub mod audit;
 pub mod endpoint;
+pub mod fleet;
 pub mod guard;
 pub mod launch;
+pub mod metrics;
 pub mod request;
 pub mod response;
 pub mod server;
@@ -40,13 +44,23 @@ pub use tenants::{Tenant, Tenants};
 /// What every connection thread shares.
 pub struct FrontDoor {
     pub settings: Settings,
-    /// `None` with `--unauthenticated-loopback`: every caller is the one tenant.
-    pub tenants: Option<Tenants>,
-    /// One per tenant, in the tenants' order.
-    pub upstreams: Vec<upstream::Upstream>,
+    /// The tenants and their workers.
+    pub fleet: fleet::Fleet,
     pub sessions: sessions::Sessions,
     /// Whether the listening address is a loopback one.
     pub loopback: bool,
     /// Where the audit trail goes.
     pub audit: audit::AuditLog,
+    /// The spawner that starts the workers (asked by `/healthz` and the fleet's monitor).
+    pub spawner: std::sync::Arc<gnaw_sandbox::spawner::Spawner>,
+    /// The numbers `/metrics` serves.
+    pub metrics: metrics::Metrics,
+}
+
+impl FrontDoor {
+    /// A request is done: its audit line is written and it is counted.
+    pub fn finish(&self, audit: &audit::Audit) {
+        audit.emit(&self.audit);
+        self.metrics.record(audit);
+    }
 }

@@ -205,6 +205,20 @@ fn bound_error(status: u16, message: String) -> Response {
 /// Serve until the listener fails.
 pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
     let open: Arc<Mutex<Open>> = Arc::default();
+    // The fleet's monitor: idle workers to sleep, the memory budget kept, every second.
+    {
+        let door = Arc::clone(&door);
+        std::thread::Builder::new()
+            .name("gnaw-mcp-fleet".into())
+            .stack_size(CONNECTION_STACK)
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(Duration::from_secs(1));
+                    let spawner = Arc::clone(&door.spawner);
+                    door.fleet.tick(&move |pids: &[u32]| spawner.usage(pids));
+                }
+            })?;
+    }
     let settings = &door.settings;
     loop {
         let (mut stream, peer) = match listener.accept() {
@@ -234,20 +248,26 @@ pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
             Ok((id, closed)) => {
                 for peer in closed {
                     let mut audit = Audit::new(peer);
-                    audit.refuse(
+                    audit.refuse_at(
                         0,
+                        "max_unauthenticated_connections",
                         "closed unauthenticated to make room for a new connection",
                     );
-                    audit.emit(&door.audit);
+                    door.finish(&audit);
                 }
                 id
             }
             Err(response) => {
                 let mut audit = Audit::new(peer.to_string());
-                audit.refuse(response.status, "connection bound");
+                let bound = if response.status == 429 {
+                    "max_connections_per_client"
+                } else {
+                    "max_connections"
+                };
+                audit.refuse_at(response.status, bound, "connection bound");
                 let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
                 audit.bytes = response.send(&mut stream, true).unwrap_or(0);
-                audit.emit(&door.audit);
+                door.finish(&audit);
                 continue;
             }
         };
@@ -319,12 +339,23 @@ fn refuse_unread(door: &FrontDoor, stream: &mut TcpStream, client: &str, e: Read
         .unwrap_or("unreadable request")
         .to_string();
     audit.refuse(response.status, why);
+    audit.bound = match response.status {
+        431 => Some("max_header_bytes"),
+        413 => Some("max_line_bytes"),
+        408 => Some("header_timeout_ms"),
+        _ => None,
+    };
     audit.bytes = response.send(stream, true).unwrap_or(0);
-    audit.emit(&door.audit);
+    door.finish(&audit);
 }
 
 /// Serve one connection's requests.
 fn connection(door: &FrontDoor, mut stream: TcpStream, client: String, slot: &Slot) {
+    // The peer as it connected (a trusted proxy's own address, not its client's).
+    let peer_ip = stream
+        .peer_addr()
+        .map(|a| a.ip().to_canonical())
+        .unwrap_or(IpAddr::from([0, 0, 0, 0]));
     let settings = &door.settings;
     let _ = stream.set_nodelay(true);
     let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
@@ -337,14 +368,14 @@ fn connection(door: &FrontDoor, mut stream: TcpStream, client: String, slot: &Sl
         };
         let mut audit = Audit::new(client.clone());
         audit.from_request(&request, &settings.trusted_proxies);
-        let tenant = match endpoint::admit(door, &request, &mut audit) {
+        let tenant = match endpoint::admit(door, &request, &mut audit, peer_ip) {
             Admitted::Tenant(tenant) => tenant,
             Admitted::Answer(response) => {
                 // Public answers (the metadata document) keep the connection when nothing
                 // of the request is left unread.
                 let close = request.wants_close() || request.body_unread();
                 audit.bytes = response.send(&mut stream, close).unwrap_or(0);
-                audit.emit(&door.audit);
+                door.finish(&audit);
                 if close {
                     return;
                 }
@@ -354,17 +385,17 @@ fn connection(door: &FrontDoor, mut stream: TcpStream, client: String, slot: &Sl
             Admitted::Refused(response) => {
                 // Refused on its head: the body is never read, and the connection closes.
                 audit.bytes = response.send(&mut stream, true).unwrap_or(0);
-                audit.emit(&door.audit);
+                door.finish(&audit);
                 return;
             }
         };
         slot.authenticated();
         if let Err(e) = request::read_body(&mut stream, &mut buf, &mut request, settings) {
-            audit.emit(&door.audit);
+            door.finish(&audit);
             return refuse_unread(door, &mut stream, &client, e);
         }
         let keep = endpoint::handle(door, tenant, &request, &mut stream, &mut audit);
-        audit.emit(&door.audit);
+        door.finish(&audit);
         match keep {
             Ok(true) => idle = settings.idle_timeout,
             Ok(false) | Err(_) => return,

@@ -24,7 +24,8 @@ pub use crate::mcp::session_meta::SESSION_META;
 /// One open session.
 #[derive(Debug)]
 pub struct Session {
-    pub tenant: usize,
+    /// The key of the tenant that opened it ([`super::upstream::Upstream::key`]).
+    pub tenant: u64,
     /// The revision `initialize` negotiated.
     pub version: String,
     /// `clientInfo.name`, if given.
@@ -58,7 +59,7 @@ impl Sessions {
     /// Open a session for `tenant`; its id.
     pub fn open(
         &self,
-        tenant: usize,
+        tenant: u64,
         version: String,
         client: Option<String>,
         limit: usize,
@@ -86,7 +87,7 @@ impl Sessions {
     }
 
     /// The session `id` when `tenant` owns it and it has not expired.
-    pub fn get(&self, id: &str, tenant: usize, idle: Duration) -> Option<Arc<Session>> {
+    pub fn get(&self, id: &str, tenant: u64, idle: Duration) -> Option<Arc<Session>> {
         let mut map = lock(&self.map);
         expire(&mut map, idle);
         let session = map.get(id).filter(|s| s.tenant == tenant)?;
@@ -95,7 +96,7 @@ impl Sessions {
     }
 
     /// End session `id` if `tenant` owns it; whether it did.
-    pub fn end(&self, id: &str, tenant: usize) -> bool {
+    pub fn end(&self, id: &str, tenant: u64) -> bool {
         let mut map = lock(&self.map);
         match map.get(id) {
             Some(s) if s.tenant == tenant => {
@@ -105,6 +106,23 @@ impl Sessions {
             }
             _ => false,
         }
+    }
+}
+
+impl Sessions {
+    /// End every session of the tenants whose keys `gone` holds (removed or changed at a
+    /// reload); how many.
+    pub fn end_tenants(&self, gone: &[u64]) -> usize {
+        let mut map = lock(&self.map);
+        let before = map.len();
+        map.retain(|_, s| {
+            let keep = !gone.contains(&s.tenant);
+            if !keep {
+                s.ended.store(true, Ordering::SeqCst);
+            }
+            keep
+        });
+        before - map.len()
     }
 }
 

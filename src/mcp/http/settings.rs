@@ -34,6 +34,17 @@ pub struct Settings {
     /// Most requests of one tenant waiting for, or running on, its worker
     /// (`GNAW_MCP_MAX_CALLS_PER_TENANT`).
     pub max_calls_per_tenant: usize,
+    /// A tenant's worker with no request this long is put to sleep
+    /// (`GNAW_MCP_WORKER_IDLE_SECS`).
+    pub worker_idle: Duration,
+    /// Most tenants' workers running at once (`GNAW_MCP_MAX_WORKERS`).
+    pub max_workers: usize,
+    /// Most resident memory of all the workers together, when bounded
+    /// (`GNAW_MCP_FLEET_MEMORY`).
+    pub fleet_memory: Option<u64>,
+    /// SHA-256 of the bearer token `/metrics` takes (`GNAW_MCP_METRICS_TOKEN_SHA256`); without
+    /// one, `/metrics` answers loopback peers only, never through a trusted proxy.
+    pub metrics_token_sha256: Option<[u8; 32]>,
     /// Browser origins allowed besides the loopback ones (`GNAW_MCP_ALLOWED_ORIGINS`,
     /// comma-separated, e.g. `https://app.example.com`).
     pub allowed_origins: Vec<String>,
@@ -61,6 +72,10 @@ impl Default for Settings {
             max_sessions_per_tenant: 32,
             session_idle: Duration::from_secs(3600),
             max_calls_per_tenant: 64,
+            worker_idle: Duration::from_secs(300),
+            max_workers: 64,
+            fleet_memory: None,
+            metrics_token_sha256: None,
             allowed_origins: Vec::new(),
             public_url: None,
             trusted_proxies: Vec::new(),

@@ -170,7 +170,8 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn parse_hex(text: &str) -> Option<[u8; 32]> {
+/// 64 hex digits as 32 bytes.
+pub fn parse_hex(text: &str) -> Option<[u8; 32]> {
     let text = text.trim();
     if text.len() != 64 || !text.is_ascii() {
         return None;

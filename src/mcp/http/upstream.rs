@@ -1,15 +1,24 @@
 //! One tenant's worker as the front door sees it: a gnaw-mcp in stdio mode, confined to the
-//! tenant's roots, reached over its stdin and stdout.
+//! tenant's roots, reached over its stdin and stdout; started on demand, put to sleep when idle,
+//! replaced when it dies.
 //!
 //! Clients' request ids and progress tokens are theirs and may collide across clients, so
 //! every request forwarded gets an id of the front door's own (`g1`, `g2`, ...), its progress
 //! token one too (`p1`, ...), and the answers and progress notifications are routed back by
-//! them and given the client's values again ([`Upstream::call`]). A reader thread
-//! per worker routes its stdout.
+//! them and given the client's values again ([`Upstream::call`]). A reader thread per worker
+//! routes its stdout.
 //!
-//! A worker that dies (its stdout ends) fails every request in flight on it with a JSON-RPC
-//! error, and the next request starts a new one through the spawner. Nothing is shared between
-//! tenants' workers: one that dies is never noticed by another tenant.
+//! **A request never meets a dead worker.** A worker behind the front door says when it takes a
+//! request (`notifications/dev.gnaw/taken`, [`TAKEN`]), before it runs it. When a worker ends
+//! (it died, was killed, or went to sleep), a request it had taken fails with `WorkerDied`, and
+//! one it had not is sent to a new worker instead ([`Event::Untaken`], [`Forwarded::resend`]):
+//! so a worker killed between calls costs the next call nothing but a start. Nothing is shared
+//! between tenants' workers: one that dies is never noticed by another tenant.
+//!
+//! **Sleep.** A worker with no call for a while is put to sleep ([`Upstream::sleep_if_idle`]):
+//! its stdin is closed, it answers nothing more and exits cleanly, and the tenant's next request
+//! starts a new one. Legacy sessions live in the front door and pass their revision with each
+//! request, so they survive their worker's sleep.
 //!
 //! Each tenant has a bound on the requests waiting for, or running on, its worker
 //! ([`super::settings::Settings::max_calls_per_tenant`]).
@@ -31,10 +40,25 @@ use serde_json::{Value, json};
 
 use crate::par::lock;
 
-/// Starts tenant `i`'s worker (the spawner, in gnaw-mcp).
-pub type Spawn = dyn Fn(usize) -> Result<gnaw_sandbox::spawner::Spawned, gnaw_sandbox::spawner::SpawnError>
+/// Starts tenant `i`'s worker (the spawner, in gnaw-mcp), its warm cache bounded as given.
+pub type Spawn = dyn Fn(
+        usize,
+        Option<u64>,
+    ) -> Result<gnaw_sandbox::spawner::Spawned, gnaw_sandbox::spawner::SpawnError>
     + Send
     + Sync;
+
+/// Decides whether a tenant may start a worker, and runs the start it is given (its argument:
+/// the new worker's cache bound, when the fleet derives one) while no other start runs
+/// ([`super::fleet::Fleet::admit`]).
+pub type Admit<'a> = dyn Fn(&Upstream, &mut dyn FnMut(Option<u64>) -> Result<(), Refusal>) -> Result<(), Refusal>
+    + 'a;
+
+pub use crate::mcp::session_meta::TAKEN;
+
+/// How many times one request is sent to a new worker after its worker ended without taking
+/// it, before it fails as if the worker had died with it.
+const RESENDS: u8 = 2;
 
 /// What the worker said about one request.
 #[derive(Debug)]
@@ -43,8 +67,12 @@ pub enum Event {
     Progress(Value),
     /// The answer, its id still the front door's.
     Answer(Value),
-    /// The worker died before answering.
+    /// The worker died after taking the request.
     Died,
+    /// The worker ended before taking the request: send it to a new one.
+    Untaken,
+    /// The client cancelled it (a legacy session's `notifications/cancelled`).
+    Cancelled,
 }
 
 /// Why a request was not forwarded.
@@ -59,6 +87,8 @@ pub enum Refusal {
     RootChanged(String),
     /// The worker failed to start `failures` times in a row; no start is tried for `wait`.
     BackingOff { failures: u32, wait: Duration },
+    /// The service runs the most workers it may, and none of them is idle.
+    Workers { max: usize },
 }
 
 /// Failed starts of one tenant's worker, and when the next start may be tried.
@@ -100,26 +130,32 @@ struct Pending {
     events: mpsc::Sender<Event>,
     /// The client's progress token, when it gave one, and the front door's in its place.
     token: Option<(Value, String)>,
+    /// Whether the worker said it took the request.
+    taken: bool,
 }
 
 /// A running worker.
 struct Live {
     pid: u32,
-    stdin: Mutex<File>,
+    /// `None` once closed (the worker was put to sleep).
+    stdin: Mutex<Option<File>>,
     pending: Mutex<HashMap<String, Pending>>,
     /// Front door progress token -> front door id.
     tokens: Mutex<HashMap<String, String>>,
     dead: AtomicBool,
+    /// Whether the front door put it to sleep (its end is not a death).
+    asleep: AtomicBool,
     /// Whether the worker has written anything: a start that worked.
     answered: AtomicBool,
 }
 
 impl Live {
-    fn write(&self, message: &Value) -> bool {
-        let mut line = serde_json::to_vec(message).unwrap_or_default();
-        line.push(b'\n');
+    fn write(&self, line: &[u8]) -> bool {
         let mut stdin = lock(&self.stdin);
-        stdin.write_all(&line).and_then(|()| stdin.flush()).is_ok()
+        let Some(stdin) = stdin.as_mut() else {
+            return false;
+        };
+        stdin.write_all(line).and_then(|()| stdin.flush()).is_ok()
     }
 
     /// Stop routing anything for request `id`.
@@ -131,26 +167,46 @@ impl Live {
         Some(p)
     }
 
-    /// The worker's stdout ended: fail everything in flight.
-    fn die(&self) {
+    /// The worker's stdout ended: each request it had taken fails, each it had not goes to a
+    /// new worker.
+    fn end(&self) {
         self.dead.store(true, Ordering::SeqCst);
         for (_, p) in lock(&self.pending).drain() {
-            let _ = p.events.send(Event::Died);
+            let _ = p
+                .events
+                .send(if p.taken { Event::Died } else { Event::Untaken });
         }
         lock(&self.tokens).clear();
     }
 }
 
-/// One tenant's worker, started on demand and restarted after it dies.
+/// Counters of one tenant's workers, for `/metrics`.
+#[derive(Debug, Default)]
+pub struct WorkerCounts {
+    /// Workers started.
+    pub started: AtomicU64,
+    /// Workers put to sleep.
+    pub slept: AtomicU64,
+    /// Workers that ended without being put to sleep.
+    pub died: AtomicU64,
+}
+
+/// One tenant's worker, started on demand and restarted after it dies or sleeps.
 pub struct Upstream {
     index: usize,
     name: String,
+    /// Unique to this tenant as configured now: a reload that changes the tenant makes a new
+    /// one, and sessions are bound to it.
+    key: u64,
     spawn: Arc<Spawn>,
     live: Mutex<Option<Arc<Live>>>,
     back_off: Arc<Mutex<BackOff>>,
     in_flight: AtomicUsize,
     limit: usize,
     next: Arc<AtomicU64>,
+    /// When the last request was forwarded or answered.
+    last_used: Mutex<Instant>,
+    pub counts: Arc<WorkerCounts>,
 }
 
 /// A request forwarded and not yet answered. Dropping it forgets the request (its answer, if
@@ -159,6 +215,11 @@ pub struct Forwarded<'a> {
     upstream: &'a Upstream,
     live: Arc<Live>,
     id: String,
+    /// The request as sent, for a new worker when this one ends without taking it.
+    line: Vec<u8>,
+    token: Option<(Value, String)>,
+    sender: mpsc::Sender<Event>,
+    resent: u8,
     pub events: mpsc::Receiver<Event>,
 }
 
@@ -166,16 +227,35 @@ impl Forwarded<'_> {
     /// Tell the worker the client cancelled; its answer will not be awaited.
     pub fn cancel(&self, reason: &str) {
         self.live.forget(&self.id);
-        self.live.write(&json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": { "requestId": self.id, "reason": reason },
-        }));
+        self.live.write(&cancel_line(&self.id, reason));
     }
 
     /// The front door's id of this request.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Send the request to a new worker: its worker ended without taking it
+    /// ([`Event::Untaken`]). `false` when it was sent too often already or no worker can be
+    /// had: the caller then fails it as if the worker had died with it.
+    pub fn resend(&mut self, admit: &Admit<'_>) -> bool {
+        if self.resent >= RESENDS {
+            return false;
+        }
+        self.resent += 1;
+        let Ok(live) = self.upstream.live(admit) else {
+            return false;
+        };
+        log::info!(
+            "tenant {}: request {} sent to a new worker (the last ended before taking it)",
+            self.upstream.name,
+            self.id
+        );
+        self.live = live;
+        self.upstream
+            .register(&self.live, &self.id, self.token.clone(), &self.sender);
+        self.live.write(&self.line);
+        true
     }
 }
 
@@ -183,15 +263,29 @@ impl Drop for Forwarded<'_> {
     fn drop(&mut self) {
         self.live.forget(&self.id);
         self.upstream.in_flight.fetch_sub(1, Ordering::SeqCst);
+        *lock(&self.upstream.last_used) = Instant::now();
     }
 }
 
+fn cancel_line(id: &str, reason: &str) -> Vec<u8> {
+    let mut line = json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": { "requestId": id, "reason": reason },
+    })
+    .to_string()
+    .into_bytes();
+    line.push(b'\n');
+    line
+}
+
 impl Upstream {
-    /// Tenant `index` (named `name`), at most `limit` requests in flight; `next` numbers the
-    /// front door's ids across every tenant.
+    /// Tenant `index` (named `name`, unique `key`), at most `limit` requests in flight; `next`
+    /// numbers the front door's ids across every tenant.
     pub fn new(
         index: usize,
         name: String,
+        key: u64,
         spawn: Arc<Spawn>,
         limit: usize,
         next: Arc<AtomicU64>,
@@ -199,18 +293,26 @@ impl Upstream {
         Upstream {
             index,
             name,
+            key,
             spawn,
             live: Mutex::new(None),
             back_off: Arc::default(),
             in_flight: AtomicUsize::new(0),
             limit,
             next,
+            last_used: Mutex::new(Instant::now()),
+            counts: Arc::default(),
         }
     }
 
     /// The tenant's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The key sessions are bound to.
+    pub fn key(&self) -> u64 {
+        self.key
     }
 
     /// The running worker's pid, if one runs.
@@ -221,8 +323,62 @@ impl Upstream {
             .map(|l| l.pid)
     }
 
-    /// The running worker, started if none runs (unless starts are backing off).
-    fn live(&self) -> Result<Arc<Live>, Refusal> {
+    /// Whether a worker runs now, without waiting for a lock (`None` when busy deciding).
+    pub fn running(&self) -> Option<bool> {
+        let slot = self.live.try_lock().ok()?;
+        Some(
+            slot.as_ref()
+                .is_some_and(|l| !l.dead.load(Ordering::SeqCst)),
+        )
+    }
+
+    /// Requests waiting for, or running on, the worker.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::SeqCst)
+    }
+
+    /// When the last request was forwarded or answered.
+    pub fn last_used(&self) -> Instant {
+        *lock(&self.last_used)
+    }
+
+    /// Put the worker to sleep when it has had no request for `idle` (or at once with
+    /// `Duration::ZERO`) and has none now: close its stdin, so that it exits cleanly. Never
+    /// waits: a tenant busy starting or calling is left alone. The pid put to sleep.
+    pub fn sleep_if_idle(&self, idle: Duration) -> Option<u32> {
+        let mut slot = self.live.try_lock().ok()?;
+        let live = slot.as_ref()?;
+        if live.dead.load(Ordering::SeqCst) {
+            *slot = None;
+            return None;
+        }
+        if self.in_flight.load(Ordering::SeqCst) > 0 || self.last_used().elapsed() < idle {
+            return None;
+        }
+        let live = slot.take()?;
+        live.asleep.store(true, Ordering::SeqCst);
+        lock(&live.stdin).take();
+        self.counts.slept.fetch_add(1, Ordering::Relaxed);
+        log::info!(
+            "tenant {}: worker pid {} put to sleep (idle)",
+            self.name,
+            live.pid
+        );
+        Some(live.pid)
+    }
+
+    /// Stop the worker, whatever it is doing (the tenant was removed): calls in flight on it
+    /// fail.
+    pub fn stop(&self) {
+        if let Some(live) = lock(&self.live).take() {
+            live.asleep.store(true, Ordering::SeqCst);
+            lock(&live.stdin).take();
+        }
+    }
+
+    /// The running worker, started if none runs (unless starts are backing off, or the fleet
+    /// refuses another worker: `admit` runs the start, and may refuse it).
+    fn live(&self, admit: &Admit<'_>) -> Result<Arc<Live>, Refusal> {
         let mut slot = lock(&self.live);
         if let Some(live) = slot.as_ref()
             && !live.dead.load(Ordering::SeqCst)
@@ -238,29 +394,53 @@ impl Upstream {
                 });
             }
         }
-        let spawned = (self.spawn)(self.index).map_err(|e| match e {
+        let mut started = None;
+        admit(self, &mut |cache_bytes| {
+            started = Some(self.start(cache_bytes)?);
+            Ok(())
+        })?;
+        let live = started.ok_or_else(|| Refusal::Down("no worker was started".into()))?;
+        *slot = Some(Arc::clone(&live));
+        Ok(live)
+    }
+
+    /// Start a worker (its warm cache bounded by `cache_bytes` when the fleet says so), with
+    /// its reader thread.
+    fn start(&self, cache_bytes: Option<u64>) -> Result<Arc<Live>, Refusal> {
+        let spawned = (self.spawn)(self.index, cache_bytes).map_err(|e| match e {
             gnaw_sandbox::spawner::SpawnError::RootChanged(why) => Refusal::RootChanged(why),
             gnaw_sandbox::spawner::SpawnError::Failed(why) => Refusal::Down(why),
         })?;
         let live = Arc::new(Live {
             pid: spawned.pid,
-            stdin: Mutex::new(File::from(spawned.stdin)),
+            stdin: Mutex::new(Some(File::from(spawned.stdin))),
             pending: Mutex::default(),
             tokens: Mutex::default(),
             dead: AtomicBool::new(false),
+            asleep: AtomicBool::new(false),
             answered: AtomicBool::new(false),
         });
+        self.counts.started.fetch_add(1, Ordering::Relaxed);
         log::info!("tenant {}: worker started, pid {}", self.name, spawned.pid);
         let reader = {
             let live = Arc::clone(&live);
             let name = self.name.clone();
             let stdout = File::from(spawned.stdout);
             let back_off = Arc::clone(&self.back_off);
+            let counts = Arc::clone(&self.counts);
             move || {
-                read_worker(&live, stdout, &name);
-                // Counted before the requests in flight are failed, so a client that retries at
-                // once already meets the back-off.
-                {
+                read_worker(&live, stdout);
+                if live.asleep.load(Ordering::SeqCst) {
+                    log::info!("tenant {name}: worker pid {} asleep", live.pid);
+                } else {
+                    counts.died.fetch_add(1, Ordering::Relaxed);
+                    log::warn!(
+                        "tenant {name}: worker pid {} ended; a request it had taken fails, one \
+                         it had not goes to a new worker",
+                        live.pid
+                    );
+                    // Counted before the requests in flight are ended, so a client that
+                    // retries at once already meets the back-off.
                     let mut back_off = lock(&back_off);
                     back_off.ended(live.answered.load(Ordering::SeqCst), Instant::now());
                     if let Some(wait) = back_off.wait(Instant::now()) {
@@ -272,7 +452,7 @@ impl Upstream {
                         );
                     }
                 }
-                live.die();
+                live.end();
             }
         };
         if let Err(e) = std::thread::Builder::new()
@@ -284,8 +464,34 @@ impl Upstream {
                 "no reader thread for the worker: {e}"
             )));
         }
-        *slot = Some(Arc::clone(&live));
         Ok(live)
+    }
+
+    /// Route request `id`'s answer and progress to `events` on `live`.
+    fn register(
+        &self,
+        live: &Live,
+        id: &str,
+        token: Option<(Value, String)>,
+        events: &mpsc::Sender<Event>,
+    ) {
+        if let Some((_, ours)) = &token {
+            lock(&live.tokens).insert(ours.clone(), id.to_string());
+        }
+        lock(&live.pending).insert(
+            id.to_string(),
+            Pending {
+                events: events.clone(),
+                token,
+                taken: false,
+            },
+        );
+        // A worker that ended since has drained `pending` already: this request it never saw.
+        if live.dead.load(Ordering::SeqCst)
+            && let Some(p) = live.forget(id)
+        {
+            let _ = p.events.send(Event::Untaken);
+        }
     }
 
     /// Cancel the request the front door numbered `ours`, if it is still in flight: its waiter
@@ -293,23 +499,22 @@ impl Upstream {
     pub fn cancel(&self, ours: &str, reason: &str) {
         let live = lock(&self.live).clone();
         if let Some(live) = live
-            && live.forget(ours).is_some()
+            && let Some(pending) = live.forget(ours)
         {
-            live.write(&json!({
-                "jsonrpc": "2.0",
-                "method": "notifications/cancelled",
-                "params": { "requestId": ours, "reason": reason },
-            }));
+            let _ = pending.events.send(Event::Cancelled);
+            live.write(&cancel_line(ours, reason));
         }
     }
 
-    /// Forward `message` (a request with the client's id), numbering it anew.
-    pub fn call(&self, mut message: Value) -> Result<Forwarded<'_>, Refusal> {
+    /// Forward `message` (a request with the client's id), numbering it anew. `admit` decides
+    /// whether a new worker may start, when one must.
+    pub fn call(&self, mut message: Value, admit: &Admit<'_>) -> Result<Forwarded<'_>, Refusal> {
         if self.in_flight.fetch_add(1, Ordering::SeqCst) >= self.limit {
             self.in_flight.fetch_sub(1, Ordering::SeqCst);
             return Err(Refusal::Busy { limit: self.limit });
         }
-        let live = match self.live() {
+        *lock(&self.last_used) = Instant::now();
+        let live = match self.live(admit) {
             Ok(live) => live,
             Err(refusal) => {
                 self.in_flight.fetch_sub(1, Ordering::SeqCst);
@@ -324,32 +529,28 @@ impl Upstream {
             .pointer_mut("/params/_meta/progressToken")
             .map(|t| (std::mem::replace(t, json!(ours)), ours.clone()));
         let (tx, rx) = mpsc::channel();
-        if token.is_some() {
-            lock(&live.tokens).insert(ours, id.clone());
+        self.register(&live, &id, token.clone(), &tx);
+        let mut line = serde_json::to_vec(&message).unwrap_or_default();
+        line.push(b'\n');
+        if !live.write(&line) {
+            // The worker is gone; its reader sends this request to a new one.
+            log::info!("tenant {}: the worker's stdin is closed", self.name);
         }
-        lock(&live.pending).insert(id.clone(), Pending { events: tx, token });
-        // A worker that died between `live()` and now has drained `pending` already.
-        if live.dead.load(Ordering::SeqCst)
-            && let Some(p) = live.forget(&id)
-        {
-            let _ = p.events.send(Event::Died);
-        }
-        let forwarded = Forwarded {
+        Ok(Forwarded {
             upstream: self,
-            live: Arc::clone(&live),
+            live,
             id,
+            line,
+            token,
+            sender: tx,
+            resent: 0,
             events: rx,
-        };
-        if !live.write(&message) {
-            // The worker is gone; its reader fails what is in flight, this one included.
-            log::warn!("tenant {}: the worker's stdin is closed", self.name);
-        }
-        Ok(forwarded)
+        })
     }
 }
 
-/// Route the worker's stdout until it ends (the caller then fails what is in flight).
-fn read_worker(live: &Live, stdout: File, name: &str) {
+/// Route the worker's stdout until it ends (the caller then ends what is in flight).
+fn read_worker(live: &Live, stdout: File) {
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
     loop {
@@ -367,27 +568,34 @@ fn read_worker(live: &Live, stdout: File, name: &str) {
             }
             continue;
         }
-        if message.get("method").and_then(Value::as_str) == Some("notifications/progress")
-            && let Some(Value::String(token)) = message.pointer("/params/progressToken")
-        {
-            let id = lock(&live.tokens).get(token).cloned();
-            let pending = lock(&live.pending);
-            if let Some(p) = id.and_then(|id| pending.get(&id)) {
-                let mut message = message.clone();
-                if let Some(t) = message.pointer_mut("/params/progressToken") {
-                    *t = p
-                        .token
-                        .as_ref()
-                        .map_or(Value::Null, |(theirs, _)| theirs.clone());
+        match message.get("method").and_then(Value::as_str) {
+            Some(TAKEN) => {
+                if let Some(id) = message.pointer("/params/requestId").and_then(Value::as_str)
+                    && let Some(p) = lock(&live.pending).get_mut(id)
+                {
+                    p.taken = true;
                 }
-                let _ = p.events.send(Event::Progress(message));
             }
+            Some("notifications/progress") => {
+                let Some(Value::String(token)) = message.pointer("/params/progressToken") else {
+                    continue;
+                };
+                let id = lock(&live.tokens).get(token).cloned();
+                let pending = lock(&live.pending);
+                if let Some(p) = id.and_then(|id| pending.get(&id)) {
+                    let mut message = message.clone();
+                    if let Some(t) = message.pointer_mut("/params/progressToken") {
+                        *t = p
+                            .token
+                            .as_ref()
+                            .map_or(Value::Null, |(theirs, _)| theirs.clone());
+                    }
+                    let _ = p.events.send(Event::Progress(message));
+                }
+            }
+            _ => {}
         }
     }
-    log::warn!(
-        "tenant {name}: worker pid {} ended; requests in flight on it fail, the next one starts a new worker",
-        live.pid
-    );
 }
 
 #[cfg(test)]

@@ -1,0 +1,235 @@
+//! The tenants' workers as one fleet on one host: how many run, how much memory they hold,
+//! which sleeps.
+//!
+//! - **The tenancy** ([`Tenancy`]): who may call and each tenant's [`Upstream`], as the tenants
+//!   file says now. A request takes the current one when its head is authenticated and keeps it
+//!   to its end; a reload replaces it whole ([`Fleet::replace`]), so a request never sees half
+//!   of each.
+//! - **Workers sleep when idle**: a worker with no request for
+//!   `GNAW_MCP_WORKER_IDLE_SECS` is put to sleep by the monitor ([`Fleet::tick`]), and the
+//!   tenant's next request starts a new one.
+//! - **A bound on live workers** (`GNAW_MCP_MAX_WORKERS`): a tenant that needs a worker when the
+//!   fleet runs the most it may first puts the least recently used idle worker of another
+//!   tenant to sleep; with none idle it is refused (503, `Retry-After`) ([`Fleet::admit`]).
+//!   Starts are serialized, so the bound holds exactly.
+//! - **One memory budget** (`GNAW_MCP_FLEET_MEMORY`): each new worker's warm-cache bound is
+//!   derived from it and the number of live workers ([`cache_share`]), and when the workers'
+//!   resident memory (read by the spawner from `/proc`) is over it, the least recently used idle
+//!   workers are put to sleep until it is not.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use super::guard::Caller;
+use super::request::Request;
+use super::settings::Settings;
+use super::tenants::Tenants;
+use super::upstream::{Refusal, Upstream};
+use crate::par::lock;
+
+/// Resident memory of a worker at rest, before its cache holds anything (measured: a debug
+/// build serving a small root after one call, 24 to 30 MB): what the fleet's budget keeps for
+/// each worker beside its cache.
+pub const WORKER_BASE_BYTES: u64 = 32 << 20;
+
+/// The least warm cache a worker is given, however many share the budget.
+pub const MIN_CACHE_BYTES: u64 = 8 << 20;
+
+/// Who may call, and each tenant's worker, as the tenants file says now.
+pub struct Tenancy {
+    /// `None` with `--unauthenticated-loopback`: every caller is the one tenant.
+    pub tenants: Option<Tenants>,
+    /// One per tenant, in the tenants' order.
+    pub upstreams: Vec<Arc<Upstream>>,
+}
+
+impl Tenancy {
+    /// The tenant of `request`'s bearer token ([`super::guard::authenticate`]).
+    pub fn authenticate(&self, request: &Request) -> Result<Arc<Upstream>, Caller> {
+        match super::guard::authenticate(request, self.tenants.as_ref()) {
+            Caller::Tenant(i) => self.upstreams.get(i).cloned().ok_or(Caller::Invalid),
+            other => Err(other),
+        }
+    }
+}
+
+/// The fleet's counters, for `/metrics`.
+#[derive(Debug, Default)]
+pub struct FleetCounts {
+    /// Workers put to sleep to keep the fleet under its memory budget.
+    pub slept_for_memory: AtomicU64,
+    /// Workers put to sleep to make room under the bound on live workers.
+    pub slept_for_room: AtomicU64,
+    /// Starts refused at the bound on live workers.
+    pub refused: AtomicU64,
+    /// The workers' resident memory at the last measure, in bytes.
+    pub memory_bytes: AtomicU64,
+}
+
+/// The fleet.
+pub struct Fleet {
+    current: RwLock<Arc<Tenancy>>,
+    /// Held while a worker starts, so that the bound on live workers holds exactly.
+    starting: Mutex<()>,
+    idle: Duration,
+    max_workers: usize,
+    memory: Option<u64>,
+    pub counts: FleetCounts,
+}
+
+/// What the monitor reads of each worker: its pid and resident bytes (the spawner reads them).
+pub type Usage = dyn Fn(&[u32]) -> Vec<(u32, u64)> + Send + Sync;
+
+impl Fleet {
+    pub fn new(tenancy: Tenancy, settings: &Settings) -> Fleet {
+        Fleet {
+            current: RwLock::new(Arc::new(tenancy)),
+            starting: Mutex::new(()),
+            idle: settings.worker_idle,
+            max_workers: settings.max_workers,
+            memory: settings.fleet_memory,
+            counts: FleetCounts::default(),
+        }
+    }
+
+    /// The tenancy now.
+    pub fn tenancy(&self) -> Arc<Tenancy> {
+        Arc::clone(&self.current.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Replace the tenancy (a reload); the old one.
+    pub fn replace(&self, next: Tenancy) -> Arc<Tenancy> {
+        let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+        std::mem::replace(&mut *current, Arc::new(next))
+    }
+
+    /// Workers running now, and tenants whose worker sleeps (or never started).
+    pub fn workers(&self) -> (usize, usize) {
+        let tenancy = self.tenancy();
+        let live = tenancy
+            .upstreams
+            .iter()
+            .filter(|u| u.running() != Some(false))
+            .count();
+        (live, tenancy.upstreams.len() - live)
+    }
+
+    /// Start `asking`'s worker with `start` (given its cache bound), if the fleet may run one
+    /// more: at the bound on live workers, the least recently used idle worker of another
+    /// tenant is put to sleep first; with none idle, refused.
+    pub fn admit(
+        &self,
+        asking: &Upstream,
+        start: &mut dyn FnMut(Option<u64>) -> Result<(), Refusal>,
+    ) -> Result<(), Refusal> {
+        let _one_at_a_time = lock(&self.starting);
+        let tenancy = self.tenancy();
+        // The asking tenant's lock is held by its caller: it counts as not running.
+        let others = || {
+            tenancy
+                .upstreams
+                .iter()
+                .filter(|u| !std::ptr::eq(u.as_ref(), asking))
+        };
+        let live = others().filter(|u| u.running() != Some(false)).count();
+        if live >= self.max_workers {
+            let made_room = self.sleep_least_recent(others(), 1) == 1;
+            if !made_room {
+                self.counts.refused.fetch_add(1, Ordering::Relaxed);
+                return Err(Refusal::Workers {
+                    max: self.max_workers,
+                });
+            }
+            self.counts.slept_for_room.fetch_add(1, Ordering::Relaxed);
+        }
+        let live_after = (live + 1).min(self.max_workers);
+        start(self.memory.map(|m| cache_share(m, live_after)))
+    }
+
+    /// Put to sleep, least recently used first, up to `n` idle workers of `upstreams`; how
+    /// many were.
+    fn sleep_least_recent<'a>(
+        &self,
+        upstreams: impl Iterator<Item = &'a Arc<Upstream>>,
+        n: usize,
+    ) -> usize {
+        let mut idle: Vec<&Arc<Upstream>> = upstreams
+            .filter(|u| u.running() == Some(true) && u.in_flight() == 0)
+            .collect();
+        idle.sort_by_key(|u| u.last_used());
+        idle.iter()
+            .filter_map(|u| u.sleep_if_idle(Duration::ZERO))
+            .take(n)
+            .count()
+    }
+
+    /// One pass of the monitor: put to sleep every worker idle for the idle time; then, with a
+    /// memory budget, measure the workers and put the least recently used idle ones to sleep
+    /// while their sum is over it.
+    pub fn tick(&self, usage: &Usage) {
+        let tenancy = self.tenancy();
+        for upstream in &tenancy.upstreams {
+            upstream.sleep_if_idle(self.idle);
+        }
+        let pids: Vec<u32> = tenancy.upstreams.iter().filter_map(|u| u.pid()).collect();
+        let measured = if pids.is_empty() {
+            Vec::new()
+        } else {
+            usage(&pids)
+        };
+        let mut total: u64 = measured.iter().map(|(_, rss)| rss).sum();
+        self.counts.memory_bytes.store(total, Ordering::Relaxed);
+        let Some(budget) = self.memory else { return };
+        if total <= budget {
+            return;
+        }
+        let mut idle: Vec<&Arc<Upstream>> = tenancy
+            .upstreams
+            .iter()
+            .filter(|u| u.running() == Some(true) && u.in_flight() == 0)
+            .collect();
+        idle.sort_by_key(|u| u.last_used());
+        for upstream in idle {
+            if total <= budget {
+                break;
+            }
+            let Some(pid) = upstream.pid() else { continue };
+            if upstream.sleep_if_idle(Duration::ZERO).is_some() {
+                self.counts.slept_for_memory.fetch_add(1, Ordering::Relaxed);
+                let freed = measured
+                    .iter()
+                    .find(|(p, _)| *p == pid)
+                    .map_or(0, |(_, rss)| *rss);
+                total = total.saturating_sub(freed);
+                log::info!(
+                    "tenant {}: worker put to sleep to keep the fleet under \
+                     GNAW_MCP_FLEET_MEMORY ({} MiB)",
+                    upstream.name(),
+                    budget >> 20
+                );
+            }
+        }
+    }
+}
+
+/// A new worker's warm-cache bound when `live` workers share `budget` bytes: its share, less
+/// what a worker holds besides its cache, never under [`MIN_CACHE_BYTES`].
+pub fn cache_share(budget: u64, live: usize) -> u64 {
+    (budget / live.max(1) as u64)
+        .saturating_sub(WORKER_BASE_BYTES)
+        .max(MIN_CACHE_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workers_cache_is_its_share_less_its_base() {
+        assert_eq!(cache_share(1 << 30, 1), (1 << 30) - WORKER_BASE_BYTES);
+        assert_eq!(cache_share(1 << 30, 4), (256 << 20) - WORKER_BASE_BYTES);
+        assert_eq!(cache_share(1 << 30, 1000), MIN_CACHE_BYTES);
+        assert_eq!(cache_share(0, 0), MIN_CACHE_BYTES);
+    }
+}

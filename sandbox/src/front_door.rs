@@ -144,3 +144,22 @@ pub fn adopt_audit_fd(fd: i32) -> Result<std::fs::File, String> {
     // caller adopts it once, at startup, and nothing else in gnaw-mcp uses that number.
     Ok(std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) }))
 }
+
+/// Block `SIGHUP` (the reload signal) in this thread, and so in every thread it starts from now
+/// on, so that only [`wait_reload_signal`] takes it. Call it before the first thread starts.
+pub fn block_reload_signal() -> Result<(), String> {
+    let mut set = nix::sys::signal::SigSet::empty();
+    set.add(nix::sys::signal::Signal::SIGHUP);
+    set.thread_block().map_err(|e| e.to_string())
+}
+
+/// Wait for the next `SIGHUP` (blocked in every thread: [`block_reload_signal`]).
+pub fn wait_reload_signal() {
+    let mut set = nix::sys::signal::SigSet::empty();
+    set.add(nix::sys::signal::Signal::SIGHUP);
+    loop {
+        if set.wait().is_ok() {
+            return;
+        }
+    }
+}

@@ -16,6 +16,8 @@
 //!   and time limits, confined with no file access at all.
 //! - [`spawner`]: the tenant spawner of `gnaw-mcp --listen`, forked before the front door
 //!   confines itself, which starts a tenant's worker on request and hands back its pipes.
+//! - [`reloader`]: the process of `gnaw-mcp --listen` that reads the tenants and proves their
+//!   roots, at startup and at every reload, and forks each generation's spawner.
 //! - [`front_door`]: confining that HTTP front door: no file, no new bind, no connect.
 //! - [`selftest`]: the Landlock probes shared by `gnaw-mcp --self-test` and the real-Landlock
 //!   test.
@@ -31,6 +33,7 @@ pub mod caps;
 pub mod confine;
 pub mod contain;
 pub mod front_door;
+pub mod reloader;
 pub mod report;
 pub mod roots;
 pub mod seccomp;

@@ -498,6 +498,8 @@ fn front_door_list() -> Vec<Allowed> {
         ("setsockopt", libc::SYS_setsockopt, Any),
         ("getsockopt", libc::SYS_getsockopt, Any),
         ("shutdown", libc::SYS_shutdown, Any),
+        // The reload thread waits for SIGHUP (blocked in every thread).
+        ("rt_sigtimedwait", libc::SYS_rt_sigtimedwait, Any),
         (
             "fcntl",
             libc::SYS_fcntl,
@@ -677,7 +679,7 @@ const SPAWNER_IOCTLS: &[u64] = &[TCGETS, FIONBIO, FIOCLEX, FIONCLEX];
 #[allow(clippy::unnecessary_cast)]
 const SPAWNER_IOCTLS: &[u64] = &[TCGETS, libc::TIOCGWINSZ as u64, FIONBIO, FIOCLEX, FIONCLEX];
 
-/// Install the spawner's filter (see [`spawner_list`]) on the spawner, single-threaded.
+/// Install the spawner's filter (its own allow-list) on the spawner, single-threaded.
 pub fn install_spawner() -> Result<(), String> {
     apply(&spawner_list())
 }

@@ -32,8 +32,8 @@
 //! little-endian: `S`, the tenant's index (4 bytes) and its worker's cache bound (8 bytes,
 //! all ones for none), answered `0` and the pid (4 bytes) with the worker's stdin and stdout as
 //! `SCM_RIGHTS`, `1` and the reason a start failed as text, or `2` and which root changed;
-//! `P` (ping), answered `0`; `U` and pids (4 bytes each), answered `0` and, for each that is a
-//! live worker of this spawner, its pid and resident bytes (read from `/proc/PID/statm`).
+//! `P` (ping), answered `0`; `U`, answered `0` and, for each worker of this spawner not yet
+//! ended, its pid and resident bytes with its parse workers' (read from `/proc/PID/statm`).
 
 #![allow(unsafe_code)]
 
@@ -162,6 +162,19 @@ impl Spawner {
         }
     }
 
+    /// The front door's end of a spawner forked by another process (the reloader), passed
+    /// here as a descriptor.
+    pub fn from_socket(sock: OwnedFd) -> Spawner {
+        Spawner {
+            sock: Mutex::new(sock),
+        }
+    }
+
+    /// This handle's socket, to pass to another process.
+    pub fn into_socket(self) -> OwnedFd {
+        self.sock.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Send one request and read its answer (at most 64 KiB) and the descriptors passed with
     /// it.
     fn exchange(&self, request: &[u8]) -> Result<(Vec<u8>, Vec<OwnedFd>), SpawnError> {
@@ -242,14 +255,11 @@ impl Spawner {
         matches!(self.exchange(&[PING]), Ok((answer, _)) if answer == [0])
     }
 
-    /// The resident memory of those of `pids` that are this spawner's live workers, in bytes
-    /// (read from `/proc/PID/statm`), at most [`USAGE_PIDS`] of them.
-    pub fn usage(&self, pids: &[u32]) -> Vec<(u32, u64)> {
-        let mut request = vec![USAGE];
-        for pid in pids.iter().take(USAGE_PIDS) {
-            request.extend_from_slice(&pid.to_le_bytes());
-        }
-        let Ok((answer, _)) = self.exchange(&request) else {
+    /// The resident memory of every worker this spawner started that has not ended (those on
+    /// their way out included), each with its parse workers, in bytes (read from
+    /// `/proc/PID/statm`); at most [`USAGE_PIDS`] of them.
+    pub fn usage(&self) -> Vec<(u32, u64)> {
+        let Ok((answer, _)) = self.exchange(&[USAGE]) else {
             return Vec::new();
         };
         answer
@@ -270,9 +280,9 @@ impl Spawner {
 const START: u8 = b'S';
 /// A request for the answer `0`.
 const PING: u8 = b'P';
-/// A request for the resident memory of workers: their pids (u32 each).
+/// A request for the resident memory of every worker not yet ended.
 const USAGE: u8 = b'U';
-/// The most pids one usage request names (an answer of 12 bytes each fits [`ANSWER_BYTES`]).
+/// The most workers one usage answer names (12 bytes each, within the answer's bound).
 pub const USAGE_PIDS: usize = 4096;
 /// The longest answer.
 const ANSWER_BYTES: usize = 1 + 12 * USAGE_PIDS;
@@ -303,7 +313,7 @@ fn serve(parent: Pid, sock: OwnedFd, specs: &[WorkerSpec], mode: SandboxMode) ->
     crate::workers::die_with_parent(parent);
     // The workers started and not yet reaped: usage is answered for these only.
     let mut children: Vec<u32> = Vec::new();
-    let mut request = vec![0u8; 1 + 4 * USAGE_PIDS];
+    let mut request = vec![0u8; 64];
     loop {
         let got = {
             let mut iov = [IoSliceMut::new(&mut request)];
@@ -338,13 +348,11 @@ fn serve(parent: Pid, sock: OwnedFd, specs: &[WorkerSpec], mode: SandboxMode) ->
                 send_started(&sock, answer)
             }
             (PING, 1) => send(&sock, &[0], &[]),
-            (USAGE, n) => {
+            (USAGE, 1) => {
+                let parents = parents();
                 let mut answer = vec![0u8];
-                for c in request[1..n].chunks_exact(4) {
-                    let pid = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                    if children.contains(&pid)
-                        && let Some(rss) = resident_bytes(pid)
-                    {
+                for pid in children.iter().take(USAGE_PIDS) {
+                    if let Some(rss) = resident_bytes(*pid, &parents) {
                         answer.extend_from_slice(&pid.to_le_bytes());
                         answer.extend_from_slice(&rss.to_le_bytes());
                     }
@@ -393,8 +401,45 @@ fn send_started(
     }
 }
 
-/// A process's resident memory in bytes, from `/proc/PID/statm` (resident pages).
-fn resident_bytes(pid: u32) -> Option<u64> {
+/// Every process's parent, from `/proc/*/stat`: how a worker's descendants (its parse workers)
+/// are found.
+fn parents() -> Vec<(u32, u32)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            Some((pid, ppid))
+        })
+        .collect()
+}
+
+/// A worker's resident memory in bytes: its own and its descendants' (its parse workers), each
+/// from `/proc/PID/statm`. Pages a worker shares with the parse workers it forked count in
+/// each, so the sum is an upper bound.
+fn resident_bytes(pid: u32, parents: &[(u32, u32)]) -> Option<u64> {
+    let mut total = process_bytes(pid)?;
+    let mut queue = vec![pid];
+    while let Some(p) = queue.pop() {
+        for (child, _) in parents.iter().filter(|(_, pp)| *pp == p) {
+            total += process_bytes(*child).unwrap_or(0);
+            queue.push(*child);
+        }
+    }
+    Some(total)
+}
+
+/// One process's resident memory in bytes, from `/proc/PID/statm` (resident pages).
+fn process_bytes(pid: u32) -> Option<u64> {
     let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     // SAFETY: sysconf only reads a system constant.

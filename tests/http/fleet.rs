@@ -156,8 +156,8 @@ fn the_memory_budget_bounds_each_cache_and_sleeps_idle_workers_over_it() {
     let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
     let environ = String::from_utf8_lossy(&environ);
     assert!(
-        environ.contains("GNAW_MCP_CACHE_BYTES=33554432"),
-        "the first worker's share: 64 MiB less a worker's base (32 MiB)"
+        environ.contains("GNAW_MCP_CACHE_BYTES=16777216"),
+        "the first worker's share: 64 MiB less a worker's base (48 MiB)"
     );
     for (i, t) in ["t2", "t3"].iter().enumerate() {
         assert_eq!(tree(&f, t, 1 + i as u64).status, 200);

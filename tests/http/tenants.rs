@@ -279,7 +279,7 @@ fn children(pid: u32) -> Vec<u32> {
 }
 
 #[test]
-fn the_front_door_the_spawner_and_the_workers_run_confined() {
+fn the_front_door_the_reloader_the_spawner_and_the_workers_run_confined() {
     let f = front();
     assert_eq!(
         f.modern_call("alice", json!(1), "tree", json!({"repo": "."}))
@@ -294,7 +294,15 @@ fn the_front_door_the_spawner_and_the_workers_run_confined() {
         door["Seccomp"], "2",
         "the front door runs under its seccomp filter"
     );
-    let spawners = children(f.pid());
+    // The front door's one child is the reloader (it reads the tenants and proves their roots,
+    // read-only); its child, the spawner of the tenants' generation.
+    let reloaders = children(f.pid());
+    assert_eq!(reloaders.len(), 1, "one reloader: {reloaders:?}");
+    let reloader = status(reloaders[0]);
+    assert_eq!(reloader["NoNewPrivs"], "1");
+    assert_eq!(reloader["CapEff"], "0000000000000000");
+    assert_eq!(reloader["Seccomp"], "2", "{reloader:?}");
+    let spawners = children(reloaders[0]);
     assert_eq!(spawners.len(), 1, "one spawner: {spawners:?}");
     let spawner = status(spawners[0]);
     assert_eq!(spawner["NoNewPrivs"], "1");

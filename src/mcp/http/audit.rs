@@ -179,17 +179,17 @@ impl Audit {
 }
 
 impl AuditLog {
-    /// The startup record of one tenant's root: the directory the front door proved, by its
-    /// canonical path and its device and inode, which the tenant's worker is bound to.
-    pub fn root_proven(&self, tenant: &str, root: &gnaw_sandbox::Root) {
+    /// The record of one tenant's root as proven at startup or at a reload: its canonical path
+    /// and its device and inode, the directory the tenant's workers are bound to.
+    pub fn root_proven(&self, tenant: &str, root: &super::reload::DescribedRoot) {
         let mut line = json!({
             "audit": "gnaw-mcp",
             "time": utc_now(),
             "event": "root proven",
             "tenant": tenant,
-            "root": root.path().display().to_string(),
-            "dev": root.id().dev,
-            "ino": root.id().ino,
+            "root": root.path,
+            "dev": root.dev,
+            "ino": root.ino,
         })
         .to_string();
         line.push('\n');

@@ -57,7 +57,7 @@ fn health(door: &FrontDoor, request: &Request, audit: &mut Audit) -> Response {
         audit.refuse(405, "method not allowed");
         return Response::empty(405).with("Allow", "GET, HEAD");
     }
-    let (status, body) = if door.spawner.ping() {
+    let (status, body) = if door.fleet.tenancy().spawner.ping() {
         (200, "ok\n")
     } else {
         (503, "unavailable\n")
@@ -672,7 +672,8 @@ fn initialize(
             }
         }
         Err(OpenError::Full { limit }) => {
-            x.audit.refuse(429, "sessions per tenant");
+            x.audit
+                .refuse_at(429, "max_sessions_per_tenant", "sessions per tenant");
             Ok(Some(
                 rpc_error(
                     429,
@@ -852,7 +853,7 @@ pub fn client_gone(stream: &TcpStream) -> bool {
 fn refused(refusal: Refusal, id: &Value, audit: &mut Audit) -> Response {
     match refusal {
         Refusal::Busy { limit } => {
-            audit.refuse(429, "calls per tenant");
+            audit.refuse_at(429, "max_calls_per_tenant", "calls per tenant");
             rpc_error(
                 429,
                 id,
@@ -892,7 +893,7 @@ fn refused(refusal: Refusal, id: &Value, audit: &mut Audit) -> Response {
             )
         }
         Refusal::Workers { max } => {
-            audit.refuse(503, "workers at their bound");
+            audit.refuse_at(503, "max_workers", "workers at their bound");
             rpc_error(
                 503,
                 id,
@@ -900,6 +901,22 @@ fn refused(refusal: Refusal, id: &Value, audit: &mut Audit) -> Response {
                 format!(
                     "Server busy: {max} workers run, the most this server runs at once \
                      (GNAW_MCP_MAX_WORKERS), and none is idle; nothing was run; retry shortly"
+                ),
+                ErrorKind::Busy,
+            )
+            .with("Retry-After", "2")
+        }
+        Refusal::Memory { budget } => {
+            audit.refuse_at(503, "fleet_memory", "fleet memory at its bound");
+            rpc_error(
+                503,
+                id,
+                jsonrpc::BUSY,
+                format!(
+                    "Server busy: the workers hold the most memory this server allows them \
+                     ({} MiB, GNAW_MCP_FLEET_MEMORY), and none is idle; nothing was run; retry \
+                     shortly",
+                    budget >> 20
                 ),
                 ErrorKind::Busy,
             )

@@ -13,9 +13,11 @@
 //!   tenant to sleep; with none idle it is refused (503, `Retry-After`) ([`Fleet::admit`]).
 //!   Starts are serialized, so the bound holds exactly.
 //! - **One memory budget** (`GNAW_MCP_FLEET_MEMORY`): each new worker's warm-cache bound is
-//!   derived from it and the number of live workers ([`cache_share`]), and when the workers'
-//!   resident memory (read by the spawner from `/proc`) is over it, the least recently used idle
-//!   workers are put to sleep until it is not.
+//!   derived from it and the number of live workers ([`cache_share`]); a start that would pass
+//!   it puts the least recently used idle worker to sleep first, or waits (503, `Retry-After`)
+//!   when none is idle; and when the workers' resident memory (read by the spawners from
+//!   `/proc`, every second) is over it, the least recently used idle workers are put to sleep
+//!   until it is not.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -27,11 +29,13 @@ use super::settings::Settings;
 use super::tenants::Tenants;
 use super::upstream::{Refusal, Upstream};
 use crate::par::lock;
+use gnaw_sandbox::spawner::Spawner;
 
-/// Resident memory of a worker at rest, before its cache holds anything (measured: a debug
-/// build serving a small root after one call, 24 to 30 MB): what the fleet's budget keeps for
-/// each worker beside its cache.
-pub const WORKER_BASE_BYTES: u64 = 32 << 20;
+/// Resident memory of a worker with its parse workers, before its cache holds much (measured:
+/// a debug build on a small root, 40 MB after one call, 71 MB after one of every tool, each of
+/// its four processes counted whole): what the fleet's budget keeps for each worker beside its
+/// cache, and what a start is taken to add until the next measure.
+pub const WORKER_BASE_BYTES: u64 = 48 << 20;
 
 /// The least warm cache a worker is given, however many share the budget.
 pub const MIN_CACHE_BYTES: u64 = 8 << 20;
@@ -42,6 +46,8 @@ pub struct Tenancy {
     pub tenants: Option<Tenants>,
     /// One per tenant, in the tenants' order.
     pub upstreams: Vec<Arc<Upstream>>,
+    /// The spawner of this generation (a tenant kept from an earlier one keeps its own).
+    pub spawner: Arc<Spawner>,
 }
 
 impl Tenancy {
@@ -65,6 +71,12 @@ pub struct FleetCounts {
     pub refused: AtomicU64,
     /// The workers' resident memory at the last measure, in bytes.
     pub memory_bytes: AtomicU64,
+    /// What a worker holds once it has served a call, at the last measure: as much as nine in
+    /// ten workers hold at most, at least [`WORKER_BASE_BYTES`].
+    pub worker_bytes: AtomicU64,
+    /// The workers' memory at the last measure, each counted as at least
+    /// [`FleetCounts::worker_bytes`].
+    pub reserved_bytes: AtomicU64,
 }
 
 /// The fleet.
@@ -75,11 +87,10 @@ pub struct Fleet {
     idle: Duration,
     max_workers: usize,
     memory: Option<u64>,
+    /// Workers started since the memory was last measured.
+    started_since_measure: AtomicU64,
     pub counts: FleetCounts,
 }
-
-/// What the monitor reads of each worker: its pid and resident bytes (the spawner reads them).
-pub type Usage = dyn Fn(&[u32]) -> Vec<(u32, u64)> + Send + Sync;
 
 impl Fleet {
     pub fn new(tenancy: Tenancy, settings: &Settings) -> Fleet {
@@ -89,6 +100,7 @@ impl Fleet {
             idle: settings.worker_idle,
             max_workers: settings.max_workers,
             memory: settings.fleet_memory,
+            started_since_measure: AtomicU64::new(0),
             counts: FleetCounts::default(),
         }
     }
@@ -143,8 +155,37 @@ impl Fleet {
             }
             self.counts.slept_for_room.fetch_add(1, Ordering::Relaxed);
         }
+        if let Some(budget) = self.memory {
+            // The workers' memory as last measured (each at least as large as nine in ten
+            // workers, which a young worker grows to), and what each start since adds (as
+            // much): past the start's share of the budget (85%; the rest is for the workers'
+            // growth until the next measure), an idle worker sleeps first; with none idle, the
+            // start waits.
+            let each = self
+                .counts
+                .worker_bytes
+                .load(Ordering::Relaxed)
+                .max(WORKER_BASE_BYTES);
+            let projected = self.counts.reserved_bytes.load(Ordering::Relaxed)
+                + (self.started_since_measure.load(Ordering::Relaxed) + 1) * each;
+            if projected > budget / 20 * 17 {
+                if self.sleep_least_recent(others(), 1) == 0 {
+                    self.counts.refused.fetch_add(1, Ordering::Relaxed);
+                    return Err(Refusal::Memory { budget });
+                }
+                self.counts.slept_for_memory.fetch_add(1, Ordering::Relaxed);
+                log::info!(
+                    "an idle worker was put to sleep to keep the fleet under \
+                     GNAW_MCP_FLEET_MEMORY ({} MiB) before tenant {} starts one",
+                    budget >> 20,
+                    asking.name()
+                );
+            }
+        }
         let live_after = (live + 1).min(self.max_workers);
-        start(self.memory.map(|m| cache_share(m, live_after)))
+        start(self.memory.map(|m| cache_share(m, live_after)))?;
+        self.started_since_measure.fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Put to sleep, least recently used first, up to `n` idle workers of `upstreams`; how
@@ -167,23 +208,45 @@ impl Fleet {
     /// One pass of the monitor: put to sleep every worker idle for the idle time; then, with a
     /// memory budget, measure the workers and put the least recently used idle ones to sleep
     /// while their sum is over it.
-    pub fn tick(&self, usage: &Usage) {
+    pub fn tick(&self) {
         let tenancy = self.tenancy();
         for upstream in &tenancy.upstreams {
             upstream.sleep_if_idle(self.idle);
         }
-        let pids: Vec<u32> = tenancy.upstreams.iter().filter_map(|u| u.pid()).collect();
-        let measured = if pids.is_empty() {
-            Vec::new()
-        } else {
-            usage(&pids)
-        };
+        // Every worker's resident memory (those on their way out too), from the spawners of
+        // this tenancy's upstreams.
+        let mut spawners: Vec<&Arc<Spawner>> = Vec::new();
+        for upstream in &tenancy.upstreams {
+            if !spawners.iter().any(|s| Arc::ptr_eq(s, upstream.spawner())) {
+                spawners.push(upstream.spawner());
+            }
+        }
+        let measured: Vec<(u32, u64)> = spawners.iter().flat_map(|s| s.usage()).collect();
         let mut total: u64 = measured.iter().map(|(_, rss)| rss).sum();
         self.counts.memory_bytes.store(total, Ordering::Relaxed);
+        // What a worker holds once it has served a call (nine in ten measured hold no more; at
+        // least its base), and what the fleet holds counting each worker as at least that
+        // much: a worker measured young grows to it.
+        let mut sizes: Vec<u64> = measured.iter().map(|(_, rss)| *rss).collect();
+        sizes.sort_unstable();
+        let each = sizes
+            .get(sizes.len() * 9 / 10)
+            .copied()
+            .unwrap_or(0)
+            .max(WORKER_BASE_BYTES);
+        self.counts.worker_bytes.store(each, Ordering::Relaxed);
+        self.counts.reserved_bytes.store(
+            sizes.iter().map(|b| (*b).max(each)).sum(),
+            Ordering::Relaxed,
+        );
+        self.started_since_measure.store(0, Ordering::Relaxed);
         let Some(budget) = self.memory else { return };
         if total <= budget {
             return;
         }
+        // Down to nine tenths, so that the workers' growth until the next measure stays under
+        // the budget.
+        let target = budget / 10 * 9;
         let mut idle: Vec<&Arc<Upstream>> = tenancy
             .upstreams
             .iter()
@@ -191,7 +254,7 @@ impl Fleet {
             .collect();
         idle.sort_by_key(|u| u.last_used());
         for upstream in idle {
-            if total <= budget {
+            if total <= target {
                 break;
             }
             let Some(pid) = upstream.pid() else { continue };

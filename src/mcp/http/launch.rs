@@ -1,8 +1,8 @@
-//! Starting `gnaw-mcp --listen ADDR`, in the order confinement needs: check the address and
-//! the tenants (every tenant's roots are proven as the worker will prove them), bind the one
-//! port, fork the spawner that starts the tenants' workers (while the process is
-//! single-threaded and unconfined), confine the front door (no file, no new bind, no connect),
-//! and only then start threads and serve.
+//! Starting `gnaw-mcp --listen ADDR`, in the order confinement needs: check the address, bind
+//! the one port, fork the reloader (while the process is single-threaded and unconfined), which
+//! reads the tenants, proves every root by descriptor and forks the spawner that starts their
+//! workers ([`super::reload`]), confine the front door (no file, no new bind, no connect), and
+//! only then start threads (the reload thread waiting for `SIGHUP` among them) and serve.
 //!
 //! With no tenants file the server refuses to start unless `--unauthenticated-loopback` is
 //! given, and then only on a loopback address, serving `GNAW_MCP_ROOT` as the one tenant
@@ -11,17 +11,17 @@
 
 use std::ffi::OsString;
 use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use gnaw_sandbox::spawner::{Spawner, WorkerSpec};
+use gnaw_sandbox::reloader::Reloader;
 use gnaw_sandbox::{Roots, SandboxMode};
 
 use super::audit::AuditLog;
-use super::fleet::{Fleet, Tenancy};
+use super::fleet::Fleet;
+use super::reload::{Source, described_roots, load, reload, tenancy};
 use super::tenants::{Tenant, Tenants};
-use super::upstream::Upstream;
 use super::{FrontDoor, server};
 use crate::mcp::Operator;
 
@@ -132,7 +132,8 @@ pub fn prove_roots(list: &[Tenant]) -> Result<Vec<Roots>, String> {
 }
 
 /// Variables a worker must not inherit.
-const WORKER_ENV_REMOVED: [&str; 3] = ["GNAW_MCP_LISTEN", "GNAW_MCP_TENANTS", "GNAW_MCP_AUDIT_FD"];
+pub const WORKER_ENV_REMOVED: [&str; 3] =
+    ["GNAW_MCP_LISTEN", "GNAW_MCP_TENANTS", "GNAW_MCP_AUDIT_FD"];
 
 /// Start the server; returns only on a startup error (or when the listener fails).
 pub fn run(launch: Launch) -> Result<(), String> {
@@ -151,8 +152,8 @@ pub fn run(launch: Launch) -> Result<(), String> {
         ));
     }
     let operator = launch.operator;
-    let tenants = match (&operator.tenants, launch.unauthenticated_loopback) {
-        (Some(path), _) => Some(read_tenants(path)?),
+    let tenants_file = match (&operator.tenants, launch.unauthenticated_loopback) {
+        (Some(path), _) => Some(path.clone()),
         (None, true) if loopback => None,
         (None, true) => {
             return Err(format!(
@@ -168,55 +169,24 @@ pub fn run(launch: Launch) -> Result<(), String> {
             );
         }
     };
-    let list: Vec<Tenant> = match &tenants {
-        Some(t) => t.list.clone(),
-        None => vec![Tenant {
-            name: "local".into(),
-            token_sha256: [0; 32],
-            roots: match &operator.roots {
-                Some(roots) => roots.clone(),
-                None => std::env::current_dir().map(|d| vec![d]).map_err(|e| {
-                    format!("cannot read the working directory ({e}); set GNAW_MCP_ROOT")
-                })?,
-            },
-            tools: None,
-            secrets_floor: None,
-            shares_with: Vec::new(),
-        }],
+    let local_roots = match (&tenants_file, &operator.roots) {
+        (Some(_), _) => Vec::new(),
+        (None, Some(roots)) => roots.clone(),
+        (None, None) => std::env::current_dir()
+            .map(|d| vec![d])
+            .map_err(|e| format!("cannot read the working directory ({e}); set GNAW_MCP_ROOT"))?,
     };
-    let proven = prove_roots(&list)?;
     let settings = operator.http.clone();
-    let mut specs = Vec::new();
-    for (tenant, roots) in list.iter().zip(proven) {
-        for named in roots.iter() {
-            let root = named.root();
-            if root.path().as_os_str().as_encoded_bytes().contains(&b':') {
-                return Err(format!(
-                    "[tenants.{}] roots: {} cannot be passed on (a root's path may not hold ':')",
-                    tenant.name,
-                    root.path().display()
-                ));
-            }
-            log::info!(
-                "tenant {}: root {} proven ({})",
-                tenant.name,
-                root.path().display(),
-                root.id()
-            );
-        }
-        specs.push(WorkerSpec {
-            // The spawner's own executable: this binary, even if the file was replaced since.
-            exe: PathBuf::from("/proc/self/exe"),
-            args: Vec::new(),
-            env: worker_env(tenant, settings.max_body_bytes, &operator.from_file),
-            env_remove: WORKER_ENV_REMOVED.iter().map(OsString::from).collect(),
-            roots,
-        });
-    }
+    let source = Source {
+        tenants_file,
+        local_roots,
+        max_body_bytes: settings.max_body_bytes,
+        from_file: operator.from_file.clone(),
+    };
     let listener =
         TcpListener::bind(addr).map_err(|e| format!("--listen {addr}: cannot bind: {e}"))?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
-    // Adopted (and made close-on-exec) before the spawner is forked, so no worker inherits it.
+    // Adopted (and made close-on-exec) before the reloader is forked, so no worker inherits it.
     let audit = match operator.audit_fd {
         Some(fd) if fd > 2 => AuditLog::to_file(
             gnaw_sandbox::front_door::adopt_audit_fd(fd)
@@ -225,13 +195,24 @@ pub fn run(launch: Launch) -> Result<(), String> {
         _ => AuditLog::default(),
     };
     let mode = operator.sandbox;
-    for (tenant, spec) in list.iter().zip(&specs) {
-        for named in spec.roots.iter() {
-            audit.root_proven(&tenant.name, named.root());
-        }
+    // The tenants are read, and their roots proven, by the reloader, at startup as at every
+    // reload; it forks each generation's spawner.
+    let reloader = Reloader::fork(Box::new(move || load(&source)), mode)
+        .map_err(|e| format!("cannot start the reloader: {e}"))?;
+    let (description, spawner) = reloader.load()?;
+    for (tenant, root) in described_roots(&description) {
+        log::info!(
+            "tenant {tenant}: root {} proven (device {} inode {})",
+            root.path,
+            root.dev,
+            root.ino
+        );
+        audit.root_proven(&tenant, &root);
     }
-    let spawner =
-        Spawner::fork(specs, mode).map_err(|e| format!("cannot start the spawner: {e}"))?;
+    // Reload on SIGHUP: blocked now in this thread, so in every thread started from here on,
+    // and taken by the one thread that waits for it.
+    gnaw_sandbox::front_door::block_reload_signal()
+        .map_err(|e| format!("cannot set up the reload signal: {e}"))?;
     let status = gnaw_sandbox::front_door::confine_front_door(mode)
         .map_err(|e| format!("cannot confine the front door: {e}"))?;
     log::info!(
@@ -241,46 +222,52 @@ pub fn run(launch: Launch) -> Result<(), String> {
     if mode == SandboxMode::Off {
         log::warn!("GNAW_MCP_SANDBOX=off: the front door and the workers are NOT confined");
     }
-    let spawner = Arc::new(spawner);
-    let spawn: Arc<super::upstream::Spawn> = {
-        let spawner = Arc::clone(&spawner);
-        Arc::new(move |i, cache| spawner.spawn(i, cache))
-    };
-    let next = Arc::new(AtomicU64::new(1));
-    let upstreams = list
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            Arc::new(Upstream::new(
-                i,
-                t.name.clone(),
-                i as u64,
-                Arc::clone(&spawn),
-                settings.max_calls_per_tenant,
-                Arc::clone(&next),
-            ))
-        })
-        .collect();
-    let names: Vec<&str> = list.iter().map(|t| t.name.as_str()).collect();
+    let next_id = Arc::new(AtomicU64::new(1));
+    let (tenancy, _) = tenancy(
+        &description,
+        Arc::new(spawner),
+        None,
+        settings.max_calls_per_tenant,
+        &next_id,
+    )?;
+    let names: Vec<&str> = tenancy.upstreams.iter().map(|u| u.name()).collect();
     // Tests and scripts wait for this line; it names the bound port (useful with port 0).
     log::info!(
         "listening on http://{bound}/mcp for tenants {}{}",
         names.join(", "),
-        if tenants.is_none() {
+        if tenancy.tenants.is_none() {
             " (unauthenticated, loopback only)"
         } else {
             ""
         }
     );
-    let fleet = Fleet::new(Tenancy { tenants, upstreams }, &settings);
+    let fleet = Fleet::new(tenancy, &settings);
     let door = Arc::new(FrontDoor {
         settings,
         fleet,
         sessions: Default::default(),
         loopback,
         audit,
-        spawner,
+        reloader,
+        next_id,
         metrics: Default::default(),
     });
+    {
+        let door = Arc::clone(&door);
+        std::thread::Builder::new()
+            .name("gnaw-mcp-reload".into())
+            .stack_size(256 << 10)
+            .spawn(move || {
+                loop {
+                    gnaw_sandbox::front_door::wait_reload_signal();
+                    log::info!("SIGHUP: reading the tenants again");
+                    match reload(&door) {
+                        Ok(summary) => log::info!("{summary}"),
+                        Err(why) => log::error!("{why}"),
+                    }
+                }
+            })
+            .map_err(|e| format!("no thread for reloads: {e}"))?;
+    }
     server::run(listener, door).map_err(|e| format!("the listener failed: {e}"))
 }

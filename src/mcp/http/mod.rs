@@ -12,7 +12,8 @@
 //! |---|---|
 //! | [`tenants`] | the tenants file: tokens (as SHA-256), roots, tools, secrets floor; minting a token |
 //! | [`settings`] | the front door's bounds and their defaults |
-//! | [`launch`] | `--listen`: check the address and tenants, bind, fork the spawner, confine, serve |
+//! | [`launch`] | `--listen`: check the address, bind, fork the reloader, load the tenants, confine, serve |
+//! | [`reload`] | the tenants at startup and on `SIGHUP`: the reloader's generation made the tenancy, unchanged tenants kept |
 //! | [`server`] | accept, bound connections, one thread per connection |
 //! | [`request`] | read one HTTP/1.1 request under the bounds (httparse) |
 //! | [`response`] | write a response, or an SSE stream, counting bytes |
@@ -30,6 +31,7 @@ pub mod fleet;
 pub mod guard;
 pub mod launch;
 pub mod metrics;
+pub mod reload;
 pub mod request;
 pub mod response;
 pub mod server;
@@ -51,8 +53,10 @@ pub struct FrontDoor {
     pub loopback: bool,
     /// Where the audit trail goes.
     pub audit: audit::AuditLog,
-    /// The spawner that starts the workers (asked by `/healthz` and the fleet's monitor).
-    pub spawner: std::sync::Arc<gnaw_sandbox::spawner::Spawner>,
+    /// The process that reads the tenants and proves their roots, at every reload.
+    pub reloader: gnaw_sandbox::reloader::Reloader,
+    /// Numbers the front door's request ids across every tenant and generation.
+    pub next_id: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The numbers `/metrics` serves.
     pub metrics: metrics::Metrics,
 }

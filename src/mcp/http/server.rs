@@ -12,16 +12,17 @@
 //! of loopback is one, an IPv4 address, an IPv6 /64), so that one host cannot pass for many.
 //! A connection that has not yet authenticated counts, besides, against two smaller
 //! allowances (per client and in all); when a new connection would pass one of them, or the
-//! total, the oldest connection that has not authenticated is closed to make room, so that
-//! connections without a token can hold neither a tenant's allowance nor the server's. Only
-//! when every connection has authenticated is a new one refused (429 for the client's bound,
-//! 503 for the total).
+//! total, the oldest connection that has waited a second without authenticating is closed to
+//! make room (a client sends its request at once: one that waits holds a place), so that
+//! connections without a token can hold neither a tenant's allowance nor the server's. When
+//! none has waited that long, the smaller allowances yield to the newcomer, and only the
+//! client's bound (429) and the total (503) refuse it.
 
 use std::collections::BTreeMap;
 use std::io;
 use std::net::{IpAddr, Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -75,27 +76,47 @@ struct Conn {
     peer: String,
     /// The connection, kept until it authenticates, so that it can be closed to make room.
     unauthenticated: Option<TcpStream>,
+    /// When it was accepted.
+    since: Instant,
 }
 
 /// Every open connection, oldest first.
-#[derive(Default)]
 struct Open {
     next: u64,
     conns: BTreeMap<u64, Conn>,
+    /// How long a connection may wait to authenticate before it can be closed to make room:
+    /// a client sends its request at once, so only one that waits this long is taken for one
+    /// that holds a place.
+    grace: Duration,
 }
+
+impl Default for Open {
+    fn default() -> Open {
+        Open {
+            next: 0,
+            conns: BTreeMap::new(),
+            grace: UNAUTHENTICATED_GRACE,
+        }
+    }
+}
+
+/// See [`Open::grace`].
+const UNAUTHENTICATED_GRACE: Duration = Duration::from_secs(1);
 
 impl Open {
     fn count(&self, pick: impl Fn(&Conn) -> bool) -> usize {
         self.conns.values().filter(|c| pick(c)).count()
     }
 
-    /// Close the oldest connection not yet authenticated that `pick` takes; its peer, if one
-    /// was closed.
+    /// Close the oldest connection that `pick` takes and that has waited the grace period
+    /// without authenticating; its peer, if one was closed.
     fn close_oldest(&mut self, pick: impl Fn(&Conn) -> bool) -> Option<String> {
         let id = *self
             .conns
             .iter()
-            .find(|(_, c)| c.unauthenticated.is_some() && pick(c))?
+            .find(|(_, c)| {
+                c.unauthenticated.is_some() && c.since.elapsed() >= self.grace && pick(c)
+            })?
             .0;
         let conn = self.conns.remove(&id)?;
         if let Some(stream) = conn.unauthenticated {
@@ -165,6 +186,7 @@ impl Open {
                 block,
                 peer,
                 unauthenticated: Some(stream),
+                since: Instant::now(),
             },
         );
         Ok((id, closed))
@@ -214,8 +236,7 @@ pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
             .spawn(move || {
                 loop {
                     std::thread::sleep(Duration::from_secs(1));
-                    let spawner = Arc::clone(&door.spawner);
-                    door.fleet.tick(&move |pids: &[u32]| spawner.usage(pids));
+                    door.fleet.tick();
                 }
             })?;
     }
@@ -435,8 +456,12 @@ mod tests {
         let new = |open: &mut Open, block, peer: &str| {
             open.admit(block, peer.into(), dummy_stream(), &settings)
         };
+        let open_now = || Open {
+            grace: Duration::ZERO,
+            ..Open::default()
+        };
         // Two unauthenticated from loopback fill its allowance; a third closes the oldest.
-        let mut open = Open::default();
+        let mut open = open_now();
         new(&mut open, lo, "a").unwrap();
         new(&mut open, lo, "b").unwrap();
         let (_, closed) = new(&mut open, lo, "c").unwrap();
@@ -452,7 +477,7 @@ mod tests {
             max_unauthenticated_per_client: 32,
             ..settings.clone()
         };
-        let mut open = Open::default();
+        let mut open = open_now();
         for p in ["p", "q", "r"] {
             open.admit(lo, p.into(), dummy_stream(), &roomy).unwrap();
         }
@@ -460,7 +485,7 @@ mod tests {
         assert_eq!(closed, ["p"]);
         // Authenticated connections are never closed: three authenticated from loopback, and
         // a fourth is refused (429).
-        let mut open = Open::default();
+        let mut open = open_now();
         for p in ["x", "y", "z"] {
             let (id, _) = new(&mut open, lo, p).unwrap();
             open.conns.get_mut(&id).unwrap().unauthenticated = None;
@@ -471,6 +496,28 @@ mod tests {
         let (id, _) = new(&mut open, other, "o").unwrap();
         open.conns.get_mut(&id).unwrap().unauthenticated = None;
         assert_eq!(new(&mut open, other, "p").unwrap_err().status, 503);
+    }
+
+    #[test]
+    fn a_connection_that_just_arrived_is_never_closed_to_make_room() {
+        let settings = Settings {
+            max_unauthenticated_per_client: 1,
+            ..Settings::default()
+        };
+        let mut open = Open::default();
+        let lo = Some(ClientBlock::Loopback);
+        for p in ["a", "b", "c"] {
+            let (_, closed) = open.admit(lo, p.into(), dummy_stream(), &settings).unwrap();
+            assert!(closed.is_empty(), "{p}: {closed:?}");
+        }
+        // Past the grace period, the oldest makes room.
+        for conn in open.conns.values_mut() {
+            conn.since -= UNAUTHENTICATED_GRACE;
+        }
+        let (_, closed) = open
+            .admit(lo, "d".into(), dummy_stream(), &settings)
+            .unwrap();
+        assert_eq!(closed, ["a"]);
     }
 
     /// A connected stream to nowhere in particular: a listener on an ephemeral loopback port.

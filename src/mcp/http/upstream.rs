@@ -39,14 +39,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::par::lock;
-
-/// Starts tenant `i`'s worker (the spawner, in gnaw-mcp), its warm cache bounded as given.
-pub type Spawn = dyn Fn(
-        usize,
-        Option<u64>,
-    ) -> Result<gnaw_sandbox::spawner::Spawned, gnaw_sandbox::spawner::SpawnError>
-    + Send
-    + Sync;
+use gnaw_sandbox::spawner::Spawner;
 
 /// Decides whether a tenant may start a worker, and runs the start it is given (its argument:
 /// the new worker's cache bound, when the fleet derives one) while no other start runs
@@ -89,6 +82,8 @@ pub enum Refusal {
     BackingOff { failures: u32, wait: Duration },
     /// The service runs the most workers it may, and none of them is idle.
     Workers { max: usize },
+    /// Another worker would pass the fleet's memory budget, and none is idle.
+    Memory { budget: u64 },
 }
 
 /// Failed starts of one tenant's worker, and when the next start may be tried.
@@ -198,7 +193,11 @@ pub struct Upstream {
     /// Unique to this tenant as configured now: a reload that changes the tenant makes a new
     /// one, and sessions are bound to it.
     key: u64,
-    spawn: Arc<Spawn>,
+    /// What the tenants file said of it, as the reloader described it: a reload that says the
+    /// same keeps this tenant (and its worker and sessions) as it is.
+    identity: String,
+    /// The spawner of the generation this tenant was loaded in, and its index there.
+    spawner: Arc<Spawner>,
     live: Mutex<Option<Arc<Live>>>,
     back_off: Arc<Mutex<BackOff>>,
     in_flight: AtomicUsize,
@@ -280,13 +279,15 @@ fn cancel_line(id: &str, reason: &str) -> Vec<u8> {
 }
 
 impl Upstream {
-    /// Tenant `index` (named `name`, unique `key`), at most `limit` requests in flight; `next`
-    /// numbers the front door's ids across every tenant.
+    /// Tenant `index` of `spawner`'s generation (named `name`, unique `key`, described by
+    /// `identity`), at most `limit` requests in flight; `next` numbers the front door's ids
+    /// across every tenant.
     pub fn new(
         index: usize,
         name: String,
         key: u64,
-        spawn: Arc<Spawn>,
+        identity: String,
+        spawner: Arc<Spawner>,
         limit: usize,
         next: Arc<AtomicU64>,
     ) -> Upstream {
@@ -294,7 +295,8 @@ impl Upstream {
             index,
             name,
             key,
-            spawn,
+            identity,
+            spawner,
             live: Mutex::new(None),
             back_off: Arc::default(),
             in_flight: AtomicUsize::new(0),
@@ -313,6 +315,16 @@ impl Upstream {
     /// The key sessions are bound to.
     pub fn key(&self) -> u64 {
         self.key
+    }
+
+    /// What the tenants file said of it.
+    pub fn identity(&self) -> &str {
+        &self.identity
+    }
+
+    /// The spawner that starts its workers.
+    pub fn spawner(&self) -> &Arc<Spawner> {
+        &self.spawner
     }
 
     /// The running worker's pid, if one runs.
@@ -407,10 +419,13 @@ impl Upstream {
     /// Start a worker (its warm cache bounded by `cache_bytes` when the fleet says so), with
     /// its reader thread.
     fn start(&self, cache_bytes: Option<u64>) -> Result<Arc<Live>, Refusal> {
-        let spawned = (self.spawn)(self.index, cache_bytes).map_err(|e| match e {
-            gnaw_sandbox::spawner::SpawnError::RootChanged(why) => Refusal::RootChanged(why),
-            gnaw_sandbox::spawner::SpawnError::Failed(why) => Refusal::Down(why),
-        })?;
+        let spawned = self
+            .spawner
+            .spawn(self.index, cache_bytes)
+            .map_err(|e| match e {
+                gnaw_sandbox::spawner::SpawnError::RootChanged(why) => Refusal::RootChanged(why),
+                gnaw_sandbox::spawner::SpawnError::Failed(why) => Refusal::Down(why),
+            })?;
         let live = Arc::new(Live {
             pid: spawned.pid,
             stdin: Mutex::new(Some(File::from(spawned.stdin))),

@@ -1,0 +1,225 @@
+//! Tenants changed without a restart. On `SIGHUP` the service reads the tenants file again: a
+//! new tenant is served, a removed or re-keyed tenant's sessions end and its worker stops, and
+//! the others are untouched (their worker, their sessions and their calls in flight go on). A
+//! file that does not parse, or whose roots overlap, is refused whole: the old tenants are
+//! kept and the reason is logged. A changed tenant's roots are proven again.
+
+use crate::front::{Front, mint};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+fn hup(f: &Front) {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(f.pid() as i32),
+        nix::sys::signal::Signal::SIGHUP,
+    )
+    .unwrap();
+}
+
+/// Wait for the log to say `what` `n` times.
+fn logged(f: &Front, what: &str, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while f.log().matches(what).count() < n {
+        assert!(
+            Instant::now() < deadline,
+            "never logged {what:?}:\n{}",
+            f.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A tenants-file table for `name` with `token`'s hash and `roots`.
+fn table(name: &str, token: &str, roots: &[std::path::PathBuf]) -> String {
+    use sha2::Digest;
+    let hash: String = sha2::Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let roots: Vec<String> = roots
+        .iter()
+        .map(|r| format!("{:?}", r.display().to_string()))
+        .collect();
+    format!(
+        "[tenants.{name}]\ntoken_sha256 = \"{hash}\"\nroots = [{}]\n",
+        roots.join(", ")
+    )
+}
+
+fn tree_as(f: &Front, token: &str, id: u64) -> crate::front::Reply {
+    let mut conn = f.connect();
+    conn.post(
+        Some(token),
+        &crate::front::modern_headers("tools/call", Some("tree")),
+        &crate::front::modern_call(json!(id), "tree", json!({"repo": "."})),
+    )
+}
+
+#[test]
+fn a_reload_adds_removes_and_rekeys_tenants_and_leaves_the_others_alone() {
+    let f = Front::start(
+        &[
+            ("alice", &[("a", &[("a.rs", "fn alpha() {}\n")])]),
+            ("bob", &[("b", &[("b.rs", "fn beta() {}\n")])]),
+        ],
+        &[],
+    );
+    let base = f.base();
+    std::fs::create_dir_all(base.join("c")).unwrap();
+    std::fs::write(base.join("c/c.rs"), "fn gamma() {}\n").unwrap();
+    let alice = f.tokens["alice"].clone();
+    let bob = f.tokens["bob"].clone();
+    // Alice: a legacy session, a worker, and a slow call in flight across the reload.
+    let init = f.post(
+        Some("alice"),
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}),
+    );
+    let alice_session = init.header("Mcp-Session-Id").unwrap().to_string();
+    let bob_init = f.post(
+        Some("bob"),
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}),
+    );
+    let bob_session = bob_init.header("Mcp-Session-Id").unwrap().to_string();
+    let big = base.join("a/big");
+    std::fs::create_dir_all(&big).unwrap();
+    for i in 0..1500 {
+        std::fs::write(
+            big.join(format!("f{i}.rs")),
+            format!("fn f{i}() {{ let x = {i}; }}\n").repeat(100),
+        )
+        .unwrap();
+    }
+    let alice_pid = f.worker_pid("alice").unwrap();
+    let (carol, _) = mint("carol");
+    let file = format!(
+        "{}{}",
+        table("alice", &alice, &[base.join("a")]),
+        table("carol", &carol, &[base.join("c")])
+    );
+    std::thread::scope(|s| {
+        let slow = s.spawn(|| {
+            f.post(
+                Some("alice"),
+                &[("Mcp-Session-Id", &alice_session)],
+                &json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call",
+                        "params": {"name": "extract", "arguments": {"repo": "big", "budget": 0}}}),
+            )
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        std::fs::write(base.join("tenants.toml"), &file).unwrap();
+        hup(&f);
+        logged(&f, "tenants reloaded", 1);
+        // Alice's call in flight is answered, by the same worker.
+        let done = slow.join().unwrap();
+        assert_eq!(done.status, 200, "{}", done.text());
+        assert!(done.json()["result"].is_object(), "{:.300}", done.text());
+    });
+    assert_eq!(f.worker_pid("alice"), Some(alice_pid));
+    assert!(f.log().contains("1 kept as they were"), "{}", f.log());
+    // Alice's session goes on.
+    let list = f.post(
+        Some("alice"),
+        &[("Mcp-Session-Id", &alice_session)],
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    );
+    assert_eq!(list.status, 200, "{}", list.text());
+    // Carol is served; Bob is gone: his token is refused and his session ended.
+    let reply = tree_as(&f, &carol, 2);
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert!(reply.text().contains("c.rs"), "{}", reply.text());
+    assert_eq!(tree_as(&f, &bob, 3).status, 401);
+    let mut conn = f.connect();
+    let ended = conn.request(
+        "DELETE",
+        Some(&alice),
+        &[("Mcp-Session-Id", &bob_session)],
+        None,
+    );
+    assert_eq!(ended.status, 404);
+    // Re-key Alice: the old token is refused, the new one served, her old session ended.
+    let (alice2, _) = mint("alice");
+    std::fs::write(
+        base.join("tenants.toml"),
+        format!(
+            "{}{}",
+            table("alice", &alice2, &[base.join("a")]),
+            table("carol", &carol, &[base.join("c")])
+        ),
+    )
+    .unwrap();
+    hup(&f);
+    logged(&f, "tenants reloaded", 2);
+    assert_eq!(tree_as(&f, &alice, 4).status, 401);
+    assert_eq!(tree_as(&f, &alice2, 5).status, 200);
+    let stale = f.post(
+        Some("alice"),
+        &[("Mcp-Session-Id", &alice_session)],
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}),
+    );
+    assert_eq!(stale.status, 401, "the old token");
+    let mut conn = f.connect();
+    let stale = conn.post(
+        Some(&alice2),
+        &[("Mcp-Session-Id", &alice_session)],
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}),
+    );
+    assert_eq!(stale.status, 404, "the re-keyed tenant's sessions ended");
+}
+
+#[test]
+fn a_bad_file_is_refused_whole_and_the_old_tenants_are_kept() {
+    let f = Front::start(
+        &[
+            ("alice", &[("a", &[("a.rs", "fn alpha() {}\n")])]),
+            ("bob", &[("b", &[("b.rs", "fn beta() {}\n")])]),
+        ],
+        &[],
+    );
+    let base = f.base();
+    let alice = f.tokens["alice"].clone();
+    let bob = f.tokens["bob"].clone();
+    for (bad, says) in [
+        ("[tenants.alice\nroots = 3\n".to_string(), "not reloaded"),
+        (
+            format!(
+                "{}{}",
+                table("alice", &alice, &[base.join("a")]),
+                table("bob", &bob, &[base.join("a")])
+            ),
+            "overlaps",
+        ),
+        (
+            table("alice", &alice, &[base.join("no-such-dir")]),
+            "does not exist",
+        ),
+    ] {
+        std::fs::write(base.join("tenants.toml"), &bad).unwrap();
+        let before = f.log().matches("not reloaded").count();
+        hup(&f);
+        logged(&f, "not reloaded", before + 1);
+        assert!(f.log().contains(says), "{says}: {}", f.log());
+        assert_eq!(tree_as(&f, &alice, 1).status, 200);
+        assert_eq!(tree_as(&f, &bob, 2).status, 200);
+    }
+    // A tenant whose roots change is proven again and served from the new ones.
+    std::fs::create_dir_all(base.join("a2")).unwrap();
+    std::fs::write(base.join("a2/new.rs"), "fn new() {}\n").unwrap();
+    std::fs::write(
+        base.join("tenants.toml"),
+        format!(
+            "{}{}",
+            table("alice", &alice, &[base.join("a2")]),
+            table("bob", &bob, &[base.join("b")])
+        ),
+    )
+    .unwrap();
+    hup(&f);
+    logged(&f, "tenants reloaded", 1);
+    let reply = tree_as(&f, &alice, 3);
+    assert!(reply.text().contains("new.rs"), "{}", reply.text());
+    assert!(!reply.text().contains("a.rs"), "{}", reply.text());
+}

@@ -140,7 +140,8 @@ struct Run {
 fn run(scenario: &str) -> Run {
     let env = common::two_roots();
     let roots = env.roots();
-    let prepared = Prepared::for_roots(&roots);
+    // Every probe, the tenant probes too: a third directory stands for another tenant's root.
+    let prepared = Prepared::for_tenant(&roots, env.tenant_root().first());
     assert!(prepared.targets.other_inside_file.is_some());
     let mut cmd = Command::new(std::env::current_exe().expect("current_exe"));
     cmd.env(CHILD, scenario).envs(prepared.targets.to_env());

@@ -61,11 +61,13 @@ pub fn harness(child_var: &str, child: fn(&str), tests: &[(&str, fn())]) {
 }
 
 /// Two roots beside each other, as an operator may list them: `root` holding `file.txt`
-/// ("inside"), `other` holding `other.txt` ("the second root").
+/// ("inside"), `other` holding `other.txt` ("the second root"); and beside them `tenant`, another
+/// tenant's root (holding `theirs.txt`) that neither may reach.
 pub struct TwoRoots {
     pub scratch: Scratch,
     pub root: PathBuf,
     pub other: PathBuf,
+    pub tenant: PathBuf,
 }
 
 pub fn two_roots() -> TwoRoots {
@@ -74,10 +76,13 @@ pub fn two_roots() -> TwoRoots {
     let other = scratch.dir("other");
     fs::write(root.join("file.txt"), "inside").unwrap();
     fs::write(other.join("other.txt"), "the second root").unwrap();
+    let tenant = scratch.dir("tenant");
+    fs::write(tenant.join("theirs.txt"), "another tenant's").unwrap();
     TwoRoots {
         scratch,
         root,
         other,
+        tenant,
     }
 }
 
@@ -85,5 +90,10 @@ impl TwoRoots {
     /// Both, as one `Roots`.
     pub fn roots(&self) -> gnaw_sandbox::Roots {
         gnaw_sandbox::Roots::new(&[self.root.clone(), self.other.clone()], false).expect("roots")
+    }
+
+    /// The other tenant's root, proven.
+    pub fn tenant_root(&self) -> gnaw_sandbox::Roots {
+        gnaw_sandbox::Roots::new(std::slice::from_ref(&self.tenant), false).expect("tenant root")
     }
 }

@@ -80,10 +80,7 @@ pub enum UserFileError {
 impl fmt::Display for UserFileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            UserFileError::Link(_) => f.write_str(
-                "is a symbolic link, and gnaw does not follow links to the files it reads or \
-                 writes for you (a repository could point one at any file of yours)",
-            ),
+            UserFileError::Link(_) => f.write_str("is a symbolic link"),
             UserFileError::NotRegular(kind) => write!(f, "is {kind}, not a regular file"),
             UserFileError::NotDirectory(kind) => write!(f, "is {kind}, not a directory"),
             UserFileError::TooLarge(limit) => write!(f, "is larger than {limit} bytes"),
@@ -97,7 +94,7 @@ impl fmt::Display for UserFileError {
                 MAX_BACKUPS - 1
             ),
             UserFileError::BadName => f.write_str("does not name a file"),
-            UserFileError::Io(e) => write!(f, "cannot be used: {e}"),
+            UserFileError::Io(e) => write!(f, "cannot be used ({e})"),
         }
     }
 }
@@ -175,15 +172,8 @@ impl UserDir {
     /// directory, `$HOME`, the cache directory): the kernel resolves it, links included.
     pub fn open(path: &Path) -> Result<UserDir, UserFileError> {
         let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
-        let fd = match retry(|| nix::fcntl::open(path, flags, Mode::empty())) {
-            Ok(fd) => fd,
-            Err(Errno::ENOTDIR) => {
-                let kind =
-                    nix::sys::stat::stat(path).map_or(FileKind::Unknown, |st| Stat::from(&st).kind);
-                return Err(UserFileError::NotDirectory(kind_name(kind)));
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let fd = retry(|| nix::fcntl::open(path, flags, Mode::empty()))
+            .map_err(|e| not_a_directory(path).unwrap_or(e.into()))?;
         Ok(UserDir {
             fd,
             path: path.to_path_buf(),
@@ -198,11 +188,7 @@ impl UserDir {
             .recursive(true)
             .mode(mode)
             .create(path)
-            .or_else(|e| match UserDir::open(path) {
-                // A name that exists but is no directory says so better than mkdir's EEXIST.
-                Err(refusal @ UserFileError::NotDirectory(_)) => Err(refusal),
-                _ => Err(UserFileError::Io(e)),
-            })?;
+            .map_err(|e| not_a_directory(path).unwrap_or(UserFileError::Io(e)))?;
         UserDir::open(path)
     }
 
@@ -504,6 +490,13 @@ impl UserDir {
     fn link_target(&self, name: &OsStr) -> Option<OsString> {
         nix::fcntl::readlinkat(self.fd.as_fd(), name).ok()
     }
+}
+
+/// The refusal for `path` when it exists and is no directory (what a failed open or mkdir
+/// says better than `ENOTDIR` or `EEXIST`).
+fn not_a_directory(path: &Path) -> Option<UserFileError> {
+    let kind = Stat::from(&nix::sys::stat::stat(path).ok()?).kind;
+    (kind != FileKind::Dir).then(|| UserFileError::NotDirectory(kind_name(kind)))
 }
 
 /// `fstat` of a descriptor just opened, refused unless it is a regular file.

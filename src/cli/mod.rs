@@ -288,11 +288,15 @@ fn write_parts(
         Some(args::SplitSize::Tokens(_)) => "tokens",
         _ => "bytes",
     };
-    let mut notes = format!("gnaw: wrote {} part(s):\n", parts.len());
-    for (k, part) in parts.iter().enumerate() {
-        let file = output.part(k + 1);
+    // Every part's name is checked before the first is written: a link or a FIFO among them
+    // stops the run with nothing written.
+    let files: Vec<output::OutputFile> = (1..=parts.len()).map(|k| output.part(k)).collect();
+    for file in &files {
         file.check().map_err(|m| (2, m))?;
-        write_file(&file, &part.text)?;
+    }
+    let mut notes = format!("gnaw: wrote {} part(s):\n", parts.len());
+    for (file, part) in files.iter().zip(parts) {
+        write_file(file, &part.text)?;
         notes.push_str(&format!("  {} ({} {unit})\n", file.shown(), part.size));
         if let Some(what) = &part.oversized {
             notes.push_str(&format!(

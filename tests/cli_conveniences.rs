@@ -158,7 +158,10 @@ fn a_template_s_bounds_are_named_when_hit() {
     let fine = format!("{}x{}", "{{#if files}}".repeat(64), "{{/if}}".repeat(64));
     // 40 files of 20 KB: each with each is 40 x 40 x 40 KB = 64 MB, past 4 x 1.6 MB + 16 MiB.
     for i in 0..40 {
-        t.write(&format!("data/f{i:02}.txt"), format!("{i:02}").repeat(10_000));
+        t.write(
+            &format!("data/f{i:02}.txt"),
+            format!("{i:02}").repeat(10_000),
+        );
     }
     let square = "{{#each files}}{{#each ../files}}{{text}}{{code}}{{/each}}{{/each}}";
     for (text, want) in [
@@ -467,6 +470,9 @@ fn split_output_edges() {
     );
 }
 
+/// A hostile entry made at a path.
+type MakeAt<'a> = &'a dyn Fn(&Path);
+
 /// The parts are written where `-o` names them and nowhere else: a part name that is a link
 /// (a repository's `prompt.2.md -> ~/.bashrc`, or a dangling one), a FIFO or a directory is
 /// refused before anything is written through it.
@@ -479,7 +485,7 @@ fn split_output_parts_follow_no_link_and_wait_on_no_fifo() {
     std::fs::write(&victim, "original\n").unwrap();
     let o = dir.join("prompt.md");
     let args = ["-q", "-o", o.to_str().unwrap(), "--split-output", "4KB"];
-    let cases: [(&str, &dyn Fn(&Path)); 4] = [
+    let cases: [(&str, MakeAt); 4] = [
         ("a link", &|p| {
             std::os::unix::fs::symlink(&victim, p).unwrap()
         }),

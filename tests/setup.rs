@@ -636,33 +636,22 @@ fn no_link_in_the_workspace_is_followed_at_any_level() {
     let victim_text = "{\"mine\": 12345678901234567890123}\n";
     write(&victim, victim_text);
     let vscode = s.work.join(".vscode");
-    let cases: [(&str, Box<dyn Fn()>); 4] = [
-        (
-            "the file, to a file of the user's",
-            Box::new(|| {
-                fs::create_dir_all(&vscode).unwrap();
-                std::os::unix::fs::symlink(&victim, vscode.join("mcp.json")).unwrap();
-            }),
-        ),
-        (
-            "the file, dangling",
-            Box::new(|| {
-                fs::create_dir_all(&vscode).unwrap();
-                std::os::unix::fs::symlink(
-                    outside.join("authorized_keys"),
-                    vscode.join("mcp.json"),
-                )
+    let cases: [(&str, &dyn Fn()); 4] = [
+        ("the file, to a file of the user's", &|| {
+            fs::create_dir_all(&vscode).unwrap();
+            std::os::unix::fs::symlink(&victim, vscode.join("mcp.json")).unwrap();
+        }),
+        ("the file, dangling", &|| {
+            fs::create_dir_all(&vscode).unwrap();
+            std::os::unix::fs::symlink(outside.join("authorized_keys"), vscode.join("mcp.json"))
                 .unwrap();
-            }),
-        ),
-        (
-            ".vscode, to a directory of the user's",
-            Box::new(|| std::os::unix::fs::symlink(&outside, &vscode).unwrap()),
-        ),
-        (
-            ".vscode, dangling",
-            Box::new(|| std::os::unix::fs::symlink(outside.join("made"), &vscode).unwrap()),
-        ),
+        }),
+        (".vscode, to a directory of the user's", &|| {
+            std::os::unix::fs::symlink(&outside, &vscode).unwrap()
+        }),
+        (".vscode, dangling", &|| {
+            std::os::unix::fs::symlink(outside.join("made"), &vscode).unwrap()
+        }),
     ];
     for (what, make) in cases {
         let _ = fs::remove_file(vscode.join("mcp.json"));

@@ -50,7 +50,7 @@ impl Template {
     /// Read and parse the template at `path` (the file the user named), through the one door to
     /// user files: never through a link (a repository's `prompt.hbs -> ~/.aws/credentials`
     /// would print that file into the prompt), never waiting on a FIFO, at most
-    /// [`MAX_TEMPLATE_BYTES`]. A syntax error names the file, its line and column.
+    /// `MAX_TEMPLATE_BYTES`. A syntax error names the file, its line and column.
     pub fn load(path: &Path, vars: &[(String, String)]) -> Result<Template, String> {
         let shown = super::output::shown(path);
         let read = user_file::split(path)

@@ -1,6 +1,7 @@
 //! `gnaw-mcp setup CLIENT`: register gnaw-mcp with an MCP client in one command. Without
 //! `--write` it prints the client's file and the exact entry to put there; with `--write` it
-//! merges the entry into that file, keeping every other entry (and, in TOML, every comment).
+//! merges the entry into that file, keeping every other byte of it (entries, comments, numbers
+//! as written, layout).
 //!
 //! This is a front-end concern and runs only from the command line, before anything sandboxed:
 //! it neither starts the sandbox nor reads `GNAW_MCP_ROOT`; the roots it writes come from
@@ -38,8 +39,8 @@ pub struct SetupArgs {
     /// The MCP client to register gnaw-mcp with.
     #[arg(value_name = "CLIENT", value_parser = client_names())]
     pub client: String,
-    /// Merge the entry into the client's file (created if missing; the old one kept as
-    /// FILE.bak) instead of printing it.
+    /// Merge the entry into the client's file (created if missing; the old one kept as a new
+    /// backup, FILE.bak or FILE.bak.N) instead of printing it.
     #[arg(long)]
     pub write: bool,
     /// With --write: replace an entry of the same name.

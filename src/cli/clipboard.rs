@@ -85,7 +85,8 @@ impl Clipboard {
         self.name
     }
 
-    /// Hand `text` to the tool and wait for it to take it, all within the hand-over bound (`HANDOVER`).
+    /// Hand `text` to the tool and wait for it to take it, all within the hand-over bound
+    /// (`HANDOVER`).
     pub fn copy(&self, text: &str) -> Result<(), String> {
         self.copy_within(text, HANDOVER)
     }

@@ -19,9 +19,12 @@
 //!   another): those this run used are kept first, then the most recently used.
 //! - **Writes.** Only when this run added an entry or used one not used for an hour. Under an
 //!   exclusive lock on `gnaw/lock`, the file is read again (another run may have saved since),
-//!   merged, bounded and written to a temporary file in the same directory, synced, and
-//!   renamed over the old one: a reader sees the old file or the new one, never a mix, and two
+//!   merged, bounded and replaced atomically (a temporary file in the same directory, synced,
+//!   renamed over the old one): a reader sees the old file or the new one, never a mix, and two
 //!   runs at once both land. A run that cannot take the lock in [`LOCK_WAIT`] saves nothing.
+//!   Every open goes through the sandbox's one door to user files
+//!   ([`gnaw_sandbox::user_file`]): a link or a FIFO named `lock` or `cache.bin` is never
+//!   followed or waited on (the run warns and saves nothing).
 //! - **Off** with `--no-cache` or `GNAW_NO_CACHE=1`. Only the CLI has this module: gnaw-mcp
 //!   keeps its own cache in memory and writes nothing.
 //!

@@ -280,7 +280,8 @@ mod tests {
         assert_eq!(nesting("{{#if a}}{{/if}}{{#if b}}{{/if}}"), 1);
         assert_eq!(nesting("{{~#if a~}}{{^}}{{else}}{{/if}}"), 1);
         assert_eq!(nesting("{{^if a}}x{{/if}}"), 1);
-        assert_eq!(nesting("{{lookup (lookup (lookup a 'b') 'c') 'd'}}"), 3);
+        assert_eq!(nesting("{{lookup (lookup (lookup a 'b') 'c') 'd'}}"), 2);
+        assert_eq!(nesting("{{x (a (b (c)))}}"), 3);
         assert_eq!(nesting("{{x \"(((\"}}"), 0);
         assert_eq!(nesting("{{!-- {{#if}}{{#if}} --}}{{! {{#x}} }}"), 0);
         assert_eq!(nesting("{{{{raw}}}}{{#if}}{{#if}}{{{{/raw}}}}"), 0);

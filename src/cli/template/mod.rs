@@ -16,7 +16,11 @@
 //! | `no_codeblock` | false (code2prompt's flag; `code` is always fenced, `text` is not) |
 //! | `git_diff`, `git_diff_branch`, `git_log_branch` | empty strings (code2prompt fills them only when asked; `gnaw changes` prints a diff) |
 //! | `repo_name`, `encoding`, `file_count`, `files_tokens`, `budget`, `omitted` | gnaw's: the repository's name, the encoding, how many files, their `token_count`s summed, the budget (0 without), the files the budget left out (`path`, `tokens`) |
-//! | anything given with `--var NAME=VALUE` | its value |
+//! | anything given with `--var NAME=VALUE` | its value, as given (the user's own text, not a name) |
+//!
+//! Every name in the data (the paths, the tree, the repository's name and absolute path, the
+//! omitted files) comes through the run's one renderer of names, in its secrets mode. What a
+//! template may cost (its nesting, its partials' depth, its output) is bounded in [`bounds`].
 
 mod bounds;
 

@@ -20,7 +20,7 @@
 //!
 //! Every name in the data (the paths, the tree, the repository's name and absolute path, the
 //! omitted files) comes through the run's one renderer of names, in its secrets mode. What a
-//! template may cost (its nesting, its partials' depth, its output) is bounded in [`bounds`].
+//! template may cost (its nesting, its partials' depth, its output) is bounded in `bounds.rs`.
 
 mod bounds;
 

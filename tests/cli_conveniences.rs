@@ -1,7 +1,9 @@
 //! The `gnaw` command's conveniences, end to end on real files and processes: `--template`
 //! (code2prompt's own default template, rendered unchanged; budgets held; errors with their
-//! line), `--split-output` (parts within their size in bytes and in tokens, counted
-//! independently; each part a document of its format), `-c` (the error on a host without a
+//! line; its bounds named when hit; never read through a link or a FIFO; `absolute_code_path`
+//! redacted as the tree is), `--split-output` (parts within their size in bytes and in tokens,
+//! counted independently; each part a document of its format; no part written through a link,
+//! a FIFO or a directory), `-c` (the error on a host without a
 //! clipboard; the copy itself under Xvfb with xclip when both are installed), `gnaw completions`
 //! and `gnaw man` (valid, and naming every flag, derived from the parser), and the progress
 //! line (in a real terminal under tmux, and never when stderr is piped or with `--json`).
@@ -131,6 +133,144 @@ fn a_broken_template_names_its_line() {
     assert!(e.contains("cannot read the template"), "{e}");
     let e = err(&gnaw(&t, &["--var", "x=1"]), 2);
     assert!(e.contains("--template"), "{e}");
+}
+
+/// `gnaw REPO ARGS` under a deadline (a FIFO waited on, a stack overflow, an endless
+/// recursion fail the test instead of hanging or aborting it).
+fn gnaw_within(t: &Tree, args: &[&str]) -> common::process::Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gnaw"));
+    cmd.arg(&t.repo)
+        .args(args)
+        .env_remove("XDG_CONFIG_HOME")
+        .env("HOME", &t.base)
+        .env("GNAW_NO_CACHE", "1");
+    common::process::run_within(cmd, Duration::from_secs(60))
+}
+
+/// Each bound of a template is named when hit, and none aborts gnaw: a partial that includes
+/// itself (directly, through another, through the template), blocks nested past the bound, an
+/// output that grows with the square of the files (directly, and inside a partial block, which
+/// Handlebars renders aside).
+#[test]
+fn a_template_s_bounds_are_named_when_hit() {
+    let t = small_repo();
+    let deep = format!("{}x{}", "{{#if files}}".repeat(65), "{{/if}}".repeat(65));
+    let fine = format!("{}x{}", "{{#if files}}".repeat(64), "{{/if}}".repeat(64));
+    // 40 files of 20 KB: each with each is 40 x 40 x 40 KB = 64 MB, past 4 x 1.6 MB + 16 MiB.
+    for i in 0..40 {
+        t.write(
+            &format!("data/f{i:02}.txt"),
+            format!("{i:02}").repeat(10_000),
+        );
+    }
+    let square = "{{#each files}}{{#each ../files}}{{text}}{{code}}{{/each}}{{/each}}";
+    for (text, want) in [
+        (
+            "{{#*inline \"p\"}}{{> p}}{{/inline}}{{> p}}",
+            "deeper than 16, the bound on partial depth",
+        ),
+        (
+            "{{#*inline \"a\"}}{{> b}}{{/inline}}{{#*inline \"b\"}}{{> a}}{{/inline}}{{> a}}",
+            "deeper than 16, the bound on partial depth",
+        ),
+        (
+            "{{#*inline \"a\"}}{{> template}}{{/inline}}{{> a}}",
+            "deeper than 16, the bound on partial depth",
+        ),
+        (deep.as_str(), "65 deep, past the bound of 64"),
+        (
+            square,
+            "the bound on its output (4 times the text it is given",
+        ),
+        (
+            &format!(
+                "{{{{#*inline \"l\"}}}}[{{{{> @partial-block}}}}]{{{{/inline}}}}{{{{#> l}}}}{square}{{{{/l}}}}"
+            ),
+            "the bound on its output",
+        ),
+    ] {
+        let tpl = t.beside("bounded.hbs");
+        std::fs::write(&tpl, text).unwrap();
+        let run = gnaw_within(&t, &["-q", "--no-count", "-t", tpl.to_str().unwrap()]);
+        assert_eq!(run.status.code(), Some(2), "{text}: {}", run.stderr);
+        assert!(run.stderr.contains(want), "{text}: {}", run.stderr);
+        assert!(run.stdout.is_empty());
+    }
+    // Just within the bounds, a template renders.
+    let tpl = t.beside("fine.hbs");
+    std::fs::write(&tpl, &fine).unwrap();
+    let run = gnaw_within(&t, &["-q", "--no-count", "-t", tpl.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", run.stderr);
+    assert_eq!(run.stdout, "x\n");
+    // And a large output that is linear in the files is not refused.
+    std::fs::write(&tpl, "{{#each files}}{{text}}{{code}}{{text}}{{/each}}").unwrap();
+    let run = gnaw_within(&t, &["-q", "--no-count", "-t", tpl.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", run.stderr);
+}
+
+/// A template is a file the user names: never read through a link (a repository's
+/// `prompt.hbs -> ~/.aws/credentials` would print that file into the prompt), never waited on
+/// when it is a FIFO, never a directory.
+#[test]
+fn a_template_is_read_through_no_link_and_no_fifo() {
+    let t = small_repo();
+    let secret = t.beside("credentials");
+    std::fs::write(&secret, "aws_secret_access_key = hunter2\n").unwrap();
+    t.link("prompt.hbs", &secret);
+    let tpl = t.repo.join("prompt.hbs");
+    let run = gnaw_within(&t, &["-t", tpl.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("is a symbolic link"), "{}", run.stderr);
+    assert!(!run.stdout.contains("hunter2") && !run.stderr.contains("hunter2"));
+    let fifo = t.beside("fifo.hbs");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let run = gnaw_within(&t, &["-t", fifo.to_str().unwrap()]);
+    assert!(
+        run.stderr.contains("is a FIFO, not a regular file"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
+    let run = gnaw_within(&t, &["-t", t.base.to_str().unwrap()]);
+    assert!(run.stderr.contains("is a directory"), "{}", run.stderr);
+}
+
+/// `absolute_code_path` is a name like the others: a directory named after a token is
+/// redacted in it as the tree and the paths of the same run redact it.
+#[test]
+fn absolute_code_path_is_redacted_as_the_tree_is() {
+    let token = format!("ghp_{}", "Zq8Wx2Lm4Np6Rt1Vy3Bc5Df7Gh9Jk0Ps2Qu4");
+    let t = Tree::new(&format!("keys-{token}"));
+    t.write("a.txt", "hello\n");
+    let tpl = t.beside("t.hbs");
+    std::fs::write(
+        &tpl,
+        "P={{absolute_code_path}}\nN={{repo_name}}\n{{source_tree}}",
+    )
+    .unwrap();
+    let run = gnaw_within(
+        &t,
+        &["-q", "--secrets", "redact", "-t", tpl.to_str().unwrap()],
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(!run.stdout.contains(&token), "{}", run.stdout);
+    let path = run.stdout.lines().next().unwrap();
+    assert!(
+        path.starts_with("P=/") && path.ends_with("/keys-[REDACTED:github-token]"),
+        "{path}"
+    );
+    assert!(
+        run.stdout.contains("N=keys-[REDACTED:github-token]"),
+        "{}",
+        run.stdout
+    );
+    // In warn mode the name is shown as the tree shows it, with its control characters escaped.
+    let run = gnaw_within(&t, &["-q", "-t", tpl.to_str().unwrap()]);
+    assert!(
+        run.stdout.contains(&format!("/keys-{token}\n")),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -328,6 +468,59 @@ fn split_output_edges() {
         s.contains("prompt.2.md and any later parts are from an earlier run"),
         "{s}"
     );
+}
+
+/// A hostile entry made at a path.
+type MakeAt<'a> = &'a dyn Fn(&Path);
+
+/// The parts are written where `-o` names them and nowhere else: a part name that is a link
+/// (a repository's `prompt.2.md -> ~/.bashrc`, or a dangling one), a FIFO or a directory is
+/// refused before anything is written through it.
+#[test]
+fn split_output_parts_follow_no_link_and_wait_on_no_fifo() {
+    let t = split_repo();
+    let dir = t.beside("parts");
+    std::fs::create_dir_all(&dir).unwrap();
+    let victim = t.beside("bashrc");
+    std::fs::write(&victim, "original\n").unwrap();
+    let o = dir.join("prompt.md");
+    let args = ["-q", "-o", o.to_str().unwrap(), "--split-output", "4KB"];
+    let cases: [(&str, MakeAt); 4] = [
+        ("a link", &|p| {
+            std::os::unix::fs::symlink(&victim, p).unwrap()
+        }),
+        ("a dangling link", &|p| {
+            std::os::unix::fs::symlink(victim.with_file_name("authorized_keys"), p).unwrap()
+        }),
+        ("a FIFO", &|p| {
+            nix::unistd::mkfifo(p, nix::sys::stat::Mode::S_IRWXU).unwrap()
+        }),
+        ("a directory", &|p| std::fs::create_dir(p).unwrap()),
+    ];
+    for (what, make) in cases {
+        let part = dir.join("prompt.2.md");
+        let _ = std::fs::remove_file(&part);
+        let _ = std::fs::remove_dir(&part);
+        make(&part);
+        let run = gnaw_within(&t, &args);
+        assert_eq!(run.status.code(), Some(2), "{what}: {}", run.stderr);
+        assert!(run.stderr.contains("prompt.2.md"), "{what}: {}", run.stderr);
+        assert!(
+            run.elapsed < Duration::from_secs(30),
+            "{what}: {:?}",
+            run.elapsed
+        );
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "original\n",
+            "{what}"
+        );
+        assert!(!t.beside("authorized_keys").exists(), "{what}");
+        assert!(
+            !dir.join("prompt.1.md").exists(),
+            "{what}: a part was written"
+        );
+    }
 }
 
 // ---- -c ----

@@ -2,8 +2,11 @@
 //! workspace, real client files. For every client: the printed entry names this binary and the
 //! root; `--write` creates a missing file, keeps every other server, top-level key and key order
 //! (and, in TOML, comments), refuses a taken name without `--force` and leaves the file
-//! byte-identical, replaces with `--force` keeping the old bytes in `FILE.bak`, and refuses a
-//! malformed file naming it, leaving it byte-identical. The expected files and spellings here
+//! byte-identical, replaces with `--force` keeping the old bytes in a new backup (`FILE.bak`,
+//! then `FILE.bak.1` ...: never over an existing file), and refuses a malformed file naming it,
+//! leaving it byte-identical. Every byte but the entry's is kept (numbers as written, JSONC
+//! comments, layout). Hostile client files: links (at the file, at `.vscode`, dangling), FIFOs
+//! (for the file and its backup), a directory, a huge file, control characters in names. The expected files and spellings here
 //! are written from the clients' documentation, independently of the table in
 //! `src/mcp/setup/clients.rs`.
 //!
@@ -14,6 +17,7 @@
 mod common;
 
 use std::fs;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -239,10 +243,33 @@ fn existing(e: &Expect) -> String {
         )
     } else {
         format!(
-            "{{\n  \"zzz\": 1,\n  \"{}\": {{\n    \"other\": {{\n      \"command\": \"/bin/other\"\n    }}\n  }},\n  \"aaa\": {{\n    \"keep\": [1, 2.5, null]\n  }}\n}}\n",
+            "{{\n  \"zzz\": 1,\n  \"{}\": {{\n    \"other\": {{\n      \"command\": \"/bin/other\"\n    }}\n  }},\n  \"aaa\": {{\n    \"keep\": [1, 2.5, null, 1.10, 12345678901234567890123]\n  }}\n}}\n",
             e.servers
         )
     }
+}
+
+/// `text` without the member `"name": {...}` a merge added and the comma put before it.
+fn without_entry(text: &str, name: &str) -> String {
+    let key = text.find(&format!("\"{name}\": {{")).expect("the entry");
+    let comma = text[..key].rfind(',').expect("a comma before the entry");
+    let open = key + text[key..].find('{').unwrap();
+    let mut depth = 0;
+    let mut close = open;
+    for (i, c) in text[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = open + i;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    format!("{}{}", &text[..comma], &text[close + 1..])
 }
 
 fn write(path: &Path, text: &str) {
@@ -350,7 +377,8 @@ fn write_keeps_every_other_entry_key_order_and_comment() {
             assert_eq!(doc["profiles"]["fast"]["model"], "mini");
         } else {
             assert_eq!(doc["zzz"], 1);
-            assert_eq!(doc["aaa"]["keep"], serde_json::json!([1, 2.5, null]));
+            // Every byte of the file but the entry's is kept: numbers as written, layout.
+            assert_eq!(without_entry(&after, "gnaw"), before, "{}", e.name);
             // Keys stay in the file's order, the new server after the old one.
             let at = |k: &str| after.find(k).unwrap_or_else(|| panic!("{k} in {after}"));
             assert!(at("\"zzz\"") < at(&format!("\"{}\"", e.servers)), "{after}");
@@ -406,7 +434,15 @@ fn force_replaces_and_keeps_the_old_bytes_in_a_backup() {
             "--root",
             s.home.to_str().unwrap(),
         ]);
-        let backup = PathBuf::from(format!("{}.bak", file.display()));
+        // The first write kept the file it found as FILE.bak; this one keeps its own beside it.
+        let first = PathBuf::from(format!("{}.bak", file.display()));
+        assert_eq!(
+            fs::read_to_string(&first).unwrap(),
+            existing(e),
+            "{}",
+            e.name
+        );
+        let backup = PathBuf::from(format!("{}.bak.1", file.display()));
         assert_eq!(fs::read(&backup).unwrap(), before, "{}", e.name);
         assert!(
             run.stdout.contains(backup.to_str().unwrap()),
@@ -445,15 +481,27 @@ fn a_malformed_file_is_named_and_left_untouched() {
 }
 
 #[test]
-fn json_with_comments_is_refused_not_stripped() {
+fn json_with_comments_numbers_and_trailing_commas_keeps_every_byte() {
     let s = Setup::new();
     let file = s.work.join(".vscode/mcp.json");
-    let text = "{\n  // my servers\n  \"servers\": {}\n}\n";
+    let text = "{\n  // my servers\n  \"n\": 12345678901234567890123,\n  \"f\": 1.10,\n  \
+                \"servers\": {\n    \"old\": {\"command\": \"x\"}, // keep\n  },\n}\n";
     write(&file, text);
-    let run = s.fails(&["vscode", "--write"]);
-    assert!(run.stderr.contains("comment"), "{}", run.stderr);
-    assert!(run.stderr.contains("line 2, column 3"), "{}", run.stderr);
-    assert_eq!(fs::read_to_string(&file).unwrap(), text);
+    s.ok(&["vscode", "--write"]);
+    let q = |p: &Path| serde_json::to_string(p.to_str().unwrap()).unwrap();
+    let want = format!(
+        "{{\n  // my servers\n  \"n\": 12345678901234567890123,\n  \"f\": 1.10,\n  \
+         \"servers\": {{\n    \"old\": {{\"command\": \"x\"}}, // keep\n    \"gnaw\": {{\n      \
+         \"type\": \"stdio\",\n      \"command\": {},\n      \"args\": [],\n      \"env\": {{\n        \
+         \"GNAW_MCP_ROOT\": {}\n      }}\n    }},\n  }},\n}}\n",
+        q(&exe()),
+        q(&s.work)
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), want);
+    assert_eq!(
+        fs::read_to_string(s.work.join(".vscode/mcp.json.bak")).unwrap(),
+        text
+    );
 }
 
 #[test]
@@ -546,31 +594,188 @@ fn setup_ignores_the_servers_own_settings() {
 }
 
 #[test]
-fn a_linked_file_is_written_through_its_link_with_its_permissions() {
+fn a_linked_client_file_is_refused_and_permissions_are_kept() {
     use std::os::unix::fs::PermissionsExt;
     let s = Setup::new();
     let real = s.home.join("dotfiles/cursor.json");
     write(&real, "{\"mcpServers\": {}}\n");
-    fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
     let link = s.home.join(".cursor/mcp.json");
     fs::create_dir_all(link.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&real, &link).unwrap();
-    s.ok(&["cursor", "--write"]);
+    let run = s.fails(&["cursor", "--write"]);
     assert!(
-        fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
+        run.stderr.contains("is a symbolic link (to ") && run.stderr.contains("without --write"),
+        "{}",
+        run.stderr
     );
-    let doc: Value = serde_json::from_str(&fs::read_to_string(&real).unwrap()).unwrap();
-    assert_eq!(
-        doc["mcpServers"]["gnaw"]["env"]["GNAW_MCP_ROOT"],
-        s.work.to_str().unwrap()
-    );
+    assert!(fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert_eq!(fs::read_to_string(&real).unwrap(), "{\"mcpServers\": {}}\n");
+    assert!(!s.home.join("dotfiles/cursor.json.bak").exists());
+    assert!(!s.home.join(".cursor/mcp.json.bak").exists());
+    // A file of its own keeps its permissions, and so does its backup.
+    fs::remove_file(&link).unwrap();
+    write(&link, "{\"mcpServers\": {}}\n");
+    fs::set_permissions(&link, fs::Permissions::from_mode(0o640)).unwrap();
+    s.ok(&["cursor", "--write"]);
     let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode(&real), 0o640);
-    assert_eq!(mode(&s.home.join("dotfiles/cursor.json.bak")), 0o640);
+    assert_eq!(mode(&link), 0o640);
+    assert_eq!(mode(&s.home.join(".cursor/mcp.json.bak")), 0o640);
     // A new file is its owner's alone (clients may add tokens to it later).
     s.ok(&["gemini", "--write"]);
     assert_eq!(mode(&s.home.join(".gemini/settings.json")), 0o600);
+}
+
+/// A workspace is the repository's: a `.vscode/mcp.json` committed as a link (to a JSON file of
+/// the user's, dangling towards `authorized_keys`), or `.vscode` itself as a link, is never
+/// followed; nothing outside the workspace is written, created or backed up.
+#[test]
+fn no_link_in_the_workspace_is_followed_at_any_level() {
+    let s = Setup::new();
+    let outside = s.home.join("outside");
+    let victim = outside.join("victim.json");
+    let victim_text = "{\"mine\": 12345678901234567890123}\n";
+    write(&victim, victim_text);
+    let vscode = s.work.join(".vscode");
+    let cases: [(&str, &dyn Fn()); 4] = [
+        ("the file, to a file of the user's", &|| {
+            fs::create_dir_all(&vscode).unwrap();
+            std::os::unix::fs::symlink(&victim, vscode.join("mcp.json")).unwrap();
+        }),
+        ("the file, dangling", &|| {
+            fs::create_dir_all(&vscode).unwrap();
+            std::os::unix::fs::symlink(outside.join("authorized_keys"), vscode.join("mcp.json"))
+                .unwrap();
+        }),
+        (".vscode, to a directory of the user's", &|| {
+            std::os::unix::fs::symlink(&outside, &vscode).unwrap()
+        }),
+        (".vscode, dangling", &|| {
+            std::os::unix::fs::symlink(outside.join("made"), &vscode).unwrap()
+        }),
+    ];
+    for (what, make) in cases {
+        let _ = fs::remove_file(vscode.join("mcp.json"));
+        let _ = fs::remove_file(&vscode);
+        let _ = fs::remove_dir(&vscode);
+        make();
+        let run = s.fails(&["vscode", "--write"]);
+        assert!(
+            run.stderr.contains("is a symbolic link"),
+            "{what}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("repository"), "{what}: {}", run.stderr);
+        assert_eq!(fs::read_to_string(&victim).unwrap(), victim_text, "{what}");
+        let mut names: Vec<_> = fs::read_dir(&outside)
+            .unwrap()
+            .map(|d| d.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["victim.json"],
+            "{what}: written outside the workspace"
+        );
+    }
+}
+
+/// A FIFO as the client file is refused at once; a FIFO, a link or the user's own file at
+/// `FILE.bak` is left alone, and the backup takes the next free number.
+#[test]
+fn a_fifo_never_blocks_and_a_backup_never_overwrites_a_file() {
+    let s = Setup::new();
+    let file = s.home.join(".cursor/mcp.json");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    nix::unistd::mkfifo(&file, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let run = s.fails(&["cursor", "--write"]);
+    assert!(
+        run.stderr.contains("is a FIFO, not a regular file"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
+    fs::remove_file(&file).unwrap();
+
+    let bak = |n: &str| s.home.join(format!(".cursor/mcp.json.bak{n}"));
+    write(&file, "{\"mcpServers\": {}}\n");
+    write(&bak(""), "the user's own backup\n");
+    nix::unistd::mkfifo(&bak(".1"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    std::os::unix::fs::symlink(s.home.join("victim"), bak(".2")).unwrap();
+    let before = fs::read(&file).unwrap();
+    let run = s.ok(&["cursor", "--write"]);
+    assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
+    assert!(run.stdout.contains("mcp.json.bak.3"), "{}", run.stdout);
+    assert_eq!(fs::read(bak(".3")).unwrap(), before);
+    assert_eq!(
+        fs::read_to_string(bak("")).unwrap(),
+        "the user's own backup\n"
+    );
+    assert!(
+        fs::symlink_metadata(bak(".1"))
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(fs::symlink_metadata(bak(".2")).unwrap().is_symlink());
+    assert!(!s.home.join("victim").exists());
+    // The next write keeps this one too.
+    let before = fs::read(&file).unwrap();
+    s.ok(&["cursor", "--write", "--force"]);
+    assert_eq!(fs::read(bak(".4")).unwrap(), before);
+    assert_eq!(fs::read(bak(".3")).unwrap(), b"{\"mcpServers\": {}}\n");
+}
+
+/// A directory where the file should be, a huge file, a file that is not UTF-8: refused,
+/// named, left as they are.
+#[test]
+fn what_is_not_a_client_file_is_refused_and_left_alone() {
+    let s = Setup::new();
+    let file = s.home.join(".cursor/mcp.json");
+    fs::create_dir_all(&file).unwrap();
+    let run = s.fails(&["cursor", "--write"]);
+    assert!(
+        run.stderr.contains("is a directory, not a regular file"),
+        "{}",
+        run.stderr
+    );
+    assert!(file.is_dir());
+    fs::remove_dir(&file).unwrap();
+    let huge = fs::File::create(&file).unwrap();
+    huge.set_len((64 << 20) + 1).unwrap();
+    drop(huge);
+    let run = s.fails(&["cursor", "--write"]);
+    assert!(
+        run.stderr.contains("is larger than 67108864 bytes"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(fs::metadata(&file).unwrap().len(), (64 << 20) + 1);
+    fs::write(&file, b"{\"a\": \"\xff\"}").unwrap();
+    let run = s.fails(&["cursor", "--write"]);
+    assert!(run.stderr.contains("not UTF-8"), "{}", run.stderr);
+    let names: Vec<_> = fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .map(|d| d.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+/// Names with control characters reach a message escaped, never raw.
+#[test]
+fn a_workspace_named_with_control_characters_is_shown_escaped() {
+    let s = Setup::new();
+    let ws = s.work.join("ws\x1b]0;title\x07");
+    fs::create_dir_all(&ws).unwrap();
+    std::os::unix::fs::symlink("/nonexistent", ws.join(".vscode")).unwrap();
+    let run = s.fails(&["vscode", "--write", "--workspace", ws.to_str().unwrap()]);
+    assert!(
+        !run.stderr.contains('\x1b') && !run.stderr.contains('\x07'),
+        "{:?}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("ws\\u{1b}]0;title\\u{7}"),
+        "{:?}",
+        run.stderr
+    );
 }

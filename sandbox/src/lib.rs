@@ -22,6 +22,10 @@
 //! - [`selftest`]: the Landlock probes shared by `gnaw-mcp --self-test` and the real-Landlock
 //!   test.
 //! - [`report`]: the self-test's cases, written as text, JSON or JUnit XML.
+//! - [`user_file`]: the one way the front-ends open a file outside the sandbox (the CLI's
+//!   output, template and disk cache, `gnaw-mcp setup`'s client files, `--config`): through a
+//!   directory's descriptor, no link followed, no open blocking, the type checked before any
+//!   read or write, reads bounded, replaces atomic, backups never overwriting ([`UserDir`]).
 //!
 //! This crate does not depend on the pipeline. `unsafe` is denied here and allowed only on
 //! the functions that make raw system calls, each block with a `SAFETY` comment.
@@ -40,6 +44,7 @@ pub mod seccomp;
 pub mod selftest;
 pub mod spawner;
 pub mod syscall_probes;
+pub mod user_file;
 pub mod workers;
 
 pub use beneath::{BeneathDir, FileChanged, Mechanism, is_file_changed, refusal_reason};
@@ -49,3 +54,4 @@ pub use confine::{
 };
 pub use contain::{Contained, ContainedDir, Rejection, Root, RootError, RootId};
 pub use roots::{NamedRoot, Roots, RootsError};
+pub use user_file::{UserDir, UserFileError};

@@ -114,7 +114,7 @@ struct Args {
 #[derive(clap::Subcommand)]
 enum Action {
     /// Register gnaw-mcp with an MCP client: print the entry for the client's config file, or
-    /// merge it in with --write (the old file kept as FILE.bak). Run from a terminal; the
+    /// merge it in with --write (the old file kept as a new FILE.bak). Run from a terminal; the
     /// server itself never writes a file.
     Setup(mcp::setup::SetupArgs),
 }

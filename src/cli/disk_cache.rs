@@ -19,9 +19,12 @@
 //!   another): those this run used are kept first, then the most recently used.
 //! - **Writes.** Only when this run added an entry or used one not used for an hour. Under an
 //!   exclusive lock on `gnaw/lock`, the file is read again (another run may have saved since),
-//!   merged, bounded and written to a temporary file in the same directory, synced, and
-//!   renamed over the old one: a reader sees the old file or the new one, never a mix, and two
+//!   merged, bounded and replaced atomically (a temporary file in the same directory, synced,
+//!   renamed over the old one): a reader sees the old file or the new one, never a mix, and two
 //!   runs at once both land. A run that cannot take the lock in [`LOCK_WAIT`] saves nothing.
+//!   Every open goes through the sandbox's one door to user files
+//!   ([`gnaw_sandbox::user_file`]): a link or a FIFO named `lock` or `cache.bin` is never
+//!   followed or waited on (the run warns and saves nothing).
 //! - **Off** with `--no-cache` or `GNAW_NO_CACHE=1`. Only the CLI has this module: gnaw-mcp
 //!   keeps its own cache in memory and writes nothing.
 //!
@@ -30,12 +33,11 @@
 
 use crate::cache::{Cache, Persistent};
 use crate::vocab::Encoding;
+use gnaw_sandbox::user_file::{Expect, UserDir, UserFileError};
 use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::io::{Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -140,11 +142,6 @@ impl DiskCache {
         }
     }
 
-    /// The cache file's path.
-    pub fn file(&self) -> PathBuf {
-        self.dir.join(FILE_NAME)
-    }
-
     /// Load the file's entries into `cache`, oldest first; returns the mark that tells the
     /// entries this run uses from the others (see [`Cache::import_persistent`]). A missing,
     /// damaged or foreign file loads nothing.
@@ -171,27 +168,19 @@ impl DiskCache {
         if used.is_empty() {
             return Ok(());
         }
-        let shown = self.dir.display();
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&self.dir)
-            .map_err(|e| format!("cannot create the cache directory {shown}: {e}"))?;
-        // The user's own cache directory, never a path from the repository.
-        #[allow(clippy::disallowed_methods)]
-        let lock = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(self.dir.join(LOCK_NAME))
-            .map_err(|e| format!("cannot open the cache's lock file in {shown}: {e}"))?;
+        let shown = crate::cli::output::shown(&self.dir);
+        let dir = UserDir::create_all(&self.dir, 0o700).map_err(|e| match e {
+            UserFileError::Io(e) => format!("cannot create the cache directory {shown}: {e}"),
+            e => format!("cannot create the cache directory: {shown} {e}"),
+        })?;
+        let lock = dir
+            .lock_file(OsStr::new(LOCK_NAME))
+            .map_err(|e| format!("the cache's lock file {shown}/{LOCK_NAME} {e}"))?;
         if !lock_within(&lock, LOCK_WAIT) {
             return Ok(());
         }
         let mut merged: HashMap<Key, (Persistent, u64)> = self
-            .read()
+            .read_in(&dir)
             .unwrap_or_default()
             .into_iter()
             .map(|(e, t)| (key_of(&e), (e, t)))
@@ -210,75 +199,27 @@ impl DiskCache {
         if !changed {
             return Ok(());
         }
-        self.remove_stale_temporaries();
+        // Under the lock, no other save is writing one: what is left is a dead run's.
+        let _ = dir.remove_temporaries(OsStr::new(FILE_NAME));
         let kept = bounded(merged.into_values().collect(), self.limit);
         let bytes = encode(self.build, &kept);
-        self.replace(&bytes)
-            .map_err(|e| format!("cannot write the cache file {}: {e}", self.file().display()))
+        dir.replace(OsStr::new(FILE_NAME), &bytes, 0o600, Expect::AbsentOrFile)
+            .map_err(|e| format!("the cache file {shown}/{FILE_NAME} {e}"))
         // The lock is released when `lock` is dropped.
     }
 
-    /// The file's entries with their last use, or `None` when it is missing or unusable.
+    /// The file's entries with their last use, or `None` when the directory or the file is
+    /// missing or unusable.
     fn read(&self) -> Option<Vec<(Persistent, u64)>> {
-        // The user's own cache file, never a path from the repository.
-        #[allow(clippy::disallowed_methods)]
-        let file = File::open(self.file()).ok()?;
-        let mut bytes = Vec::new();
-        // A file larger than any this module writes is not one of ours: read no further.
-        let cap = self.limit.saturating_add(HEADER as u64 + 8 + 1);
-        file.take(cap).read_to_end(&mut bytes).ok()?;
-        decode(self.build, &bytes)
+        self.read_in(&UserDir::open(&self.dir).ok()?)
     }
 
-    /// Write `bytes` to a new temporary file beside the cache file, sync it, rename it over the
-    /// cache file and sync the directory.
-    fn replace(&self, bytes: &[u8]) -> std::io::Result<()> {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let tmp = self
-            .dir
-            .join(format!("{FILE_NAME}.{}.{nanos}.tmp", std::process::id()));
-        // A new file of ours in the user's cache directory (create_new: never an existing one,
-        // nor through a link).
-        #[allow(clippy::disallowed_methods)]
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        let written = file.write_all(bytes).and_then(|()| file.sync_all());
-        drop(file);
-        // Renaming over the cache file is what makes the write atomic.
-        #[allow(clippy::disallowed_methods)]
-        let renamed = written.and_then(|()| std::fs::rename(&tmp, self.file()));
-        if let Err(e) = renamed {
-            #[allow(clippy::disallowed_methods)]
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-        // The rename itself reaches the disk with the directory's own sync.
-        #[allow(clippy::disallowed_methods)]
-        let dir = File::open(&self.dir);
-        dir.and_then(|d| d.sync_all())
-    }
-
-    /// Remove the temporary files a run that died mid-save left. Called under the lock, when no
-    /// other save is writing one.
-    fn remove_stale_temporaries(&self) {
-        // The user's own cache directory, listed for our own temporary files only.
-        #[allow(clippy::disallowed_methods)]
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with(FILE_NAME) && name.ends_with(".tmp") {
-                #[allow(clippy::disallowed_methods)]
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
+    /// [`DiskCache::read`] through the directory's descriptor. A file larger than any this
+    /// module writes is not one of ours, and is not read.
+    fn read_in(&self, dir: &UserDir) -> Option<Vec<(Persistent, u64)>> {
+        let cap = self.limit.saturating_add(HEADER as u64 + 8);
+        let file = dir.read(OsStr::new(FILE_NAME), cap).ok()??;
+        decode(self.build, &file.bytes)
     }
 }
 

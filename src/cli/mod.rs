@@ -43,9 +43,9 @@ fn save_cache(args: &Args, disk: Option<&disk_cache::DiskCache>, cache: &Cache, 
         && !args.quiet
     {
         eprintln!(
-            "gnaw: warning: {m}; this run's counts are not kept: make that directory \
-             writable (XDG_CACHE_HOME, else HOME, names it), or pass --no-cache (or set \
-             GNAW_NO_CACHE=1) to run without the cache"
+            "gnaw: warning: {m}; this run's counts are not kept: make that directory writable \
+             and remove what is in the way there (XDG_CACHE_HOME, else HOME, names it), or \
+             pass --no-cache (or set GNAW_NO_CACHE=1) to run without the cache"
         );
     }
 }
@@ -142,24 +142,25 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         },
         cache: disk.as_ref().map(|_| &cache),
     };
-    if let Some(path) = &args.output {
-        // A link or a FIFO is refused before the run; the open itself (after the run, so a
-        // failed run creates nothing) refuses them again, whatever changed meanwhile.
-        output::check_output(path).map_err(|m| (2, m))?;
-    }
+    // -o's directory is opened, and a link or a FIFO at its name refused, before the run; the
+    // open itself (after the run, so a failed run creates nothing) refuses them again, whatever
+    // changed meanwhile.
+    let output = match &args.output {
+        Some(path) => Some(output::OutputFile::new(path).map_err(|m| (2, m))?),
+        None => None,
+    };
     if laid_out {
-        let absolute = root.path().display().to_string();
-        let result = lay_out(args, &mut spec, template.as_ref(), &absolute);
+        let result = lay_out(args, &mut spec, template.as_ref(), root.path());
         progress.clear();
         let (ex, prompt) = result?;
         save_cache(args, disk.as_ref(), &cache, mark);
         eprint!("{}", widening_warning(&ex));
         let mut notes = String::new();
         match prompt {
-            Prompt::Parts(parts) => notes = write_parts(args, &parts)?,
+            Prompt::Parts(parts) => notes = write_parts(args, output.as_ref(), &parts)?,
             Prompt::Whole(text) => {
-                if let Some(path) = &args.output {
-                    write_file(path, &text)?;
+                if let Some(file) = &output {
+                    write_file(file, &text)?;
                 }
                 if let Some(c) = &clipboard {
                     c.copy(&text).map_err(|m| (1, m))?;
@@ -179,11 +180,11 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
         return report(args, &ex, &notes);
     }
     // The prompt is streamed to its destination, never held whole in memory.
-    let result = match &args.output {
-        Some(path) => {
+    let result = match &output {
+        Some(file) => {
             let refused = std::cell::RefCell::new(None);
             let run = run_extraction_to(&spec, || {
-                output::open_output(path).map_err(|m| {
+                file.open().map_err(|m| {
                     *refused.borrow_mut() = Some(m);
                     std::io::Error::other("refused")
                 })
@@ -192,7 +193,7 @@ fn run(args: &Args) -> Result<(), (i32, String)> {
                 return Err((2, m));
             }
             run.map(|(ex, w)| {
-                let w = w.map_err(|e| (1, format!("cannot write {}: {e}", path.display())));
+                let w = w.map_err(|e| (1, format!("cannot write {}: {e}", file.shown())));
                 (ex, w)
             })
         }
@@ -231,7 +232,7 @@ fn lay_out(
     args: &Args,
     spec: &mut ExtractionSpec<'_>,
     template: Option<&Template>,
-    absolute: &str,
+    absolute: &std::path::Path,
 ) -> Result<(crate::Extraction, Prompt), (i32, String)> {
     if let Some(t) = template {
         let counting = spec.mode != Mode::RenderUncounted;
@@ -265,46 +266,53 @@ fn lay_out(
     }
 }
 
-/// Write `text` to the `-o` file.
-fn write_file(path: &std::path::Path, text: &str) -> Result<(), (i32, String)> {
-    let mut file = output::open_output(path).map_err(|m| (2, m))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.flush())
-        .map_err(|e| (1, format!("cannot write {}: {e}", path.display())))
+/// Write `text` to the `-o` file (or one of its parts).
+fn write_file(file: &output::OutputFile, text: &str) -> Result<(), (i32, String)> {
+    let mut opened = file.open().map_err(|m| (2, m))?;
+    opened
+        .write_all(text.as_bytes())
+        .and_then(|()| opened.flush())
+        .map_err(|e| (1, format!("cannot write {}: {e}", file.shown())))
 }
 
 /// Write `--split-output`'s parts beside `-o`'s name; the summary's lines about them.
-fn write_parts(args: &Args, parts: &[split::Laid]) -> Result<String, (i32, String)> {
-    let Some(path) = &args.output else {
+fn write_parts(
+    args: &Args,
+    output: Option<&output::OutputFile>,
+    parts: &[split::Laid],
+) -> Result<String, (i32, String)> {
+    let Some(output) = output else {
         return Ok(String::new());
     };
     let unit = match args.split_output {
         Some(args::SplitSize::Tokens(_)) => "tokens",
         _ => "bytes",
     };
+    // Every part's name is checked before the first is written: a link or a FIFO among them
+    // stops the run with nothing written.
+    let files: Vec<output::OutputFile> = (1..=parts.len()).map(|k| output.part(k)).collect();
+    for file in &files {
+        file.check().map_err(|m| (2, m))?;
+    }
     let mut notes = format!("gnaw: wrote {} part(s):\n", parts.len());
-    for (k, part) in parts.iter().enumerate() {
-        let name = split::part_path(path, k + 1);
-        output::check_output(&name).map_err(|m| (2, m))?;
-        write_file(&name, &part.text)?;
-        notes.push_str(&format!("  {} ({} {unit})\n", name.display(), part.size));
+    for (file, part) in files.iter().zip(parts) {
+        write_file(file, &part.text)?;
+        notes.push_str(&format!("  {} ({} {unit})\n", file.shown(), part.size));
         if let Some(what) = &part.oversized {
             notes.push_str(&format!(
                 "  warning: {} is over the part size: {what} alone is larger, and a file is \
                  never split\n",
-                name.display()
+                file.shown()
             ));
         }
     }
     // A part left from an earlier, longer run would read as part of this one.
-    let stale = split::part_path(path, parts.len() + 1);
-    #[allow(clippy::disallowed_methods)] // a name derived from -o's, never the repository's
-    let stale_exists = std::fs::symlink_metadata(&stale).is_ok();
-    if stale_exists {
+    let stale = output.part(parts.len() + 1);
+    if stale.exists() {
         notes.push_str(&format!(
             "  warning: {} and any later parts are from an earlier run, not this one; delete \
              them\n",
-            stale.display()
+            stale.shown()
         ));
     }
     Ok(notes)

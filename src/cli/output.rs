@@ -1,81 +1,110 @@
-//! Where the CLI writes: the `-o` file, opened so that a repository can never redirect it. The
-//! file is opened without following a link (`O_NOFOLLOW`) and without blocking (`O_NONBLOCK`),
-//! created if missing, and truncated only once it is proven a regular file. A committed
-//! `prompt.md -> ~/.bashrc` link, a dangling link to `~/.ssh/authorized_keys`, a FIFO or a
-//! device named like the output is refused with a message, and nothing is written. `/dev/null`
-//! itself is accepted.
+//! Where the CLI writes: the `-o` file and its `--split-output` parts, through the sandbox's
+//! one door to user files ([`gnaw_sandbox::user_file`]). The directory is opened once, before
+//! the run, and every file is reached through its descriptor by name: never through a link
+//! (`O_NOFOLLOW`), never waiting (`O_NONBLOCK`), created if missing, and truncated only once it
+//! is proven a regular file. A committed `prompt.md -> ~/.bashrc` link, a dangling link to
+//! `~/.ssh/authorized_keys`, a FIFO or a device named like the output is refused with a
+//! message, and nothing is written. `/dev/null` itself is accepted.
 
+use std::ffi::OsString;
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-/// Refuse an output path that is a link or not a regular file, before a run starts. Creates
-/// nothing; a missing file is fine.
-pub fn check_output(path: &Path) -> Result<(), String> {
-    // As in open_output: the file the user named with -o, never a path from the repository.
-    #[allow(clippy::disallowed_methods)]
-    let meta = std::fs::symlink_metadata(path);
-    match meta {
-        Ok(m) if m.file_type().is_symlink() => Err(format!(
-            "{} is a symbolic link; gnaw does not write through links (a repository could \
-             point one at a file of yours); remove the link or choose another output file",
-            path.display()
-        )),
-        Ok(m) if m.is_file() || is_dev_null(&m) => Ok(()),
-        Ok(_) => Err(format!(
-            "{} is not a regular file; choose a regular output file, or omit -o to write to \
-             stdout",
-            path.display()
-        )),
-        Err(_) => Ok(()),
+use gnaw_sandbox::user_file::{self, UserDir, UserFileError};
+
+use crate::vocab::display_path;
+
+/// The `-o` file (or one part of it): its directory, opened once, and its name there.
+pub struct OutputFile {
+    dir: std::rc::Rc<UserDir>,
+    name: OsString,
+    /// The path as given, for messages.
+    path: std::path::PathBuf,
+    shown: String,
+}
+
+/// A path as a message shows it: control and invisible characters escaped.
+pub fn shown(path: &Path) -> String {
+    display_path(path.as_os_str().as_bytes())
+}
+
+impl OutputFile {
+    /// Open `path`'s directory and check the file there before a run: refused when it is a
+    /// link or not a regular file. Creates nothing; a missing file is fine.
+    pub fn new(path: &Path) -> Result<OutputFile, String> {
+        let shown = shown(path);
+        let (dir, name) = user_file::split(path).map_err(|e| refusal(&shown, &e))?;
+        let dir = UserDir::open(&dir).map_err(|e| {
+            format!(
+                "cannot write {shown}: its directory {} {e}; create it first, or choose \
+                 another output file",
+                self::shown(&dir)
+            )
+        })?;
+        let file = OutputFile {
+            dir: std::rc::Rc::new(dir),
+            name,
+            path: path.to_path_buf(),
+            shown,
+        };
+        file.check()?;
+        Ok(file)
+    }
+
+    /// Part `k` of the output, beside it: `prompt.md` -> `prompt.K.md`, `prompt` -> `prompt.K`
+    /// (see [`super::split::part_name`]), in the same directory descriptor.
+    pub fn part(&self, k: usize) -> OutputFile {
+        let name = super::split::part_name(&self.name, k);
+        OutputFile {
+            dir: self.dir.clone(),
+            shown: shown(&self.path.with_file_name(&name)),
+            path: self.path.with_file_name(&name),
+            name,
+        }
+    }
+
+    /// Refused when the name is now a link or not a regular file.
+    pub fn check(&self) -> Result<(), String> {
+        self.dir
+            .check_writable(&self.name)
+            .map_err(|e| refusal(&self.shown, &e))
+    }
+
+    /// Open the file for the prompt, or say why not in words for the person who typed `-o`.
+    pub fn open(&self) -> Result<File, String> {
+        self.dir
+            .writer(&self.name, 0o644)
+            .map_err(|e| refusal(&self.shown, &e))
+    }
+
+    /// Whether anything has this name.
+    pub fn exists(&self) -> bool {
+        !matches!(self.dir.kind(&self.name), Ok(None))
+    }
+
+    /// The path as messages show it.
+    pub fn shown(&self) -> &str {
+        &self.shown
     }
 }
 
-fn is_dev_null(meta: &std::fs::Metadata) -> bool {
-    meta.file_type().is_char_device() && meta.rdev() == libc::makedev(1, 3)
-}
-
-/// Open `path` for the prompt, or say why not in words for the person who typed `-o`.
-pub fn open_output(path: &Path) -> Result<File, String> {
-    let shown = path.display();
-    // The one place gnaw opens a path by name outside the sandbox crate: the file the user
-    // named with -o. It is never a path taken from the repository.
-    #[allow(clippy::disallowed_methods)]
-    let opened = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path);
-    let file = opened.map_err(|e| match e.raw_os_error() {
-        Some(libc::ELOOP) => format!(
+/// Why `-o`'s file was refused, and what to do.
+fn refusal(shown: &str, e: &UserFileError) -> String {
+    match e {
+        UserFileError::Link(_) => format!(
             "{shown} is a symbolic link; gnaw does not write through links (a repository could \
              point one at a file of yours); remove the link or choose another output file"
         ),
-        Some(libc::ENXIO) => format!(
-            "{shown} is a FIFO or socket, not a regular file; choose a regular output file, or \
-             omit -o to write to stdout"
+        UserFileError::NotRegular(_) => {
+            format!("{shown} {e}; choose a regular output file, or omit -o to write to stdout")
+        }
+        UserFileError::BadName => format!(
+            "-o {shown} names a directory, not a file; give a file's name, e.g. -o prompt.md"
         ),
         _ => format!("cannot open {shown} for writing: {e}"),
-    })?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot inspect {shown}: {e}"))?;
-    // /dev/null (character device 1:3) is the one non-regular file accepted: discarding the
-    // prompt is how timings are taken, and nothing can be redirected through it.
-    if is_dev_null(&meta) {
-        return Ok(file);
     }
-    if !meta.is_file() {
-        return Err(format!(
-            "{shown} is not a regular file; choose a regular output file, or omit -o to write to \
-             stdout"
-        ));
-    }
-    file.set_len(0)
-        .map_err(|e| format!("cannot truncate {shown}: {e}"))?;
-    Ok(file)
 }
 
 /// A writer for a terminal: control characters from the files (ESC, which starts colour,

@@ -205,15 +205,37 @@ fn pack(
     groups
 }
 
-/// The name of part `k` of `-o`'s `path`: `prompt.md` -> `prompt.K.md`, `prompt` -> `prompt.K`.
-pub fn part_path(path: &std::path::Path, k: usize) -> std::path::PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let named = match name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => format!("{stem}.{k}.{ext}"),
-        _ => format!("{name}.{k}"),
-    };
-    path.with_file_name(named)
+/// The name of part `k` of `-o`'s file `name`: `prompt.md` -> `prompt.K.md`, `prompt` ->
+/// `prompt.K`, `.hidden` -> `.hidden.K` (bytes kept as they are, whatever they are).
+pub fn part_name(name: &std::ffi::OsStr, k: usize) -> std::ffi::OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let bytes = name.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() + 8);
+    match bytes.iter().rposition(|&b| b == b'.') {
+        Some(dot) if dot > 0 => {
+            out.extend_from_slice(&bytes[..dot]);
+            out.extend_from_slice(format!(".{k}").as_bytes());
+            out.extend_from_slice(&bytes[dot..]);
+        }
+        _ => {
+            out.extend_from_slice(bytes);
+            out.extend_from_slice(format!(".{k}").as_bytes());
+        }
+    }
+    std::ffi::OsString::from_vec(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::part_name;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn parts_are_named_before_the_extension() {
+        let p = |n: &str, k| part_name(OsStr::new(n), k).into_string().unwrap();
+        assert_eq!(p("prompt.md", 3), "prompt.3.md");
+        assert_eq!(p("prompt", 1), "prompt.1");
+        assert_eq!(p(".hidden", 2), ".hidden.2");
+        assert_eq!(p("a.tar.gz", 10), "a.tar.10.gz");
+    }
 }

@@ -2,6 +2,7 @@
 //! token count, per-file counts, and every skipped file with its reason.
 
 use crate::config::Widening;
+use crate::stages::name::Namer;
 use crate::stages::rank::Score;
 use crate::vocab::{Encoding, Finding, Format, Skipped};
 use serde_json::{Value, json};
@@ -41,6 +42,9 @@ pub struct Extraction {
     /// With `compress`: the files a grammar was meant to parse and did not (a parse bound, or
     /// the call's parse budget spent), shown whole; how many and the first reason.
     pub not_parsed: Option<String>,
+    /// The run's renderer of names (its secrets mode and allow list): what a front-end that
+    /// shows a name the run did not (a template's `absolute_code_path`) renders it with.
+    pub namer: Namer,
 }
 
 /// A file left out to fit the budget.

@@ -226,6 +226,7 @@ fn run<'s>(
         ranking: listed.ranking,
         widenings: ctx.widenings(&options),
         not_parsed: ctx.parse.not_parsed(),
+        namer: ctx.namer().clone(),
     };
     Ok((ex, assembled.written))
 }

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -802,25 +803,38 @@ fn toml_string(s: &str) -> String {
 }
 
 /// Read the config file: a TOML table of settings by key, each value as its variable would
-/// hold it. Relative paths are taken from the file's directory.
-#[allow(clippy::disallowed_methods)] // the operator's own file, read once before confining
+/// hold it. Relative paths are taken from the file's directory (the working directory for a
+/// bare file name). Read through the one door to user files (`gnaw_sandbox::user_file`): never
+/// through a link, never waiting on a FIFO, at most [`MAX_CONFIG_FILE`] bytes.
 fn read_file(path: &Path) -> Result<BTreeMap<&'static str, OsString>, String> {
-    use std::io::Read;
-    let shown = path.display();
-    let file =
-        std::fs::File::open(path).map_err(|e| format!("--config: cannot open {shown}: {e}"))?;
-    let mut text = String::new();
-    file.take(MAX_CONFIG_FILE + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("--config: cannot read {shown}: {e}"))?;
-    if text.len() as u64 > MAX_CONFIG_FILE {
-        return Err(format!(
-            "--config: {shown} is larger than {MAX_CONFIG_FILE} bytes"
-        ));
-    }
+    use gnaw_sandbox::user_file::{self, UserDir, UserFileError};
+    let shown = crate::vocab::display_path(path.as_os_str().as_bytes());
+    let (dir, name) = user_file::split(path)
+        .map_err(|_| format!("--config {shown} names a directory; give the file's path"))?;
+    let read = UserDir::open(&dir).and_then(|d| d.read(&name, MAX_CONFIG_FILE));
+    let bytes = match read {
+        Ok(Some(file)) => file.bytes,
+        Ok(None) => {
+            return Err(format!(
+                "--config: cannot open {shown}: there is no such file"
+            ));
+        }
+        Err(e @ UserFileError::Io(_)) => {
+            return Err(format!("--config: cannot open {shown}: it {e}"));
+        }
+        Err(e @ UserFileError::Link(_)) => {
+            return Err(format!(
+                "--config: {shown} {e}; give the path of the file it points to (gnaw-mcp \
+                 follows no link to a file it reads for you)"
+            ));
+        }
+        Err(e) => return Err(format!("--config: {shown} {e}")),
+    };
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("--config: {shown} is not UTF-8 text"))?;
     // Absolute, so that what --print-config shows means the same read from anywhere.
-    let base = std::path::absolute(path.parent().unwrap_or(Path::new(".")))
-        .map_err(|e| format!("--config: cannot resolve {shown}: {e}"))?;
+    let base =
+        std::path::absolute(&dir).map_err(|e| format!("--config: cannot resolve {shown}: {e}"))?;
     parse_file(&text, &base).map_err(|e| format!("{shown}: {e}"))
 }
 

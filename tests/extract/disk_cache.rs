@@ -2,7 +2,8 @@
 //! `gnaw` binary: a cold run, a warm run and a run with the cache off print the same bytes, at
 //! each compress level; a damaged file is ignored and replaced; two runs at once leave one whole
 //! file holding both runs' entries; the bound holds; an unwritable cache warns and says what to
-//! do; and gnaw-mcp, whatever its environment, writes nothing.
+//! do; a link or a FIFO in the cache directory is never followed or waited on; and gnaw-mcp,
+//! whatever its environment, writes nothing.
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
@@ -11,8 +12,10 @@ use common::fixture::Tree;
 use common::mcp_client::Server;
 use serde_json::json;
 use std::fs;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 /// A repository with code to count and to skeletonize, and a cache directory beside it.
 fn fixture(seed: &str) -> (Tree, PathBuf) {
@@ -248,7 +251,7 @@ fn two_runs_at_once_leave_one_whole_file_with_both_runs_entries() {
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("gnaw-tmp")), "{names:?}");
 }
 
 #[test]
@@ -281,6 +284,67 @@ fn a_cache_that_cannot_be_written_warns_and_says_what_to_do() {
         "{stderr}"
     );
     assert!(stderr.contains("--no-cache"), "{stderr}");
+}
+
+/// The cache directory is the user's, but what is in it is opened by the one door to user
+/// files: a dangling `lock` link makes nothing where it points, a FIFO named `cache.bin` is
+/// never waited on, a `cache.bin` link is never read or written through; each run still
+/// prints its prompt, warns, and leaves those entries as they were.
+#[test]
+fn a_link_or_a_fifo_in_the_cache_directory_is_never_followed_or_waited_on() {
+    let (t, cache) = fixture("hostile");
+    let want = ok(gnaw(&t.repo, &cache, &["-q", "--no-cache"], &[]));
+    let dir = cache.join("gnaw");
+    fs::create_dir_all(&dir).unwrap();
+    let victim = t.beside("victim");
+    fs::write(&victim, "the user's file\n").unwrap();
+    let run = |what: &str| {
+        let cmd = command(&t.repo, &cache, &[], &[]);
+        let run = common::process::run_within(cmd, Duration::from_secs(60));
+        assert!(run.status.success(), "{what}: {}", run.stderr);
+        assert_eq!(run.stdout.as_bytes(), want.as_slice(), "{what}");
+        assert!(
+            run.elapsed < Duration::from_secs(30),
+            "{what}: {:?}",
+            run.elapsed
+        );
+        assert!(
+            run.stderr.contains("gnaw: warning: "),
+            "{what}: {}",
+            run.stderr
+        );
+        run.stderr
+    };
+    let target = t.beside("created-through-the-lock");
+    std::os::unix::fs::symlink(&target, dir.join("lock")).unwrap();
+    let e = run("a dangling lock link");
+    assert!(e.contains("lock is a symbolic link"), "{e}");
+    assert!(
+        !target.exists(),
+        "the lock was created where the link points"
+    );
+    fs::remove_file(dir.join("lock")).unwrap();
+
+    nix::unistd::mkfifo(&dir.join("cache.bin"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let e = run("a FIFO cache.bin");
+    assert!(e.contains("cache.bin is a FIFO, not a regular file"), "{e}");
+    assert!(
+        fs::symlink_metadata(dir.join("cache.bin"))
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    fs::remove_file(dir.join("cache.bin")).unwrap();
+
+    std::os::unix::fs::symlink(&victim, dir.join("cache.bin")).unwrap();
+    let e = run("a cache.bin link");
+    assert!(e.contains("cache.bin is a symbolic link"), "{e}");
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "the user's file\n");
+    assert!(
+        fs::symlink_metadata(dir.join("cache.bin"))
+            .unwrap()
+            .is_symlink()
+    );
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! new tenant is served, a removed or re-keyed tenant's sessions end and its worker stops, and
 //! the others are untouched (their worker, their sessions and their calls in flight go on). A
 //! file that does not parse, or whose roots overlap, is refused whole: the old tenants are
-//! kept and the reason is logged. A changed tenant's roots are proven again.
+//! kept and the reason is logged; so is a FIFO, a link, a file past the bound or one that is
+//! not UTF-8 in the file's place, at once. A changed tenant's roots are proven again.
 
 use crate::front::{Front, mint};
 use serde_json::json;
@@ -205,6 +206,47 @@ fn a_bad_file_is_refused_whole_and_the_old_tenants_are_kept() {
         assert_eq!(tree_as(&f, &alice, 1).status, 200);
         assert_eq!(tree_as(&f, &bob, 2).status, 200);
     }
+    // Hostile files in its place: a FIFO (no one writes it: a reload that opened it would wait
+    // forever), a link to a good file, a file past the bound, a file with a NUL and invalid
+    // UTF-8. Each is refused at once, and the old tenants are kept.
+    let good = base.join("good.toml");
+    std::fs::write(
+        &good,
+        format!(
+            "{}{}",
+            table("alice", &alice, &[base.join("a")]),
+            table("bob", &bob, &[base.join("b")])
+        ),
+    )
+    .unwrap();
+    let file = base.join("tenants.toml");
+    let cases: [(&str, &dyn Fn()); 4] = [
+        ("is a FIFO", &|| {
+            nix::unistd::mkfifo(&file, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap()
+        }),
+        ("is a symbolic link", &|| {
+            std::os::unix::fs::symlink(&good, &file).unwrap()
+        }),
+        ("larger than", &|| {
+            std::fs::write(&file, "#".repeat(2 << 20)).unwrap()
+        }),
+        ("not UTF-8", &|| {
+            std::fs::write(&file, b"[tenants.\xff\x00]\n").unwrap()
+        }),
+    ];
+    for (says, make) in cases {
+        std::fs::remove_file(&file).unwrap();
+        make();
+        let before = f.log().matches("not reloaded").count();
+        let sent = Instant::now();
+        hup(&f);
+        logged(&f, "not reloaded", before + 1);
+        assert!(sent.elapsed() < Duration::from_secs(10), "{says}: slow");
+        assert!(f.log().contains(says), "{says}: {}", f.log());
+        assert_eq!(tree_as(&f, &alice, 1).status, 200, "{says}");
+        assert_eq!(tree_as(&f, &bob, 2).status, 200, "{says}");
+    }
+    std::fs::remove_file(&file).unwrap();
     // A tenant whose roots change is proven again and served from the new ones.
     std::fs::create_dir_all(base.join("a2")).unwrap();
     std::fs::write(base.join("a2/new.rs"), "fn new() {}\n").unwrap();

@@ -118,6 +118,44 @@ fn bad_values_and_bad_toml_are_errors_naming_the_key_or_the_line() {
     );
 }
 
+/// `--config gnaw-mcp.toml`, a bare file name, is the file in the working directory (its
+/// relative paths from there); a link or a FIFO named as the config is refused at once.
+#[test]
+fn a_bare_file_name_works_and_a_link_or_fifo_is_refused() {
+    let (dir, _file) = setup("root = \"repo\"\n");
+    let mut cmd = Command::new(bin());
+    cmd.env_clear()
+        .current_dir(dir.path())
+        .args(["--config", "gnaw-mcp.toml", "--print-config"]);
+    let out = cmd.output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    let root = fs::canonicalize(dir.path()).unwrap().join("repo");
+    assert!(
+        stdout.contains(&format!("root = \"{}\"", root.display()))
+            || stdout.contains(&format!("root = \"{}\"", dir.path().join("repo").display())),
+        "{stdout}"
+    );
+    std::os::unix::fs::symlink(dir.path().join("gnaw-mcp.toml"), dir.path().join("l.toml"))
+        .unwrap();
+    nix::unistd::mkfifo(&dir.path().join("f.toml"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    for (name, want) in [
+        ("l.toml", "is a symbolic link"),
+        ("f.toml", "is a FIFO, not a regular file"),
+    ] {
+        let mut cmd = Command::new(bin());
+        cmd.env_clear()
+            .current_dir(dir.path())
+            .args(["--config", name, "--print-config"]);
+        let run = crate::common::process::run_within(cmd, std::time::Duration::from_secs(60));
+        assert!(!run.status.success(), "{name}");
+        assert!(run.stderr.contains(want), "{name}: {}", run.stderr);
+    }
+}
+
 #[test]
 fn print_config_shows_every_setting_and_its_source_order() {
     let (dir, file) = setup("root = \"repo\"\nmax_depth = 9\ndefault_max_chars = 1234\n");

@@ -43,23 +43,35 @@ pub struct Launch {
     pub operator: Operator,
 }
 
-/// Read the tenants file (the operator's, before confinement; bounded).
-#[allow(clippy::disallowed_methods)] // the operator's own file, read once before confining
+/// Read the tenants file (the operator's, before confinement and again on each reload;
+/// bounded): as `--config` is read, no link followed and nothing but a regular file read, so a
+/// FIFO put in its place cannot stall a reload.
 pub fn read_tenants(path: &Path) -> Result<Tenants, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)
-        .map_err(|e| format!("GNAW_MCP_TENANTS: cannot open {}: {e}", path.display()))?;
-    let mut text = String::new();
-    file.take(MAX_TENANTS_FILE + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("GNAW_MCP_TENANTS: cannot read {}: {e}", path.display()))?;
-    if text.len() as u64 > MAX_TENANTS_FILE {
-        return Err(format!(
-            "GNAW_MCP_TENANTS: {} is larger than {MAX_TENANTS_FILE} bytes",
-            path.display()
-        ));
-    }
-    Tenants::parse(&text).map_err(|e| format!("GNAW_MCP_TENANTS {}: {e}", path.display()))
+    use gnaw_sandbox::user_file::{self, UserDir, UserFileError};
+    let shown = crate::vocab::display_path(path.as_os_str().as_encoded_bytes());
+    let (dir, name) = user_file::split(path)
+        .map_err(|_| format!("GNAW_MCP_TENANTS={shown} names a directory; give the file's path"))?;
+    let bytes = match UserDir::open(&dir).and_then(|d| d.read(&name, MAX_TENANTS_FILE)) {
+        Ok(Some(file)) => file.bytes,
+        Ok(None) => {
+            return Err(format!(
+                "GNAW_MCP_TENANTS: cannot open {shown}: there is no such file"
+            ));
+        }
+        Err(e @ UserFileError::Io(_)) => {
+            return Err(format!("GNAW_MCP_TENANTS: cannot read {shown}: it {e}"));
+        }
+        Err(e @ UserFileError::Link(_)) => {
+            return Err(format!(
+                "GNAW_MCP_TENANTS: {shown} {e}; give the path of the file it points to \
+                 (gnaw-mcp follows no link to a file it reads for you)"
+            ));
+        }
+        Err(e) => return Err(format!("GNAW_MCP_TENANTS: {shown} {e}")),
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("GNAW_MCP_TENANTS: {shown} is not UTF-8 text"))?;
+    Tenants::parse(&text).map_err(|e| format!("GNAW_MCP_TENANTS {shown}: {e}"))
 }
 
 /// The environment a tenant's worker gets on top of the front door's: the settings of the

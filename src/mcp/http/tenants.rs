@@ -82,16 +82,7 @@ impl Tenants {
         let mut list = Vec::new();
         for (name, entry) in file.tenants {
             let at = |what: &str| format!("[tenants.{name}] {what}");
-            if name.is_empty()
-                || name.len() > 64
-                || !name
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-            {
-                return Err(format!(
-                    "tenant name {name:?}: use 1 to 64 letters, digits, '-' or '_'"
-                ));
-            }
+            check_name(&name)?;
             let token_sha256 = parse_hex(&entry.token_sha256).ok_or_else(|| {
                 at("token_sha256 must be 64 hex digits (gnaw-mcp --mint-token NAME prints one)")
             })?;
@@ -196,8 +187,27 @@ pub fn random_hex(n: usize) -> Result<String, String> {
     Ok(hex(&bytes))
 }
 
-/// A fresh token for `tenant`, and the text to show: the token once, and the line to add.
+/// Whether `name` may name a tenant (`[tenants.NAME]`): 1 to 64 ASCII letters, digits, `-` or
+/// `_`, a bare TOML key. The one check for the tenants file and for `--mint-token`.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let fits = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if fits {
+        return Ok(());
+    }
+    Err(format!(
+        "tenant name \"{}\": use 1 to 64 letters, digits, '-' or '_'",
+        crate::vocab::display_path(&name.as_bytes()[..name.len().min(80)])
+    ))
+}
+
+/// A fresh token for `tenant`, and the text to show: the token once, and the line to add. A
+/// name the tenants file would refuse is refused here, before a token is made.
 pub fn mint(tenant: &str) -> Result<(String, String), String> {
+    check_name(tenant)?;
     let token = format!("gnaw_{}", random_hex(32)?);
     let line = format!(
         "token (shown once; give it to the client as `Authorization: Bearer <token>`):\n{token}\n\n\
@@ -264,5 +274,38 @@ mod tests {
         assert_eq!(tenants.find(&token), Some(0));
         let (other, _) = mint("carol").unwrap();
         assert_ne!(token, other);
+    }
+
+    /// `--mint-token` and the tenants file accept exactly the same names: a name that would
+    /// splice TOML (a newline and `]`, a quote, a dot) is refused by both.
+    #[test]
+    fn mint_and_the_file_accept_the_same_names() {
+        let long = "a".repeat(65);
+        for name in [
+            "ok",
+            "a-b_c9",
+            &"b".repeat(64),
+            "",
+            "x]\n[tenants.evil",
+            "dot.ted",
+            "qu\"ote",
+            "sp ace",
+            "é",
+            long.as_str(),
+        ] {
+            let minted = mint(name);
+            let in_file = Tenants::parse(&format!(
+                "[tenants.{}]\ntoken_sha256 = \"{}\"\nroots = [\"/r\"]\n",
+                toml_edit::Key::new(name),
+                "0".repeat(64)
+            ));
+            assert_eq!(minted.is_ok(), in_file.is_ok(), "{name:?}: {in_file:?}");
+            if let Ok((_, text)) = minted {
+                let toml_part = text.split_once("GNAW_MCP_TENANTS):\n").unwrap().1;
+                let tenants = Tenants::parse(toml_part).unwrap();
+                assert_eq!(tenants.list.len(), 1);
+                assert_eq!(tenants.list[0].name, name);
+            }
+        }
     }
 }

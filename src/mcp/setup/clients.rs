@@ -174,7 +174,7 @@ pub const CLIENTS: &[Client] = &[
         docs: "https://opencode.ai/docs/mcp-servers/",
     },
     // User settings: `context_servers` in ~/.config/zed/settings.json (often with comments,
-    // which setup --write refuses to drop). https://zed.dev/docs/ai/mcp
+    // which setup --write keeps). https://zed.dev/docs/ai/mcp
     Client {
         name: "zed",
         title: "Zed",

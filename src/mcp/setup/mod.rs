@@ -1,6 +1,7 @@
 //! `gnaw-mcp setup CLIENT`: register gnaw-mcp with an MCP client in one command. Without
 //! `--write` it prints the client's file and the exact entry to put there; with `--write` it
-//! merges the entry into that file, keeping every other entry (and, in TOML, every comment).
+//! merges the entry into that file, keeping every other byte of it (entries, comments, numbers
+//! as written, layout).
 //!
 //! This is a front-end concern and runs only from the command line, before anything sandboxed:
 //! it neither starts the sandbox nor reads `GNAW_MCP_ROOT`; the roots it writes come from
@@ -38,8 +39,8 @@ pub struct SetupArgs {
     /// The MCP client to register gnaw-mcp with.
     #[arg(value_name = "CLIENT", value_parser = client_names())]
     pub client: String,
-    /// Merge the entry into the client's file (created if missing; the old one kept as
-    /// FILE.bak) instead of printing it.
+    /// Merge the entry into the client's file (created if missing; the old one kept as a new
+    /// backup, FILE.bak or FILE.bak.N) instead of printing it.
     #[arg(long)]
     pub write: bool,
     /// With --write: replace an entry of the same name.
@@ -74,7 +75,7 @@ fn client_names() -> PossibleValuesParser {
 }
 
 /// Where the client's file is, from the environment and `--workspace`.
-fn client_file(client: &Client, workspace: Option<&Path>) -> Result<PathBuf, String> {
+fn client_file(client: &Client, workspace: Option<&Path>) -> Result<files::ClientFile, String> {
     let home = || match std::env::var_os("HOME") {
         Some(h) if Path::new(&h).is_absolute() => Ok(PathBuf::from(h)),
         _ => Err(format!(
@@ -95,7 +96,11 @@ fn client_file(client: &Client, workspace: Option<&Path>) -> Result<PathBuf, Str
                 .map_err(|e| format!("cannot use the working directory as the workspace: {e}"))?,
         },
     };
-    Ok(base.join(client.file))
+    Ok(files::ClientFile::new(
+        base,
+        client.file,
+        client.base == Base::Workspace,
+    ))
 }
 
 /// The environment the entry sets: `GNAW_MCP_ROOT`, `GNAW_MCP_TOOLS` when given, then `--env`
@@ -222,16 +227,14 @@ fn merged(
 ) -> Result<(String, Outcome), String> {
     match client.format {
         Format::Json => {
-            let mut doc = json::parse(text)?;
             let entry = json_entry(client, command, env);
-            let outcome = json::merge(&mut doc, client.servers, name, entry, force)?;
-            Ok((json::render(&doc), outcome))
+            json::merge(text, client.servers, name, &entry, force)
         }
         Format::Toml => {
             let mut doc = toml_doc::parse(text)?;
             let entry = toml_doc::entry(&client.spelling, command, env);
             let outcome = toml_doc::merge(&mut doc, client.servers, name, entry, force)?;
-            Ok((doc.to_string(), outcome))
+            Ok((toml_doc::render(&doc, text), outcome))
         }
     }
 }
@@ -267,15 +270,15 @@ pub fn run(args: &SetupArgs, out: &mut dyn Write) -> Result<(), String> {
                 "--workspace is for clients whose file is in the workspace (vscode); {}'s \
                  file is {}",
                 client.name,
-                client_file(client, None)?.display()
+                client_file(client, None)?.shown()
             ));
         }
         (None, _) => None,
     };
     let file = client_file(client, workspace.as_deref())?;
-    let default_root = match (client.base, file.parent().and_then(Path::parent)) {
+    let default_root = match client.base {
         // VS Code's file is WORKSPACE/.vscode/mcp.json: serve that workspace.
-        (Base::Workspace, Some(ws)) => ws.to_path_buf(),
+        Base::Workspace => file.base().to_path_buf(),
         _ => files::canonical_dir(Path::new(".")).map_err(|e| {
             format!("cannot use the working directory as the root ({e}); pass --root DIR")
         })?,
@@ -294,7 +297,7 @@ pub fn run(args: &SetupArgs, out: &mut dyn Write) -> Result<(), String> {
             "{} ({}) reads {}\n(format: {}).\nThe entry, under {}:\n",
             client.title,
             client.docs,
-            file.display(),
+            file.shown(),
             match client.format {
                 Format::Json => "JSON",
                 Format::Toml => "TOML",
@@ -313,37 +316,30 @@ pub fn run(args: &SetupArgs, out: &mut dyn Write) -> Result<(), String> {
         return Ok(());
     }
 
-    let target = files::through_link(&file)?;
-    let existing = files::read_existing(&target)?;
-    let text = match &existing {
-        Some(old) => std::str::from_utf8(&old.bytes).map_err(|e| {
-            format!(
-                "{} is not UTF-8 text ({e}); nothing was changed",
-                target.display()
-            )
-        })?,
+    let read = file.read()?;
+    let shown = file.shown();
+    let text = match &read.previous {
+        Some(old) => std::str::from_utf8(&old.bytes)
+            .map_err(|e| format!("{shown} is not UTF-8 text ({e}); nothing was changed"))?,
         None => "",
     };
     let (new_text, outcome) = merged(client, text, &args.name, command, &env, args.force)
-        .map_err(|e| format!("{}: {e}. Nothing was changed.", target.display()))?;
-    let backup = files::replace(&target, new_text.as_bytes(), existing.as_ref())?;
-    let verb = match (outcome, &existing) {
+        .map_err(|e| format!("{shown}: {e}. Nothing was changed."))?;
+    let existed = read.previous.is_some();
+    let backup = file.replace(read, new_text.as_bytes())?;
+    let verb = match (outcome, existed) {
         (Outcome::Replaced, _) => "replaced the entry",
-        (Outcome::Added, Some(_)) => "added the entry",
-        (Outcome::Added, None) => "created the file with the entry",
+        (Outcome::Added, true) => "added the entry",
+        (Outcome::Added, false) => "created the file with the entry",
     };
     writeln!(
         out,
-        "{}: {verb} {:?} for {} (gnaw-mcp at {}, {ROOT_ENV}={}).",
-        target.display(),
-        args.name,
-        client.title,
-        command,
-        env[0].1
+        "{shown}: {verb} {:?} for {} (gnaw-mcp at {}, {ROOT_ENV}={}).",
+        args.name, client.title, command, env[0].1
     )
     .map_err(io)?;
     if let Some(backup) = backup {
-        writeln!(out, "The previous file is kept as {}.", backup.display()).map_err(io)?;
+        writeln!(out, "The previous file is kept as {backup}.").map_err(io)?;
     }
     writeln!(out, "Restart {} to use it.", client.title).map_err(io)?;
     Ok(())

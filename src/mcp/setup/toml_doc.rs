@@ -1,6 +1,8 @@
 //! TOML client files for `gnaw-mcp setup` (Codex's `config.toml`): parsed and edited with
-//! toml_edit, which keeps every comment, every other table and the file's layout; only the one
-//! entry is added or replaced.
+//! toml_edit, which keeps every comment, every other table, every value as it was written
+//! (`1_000`, `0xDEAD`, `1.10`, dates, literal and multi-line strings) and the file's layout;
+//! only the one entry is added or replaced. toml_edit writes `\n` line ends: a file whose lines
+//! all end in `\r\n` gets them back ([`render`]).
 
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
 
@@ -15,6 +17,39 @@ pub fn parse(text: &str) -> Result<DocumentMut, String> {
             e.to_string().trim_end()
         )
     })
+}
+
+/// The document as written back: toml_edit's text, with `\r\n` line ends when every line of
+/// `original` ended so (a file that mixes them keeps toml_edit's `\n`, which cannot change a
+/// string: those keep their own line ends).
+pub fn render(doc: &DocumentMut, original: &str) -> String {
+    let mut text = doc.to_string();
+    // toml_edit ends every line with a newline: a file whose last line had none keeps it so.
+    if !original.ends_with('\n')
+        && let Some(last) = original.rsplit('\n').next()
+        && !last.is_empty()
+        && text.ends_with(&format!("{last}\n"))
+    {
+        text.pop();
+    }
+    let crlf = original.contains("\r\n")
+        && original
+            .bytes()
+            .enumerate()
+            .all(|(i, b)| b != b'\n' || (i > 0 && original.as_bytes()[i - 1] == b'\r'));
+    if !crlf {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut previous = '\0';
+    for c in text.chars() {
+        if c == '\n' && previous != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        previous = c;
+    }
+    out
 }
 
 /// The entry as a table: the fixed fields, the command, the environment (an inline table, as
@@ -115,6 +150,44 @@ mod tests {
         let out = doc.to_string();
         assert!(out.starts_with(text), "{out}");
         assert!(out.contains("[mcp_servers.gnaw]\ncommand = \"/bin/gnaw-mcp\"\nargs = []\nenv = { GNAW_MCP_ROOT = \"/r\" }\n"), "{out}");
+    }
+
+    /// Everything toml_edit can be handed, kept byte for byte around the entry: values as
+    /// written, comments, blank lines, order, `\r\n` line ends, a missing final newline.
+    #[test]
+    fn every_byte_outside_the_entry_is_kept() {
+        let body = "# top\nmodel  =  \"o3\"   # the model\nbig = 1_000_000\nhex = 0xDEAD_beef\n\
+                    f = 1.10\ne = 1e3\ninf = +inf\nwhen = 1979-05-27T07:32:00-08:00\n\
+                    lit = 'C:\\path'\nml = \"\"\"\nline\n\"\"\"\narr = [\n  1, # one\n  2,\n]\n\
+                    inl = { a = 1, b = \"x\" }\n\n[mcp_servers.other]\ncommand = \"x\"\n\n\
+                    [profiles.fast] # fast\nmodel = \"mini\"";
+        let env = vec![("GNAW_MCP_ROOT".to_string(), "/r".to_string())];
+        for text in [
+            body.to_string(),
+            format!("{body}\n"),
+            format!("{body}\n").replace('\n', "\r\n"),
+        ] {
+            let mut doc = parse(&text).unwrap();
+            let e = entry(codex(), "/bin/gnaw-mcp", &env);
+            merge(&mut doc, &["mcp_servers"], "gnaw", e, false).unwrap();
+            let out = render(&doc, &text);
+            let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+            let added = format!(
+                "[mcp_servers.gnaw]{nl}command = \"/bin/gnaw-mcp\"{nl}args = []{nl}\
+                 env = {{ GNAW_MCP_ROOT = \"/r\" }}{nl}{nl}"
+            );
+            assert!(out.contains(&added), "{out:?}");
+            assert_eq!(out.replacen(&added, "", 1), text);
+        }
+        // Replaced in the middle: only the entry's lines change.
+        let text = "a = 0o17 # x\r\n\r\n[mcp_servers.gnaw]\r\ncommand = \"old\" # old\r\n\r\n[z]\r\nq = 1.50\r\n";
+        let mut doc = parse(text).unwrap();
+        let e = entry(codex(), "/new", &[]);
+        merge(&mut doc, &["mcp_servers"], "gnaw", e, true).unwrap();
+        assert_eq!(
+            render(&doc, text),
+            "a = 0o17 # x\r\n\r\n[mcp_servers.gnaw]\r\ncommand = \"/new\"\r\nargs = []\r\nenv = {}\r\n\r\n[z]\r\nq = 1.50\r\n"
+        );
     }
 
     #[test]

@@ -10,22 +10,30 @@
 //!
 //! | variable | what |
 //! |---|---|
-//! | `absolute_code_path` | the repository's absolute path |
+//! | `absolute_code_path` | the repository's absolute path, escaped and redacted as every name is (see below) |
 //! | `source_tree` | the tree of the files shown, as gnaw draws it |
 //! | `files` | each file shown, in path order: `path`, `extension`, `code` (the text in a fenced block tagged with the extension, numbered with `--line-numbers`), `token_count` (the text's tokens), and gnaw's `text` (the text alone), `tokens` (its piece's tokens in gnaw's own format), `lossy`, `skeleton` |
 //! | `no_codeblock` | false (code2prompt's flag; `code` is always fenced, `text` is not) |
 //! | `git_diff`, `git_diff_branch`, `git_log_branch` | empty strings (code2prompt fills them only when asked; `gnaw changes` prints a diff) |
 //! | `repo_name`, `encoding`, `file_count`, `files_tokens`, `budget`, `omitted` | gnaw's: the repository's name, the encoding, how many files, their `token_count`s summed, the budget (0 without), the files the budget left out (`path`, `tokens`) |
-//! | anything given with `--var NAME=VALUE` | its value |
+//! | anything given with `--var NAME=VALUE` | its value, as given (the user's own text, not a name) |
+//!
+//! Every name in the data (the paths, the tree, the repository's name and absolute path, the
+//! omitted files) comes through the run's one renderer of names, in its secrets mode. What a
+//! template may cost (its nesting, its partials' depth, its output) is bounded in `bounds.rs`.
+
+mod bounds;
 
 use super::split::Collected;
 use crate::Extraction;
 use crate::driver::assemble::Part;
 use crate::spec::ExtractionSpec;
 use crate::stages::{count, render};
+use bounds::{GUARD, Guard, Hit, MAX_NESTING, MAX_PARTIAL_DEPTH, OUTPUT_FACTOR, OUTPUT_SLACK};
+use gnaw_sandbox::user_file::{self, UserDir, UserFileError};
 use handlebars::Handlebars;
 use serde_json::{Value, json};
-use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 /// The most bytes a template file may have.
@@ -37,30 +45,48 @@ const MAX_REFITS: usize = 12;
 /// A template, parsed and ready.
 pub struct Template {
     hb: Handlebars<'static>,
+    guard: Guard,
     shown: String,
     vars: Vec<(String, String)>,
 }
 
 impl Template {
-    /// Read and parse the template at `path` (the file the user named). A syntax error names the
-    /// file, its line and column.
+    /// Read and parse the template at `path` (the file the user named), through the one door to
+    /// user files: never through a link (a repository's `prompt.hbs -> ~/.aws/credentials`
+    /// would print that file into the prompt), never waiting on a FIFO, at most
+    /// `MAX_TEMPLATE_BYTES`. A syntax error names the file, its line and column.
     pub fn load(path: &Path, vars: &[(String, String)]) -> Result<Template, String> {
-        let shown = path.display().to_string();
-        // The file the user named with --template: never a path from the repository.
-        #[allow(clippy::disallowed_methods)]
-        let file = std::fs::File::open(path)
-            .map_err(|e| format!("cannot read the template {shown}: {e}; check the path"))?;
-        let mut bytes = Vec::new();
-        file.take(MAX_TEMPLATE_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read the template {shown}: {e}"))?;
-        if bytes.len() as u64 > MAX_TEMPLATE_BYTES {
-            return Err(format!(
-                "the template {shown} is over {} MiB; a template is the prompt's frame, not its \
-                 content",
-                MAX_TEMPLATE_BYTES >> 20
-            ));
-        }
+        let shown = super::output::shown(path);
+        let read = user_file::split(path)
+            .and_then(|(dir, name)| UserDir::open(&dir)?.read(&name, MAX_TEMPLATE_BYTES));
+        let bytes = match read {
+            Ok(Some(file)) => file.bytes,
+            Ok(None) => {
+                return Err(format!(
+                    "cannot read the template {shown}: there is no such file; check the path"
+                ));
+            }
+            Err(UserFileError::TooLarge(_)) => {
+                return Err(format!(
+                    "the template {shown} is over {} MiB; a template is the prompt's frame, not \
+                     its content",
+                    MAX_TEMPLATE_BYTES >> 20
+                ));
+            }
+            Err(e @ UserFileError::Link(_)) => {
+                return Err(format!(
+                    "the template {shown} {e}; give the path of the template file itself (gnaw \
+                     reads no template through a link, which a repository could point at any \
+                     file of yours)"
+                ));
+            }
+            Err(e @ UserFileError::NotRegular(_)) => {
+                return Err(format!(
+                    "the template {shown} {e}; give the path of the template file itself"
+                ));
+            }
+            Err(e) => return Err(format!("cannot read the template {shown}: it {e}")),
+        };
         let text = String::from_utf8(bytes)
             .map_err(|_| format!("the template {shown} is not UTF-8 text; save it as UTF-8"))?;
         Self::parse(&text, &shown, vars)
@@ -68,10 +94,18 @@ impl Template {
 
     /// Parse `text`, named `shown` in messages.
     pub fn parse(text: &str, shown: &str, vars: &[(String, String)]) -> Result<Template, String> {
+        // Before Handlebars parses it: its parse and its render recurse once per level.
+        let nesting = bounds::nesting(text);
+        if nesting > MAX_NESTING {
+            return Err(format!(
+                "the template {shown} nests blocks and subexpressions {nesting} deep, past the \
+                 bound of {MAX_NESTING}; flatten it"
+            ));
+        }
         let mut hb = Handlebars::new();
         hb.register_escape_fn(handlebars::no_escape);
         hb.set_strict_mode(false);
-        hb.register_template_string("template", text).map_err(|e| {
+        let syntax = |e: handlebars::TemplateError| {
             let at = match e.pos() {
                 Some((l, c)) => format!(" at line {l}, column {c}"),
                 None => String::new(),
@@ -82,9 +116,24 @@ impl Template {
                  {{{{#if x}}}}...{{{{/if}}}})",
                 e.reason()
             )
-        })?;
+        };
+        hb.register_template_string("template", text)
+            .map_err(syntax)?;
+        // The body of the template, of its inline partials and of its partial blocks, each in
+        // the guard that bounds partial depth and output (see `bounds`).
+        let guard_block =
+            handlebars::template::Template::compile(&format!("{{{{#{GUARD}}}}}{{{{/{GUARD}}}}}"))
+                .map_err(syntax)?;
+        let parsed = hb
+            .get_template("template")
+            .cloned()
+            .ok_or_else(|| format!("the template {shown} did not register"))?;
+        hb.register_template("template", bounds::guarded(parsed, &guard_block));
+        let guard = Guard::default();
+        hb.register_helper(GUARD, Box::new(guard.clone()));
         Ok(Template {
             hb,
+            guard,
             shown: shown.to_string(),
             vars: vars.to_vec(),
         })
@@ -97,20 +146,47 @@ impl Template {
         c: &Collected,
         files: &[FileData],
         ex: &Extraction,
-        absolute: &str,
+        absolute: &Path,
     ) -> Result<String, String> {
         let data = self.data(c, files, ex, absolute);
-        let text = self.hb.render("template", &data).map_err(|e| {
-            let at = match (e.line_no, e.column_no) {
-                (Some(l), Some(c)) => format!(" at line {l}, column {c}"),
-                _ => String::new(),
-            };
-            format!(
-                "the template {} failed{at}: {}; fix it there",
-                self.shown,
-                e.reason()
-            )
-        })?;
+        let limit = given_bytes(&data)
+            .saturating_mul(OUTPUT_FACTOR)
+            .saturating_add(OUTPUT_SLACK);
+        self.guard.start(limit);
+        let mut out = Vec::new();
+        let rendered = self.hb.render_to_write("template", &data, &mut out);
+        let shown = &self.shown;
+        match (rendered, self.guard.hit()) {
+            (_, Some(Hit::PartialDepth)) => {
+                return Err(format!(
+                    "the template {shown} nests partials deeper than {MAX_PARTIAL_DEPTH}, the \
+                     bound on partial depth (a partial that includes itself never ends); fix it \
+                     there"
+                ));
+            }
+            (_, Some(Hit::Output(limit))) => {
+                return Err(format!(
+                    "the template {shown} renders more than {limit} bytes, the bound on its \
+                     output ({OUTPUT_FACTOR} times the text it is given, plus {} MiB); a \
+                     template that repeats the files (an {{{{#each files}}}} inside another) \
+                     grows with their square: fix it there",
+                    OUTPUT_SLACK >> 20
+                ));
+            }
+            (Err(e), None) => {
+                let at = match (e.line_no, e.column_no) {
+                    (Some(l), Some(c)) => format!(" at line {l}, column {c}"),
+                    _ => String::new(),
+                };
+                return Err(format!(
+                    "the template {shown} failed{at}: {}; fix it there",
+                    e.reason()
+                ));
+            }
+            (Ok(()), None) => {}
+        }
+        let text = String::from_utf8(out)
+            .map_err(|_| format!("the template {shown} rendered text that is not UTF-8"))?;
         let trimmed = text.trim();
         Ok(if trimmed.is_empty() {
             String::new()
@@ -119,7 +195,11 @@ impl Template {
         })
     }
 
-    fn data(&self, c: &Collected, files: &[FileData], ex: &Extraction, absolute: &str) -> Value {
+    /// The data a template sees. Every name in it comes through the run's one renderer of
+    /// names, in its secrets mode: the paths, the tree and the repository's name as the run
+    /// made them, and the repository's absolute path here.
+    fn data(&self, c: &Collected, files: &[FileData], ex: &Extraction, absolute: &Path) -> Value {
+        let absolute = ex.namer.path(absolute.as_os_str().as_bytes()).into_string();
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         let tree = render::tree(&c.repo_name, &paths);
         let list: Vec<Value> = files
@@ -157,6 +237,22 @@ impl Template {
         }
         data
     }
+}
+
+/// The bytes of text in a template's data: its strings summed (the files' text and code, paths,
+/// tree, variables).
+fn given_bytes(data: &Value) -> u64 {
+    let mut total = 0u64;
+    let mut stack = vec![data];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => total += s.len() as u64,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => total += 8,
+        }
+    }
+    total
 }
 
 /// One file as the template sees it.
@@ -216,7 +312,7 @@ pub fn render(
     spec: &mut ExtractionSpec<'_>,
     template: &Template,
     counting: bool,
-    absolute: &str,
+    absolute: &Path,
 ) -> Result<Rendered, (i32, String)> {
     // The limits as asked, for the summary (a refit lowers the ones the run uses).
     let mut asked = None;

@@ -57,16 +57,20 @@ pub fn is_meta(args: &[std::ffi::OsString]) -> bool {
 }
 
 /// The whole `gnaw` command as one clap tree: the extraction's flags and positional repository,
-/// with the navigation subcommands and these beside them. Parsing never uses it (each of the
-/// three parsers sees only its own arguments, see [`crate::cli::main_from`]); the completions and
-/// man pages are drawn from it.
+/// with the navigation subcommands and these beside them. The extraction is parsed through it,
+/// so that `gnaw --help` lists every subcommand (a subcommand is parsed by its own parser, see
+/// [`crate::cli::main_from`]); the completions and man pages are drawn from it. `gnaw help` is
+/// a repository named `help`, not a subcommand.
 pub fn command() -> clap::Command {
-    let mut cmd = Args::command();
-    for sub in NavArgs::command()
+    let mut cmd = Args::command()
+        .disable_help_subcommand(true)
+        .args_conflicts_with_subcommands(true);
+    for (i, sub) in NavArgs::command()
         .get_subcommands()
         .chain(MetaArgs::command().get_subcommands())
+        .enumerate()
     {
-        cmd = cmd.subcommand(sub.clone());
+        cmd = cmd.subcommand(sub.clone().display_order(i));
     }
     cmd
 }

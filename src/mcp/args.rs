@@ -19,15 +19,15 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// What `repo` is, for every tool.
-pub const REPO_DESCRIPTION: &str = "Repository directory under the server root.";
+pub const REPO_DESCRIPTION: &str = "Repo directory under the server root.";
 /// What `budget` is, for every tool that takes one.
 pub const BUDGET_DESCRIPTION: &str = "Most tokens in the answer, exact; 0: none.";
 /// What `max_chars` is, for every tool.
 pub const MAX_CHARS_DESCRIPTION: &str = "Most characters in an answer; default 50,000.";
 /// What `include` is, for every tool that takes one.
-pub const INCLUDE_DESCRIPTION: &str = "Globs of the files to consider, e.g. src/**/*.rs.";
+pub const INCLUDE_DESCRIPTION: &str = "Globs of files to consider, e.g. src/**/*.rs.";
 /// What `exclude` is, for every tool that takes one.
-pub const EXCLUDE_DESCRIPTION: &str = "Globs of the files to leave out, e.g. tests/**.";
+pub const EXCLUDE_DESCRIPTION: &str = "Globs of files to leave out, e.g. tests/**.";
 
 /// Implements `JsonSchema` for an argument type with a fixed, inlined schema.
 macro_rules! schema {

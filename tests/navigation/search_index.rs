@@ -21,6 +21,7 @@ use gnaw_sandbox::Root;
 use serde_json::json;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Duration;
 
 fn request<'a>(repo: &Path, cache: Option<&'a Cache>) -> Request<'a> {
@@ -334,10 +335,36 @@ fn related_through_the_server() {
     let files = &resp["result"]["structuredContent"]["files"];
     assert_eq!(files[0]["path"], "src/server.rs", "{resp}");
     assert_eq!(files[0]["uses"], json!(["HeaderMap"]));
+    // Globs, as the CLI takes them: a file excluded is not related.
+    let resp = s.call(
+        "related",
+        json!({"repo": "app", "path": "src/parser.rs", "exclude": ["src/client.rs"]}),
+    );
+    let files = &resp["result"]["structuredContent"]["files"];
+    assert_eq!(files.as_array().map(Vec::len), Some(1), "{resp}");
+    assert_eq!(files[0]["path"], "src/server.rs", "{resp}");
     // Outside the repo: refused like any path.
     let resp = s.call("related", json!({"repo": "app", "path": "../x.rs"}));
     assert!(
         resp.get("error").is_some() || resp["result"]["isError"] == true,
         "{resp}"
     );
+    s.finish();
+    // The CLI takes the same arguments: `path::Name` too, and the globs.
+    let cli = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gnaw"))
+            .args(["related", repo.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let by_name = cli(&["src/parser.rs::HeaderMap"]);
+    assert!(by_name.contains("src/server.rs"), "{by_name}");
+    assert!(!by_name.contains("src/client.rs"), "{by_name}");
+    assert_eq!(by_name, cli(&["src/parser.rs", "--symbol", "HeaderMap"]));
+    let excluded = cli(&["src/parser.rs", "--exclude", "src/client.rs"]);
+    assert!(!excluded.contains("src/client.rs"), "{excluded}");
+    assert!(cli(&["src/parser.rs"]).contains("src/client.rs"));
 }

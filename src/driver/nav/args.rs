@@ -96,6 +96,11 @@ pub fn some_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::E
     Ok(Option::<Text>::deserialize(d)?.map(|t| t.0))
 }
 
+/// A required path, as [`PathText`] reads it.
+pub fn path<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    PathText::deserialize(d).map(|p| p.0)
+}
+
 /// An optional path, as [`PathText`] reads it.
 pub fn some_path<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     Ok(Option::<PathText>::deserialize(d)?.map(|p| p.0))

@@ -51,18 +51,47 @@ const NAMES_SHOWN: usize = 4;
 /// that changed both files: two commits of two files weigh about as much as an import.
 const CO_CHANGE_WEIGHT: f64 = 3.0;
 
-/// What `related` is asked, as the CLI's arguments give it (the MCP tool takes `path::Name` in
-/// one argument and splits it into these).
-#[derive(Clone, Debug, Default, clap::Args)]
+/// What `related` is asked: a call's arguments, as the CLI's flags give them and as a tool
+/// call's JSON is read ([`super::args`]; the `related` tool's input schema is derived from
+/// them).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct RelatedArgs {
-    /// The file, as gnaw shows paths.
+    /// A file, or path::Name for one of its names.
+    #[serde(deserialize_with = "super::args::path")]
     pub path: String,
-    /// Only this definition's name counts.
+    /// Only this definition's name counts (as path::Name says it).
     #[arg(long, value_name = "NAME")]
+    #[serde(skip)]
     pub symbol: Option<String>,
-    /// Most files in the answer (default 10, at most 50).
-    #[arg(short = 'n', long, value_name = "N")]
+    #[schemars(description = limit_help())]
+    #[arg(short = 'n', long, value_name = "N", help = limit_help())]
+    #[serde(default, deserialize_with = "super::args::some_count")]
     pub limit: Option<usize>,
+}
+
+/// What `limit` means, for the tool's schema and the CLI's help.
+fn limit_help() -> String {
+    format!("Most files to list, best first (default {DEFAULT_LIMIT}).")
+}
+
+impl RelatedArgs {
+    /// `src/a.rs::Name` as the path and the name, unless `symbol` is given; a path without
+    /// `::` is the whole file.
+    fn split(&self) -> RelatedArgs {
+        let (path, symbol) = match (&self.symbol, self.path.rsplit_once("::")) {
+            (None, Some((path, name)))
+                if !path.is_empty() && !name.is_empty() && !name.contains('/') =>
+            {
+                (path.to_string(), Some(name.to_string()))
+            }
+            _ => (self.path.clone(), self.symbol.clone()),
+        };
+        RelatedArgs {
+            path,
+            symbol,
+            limit: self.limit,
+        }
+    }
 }
 
 /// One related file.
@@ -117,6 +146,7 @@ pub type RelatedAnswer = Answer<RelatedFacts>;
 
 /// Rank the files of `req`'s repository by how related they are to `args.path`.
 pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, NavError> {
+    let args = &args.split();
     let limit = super::args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let root = repo_root(req)?;
     let proven = prove(&root, "path", &args.path)?;

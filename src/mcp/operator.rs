@@ -16,7 +16,7 @@ use gnaw_sandbox::SandboxMode;
 
 use super::config::{Config, Structured};
 use super::http::settings::Settings as HttpSettings;
-use super::selection::ToolSet;
+use super::selection::{OPT_IN, ToolSet};
 use crate::config::parse_size;
 use crate::spec::{RepoMayWiden, Widen};
 use crate::vocab::{excerpt, modes::nearest};
@@ -135,6 +135,15 @@ fn show_size(n: u64) -> String {
     }
 }
 
+/// The default tool selection, as a selection that reads back to it: every tool but the
+/// opt-in ones (`all,-hotspots,-overview`).
+fn default_tools() -> String {
+    std::iter::once("all".to_string())
+        .chain(OPT_IN.iter().map(|t| format!("-{t}")))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 fn millis(d: Duration) -> String {
     d.as_millis().to_string()
 }
@@ -189,7 +198,11 @@ pub static SETTINGS: &[Setting] = &[
             o.tools = ToolSet::parse(utf8(v)?)?;
             Ok(())
         },
-        show: |o| o.tools.operator_spec().unwrap_or("all").into(),
+        show: |o| {
+            o.tools
+                .operator_spec()
+                .map_or_else(default_tools, str::to_string)
+        },
     },
     Setting {
         key: "max_line_bytes",
@@ -1035,11 +1048,15 @@ mod tests {
 
     #[test]
     fn print_config_round_trips() {
-        let o = load(&[("GNAW_MCP_TOOLS", "minimal,log")], None).unwrap();
-        let text = o.to_toml();
-        let back = load(&[], Some(&text)).unwrap();
-        for s in SETTINGS {
-            assert_eq!(s.show(&back), s.show(&o), "{}", s.key);
+        // The defaults, and settings changed: the printed file read back serves the same.
+        for env in [&[][..], &[("GNAW_MCP_TOOLS", "minimal,log")][..]] {
+            let o = load(env, None).unwrap();
+            let text = o.to_toml();
+            let back = load(&[], Some(&text)).unwrap();
+            for s in SETTINGS {
+                assert_eq!(s.show(&back), s.show(&o), "{}", s.key);
+            }
+            assert_eq!(back.tools.names(), o.tools.names(), "{text}");
         }
     }
 }

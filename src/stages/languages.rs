@@ -7,7 +7,7 @@
 //! ([`Language::detect`]), the renderer's fence tag ([`Known::fence`]), the ranking's code and
 //! auxiliary classes ([`Known::code`]). The grammar crate's lists (`grammars/Cargo.toml`,
 //! `grammars/build/main.rs`, `grammars/src/lib.rs`) and the root `Cargo.toml`'s `lang-*`
-//! features are held against it by `tests/languages.rs`.
+//! features are held against it by `tests/declarations/languages.rs`.
 //!
 //! Adding a language: one row here (with a grammar: under `with_grammar`, and its family in
 //! `stages/syntax/family.rs`, which the compiler asks for), and for a grammar the crate's

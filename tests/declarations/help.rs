@@ -1,8 +1,6 @@
 //! What `--help` lists comes from the declarations: `gnaw --help` names every subcommand
 //! (`gnaw::cli::nav::SUBCOMMANDS`, and `completions` and `man`), and `gnaw-mcp --help` opens by
 //! saying it is an MCP server and names every tool of the registry (`gnaw::mcp::tools::TOOLS`).
-//!
-//! Run alone: `cargo test --test help`.
 
 use std::process::Command;
 

@@ -6,20 +6,11 @@
 //! exported constants (`grammars/src/lib.rs`) and the cases of its comparison with upstream
 //! (`grammars/tests/same_grammars.rs`). A language added to one list and not the others fails
 //! here, naming the list.
-//!
-//! Run alone: `cargo test --test languages`.
 
-#![allow(clippy::disallowed_methods)] // reads the manifests and sources as text
-
+use super::read;
 use gnaw::stages::languages::Language;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
-
-fn read(rel: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 fn manifest(rel: &str) -> toml::Table {
     read(rel).parse().unwrap_or_else(|e| panic!("{rel}: {e}"))

@@ -19,7 +19,7 @@ const GNAW_LAYERS: &[(&str, u8)] = &[
     ("bounded", 0),
     ("limits", 0),
     ("par", 0),
-    ("config", 1),
+    ("gnawconfig", 1),
     ("cache", 1),
     ("spec", 1),
     ("stages", 2),

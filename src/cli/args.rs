@@ -202,7 +202,7 @@ fn parse_encoding(s: &str) -> Result<Encoding, String> {
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
-    crate::config::parse_size(s)
+    crate::gnawconfig::parse_size(s)
         .ok_or_else(|| format!("invalid size {s:?}; use a byte count or e.g. 512KiB, 2MiB"))
 }
 
@@ -217,7 +217,7 @@ fn parse_split_size(s: &str) -> Result<SplitSize, String> {
     let t = s.trim();
     let size = match t.strip_suffix("tokens").or_else(|| t.strip_suffix("token")) {
         Some(n) => n.trim().parse().ok().map(SplitSize::Tokens),
-        None => crate::config::parse_size(t).map(SplitSize::Bytes),
+        None => crate::gnawconfig::parse_size(t).map(SplitSize::Bytes),
     };
     match size {
         Some(SplitSize::Bytes(0) | SplitSize::Tokens(0)) => {

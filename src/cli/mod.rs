@@ -372,7 +372,7 @@ fn widening_warning(ex: &crate::Extraction) -> String {
 
 /// The files changed against `base` (`--changed`), read from `.git` in-process.
 fn changed(root: &Root, args: &Args, base: &str) -> Result<Vec<Vec<u8>>, (i32, String)> {
-    let req = crate::driver::nav::Request {
+    let req = crate::driver::call::Request {
         repo: root.as_dir(),
         overrides: args.overrides(),
         policy: Policy::cli(),
@@ -382,10 +382,10 @@ fn changed(root: &Root, args: &Args, base: &str) -> Result<Vec<Vec<u8>>, (i32, S
         count_answer: false,
     };
     crate::driver::git::changes::changed_paths(&req, Some(base)).map_err(|e| match e {
-        crate::driver::nav::NavError::Argument { message, .. } => {
+        crate::driver::call::NavError::Argument { message, .. } => {
             (2, format!("--changed: {message}"))
         }
-        crate::driver::nav::NavError::Run(e) => (e.exit_code(), format!("--changed: {e}")),
+        crate::driver::call::NavError::Run(e) => (e.exit_code(), format!("--changed: {e}")),
     })
 }
 

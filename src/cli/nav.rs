@@ -9,6 +9,7 @@
 //! extracted as `gnaw ./tree`.
 
 use super::args::parse_secrets;
+use crate::driver::call::{NavError, Request};
 use crate::driver::git::changes::{ChangesArgs, changes};
 use crate::driver::git::hotspots::{HotspotsArgs, hotspots};
 use crate::driver::git::log::{LogArgs, log};
@@ -20,7 +21,6 @@ use crate::driver::nav::related::{RelatedArgs, related};
 use crate::driver::nav::search::{SearchArgs, search};
 use crate::driver::nav::symbol::{SymbolArgs, symbol};
 use crate::driver::nav::tree::{TreeArgs, tree};
-use crate::driver::nav::{NavError, Request};
 use crate::spec::{Overrides, Policy};
 use crate::vocab::SecretsMode;
 use clap::{ArgAction, Args as ClapArgs, Parser, Subcommand};

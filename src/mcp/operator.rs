@@ -17,7 +17,7 @@ use gnaw_sandbox::SandboxMode;
 use super::config::{Config, Structured};
 use super::http::settings::Settings as HttpSettings;
 use super::selection::{OPT_IN, ToolSet};
-use crate::config::parse_size;
+use crate::gnawconfig::parse_size;
 use crate::spec::{RepoMayWiden, Widen};
 use crate::vocab::{excerpt, modes::nearest};
 

@@ -11,11 +11,11 @@ use common::fixture::Tree;
 
 use common::mcp_client::Server;
 use gnaw::cache::Cache;
-use gnaw::driver::nav::Request;
-use gnaw::driver::nav::index;
+use gnaw::driver::call::Request;
+use gnaw::driver::call::session::Session;
 use gnaw::driver::nav::related::{self, RelatedArgs};
+use gnaw::driver::nav::repo_index;
 use gnaw::driver::nav::search::{self, SearchAnswer, SearchArgs};
-use gnaw::driver::nav::session::Session;
 use gnaw::rank::{for_each_term, term_hash};
 use gnaw_sandbox::Root;
 use serde_json::json;
@@ -174,7 +174,7 @@ fn a_redacted_secret_is_in_no_index() {
     let session = Session::open(&req).unwrap();
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo).unwrap();
-    let indexed = index::index(&session, &ctx).unwrap();
+    let indexed = repo_index::index(&session, &ctx).unwrap();
     assert_eq!(indexed.files.len(), 2);
     let mut secret_terms = Vec::new();
     for_each_term(&key, |t| secret_terms.push(t.to_string()));
@@ -203,7 +203,7 @@ fn a_redacted_secret_is_in_no_index() {
         }
     }
     // And the same index, taken warm from the cache, still holds none of it.
-    let again = index::index(&session, &ctx).unwrap();
+    let again = repo_index::index(&session, &ctx).unwrap();
     assert_eq!(again.status.built, 0);
     for f in again.files.iter() {
         for t in &secret_terms {

@@ -14,10 +14,11 @@ use super::{
     DEFAULT_CONTEXT, DiffBody, DiffStatus, FileDiff, MAX_CONTEXT, Side, Version, git_error,
     open_repo, path_filter, read_worktree, shown, side, skip_note,
 };
+use crate::driver::call::paging::{self, Limits, One, Paged};
+use crate::driver::call::paths::quote;
+use crate::driver::call::session::Session;
+use crate::driver::call::{Answer, NavError, Request, args};
 use crate::driver::file::{self, FileContext};
-use crate::driver::nav::fit::{self, Limits, One, Paged};
-use crate::driver::nav::session::{Session, quote};
-use crate::driver::nav::{Answer, NavError, Request, args};
 use crate::error::Error;
 use crate::stages::git::diff::{LineSet, diff_lines, similarity, similarity_bound};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, MODE_LINK, PathFilter, normal_mode};
@@ -41,7 +42,7 @@ pub const MAX_UNTRACKED: usize = 1_000;
 const MAX_RENAME_PAIRS: usize = 10_000;
 
 /// What a `changes` call asks, as the CLI gives it and as a tool call's JSON is read
-/// ([`crate::driver::nav::args`]; the `changes` tool's input schema is derived from it).
+/// ([`crate::driver::call::args`]; the `changes` tool's input schema is derived from it).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct ChangesArgs {
     /// Commit to compare the working tree with (default HEAD).
@@ -100,7 +101,7 @@ pub type ChangesAnswer = Answer<ChangesFacts>;
 /// How a changes answer says where it continues: `complete`, and the `next_after` that
 /// continues it (empty when complete).
 fn next_after<S: Serializer>(next: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
-    fit::continued(
+    paging::continued(
         s,
         "next_after",
         next.is_none(),
@@ -806,8 +807,8 @@ pub fn changes(req: &Request<'_>, args: &ChangesArgs) -> Result<ChangesAnswer, N
         after: args.after.as_deref(),
         limits,
     };
-    let count = fit::counter(encoding, args.count || budget.is_some());
-    let fitted = fit::fit(&r, limits, &count)?;
+    let count = paging::counter(encoding, args.count || budget.is_some());
+    let fitted = paging::fit(&r, limits, &count)?;
     let next = r.next(fitted.k);
     Ok(Answer {
         page: fitted.page(encoding, budget),
@@ -1014,9 +1015,9 @@ impl Paged for Render<'_> {
             out.push_str(&self.texts[n]);
         }
         if let Some(next) = self.next(k) {
-            let why = fit::why(true, &self.limits, String::new);
+            let why = paging::why(true, &self.limits, String::new);
             let shown = format!("showing {k} of {} hunks", self.items.len());
-            fit::continuation(&mut out, &shown, &why, "after", next);
+            paging::continuation(&mut out, &shown, &why, "after", next);
         }
         out
     }

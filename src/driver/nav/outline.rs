@@ -11,11 +11,13 @@
 //!
 //! An agent reads a definition's body with `read path:START-END`, the range the row gives.
 
-use super::Answer;
-use super::fit::{self, Fitted, Limits, One, Paged};
 use super::sections::Entry;
 use super::sections::{self, Items, Note, Report};
-use super::session::{NavError, Proven, Request, Session};
+use crate::driver::call::Answer;
+use crate::driver::call::paging::{self, Fitted, Limits, One, Paged};
+use crate::driver::call::paths::Proven;
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::filter::Filter;
@@ -26,15 +28,15 @@ use std::fmt::Write as _;
 /// Most files one call may outline (as many as `read` takes).
 pub const MAX_PATHS: usize = sections::MAX_PATHS;
 
-/// What to outline: an `outline` call's arguments, as the CLI's arguments give them and as a
-/// tool call's JSON is read ([`super::args`]; the `outline` tool's input schema is derived from
-/// them).
+/// What to outline: an `outline` call's arguments, as the CLI's arguments give them and as a tool
+/// call's JSON is read ([`crate::driver::call::args`]; the `outline` tool's input schema is derived
+/// from them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct OutlineArgs {
     /// Each "path", or "path:START-" for the definitions from line START.
     #[schemars(length(min = 1, max = MAX_PATHS))]
     #[arg(required = true, value_name = "PATH[:START-]")]
-    #[serde(deserialize_with = "super::args::path_list")]
+    #[serde(deserialize_with = "crate::driver::call::args::path_list")]
     pub paths: Vec<String>,
 }
 
@@ -153,7 +155,7 @@ pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, Nav
         limits,
         count: &count,
     };
-    let fitted = fit::fit(&r, limits, &count)?;
+    let fitted = paging::fit(&r, limits, &count)?;
     let fitted = r.same_line_cut(fitted);
     Ok(r.answer(fitted, encoding, budget))
 }

@@ -5,7 +5,7 @@
 //!
 //! - **Centrality** is PageRank over the reference graph the search index already reads
 //!   ([`crate::stages::rank::graph`]: imports, and uses of the names a file defines, weighted
-//!   as `related` weighs them), kept warm beside the index ([`index::centrality`]). Without a
+//!   as `related` weighs them), kept warm beside the index ([`repo_index::centrality`]). Without a
 //!   query, the root's manifests and the programs of the largest packages come first
 //!   (`map_order`). Tests and examples count
 //!   [`SECONDARY_WEIGHT`] of their rank, other non-code files [`OTHER_WEIGHT`]; docs,
@@ -24,7 +24,7 @@
 //! line with its most used definition, each further entry one more definition, and a file's
 //! `j`-th entry weighs its score over `j + 1`, so a central file shows several definitions
 //! before a marginal one shows any. The answer is the most entries whose rendered text fits
-//! the budget and the byte ceiling, counted whole ([`fit::fit`]), shown grouped by file in map
+//! the budget and the byte ceiling, counted whole ([`paging::fit`]), shown grouped by file in map
 //! order; so the map grows and shrinks by its least central entries. A cut answer ends with the
 //! `offset` that continues it (the entries after those shown). Only the files the answer can
 //! reach are outlined: the first ones in map order (a fiftieth of the budget in files), and
@@ -32,17 +32,20 @@
 //!
 //! What does not depend on the call (each file's class, the header but for the ranking, the
 //! declared entry points, each outlined file's definitions) is kept beside the index with the
-//! graph ([`index::derived`]), so a warm call ranks, outlines and parses nothing again.
+//! graph ([`repo_index::derived`]), so a warm call ranks, outlines and parses nothing again.
 //!
 //! The budget is the call's, else [`DEFAULT_BUDGET`] tokens: a map is meant to be read whole.
 //! Every path is shown as the index shows it (the one name renderer: escaped, redacted), every
 //! signature is from the scanned text (secrets redacted under the policy in force) with its
 //! invisible characters escaped; files not searched are counted by reason, never named.
 
-use super::fit::{self, Limits, One, Paged};
-use super::index::{self, Centrality, IndexedFile, Outlines, RepoIndex};
-use super::session::{NavError, Request, Session, quote};
-use super::{Answer, args, search};
+use super::repo_index::{self, Centrality, IndexedFile, Outlines, RepoIndex};
+use super::search;
+use crate::driver::call::paging::{self, Limits, One, Paged};
+use crate::driver::call::paths::quote;
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
+use crate::driver::call::{Answer, args};
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::par::lock;
@@ -87,7 +90,7 @@ const ENTRY_POINTS_SHOWN: usize = 6;
 const MAX_OFFSET: usize = 1_000_000;
 
 /// What an `overview` call asks, as the CLI's flags give it and as a tool call's JSON is read
-/// ([`super::args`]; the tool's input schema is derived from it).
+/// ([`crate::driver::call::args`]; the tool's input schema is derived from it).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct OverviewArgs {
     /// Center the map on the best files search finds for this.
@@ -165,7 +168,7 @@ pub struct Definition {
     /// How much its name is used elsewhere ([`crate::stages::rank::Graph::name_weight`]).
     pub uses: f64,
     /// The definition it is nested in (`impl Foo`'s name, a class), if any.
-    #[serde(serialize_with = "fit::or_default")]
+    #[serde(serialize_with = "paging::or_default")]
     pub parent: Option<String>,
 }
 
@@ -195,7 +198,7 @@ pub struct OverviewFacts {
 pub type OverviewAnswer = Answer<OverviewFacts>;
 
 fn offset<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
-    fit::continued(s, "offset", next.is_none(), &next.unwrap_or_default())
+    paging::continued(s, "offset", next.is_none(), &next.unwrap_or_default())
 }
 
 /// The overview of `req`'s repository.
@@ -241,9 +244,9 @@ pub fn overview(req: &Request<'_>, args: &OverviewArgs) -> Result<OverviewAnswer
         }
     };
     let t0 = std::time::Instant::now();
-    let answer = index::open_for_index(req, |session, ctx| {
+    let answer = repo_index::open_for_index(req, |session, ctx| {
         // The postings serve a query's search only.
-        index::with_index_for(session, ctx, query.is_some(), |repo| {
+        repo_index::with_index_for(session, ctx, query.is_some(), |repo| {
             answer(session, ctx, repo, query.as_ref(), args)
         })
     });
@@ -270,14 +273,14 @@ fn answer(
     let stop = || session.cancelled();
     let files = &repo.files;
     let t0 = std::time::Instant::now();
-    let central = index::centrality(ctx, repo, &stop)?;
+    let central = repo_index::centrality(ctx, repo, &stop)?;
     let t_central = t0.elapsed();
     let outlines = Outlines::new(files, ctx, &stop);
     let (scores, around) = match query {
         None => (central.ranks.clone(), Vec::new()),
         Some(q) => personalized(ctx, repo, &central, q, &outlines, &stop)?,
     };
-    let facts = index::derived(ctx, repo, || {
+    let facts = repo_index::derived(ctx, repo, || {
         let facts = facts_of(files);
         let bytes = facts.bytes();
         Some((facts, bytes))
@@ -333,7 +336,7 @@ fn answer(
             continue;
         }
         let t_outlined = t0.elapsed();
-        let fitted = fit::fit(&r, limits, &count)?;
+        let fitted = paging::fit(&r, limits, &count)?;
         log::debug!(
             "overview: graph and ranks {t_central:?}, header and order {:?}, {reach} files \
              outlined {:?}, fit {:?}",
@@ -949,7 +952,7 @@ impl Render<'_> {
             size(h.text_bytes)
         );
         if !h.not_searched.is_empty() {
-            let _ = write!(out, " (not searched: {})", fit::tally(&h.not_searched));
+            let _ = write!(out, " (not searched: {})", paging::tally(&h.not_searched));
         }
         let total = h.text_bytes.max(1) as f64;
         let langs: Vec<String> = h
@@ -1129,7 +1132,7 @@ impl Paged for Render<'_> {
             }
         }
         if let Some(next) = self.next(k) {
-            let why = fit::why(true, &self.limits, String::new);
+            let why = paging::why(true, &self.limits, String::new);
             let shown = match k {
                 0 => "no map entry shown".to_string(),
                 _ => format!(
@@ -1138,7 +1141,7 @@ impl Paged for Render<'_> {
                     self.offset + k
                 ),
             };
-            fit::continuation(&mut out, &shown, &why, "offset", next);
+            paging::continuation(&mut out, &shown, &why, "offset", next);
         }
         out
     }

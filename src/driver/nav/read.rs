@@ -10,7 +10,8 @@
 //! before any range of it is cut out, so a range can never show part of a secret.
 //!
 //! A file over `max_file_size` is read only when a range is given, up to the operator's ceiling
-//! ([`super::session::Session::range_ceiling`]). Lines are shown as the scanned text has them.
+//! ([`crate::driver::call::session::Session::range_ceiling`]). Lines are shown as the scanned text
+//! has them.
 //!
 //! The answer is the sections of the entries in order (a header, then `N | line` rows), cut so
 //! that its exact token count is within the budget and its size within the ceiling. When cut, its
@@ -18,10 +19,12 @@
 //! every entry not reached, as given. Following continuations shows every line exactly once. A
 //! single line too long for the whole budget is shown cut, and marked so.
 
-use super::Answer;
-use super::fit::{self, Fitted, Limits, One, Paged};
 use super::sections::{self, Items, Note, Report};
-use super::session::{NavError, Proven, Request, Session};
+use crate::driver::call::Answer;
+use crate::driver::call::paging::{self, Fitted, Limits, One, Paged};
+use crate::driver::call::paths::Proven;
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::count;
@@ -33,14 +36,15 @@ use std::fmt::Write as _;
 
 pub use super::sections::{Entry, MAX_PATHS, parse_entry, prove_entries};
 
-/// What to read: a `read` call's arguments, as the CLI's arguments give them and as a tool
-/// call's JSON is read ([`super::args`]; the `read` tool's input schema is derived from them).
+/// What to read: a `read` call's arguments, as the CLI's arguments give them and as a tool call's
+/// JSON is read ([`crate::driver::call::args`]; the `read` tool's input schema is derived from
+/// them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct ReadArgs {
     /// Each "path", "path:START-END", "path:START-" or "path:N" (1-based).
     #[schemars(length(min = 1, max = MAX_PATHS))]
     #[arg(required = true, value_name = "PATH[:RANGE]")]
-    #[serde(deserialize_with = "super::args::path_list")]
+    #[serde(deserialize_with = "crate::driver::call::args::path_list")]
     pub paths: Vec<String>,
 }
 
@@ -161,7 +165,7 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
         count: &count,
         memo: RefCell::new(HashMap::new()),
     };
-    let fitted = fit::fit(&r, limits, &count)?;
+    let fitted = paging::fit(&r, limits, &count)?;
     Ok(r.answer(fitted, budget))
 }
 
@@ -339,7 +343,11 @@ impl Render<'_> {
         };
         let Some(mut best) = fits(0) else {
             let text = render(0);
-            return Some(Err(fit::too_small(self.limits, count(&text), text.len())));
+            return Some(Err(paging::too_small(
+                self.limits,
+                count(&text),
+                text.len(),
+            )));
         };
         // Gallop up from a short prefix, then bisect: no count is much longer than the answer.
         let (mut lo, mut hi) = (0, line.len());

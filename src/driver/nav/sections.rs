@@ -5,8 +5,10 @@
 //! answer's text; the `paths` argument that continues a cut answer from where it stopped; and
 //! what the answer reports of each entry ([`Report`], [`Facts`]).
 
-use super::fit::{self, Limits};
-use super::session::{NavError, Proven, Request, Session, prove, quote, repo_root};
+use crate::driver::call::paging::{self, Limits};
+use crate::driver::call::paths::{Proven, prove, quote, repo_root};
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
 use crate::driver::file::{self, Body, FileContext};
 use crate::error::Error;
 use crate::stages::filter::Filter;
@@ -418,5 +420,5 @@ impl<R> Default for Facts<R> {
 }
 
 fn next_paths<S: Serializer>(next: &[String], s: S) -> Result<S::Ok, S::Error> {
-    fit::continued(s, "next_paths", next.is_empty(), next)
+    paging::continued(s, "next_paths", next.is_empty(), next)
 }

@@ -11,7 +11,7 @@ pub static RELATED: Navigation<RelatedArgs, RelatedFacts> = Navigation {
     about: About {
         name: "related",
         title: "Related files",
-        description: "Files linked to one file by imports (both ways), shared names and commits changing both. Use it to widen from a hit.",
+        description: "Files tied to one file by imports both ways, shared names and co-changes; widens a search from a hit.",
         summary: "find the files linked to one file by imports, shared names and commits, to widen a search from a hit",
     },
     filtered: true,

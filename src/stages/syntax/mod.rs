@@ -19,13 +19,13 @@
 //! The text given is the one the caller may show (the scanned, redacted text), so a signature
 //! or doc line can reveal nothing a `read` would not.
 
-mod budget;
 mod c_family;
 mod comments;
 mod family;
 mod functional;
 mod go;
 mod jvm;
+mod parse_budget;
 pub mod pool;
 mod python;
 mod ruby_php;
@@ -39,9 +39,9 @@ mod zig;
 pub use crate::stages::languages::Language;
 use crate::vocab::symbol::MAX_SIGNATURE_CHARS;
 use crate::vocab::{LineRange, Symbol, SymbolKind};
-pub use budget::{CALL_PARSE_BYTES, CALL_PARSE_TIME, ParseBudget};
 pub use comments::Comment;
 use family::family;
+pub use parse_budget::{CALL_PARSE_BYTES, CALL_PARSE_TIME, ParseBudget};
 pub use skeleton::skeleton;
 use std::cell::RefCell;
 use std::ops::ControlFlow;
@@ -246,8 +246,8 @@ fn parse_inner(
     if !lang.compiled_in() {
         return Err(not_compiled_in(lang));
     }
-    let key = budget::ContentKey::of(lang, text);
-    if let Some(reason) = budget::recall(key) {
+    let key = parse_budget::ContentKey::of(lang, text);
+    if let Some(reason) = parse_budget::recall(key) {
         return Err(format!(
             "{reason} (remembered by content; not parsed again)"
         ));
@@ -277,7 +277,7 @@ fn parse_inner(
         Outcome::Failed(reason) => (reason, false),
     };
     if own_bound {
-        budget::remember(key, &reason);
+        parse_budget::remember(key, &reason);
     }
     Err(reason)
 }

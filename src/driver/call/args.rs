@@ -9,7 +9,7 @@
 //! Their schemas, and the arguments every tool shares, are the MCP side's
 //! ([`crate::mcp::args`]).
 
-use super::session::NavError;
+use crate::driver::call::request::NavError;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde_json::Value;
 use std::fmt;

@@ -8,7 +8,6 @@
 use super::args::Args;
 use super::nav::NavArgs;
 use clap::{CommandFactory, Parser, Subcommand};
-use std::io::Write;
 
 /// The names of these subcommands.
 pub const COMMANDS: [&str; 2] = ["completions", "man"];
@@ -121,12 +120,7 @@ fn run(args: MetaArgs) -> Result<(), (i32, String)> {
                 .map_err(|e| (1, format!("cannot render the man page: {e}")))?;
         }
     }
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(&out).and_then(|()| stdout.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err((1, format!("cannot write to stdout: {e}"))),
-    }
+    super::nav::print(&out)
 }
 
 #[cfg(test)]

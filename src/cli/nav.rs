@@ -214,9 +214,14 @@ fn nav_error(e: NavError) -> (i32, String) {
 }
 
 fn run(args: NavArgs) -> Result<(), (i32, String)> {
-    let text = dispatch(args.command)?;
+    print(dispatch(args.command)?.as_bytes())
+}
+
+/// Write a subcommand's whole answer to stdout; a reader that closed the pipe early (`| head`)
+/// is no error.
+pub(super) fn print(text: &[u8]) -> Result<(), (i32, String)> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(text).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err((1, format!("cannot write to stdout: {e}"))),

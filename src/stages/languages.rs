@@ -350,14 +350,18 @@ mod tests {
 
     #[test]
     fn detection_by_name_and_extension() {
-        assert_eq!(fence_tag("src/main.rs"), "rust");
-        assert_eq!(fence_tag("a/b/Makefile"), "makefile");
-        assert_eq!(fence_tag("Makefile.am"), "");
-        assert_eq!(fence_tag("x.ZSH"), "bash");
-        assert_eq!(fence_tag("notes.txt"), "");
-        assert_eq!(fence_tag(".rs"), "");
-        assert_eq!(fence_tag("a.verylongextension"), "");
-        assert_eq!(fence_tag(""), "");
+        for (path, tag) in [
+            ("src/main.rs", "rust"),
+            ("a/b/Makefile", "makefile"),
+            ("Makefile.am", ""),
+            ("x.ZSH", "bash"),
+            ("notes.txt", ""),
+            (".rs", ""),
+            ("a.verylongextension", ""),
+            ("", ""),
+        ] {
+            assert_eq!(fence_tag(path), tag, "{path}");
+        }
         assert!(Known::by_extension(b"pm").is_some_and(Known::code));
         assert!(!Known::by_extension(b"json").is_some_and(Known::code));
         assert_eq!(MAX_EXTENSION_BYTES, "markdown".len());

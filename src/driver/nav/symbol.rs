@@ -36,7 +36,8 @@ const MAX_NAMES: usize = 200_000;
 const SUGGESTIONS: usize = 8;
 
 /// The name to look up: a `symbol` call's arguments, as the CLI gives them and as a tool call's
-/// JSON is read ([`crate::driver::call::args`]; the `symbol` tool's input schema is derived from them).
+/// JSON is read ([`crate::driver::call::args`]; the `symbol` tool's input schema is derived from
+/// them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct SymbolArgs {
     /// "Name", "Type::method", or "dir/::Name" to look only under a path.

@@ -193,16 +193,14 @@ pub fn outline_of(
     budget: &ParseBudget,
     stop: &dyn Fn() -> bool,
 ) -> Outline {
-    let outline = outline_inner(lang, text, budget, stop);
-    if let Outline::Skipped(reason) = &outline {
-        budget.note_not_parsed(reason);
+    match found_of(lang, text, budget, false, stop) {
+        Ok(found) => Outline::Parsed(found.symbols),
+        Err(reason) => Outline::Skipped(reason),
     }
-    outline
 }
 
-/// The definitions of `text` read as `lang` and, with `extras`, its comments and blocks of
-/// code, parsed as [`outline_of`] parses; `Err` with the reason the parse was skipped or
-/// stopped.
+/// What [`outline_of`] parses: the definitions of `text` read as `lang` and, with `extras`, its
+/// comments and blocks of code; `Err` with the reason the parse was skipped or stopped.
 pub fn found_of(
     lang: Language,
     text: &str,
@@ -215,18 +213,6 @@ pub fn found_of(
         budget.note_not_parsed(reason);
     }
     found
-}
-
-fn outline_inner(
-    lang: Language,
-    text: &str,
-    budget: &ParseBudget,
-    stop: &dyn Fn() -> bool,
-) -> Outline {
-    match parse_inner(lang, text, budget, false, stop) {
-        Ok(found) => Outline::Parsed(found.symbols),
-        Err(reason) => Outline::Skipped(reason),
-    }
 }
 
 fn parse_inner(

@@ -8,7 +8,7 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | 0 vocabulary | [`vocab`], [`error`], [`bounded`], [`limits`], [`par`] | shared types, errors, capped reads, resource bounds, threads |
-//! | 1 settings | [`config`], [`cache`], [`spec`] | `.gnawconfig`, the warm cache, what a caller asks for |
+//! | 1 settings | [`gnawconfig`], [`cache`], [`spec`] | `.gnawconfig`, the warm cache, what a caller asks for |
 //! | 2 stages | [`stages`]: source, filter, read, scan, count, render, rank, budget | one job each, in run order |
 //! | 3 driver | [`driver`] | runs the stages for one spec: options, per file, plan, assemble |
 //! | 4 front ends | [`cli`], [`mcp`] | the `gnaw` command and the `gnaw-mcp` server |
@@ -27,7 +27,7 @@ pub mod par;
 pub mod vocab;
 // layer 1
 pub mod cache;
-pub mod config;
+pub mod gnawconfig;
 pub mod spec;
 // layer 2
 pub mod stages;

@@ -4,9 +4,11 @@
 //! redacted as the tree is), `--split-output` (parts within their size in bytes and in tokens,
 //! counted independently; each part a document of its format; no part written through a link,
 //! a FIFO or a directory), `-c` (the error on a host without a
-//! clipboard; the copy itself under Xvfb with xclip when both are installed), `gnaw completions`
+//! clipboard; the copy itself under Xvfb with xclip), `gnaw completions`
 //! and `gnaw man` (valid, and naming every flag, derived from the parser), and the progress
-//! line (in a real terminal under tmux, and never when stderr is piped or with `--json`).
+//! line (in a real terminal under tmux, and never when stderr is piped or with `--json`). A
+//! check whose tool (Xvfb and xclip, tmux, groff) is missing is skipped, saying so, or fails
+//! when `GNAW_REQUIRE_TEST_TOOLS` is set, as CI sets it.
 
 #![allow(clippy::disallowed_methods)] // fixtures and probes use std::fs directly
 
@@ -560,10 +562,34 @@ fn installed(tool: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// Set (by `.ci/run`) where every tool these tests drive must be there: a missing one then fails
+/// the test that needs it, instead of leaving its check untested.
+const REQUIRE_TOOLS: &str = "GNAW_REQUIRE_TEST_TOOLS";
+
+/// Whether `tools` are all installed, so that the check of `what` can run. When one is missing
+/// the check is skipped, saying so, unless [`REQUIRE_TOOLS`] is set: then it fails.
+fn have(tools: &[&str], what: &str) -> bool {
+    let missing: Vec<&str> = tools.iter().copied().filter(|t| !installed(t)).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os(REQUIRE_TOOLS).is_none(),
+        "{} not installed, and {REQUIRE_TOOLS} says every test tool must be: {what} is not \
+         tested (install {}; .ci/run does)",
+        missing.join(" and "),
+        missing.join(", ")
+    );
+    eprintln!(
+        "{} not installed: {what} is not tested here",
+        missing.join(" and ")
+    );
+    false
+}
+
 #[test]
 fn clipboard_copy_under_xvfb() {
-    if !installed("Xvfb") || !installed("xclip") {
-        eprintln!("Xvfb or xclip is not installed: the copy itself is not tested here");
+    if !have(&["Xvfb", "xclip"], "the copy itself") {
         return;
     }
     let t = small_repo();
@@ -683,7 +709,7 @@ fn man_pages_render_and_name_every_flag() {
             );
         }
     }
-    if installed("groff") {
+    if have(&["groff"], "the man page's roff") {
         let mut child = Command::new("groff")
             .args(["-man", "-Tutf8", "-ww", "-z"])
             .stdin(Stdio::piped())
@@ -781,8 +807,7 @@ fn in_tmux(script: &str, dir: &Path) -> String {
 
 #[test]
 fn progress_shows_in_a_terminal_only() {
-    if !installed("tmux") {
-        eprintln!("tmux is not installed: the progress line is not tested here");
+    if !have(&["tmux"], "the progress line in a terminal") {
         return;
     }
     let t = big_repo();

@@ -1,8 +1,9 @@
 //! The crate's shape, checked on every test run: every module of `src/` and `sandbox/src/` has a
 //! layer, a module uses only modules of its own layer or below, and no module-level import
 //! cycle exists in either crate (a parent re-exporting its children does not count). Also:
-//! `unsafe` appears nowhere outside `sandbox/`, and paths inside the crate are canonical (no
-//! `crate::count` for `crate::stages::count`), so the check sees every edge.
+//! `unsafe` appears nowhere outside `sandbox/`, paths inside the crate are canonical (no
+//! `crate::count` for `crate::stages::count`), so the check sees every edge, and no source file
+//! of either crate is over [`MAX_FILE_LINES`] lines.
 //!
 //! Run alone: `cargo test --test layers`.
 
@@ -19,7 +20,7 @@ const GNAW_LAYERS: &[(&str, u8)] = &[
     ("bounded", 0),
     ("limits", 0),
     ("par", 0),
-    ("config", 1),
+    ("gnawconfig", 1),
     ("cache", 1),
     ("spec", 1),
     ("stages", 2),
@@ -27,6 +28,10 @@ const GNAW_LAYERS: &[(&str, u8)] = &[
     ("cli", 4),
     ("mcp", 4),
 ];
+
+/// The most lines a file of `src/` or `sandbox/src/` holds: a longer one holds more than one
+/// job, and is split by job.
+const MAX_FILE_LINES: usize = 1_000;
 
 type Module = Vec<String>;
 
@@ -388,4 +393,29 @@ fn unsafe_only_in_the_sandbox_crate() {
     );
     let lib = fs::read_to_string(root().join("src/lib.rs")).unwrap();
     assert!(lib.contains("#![forbid(unsafe_code)]"));
+}
+
+#[test]
+fn no_source_file_is_over_the_line_bound() {
+    let mut over = Vec::new();
+    for src in ["src", "sandbox/src"] {
+        let dir = root().join(src);
+        for file in modules(&dir).values().chain(
+            fs::read_dir(dir.join("bin"))
+                .into_iter()
+                .flatten()
+                .map(|e| e.unwrap().path())
+                .collect::<Vec<_>>()
+                .iter(),
+        ) {
+            let lines = fs::read_to_string(file).unwrap().lines().count();
+            if lines > MAX_FILE_LINES {
+                over.push(format!("{} ({lines} lines)", file.display()));
+            }
+        }
+    }
+    assert!(
+        over.is_empty(),
+        "split these by job (at most {MAX_FILE_LINES} lines a file): {over:#?}"
+    );
 }

@@ -27,9 +27,9 @@ use common::fixture::Tree;
 use common::mcp_client::Server;
 use common::xorshift::Rng;
 use gnaw::cache::{Cache, skeleton_id};
-use gnaw::driver::nav::Request;
-use gnaw::driver::nav::index;
-use gnaw::driver::nav::session::Session;
+use gnaw::driver::call::Request;
+use gnaw::driver::call::session::Session;
+use gnaw::driver::nav::repo_index;
 use gnaw::spec::{IdleWork, Observer};
 use gnaw_sandbox::Root;
 use serde_json::json;
@@ -227,7 +227,7 @@ impl Observer for Left {
 
 /// Index `repo` with `cache`, as a search does: a weak reference to the index's files, and
 /// the work the call left for idle time.
-fn index_of(repo: &Path, cache: &Cache) -> (Weak<Vec<index::IndexedFile>>, Vec<IdleWork>) {
+fn index_of(repo: &Path, cache: &Cache) -> (Weak<Vec<repo_index::IndexedFile>>, Vec<IdleWork>) {
     let left = Left::default();
     let root = Root::new(repo, false).unwrap();
     let req = Request {
@@ -238,7 +238,7 @@ fn index_of(repo: &Path, cache: &Cache) -> (Weak<Vec<index::IndexedFile>>, Vec<I
     let session = Session::open(&req).unwrap();
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo).unwrap();
-    let files = Arc::downgrade(&index::index(&session, &ctx).unwrap().files);
+    let files = Arc::downgrade(&repo_index::index(&session, &ctx).unwrap().files);
     (files, left.0.into_inner().unwrap())
 }
 

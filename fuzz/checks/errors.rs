@@ -10,8 +10,8 @@
 //! profile's name, a glob, wherever the input put one), and, when its low bit is set, also as
 //! the profile asked for. A line starting with `@` first names the profile to select.
 
-use gnaw::config::{Options, parse};
 use gnaw::filter::Filter;
+use gnaw::gnawconfig::{Options, parse};
 use gnaw::mcp::gate::Gate;
 use gnaw::scan::{self, Allow, Scanned};
 use gnaw::vocab::SecretsMode;

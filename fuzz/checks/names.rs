@@ -5,7 +5,7 @@
 //! ([`gnaw::stages::name::Namer::seen`]), and two raw names that show the same are kept or
 //! dropped alike by any glob.
 
-use gnaw::driver::nav::session::parse_display;
+use gnaw::driver::call::paths::parse_display;
 use gnaw::filter::Filter;
 use gnaw::scan::Allow;
 use gnaw::stages::name::Namer;

@@ -5,8 +5,8 @@
 //! answer fits its budget, and a name it shows as defined is one the file's text holds.
 
 use super::language;
+use gnaw::driver::call::{NavError, Request};
 use gnaw::driver::nav::symbol::{SymbolArgs, symbol};
-use gnaw::driver::nav::{NavError, Request};
 use gnaw_sandbox::Root;
 
 pub fn check(data: &[u8]) {

@@ -1,4 +1,4 @@
-//! Fuzz `.gnawconfig` parsing (`gnaw::config::parse`) with any text and any profile name, then
+//! Fuzz `.gnawconfig` parsing (`gnaw::gnawconfig::parse`) with any text and any profile name, then
 //! compile what it yields the way a run does: the include and exclude globs, the secrets allow
 //! list. Nothing may panic or overflow the stack; every error must say which key or which
 //! pattern is at fault.
@@ -8,7 +8,7 @@
 // libfuzzer-sys writes crash files with std::fs.
 #![allow(clippy::disallowed_methods)]
 
-use gnaw::config::{Options, parse};
+use gnaw::gnawconfig::{Options, parse};
 use gnaw::filter::{Filter, check_glob_list};
 use gnaw::scan::Allow;
 use libfuzzer_sys::fuzz_target;

@@ -12,7 +12,7 @@ bash, elixir, haskell, zig), else every language with files in it. A CORPUS endi
 measured one subdirectory at a time and summed (one run's parse budget, 3 s of parsing, does not
 cover 17 MB of Rust; a run past it shows the files it did not parse whole, and is flagged `†`).
 A language's extensions are read from the one table that defines them, `languages!` in
-src/stages/syntax/mod.rs.
+src/stages/languages.rs.
 
 Per row (one language's files of one corpus, chosen with `--include **/*.EXT`):
 - the prompt's exact o200k tokens (gnaw's own count, `--json`) whole and with
@@ -40,7 +40,7 @@ import sys
 import tempfile
 
 LEVELS = ["docs", "summary", "signatures"]
-TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../src/stages/syntax/mod.rs")
+TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../src/stages/languages.rs")
 
 
 def languages():

@@ -33,13 +33,35 @@ fn after_help() -> String {
     )
 }
 
-/// Serve gnaw's tools (extract, estimate, tree, grep, search, read, changes, log, outline,
-/// symbol) over MCP (JSON-RPC on stdio).
+/// What `--help` opens with: what gnaw-mcp is, and its tools from the registry
+/// (`gnaw::mcp::tools::TOOLS`, the opt-in ones from `gnaw::mcp::selection::OPT_IN`).
+fn about() -> String {
+    let name = |t: &&dyn mcp::tool::Tool| t.name();
+    let tools = mcp::tools::TOOLS;
+    let default: Vec<&str> = tools
+        .iter()
+        .filter(|t| !mcp::selection::OPT_IN.contains(&t.name()))
+        .map(name)
+        .collect();
+    let opt_in: Vec<&str> = tools
+        .iter()
+        .filter(|t| mcp::selection::OPT_IN.contains(&t.name()))
+        .map(name)
+        .collect();
+    format!(
+        "gnaw-mcp: an MCP server that serves gnaw's read-only tools ({}; {} when GNAW_MCP_TOOLS \
+         turns them on) to AI agents, over stdio or Streamable HTTP (--listen), confined to \
+         GNAW_MCP_ROOT",
+        default.join(", "),
+        opt_in.join(" and ")
+    )
+}
+
 #[derive(Parser)]
 #[command(
     name = "gnaw-mcp",
     version,
-    about,
+    about = about(),
     args_conflicts_with_subcommands = true
 )]
 struct Args {

@@ -16,21 +16,13 @@ fn main() {
     std::process::exit(gnaw::cli::main_from(args));
 }
 
-/// The subcommand named by `args`, when it is one that never parses source.
+/// The subcommand named by `args`, when it is one that never parses source (as its declaration
+/// says: `gnaw::cli::nav::SUBCOMMANDS`, and `completions` and `man`).
 fn parses_nothing(args: &[std::ffi::OsString]) -> Option<&str> {
-    if !gnaw::cli::nav::is_nav(args) && !gnaw::cli::meta::is_meta(args) {
-        return None;
-    }
     let cmd = args.get(1)?.to_str()?;
-    [
-        "grep",
-        "read",
-        "tree",
-        "changes",
-        "log",
-        "completions",
-        "man",
-    ]
-    .contains(&cmd)
-    .then_some(cmd)
+    let parses = match gnaw::cli::nav::find(cmd) {
+        Some(declared) => declared.parses,
+        None => !gnaw::cli::meta::COMMANDS.contains(&cmd),
+    };
+    (!parses).then_some(cmd)
 }

@@ -29,16 +29,16 @@
 //!   wherever it is and however its file was touched; only outcomes that are a pure function of
 //!   the text are kept (a parse stopped by its time bound or a cancellation is not).
 //! - **Derived items**, one store per kind ([`DerivedKind`]: a typed key carrying its items'
-//!   type, made where they are made), kept on a file's entry like pieces and keyed the same
-//!   way: what a navigation tool derived from the shown text and wants to keep, the search
-//!   index of the file and its outline (see `driver::nav::index`). The caller states each one's
-//!   cost. They live and die with their file's entry, so a changed file is indexed again, and
-//!   only that file; an entry keeps at most 16, of all kinds.
+//!   type, made where they are made), kept on a file's entry like pieces and keyed the same way:
+//!   what a navigation tool derived from the shown text and wants to keep, the search index of the
+//!   file and its outline (see `driver::nav::repo_index`). The caller states each one's cost. They
+//!   live and die with their file's entry, so a changed file is indexed again, and only that file;
+//!   an entry keeps at most 16, of all kinds.
 //! - **Repository items**, keyed by their type and a digest the caller makes of everything that
 //!   shapes them (the repository's identity, the walk's options, the per-file options): what a
 //!   navigation tool derived from a whole walk and wants to keep with the walk's
 //!   [`crate::stages::source::Listing`], the search index of every file (see
-//!   `driver::nav::index`). The caller checks the listing before it uses one, and states each
+//!   `driver::nav::repo_index`). The caller checks the listing before it uses one, and states each
 //!   one's cost.
 //!
 //! The cache sits below the layers whose types it keeps as derived and repository items, so it

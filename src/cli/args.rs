@@ -18,19 +18,10 @@ use std::path::PathBuf;
     name = "gnaw",
     version,
     max_term_width = 100,
-    after_help = "Navigate a repository instead (the text gnaw-mcp's tools answer):\n  \
-                  gnaw overview REPO [--query Q]       the repo at a glance: central files, key signatures\n  \
-                  gnaw read REPO PATH[:START-END]...   numbered lines, within --budget\n  \
-                  gnaw grep REPO PATTERN               matching lines by file, with totals\n  \
-                  gnaw search REPO QUERY               files ranked for a query, with line ranges\n  \
-                  gnaw tree REPO [PATH]                the tree with lines, bytes and tokens\n  \
-                  gnaw outline REPO PATH...            definitions with kinds and line ranges\n  \
-                  gnaw symbol REPO NAME                a definition's source, then its uses\n  \
-                  gnaw changes REPO [BASE]             changed files and their diff (git)\n  \
-                  gnaw log REPO [REV]                  commits with files and line counts (git)\n\
-                  Shell completions and man pages: gnaw completions SHELL, gnaw man [SUBCOMMAND].\n\
-                  See gnaw read --help (overview, grep, search, tree, outline, symbol, changes, log). To \
-                  extract a directory named like a subcommand, write ./tree."
+    after_help = "The commands navigate a repository instead (the text gnaw-mcp's tools answer): \
+                  gnaw COMMAND --help for each; shell completions and man pages: gnaw completions \
+                  SHELL, gnaw man [COMMAND]. To extract a directory named like a command, write \
+                  ./tree."
 )]
 pub struct Args {
     /// The repository to extract
@@ -211,7 +202,7 @@ fn parse_encoding(s: &str) -> Result<Encoding, String> {
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
-    crate::config::parse_size(s)
+    crate::gnawconfig::parse_size(s)
         .ok_or_else(|| format!("invalid size {s:?}; use a byte count or e.g. 512KiB, 2MiB"))
 }
 
@@ -226,7 +217,7 @@ fn parse_split_size(s: &str) -> Result<SplitSize, String> {
     let t = s.trim();
     let size = match t.strip_suffix("tokens").or_else(|| t.strip_suffix("token")) {
         Some(n) => n.trim().parse().ok().map(SplitSize::Tokens),
-        None => crate::config::parse_size(t).map(SplitSize::Bytes),
+        None => crate::gnawconfig::parse_size(t).map(SplitSize::Bytes),
     };
     match size {
         Some(SplitSize::Bytes(0) | SplitSize::Tokens(0)) => {

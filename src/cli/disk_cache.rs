@@ -122,7 +122,7 @@ impl DiskCache {
             return Ok(None);
         };
         let limit = match std::env::var("GNAW_CACHE_BYTES") {
-            Ok(s) => crate::config::parse_size(&s).ok_or_else(|| {
+            Ok(s) => crate::gnawconfig::parse_size(&s).ok_or_else(|| {
                 format!(
                     "GNAW_CACHE_BYTES={s:?} is not a size; write a byte count or e.g. 64MiB, or \
                      unset it for the default (64 MiB)"

@@ -8,7 +8,6 @@
 use super::args::Args;
 use super::nav::NavArgs;
 use clap::{CommandFactory, Parser, Subcommand};
-use std::io::Write;
 
 /// The names of these subcommands.
 pub const COMMANDS: [&str; 2] = ["completions", "man"];
@@ -57,16 +56,20 @@ pub fn is_meta(args: &[std::ffi::OsString]) -> bool {
 }
 
 /// The whole `gnaw` command as one clap tree: the extraction's flags and positional repository,
-/// with the navigation subcommands and these beside them. Parsing never uses it (each of the
-/// three parsers sees only its own arguments, see [`crate::cli::main_from`]); the completions and
-/// man pages are drawn from it.
+/// with the navigation subcommands and these beside them. The extraction is parsed through it,
+/// so that `gnaw --help` lists every subcommand (a subcommand is parsed by its own parser, see
+/// [`crate::cli::main_from`]); the completions and man pages are drawn from it. `gnaw help` is
+/// a repository named `help`, not a subcommand.
 pub fn command() -> clap::Command {
-    let mut cmd = Args::command();
-    for sub in NavArgs::command()
+    let mut cmd = Args::command()
+        .disable_help_subcommand(true)
+        .args_conflicts_with_subcommands(true);
+    for (i, sub) in NavArgs::command()
         .get_subcommands()
         .chain(MetaArgs::command().get_subcommands())
+        .enumerate()
     {
-        cmd = cmd.subcommand(sub.clone());
+        cmd = cmd.subcommand(sub.clone().display_order(i));
     }
     cmd
 }
@@ -117,12 +120,7 @@ fn run(args: MetaArgs) -> Result<(), (i32, String)> {
                 .map_err(|e| (1, format!("cannot render the man page: {e}")))?;
         }
     }
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(&out).and_then(|()| stdout.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err((1, format!("cannot write to stdout: {e}"))),
-    }
+    super::nav::print(&out)
 }
 
 #[cfg(test)]

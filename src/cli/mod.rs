@@ -53,13 +53,15 @@ fn save_cache(args: &Args, disk: Option<&disk_cache::DiskCache>, cache: &Cache, 
 /// Parse the process's arguments (program name first) and run: a navigation subcommand when
 /// the first argument names one, else an extraction. Returns the process exit code.
 pub fn main_from(args: Vec<std::ffi::OsString>) -> i32 {
-    use clap::Parser;
+    use clap::{FromArgMatches, Parser};
     if nav::is_nav(&args) {
         nav::main_with(nav::NavArgs::parse_from(args))
     } else if meta::is_meta(&args) {
         meta::main_with(meta::MetaArgs::parse_from(args))
     } else {
-        main_with(Args::parse_from(args))
+        // Through the whole command, so that `--help` lists every subcommand.
+        let matches = meta::command().get_matches_from(args);
+        main_with(Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit()))
     }
 }
 
@@ -378,7 +380,7 @@ fn widening_warning(ex: &crate::Extraction) -> String {
 
 /// The files changed against `base` (`--changed`), read from `.git` in-process.
 fn changed(root: &Root, args: &Args, base: &str) -> Result<Vec<Vec<u8>>, (i32, String)> {
-    let req = crate::driver::nav::Request {
+    let req = crate::driver::call::Request {
         repo: root.as_dir(),
         overrides: args.overrides(),
         policy: Policy::cli(),
@@ -388,10 +390,10 @@ fn changed(root: &Root, args: &Args, base: &str) -> Result<Vec<Vec<u8>>, (i32, S
         count_answer: false,
     };
     crate::driver::git::changes::changed_paths(&req, Some(base)).map_err(|e| match e {
-        crate::driver::nav::NavError::Argument { message, .. } => {
+        crate::driver::call::NavError::Argument { message, .. } => {
             (2, format!("--changed: {message}"))
         }
-        crate::driver::nav::NavError::Run(e) => (e.exit_code(), format!("--changed: {e}")),
+        crate::driver::call::NavError::Run(e) => (e.exit_code(), format!("--changed: {e}")),
     })
 }
 

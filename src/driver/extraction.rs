@@ -1,7 +1,7 @@
 //! What the pipeline hands back: the prompt (unless only an estimate was asked for), its exact
 //! token count, per-file counts, and every skipped file with its reason.
 
-use crate::config::Widening;
+use crate::gnawconfig::Widening;
 use crate::stages::name::Namer;
 use crate::stages::rank::Score;
 use crate::vocab::{Encoding, Finding, Format, Skipped};

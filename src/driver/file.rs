@@ -25,8 +25,8 @@
 
 use super::options::FileOptions;
 use crate::cache::{self, Cache};
-use crate::config::{Options, Secrets, Widening};
 use crate::error::Error;
+use crate::gnawconfig::{Options, Secrets, Widening};
 use crate::par::lock;
 use crate::spec::Widen;
 use crate::stages::filter::Filter;

@@ -6,8 +6,8 @@
 
 use super::file::{self, Body, FileContext};
 use super::repo_open_error;
-use crate::config::Options;
 use crate::error::Error;
+use crate::gnawconfig::Options;
 use crate::par;
 use crate::spec::{ExtractionSpec, Observer};
 use crate::stages::filter::Filter;

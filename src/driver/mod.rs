@@ -11,10 +11,13 @@
 //! | assemble | [`assemble`] | the prompt, in memory or streamed to its destination |
 //!
 //! [`extraction`] is what a run hands back, and [`summary`] its bounded summary. [`nav`] drives
-//! the navigation tools (`read`, `grep`, `tree`) with the same per-file step, and [`git`] the
-//! git tools (`changes`, `log`) over `.git` read in-process.
+//! the navigation and code tools (`read`, `grep`, `search`, `outline`, ...) with the same
+//! per-file step, and [`git`] the git tools (`changes`, `log`, `hotspots`) over `.git` read
+//! in-process; both answer through [`call`]: the request, its settings and proven paths, the
+//! arguments, and the answer paged to fit its budget.
 
 pub mod assemble;
+pub mod call;
 pub mod compress;
 pub mod extraction;
 pub mod file;

@@ -9,8 +9,8 @@
 //! the CLI can warn about it. An override (a flag) is the caller's own choice, never the repo's.
 
 use crate::bounded::{os_message, read_capped};
-use crate::config::{self, Options, Secrets, Widening};
 use crate::error::{ConfigError, Error};
+use crate::gnawconfig::{self, Options, Secrets, Widening};
 use crate::spec::{ExtractionSpec, Overrides, RepoMayWiden, Widen};
 use crate::stages::read::ReadOptions;
 use crate::stages::render::RenderOptions;
@@ -95,9 +95,9 @@ pub fn resolve(dir: &BeneathDir, spec: &ExtractionSpec<'_>) -> Result<Options, E
         ..Options::default()
     };
     let from_file = match read_config(dir)? {
-        Some(text) => config::parse(&text, base.clone(), spec.overrides.profile.as_deref())?,
+        Some(text) => gnawconfig::parse(&text, base.clone(), spec.overrides.profile.as_deref())?,
         None => match &spec.overrides.profile {
-            Some(p) => return Err(config::unknown_profile(p, std::iter::empty()).into()),
+            Some(p) => return Err(gnawconfig::unknown_profile(p, std::iter::empty()).into()),
             None => base.clone(),
         },
     };
@@ -107,7 +107,7 @@ pub fn resolve(dir: &BeneathDir, spec: &ExtractionSpec<'_>) -> Result<Options, E
         &spec.overrides,
         spec.policy.repo_may_widen,
     );
-    let mut options = config::apply_overrides(from_file, &spec.overrides);
+    let mut options = gnawconfig::apply_overrides(from_file, &spec.overrides);
     options.secrets.mode = options.secrets.mode.max(spec.policy.secrets_floor);
     if let Some(cap) = spec.policy.max_file_size_cap
         && options.max_file_size > cap
@@ -188,7 +188,7 @@ fn limit(
 
 /// The text of `.gnawconfig`, or `None` when there is none.
 fn read_config(dir: &BeneathDir) -> Result<Option<String>, Error> {
-    let name = config::CONFIG_FILE;
+    let name = gnawconfig::CONFIG_FILE;
     let file = match dir.open_file(Path::new(name), true) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -215,12 +215,12 @@ fn read_config(dir: &BeneathDir) -> Result<Option<String>, Error> {
         ))
         .into());
     }
-    let bytes = read_capped(file, config::MAX_CONFIG_BYTES, meta.len())
+    let bytes = read_capped(file, gnawconfig::MAX_CONFIG_BYTES, meta.len())
         .map_err(|e| ConfigError::file(format!("cannot read {name}: {}", os_message(&e))))?
         .ok_or_else(|| {
             ConfigError::file(format!(
                 "{name} is larger than {} bytes; it should be a short TOML file",
-                config::MAX_CONFIG_BYTES
+                gnawconfig::MAX_CONFIG_BYTES
             ))
         })?;
     String::from_utf8(bytes)

@@ -1,6 +1,6 @@
 //! Tool arguments as types: the arguments tools share, each one type described once (`repo`,
 //! `include`, `exclude`, `budget`), the schemas of the typed pieces every argument is made of (a
-//! string without NUL, a path, a token count: read as [`crate::driver::nav::args`] reads them,
+//! string without NUL, a path, a token count: read as [`crate::driver::call::args`] reads them,
 //! for the drivers' own argument structs too; a list of globs), and [`input_schema`], which
 //! derives a tool's JSON Schema (2020-12) from its argument struct. A tool's struct derives
 //! `Deserialize` and `JsonSchema` side by side, so the schema a client sees and what the server
@@ -10,7 +10,7 @@
 //! description, optional properties are not marked nullable (a JSON `null` still means "absent"),
 //! and the generator's bookkeeping (`$schema`, `title`, `format`, defaults) is left out.
 
-pub use crate::driver::nav::args::{PathText, Text, Tokens, json_type};
+pub use crate::driver::call::args::{PathText, Text, Tokens, json_type};
 use crate::vocab::Compress;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, Deserializer, Visitor};
@@ -19,15 +19,15 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// What `repo` is, for every tool.
-pub const REPO_DESCRIPTION: &str = "Repository directory under the server root.";
+pub const REPO_DESCRIPTION: &str = "Repository directory beneath server root.";
 /// What `budget` is, for every tool that takes one.
 pub const BUDGET_DESCRIPTION: &str = "Most tokens in the answer, exact; 0: none.";
 /// What `max_chars` is, for every tool.
 pub const MAX_CHARS_DESCRIPTION: &str = "Most characters in an answer; default 50,000.";
 /// What `include` is, for every tool that takes one.
-pub const INCLUDE_DESCRIPTION: &str = "Globs of the files to consider, e.g. src/**/*.rs.";
+pub const INCLUDE_DESCRIPTION: &str = "Globs of files to consider (src/**/*.rs).";
 /// What `exclude` is, for every tool that takes one.
-pub const EXCLUDE_DESCRIPTION: &str = "Globs of the files to leave out, e.g. tests/**.";
+pub const EXCLUDE_DESCRIPTION: &str = "Globs of files to leave out, e.g. tests/**.";
 
 /// Implements `JsonSchema` for an argument type with a fixed, inlined schema.
 macro_rules! schema {

@@ -12,6 +12,7 @@
 //! | 6 | render | [`render`] | markdown, xml or json pieces, byte-identical for the same input |
 //! | 7 | rank | [`rank`] | order files by relevance to a query (BM25 over code-aware terms) |
 //! | 8 | budget | [`budget`] | keep whole files, best first, so the exact count fits the budget |
+//! | – | languages | [`languages`] | the one table of languages: names, extensions, fence tags, code or not, grammars |
 //! | – | syntax | [`syntax`] | tree-sitter outlines of source files (bounded), and their skeletons |
 //! | – | name | [`name`] | the one renderer of names: escaped, secrets redacted; what globs and answers see of a path |
 //! | – | grep | [`grep`] | the navigation tools' search: a bounded pattern, and the lines of a shown text it matches |
@@ -27,6 +28,7 @@ pub mod count;
 pub mod filter;
 pub mod git;
 pub mod grep;
+pub mod languages;
 pub mod manifest;
 pub mod name;
 pub mod rank;

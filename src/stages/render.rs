@@ -11,6 +11,7 @@
 //! `display_path`, which escapes every byte that could be ambiguous or invisible.
 //! The exact layouts are documented in `docs/formats.md`.
 
+use crate::stages::languages::fence_tag;
 use crate::vocab::{Format, OmittedView};
 use std::fmt::Write as _;
 
@@ -184,7 +185,7 @@ pub fn push_file_piece(out: &mut String, opts: &RenderOptions, file: &FileView<'
             let note = header_notes(file, |_, text| format!(" ({text})"));
             let _ = write!(out, "### {}{note}\n\n", md_inline(file.path));
             let fence = fence_for(text, b'`');
-            let _ = writeln!(out, "{fence}{}", language(file.path));
+            let _ = writeln!(out, "{fence}{}", fence_tag(file.path));
             push_line_ended(out, text);
             let _ = writeln!(out, "{fence}");
         }
@@ -444,41 +445,6 @@ pub fn number_lines(text: &str) -> String {
         let _ = write!(out, "{:>width$} | {line}", i + 1);
     }
     out
-}
-
-/// The markdown fence's language tag, from the file name.
-fn language(path: &str) -> &'static str {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-    match (name, ext) {
-        ("Dockerfile", _) => "dockerfile",
-        ("Makefile" | "GNUmakefile", _) => "makefile",
-        (_, "rs") => "rust",
-        (_, "py" | "pyi") => "python",
-        (_, "js" | "mjs" | "cjs") => "javascript",
-        (_, "jsx") => "jsx",
-        (_, "ts" | "mts" | "cts") => "typescript",
-        (_, "tsx") => "tsx",
-        (_, "go") => "go",
-        (_, "c" | "h") => "c",
-        (_, "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx") => "cpp",
-        (_, "java") => "java",
-        (_, "kt" | "kts") => "kotlin",
-        (_, "swift") => "swift",
-        (_, "rb") => "ruby",
-        (_, "php") => "php",
-        (_, "cs") => "csharp",
-        (_, "sh" | "bash" | "zsh") => "bash",
-        (_, "md" | "markdown") => "markdown",
-        (_, "toml") => "toml",
-        (_, "json") => "json",
-        (_, "yaml" | "yml") => "yaml",
-        (_, "html" | "htm") => "html",
-        (_, "css") => "css",
-        (_, "sql") => "sql",
-        (_, "xml") => "xml",
-        _ => "",
-    }
 }
 
 #[cfg(test)]

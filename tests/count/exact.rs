@@ -447,7 +447,7 @@ proptest! {
 /// fails opens no writer, and a failing writer is reported.
 #[test]
 fn streamed_prompt_is_the_kept_prompt_and_counts_exactly() {
-    use gnaw::config::Format;
+    use gnaw::gnawconfig::Format;
     use gnaw::{ExtractionSpec, Mode, Overrides, Policy, run_extraction, run_extraction_to};
 
     let tmp = tempfile::tempdir().unwrap();

@@ -10,8 +10,8 @@ use common::fixture::Tree;
 use common::mcp_client;
 
 use gnaw::cache::Cache;
-use gnaw::config::{Format, SecretsMode};
 use gnaw::count::Encoding;
+use gnaw::gnawconfig::{Format, SecretsMode};
 use gnaw::{ExtractionSpec, Mode, Overrides, Policy, run_extraction};
 use gnaw_sandbox::Root;
 use mcp_client::Server;

@@ -141,6 +141,25 @@ fn past_the_bound_on_workers_the_least_recent_idle_one_sleeps_or_the_request_wai
 }
 
 #[test]
+fn a_workers_share_of_the_budget_never_passes_the_operators_cache_bound() {
+    let f = Front::start(
+        &[("t1", &[("r1", &[("a.rs", "fn a() {}\n")])])],
+        &[
+            ("GNAW_MCP_FLEET_MEMORY", "4GiB"),
+            ("GNAW_MCP_CACHE_BYTES", "32MiB"),
+        ],
+    );
+    assert_eq!(tree(&f, "t1", 0).status, 200);
+    let pid = f.worker_pid("t1").unwrap();
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    let environ = String::from_utf8_lossy(&environ);
+    assert!(
+        environ.contains("GNAW_MCP_CACHE_BYTES=33554432"),
+        "one worker's share of 4 GiB is capped by GNAW_MCP_CACHE_BYTES (32 MiB)"
+    );
+}
+
+#[test]
 fn the_memory_budget_bounds_each_cache_and_sleeps_idle_workers_over_it() {
     let f = Front::start(
         &[

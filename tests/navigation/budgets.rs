@@ -12,11 +12,11 @@ use common::cli::reference_count;
 
 use common::xorshift;
 
+use gnaw::driver::call::{NavError, Request};
 use gnaw::driver::nav::grep::{GrepArgs, grep};
 use gnaw::driver::nav::read::read;
 use gnaw::driver::nav::search::{SearchArgs, search};
 use gnaw::driver::nav::tree::{TreeArgs, tree};
-use gnaw::driver::nav::{NavError, Request};
 use gnaw::stages::count::{Encoding, count};
 use gnaw::{ExtractionSpec, Mode, Overrides, Policy, run_extraction};
 use gnaw_sandbox::Root;

@@ -6,7 +6,7 @@
 use crate::common;
 use common::fixture::Tree;
 use common::git::git_at;
-use gnaw::driver::nav::Request;
+use gnaw::driver::call::Request;
 use gnaw::driver::nav::related::{self, History, RelatedAnswer, RelatedArgs};
 use gnaw_sandbox::Root;
 use std::fs;

@@ -8,7 +8,7 @@ use crate::common;
 use common::fixture::Tree;
 use common::mcp_client::{self, Server};
 use gnaw::cache::Cache;
-use gnaw::driver::nav::Request;
+use gnaw::driver::call::Request;
 use gnaw::driver::nav::search::{self, SearchAnswer, SearchArgs};
 use gnaw::spec::{IdleWork, Observer};
 use gnaw_sandbox::Root;

@@ -11,16 +11,17 @@ use common::fixture::Tree;
 
 use common::mcp_client::Server;
 use gnaw::cache::Cache;
-use gnaw::driver::nav::Request;
-use gnaw::driver::nav::index;
+use gnaw::driver::call::Request;
+use gnaw::driver::call::session::Session;
 use gnaw::driver::nav::related::{self, RelatedArgs};
+use gnaw::driver::nav::repo_index;
 use gnaw::driver::nav::search::{self, SearchAnswer, SearchArgs};
-use gnaw::driver::nav::session::Session;
 use gnaw::rank::{for_each_term, term_hash};
 use gnaw_sandbox::Root;
 use serde_json::json;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Duration;
 
 fn request<'a>(repo: &Path, cache: Option<&'a Cache>) -> Request<'a> {
@@ -173,7 +174,7 @@ fn a_redacted_secret_is_in_no_index() {
     let session = Session::open(&req).unwrap();
     let fo = session.file_options(false, None);
     let ctx = session.context(&fo).unwrap();
-    let indexed = index::index(&session, &ctx).unwrap();
+    let indexed = repo_index::index(&session, &ctx).unwrap();
     assert_eq!(indexed.files.len(), 2);
     let mut secret_terms = Vec::new();
     for_each_term(&key, |t| secret_terms.push(t.to_string()));
@@ -202,7 +203,7 @@ fn a_redacted_secret_is_in_no_index() {
         }
     }
     // And the same index, taken warm from the cache, still holds none of it.
-    let again = index::index(&session, &ctx).unwrap();
+    let again = repo_index::index(&session, &ctx).unwrap();
     assert_eq!(again.status.built, 0);
     for f in again.files.iter() {
         for t in &secret_terms {
@@ -334,10 +335,36 @@ fn related_through_the_server() {
     let files = &resp["result"]["structuredContent"]["files"];
     assert_eq!(files[0]["path"], "src/server.rs", "{resp}");
     assert_eq!(files[0]["uses"], json!(["HeaderMap"]));
+    // Globs, as the CLI takes them: a file excluded is not related.
+    let resp = s.call(
+        "related",
+        json!({"repo": "app", "path": "src/parser.rs", "exclude": ["src/client.rs"]}),
+    );
+    let files = &resp["result"]["structuredContent"]["files"];
+    assert_eq!(files.as_array().map(Vec::len), Some(1), "{resp}");
+    assert_eq!(files[0]["path"], "src/server.rs", "{resp}");
     // Outside the repo: refused like any path.
     let resp = s.call("related", json!({"repo": "app", "path": "../x.rs"}));
     assert!(
         resp.get("error").is_some() || resp["result"]["isError"] == true,
         "{resp}"
     );
+    s.finish();
+    // The CLI takes the same arguments: `path::Name` too, and the globs.
+    let cli = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gnaw"))
+            .args(["related", repo.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let by_name = cli(&["src/parser.rs::HeaderMap"]);
+    assert!(by_name.contains("src/server.rs"), "{by_name}");
+    assert!(!by_name.contains("src/client.rs"), "{by_name}");
+    assert_eq!(by_name, cli(&["src/parser.rs", "--symbol", "HeaderMap"]));
+    let excluded = cli(&["src/parser.rs", "--exclude", "src/client.rs"]);
+    assert!(!excluded.contains("src/client.rs"), "{excluded}");
+    assert!(cli(&["src/parser.rs"]).contains("src/client.rs"));
 }

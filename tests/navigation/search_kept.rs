@@ -11,7 +11,7 @@ use crate::common;
 use common::fixture::Tree;
 use common::inotify;
 use gnaw::cache::Cache;
-use gnaw::driver::nav::Request;
+use gnaw::driver::call::Request;
 use gnaw::driver::nav::search::{self, SearchAnswer, SearchArgs};
 use gnaw_sandbox::Root;
 use std::fs;

@@ -22,7 +22,7 @@
 
 use super::log::Sides;
 use super::{Side, format_date, git_error, open, path_arg, shown, since_arg};
-use crate::driver::nav::{Answer, NavError, Request, args, fit};
+use crate::driver::call::{Answer, NavError, Request, args, paging};
 use crate::error::Error;
 use crate::stages::git::diff as line_diff;
 use crate::stages::git::history::Parent;
@@ -122,7 +122,7 @@ pub struct HotspotsFacts {
 pub type HotspotsAnswer = Answer<HotspotsFacts>;
 
 fn next_offset<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
-    fit::continued(s, "next_offset", next.is_none(), &next.unwrap_or_default())
+    paging::continued(s, "next_offset", next.is_none(), &next.unwrap_or_default())
 }
 
 /// What the walk gathered of one file.
@@ -398,9 +398,9 @@ pub fn hotspots(req: &Request<'_>, args: &HotspotsArgs) -> Result<HotspotsAnswer
         offset: args.offset,
         limits,
     };
-    let count = fit::counter(encoding, args.count || budget.is_some());
-    let fitted = fit::fit(&r, limits, &count)?;
-    let next_offset = fit::Paged::next(&r, fitted.k);
+    let count = paging::counter(encoding, args.count || budget.is_some());
+    let fitted = paging::fit(&r, limits, &count)?;
+    let next_offset = paging::Paged::next(&r, fitted.k);
     reports.truncate(fitted.k);
     Ok(Answer {
         page: fitted.page(encoding, budget),
@@ -425,10 +425,10 @@ struct Render<'a> {
     limit: usize,
     /// Files left out before the first (the call's `offset`).
     offset: usize,
-    limits: fit::Limits,
+    limits: paging::Limits,
 }
 
-impl fit::Paged for Render<'_> {
+impl paging::Paged for Render<'_> {
     /// The `offset` that continues the answer, if there is more.
     type Next = Option<usize>;
 
@@ -452,9 +452,9 @@ impl fit::Paged for Render<'_> {
         let cut = k < self.items.len();
         if cut || self.more {
             let limit = self.limit;
-            let why = fit::why(cut, &self.limits, || format!("limit ({limit}) reached"));
-            let shown = fit::shown(("files", "file"), self.offset, k, self.files_changed);
-            fit::continuation(&mut out, &shown, &why, "offset", self.offset + k);
+            let why = paging::why(cut, &self.limits, || format!("limit ({limit}) reached"));
+            let shown = paging::shown(("files", "file"), self.offset, k, self.files_changed);
+            paging::continuation(&mut out, &shown, &why, "offset", self.offset + k);
         }
         out
     }
@@ -463,8 +463,8 @@ impl fit::Paged for Render<'_> {
         (k < self.items.len() || self.more).then_some(self.offset + k)
     }
 
-    fn needs_one(&self) -> Option<fit::One> {
-        Some(fit::One {
+    fn needs_one(&self) -> Option<paging::One> {
+        Some(paging::One {
             what: "the first file, which would",
             advice: "",
         })

@@ -12,9 +12,9 @@ use super::{
     DEFAULT_CONTEXT, DiffBody, DiffStatus, FileDiff, Side, Version, git_error, open, path_arg,
     scanned_message, shown, side, since_arg,
 };
+use crate::driver::call::paging::{self, Limits, One, Paged};
+use crate::driver::call::{Answer, NavError, Request, args};
 use crate::driver::file::FileContext;
-use crate::driver::nav::fit::{self, Limits, One, Paged};
-use crate::driver::nav::{Answer, NavError, Request, args};
 use crate::error::Error;
 use crate::stages::git::diff::{self as line_diff, diff_lines};
 use crate::stages::git::history::{Parent, Step};
@@ -34,7 +34,7 @@ pub const MAX_COMMIT_FILES: usize = 200;
 pub const MAX_COUNT: usize = 10_000;
 
 /// What a `log` call asks, as the CLI gives it and as a tool call's JSON is read
-/// ([`crate::driver::nav::args`]; the `log` tool's input schema is derived from it).
+/// ([`crate::driver::call::args`]; the `log` tool's input schema is derived from it).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct LogArgs {
     /// Commit to start from: branch, tag or id (default HEAD).
@@ -92,7 +92,7 @@ pub type LogAnswer = Answer<LogFacts>;
 /// How a log answer says where it continues: `complete`, and the `next_skip` that continues it
 /// (0 when complete).
 fn next_skip<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
-    fit::continued(s, "next_skip", next.is_none(), &next.unwrap_or_default())
+    paging::continued(s, "next_skip", next.is_none(), &next.unwrap_or_default())
 }
 
 /// A commit as shown.
@@ -207,8 +207,8 @@ pub fn log(req: &Request<'_>, args: &LogArgs) -> Result<LogAnswer, NavError> {
         patch: args.patch,
         limits,
     };
-    let count = fit::counter(encoding, args.count || budget.is_some());
-    let fitted = fit::fit(&r, limits, &count)?;
+    let count = paging::counter(encoding, args.count || budget.is_some());
+    let fitted = paging::fit(&r, limits, &count)?;
     let next_skip = r.next(fitted.k);
     let commits = shown_commits[..fitted.k]
         .iter()
@@ -266,11 +266,11 @@ impl Paged for Render<'_> {
         if let Some(next) = self.next(k) {
             let max_count = self.max_count;
             let cut = k < self.commits.len();
-            let why = fit::why(cut, &self.limits, || {
+            let why = paging::why(cut, &self.limits, || {
                 format!("max_count ({max_count}) reached")
             });
             let shown = format!("showing {k} commits");
-            fit::continuation(&mut out, &shown, &why, "skip", next);
+            paging::continuation(&mut out, &shown, &why, "skip", next);
         }
         out
     }

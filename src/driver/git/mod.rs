@@ -20,9 +20,9 @@ pub mod changes;
 pub mod hotspots;
 pub mod log;
 
+use super::call::session::Session;
+use super::call::{NavError, Request};
 use super::file::{self, FileContext};
-use super::nav::session::Session;
-use super::nav::{NavError, Request};
 use crate::bounded::read_capped;
 use crate::error::Error;
 use crate::stages::git::diff::Hunk;
@@ -106,14 +106,14 @@ pub fn path_filter(given: &[String]) -> Result<stage::tree::PathFilter, NavError
     }
     let mut prefixes = Vec::new();
     for (i, g) in given.iter().enumerate() {
-        let raw = super::nav::session::parse_display(g);
+        let raw = super::call::paths::parse_display(g);
         let bad = |why: &str| {
             NavError::argument(
                 ErrorKind::InvalidPath,
                 format!(
                     "paths[{i}] {} {why}; give a path relative to the repository, as changes \
                      and tree show them",
-                    super::nav::session::quote(g)
+                    super::call::paths::quote(g)
                 ),
             )
         };
@@ -479,7 +479,7 @@ pub fn since_arg(given: Option<&str>) -> Result<Option<i64>, NavError> {
                 NavError::invalid(format!(
                     "since {}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC), or \
                      @SECONDS",
-                    crate::driver::nav::session::quote(s)
+                    crate::driver::call::paths::quote(s)
                 ))
             })
         })

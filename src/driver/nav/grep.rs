@@ -17,9 +17,11 @@
 //! (`path:line`, the last match shown) that continues it; following continuations lists every
 //! match exactly once. Shown rows are cut to [`MAX_ROW_BYTES`] around the match.
 
-use super::fit::{self, Limits, One, Paged};
-use super::session::{NavError, Request, Session, prove, quote, repo_root};
-use super::{Answer, args};
+use crate::driver::call::paging::{self, Limits, One, Paged};
+use crate::driver::call::paths::{prove, quote, repo_root};
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
+use crate::driver::call::{Answer, args};
 use crate::driver::file::{Body, BodyText};
 use crate::error::Error;
 use crate::stages::grep::{Matcher, PatternOptions};
@@ -35,8 +37,9 @@ pub const MAX_CONTEXT: usize = 50;
 /// Matches shown when `max_matches` is not given.
 pub const DEFAULT_MAX_MATCHES: usize = 200;
 
-/// What to search for: a `grep` call's arguments, as the CLI's flags give them and as a tool
-/// call's JSON is read ([`super::args`]; the `grep` tool's input schema is derived from them).
+/// What to search for: a `grep` call's arguments, as the CLI's flags give them and as a tool call's
+/// JSON is read ([`crate::driver::call::args`]; the `grep` tool's input schema is derived from
+/// them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct GrepArgs {
     /// A Rust regex, matched against every line.
@@ -111,7 +114,7 @@ pub type GrepAnswer = Answer<GrepFacts>;
 /// How a grep answer says where it continues: `complete`, and the `after` that continues it
 /// (empty when complete).
 fn after<S: Serializer>(next: &str, s: S) -> Result<S::Ok, S::Error> {
-    fit::continued(s, "after", next.is_empty(), next)
+    paging::continued(s, "after", next.is_empty(), next)
 }
 
 /// A searched file with matches: its path, its text and its matching lines.
@@ -203,7 +206,7 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
     }
     let (encoding, limits) = (session.encoding(), session.limits());
     let budget = limits.budget;
-    let count = fit::counter(encoding, args.count || budget.is_some());
+    let count = paging::counter(encoding, args.count || budget.is_some());
     let r = Render {
         args,
         matcher: &matcher,
@@ -221,7 +224,7 @@ pub fn grep(req: &Request<'_>, args: &GrepArgs) -> Result<GrepAnswer, NavError> 
         limits,
         count: &count,
     };
-    let fitted = fit::fit(&r, limits, &count)?;
+    let fitted = paging::fit(&r, limits, &count)?;
     let k = fitted.k;
     let matches = items[..k]
         .iter()
@@ -433,7 +436,7 @@ impl Render<'_> {
             self.files_searched
         );
         if !self.not_searched.is_empty() {
-            let _ = write!(out, "; not searched: {}", fit::tally(self.not_searched));
+            let _ = write!(out, "; not searched: {}", paging::tally(self.not_searched));
         }
         out.push('\n');
         if let Some(after) = &a.after {
@@ -471,11 +474,11 @@ impl Paged for Render<'_> {
             self.group(&mut out, i, i.checked_sub(1));
         }
         if let Some(next) = self.next(k) {
-            let why = fit::why(k < self.items.len(), &self.limits, || {
+            let why = paging::why(k < self.items.len(), &self.limits, || {
                 format!("max_matches ({}) reached", self.items.len())
             });
-            let shown = fit::shown(("matches", "match"), self.before, k, self.total_matches);
-            fit::continuation(&mut out, &shown, &why, "after", next);
+            let shown = paging::shown(("matches", "match"), self.before, k, self.total_matches);
+            paging::continuation(&mut out, &shown, &why, "after", next);
         }
         out
     }

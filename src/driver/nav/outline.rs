@@ -11,11 +11,13 @@
 //!
 //! An agent reads a definition's body with `read path:START-END`, the range the row gives.
 
-use super::Answer;
-use super::fit::{self, Fitted, Limits, One, Paged};
 use super::sections::Entry;
-use super::sections::{self, Items, Note, Report};
-use super::session::{NavError, Proven, Request, Session};
+use super::sections::{self, Items, Note, Report, Sectioned};
+use crate::driver::call::Answer;
+use crate::driver::call::paging::{self, Fitted, Limits, One, Paged};
+use crate::driver::call::paths::Proven;
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::filter::Filter;
@@ -26,15 +28,15 @@ use std::fmt::Write as _;
 /// Most files one call may outline (as many as `read` takes).
 pub const MAX_PATHS: usize = sections::MAX_PATHS;
 
-/// What to outline: an `outline` call's arguments, as the CLI's arguments give them and as a
-/// tool call's JSON is read ([`super::args`]; the `outline` tool's input schema is derived from
-/// them).
+/// What to outline: an `outline` call's arguments, as the CLI's arguments give them and as a tool
+/// call's JSON is read ([`crate::driver::call::args`]; the `outline` tool's input schema is derived
+/// from them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct OutlineArgs {
     /// Each "path", or "path:START-" for the definitions from line START.
     #[schemars(length(min = 1, max = MAX_PATHS))]
     #[arg(required = true, value_name = "PATH[:START-]")]
-    #[serde(deserialize_with = "super::args::path_list")]
+    #[serde(deserialize_with = "crate::driver::call::args::path_list")]
     pub paths: Vec<String>,
 }
 
@@ -153,7 +155,7 @@ pub fn outline(req: &Request<'_>, paths: &[String]) -> Result<OutlineAnswer, Nav
         limits,
         count: &count,
     };
-    let fitted = fit::fit(&r, limits, &count)?;
+    let fitted = paging::fit(&r, limits, &count)?;
     let fitted = r.same_line_cut(fitted);
     Ok(r.answer(fitted, encoding, budget))
 }
@@ -223,19 +225,6 @@ struct Render<'a> {
 }
 
 impl Render<'_> {
-    /// Item `j` of section `s` as rendered.
-    fn item_text(&self, s: usize, j: usize) -> String {
-        let sec = &self.sections[s];
-        match &sec.body {
-            Body::Rows { rows, .. } if rows.is_empty() => String::new(),
-            Body::Rows { rows, .. } => {
-                let r = &rows[j];
-                format!("{}{}\n", "  ".repeat(r.depth), r.text)
-            }
-            Body::Note(note) => note.line(&sec.shown),
-        }
-    }
-
     /// A continuation names a line, so a cut between two definitions that start on the same
     /// line would show the first again: cut before both instead, when that still fits and
     /// shows something.
@@ -307,75 +296,78 @@ impl Render<'_> {
     }
 }
 
-impl Paged for Render<'_> {
-    /// The `paths` that continue the answer (empty when it is complete).
-    type Next = Vec<String>;
+impl Sectioned for Render<'_> {
+    type Body = Body;
 
-    /// Each file's definitions, one item each, or its note.
-    fn items(&self) -> usize {
-        sections::total(self.sections)
+    fn frame(&self) -> (&[Section], &Limits) {
+        (self.sections, &self.limits)
     }
 
-    /// A row's own count; the first row of a section carries its header.
-    fn cost(&self, i: usize) -> (usize, usize) {
-        let Some((s, j)) = sections::locate(self.sections, i) else {
-            return (0, 0);
-        };
-        let row = self.item_text(s, j);
-        ((self.count)(&row) + if j == 0 { 16 } else { 0 }, row.len())
+    /// Item `j` of section `s` as rendered.
+    fn item_text(&self, s: usize, j: usize) -> String {
+        let sec = &self.sections[s];
+        match &sec.body {
+            Body::Rows { rows, .. } if rows.is_empty() => String::new(),
+            Body::Rows { rows, .. } => {
+                let r = &rows[j];
+                format!("{}{}\n", "  ".repeat(r.depth), r.text)
+            }
+            Body::Note(note) => note.line(&sec.shown),
+        }
     }
 
-    /// The answer showing the first `k` items.
-    fn render(&self, k: usize) -> String {
-        sections::render(
-            self.sections,
-            &self.limits,
-            k,
-            |out, s, sec, n| match &sec.body {
-                Body::Rows {
-                    language,
-                    total,
-                    rows,
-                } => {
-                    let range = match (sec.entry.ranged, rows.first()) {
-                        (true, _) => format!(", starting in lines {}", range_of(&sec.entry)),
-                        _ => String::new(),
-                    };
-                    let count = if rows.is_empty() {
-                        "no definitions".to_string()
-                    } else if rows.len() == 1 {
-                        "1 definition".to_string()
-                    } else if n < rows.len() {
-                        format!("{n} of {} definitions", rows.len())
-                    } else {
-                        format!("{} definitions", rows.len())
-                    };
-                    let _ = writeln!(
-                        out,
-                        "==> {} ({}, {}): {count}{range}",
-                        sec.shown,
-                        language.as_str(),
-                        lines(*total)
-                    );
-                    for j in 0..n.min(rows.len()) {
-                        out.push_str(&self.item_text(s, j));
-                    }
+    fn item_tokens(&self, text: &str) -> usize {
+        (self.count)(text)
+    }
+
+    const HEADER_TOKENS: usize = 16;
+
+    fn section(&self, out: &mut String, s: usize, sec: &Section, n: usize) {
+        match &sec.body {
+            Body::Rows {
+                language,
+                total,
+                rows,
+            } => {
+                let range = match (sec.entry.ranged, rows.first()) {
+                    (true, _) => format!(", starting in lines {}", range_of(&sec.entry)),
+                    _ => String::new(),
+                };
+                let count = if rows.is_empty() {
+                    "no definitions".to_string()
+                } else if rows.len() == 1 {
+                    "1 definition".to_string()
+                } else if n < rows.len() {
+                    format!("{n} of {} definitions", rows.len())
+                } else {
+                    format!("{} definitions", rows.len())
+                };
+                let _ = writeln!(
+                    out,
+                    "==> {} ({}, {}): {count}{range}",
+                    sec.shown,
+                    language.as_str(),
+                    lines(*total)
+                );
+                for j in 0..n.min(rows.len()) {
+                    out.push_str(&self.item_text(s, j));
                 }
-                Body::Note(..) => out.push_str(&self.item_text(s, 0)),
-            },
-        )
+            }
+            Body::Note(..) => out.push_str(&self.item_text(s, 0)),
+        }
     }
 
-    fn next(&self, k: usize) -> Vec<String> {
-        sections::next_at(self.sections, k)
-    }
-
-    fn needs_one(&self) -> Option<One> {
-        Some(One {
+    fn one(&self) -> One {
+        One {
             what: "one row: the first file's header and its first definition (or its note), \
                    with the continuation, would",
             advice: "",
-        })
+        }
+    }
+
+    /// A definition is never shown in part.
+    fn cut_first(&self, _count: &dyn Fn(&str) -> usize) -> Option<Result<Fitted, Error>> {
+        None
     }
 }
 

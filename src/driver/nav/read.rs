@@ -10,7 +10,8 @@
 //! before any range of it is cut out, so a range can never show part of a secret.
 //!
 //! A file over `max_file_size` is read only when a range is given, up to the operator's ceiling
-//! ([`super::session::Session::range_ceiling`]). Lines are shown as the scanned text has them.
+//! ([`crate::driver::call::session::Session::range_ceiling`]). Lines are shown as the scanned text
+//! has them.
 //!
 //! The answer is the sections of the entries in order (a header, then `N | line` rows), cut so
 //! that its exact token count is within the budget and its size within the ceiling. When cut, its
@@ -18,10 +19,12 @@
 //! every entry not reached, as given. Following continuations shows every line exactly once. A
 //! single line too long for the whole budget is shown cut, and marked so.
 
-use super::Answer;
-use super::fit::{self, Fitted, Limits, One, Paged};
-use super::sections::{self, Items, Note, Report};
-use super::session::{NavError, Proven, Request, Session};
+use super::sections::{self, Items, Note, Report, Sectioned};
+use crate::driver::call::Answer;
+use crate::driver::call::paging::{self, Fitted, Limits, One};
+use crate::driver::call::paths::Proven;
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::count;
@@ -33,14 +36,15 @@ use std::fmt::Write as _;
 
 pub use super::sections::{Entry, MAX_PATHS, parse_entry, prove_entries};
 
-/// What to read: a `read` call's arguments, as the CLI's arguments give them and as a tool
-/// call's JSON is read ([`super::args`]; the `read` tool's input schema is derived from them).
+/// What to read: a `read` call's arguments, as the CLI's arguments give them and as a tool call's
+/// JSON is read ([`crate::driver::call::args`]; the `read` tool's input schema is derived from
+/// them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct ReadArgs {
     /// Each "path", "path:START-END", "path:START-" or "path:N" (1-based).
     #[schemars(length(min = 1, max = MAX_PATHS))]
     #[arg(required = true, value_name = "PATH[:RANGE]")]
-    #[serde(deserialize_with = "super::args::path_list")]
+    #[serde(deserialize_with = "crate::driver::call::args::path_list")]
     pub paths: Vec<String>,
 }
 
@@ -161,7 +165,7 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
         count: &count,
         memo: RefCell::new(HashMap::new()),
     };
-    let fitted = fit::fit(&r, limits, &count)?;
+    let fitted = paging::fit(&r, limits, &count)?;
     Ok(r.answer(fitted, budget))
 }
 
@@ -264,19 +268,6 @@ impl Render<'_> {
         }
     }
 
-    /// Item `j` of section `s` as rendered (a row, or the note line).
-    fn item_text(&self, s: usize, j: usize) -> String {
-        let sec = &self.sections[s];
-        match &sec.body {
-            Body::Lines { start, lines, .. } => {
-                let w = self.width(s);
-                format!("{:>w$} | {}\n", start + j as u64, lines[j])
-            }
-            Body::Note(note) => note.line(&sec.shown),
-            Body::NotReached => String::new(),
-        }
-    }
-
     /// The rows of section `s`, first `n`.
     fn rows(&self, s: usize, n: usize) -> String {
         let mut out = String::new();
@@ -339,7 +330,11 @@ impl Render<'_> {
         };
         let Some(mut best) = fits(0) else {
             let text = render(0);
-            return Some(Err(fit::too_small(self.limits, count(&text), text.len())));
+            return Some(Err(paging::too_small(
+                self.limits,
+                count(&text),
+                text.len(),
+            )));
         };
         // Gallop up from a short prefix, then bisect: no count is much longer than the answer.
         let (mut lo, mut hi) = (0, line.len());
@@ -441,77 +436,70 @@ impl Render<'_> {
     }
 }
 
-impl Paged for Render<'_> {
-    /// The `paths` that continue the answer (empty when it is complete).
-    type Next = Vec<String>;
+impl Sectioned for Render<'_> {
+    type Body = Body;
 
-    /// Each file's rows, one item each, or its note.
-    fn items(&self) -> usize {
-        sections::total(self.sections)
-    }
-
-    /// A row's own count; the first row of a section carries its header.
-    fn cost(&self, i: usize) -> (usize, usize) {
-        let Some((s, j)) = sections::locate(self.sections, i) else {
-            return (0, 0);
-        };
-        let row = self.item_text(s, j);
-        // A huge row is not worth counting to guess: a generous guess sends it to the cut.
-        let tokens = if row.len() > HUGE_ROW {
-            row.len() / 2
+    /// A huge row is not worth counting to guess: a generous guess sends it to the cut.
+    fn item_tokens(&self, text: &str) -> usize {
+        if text.len() > HUGE_ROW {
+            text.len() / 2
         } else {
-            (self.count)(&row)
-        };
-        (tokens + if j == 0 { 12 } else { 0 }, row.len())
+            (self.count)(text)
+        }
     }
 
-    /// The answer showing the first `k` items.
-    fn render(&self, k: usize) -> String {
-        sections::render(
-            self.sections,
-            &self.limits,
-            k,
-            |out, s, sec, n| match &sec.body {
-                Body::Lines {
-                    total,
-                    start,
-                    lossy,
-                    ..
-                } => {
-                    let rows = self.rows(s, n);
-                    let tokens = self.rows_tokens(s, n, &rows);
-                    let _ = writeln!(
-                        out,
-                        "==> {}: lines {start}-{} of {total} ({tokens} tokens){}",
-                        sec.shown,
-                        start + n as u64 - 1,
-                        lossy_note(*lossy)
-                    );
-                    out.push_str(&rows);
-                }
-                _ => out.push_str(&self.item_text(s, 0)),
-            },
-        )
+    const HEADER_TOKENS: usize = 12;
+
+    fn frame(&self) -> (&[Section], &Limits) {
+        (self.sections, &self.limits)
     }
 
-    fn next(&self, k: usize) -> Vec<String> {
-        sections::next_at(self.sections, k)
+    /// Item `j` of section `s` as rendered (a row, or the note line).
+    fn item_text(&self, s: usize, j: usize) -> String {
+        let sec = &self.sections[s];
+        match &sec.body {
+            Body::Lines { start, lines, .. } => {
+                let w = self.width(s);
+                format!("{:>w$} | {}\n", start + j as u64, lines[j])
+            }
+            Body::Note(note) => note.line(&sec.shown),
+            Body::NotReached => String::new(),
+        }
+    }
+
+    fn section(&self, out: &mut String, s: usize, sec: &Section, n: usize) {
+        match &sec.body {
+            Body::Lines {
+                total,
+                start,
+                lossy,
+                ..
+            } => {
+                let rows = self.rows(s, n);
+                let tokens = self.rows_tokens(s, n, &rows);
+                let _ = writeln!(
+                    out,
+                    "==> {}: lines {start}-{} of {total} ({tokens} tokens){}",
+                    sec.shown,
+                    start + n as u64 - 1,
+                    lossy_note(*lossy)
+                );
+                out.push_str(&rows);
+            }
+            _ => out.push_str(&self.item_text(s, 0)),
+        }
     }
 
     /// A first file shown as its note when the note does not fit.
-    fn needs_one(&self) -> Option<One> {
-        Some(One {
+    fn one(&self) -> One {
+        One {
             what: "the first file's note, with the continuation, would",
             advice: "",
-        })
+        }
     }
 
     /// Not even the first row fits: that row, cut.
-    fn part_of_first(
-        &self,
-        _limits: Limits,
-        count: &dyn Fn(&str) -> usize,
-    ) -> Option<Result<Fitted, Error>> {
+    fn cut_first(&self, count: &dyn Fn(&str) -> usize) -> Option<Result<Fitted, Error>> {
         self.cut_first_line(count)
     }
 }

@@ -1,5 +1,5 @@
 //! `related`: the files most related to one file (or to one of its definitions), by the search
-//! index ([`super::index`]), best first, each with why: it imports the file, the file imports
+//! index ([`super::repo_index`]), best first, each with why: it imports the file, the file imports
 //! it, it uses names the file defines, or it defines names the file uses. What widens a search
 //! from a hit.
 //!
@@ -24,10 +24,12 @@
 //! shows it by (the history's paths are rendered by the same renderer). At most [`MAX_NAMES`]
 //! names of the file count (said in the answer when more are defined).
 
-use super::Answer;
-use super::fit::{self, Limits, Paged};
-use super::index::{self, IndexedFile, RepoIndex};
-use super::session::{NavError, Request, Session, prove, quote, repo_root};
+use super::repo_index::{self, IndexedFile, RepoIndex};
+use crate::driver::call::Answer;
+use crate::driver::call::paging::{self, Limits, Paged};
+use crate::driver::call::paths::{prove, quote, repo_root};
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::stages::git::{self, cochange};
@@ -51,18 +53,47 @@ const NAMES_SHOWN: usize = 4;
 /// that changed both files: two commits of two files weigh about as much as an import.
 const CO_CHANGE_WEIGHT: f64 = 3.0;
 
-/// What `related` is asked, as the CLI's arguments give it (the MCP tool takes `path::Name` in
-/// one argument and splits it into these).
-#[derive(Clone, Debug, Default, clap::Args)]
+/// What `related` is asked: a call's arguments, as the CLI's flags give them and as a tool call's
+/// JSON is read ([`crate::driver::call::args`]; the `related` tool's input schema is derived from
+/// them).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct RelatedArgs {
-    /// The file, as gnaw shows paths.
+    /// A file, or path::Name for one of its names.
+    #[serde(deserialize_with = "crate::driver::call::args::path")]
     pub path: String,
-    /// Only this definition's name counts.
+    /// Only this definition's name counts (as path::Name says it).
     #[arg(long, value_name = "NAME")]
+    #[serde(skip)]
     pub symbol: Option<String>,
-    /// Most files in the answer (default 10, at most 50).
-    #[arg(short = 'n', long, value_name = "N")]
+    #[schemars(description = limit_help())]
+    #[arg(short = 'n', long, value_name = "N", help = limit_help())]
+    #[serde(default, deserialize_with = "crate::driver::call::args::some_count")]
     pub limit: Option<usize>,
+}
+
+/// What `limit` means, for the tool's schema and the CLI's help.
+fn limit_help() -> String {
+    format!("Most files to list, best first (default {DEFAULT_LIMIT}).")
+}
+
+impl RelatedArgs {
+    /// `src/a.rs::Name` as the path and the name, unless `symbol` is given; a path without
+    /// `::` is the whole file.
+    fn split(&self) -> RelatedArgs {
+        let (path, symbol) = match (&self.symbol, self.path.rsplit_once("::")) {
+            (None, Some((path, name)))
+                if !path.is_empty() && !name.is_empty() && !name.contains('/') =>
+            {
+                (path.to_string(), Some(name.to_string()))
+            }
+            _ => (self.path.clone(), self.symbol.clone()),
+        };
+        RelatedArgs {
+            path,
+            symbol,
+            limit: self.limit,
+        }
+    }
 }
 
 /// One related file.
@@ -117,7 +148,8 @@ pub type RelatedAnswer = Answer<RelatedFacts>;
 
 /// Rank the files of `req`'s repository by how related they are to `args.path`.
 pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, NavError> {
-    let limit = super::args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let args = &args.split();
+    let limit = crate::driver::call::args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let root = repo_root(req)?;
     let proven = prove(&root, "path", &args.path)?;
     if proven.is_dir() {
@@ -132,7 +164,7 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
     // Findings are not part of the answer (nor of the index): in warn mode no scan is needed.
     ctx.findings_unused = true;
     let shown = ctx.namer().path(&proven.rel).into_parts().0;
-    let RepoIndex { files, .. } = index::index(&session, &ctx)?;
+    let RepoIndex { files, .. } = repo_index::index(&session, &ctx)?;
     let Some(me) = files.iter().position(|f| f.path == shown) else {
         return Err(NavError::argument(
             ErrorKind::NotSearched,
@@ -239,7 +271,7 @@ pub fn related(req: &Request<'_>, args: &RelatedArgs) -> Result<RelatedAnswer, N
         limits,
         count: &count,
     };
-    let fitted = fit::fit(&r, limits, &count)?;
+    let fitted = paging::fit(&r, limits, &count)?;
     let mut shown_files = out.clone();
     shown_files.truncate(fitted.k);
     Ok(Answer {

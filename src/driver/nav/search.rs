@@ -9,7 +9,7 @@
 //! (a secret in a file name is redacted too). A query can therefore tell nothing about a secret
 //! that `extract` does not show. Files not searched are counted by reason, never named.
 //!
-//! The files are ranked from their search index ([`super::index`]): each file's terms, counted
+//! The files are ranked from their search index ([`super::repo_index`]): each file's terms, counted
 //! once from that shown text and kept in the warm cache, so a warm call re-indexes only the
 //! files that changed and scores the rest by lookups ([`rank::rank_indexed`], the same scores as
 //! `extract --query`'s). The answer states the index's size beside the text it indexes.
@@ -24,10 +24,12 @@
 //! continues it. Ranking is deterministic (ties broken by path), so following continuations lists
 //! every matching file exactly once while the repository is unchanged.
 
-use super::fit::{self, Limits, One, Paged};
-use super::index::{self, RepoIndex};
-use super::session::{NavError, Request, Session, quote};
-use super::{Answer, args};
+use super::repo_index::{self, RepoIndex};
+use crate::driver::call::paging::{self, Limits, One, Paged};
+use crate::driver::call::paths::quote;
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
+use crate::driver::call::{Answer, args};
 use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::par;
@@ -45,7 +47,8 @@ pub const MAX_LIMIT: usize = 100;
 pub const MAX_REGIONS: usize = 3;
 
 /// What to search for: a `search` call's arguments, as the CLI's flags give them and as a tool
-/// call's JSON is read ([`super::args`]; the `search` tool's input schema is derived from them).
+/// call's JSON is read ([`crate::driver::call::args`]; the `search` tool's input schema is derived
+/// from them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct SearchArgs {
     /// An identifier (Config::load), a file name or a few words.
@@ -85,7 +88,7 @@ pub struct Shown {
     pub end: u32,
     /// The innermost definition holding it (`function parse_header`), when the file's
     /// language has a grammar.
-    #[serde(serialize_with = "fit::or_default")]
+    #[serde(serialize_with = "paging::or_default")]
     pub symbol: Option<String>,
     /// The query terms found in it.
     pub terms: Vec<String>,
@@ -105,7 +108,7 @@ pub struct SearchFacts {
     #[serde(flatten, serialize_with = "offset")]
     pub next: Option<usize>,
     #[serde(serialize_with = "index_sizes")]
-    pub index: index::IndexStatus,
+    pub index: repo_index::IndexStatus,
 }
 
 /// What `search` answers.
@@ -123,12 +126,12 @@ fn score_and_parts<S: Serializer>(score: &Score, s: S) -> Result<S::Ok, S::Error
 /// How a search answer says where it continues: `complete`, and the `offset` that continues it
 /// (0 when complete).
 fn offset<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
-    fit::continued(s, "offset", next.is_none(), &next.unwrap_or_default())
+    paging::continued(s, "offset", next.is_none(), &next.unwrap_or_default())
 }
 
 /// The index's sizes: its files, what their indexes take, what its postings take (0 until a
 /// kept index is used again), the text they index.
-fn index_sizes<S: Serializer>(index: &index::IndexStatus, s: S) -> Result<S::Ok, S::Error> {
+fn index_sizes<S: Serializer>(index: &repo_index::IndexStatus, s: S) -> Result<S::Ok, S::Error> {
     let mut map = s.serialize_map(Some(4))?;
     map.serialize_entry("files", &index.files)?;
     map.serialize_entry("bytes", &index.bytes)?;
@@ -151,8 +154,8 @@ pub fn search(req: &Request<'_>, args: &SearchArgs) -> Result<SearchAnswer, NavE
     let offset = args.offset.unwrap_or(0);
     let t0 = std::time::Instant::now();
     // The tokenizer is built while the index is: a counted answer needs it.
-    index::open_for_index(req, |session, ctx| {
-        index::with_index(session, ctx, |repo| {
+    repo_index::open_for_index(req, |session, ctx| {
+        repo_index::with_index(session, ctx, |repo| {
             answer(session, ctx, repo, &query, args, (limit, offset), t0)
         })
     })
@@ -174,7 +177,7 @@ fn answer(
     let stop = || session.cancelled();
     // Each file's definitions once per call (the warm cache keeps them across calls); the files
     // the re-scoring will ask for are parsed first, on as many threads as the parse workers.
-    let outlines = index::Outlines::new(kept, ctx, &stop);
+    let outlines = repo_index::Outlines::new(kept, ctx, &stop);
     let (matching, idf) = ranked(ctx, repo, query, &outlines, &stop).ok_or(Error::Cancelled)?;
     let t_rank = t0.elapsed();
     let page: Vec<&(usize, Score)> = matching.iter().skip(offset).take(limit).collect();
@@ -224,7 +227,7 @@ fn answer(
         limits,
         count: &count,
     };
-    let fitted = fit::fit(&r, limits, &count)?;
+    let fitted = paging::fit(&r, limits, &count)?;
     let k = fitted.k;
     let next = r.next(k);
     hits.truncate(k);
@@ -259,7 +262,7 @@ pub(super) fn ranked(
     ctx: &FileContext<'_>,
     repo: &RepoIndex,
     query: &Query,
-    outlines: &index::Outlines<'_>,
+    outlines: &repo_index::Outlines<'_>,
     stop: &dyn Fn() -> bool,
 ) -> Option<Ranked> {
     let kept = &repo.files;
@@ -327,7 +330,7 @@ impl Render<'_> {
             self.files_searched
         );
         if !self.not_searched.is_empty() {
-            let _ = write!(out, "; not searched: {}", fit::tally(self.not_searched));
+            let _ = write!(out, "; not searched: {}", paging::tally(self.not_searched));
         }
         if let Some(note) = &self.not_parsed {
             let _ = write!(out, "; ranked without definitions: {note}");
@@ -393,11 +396,11 @@ impl Paged for Render<'_> {
             self.hit(&mut out, i);
         }
         if let Some(next) = self.next(k) {
-            let why = fit::why(k < self.hits.len(), &self.limits, || {
+            let why = paging::why(k < self.hits.len(), &self.limits, || {
                 format!("limit ({}) reached", self.hits.len())
             });
-            let shown = fit::shown(("files", "file"), self.offset, k, self.total);
-            fit::continuation(&mut out, &shown, &why, "offset", next);
+            let shown = paging::shown(("files", "file"), self.offset, k, self.total);
+            paging::continuation(&mut out, &shown, &why, "offset", next);
         }
         out
     }

@@ -5,8 +5,10 @@
 //! answer's text; the `paths` argument that continues a cut answer from where it stopped; and
 //! what the answer reports of each entry ([`Report`], [`Facts`]).
 
-use super::fit::{self, Limits};
-use super::session::{NavError, Proven, Request, Session, prove, quote, repo_root};
+use crate::driver::call::paging::{self, Fitted, Limits, One, Paged};
+use crate::driver::call::paths::{Proven, prove, quote, repo_root};
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
 use crate::driver::file::{self, Body, FileContext};
 use crate::error::Error;
 use crate::stages::filter::Filter;
@@ -386,6 +388,73 @@ pub fn render<B: Items>(
     out
 }
 
+/// An answer of sections as the fit sees it, from what `read` and `outline` each say of theirs:
+/// its sections and limits, an item's text and its own count, what a section's header adds,
+/// a section's text showing its first `n` items, and how a "too small" error names its first
+/// item. The [`Paged`] answer follows, the same for both: one item per row (or note), the
+/// sections rendered in order with the footer that continues them.
+pub trait Sectioned {
+    type Body: Items;
+    /// Its sections, and the limits it is fitted to.
+    fn frame(&self) -> (&[Section<Self::Body>], &Limits);
+    /// Item `j` of section `s` as rendered.
+    fn item_text(&self, s: usize, j: usize) -> String;
+    /// The tokens of one item's text alone: a guide for the fit.
+    fn item_tokens(&self, text: &str) -> usize;
+    /// What a section's header adds to its first item's guess, in tokens.
+    const HEADER_TOKENS: usize;
+    /// Section `s` showing its first `n` items.
+    fn section(&self, out: &mut String, s: usize, sec: &Section<Self::Body>, n: usize);
+    /// How a "too small" error names the answer showing one item (the answer needs one: its
+    /// continuation would be the same call).
+    fn one(&self) -> One;
+    /// The answer when not even the first item fits whole ([`Paged::part_of_first`]), or
+    /// `None` when it cannot show part of one.
+    fn cut_first(&self, count: &dyn Fn(&str) -> usize) -> Option<Result<Fitted, Error>>;
+}
+
+impl<T: Sectioned> Paged for T {
+    /// The `paths` that continue the answer (empty when it is complete).
+    type Next = Vec<String>;
+
+    fn items(&self) -> usize {
+        total(self.frame().0)
+    }
+
+    /// An item's own count; the first of a section carries its header.
+    fn cost(&self, i: usize) -> (usize, usize) {
+        let Some((s, j)) = locate(self.frame().0, i) else {
+            return (0, 0);
+        };
+        let text = self.item_text(s, j);
+        let header = if j == 0 { T::HEADER_TOKENS } else { 0 };
+        (self.item_tokens(&text) + header, text.len())
+    }
+
+    fn render(&self, k: usize) -> String {
+        let (sections, limits) = self.frame();
+        render(sections, limits, k, |out, s, sec, n| {
+            self.section(out, s, sec, n)
+        })
+    }
+
+    fn next(&self, k: usize) -> Vec<String> {
+        next_at(self.frame().0, k)
+    }
+
+    fn needs_one(&self) -> Option<One> {
+        Some(self.one())
+    }
+
+    fn part_of_first(
+        &self,
+        _limits: Limits,
+        count: &dyn Fn(&str) -> usize,
+    ) -> Option<Result<Fitted, Error>> {
+        self.cut_first(count)
+    }
+}
+
 /// The line that ends a cut answer: the limits it was cut to, and the `paths` that continue it.
 pub fn footer(out: &mut String, limits: &Limits, next: &[String]) {
     if next.is_empty() {
@@ -418,5 +487,5 @@ impl<R> Default for Facts<R> {
 }
 
 fn next_paths<S: Serializer>(next: &[String], s: S) -> Result<S::Ok, S::Error> {
-    fit::continued(s, "next_paths", next.is_empty(), next)
+    paging::continued(s, "next_paths", next.is_empty(), next)
 }

@@ -12,9 +12,11 @@
 //! Matches are ranked: definitions before uses, files outside tests before test files, then by
 //! path and line. The answer holds at most `limit` matches and fits the token budget exactly.
 
-use super::Answer;
-use super::fit::{self, Paged};
-use super::session::{NavError, Request, Session, prove, repo_root};
+use crate::driver::call::Answer;
+use crate::driver::call::paging::{self, Paged};
+use crate::driver::call::paths::{prove, repo_root};
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
 use crate::error::Error;
 use crate::stages::syntax::{self, Language, Outline};
 use crate::vocab::Symbol;
@@ -34,15 +36,16 @@ const MAX_NAMES: usize = 200_000;
 const SUGGESTIONS: usize = 8;
 
 /// The name to look up: a `symbol` call's arguments, as the CLI gives them and as a tool call's
-/// JSON is read ([`super::args`]; the `symbol` tool's input schema is derived from them).
+/// JSON is read ([`crate::driver::call::args`]; the `symbol` tool's input schema is derived from
+/// them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct SymbolArgs {
     /// "Name", "Type::method", or "dir/::Name" to look only under a path.
-    #[serde(deserialize_with = "super::args::text")]
+    #[serde(deserialize_with = "crate::driver::call::args::text")]
     pub name: String,
     #[schemars(description = limit_help(), range(min = 1, max = MAX_LIMIT))]
     #[arg(long, value_name = "N", help = limit_help())]
-    #[serde(default, deserialize_with = "super::args::some_count")]
+    #[serde(default, deserialize_with = "crate::driver::call::args::some_count")]
     pub limit: Option<usize>,
 }
 
@@ -78,7 +81,7 @@ fn parse_name(given: &str) -> Result<Wanted, NavError> {
     let bad = |why: &str| {
         NavError::invalid(format!(
             "name {}: {why}; write Name, Type::method or path/to/file.rs::Name",
-            super::session::quote(given)
+            crate::driver::call::paths::quote(given)
         ))
     };
     if given.len() > MAX_NAME_BYTES {
@@ -251,7 +254,7 @@ fn distance(a: &str, b: &str, max: usize) -> Option<usize> {
 
 /// Look `name` up in `req`'s repository.
 pub fn symbol(req: &Request<'_>, args: &SymbolArgs) -> Result<SymbolAnswer, NavError> {
-    let limit = super::args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let limit = crate::driver::call::args::limit(args.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let wanted = parse_name(&args.name)?;
     // The path is proven before anything is read.
     let scope = match &wanted.path {
@@ -369,7 +372,7 @@ pub fn symbol(req: &Request<'_>, args: &SymbolArgs) -> Result<SymbolAnswer, NavE
         name: &wanted.name,
         count: &count,
     };
-    let fitted = fit::fit(&r, limits, &count)?;
+    let fitted = paging::fit(&r, limits, &count)?;
     let shown = fitted.k;
     Ok(Answer {
         page: fitted.page(encoding, budget),

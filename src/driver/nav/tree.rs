@@ -11,10 +11,12 @@
 //! is not shown is summed up per directory as `… N more entries`. When anything is hidden the
 //! answer names the directories to expand, as `path` arguments.
 
-use super::Answer;
-use super::fit::{self, Limits, Paged};
 use super::read::line_count;
-use super::session::{NavError, Request, Session, prove, quote, repo_root};
+use crate::driver::call::Answer;
+use crate::driver::call::paging::{self, Limits, Paged};
+use crate::driver::call::paths::{prove, quote, repo_root};
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
 use crate::vocab::ErrorKind;
 use crate::vocab::display_path;
 use std::cmp::Reverse;
@@ -25,15 +27,15 @@ use std::fmt::Write as _;
 pub const MAX_EXPAND_HINTS: usize = 5;
 
 /// What to list: a `tree` call's arguments, as the CLI gives them and as a tool call's JSON is
-/// read ([`super::args`]; the `tree` tool's input schema is derived from them).
+/// read ([`crate::driver::call::args`]; the `tree` tool's input schema is derived from them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct TreeArgs {
     /// Directory inside the repository (default: all of it).
-    #[serde(default, deserialize_with = "super::args::some_path")]
+    #[serde(default, deserialize_with = "crate::driver::call::args::some_path")]
     pub path: Option<String>,
     /// Levels below path; 1 for its own entries (default: what fits).
     #[arg(long, value_name = "N")]
-    #[serde(default, deserialize_with = "super::args::some_count")]
+    #[serde(default, deserialize_with = "crate::driver::call::args::some_count")]
     pub depth: Option<usize>,
 }
 
@@ -264,7 +266,7 @@ pub fn tree(req: &Request<'_>, args: &TreeArgs) -> Result<TreeAnswer, NavError> 
         limits,
         count: &count,
     };
-    let fitted = fit::fit(&r, limits, &count)?;
+    let fitted = paging::fit(&r, limits, &count)?;
     let shown = r.shown(fitted.k);
     let mut entries = Vec::new();
     r.walk(0, &shown, &mut |n, hidden| {
@@ -451,13 +453,13 @@ impl Paged for Render<'_> {
             root.path, root.files, root.lines, root.bytes, root.tokens
         );
         if !self.not_included.is_empty() {
-            let _ = write!(out, "; not included: {}", fit::tally(self.not_included));
+            let _ = write!(out, "; not included: {}", paging::tally(self.not_included));
         }
         out.push_str("\n\n");
         out.push_str(&self.line(0, ""));
         self.draw(0, "", &shown, &mut out);
         if let Some(expand) = self.next(k) {
-            let why = fit::why(k < self.items.len(), &self.limits, || {
+            let why = paging::why(k < self.items.len(), &self.limits, || {
                 "depth reached".into()
             });
             let args: Vec<String> = expand

@@ -85,6 +85,8 @@ pub struct Fleet {
     /// Held while a worker starts, so that the bound on live workers holds exactly.
     starting: Mutex<()>,
     idle: Duration,
+    /// The operator's own cache bound: a worker's share of the budget never passes it.
+    cache_bytes: u64,
     max_workers: usize,
     memory: Option<u64>,
     /// Workers started since the memory was last measured.
@@ -93,8 +95,11 @@ pub struct Fleet {
 }
 
 impl Fleet {
-    pub fn new(tenancy: Tenancy, settings: &Settings) -> Fleet {
+    /// The fleet of `tenancy`'s workers under `settings`; `cache_bytes`, the operator's
+    /// `GNAW_MCP_CACHE_BYTES`, bounds each worker's share of the memory budget.
+    pub fn new(tenancy: Tenancy, settings: &Settings, cache_bytes: u64) -> Fleet {
         Fleet {
+            cache_bytes,
             current: RwLock::new(Arc::new(tenancy)),
             starting: Mutex::new(()),
             idle: settings.worker_idle,
@@ -183,7 +188,10 @@ impl Fleet {
             }
         }
         let live_after = (live + 1).min(self.max_workers);
-        start(self.memory.map(|m| cache_share(m, live_after)))?;
+        start(
+            self.memory
+                .map(|m| cache_share(m, live_after).min(self.cache_bytes)),
+        )?;
         self.started_since_measure.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }

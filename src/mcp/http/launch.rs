@@ -253,7 +253,7 @@ pub fn run(launch: Launch) -> Result<(), String> {
             ""
         }
     );
-    let fleet = Fleet::new(tenancy, &settings);
+    let fleet = Fleet::new(tenancy, &settings, operator.config.cache_bytes as u64);
     let door = Arc::new(FrontDoor {
         settings,
         fleet,

@@ -7,7 +7,7 @@ use super::super::fit;
 use super::super::jsonrpc::RpcError;
 use super::super::tool::{About, Outcome, Tool, ToolContext};
 use super::super::tool::{object_schema, parse_args, run_failure};
-use crate::driver::nav::{Answer, NavError, Request};
+use crate::driver::call::{Answer, NavError, Request};
 use crate::error::Error;
 use crate::spec::Overrides;
 use schemars::JsonSchema;
@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 /// `include`/`exclude` globs, and one run of its driver for its own arguments `A` (the shared
 /// `repo`, `budget` and `max_chars`, and the globs when it takes them, are added for it), whose
 /// answer holds the facts `F` besides its text. `A` is most often the driver's own argument
-/// struct (`GrepArgs`), read from the call's JSON as [`crate::driver::nav::args`] says, and
+/// struct (`GrepArgs`), read from the call's JSON as [`crate::driver::call::args`] says, and
 /// `run` the driver's function itself. Every navigation tool takes the one road: its `repo`
 /// proven, the operator's policy applied, the answer fitted to the call's ceiling, failures
 /// mapped, the result built ([`answer`]). Its structured copy is its answer serialized, and its

@@ -76,7 +76,7 @@ pub fn prepare<'a>(
     let paths = match args.changed {
         None => None,
         Some(base) => {
-            let req = crate::driver::nav::Request {
+            let req = crate::driver::call::Request {
                 repo: repo.clone(),
                 overrides: overrides.clone(),
                 policy: ctx.config.policy,

@@ -4,6 +4,7 @@
 //! the words by which a query asks for tests, docs or auxiliary files themselves.
 
 use super::{Part, Score};
+use crate::stages::languages::Known;
 
 /// Query words that ask for documentation itself.
 pub(super) const DOC_WORDS: &[&str] = &[
@@ -45,9 +46,12 @@ pub(super) fn is_auxiliary(path: &str) -> bool {
         return false;
     }
     let lower = name.to_ascii_lowercase();
-    if [".d.ts", ".d.cts", ".d.mts", ".pyi", ".mli"]
-        .iter()
-        .any(|s| lower.ends_with(s))
+    // Declarations, and Ruby that packages (`x.gemspec`) or configures a server (`config.ru`).
+    if [
+        ".d.ts", ".d.cts", ".d.mts", ".pyi", ".mli", ".gemspec", ".ru",
+    ]
+    .iter()
+    .any(|s| lower.ends_with(s))
     {
         return true;
     }
@@ -58,94 +62,10 @@ pub(super) fn is_auxiliary(path: &str) -> bool {
     }
 }
 
-/// Whether a file extension is a programming language's source (or header) extension.
+/// Whether a file extension (lowercase) is a programming language's source (or header)
+/// extension: a row of the table of languages that is code.
 fn is_code_ext(ext: &str) -> bool {
-    matches!(
-        ext,
-        "rs" | "py"
-            | "pyi"
-            | "js"
-            | "mjs"
-            | "cjs"
-            | "jsx"
-            | "ts"
-            | "mts"
-            | "cts"
-            | "tsx"
-            | "go"
-            | "c"
-            | "h"
-            | "cc"
-            | "cpp"
-            | "cxx"
-            | "hpp"
-            | "hh"
-            | "hxx"
-            | "inl"
-            | "m"
-            | "mm"
-            | "java"
-            | "kt"
-            | "kts"
-            | "scala"
-            | "groovy"
-            | "swift"
-            | "rb"
-            | "rake"
-            | "php"
-            | "cs"
-            | "fs"
-            | "vb"
-            | "zig"
-            | "ex"
-            | "exs"
-            | "erl"
-            | "hrl"
-            | "yrl"
-            | "xrl"
-            | "hs"
-            | "lhs"
-            | "ml"
-            | "mli"
-            | "mll"
-            | "mly"
-            | "lua"
-            | "sh"
-            | "bash"
-            | "zsh"
-            | "fish"
-            | "pl"
-            | "pm"
-            | "t"
-            | "vue"
-            | "svelte"
-            | "dart"
-            | "jl"
-            | "r"
-            | "clj"
-            | "cljs"
-            | "el"
-            | "lisp"
-            | "scm"
-            | "nim"
-            | "cr"
-            | "d"
-            | "v"
-            | "sv"
-            | "vhd"
-            | "f90"
-            | "asm"
-            | "s"
-            | "sql"
-            | "ps1"
-            | "bat"
-            | "tcl"
-            | "elm"
-            | "purs"
-            | "sol"
-            | "proto"
-            | "in"
-    )
+    Known::by_extension(ext.as_bytes()).is_some_and(Known::code)
 }
 
 /// Query words that ask for auxiliary files ([`is_auxiliary`]) themselves.
@@ -309,40 +229,7 @@ pub fn class_of(path: &str) -> Class {
         return Class::Example;
     }
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
-    let code = matches!(
-        ext,
-        "rs" | "py"
-            | "js"
-            | "ts"
-            | "tsx"
-            | "jsx"
-            | "go"
-            | "c"
-            | "h"
-            | "cc"
-            | "cpp"
-            | "hpp"
-            | "java"
-            | "kt"
-            | "swift"
-            | "rb"
-            | "php"
-            | "cs"
-            | "scala"
-            | "zig"
-            | "ex"
-            | "exs"
-            | "hs"
-            | "ml"
-            | "lua"
-            | "sh"
-            | "mjs"
-            | "cjs"
-            | "vue"
-            | "svelte"
-            | "dart"
-            | "jl"
-    );
+    let code = is_code_ext(ext);
     if code && (ENTRY_STEMS.contains(&stem) || in_dir(&["bin", "cmd"])) {
         return Class::EntryPoint;
     }

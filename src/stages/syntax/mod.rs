@@ -2,8 +2,8 @@
 //! `symbol`, `search` and skeleton extraction (`extract --compress`).
 //!
 //! - [`Language::detect`] names the grammar from the path's extension (or a few well-known file
-//!   names); a file without one is [`Outline::Unsupported`], never an error: the caller shows
-//!   its full text.
+//!   names; the table is [`crate::stages::languages`]); a file without one is
+//!   [`Outline::Unsupported`], never an error: the caller shows its full text.
 //! - The parse is bounded: at most [`MAX_PARSE_BYTES`] of input and [`MAX_PARSE_TIME`] of time
 //!   (tree-sitter's progress callback stops it, and also asks the caller's cancellation), at most
 //!   [`MAX_SYMBOLS`] definitions and [`MAX_SYMBOL_DEPTH`] levels of them. A file past a bound is
@@ -11,19 +11,21 @@
 //! - The tree is walked with a [`TreeCursor`], iteratively: nothing recurses on the input's
 //!   nesting (a file of 100,000 nested brackets costs heap, not stack).
 //! - Each language family's file says which node kinds are definitions, where their names and
-//!   bodies are (`Def`); the walk, doc comments, signatures and line ranges are shared here.
+//!   bodies are (`Def`), and `family.rs` names each language's family; the walk, doc comments,
+//!   signatures and line ranges are shared here.
 //! - [`skeleton`] keeps everything but the bodies of functions and methods, each replaced by a
 //!   marker line naming the lines it stands for (`⋯ 41 lines (88–128)`).
 //!
 //! The text given is the one the caller may show (the scanned, redacted text), so a signature
 //! or doc line can reveal nothing a `read` would not.
 
-mod budget;
 mod c_family;
 mod comments;
+mod family;
 mod functional;
 mod go;
 mod jvm;
+mod parse_budget;
 pub mod pool;
 mod python;
 mod ruby_php;
@@ -34,10 +36,12 @@ mod swift;
 mod web;
 mod zig;
 
+pub use crate::stages::languages::Language;
 use crate::vocab::symbol::MAX_SIGNATURE_CHARS;
 use crate::vocab::{LineRange, Symbol, SymbolKind};
-pub use budget::{CALL_PARSE_BYTES, CALL_PARSE_TIME, ParseBudget};
 pub use comments::Comment;
+use family::family;
+pub use parse_budget::{CALL_PARSE_BYTES, CALL_PARSE_TIME, ParseBudget};
 pub use skeleton::skeleton;
 use std::cell::RefCell;
 use std::ops::ControlFlow;
@@ -58,179 +62,6 @@ pub const MAX_SYMBOL_DEPTH: usize = 64;
 const MAX_NAME_CHARS: usize = 200;
 /// Longest doc line kept, in characters.
 const MAX_DOC_CHARS: usize = 200;
-
-/// Defines [`Language`] from one table: per language its name as the tools show it, the cargo
-/// feature that compiles its grammar in, the grammar's constant in `gnaw-grammars`, the
-/// family function that says which nodes are definitions, its extensions (lowercase), the
-/// file names that mean it, and the node kinds of its blocks of code outside definitions
-/// (closures, callbacks, test bodies) that a `summary` or `signatures` skeleton elides. Detection, names, features, grammars and classification all read
-/// this table; nothing else lists the languages.
-macro_rules! languages {
-    ( $(
-        $(#[$meta:meta])*
-        $variant:ident = $name:literal, feature $feature:literal, grammar $grammar:ident,
-        classify $classify:path, extensions [$($ext:literal),*], files [$($file:literal),*],
-        blocks [$($block:literal),*];
-    )+ ) => {
-        /// A language with a grammar.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Language {
-            $( $(#[$meta])* $variant, )+
-        }
-
-        impl Language {
-            /// Every language, in the table's order.
-            pub const ALL: &'static [Language] = &[ $( Language::$variant ),+ ];
-
-            /// The language's name as the tools show it.
-            pub fn as_str(self) -> &'static str {
-                match self { $( Language::$variant => $name, )+ }
-            }
-
-            /// The cargo feature that compiles this language's grammar in (README, "Building").
-            pub fn feature(self) -> &'static str {
-                match self { $( Language::$variant => $feature, )+ }
-            }
-
-            /// Whether this build holds the language's grammar (its cargo feature was on). Asks
-            /// the features only: the grammar itself is not loaded (its tables are inflated on
-            /// its first use, in the process that parses).
-            pub fn compiled_in(self) -> bool {
-                match self { $( Language::$variant => cfg!(feature = $feature), )+ }
-            }
-
-            /// The extensions (lowercase, without the dot) read as this language.
-            pub fn extensions(self) -> &'static [&'static str] {
-                match self { $( Language::$variant => &[$($ext),*], )+ }
-            }
-
-            /// The file names read as this language whatever their extension.
-            pub fn file_names(self) -> &'static [&'static str] {
-                match self { $( Language::$variant => &[$($file),*], )+ }
-            }
-
-            /// The node kinds of its blocks of code (see [`Found::blocks`]).
-            fn code_blocks(self) -> &'static [&'static str] {
-                match self { $( Language::$variant => &[$($block),*], )+ }
-            }
-
-            /// The language's grammar, or `None` when its feature was off in this build. The
-            /// first call for a language in a process inflates its parse tables
-            /// (`gnaw-grammars`).
-            fn grammar(self) -> Option<tree_sitter::Language> {
-                match self {
-                    $(
-                        #[cfg(feature = $feature)]
-                        Language::$variant => Some(gnaw_grammars::$grammar.into()),
-                    )+
-                    #[allow(unreachable_patterns)] // every arm above is compiled in by default
-                    _ => None,
-                }
-            }
-
-            /// The family's table: which nodes are definitions.
-            fn classify<'t>(self, node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
-                match self { $( Language::$variant => $classify(node, src), )+ }
-            }
-        }
-    };
-}
-
-languages! {
-    Rust = "rust", feature "lang-rust", grammar RUST, classify rust::classify,
-        extensions ["rs"], files [],
-        blocks ["block"];
-    Python = "python", feature "lang-python", grammar PYTHON, classify python::classify,
-        extensions ["py", "pyi", "pyw"], files [],
-        blocks [];
-    JavaScript = "javascript", feature "lang-javascript", grammar JAVASCRIPT,
-        classify web::classify, extensions ["js", "mjs", "cjs", "jsx"], files [],
-        blocks ["statement_block"];
-    TypeScript = "typescript", feature "lang-typescript", grammar TYPESCRIPT,
-        classify web::classify, extensions ["ts", "mts", "cts"], files [],
-        blocks ["statement_block"];
-    Tsx = "tsx", feature "lang-typescript", grammar TSX, classify web::classify,
-        extensions ["tsx"], files [],
-        blocks ["statement_block"];
-    Go = "go", feature "lang-go", grammar GO, classify go::classify, extensions ["go"], files [],
-        blocks ["block"];
-    Java = "java", feature "lang-java", grammar JAVA, classify jvm::classify_java,
-        extensions ["java"], files [],
-        blocks ["block"];
-    /// `.h` is read as C: a C++ header parses as C with errors, and its definitions are still
-    /// found.
-    C = "c", feature "lang-c", grammar C, classify c_family::classify, extensions ["c", "h"],
-        files [],
-        blocks ["compound_statement"];
-    Cpp = "cpp", feature "lang-cpp", grammar CPP, classify c_family::classify,
-        extensions ["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "tpp", "inl"],
-        files [],
-        blocks ["compound_statement"];
-    CSharp = "csharp", feature "lang-csharp", grammar C_SHARP, classify jvm::classify_csharp,
-        extensions ["cs"], files [],
-        blocks ["block"];
-    Ruby = "ruby", feature "lang-ruby", grammar RUBY, classify ruby_php::classify_ruby,
-        extensions ["rb", "rake", "gemspec", "ru"],
-        files ["Rakefile", "Gemfile", "Guardfile", "Vagrantfile"],
-        blocks ["do_block", "block"];
-    Php = "php", feature "lang-php", grammar PHP, classify ruby_php::classify_php,
-        extensions ["php", "phtml"], files [],
-        blocks ["compound_statement"];
-    Kotlin = "kotlin", feature "lang-kotlin", grammar KOTLIN, classify jvm::classify_kotlin,
-        extensions ["kt", "kts"], files [],
-        blocks ["block", "lambda_literal"];
-    Swift = "swift", feature "lang-swift", grammar SWIFT, classify swift::classify,
-        extensions ["swift"], files [],
-        blocks ["lambda_literal"];
-    Scala = "scala", feature "lang-scala", grammar SCALA, classify jvm::classify_scala,
-        extensions ["scala", "sc"], files [],
-        blocks ["block", "indented_block"];
-    Lua = "lua", feature "lang-lua", grammar LUA, classify scripting::classify_lua,
-        extensions ["lua"], files [],
-        blocks ["block"];
-    Bash = "bash", feature "lang-bash", grammar BASH, classify scripting::classify_bash,
-        extensions ["sh", "bash"], files [".bashrc", ".bash_profile", ".profile", "PKGBUILD"],
-        blocks [];
-    Elixir = "elixir", feature "lang-elixir", grammar ELIXIR,
-        classify functional::classify_elixir, extensions ["ex", "exs"], files [],
-        blocks ["do_block", "anonymous_function"];
-    Haskell = "haskell", feature "lang-haskell", grammar HASKELL,
-        classify functional::classify_haskell, extensions ["hs"], files [],
-        blocks [];
-    Zig = "zig", feature "lang-zig", grammar ZIG, classify zig::classify, extensions ["zig"],
-        files [],
-        blocks ["block"];
-}
-
-/// Longest extension looked up, in bytes (`gemspec`); a longer one names no language.
-const MAX_EXTENSION_BYTES: usize = 8;
-
-impl Language {
-    /// The language of a file, from its name ([`Language::file_names`]) or its extension
-    /// ([`Language::extensions`], any case); `None` when no grammar is known for it.
-    pub fn detect(path: &[u8]) -> Option<Language> {
-        let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
-        if let Some(&lang) = Language::ALL
-            .iter()
-            .find(|l| l.file_names().iter().any(|f| f.as_bytes() == name))
-        {
-            return Some(lang);
-        }
-        let dot = name.iter().rposition(|&b| b == b'.')?;
-        if dot == 0 {
-            return None;
-        }
-        let ext = &name[dot + 1..];
-        if ext.len() > MAX_EXTENSION_BYTES {
-            return None;
-        }
-        Language::ALL.iter().copied().find(|l| {
-            l.extensions()
-                .iter()
-                .any(|e| e.as_bytes().eq_ignore_ascii_case(ext))
-        })
-    }
-}
 
 /// What the syntax stage found in one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -362,16 +193,14 @@ pub fn outline_of(
     budget: &ParseBudget,
     stop: &dyn Fn() -> bool,
 ) -> Outline {
-    let outline = outline_inner(lang, text, budget, stop);
-    if let Outline::Skipped(reason) = &outline {
-        budget.note_not_parsed(reason);
+    match found_of(lang, text, budget, false, stop) {
+        Ok(found) => Outline::Parsed(found.symbols),
+        Err(reason) => Outline::Skipped(reason),
     }
-    outline
 }
 
-/// The definitions of `text` read as `lang` and, with `extras`, its comments and blocks of
-/// code, parsed as [`outline_of`] parses; `Err` with the reason the parse was skipped or
-/// stopped.
+/// What [`outline_of`] parses: the definitions of `text` read as `lang` and, with `extras`, its
+/// comments and blocks of code; `Err` with the reason the parse was skipped or stopped.
 pub fn found_of(
     lang: Language,
     text: &str,
@@ -384,18 +213,6 @@ pub fn found_of(
         budget.note_not_parsed(reason);
     }
     found
-}
-
-fn outline_inner(
-    lang: Language,
-    text: &str,
-    budget: &ParseBudget,
-    stop: &dyn Fn() -> bool,
-) -> Outline {
-    match parse_inner(lang, text, budget, false, stop) {
-        Ok(found) => Outline::Parsed(found.symbols),
-        Err(reason) => Outline::Skipped(reason),
-    }
 }
 
 fn parse_inner(
@@ -415,8 +232,8 @@ fn parse_inner(
     if !lang.compiled_in() {
         return Err(not_compiled_in(lang));
     }
-    let key = budget::ContentKey::of(lang, text);
-    if let Some(reason) = budget::recall(key) {
+    let key = parse_budget::ContentKey::of(lang, text);
+    if let Some(reason) = parse_budget::recall(key) {
         return Err(format!(
             "{reason} (remembered by content; not parsed again)"
         ));
@@ -446,7 +263,7 @@ fn parse_inner(
         Outcome::Failed(reason) => (reason, false),
     };
     if own_bound {
-        budget::remember(key, &reason);
+        parse_budget::remember(key, &reason);
     }
     Err(reason)
 }
@@ -596,10 +413,10 @@ fn collect(
                 descend = false;
             } else if comments::is_anchor(node) {
                 comments::mark_doc(&mut found.comments, node, &ancestors, src);
-            } else if (lang.code_blocks().contains(&node.kind())
+            } else if (family(lang).blocks.contains(&node.kind())
                 || web::expression_body(node, ancestors.last().copied()))
                 // Not the body of a definition (a namespace's, a module's).
-                && ancestors.last().is_none_or(|p| lang.classify(*p, src).is_none())
+                && ancestors.last().is_none_or(|p| (family(lang).classify)(*p, src).is_none())
             {
                 let block = Block {
                     inner: elidable(node, None, src),
@@ -621,7 +438,7 @@ fn collect(
         }
         if descend
             && node.is_named()
-            && let Some(def) = lang.classify(node, src)
+            && let Some(def) = (family(lang).classify)(node, src)
         {
             count += 1;
             if count > MAX_SYMBOLS {
@@ -900,7 +717,7 @@ fn call_lines(lang: Language, node: Node, ancestors: &[Node], src: &[u8]) -> Opt
             || declares
             || p.start_position().row != first
             || last_row(p) != last
-            || lang.classify(p, src).is_some()
+            || (family(lang).classify)(p, src).is_some()
         {
             break;
         }

@@ -33,40 +33,6 @@ fn detects_languages_by_extension_and_name() {
     }
 }
 
-/// The language table agrees with itself and with Cargo.toml: every extension and file name
-/// means one language, extensions are lowercase and within the looked-up length, and every
-/// feature is one of the crate's features.
-#[test]
-fn the_language_table_is_consistent() {
-    let manifest = include_str!("../../../Cargo.toml");
-    let mut seen = std::collections::HashMap::new();
-    for &lang in Language::ALL {
-        assert!(
-            manifest.contains(&format!("\n{} = ", lang.feature())),
-            "Cargo.toml has no feature {}",
-            lang.feature()
-        );
-        for ext in lang.extensions() {
-            assert_eq!(*ext, ext.to_ascii_lowercase());
-            assert!(ext.len() <= MAX_EXTENSION_BYTES, "{ext}");
-            assert_eq!(seen.insert(*ext, lang), None, "{ext} twice");
-            assert_eq!(
-                Language::detect(format!("d/x.{ext}").as_bytes()),
-                Some(lang)
-            );
-            let upper = ext.to_ascii_uppercase();
-            assert_eq!(
-                Language::detect(format!("X.{upper}").as_bytes()),
-                Some(lang)
-            );
-        }
-        for name in lang.file_names() {
-            assert_eq!(seen.insert(*name, lang), None, "{name} twice");
-            assert_eq!(Language::detect(format!("d/{name}").as_bytes()), Some(lang));
-        }
-    }
-}
-
 /// A file of a language whose grammar this build leaves out (its cargo feature off) is shown as
 /// plain text, skipped with a reason that names the feature; a language compiled in parses. The
 /// default build checks the second half, a build with fewer `lang-*` features the first.

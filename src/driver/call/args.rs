@@ -9,7 +9,7 @@
 //! Their schemas, and the arguments every tool shares, are the MCP side's
 //! ([`crate::mcp::args`]).
 
-use super::session::NavError;
+use crate::driver::call::request::NavError;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde_json::Value;
 use std::fmt;
@@ -94,6 +94,11 @@ pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
 /// An optional string, as [`Text`] reads it.
 pub fn some_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     Ok(Option::<Text>::deserialize(d)?.map(|t| t.0))
+}
+
+/// A required path, as [`PathText`] reads it.
+pub fn path<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    PathText::deserialize(d).map(|p| p.0)
 }
 
 /// An optional path, as [`PathText`] reads it.

@@ -17,8 +17,9 @@
 //! time a call asks for it and counted in the index's cost from then on.
 
 use super::deferred::{self, Step};
-use super::session::{NavError, Request, Session};
 use crate::cache::{Cache, DerivedKind, FileKey};
+use crate::driver::call::request::{NavError, Request};
+use crate::driver::call::session::Session;
 use crate::driver::file::Processed;
 use crate::driver::file::{Body, FileContext};
 use crate::error::Error;

@@ -507,7 +507,7 @@ mod tests {
         );
         let m = message("2");
         assert!(
-            m.contains("\"verbose\"") && m.contains("takes repo, budget"),
+            m.contains("\"verbose\"") && m.contains("takes budget, ") && m.contains(" repo"),
             "{m}"
         );
         let m = message("3");
@@ -515,9 +515,64 @@ mod tests {
             m.contains("\"budget\"") && m.contains("non-negative integer"),
             "{m}"
         );
-        assert!(message("4").contains("\"repo\" is required"));
-        for id in ["2", "3", "4"] {
+        for id in ["2", "3"] {
             assert_eq!(answers[id]["error"]["data"]["kind"], "InvalidArguments");
         }
+        // No repo with one root: the root.
+        assert!(
+            answers["4"]["result"]["structuredContent"]["files"].as_u64() == Some(1),
+            "{}",
+            answers["4"]
+        );
+    }
+
+    /// Serve `lines` on two roots, `one` (holding a.rs) and `two`; the answers by id.
+    fn serve_two_roots(lines: &[Value]) -> HashMap<String, Value> {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["one", "two"] {
+            std::fs::create_dir_all(dir.path().join(name)).unwrap();
+        }
+        std::fs::write(dir.path().join("one/a.rs"), "fn a() {}\n").unwrap();
+        let roots =
+            gnaw_sandbox::Roots::new(&[dir.path().join("one"), dir.path().join("two")], false)
+                .unwrap();
+        let input: Vec<u8> = lines
+            .iter()
+            .flat_map(|l| format!("{l}\n").into_bytes())
+            .collect();
+        let sink = Sink::default();
+        serve(
+            &input[..],
+            sink.clone(),
+            Config::default(),
+            Arc::new(roots),
+            ToolSet::default(),
+        )
+        .unwrap();
+        let out = String::from_utf8(lock(&sink.0).clone()).unwrap();
+        out.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|m| (m["id"].to_string(), m))
+            .collect()
+    }
+
+    #[test]
+    fn repo_is_required_with_several_roots_and_the_error_lists_them() {
+        let answers = serve_two_roots(&[
+            call(1, json!({})),
+            call(2, json!({"repo": null})),
+            call(3, json!({"repo": "one"})),
+        ]);
+        for id in ["1", "2"] {
+            let err = &answers[id]["error"];
+            assert_eq!(err["code"], -32602, "{err}");
+            assert_eq!(err["data"]["kind"], "InvalidArguments");
+            let m = err["message"].as_str().unwrap();
+            assert!(
+                m.contains("\"repo\" is required") && m.contains("\"one\", \"two\""),
+                "{m}"
+            );
+        }
+        assert_eq!(answers["3"]["result"]["structuredContent"]["files"], 1);
     }
 }

@@ -204,7 +204,7 @@ fn arguments_are_what_the_schemas_say() {
             "{name}: {message}"
         );
         // Each required argument left out: refused by name, saying what it is.
-        for required in schema["required"].as_array().unwrap() {
+        for required in schema["required"].as_array().into_iter().flatten() {
             let required = required.as_str().unwrap();
             let mut args = base.clone();
             args.as_object_mut().unwrap().remove(required);

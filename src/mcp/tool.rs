@@ -81,6 +81,12 @@ pub struct ToolContext<'a> {
     pub observer: &'a dyn Observer,
     /// What the client's protocol revision can receive.
     pub shape: Shape,
+    /// The request's params as sent: its `_meta` (a 2026-07-28 request's client capabilities),
+    /// and a retried 2026-07-28 request's `inputResponses` and `requestState`.
+    pub params: &'a Map<String, Value>,
+    /// Send a notification (method, params) to the client, through the exit gate, while the
+    /// call runs (nothing once it is cancelled).
+    pub notify: &'a (dyn Fn(&str, Value) + Sync),
 }
 
 impl ToolContext<'_> {

@@ -22,6 +22,7 @@
 //! searches, counts or shows is the scanned (by default redacted) text, never the raw file.
 
 pub mod args;
+pub mod complete;
 pub mod deferred;
 pub mod fit;
 pub mod grep;

@@ -129,12 +129,7 @@ pub fn parse(uri: &str) -> Result<(String, String), (ErrorKind, String)> {
     let (root, path) = rest.split_once('/').unwrap_or((rest, ""));
     let root = decode(root).map_err(|e| invalid(&e))?;
     let path = decode(path).map_err(|e| invalid(&e))?;
-    if path.is_empty() {
-        return Err((
-            ErrorKind::NotAFile,
-            "the URI names a root, not a file; list it with tree".into(),
-        ));
-    }
+    // An empty path is refused where `read` refuses it, the same way.
     Ok((root, path))
 }
 
@@ -331,8 +326,10 @@ mod tests {
             parse("file:///etc/passwd").unwrap_err().0,
             ErrorKind::NotFound
         );
-        assert_eq!(parse("gnaw://root/").unwrap_err().0, ErrorKind::NotAFile);
-        assert_eq!(parse("gnaw://root").unwrap_err().0, ErrorKind::NotAFile);
+        assert_eq!(
+            parse("gnaw://root").unwrap(),
+            ("root".into(), String::new())
+        );
         for bad in [
             "gnaw://root/a%2",
             "gnaw://root/a%zz",

@@ -139,10 +139,13 @@ fn input_required(requests: Value, state: Option<&str>) -> Outcome {
     Outcome::Done(result)
 }
 
-/// The responses the client sent for the keys `keys`, when it answered all of them.
+/// The responses the client sent for the keys `keys`, when it answered all of them, each with
+/// an object (a result of the method asked); otherwise the request asks again.
 fn responses<'a>(ctx: &'a ToolContext<'_>, keys: &[&str]) -> Option<&'a Map<String, Value>> {
     let given = ctx.params.get("inputResponses")?.as_object()?;
-    keys.iter().all(|k| given.contains_key(*k)).then_some(given)
+    keys.iter()
+        .all(|k| given.get(*k).is_some_and(Value::is_object))
+        .then_some(given)
 }
 
 /// The verified state of a retried request (`None` on a first round).

@@ -2,8 +2,9 @@
 //! kernel alone refuses. gnaw-mcp has no switch that turns its userspace containment off (on
 //! purpose), so this takes the road `tests/attack_corpus.rs` takes for its Landlock-alone
 //! column: this binary re-executes itself as a single-threaded child that enters the same
-//! `confine()` a worker enters, on the roots the front door hands tenant A's worker (built by
-//! the front door's own `worker_env` from a parsed tenants file), and then opens every
+//! `confine()` a worker enters, on the roots the front door hands tenant A's worker (proven by
+//! the front door's own `prove_roots` from a parsed tenants file, handed over as descriptors by
+//! the spawner's own `hand_over`, adopted as a worker adopts them), and then opens every
 //! cross-tenant input raw: no containment, no `openat2` beneath checks, just `open` and a read.
 //! Every input into B must fail with `EACCES`; a file in A's own root must read (so the probe
 //! can fail). `harness = false`: the child must be single-threaded to confine itself.
@@ -17,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use gnaw::mcp::http::Tenants;
-use gnaw::mcp::http::launch::worker_env;
-use gnaw_sandbox::{Roots, SandboxMode, confine};
+use gnaw::mcp::http::launch::prove_roots;
+use gnaw_sandbox::{SandboxMode, confine};
 
 const CHILD: &str = "GNAW_HTTP_LANDLOCK_CHILD";
 const CANARY: &str = "BOB-LANDLOCK-CANARY-41a9";
@@ -36,7 +37,13 @@ fn main() {
 fn child(probes: &str) {
     let raw = std::env::var_os("GNAW_MCP_ROOT").unwrap();
     let paths: Vec<PathBuf> = std::env::split_paths(&raw).collect();
-    let roots = Roots::new(&paths, false).unwrap();
+    let fds: Vec<i32> = std::env::args()
+        .find_map(|a| a.strip_prefix("--root-fds=").map(str::to_string))
+        .unwrap()
+        .split(',')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let roots = gnaw_sandbox::spawner::adopt_roots(&paths, &fds).unwrap();
     let first = paths[0].clone();
     if let Err(e) = confine(&roots, SandboxMode::Strict) {
         println!("error {e}");
@@ -93,12 +100,8 @@ fn parent() {
         b,
     ))
     .unwrap();
-    let env = worker_env(&tenants.list[0], 4 << 20, &[]).unwrap();
-    let root = env
-        .iter()
-        .find(|(k, _)| k == "GNAW_MCP_ROOT")
-        .map(|(_, v)| v.clone())
-        .unwrap();
+    let proven = prove_roots(&tenants.list).unwrap();
+    let handed = gnaw_sandbox::spawner::hand_over(&proven[0]).unwrap();
     let denied = [
         "../b/secret.rs".to_string(),
         "../b".to_string(),
@@ -118,7 +121,8 @@ fn parent() {
     let probes: Vec<&str> = denied.iter().chain(&allowed).map(String::as_str).collect();
     let out = Command::new(std::env::current_exe().unwrap())
         .env(CHILD, probes.join("\n"))
-        .env("GNAW_MCP_ROOT", &root)
+        .env("GNAW_MCP_ROOT", &handed.root_env)
+        .arg(&handed.arg)
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()

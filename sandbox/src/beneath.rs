@@ -113,6 +113,12 @@ impl BeneathDir {
         })
     }
 
+    /// A directory already open: a root proven by another process and handed on by
+    /// descriptor (`path` is where it was proven; nothing is resolved through it).
+    pub(crate) fn from_fd(fd: OwnedFd, path: PathBuf) -> BeneathDir {
+        BeneathDir { fd, path }
+    }
+
     /// Open the directory `rel` beneath this one, never following a symlink and never leaving
     /// this directory (`""` or `"."` is this directory again, as a new fd).
     pub fn open_dir(&self, rel: &Path) -> io::Result<BeneathDir> {
@@ -396,6 +402,15 @@ pub(crate) fn open_node(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<(OwnedF
     check_name(name)?;
     let flags = OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
     let fd = retry_eintr(|| openat(dir, name, flags, Mode::empty()))?;
+    let st = stat_fd(fd.as_fd())?;
+    Ok((fd, st))
+}
+
+/// The directory above `dir` (`..` from its descriptor), with its `fstat`: for comparing roots
+/// by identity up their chains of parents, never to read anything there.
+pub(crate) fn open_parent(dir: BorrowedFd<'_>) -> io::Result<(OwnedFd, Stat)> {
+    let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+    let fd = retry_eintr(|| openat(dir, "..", flags, Mode::empty()))?;
     let st = stat_fd(fd.as_fd())?;
     Ok((fd, st))
 }

@@ -37,12 +37,11 @@
 //! keep working.
 
 use std::fmt;
-use std::path::Path;
 use std::str::FromStr;
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
-    Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 use nix::sys::resource::{Resource, getrlimit, setrlimit};
 use serde::Serialize;
@@ -207,6 +206,14 @@ pub struct ScopeStatus {
     pub signal: bool,
 }
 
+/// A root as the status names it: its canonical path and its identity when proven.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct RootIdentity {
+    pub path: String,
+    pub dev: u64,
+    pub ino: u64,
+}
+
 /// `RLIMIT_CORE`, soft and hard.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct CoreLimit {
@@ -221,6 +228,9 @@ pub struct SandboxStatus {
     pub root: String,
     /// Every canonical root, in the operator's order: reading is granted beneath each.
     pub roots: Vec<String>,
+    /// Each root by its device and inode as proven: the directory Landlock's rule is bound
+    /// to, whatever its path names later.
+    pub root_ids: Vec<RootIdentity>,
     /// `strict`, `best-effort` or `off`.
     pub mode: &'static str,
     /// Whether the restrictions are in force in this process (false for a probe and for `off`).
@@ -274,19 +284,20 @@ impl SandboxStatus {
 
 /// The directories a sandbox grants reading beneath: one [`Root`], or each of [`Roots`].
 pub trait Readable {
-    /// The canonical directories, at least one.
-    fn readable(&self) -> Vec<&Path>;
+    /// The proven roots, at least one. Landlock's rule for each is bound to the root's own
+    /// descriptor, opened when it was proven, never to its path resolved again.
+    fn readable(&self) -> Vec<&Root>;
 }
 
 impl Readable for Root {
-    fn readable(&self) -> Vec<&Path> {
-        vec![self.path()]
+    fn readable(&self) -> Vec<&Root> {
+        vec![self]
     }
 }
 
 impl Readable for Roots {
-    fn readable(&self) -> Vec<&Path> {
-        self.iter().map(|r| r.root().path()).collect()
+    fn readable(&self) -> Vec<&Root> {
+        self.iter().map(|r| r.root()).collect()
     }
 }
 
@@ -455,10 +466,9 @@ fn restrict(root: &(impl Readable + ?Sized), strict: bool) -> Result<RulesetStat
     }
     let ruleset = handle_all(ruleset.set_compatibility(CompatLevel::BestEffort)).map_err(err)?;
     let mut created = ruleset.create().map_err(err)?.no_new_privs(true);
-    for path in root.readable() {
-        let dir = PathFd::new(path).map_err(|e| format!("Landlock: {e}"))?;
+    for root in root.readable() {
         created = created
-            .add_rule(PathBeneath::new(dir, granted()))
+            .add_rule(PathBeneath::new(root.fd(), granted()))
             .map_err(err)?;
     }
     let status = created.restrict_self().map_err(err)?;
@@ -535,11 +545,20 @@ impl Plan {
         };
         let (soft, hard) = getrlimit(Resource::RLIMIT_CORE).unwrap_or((u64::MAX, u64::MAX));
         SandboxStatus {
-            root: root.readable()[0].display().to_string(),
+            root: root.readable()[0].path().display().to_string(),
             roots: root
                 .readable()
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|r| r.path().display().to_string())
+                .collect(),
+            root_ids: root
+                .readable()
+                .iter()
+                .map(|r| RootIdentity {
+                    path: r.path().display().to_string(),
+                    dev: r.id().dev,
+                    ino: r.id().ino,
+                })
                 .collect(),
             mode: mode.name(),
             applied: false,

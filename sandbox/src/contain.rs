@@ -24,11 +24,18 @@
 //! - names over 255 bytes and paths over 4095 bytes are `InvalidPath` before any system call;
 //!   so is a resolution whose absolute spelling would grow past 4095 bytes.
 //!
-//! The one path-based step: an absolute input that is not spelled under the canonical root (for
-//! example through a symlinked alias of the root, or `/proc/self/root/...`) is canonicalized by
-//! the kernel (`realpath`), as the client spelled it, and accepted only if the result lies under
-//! the root; if it does not exist it is `OutsideRoot`, never `NotFound`, so the answer cannot be
-//! used to test whether a path outside exists. The remainder is then resolved through fds.
+//! An absolute input is accepted only when it is spelled under the canonical root or under the
+//! root as the operator gave it; any other (a symlinked alias of the root, `/proc/self/root/...`)
+//! is `OutsideRoot` without being resolved, so the answer cannot be used to test whether a path
+//! outside exists or where a link outside points.
+//!
+//! The root is its descriptor. It is opened once, when the root is proven ([`Root::new`]), or
+//! handed on by the process that proved it ([`Root::adopt`]: `gnaw-mcp --listen`'s spawner gives
+//! each tenant's worker its roots so), and every resolution starts from it; Landlock's rule is
+//! bound to it too. The root's path is never resolved again to reach anything: it is only
+//! compared ([`Root::check_in_place`], at the start of every resolution), and once it no longer
+//! names the proven directory (moved, replaced by another directory or a link, removed) every
+//! call is `RootChanged`, serving neither the old directory nor the new one.
 //!
 //! Defense in depth: the resolved names are walked once more from the root's fd, beneath it and
 //! following no link ([`BeneathDir::stat_beneath`]), and must reach the same node (device and
@@ -54,7 +61,9 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use crate::beneath::{BeneathDir, FileChanged, FileKind, Stat, open_node, read_link_fd, stat_fd};
+use crate::beneath::{
+    BeneathDir, FileChanged, FileKind, Stat, open_node, open_parent, read_link_fd, stat_fd,
+};
 
 /// Longest path accepted, in bytes (Linux `PATH_MAX` is 4096 including the NUL).
 pub const MAX_PATH_BYTES: usize = 4095;
@@ -73,6 +82,21 @@ pub struct Root {
     /// The root directory, opened when the root was made; every [`ContainedDir::open`] starts
     /// here.
     dir: Arc<BeneathDir>,
+    /// The directory's identity when it was proven ([`Root::check_in_place`]).
+    id: RootId,
+}
+
+/// A directory's identity: its device and inode, as `fstat` gave them when it was proven.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct RootId {
+    pub dev: u64,
+    pub ino: u64,
+}
+
+impl fmt::Display for RootId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "device {} inode {}", self.dev, self.ino)
+    }
 }
 
 /// Why a directory cannot be the root.
@@ -86,6 +110,9 @@ pub enum RootError {
     FilesystemRoot(PathBuf),
     /// Canonicalizing or inspecting the path failed for another reason.
     Io(PathBuf, io::Error),
+    /// A directory handed on by descriptor is no longer at the path it was proven at (moved,
+    /// replaced by another directory or a link, or removed); the text says what was found.
+    Changed(PathBuf, String),
 }
 
 impl fmt::Display for RootError {
@@ -112,6 +139,12 @@ impl fmt::Display for RootError {
                 "cannot use {} as the root: {e}; check that it exists and is readable",
                 p.display()
             ),
+            RootError::Changed(p, why) => write!(
+                f,
+                "root {} is no longer the directory proven when the server started ({why}); \
+                 restore it, or restart the server so that it proves the root again",
+                p.display()
+            ),
         }
     }
 }
@@ -129,17 +162,21 @@ pub enum Rejection {
     NotFound,
     /// A directory was required (or the path ended with `/`), but it is something else.
     NotADirectory,
+    /// The root itself is no longer the directory proven at startup: moved, replaced (by
+    /// another directory or a link) or removed. Nothing is served from it.
+    RootChanged,
 }
 
 impl Rejection {
-    /// The stable name of this rejection: `InvalidPath`, `OutsideRoot`, `NotFound` or
-    /// `NotADirectory`.
+    /// The stable name of this rejection: `InvalidPath`, `OutsideRoot`, `NotFound`,
+    /// `NotADirectory` or `RootChanged`.
     pub fn kind(&self) -> &'static str {
         match self {
             Rejection::InvalidPath(_) => "InvalidPath",
             Rejection::OutsideRoot => "OutsideRoot",
             Rejection::NotFound => "NotFound",
             Rejection::NotADirectory => "NotADirectory",
+            Rejection::RootChanged => "RootChanged",
         }
     }
 
@@ -159,6 +196,11 @@ impl fmt::Display for Rejection {
             }
             Rejection::NotFound => f.write_str("no such file or directory under the root"),
             Rejection::NotADirectory => f.write_str("not a directory"),
+            Rejection::RootChanged => f.write_str(
+                "the root directory was moved, replaced or removed after the server proved it; \
+                 nothing is served from it until the server's operator restores it or restarts \
+                 the server",
+            ),
         }
     }
 }
@@ -270,6 +312,10 @@ impl ContainedDir {
             path: self.inner.path.clone(),
             given: self.inner.path.clone(),
             dir: Arc::new(self.open()?),
+            id: RootId {
+                dev: self.dev,
+                ino: self.ino,
+            },
         })
     }
 
@@ -317,7 +363,114 @@ impl Root {
             path: canonical,
             given,
             dir: Arc::new(dir),
+            id: RootId {
+                dev: st.dev,
+                ino: st.ino,
+            },
         })
+    }
+
+    /// Adopt a directory that another process proved and handed on by descriptor (`gnaw-mcp
+    /// --listen`'s spawner gives each tenant's worker its roots so): `fd` is the directory,
+    /// `canonical` the path it was proven at. Nothing is resolved through the path: the
+    /// descriptor is the root, for containment and for Landlock's rules alike. The path is
+    /// only compared, once here and at every later use ([`Root::check_in_place`]), and must
+    /// still name the very same directory.
+    pub fn adopt(fd: OwnedFd, canonical: &Path) -> Result<Root, RootError> {
+        let p = || canonical.to_path_buf();
+        if !canonical.is_absolute()
+            || canonical
+                .components()
+                .any(|c| matches!(c, Component::CurDir | Component::ParentDir))
+        {
+            return Err(RootError::Io(
+                p(),
+                io::Error::other("a root handed on must be a canonical absolute path"),
+            ));
+        }
+        let st = stat_fd(fd.as_fd()).map_err(|e| RootError::Io(p(), e))?;
+        if st.kind != FileKind::Dir {
+            return Err(RootError::NotADirectory(p()));
+        }
+        let root = Root {
+            path: canonical.to_path_buf(),
+            given: canonical.to_path_buf(),
+            dir: Arc::new(BeneathDir::from_fd(fd, canonical.to_path_buf())),
+            id: RootId {
+                dev: st.dev,
+                ino: st.ino,
+            },
+        };
+        root.where_it_is()
+            .map_err(|why| RootError::Changed(p(), why))?;
+        Ok(root)
+    }
+
+    /// The directory's identity when it was proven.
+    pub fn id(&self) -> RootId {
+        self.id
+    }
+
+    /// The root's directory descriptor (an `O_PATH` descriptor opened when it was proven):
+    /// what Landlock's rule and the spawner's hand-over are bound to.
+    pub fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.dir.as_fd()
+    }
+
+    /// `Ok` while the root's path still names the directory that was proven (same device and
+    /// inode, found without following a link at its last component); `RootChanged` once it was
+    /// moved, replaced or removed. Every containment starts with it, so a root swapped after
+    /// startup fails every call with that kind instead of serving either directory.
+    pub fn check_in_place(&self) -> Result<(), Rejection> {
+        self.where_it_is().map_err(|_| Rejection::RootChanged)
+    }
+
+    /// What the root's path names now, when that is not the proven directory.
+    fn where_it_is(&self) -> Result<(), String> {
+        match nix::sys::stat::lstat(&self.path) {
+            Ok(st) if (st.st_dev, st.st_ino) == (self.id.dev, self.id.ino) => Ok(()),
+            Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFLNK => {
+                Err("its path is now a symbolic link".into())
+            }
+            Ok(st) => Err(format!(
+                "its path now names device {} inode {}, not the proven {}",
+                st.st_dev, st.st_ino, self.id
+            )),
+            Err(e) => Err(format!("its path cannot be found: {e}")),
+        }
+    }
+
+    /// Whether this root and `other` share any directory: the same directory, or one inside
+    /// the other. Compared by identity up each one's chain of parents (`..` from its
+    /// descriptor, so a bind mount or a second spelling of the same tree is seen too), not by
+    /// the paths' spelling.
+    pub fn overlaps(&self, other: &Root) -> bool {
+        self.id == other.id
+            || self.ancestors().contains(&other.id)
+            || other.ancestors().contains(&self.id)
+    }
+
+    /// The identities of every directory above this one, nearest first, up to `/`.
+    fn ancestors(&self) -> Vec<RootId> {
+        let mut out = Vec::new();
+        let mut at: Option<OwnedFd> = None;
+        // Deeper than any path of 4095 bytes can be.
+        for _ in 0..MAX_PATH_BYTES / 2 {
+            let here = at.as_ref().map_or(self.dir.as_fd(), |fd| fd.as_fd());
+            let Ok((up, st)) = open_parent(here) else {
+                break;
+            };
+            let id = RootId {
+                dev: st.dev,
+                ino: st.ino,
+            };
+            if out.last() == Some(&id) || id == self.id {
+                break;
+            }
+            out.push(id);
+            at = Some(up);
+        }
+        out
     }
 
     /// The canonical root directory.
@@ -467,6 +620,7 @@ impl Root {
         mut pending: VecDeque<OsString>,
         mut hops: usize,
     ) -> Result<Walk, Rejection> {
+        self.check_in_place()?;
         // The directories entered so far, outermost first; the root's own fd is below them.
         let mut entered: Vec<(OsString, OwnedFd)> = Vec::new();
         let mut leaf: Option<(OsString, Stat)> = None;

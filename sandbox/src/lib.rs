@@ -44,5 +44,5 @@ pub use confine::{
     ConfineError, Layers, Readable, SandboxMode, SandboxStatus, TESTED_ABI, confine,
     confine_layers, probe_status,
 };
-pub use contain::{Contained, ContainedDir, Rejection, Root, RootError};
+pub use contain::{Contained, ContainedDir, Rejection, Root, RootError, RootId};
 pub use roots::{NamedRoot, Roots, RootsError};

@@ -94,10 +94,27 @@ impl Roots {
         let mut roots: Vec<Root> = Vec::with_capacity(paths.len());
         for p in paths {
             let root = Root::new(p, allow_filesystem_root).map_err(RootsError::Root)?;
-            if roots.iter().any(|r| r.path() == root.path()) {
+            if roots
+                .iter()
+                .any(|r| r.path() == root.path() || r.id() == root.id())
+            {
                 return Err(RootsError::Twice(root.path().to_path_buf()));
             }
             roots.push(root);
+        }
+        Ok(Roots::named(roots))
+    }
+
+    /// Roots already proven (adopted from the process that proved them, [`Root::adopt`]), in
+    /// the operator's order; one directory listed twice (by identity) is refused.
+    pub fn from_proven(roots: Vec<Root>) -> Result<Roots, RootsError> {
+        if roots.is_empty() {
+            return Err(RootsError::Empty);
+        }
+        for (i, root) in roots.iter().enumerate() {
+            if roots[..i].iter().any(|r| r.id() == root.id()) {
+                return Err(RootsError::Twice(root.path().to_path_buf()));
+            }
         }
         Ok(Roots::named(roots))
     }

@@ -543,6 +543,142 @@ pub fn install_front_door() -> Result<(), String> {
     apply(&front_door_list())
 }
 
+/// The calls of the tenant spawner of `gnaw-mcp --listen` ([`crate::spawner`]) and of every
+/// process it starts, before each confines itself further: a filter is inherited across
+/// `fork` and `execve`, so this list holds what a worker's start-up needs (the loader, reading
+/// its settings and its own `/proc` entries, forking its parse workers, installing its own
+/// Landlock ruleset, capability drop and filter) and what the server and the parse workers
+/// then make, measured by tracing the spawner's whole tree through every tool. What stays
+/// refused: every `socket` (pairs only), `connect`, `bind`, `listen`, `accept`, `ptrace`,
+/// `process_vm_*`, `mount` and the namespace calls (`clone` only without a namespace flag),
+/// `bpf`, `io_uring_*`, `perf_event_open`, keyrings, `memfd_create`, `execveat`,
+/// `userfaultfd`, `open_by_handle_at`, and every write-side file call (`openat` without any
+/// write, create, truncate or append flag; Landlock refuses them too).
+fn spawner_list() -> Vec<Allowed> {
+    use Args::*;
+    let mut list = vec![
+        // Reading files (the loader, a worker's own /proc entries and settings, the roots).
+        ("read", libc::SYS_read, Any),
+        ("readv", libc::SYS_readv, Any),
+        ("pread64", libc::SYS_pread64, Any),
+        ("preadv", libc::SYS_preadv, Any),
+        ("write", libc::SYS_write, Any),
+        ("writev", libc::SYS_writev, Any),
+        ("close", libc::SYS_close, Any),
+        ("close_range", libc::SYS_close_range, Any),
+        ("lseek", libc::SYS_lseek, Any),
+        ("fstat", libc::SYS_fstat, Any),
+        ("newfstatat", libc::SYS_newfstatat, Any),
+        ("statx", libc::SYS_statx, Any),
+        ("getdents64", libc::SYS_getdents64, Any),
+        ("openat", libc::SYS_openat, Masked(2, OPEN_WRITE_FLAGS, 0)),
+        ("openat2", libc::SYS_openat2, Any),
+        ("readlinkat", libc::SYS_readlinkat, Any),
+        ("getcwd", libc::SYS_getcwd, Any),
+        ("faccessat", libc::SYS_faccessat, Any),
+        ("faccessat2", libc::SYS_faccessat2, Any),
+        ("fcntl", libc::SYS_fcntl, Any),
+        ("ioctl", libc::SYS_ioctl, OneOf(1, SPAWNER_IOCTLS)),
+        // Starting a worker, and a worker starting its parse workers.
+        ("execve", libc::SYS_execve, Any),
+        ("clone", libc::SYS_clone, Masked(0, CLONE_NAMESPACES, 0)),
+        ("wait4", libc::SYS_wait4, Any),
+        ("waitid", libc::SYS_waitid, Any),
+        ("pipe2", libc::SYS_pipe2, Any),
+        ("dup", libc::SYS_dup, Any),
+        ("dup3", libc::SYS_dup3, Any),
+        ("pidfd_open", libc::SYS_pidfd_open, Any),
+        ("ppoll", libc::SYS_ppoll, Any),
+        ("socketpair", libc::SYS_socketpair, Any),
+        ("sendmsg", libc::SYS_sendmsg, Any),
+        ("recvmsg", libc::SYS_recvmsg, Any),
+        ("sendto", libc::SYS_sendto, Any),
+        ("recvfrom", libc::SYS_recvfrom, Any),
+        ("setsockopt", libc::SYS_setsockopt, Any),
+        ("getsockopt", libc::SYS_getsockopt, Any),
+        ("getppid", libc::SYS_getppid, Any),
+        // Each process confining itself.
+        (
+            "landlock_create_ruleset",
+            libc::SYS_landlock_create_ruleset,
+            Any,
+        ),
+        ("landlock_add_rule", libc::SYS_landlock_add_rule, Any),
+        (
+            "landlock_restrict_self",
+            libc::SYS_landlock_restrict_self,
+            Any,
+        ),
+        ("seccomp", libc::SYS_seccomp, Any),
+        ("prctl", libc::SYS_prctl, Any),
+        ("capget", libc::SYS_capget, Any),
+        ("capset", libc::SYS_capset, Any),
+        ("getuid", libc::SYS_getuid, Any),
+        ("geteuid", libc::SYS_geteuid, Any),
+        ("getgid", libc::SYS_getgid, Any),
+        ("getegid", libc::SYS_getegid, Any),
+        // Signals: Landlock scopes them to the spawner's domain; a worker's own handlers,
+        // `abort`, the parse workers' alarm, the supervisor's kill of a stuck parse worker.
+        ("rt_sigaction", libc::SYS_rt_sigaction, Any),
+        ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Any),
+        ("rt_sigreturn", libc::SYS_rt_sigreturn, Any),
+        ("sigaltstack", libc::SYS_sigaltstack, Any),
+        ("tgkill", libc::SYS_tgkill, Any),
+        ("tkill", libc::SYS_tkill, Any),
+        ("kill", libc::SYS_kill, Any),
+        ("setitimer", libc::SYS_setitimer, Any),
+        // Threads and their bookkeeping.
+        ("futex", libc::SYS_futex, Any),
+        ("set_robust_list", libc::SYS_set_robust_list, Any),
+        ("rseq", libc::SYS_rseq, Any),
+        ("set_tid_address", libc::SYS_set_tid_address, Any),
+        ("sched_getaffinity", libc::SYS_sched_getaffinity, Any),
+        ("sched_yield", libc::SYS_sched_yield, Any),
+        ("gettid", libc::SYS_gettid, Any),
+        ("getpid", libc::SYS_getpid, Any),
+        ("exit", libc::SYS_exit, Any),
+        ("exit_group", libc::SYS_exit_group, Any),
+        // Time, randomness, limits (a parse worker sets its data limit).
+        ("restart_syscall", libc::SYS_restart_syscall, Any),
+        ("clock_gettime", libc::SYS_clock_gettime, Any),
+        ("clock_getres", libc::SYS_clock_getres, Any),
+        ("clock_nanosleep", libc::SYS_clock_nanosleep, Any),
+        ("nanosleep", libc::SYS_nanosleep, Any),
+        ("gettimeofday", libc::SYS_gettimeofday, Any),
+        ("getrandom", libc::SYS_getrandom, Any),
+        ("prlimit64", libc::SYS_prlimit64, Any),
+    ];
+    list.extend_from_slice(MEMORY);
+    #[cfg(target_arch = "x86_64")]
+    list.extend([
+        ("arch_prctl", libc::SYS_arch_prctl, Any),
+        ("readlink", libc::SYS_readlink, Any),
+        ("access", libc::SYS_access, Any),
+        ("stat", libc::SYS_stat, Any),
+        ("lstat", libc::SYS_lstat, Any),
+        ("getrlimit", libc::SYS_getrlimit, Any),
+        ("setrlimit", libc::SYS_setrlimit, Any),
+        ("dup2", libc::SYS_dup2, Any),
+        ("poll", libc::SYS_poll, Any),
+        ("alarm", libc::SYS_alarm, Any),
+        ("open", libc::SYS_open, Masked(1, OPEN_WRITE_FLAGS, 0)),
+    ]);
+    list
+}
+
+/// The `ioctl` requests under the spawner's filter: the server's, and setting a descriptor
+/// non-blocking.
+#[cfg(not(target_env = "musl"))]
+const SPAWNER_IOCTLS: &[u64] = &[TCGETS, FIONBIO, FIOCLEX, FIONCLEX];
+#[cfg(target_env = "musl")]
+#[allow(clippy::unnecessary_cast)]
+const SPAWNER_IOCTLS: &[u64] = &[TCGETS, libc::TIOCGWINSZ as u64, FIONBIO, FIOCLEX, FIONCLEX];
+
+/// Install the spawner's filter (see [`spawner_list`]) on the spawner, single-threaded.
+pub fn install_spawner() -> Result<(), String> {
+    apply(&spawner_list())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -570,6 +706,44 @@ mod tests {
             ("getdents64", libc::SYS_getdents64),
         ] {
             assert!(!allowed.contains(&nr), "the front door may call {name}");
+        }
+    }
+
+    #[test]
+    fn the_spawners_policy_holds_every_later_filters_calls_and_no_dangerous_one() {
+        build(&spawner_list(), std::process::id()).unwrap();
+        let allowed: Vec<libc::c_long> = spawner_list().iter().map(|(_, nr, _)| *nr).collect();
+        // A worker and its parse workers run under this filter and their own: every call
+        // their own lists allow must pass this one too.
+        for (name, nr, _) in allow_list().iter().chain(worker_list().iter()) {
+            assert!(allowed.contains(nr), "the spawner's filter refuses {name}");
+        }
+        for (name, nr) in [
+            ("socket", libc::SYS_socket),
+            ("connect", libc::SYS_connect),
+            ("bind", libc::SYS_bind),
+            ("listen", libc::SYS_listen),
+            ("accept4", libc::SYS_accept4),
+            ("ptrace", libc::SYS_ptrace),
+            ("process_vm_readv", libc::SYS_process_vm_readv),
+            ("process_vm_writev", libc::SYS_process_vm_writev),
+            ("mount", libc::SYS_mount),
+            ("unshare", libc::SYS_unshare),
+            ("setns", libc::SYS_setns),
+            ("bpf", libc::SYS_bpf),
+            ("io_uring_setup", libc::SYS_io_uring_setup),
+            ("perf_event_open", libc::SYS_perf_event_open),
+            ("keyctl", libc::SYS_keyctl),
+            ("add_key", libc::SYS_add_key),
+            ("memfd_create", libc::SYS_memfd_create),
+            ("execveat", libc::SYS_execveat),
+            ("userfaultfd", libc::SYS_userfaultfd),
+            ("open_by_handle_at", libc::SYS_open_by_handle_at),
+            ("unlinkat", libc::SYS_unlinkat),
+            ("renameat2", libc::SYS_renameat2),
+            ("mkdirat", libc::SYS_mkdirat),
+        ] {
+            assert!(!allowed.contains(&nr), "the spawner may call {name}");
         }
     }
 

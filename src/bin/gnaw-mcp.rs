@@ -19,11 +19,10 @@
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
+use gnaw::mcp::stdio::Served;
 use gnaw::mcp::{self, Operator};
-use gnaw_sandbox::{RootError, Roots, RootsError, SandboxMode, confine};
 
 /// The end of `--help`: every setting, from the one table (`gnaw::mcp::operator`).
 fn after_help() -> String {
@@ -100,6 +99,16 @@ struct Args {
     /// then exit.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["listen", "self_test", "sandbox_status"])]
     mint_token: Option<String>,
+    /// Internal: in a tenant's worker, the descriptors of the roots GNAW_MCP_ROOT lists, opened
+    /// and proven by `--listen` before its spawner started this process (set only by that
+    /// spawner). The roots are adopted, never resolved again by path.
+    #[arg(
+        long = "root-fds",
+        hide = true,
+        value_delimiter = ',',
+        value_name = "FD"
+    )]
+    root_fds: Vec<i32>,
 }
 
 #[derive(clap::Subcommand)]
@@ -180,29 +189,9 @@ fn main() -> ExitCode {
         return listen_http(listen, &args, operator);
     }
 
-    // Read before confining: after Landlock, the cgroup CPU quota is out of reach. The
-    // pipeline keeps the value for every later run.
-    let cpus = gnaw::par::threads();
-    let (config, tools, mode) = (operator.config, operator.tools.clone(), operator.sandbox);
-    let root_paths: Vec<PathBuf> = match operator.roots.clone() {
-        Some(roots) => roots,
-        None => match std::env::current_dir() {
-            Ok(dir) => vec![dir],
-            Err(e) => {
-                return fail(format!(
-                    "cannot read the working directory ({e}); set GNAW_MCP_ROOT to the directory to serve"
-                ));
-            }
-        },
-    };
-    let roots = match Roots::new(&root_paths, args.allow_filesystem_root) {
+    let roots = match mcp::stdio::roots(&operator, args.allow_filesystem_root, &args.root_fds) {
         Ok(roots) => roots,
-        Err(e @ RootsError::Root(RootError::FilesystemRoot(_))) => {
-            return fail(format!(
-                "GNAW_MCP_ROOT: {e} (pass --allow-filesystem-root to do so)"
-            ));
-        }
-        Err(e) => return fail(format!("GNAW_MCP_ROOT: {e}")),
+        Err(e) => return fail(e),
     };
 
     if args.self_test {
@@ -223,7 +212,7 @@ fn main() -> ExitCode {
             &exe,
             &child_args,
             &roots,
-            mode,
+            operator.sandbox,
             args.format,
             &mut out,
         ) {
@@ -235,59 +224,9 @@ fn main() -> ExitCode {
         };
     }
 
-    // Still single-threaded and not yet under seccomp (which forbids creating processes): fork
-    // the parse workers, which confine themselves further (no file access at all).
-    if let Err(e) = gnaw::stages::syntax::pool::start(cpus) {
-        log::error!(
-            "parsing is off: the parse workers could not start ({e}); files are shown as text"
-        );
-    }
-    let status = match confine(&roots, mode) {
-        Ok(status) => status,
-        Err(e) => return fail(e),
-    };
-    let mut status_json = status.to_json();
-    if args.sandbox_status {
-        // Whether the parse workers answer, under the sandbox just applied.
-        let workers = gnaw::stages::syntax::pool::probe();
-        status_json["parse_workers"] = serde_json::to_value(workers).unwrap_or_default();
-        println!("{status_json}");
-        return ExitCode::SUCCESS;
-    }
-    log::info!("sandbox: {status_json}");
-    if mode == SandboxMode::Off {
-        log::warn!(
-            "GNAW_MCP_SANDBOX=off: NO Landlock ruleset, NO seccomp filter, capabilities KEPT. \
-             Only userspace containment and per-open openat2 stand between a request and the \
-             rest of the filesystem. Use this only to debug; unset GNAW_MCP_SANDBOX for the \
-             default (strict)."
-        );
-    } else if !status.fully_enforced() {
-        log::warn!("the sandbox is not fully enforced (mode {mode}); see the status above");
-    }
-    let served: Vec<String> = if roots.len() == 1 {
-        vec![roots.first().path().display().to_string()]
-    } else {
-        roots
-            .iter()
-            .map(|r| format!("{} as {:?}", r.root().path().display(), r.name()))
-            .collect()
-    };
-    log::info!(
-        "serving {} with {cpus} CPUs; max line {} bytes, max output {} bytes",
-        served.join(", "),
-        config.max_line_bytes,
-        config.max_output_bytes
-    );
-
-    let containment = Arc::new(roots);
-    let tools = tools.narrowed_by_root(containment.as_ref(), config.policy);
-    log::info!("tools offered: {}", tools.names().join(", "));
-    match mcp::serve(io::stdin().lock(), io::stdout(), config, containment, tools) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            log::error!("reading stdin failed: {e}");
-            ExitCode::from(1)
-        }
+    match mcp::stdio::serve(operator, roots, args.sandbox_status) {
+        Ok(Served::Done | Served::StatusPrinted) => ExitCode::SUCCESS,
+        Ok(Served::InputFailed) => ExitCode::from(1),
+        Err(e) => fail(e),
     }
 }

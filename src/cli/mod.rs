@@ -407,6 +407,10 @@ fn repo_error(e: &RootError) -> String {
             "cannot use {} as the repository: {e}; check that it exists and is readable",
             p.display()
         ),
+        RootError::Changed(p, why) => format!(
+            "repository {} changed while it was being opened ({why}); try again",
+            p.display()
+        ),
     }
 }
 

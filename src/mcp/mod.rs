@@ -25,6 +25,7 @@
 //! | [`selection`] | which tools are offered: `GNAW_MCP_TOOLS`, narrowed by the root's `.gnawconfig` |
 //! | [`session_meta`] | a forwarded legacy session's revision and client, in a request's `_meta` |
 //! | [`http`] | `gnaw-mcp --listen`: Streamable HTTP, bearer tokens, one confined worker per tenant |
+//! | [`stdio`] | `gnaw-mcp` on stdio: prove the roots (or adopt those `--listen` hands on), start the parse workers, confine, serve |
 //! | [`setup`] | `gnaw-mcp setup CLIENT`: the entry for an MCP client's file, printed or merged in (the one place gnaw-mcp writes) |
 //!
 //! The server never sees a filesystem path of its own making: a tool's `repo` argument goes
@@ -51,6 +52,7 @@ pub mod resource;
 pub mod selection;
 pub mod session_meta;
 pub mod setup;
+pub mod stdio;
 pub mod tool;
 pub mod tools;
 pub mod transport;

@@ -97,8 +97,11 @@ pub fn open_link(dir: &BeneathDir, repo: &Root, rel: &[u8]) -> Result<Link, Skip
         Rejection::InvalidPath(_) => SkipReason::Symlink {
             detail: "too many levels of links (a loop)",
         },
-        // The kernel found it a moment ago: the tree changed in between.
-        Rejection::NotFound | Rejection::NotADirectory => SkipReason::Changed,
+        // The kernel found it a moment ago: the tree changed in between (or the repository
+        // itself was moved or replaced).
+        Rejection::NotFound | Rejection::NotADirectory | Rejection::RootChanged => {
+            SkipReason::Changed
+        }
     })?;
     if (proof.stat().dev, proof.stat().ino) != (meta.dev(), meta.ino()) {
         return Err(SkipReason::Changed);

@@ -59,6 +59,9 @@ kinds! {
     LimitExceeded = "LimitExceeded",
     /// The repository directory was moved or replaced while it was opened.
     RepoChanged = "RepoChanged",
+    /// A root is no longer the directory the server proved at startup (moved, replaced by
+    /// another directory or a link, removed): nothing is served from it.
+    RootChanged = "RootChanged",
     /// An I/O failure not about one file.
     Io = "Io",
     /// The client or the observer cancelled.
@@ -142,6 +145,7 @@ impl From<&gnaw_sandbox::Rejection> for ErrorKind {
             Rejection::OutsideRoot => ErrorKind::OutsideRoot,
             Rejection::NotFound => ErrorKind::NotFound,
             Rejection::NotADirectory => ErrorKind::NotADirectory,
+            Rejection::RootChanged => ErrorKind::RootChanged,
         }
     }
 }
@@ -158,6 +162,7 @@ mod tests {
             Rejection::OutsideRoot,
             Rejection::NotFound,
             Rejection::NotADirectory,
+            Rejection::RootChanged,
         ] {
             assert_eq!(ErrorKind::from(&r).name(), r.kind());
         }

@@ -73,6 +73,28 @@ impl Front {
 
     /// [`Front::start`] through `command` (the server, or a shell that execs it).
     fn start_as(command: Command, tenants: Layout<'_>, env: &[(&str, &str)]) -> Front {
+        Front::start_listing(command, tenants, env, |_| {}, |base, dir| base.join(dir))
+    }
+
+    /// [`Front::start`], with `prepare` run on the base directory once the roots are made, and
+    /// each root listed in the tenants file as `listed(base, root dir name)` says (a link to
+    /// it, say).
+    pub fn start_with(
+        tenants: Layout<'_>,
+        env: &[(&str, &str)],
+        prepare: impl FnOnce(&std::path::Path),
+        listed: impl Fn(&std::path::Path, &str) -> PathBuf,
+    ) -> Front {
+        Front::start_listing(Command::new(bin()), tenants, env, prepare, listed)
+    }
+
+    fn start_listing(
+        command: Command,
+        tenants: Layout<'_>,
+        env: &[(&str, &str)],
+        prepare: impl FnOnce(&std::path::Path),
+        listed_as: impl Fn(&std::path::Path, &str) -> PathBuf,
+    ) -> Front {
         let tmp = tempfile::tempdir().unwrap();
         let base = fs::canonicalize(tmp.path()).unwrap();
         let mut file = String::new();
@@ -88,7 +110,7 @@ impl Front {
                     fs::create_dir_all(p.parent().unwrap()).unwrap();
                     fs::write(p, text).unwrap();
                 }
-                listed.push(format!("{:?}", root.display().to_string()));
+                listed.push(format!("{:?}", listed_as(&base, dir).display().to_string()));
             }
             file.push_str(&table.replace(
                 "roots = [\"/path/to/repo\"]",
@@ -96,6 +118,7 @@ impl Front {
             ));
             tokens.insert(name.to_string(), token);
         }
+        prepare(&base);
         let tenants_file = base.join("tenants.toml");
         fs::write(&tenants_file, file).unwrap();
         Front::launch_as(

@@ -3,7 +3,8 @@
 //! both eras ([`eras`]: a stateless 2026-07-28 call, a legacy session from initialize to
 //! DELETE, sessions bound to their tenant), tenants kept apart ([`tenants`]: every `repo`
 //! spelling of another tenant's root refused, a killed worker restarted unnoticed by others),
-//! each front-door bound ([`bounds`]) and a load test ([`load`]). The Landlock-alone probes of
+//! each front-door bound ([`bounds`]) and a load test ([`load`]); roots bound to what was proven
+//! at startup ([`swapped_roots`]: relinked, replaced or removed afterwards, never followed). The Landlock-alone probes of
 //! the same cross-tenant inputs are in `tests/http_landlock.rs` (a single-threaded child).
 
 #![allow(clippy::disallowed_methods)] // fixtures are made with std::fs
@@ -13,4 +14,5 @@ mod bounds;
 mod eras;
 mod front;
 mod load;
+mod swapped_roots;
 mod tenants;

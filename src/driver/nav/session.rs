@@ -507,6 +507,7 @@ fn rejected(what: &str, given: &str, r: &Rejection) -> String {
         ),
         Rejection::InvalidPath(why) => format!("{what} {shown} is not a usable path: {why}"),
         Rejection::NotADirectory => format!("{what} {shown} ends with / but is not a directory"),
+        Rejection::RootChanged => format!("{what} {shown}: {r}"),
     }
 }
 

@@ -728,6 +728,20 @@ fn refused(refusal: Refusal, id: &Value, audit: &mut Audit) -> Response {
                 ErrorKind::WorkerDown,
             )
         }
+        Refusal::RootChanged(why) => {
+            audit.refuse(503, "root changed since startup");
+            log::error!("a tenant's worker was not started: {why}");
+            rpc_error(
+                503,
+                id,
+                jsonrpc::INTERNAL_ERROR,
+                "Internal error: a root of this tenant is no longer the directory the server \
+                 proved at startup (it was moved, replaced or removed); nothing is served from \
+                 it; ask the server's operator to restore it or restart the server"
+                    .into(),
+                ErrorKind::RootChanged,
+            )
+        }
         Refusal::BackingOff { failures, wait } => {
             audit.refuse(503, "worker backing off");
             let secs = wait.as_secs_f64().ceil().max(1.0) as u64;

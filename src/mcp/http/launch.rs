@@ -62,22 +62,17 @@ pub fn read_tenants(path: &Path) -> Result<Tenants, String> {
 }
 
 /// The environment a tenant's worker gets on top of the front door's: the settings of the
-/// `--config` file (`from_file`, which the worker does not read), then its roots as
-/// `GNAW_MCP_ROOT`, its tools and secrets floor when it sets them, a line bound with room for
-/// what the front door adds; the `--listen` variables removed.
+/// `--config` file (`from_file`, which the worker does not read), its tools and secrets floor
+/// when it sets them, a line bound with room for what the front door adds; the `--listen`
+/// variables removed. (Its roots are not here: the spawner hands them on as descriptors, with
+/// their canonical paths as `GNAW_MCP_ROOT`.)
 pub fn worker_env(
     tenant: &Tenant,
     max_body_bytes: usize,
     from_file: &[(OsString, OsString)],
-) -> Result<Vec<(OsString, OsString)>, String> {
-    let roots = std::env::join_paths(&tenant.roots).map_err(|e| {
-        format!(
-            "[tenants.{}] roots: a root cannot be passed on ({e}); a path may not hold ':'",
-            tenant.name
-        )
-    })?;
+) -> Vec<(OsString, OsString)> {
     let mut env = vec![
-        (OsString::from("GNAW_MCP_ROOT"), roots),
+        (OsString::from("GNAW_MCP_ROOT"), OsString::new()),
         (
             OsString::from("GNAW_MCP_MAX_LINE_BYTES"),
             OsString::from((max_body_bytes + LINE_HEADROOM).to_string()),
@@ -96,7 +91,43 @@ pub fn worker_env(
         })
         .cloned()
         .collect();
-    Ok(inherited.into_iter().chain(env).collect())
+    // GNAW_MCP_ROOT was listed only to keep the file's value from reaching the worker.
+    env.remove(0);
+    inherited.into_iter().chain(env).collect()
+}
+
+/// Prove every tenant's roots (canonicalized and opened as directories, by descriptor: what the
+/// workers will be handed), and refuse a root of one tenant that is another tenant's, or lies
+/// inside or around one, unless one of the two names the other in `shares_with`.
+pub fn prove_roots(list: &[Tenant]) -> Result<Vec<Roots>, String> {
+    let mut proven: Vec<Roots> = Vec::with_capacity(list.len());
+    for tenant in list {
+        let roots = Roots::new(&tenant.roots, false)
+            .map_err(|e| format!("[tenants.{}] roots: {e}", tenant.name))?;
+        for (other, theirs) in list.iter().zip(&proven) {
+            if tenant.shares_with.contains(&other.name) || other.shares_with.contains(&tenant.name)
+            {
+                continue;
+            }
+            for mine in roots.iter() {
+                if let Some(overlap) = theirs.iter().find(|t| t.root().overlaps(mine.root())) {
+                    return Err(format!(
+                        "[tenants.{}] roots: {} overlaps [tenants.{}]'s root {} (the same \
+                         directory, or one inside the other), so each tenant could read the \
+                         other's files; give each tenant its own directories, or say that \
+                         they share them with shares_with = [\"{}\"]",
+                        tenant.name,
+                        mine.root().path().display(),
+                        other.name,
+                        overlap.root().path().display(),
+                        other.name
+                    ));
+                }
+            }
+        }
+        proven.push(roots);
+    }
+    Ok(proven)
 }
 
 /// Variables a worker must not inherit.
@@ -149,21 +180,36 @@ pub fn run(launch: Launch) -> Result<(), String> {
             },
             tools: None,
             secrets_floor: None,
+            shares_with: Vec::new(),
         }],
     };
-    for tenant in &list {
-        Roots::new(&tenant.roots, false)
-            .map_err(|e| format!("[tenants.{}] roots: {e}", tenant.name))?;
-    }
+    let proven = prove_roots(&list)?;
     let settings = operator.http.clone();
     let mut specs = Vec::new();
-    for tenant in &list {
+    for (tenant, roots) in list.iter().zip(proven) {
+        for named in roots.iter() {
+            let root = named.root();
+            if root.path().as_os_str().as_encoded_bytes().contains(&b':') {
+                return Err(format!(
+                    "[tenants.{}] roots: {} cannot be passed on (a root's path may not hold ':')",
+                    tenant.name,
+                    root.path().display()
+                ));
+            }
+            log::info!(
+                "tenant {}: root {} proven ({})",
+                tenant.name,
+                root.path().display(),
+                root.id()
+            );
+        }
         specs.push(WorkerSpec {
             // The spawner's own executable: this binary, even if the file was replaced since.
             exe: PathBuf::from("/proc/self/exe"),
             args: Vec::new(),
-            env: worker_env(tenant, settings.max_body_bytes, &operator.from_file)?,
+            env: worker_env(tenant, settings.max_body_bytes, &operator.from_file),
             env_remove: WORKER_ENV_REMOVED.iter().map(OsString::from).collect(),
+            roots,
         });
     }
     let listener =
@@ -177,8 +223,9 @@ pub fn run(launch: Launch) -> Result<(), String> {
         ),
         _ => AuditLog::default(),
     };
-    let spawner = Spawner::fork(specs).map_err(|e| format!("cannot start the spawner: {e}"))?;
     let mode = operator.sandbox;
+    let spawner =
+        Spawner::fork(specs, mode).map_err(|e| format!("cannot start the spawner: {e}"))?;
     let status = gnaw_sandbox::front_door::confine_front_door(mode)
         .map_err(|e| format!("cannot confine the front door: {e}"))?;
     log::info!(

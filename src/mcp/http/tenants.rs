@@ -9,6 +9,9 @@
 //! roots = ["/srv/repos/app", "/srv/repos/sdk"]
 //! tools = "minimal"
 //! secrets_floor = "redact"
+//! # Roots another tenant's roots may overlap (the same directory, or one inside the other);
+//! # without it, such roots are refused at startup.
+//! shares_with = ["bob"]
 //! ```
 //!
 //! Unknown keys are refused by name. A token is found by hashing it and comparing the hash with
@@ -35,6 +38,9 @@ pub struct Tenant {
     pub tools: Option<String>,
     /// Its secrets floor, as `GNAW_MCP_SECRETS_FLOOR` (the operator's when absent).
     pub secrets_floor: Option<String>,
+    /// The tenants whose roots it may share (the same directory, or one inside the other):
+    /// without this, such roots are refused at startup.
+    pub shares_with: Vec<String>,
 }
 
 /// Every tenant, in the file's order.
@@ -56,6 +62,8 @@ struct Entry {
     roots: Vec<PathBuf>,
     tools: Option<String>,
     secrets_floor: Option<String>,
+    #[serde(default)]
+    shares_with: Vec<String>,
 }
 
 impl Tenants {
@@ -64,7 +72,7 @@ impl Tenants {
         let file: File = toml::from_str(text).map_err(|e| {
             format!(
                 "{}; expected [tenants.NAME] tables with token_sha256, roots and optionally \
-                 tools and secrets_floor",
+                 tools, secrets_floor and shares_with",
                 e.message()
             )
         })?;
@@ -119,7 +127,20 @@ impl Tenants {
                 roots: entry.roots,
                 tools: entry.tools,
                 secrets_floor: entry.secrets_floor,
+                shares_with: entry.shares_with,
             });
+        }
+        for tenant in &list {
+            if let Some(unknown) = tenant
+                .shares_with
+                .iter()
+                .find(|n| !list.iter().any(|t| &t.name == *n) || **n == tenant.name)
+            {
+                return Err(format!(
+                    "[tenants.{}] shares_with: {unknown:?} is not another tenant of this file",
+                    tenant.name
+                ));
+            }
         }
         Ok(Tenants { list })
     }

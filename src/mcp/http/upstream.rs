@@ -32,7 +32,9 @@ use serde_json::{Value, json};
 use crate::par::lock;
 
 /// Starts tenant `i`'s worker (the spawner, in gnaw-mcp).
-pub type Spawn = dyn Fn(usize) -> std::io::Result<gnaw_sandbox::spawner::Spawned> + Send + Sync;
+pub type Spawn = dyn Fn(usize) -> Result<gnaw_sandbox::spawner::Spawned, gnaw_sandbox::spawner::SpawnError>
+    + Send
+    + Sync;
 
 /// What the worker said about one request.
 #[derive(Debug)]
@@ -52,6 +54,9 @@ pub enum Refusal {
     Busy { limit: usize },
     /// The worker could not be started.
     Down(String),
+    /// A root of the tenant is no longer the directory proven at startup: no worker is started
+    /// for it (the text names the root, for the log).
+    RootChanged(String),
     /// The worker failed to start `failures` times in a row; no start is tried for `wait`.
     BackingOff { failures: u32, wait: Duration },
 }
@@ -233,7 +238,10 @@ impl Upstream {
                 });
             }
         }
-        let spawned = (self.spawn)(self.index).map_err(|e| Refusal::Down(e.to_string()))?;
+        let spawned = (self.spawn)(self.index).map_err(|e| match e {
+            gnaw_sandbox::spawner::SpawnError::RootChanged(why) => Refusal::RootChanged(why),
+            gnaw_sandbox::spawner::SpawnError::Failed(why) => Refusal::Down(why),
+        })?;
         let live = Arc::new(Live {
             pid: spawned.pid,
             stdin: Mutex::new(File::from(spawned.stdin)),

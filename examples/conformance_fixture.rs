@@ -9,9 +9,9 @@
 //!
 //! `cargo run --example conformance_fixture` serves stdio; `-- --listen ADDR` serves HTTP on a
 //! loopback address (no token: `--unauthenticated-loopback`), with this same binary as the
-//! tenant's worker (the spawner re-executes it with no arguments: stdio mode). In stdio mode it
-//! confines itself as gnaw-mcp does (`GNAW_MCP_ROOT`, default the working directory), though it
-//! reads no file.
+//! tenant's worker (the spawner re-executes it with the roots' descriptors: stdio mode). In stdio
+//! mode it starts up and confines itself as gnaw-mcp does ([`gnaw::mcp::stdio::serve_with`]:
+//! `GNAW_MCP_ROOT`, default the working directory), though it reads no file.
 //!
 //! `requestState` (SEP-2322) is integrity-protected: the state's text, then an HMAC-SHA-256 of
 //! it under a key drawn from the OS when the process starts, hex; a state whose tag does not
@@ -29,7 +29,7 @@ use gnaw::mcp::prompt::{Argument, Prompt, messages};
 use gnaw::mcp::resource::{CacheHint, Completion, Resources, refused};
 use gnaw::mcp::tool::{About, Declared, Outcome, Tool, ToolContext};
 use gnaw::vocab::ErrorKind;
-use gnaw_sandbox::{Roots, confine};
+use gnaw_sandbox::spawner::ROOT_FDS_FLAG;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -397,7 +397,11 @@ impl Resources for FixtureResources {
                     "text": json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") }).to_string(),
                 }),
                 _ => {
-                    return Outcome::Rejected(refused(uri, ErrorKind::NotFound, "no such resource"));
+                    return Outcome::Rejected(refused(
+                        uri,
+                        ErrorKind::NotFound,
+                        "no such resource",
+                    ));
                 }
             },
         };
@@ -589,13 +593,12 @@ fn main() -> ExitCode {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
-    let mut args = std::env::args().skip(1);
-    if let Some(flag) = args.next() {
-        let (Some(listen), "--listen") = (args.next(), flag.as_str()) else {
-            return fail("usage: conformance_fixture [--listen ADDR]");
-        };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, listen] = args.as_slice()
+        && flag == "--listen"
+    {
         let launch = gnaw::mcp::http::launch::Launch {
-            listen,
+            listen: listen.clone(),
             unauthenticated_loopback: true,
             allow_non_loopback: false,
             operator,
@@ -605,30 +608,26 @@ fn main() -> ExitCode {
             Err(e) => fail(e),
         };
     }
-    let root = match operator.roots.clone() {
-        Some(roots) => roots,
-        None => match std::env::current_dir() {
-            Ok(dir) => vec![dir],
-            Err(e) => return fail(e),
-        },
+    // A tenant's worker, started by the spawner: the roots' descriptors it was handed.
+    let root_fds: Vec<i32> = match args.as_slice() {
+        [] => Vec::new(),
+        [fds] if fds.starts_with(ROOT_FDS_FLAG) => {
+            let list = fds[ROOT_FDS_FLAG.len()..].trim_start_matches('=');
+            match list.split(',').map(str::parse).collect() {
+                Ok(fds) => fds,
+                Err(_) => return fail(format!("{ROOT_FDS_FLAG}: not a list of descriptors")),
+            }
+        }
+        _ => return fail("usage: conformance_fixture [--listen ADDR]"),
     };
-    let roots = match Roots::new(&root, false) {
+    let roots = match gnaw::mcp::stdio::roots(&operator, false, &root_fds) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
     // Drawn before confinement.
     key();
-    if let Err(e) = confine(&roots, operator.sandbox) {
-        return fail(e);
-    }
-    match gnaw::mcp::serve_definition(
-        std::io::stdin().lock(),
-        std::io::stdout(),
-        operator.config,
-        Arc::new(roots),
-        definition(),
-    ) {
-        Ok(()) => ExitCode::SUCCESS,
+    match gnaw::mcp::stdio::serve_with(operator, roots, false, |_, _| definition()) {
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }
 }

@@ -16,7 +16,11 @@ fn root() -> TempDir {
     let proj = dir.path().join("proj");
     let repo = proj.join("repo");
     std::fs::create_dir_all(repo.join("src")).unwrap();
-    std::fs::write(repo.join("src/main.rs"), "mod util;\nfn main() { util::hi(); }\n").unwrap();
+    std::fs::write(
+        repo.join("src/main.rs"),
+        "mod util;\nfn main() { util::hi(); }\n",
+    )
+    .unwrap();
     std::fs::write(repo.join("src/util.rs"), "pub fn hi() {}\n").unwrap();
     std::fs::write(repo.join("README.md"), "# Sample\n").unwrap();
     git(&repo, &["init", "-q"]);
@@ -41,7 +45,13 @@ fn files_are_resources_in_both_eras() {
         assert!(init["capabilities"][cap].is_object(), "{cap}: {init}");
     }
     for era in ["legacy", "modern"] {
-        let p = |params: Value| if era == "modern" { modern(params) } else { params };
+        let p = |params: Value| {
+            if era == "modern" {
+                modern(params)
+            } else {
+                params
+            }
+        };
         let templates = s.ok("resources/templates/list", p(json!({})));
         assert_eq!(
             templates["resourceTemplates"][0]["uriTemplate"],

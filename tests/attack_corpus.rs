@@ -25,6 +25,9 @@
 //! `NotADirectory` by `tree`; path arguments are spelled as gnaw shows paths, so
 //! `weird/nl\nname` names the directory with a newline.
 //!
+//! Resource URIs (`gnaw://root/PATH`) get the same corpus as their path, each refused as `read`
+//! refuses the same path, with the same kind.
+//!
 //! `harness = false` (the child must be single-threaded), so this file has a tiny runner: every
 //! test runs in turn, `cargo test --test attack_corpus -- NAME` runs the ones whose name
 //! contains NAME. A per-class table is printed.
@@ -871,6 +874,107 @@ fn test_nav_arguments_every_layer() {
     );
 }
 
+/// Every corpus input as the path of a resource URI (`gnaw://root/PATH`, percent-encoded), read
+/// with `resources/read`, against the same input through `read`'s `paths`: a path `read`
+/// refuses is refused as a resource with the same kind; a file `read` shows is sent whole; what
+/// `read` notes instead of showing (a directory, a binary or sensitive file) is refused as
+/// `NotAFile` or `NotSearched`. Nothing outside is opened or shown, in either layer.
+fn resources_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
+    let ino = watch_outside(base);
+    let mut s = Server::start(&base.join("root"), &[("GNAW_MCP_SANDBOX", mode)]);
+    s.initialize("2025-11-25");
+    let mut tally = BTreeMap::new();
+    // Each input encoded as a URI's path, and the path `read` is given for it.
+    let mut inputs: Vec<(String, String)> = corpus(base)
+        .into_iter()
+        .map(|c| (gnaw::mcp::files::encode(&c.input, true), c.input))
+        .collect();
+    // Spellings only a URI has: dots and slashes percent-encoded, in either case, and raw.
+    for (raw, read) in [
+        ("%2e%2e/%2e%2e/outside", "../../outside"),
+        ("%2E%2E%2F%2E%2E%2Foutside", "../../outside"),
+        ("..%2f..%2foutside/canary", "../../outside/canary"),
+        ("../../outside", "../../outside"),
+        ("/etc/passwd", "/etc/passwd"),
+        ("repo/%2e%2e/%2e%2e/outside", "repo/../../outside"),
+    ] {
+        inputs.push((raw.to_string(), read.to_string()));
+    }
+    for (encoded, input) in inputs {
+        let shown = format!("{input:.80?}");
+        let uri = format!("gnaw://root/{encoded}");
+        let resource = s.request("resources/read", json!({ "uri": uri }));
+        let read = s.call("read", json!({ "repo": ".", "paths": [input] }));
+        no_canary(&format!("{mode} resource {shown}"), &resource.to_string());
+        let key = match (&read.get("error"), &resource.get("error")) {
+            (Some(r), Some(e)) => {
+                assert_eq!(e["code"], -32602, "{mode} {shown}: {resource}");
+                assert_eq!(
+                    e["data"]["kind"], r["data"]["kind"],
+                    "{mode} {shown}: {resource}"
+                );
+                // The URI is repeated as sent (an excerpt of a long one).
+                if uri.len() <= 2048 {
+                    assert_eq!(e["data"]["uri"], uri.as_str(), "{mode} {shown}");
+                }
+                format!("refused {}", e["data"]["kind"].as_str().unwrap_or_default())
+            }
+            (None, Some(e)) => {
+                let text = read["result"]["content"][0]["text"].as_str().unwrap_or("");
+                let kind = e["data"]["kind"].as_str().unwrap_or_default();
+                assert!(
+                    matches!(kind, "NotAFile" | "NotSearched") && text.contains("not shown"),
+                    "{mode} {shown}: read {text:.300}, resource {resource}"
+                );
+                format!("not shown, {kind}")
+            }
+            (None, None) => {
+                let text = resource["result"]["contents"][0]["text"].as_str().unwrap();
+                let rows = read["result"]["content"][0]["text"].as_str().unwrap();
+                for line in text.lines() {
+                    assert!(
+                        rows.contains(line),
+                        "{mode} {shown}: {line:?} not in {rows:.300}"
+                    );
+                }
+                "read".to_string()
+            }
+            (Some(_), None) => panic!("{mode} {shown}: read refused, the resource was sent"),
+        };
+        *tally.entry(key).or_default() += 1;
+    }
+    // Not a resource of this server: another scheme, another root's name, no path.
+    for uri in [
+        "file:///etc/passwd",
+        "gnaw://root-evil/secret",
+        "gnaw://root/",
+        "gnaw://../x",
+    ] {
+        let resource = s.request("resources/read", json!({ "uri": uri }));
+        no_canary(&format!("{mode} resource {uri}"), &resource.to_string());
+        assert_eq!(
+            resource["error"]["code"], -32602,
+            "{mode} {uri}: {resource}"
+        );
+        assert_eq!(resource["error"]["data"]["uri"], uri, "{mode} {uri}");
+    }
+    finish_clean(s, &ino, &format!("{mode} resources stderr"));
+    tally
+}
+
+fn test_resource_uris_every_layer() {
+    let base = tempfile::tempdir().unwrap();
+    let b = base.path();
+    build(b);
+    let strict = resources_through_mcp(b, "strict");
+    let off = resources_through_mcp(b, "off");
+    assert_eq!(strict, off, "layer 1 alone answers differently");
+    println!("\nresource URIs (strict == off):");
+    for (k, n) in &strict {
+        println!("  {k:<26} {n:>4}");
+    }
+}
+
 fn main() {
     if std::env::var_os(CHILD).is_some() {
         child();
@@ -880,9 +984,10 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let tests: [(&str, fn()); 6] = [
+    let tests: [(&str, fn()); 7] = [
         ("corpus_every_layer", test_corpus_every_layer),
         ("nav_arguments_every_layer", test_nav_arguments_every_layer),
+        ("resource_uris_every_layer", test_resource_uris_every_layer),
         ("weird_names_are_escaped", test_weird_names_are_escaped),
         ("git_file_pointing_outside", test_git_file_pointing_outside),
         (

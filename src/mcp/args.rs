@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// What `repo` is, for every tool.
-pub const REPO_DESCRIPTION: &str = "Repository directory beneath server root.";
+pub const REPO_DESCRIPTION: &str = "Repository beneath server root; default: the root.";
 /// What `budget` is, for every tool that takes one.
 pub const BUDGET_DESCRIPTION: &str = "Most tokens in the answer, exact; 0: none.";
 /// What `max_chars` is, for every tool.
@@ -173,7 +173,7 @@ impl JsonSchema for CompressArg {
 /// The arguments every navigation tool takes: the repository, and how large the answer may be.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Shared {
-    pub repo: Repo,
+    pub repo: Option<Repo>,
     pub budget: Option<Budget>,
     pub max_chars: Option<MaxChars>,
 }

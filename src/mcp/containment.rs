@@ -1,7 +1,8 @@
 //! The only route from a tool's `repo` argument to a directory the pipeline reads: a
 //! [`Containment`] turns the raw JSON value into a [`ContainedDir`] or a named rejection. In
 //! gnaw-mcp it is the sandbox's [`Roots`] (one root or several, from `GNAW_MCP_ROOT`); tests may
-//! substitute a single [`Root`] or their own.
+//! substitute a single [`Root`] or their own. A call that gives no `repo` reads the root when
+//! there is one ([`Containment::contain_default`]).
 
 use crate::vocab::ErrorKind;
 use gnaw_sandbox::{ContainedDir, Root, Roots};
@@ -27,6 +28,36 @@ pub trait Containment: Send + Sync {
     /// A sentence for the model about the roots, when `repo` must start with a root's name.
     fn describe(&self) -> Option<String> {
         None
+    }
+
+    /// Each root's name, as a resource URI names it (`gnaw://NAME/path`), in the order of
+    /// [`Containment::roots`].
+    fn names(&self) -> Vec<String> {
+        vec!["root".into()]
+    }
+
+    /// The directory a call that gives no `repo` reads: the root, when there is one; with
+    /// several, the refusal that says `repo` is required and lists the roots.
+    fn contain_default(&self) -> Result<ContainedDir, Rejected> {
+        match self.roots().as_slice() {
+            [only] => self.contain(only),
+            roots => {
+                let names: Vec<String> = roots
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|n| format!("\"{n}\""))
+                    .collect();
+                Err(Rejected {
+                    kind: ErrorKind::InvalidArguments,
+                    message: format!(
+                        "argument \"repo\" is required: this server reads several roots, so \
+                         name one of {}, or a directory under one (e.g. \"{}/src\")",
+                        names.join(", "),
+                        roots.first().and_then(Value::as_str).unwrap_or("NAME")
+                    ),
+                })
+            }
+        }
     }
 }
 
@@ -54,6 +85,10 @@ impl Containment for Roots {
 
     fn roots(&self) -> Vec<Value> {
         self.repo_names().into_iter().map(Value::String).collect()
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.iter().map(|r| r.name().to_string()).collect()
     }
 
     fn describe(&self) -> Option<String> {

@@ -23,6 +23,7 @@ use serde_json::{Map, Value, json};
 
 use super::config::Config;
 use super::containment::Containment;
+use super::definition::Definition;
 use super::era::{
     CACHE_TTL_MS, Era, LEGACY_VERSIONS, META_CAPABILITIES, META_VERSION, MODERN_VERSIONS, era_of,
     finish, server_info,
@@ -30,11 +31,12 @@ use super::era::{
 use super::framing::{Frame, LineReader};
 use super::gate::Gate;
 use super::jsonrpc::{self, Incoming, Parsed, RpcError};
+use super::resource::CacheHint;
 use super::selection::ToolSet;
-use super::tool::{Shape, Tool};
+use super::tool::{Outcome, Shape};
 use super::tools;
 use super::transport::Output;
-use super::worker::{InFlight, Job, Queued, Shared, id_key, worker};
+use super::worker::{InFlight, Job, Queued, Shared, Work, id_key, worker};
 use crate::par::lock;
 use crate::vocab::ErrorKind;
 
@@ -53,12 +55,8 @@ struct Server {
     session: Option<super::session_meta::SessionMeta>,
     /// Bytes of the line being handled.
     line_bytes: usize,
-    /// The tools offered, and the selection that chose them.
-    offered: Vec<&'static dyn Tool>,
-    selection: ToolSet,
-    /// What `initialize` and `server/discover` tell the model: the tools, and the roots when
-    /// there are several.
-    instructions: String,
+    /// What this server offers: its tools, resources, prompts and instructions.
+    def: Definition,
 }
 
 impl Server {
@@ -154,8 +152,8 @@ impl Server {
             ("ping", Era::Legacy) => Ok(json!({})),
             ("server/discover", Era::Modern) => Ok(json!({
                 "supportedVersions": MODERN_VERSIONS,
-                "capabilities": { "tools": {} },
-                "instructions": self.instructions,
+                "capabilities": self.def.capabilities(),
+                "instructions": self.def.instructions,
                 "ttlMs": CACHE_TTL_MS,
                 "cacheScope": "public",
             })),
@@ -164,13 +162,31 @@ impl Server {
             ))),
             ("tools/list", _) => self.tools_list(era, &params),
             ("tools/call", _) => return self.tools_call(id, era, params),
+            ("resources/templates/list", _) if self.def.resources.is_some() => {
+                self.templates_list(era, &params)
+            }
+            ("resources/list" | "resources/read", _) if self.def.resources.is_some() => {
+                return self.resources(id, era, method, params);
+            }
+            ("prompts/list", _) if !self.def.prompts.is_empty() => self.prompts_list(era, &params),
+            ("prompts/get", _) if !self.def.prompts.is_empty() => {
+                return self.prompts_get(id, era, params);
+            }
+            ("completion/complete", _)
+                if self.def.resources.is_some() || !self.def.prompts.is_empty() =>
+            {
+                return self.complete(id, era, params);
+            }
             ("ping", Era::Modern) => Err(RpcError::new(
                 jsonrpc::METHOD_NOT_FOUND,
                 "Method not found: ping was removed in protocol version 2026-07-28",
             )),
             _ => Err(RpcError::new(
                 jsonrpc::METHOD_NOT_FOUND,
-                "Method not found; this server offers initialize, ping, server/discover, tools/list and tools/call",
+                format!(
+                    "Method not found; this server offers initialize, ping, server/discover, {}",
+                    self.def.methods().join(", ")
+                ),
             )),
         };
         Some(match answer {
@@ -199,9 +215,9 @@ impl Server {
             .map(|n| n.chars().take(256).collect());
         Ok(json!({
             "protocolVersion": chosen,
-            "capabilities": { "tools": {} },
+            "capabilities": self.def.capabilities(),
             "serverInfo": server_info(),
-            "instructions": self.instructions,
+            "instructions": self.def.instructions,
         }))
     }
 
@@ -231,7 +247,7 @@ impl Server {
                 "Invalid cursor: the tool list has a single page",
             ));
         }
-        let mut result = json!({ "tools": tools::definitions(self.shape(era), &self.offered) });
+        let mut result = json!({ "tools": tools::definitions(self.shape(era), &self.def.tools) });
         if era == Era::Modern {
             result["ttlMs"] = json!(CACHE_TTL_MS);
             result["cacheScope"] = json!("public");
@@ -241,22 +257,18 @@ impl Server {
 
     fn tools_call(&mut self, id: &Value, era: Era, params: Map<String, Value>) -> Option<Value> {
         let tool = match params.get("name") {
-            Some(Value::String(name)) => match tools::find(name) {
-                Some(tool) if self.selection.contains(name) => tool,
-                Some(_) => {
-                    let message = self.selection.off_message(name);
-                    return Some(jsonrpc::error(
-                        id,
-                        &RpcError::invalid_params(message.clone()).with_data(
+            Some(Value::String(name)) => match self.def.tool(name) {
+                Some(tool) => tool,
+                None => {
+                    let error = match (self.def.off)(name) {
+                        Some(message) => RpcError::invalid_params(message.clone()).with_data(
                             json!({ "kind": ErrorKind::ToolDisabled, "message": message }),
                         ),
-                    ));
-                }
-                None => {
-                    return Some(jsonrpc::error(
-                        id,
-                        &RpcError::invalid_params(tools::unknown_tool_message(&self.offered)),
-                    ));
+                        None => {
+                            RpcError::invalid_params(tools::unknown_tool_message(&self.def.tools))
+                        }
+                    };
+                    return Some(jsonrpc::error(id, &error));
                 }
             },
             _ => {
@@ -276,6 +288,174 @@ impl Server {
                 ));
             }
         };
+        let max_chars = args.get("max_chars").and_then(Value::as_u64);
+        let work: Work = Box::new(move |ctx| tool.call(&args, ctx));
+        self.enqueue(id, era, tool.name().to_string(), params, max_chars, work)
+    }
+
+    /// `resources/list` and `resources/read`, on the worker.
+    fn resources(
+        &mut self,
+        id: &Value,
+        era: Era,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Option<Value> {
+        let resources = Arc::clone(self.def.resources.as_ref()?);
+        let hint = resources.hint();
+        let modern = era == Era::Modern;
+        let work: Work = if method == "resources/list" {
+            if let Some(e) = single_page(&params) {
+                return Some(jsonrpc::error(id, &e));
+            }
+            Box::new(move |ctx| match resources.list(ctx) {
+                Ok(listed) => {
+                    let mut result = json!({ "resources": listed });
+                    if modern {
+                        hint.apply(&mut result);
+                    }
+                    Outcome::Done(result)
+                }
+                Err(e) => Outcome::Rejected(e),
+            })
+        } else {
+            let Some(uri) = params
+                .get("uri")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+            else {
+                return Some(jsonrpc::error(
+                    id,
+                    &RpcError::invalid_params("resources/read needs params.uri, a string"),
+                ));
+            };
+            Box::new(move |ctx| match resources.read(&uri, ctx) {
+                Outcome::Done(mut result) => {
+                    if modern {
+                        hint.apply(&mut result);
+                    }
+                    Outcome::Done(result)
+                }
+                other => other,
+            })
+        };
+        self.enqueue(id, era, method.to_string(), params, None, work)
+    }
+
+    fn templates_list(&self, era: Era, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        if let Some(e) = single_page(params) {
+            return Err(e);
+        }
+        let resources = self.def.resources.as_ref().ok_or_else(|| {
+            RpcError::new(jsonrpc::METHOD_NOT_FOUND, "Method not found: no resources")
+        })?;
+        let mut result = json!({ "resourceTemplates": resources.templates() });
+        if era == Era::Modern {
+            resources.templates_hint().apply(&mut result);
+        }
+        Ok(result)
+    }
+
+    fn prompts_list(&self, era: Era, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        if let Some(e) = single_page(params) {
+            return Err(e);
+        }
+        let prompts: Vec<Value> = self
+            .def
+            .prompts
+            .iter()
+            .map(|p| super::prompt::definition(*p))
+            .collect();
+        let mut result = json!({ "prompts": prompts });
+        if era == Era::Modern {
+            // Fixed for the life of the process, the same for every caller.
+            CacheHint {
+                ttl_ms: CACHE_TTL_MS,
+                public: true,
+            }
+            .apply(&mut result);
+        }
+        Ok(result)
+    }
+
+    /// `prompts/get`, on the worker.
+    fn prompts_get(&mut self, id: &Value, era: Era, params: Map<String, Value>) -> Option<Value> {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let Some(prompt) = self.def.prompt(name) else {
+            let names: Vec<&str> = self.def.prompts.iter().map(|p| p.name()).collect();
+            return Some(jsonrpc::error(
+                id,
+                &RpcError::invalid_params(format!(
+                    "Unknown prompt; this server has the prompts {}",
+                    names.join(", ")
+                )),
+            ));
+        };
+        let args = match super::prompt::arguments(prompt, &params) {
+            Ok(args) => args,
+            Err(e) => return Some(jsonrpc::error(id, &e)),
+        };
+        let work: Work = Box::new(move |ctx| prompt.get(&args, ctx));
+        self.enqueue(id, era, format!("prompts/get {name}"), params, None, work)
+    }
+
+    /// `completion/complete`, on the worker (a path's completion reads the index).
+    fn complete(&mut self, id: &Value, era: Era, params: Map<String, Value>) -> Option<Value> {
+        let request = match Completing::read(&params) {
+            Ok(r) => r,
+            Err(e) => return Some(jsonrpc::error(id, &e)),
+        };
+        let work: Work = match request.reference {
+            Reference::Prompt(name) => {
+                let Some(prompt) = self.def.prompt(&name) else {
+                    return Some(jsonrpc::error(
+                        id,
+                        &RpcError::invalid_params("completion/complete: no prompt has that name"),
+                    ));
+                };
+                Box::new(move |ctx| {
+                    let done =
+                        prompt.complete(&request.argument, &request.value, &request.context, ctx);
+                    done.map_or_else(Outcome::Rejected, |c| Outcome::Done(c.to_json()))
+                })
+            }
+            Reference::Resource(uri) => {
+                let Some(resources) = self.def.resources.clone() else {
+                    return Some(jsonrpc::error(
+                        id,
+                        &RpcError::invalid_params(
+                            "completion/complete: this server has no resources",
+                        ),
+                    ));
+                };
+                Box::new(move |ctx| {
+                    let done = resources.complete(
+                        &uri,
+                        &request.argument,
+                        &request.value,
+                        &request.context,
+                        ctx,
+                    );
+                    done.map_or_else(Outcome::Rejected, |c| Outcome::Done(c.to_json()))
+                })
+            }
+        };
+        self.enqueue(id, era, "completion/complete".into(), params, None, work)
+    }
+
+    /// Queue `work` for the worker, or refuse it at once when the queue is full.
+    fn enqueue(
+        &mut self,
+        id: &Value,
+        era: Era,
+        name: String,
+        params: Map<String, Value>,
+        max_chars: Option<u64>,
+        work: Work,
+    ) -> Option<Value> {
         let bytes = self.line_bytes;
         {
             let mut q = lock(&self.queued);
@@ -283,7 +463,7 @@ impl Server {
                 || q.bytes + bytes > self.config.max_queued_bytes
             {
                 log::warn!(
-                    "tools/call refused: {} calls ({} bytes) are already waiting",
+                    "{name} refused: {} calls ({} bytes) are already waiting",
                     q.calls,
                     q.bytes
                 );
@@ -312,13 +492,15 @@ impl Server {
         let key = id_key(id);
         let cancel = Arc::new(AtomicBool::new(false));
         lock(&self.inflight).insert(key.clone(), Arc::clone(&cancel));
-        log::info!("tools/call {} (request {key})", tool.name());
+        log::info!("{name} (request {key})");
         let job = Job {
             id: id.clone(),
             key,
             era,
-            tool,
-            args,
+            name,
+            work,
+            params,
+            max_chars,
             bytes,
             shape: self.shape(era),
             progress_token,
@@ -338,6 +520,66 @@ impl Server {
     }
 }
 
+/// A list's refusal of a `cursor`: every list here has a single page.
+fn single_page(params: &Map<String, Value>) -> Option<RpcError> {
+    params
+        .get("cursor")
+        .is_some_and(|c| !c.is_null())
+        .then(|| RpcError::invalid_params("Invalid cursor: this list has a single page"))
+}
+
+/// What a `completion/complete` names.
+enum Reference {
+    Prompt(String),
+    Resource(String),
+}
+
+/// A `completion/complete` request, read.
+struct Completing {
+    reference: Reference,
+    argument: String,
+    value: String,
+    /// The other arguments already chosen (`context.arguments`).
+    context: Map<String, Value>,
+}
+
+impl Completing {
+    fn read(params: &Map<String, Value>) -> Result<Completing, RpcError> {
+        let bad = |what: &str| RpcError::invalid_params(format!("completion/complete: {what}"));
+        let reference = params
+            .get("ref")
+            .ok_or_else(|| bad("params.ref is required"))?;
+        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+        let reference = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => Reference::Prompt(
+                text(reference, "name").ok_or_else(|| bad("ref.name must be a string"))?,
+            ),
+            Some("ref/resource") => Reference::Resource(
+                text(reference, "uri").ok_or_else(|| bad("ref.uri must be a string"))?,
+            ),
+            _ => return Err(bad("ref.type must be \"ref/prompt\" or \"ref/resource\"")),
+        };
+        let argument = params
+            .get("argument")
+            .ok_or_else(|| bad("params.argument is required"))?;
+        let name = text(argument, "name").ok_or_else(|| bad("argument.name must be a string"))?;
+        let value =
+            text(argument, "value").ok_or_else(|| bad("argument.value must be a string"))?;
+        let context = params
+            .get("context")
+            .and_then(|c| c.get("arguments"))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        Ok(Completing {
+            reference,
+            argument: name,
+            value,
+            context,
+        })
+    }
+}
+
 /// Serve MCP on `input`/`output`, offering the tools of `offered`, until end of input. Every
 /// request received before the end is answered (a call the client cancelled gets no answer),
 /// then the worker stops and this returns.
@@ -348,12 +590,24 @@ pub fn serve(
     containment: Arc<dyn Containment>,
     offered: ToolSet,
 ) -> io::Result<()> {
+    let def = Definition::gnaw(offered, containment.as_ref());
+    serve_definition(input, output, config, containment, def)
+}
+
+/// Serve the server `def` on `input`/`output` until end of input, as [`serve`] does: the same
+/// protocol, bounds and exit gate for any definition.
+pub fn serve_definition(
+    input: impl Read,
+    output: impl Write + Send + 'static,
+    config: Config,
+    containment: Arc<dyn Containment>,
+    def: Definition,
+) -> io::Result<()> {
     let gate = Gate::new(config.default_max_chars.min(config.max_output_bytes));
     let out = Arc::new(Output::new(output, gate));
     let inflight: InFlight = Arc::default();
     let queued: Arc<Mutex<Queued>> = Arc::default();
     let (tx, rx) = mpsc::channel();
-    let containment_note = containment.describe();
     let worker = {
         let shared = Shared {
             out: Arc::clone(&out),
@@ -369,11 +623,6 @@ pub fn serve(
             .stack_size(crate::limits::THREAD_STACK_BYTES)
             .spawn(move || worker(rx, shared))?
     };
-    let mut instructions = tools::instructions(&offered.tools());
-    if let Some(roots) = containment_note {
-        instructions.push(' ');
-        instructions.push_str(&roots);
-    }
     let mut server = Server {
         out,
         config,
@@ -384,9 +633,7 @@ pub fn serve(
         client_name: None,
         session: None,
         line_bytes: 0,
-        offered: offered.tools(),
-        selection: offered,
-        instructions,
+        def,
     };
     let mut reader = LineReader::new(BufReader::new(input), config.max_line_bytes);
     let result = loop {
@@ -543,7 +790,7 @@ mod tests {
         );
         let m = message("2");
         assert!(
-            m.contains("\"verbose\"") && m.contains("takes repo, budget"),
+            m.contains("\"verbose\"") && m.contains("takes budget, ") && m.contains(" repo"),
             "{m}"
         );
         let m = message("3");
@@ -551,9 +798,64 @@ mod tests {
             m.contains("\"budget\"") && m.contains("non-negative integer"),
             "{m}"
         );
-        assert!(message("4").contains("\"repo\" is required"));
-        for id in ["2", "3", "4"] {
+        for id in ["2", "3"] {
             assert_eq!(answers[id]["error"]["data"]["kind"], "InvalidArguments");
         }
+        // No repo with one root: the root.
+        assert!(
+            answers["4"]["result"]["structuredContent"]["files"].as_u64() == Some(1),
+            "{}",
+            answers["4"]
+        );
+    }
+
+    /// Serve `lines` on two roots, `one` (holding a.rs) and `two`; the answers by id.
+    fn serve_two_roots(lines: &[Value]) -> HashMap<String, Value> {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["one", "two"] {
+            std::fs::create_dir_all(dir.path().join(name)).unwrap();
+        }
+        std::fs::write(dir.path().join("one/a.rs"), "fn a() {}\n").unwrap();
+        let roots =
+            gnaw_sandbox::Roots::new(&[dir.path().join("one"), dir.path().join("two")], false)
+                .unwrap();
+        let input: Vec<u8> = lines
+            .iter()
+            .flat_map(|l| format!("{l}\n").into_bytes())
+            .collect();
+        let sink = Sink::default();
+        serve(
+            &input[..],
+            sink.clone(),
+            Config::default(),
+            Arc::new(roots),
+            ToolSet::default(),
+        )
+        .unwrap();
+        let out = String::from_utf8(lock(&sink.0).clone()).unwrap();
+        out.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|m| (m["id"].to_string(), m))
+            .collect()
+    }
+
+    #[test]
+    fn repo_is_required_with_several_roots_and_the_error_lists_them() {
+        let answers = serve_two_roots(&[
+            call(1, json!({})),
+            call(2, json!({"repo": null})),
+            call(3, json!({"repo": "one"})),
+        ]);
+        for id in ["1", "2"] {
+            let err = &answers[id]["error"];
+            assert_eq!(err["code"], -32602, "{err}");
+            assert_eq!(err["data"]["kind"], "InvalidArguments");
+            let m = err["message"].as_str().unwrap();
+            assert!(
+                m.contains("\"repo\" is required") && m.contains("\"one\", \"two\""),
+                "{m}"
+            );
+        }
+        assert_eq!(answers["3"]["result"]["structuredContent"]["files"], 1);
     }
 }

@@ -79,10 +79,13 @@ fn modern_meta(meta: &Map<String, Value>) -> Result<(), RpcError> {
     Ok(())
 }
 
-/// Add what every modern result carries.
+/// Add what every modern result carries (`resultType: "complete"` unless the result says
+/// otherwise, as an `input_required` one does).
 pub fn finish(era: Era, mut result: Value) -> Value {
     if era == Era::Modern {
-        result["resultType"] = json!("complete");
+        if result.get("resultType").is_none() {
+            result["resultType"] = json!("complete");
+        }
         result["_meta"] = json!({ META_SERVER_INFO: server_info() });
     }
     result

@@ -12,8 +12,9 @@
 //!   longest strings are shortened first, before the word the cut falls in, and say so.
 //!
 //! "Its own strings" are every string of every message except what the client gave and gets
-//! back as it is (the request `id`, a `progressToken`) and the text of a tool's successful
-//! answer (`content` and `structuredContent` of a result without `isError`), which the pipeline
+//! back as it is (the request `id`, a `progressToken`) and the text of a successful answer
+//! (`content` and `structuredContent` of a tool's result without `isError`, `contents` of a
+//! resource's, `messages` of a prompt's), which the pipeline
 //! made under the call's own secrets mode: file text scanned and redacted per file (with the
 //! operator's allow list, which this gate does not know), names through the one name renderer
 //! ([`crate::stages::name`]), and fitted to the call's ceiling by the tool itself.
@@ -25,6 +26,11 @@ use crate::stages::scan::{self, Allow, Scanned};
 use crate::vocab::{SecretsMode, display_text};
 use serde_json::Value;
 use std::sync::OnceLock;
+
+/// The keys of a result that hold an answer's text, made by the pipeline under the call's own
+/// secrets mode: a tool's `content` and `structuredContent`, a resource's `contents`, a
+/// prompt's `messages`.
+const ANSWER_KEYS: [&str; 4] = ["content", "structuredContent", "contents", "messages"];
 
 /// The fewest characters an error may be cut to, whatever the call's ceiling: room to say what
 /// went wrong and what to do.
@@ -75,9 +81,9 @@ impl Gate {
         }
         if let Some(result) = obj.get_mut("result").and_then(Value::as_object_mut) {
             let failed = result.get("isError") == Some(&Value::Bool(true));
-            let answer = result.contains_key("content");
+            let answer = ANSWER_KEYS.iter().any(|k| result.contains_key(*k));
             for (key, value) in result.iter_mut() {
-                let answer_text = matches!(key.as_str(), "content" | "structuredContent");
+                let answer_text = ANSWER_KEYS.contains(&key.as_str());
                 if failed || !answer || !answer_text {
                     clean_all(value);
                 }

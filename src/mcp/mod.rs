@@ -11,12 +11,17 @@
 //! | [`era`] | the protocol eras: revisions spoken, a request's era from its `_meta` |
 //! | [`worker`] | the call worker: runs queued tool calls with the warm cache, progress and cancel |
 //! | [`idle`] | the idle worker: does what calls leave for idle time (a search's outlines) while no call runs or waits |
-//! | [`dispatch`] | the protocol loop: answers every message in its era, queues tool calls (bounded) |
+//! | [`definition`] | a server definition: its tools, resources, prompts and instructions (gnaw-mcp's, or a test fixture's) |
+//! | [`dispatch`] | the protocol loop: answers every message in its era for any definition, queues calls (bounded) |
 //! | [`containment`] | the only route from a `repo` argument to a directory: a [`Containment`] |
 //! | [`args`] | tool arguments as types: the shared ones, described once; schemas derived from them |
 //! | [`fit`] | the one step that fits a tool's answer to its ceiling, measured as sent |
 //! | [`tool`] | the [`tool::Tool`] trait, the context a call runs with, typed arguments |
 //! | [`tools`] | the registry: one file per tool |
+//! | [`resource`] | the [`resource::Resources`] trait, completions and caching hints |
+//! | [`files`] | gnaw-mcp's resources: each root's files as `gnaw://ROOT/PATH` |
+//! | [`prompt`] | the [`prompt::Prompt`] trait |
+//! | [`prompts`] | gnaw-mcp's prompts: `review` (the working changes) and `explain` (the overview map) |
 //! | [`selection`] | which tools are offered: `GNAW_MCP_TOOLS`, narrowed by the root's `.gnawconfig` |
 //! | [`session_meta`] | a forwarded legacy session's revision and client, in a request's `_meta` |
 //! | [`http`] | `gnaw-mcp --listen`: Streamable HTTP, bearer tokens, one confined worker per tenant |
@@ -31,8 +36,10 @@
 pub mod args;
 pub mod config;
 pub mod containment;
+pub mod definition;
 pub mod dispatch;
 pub mod era;
+pub mod files;
 pub mod fit;
 pub mod framing;
 pub mod gate;
@@ -40,6 +47,9 @@ pub mod http;
 pub mod idle;
 pub mod jsonrpc;
 pub mod operator;
+pub mod prompt;
+pub mod prompts;
+pub mod resource;
 pub mod selection;
 pub mod self_test;
 pub mod session_meta;
@@ -52,7 +62,8 @@ pub mod worker;
 
 pub use config::Config;
 pub use containment::{Containment, Rejected, RootContainment};
-pub use dispatch::serve;
+pub use definition::Definition;
+pub use dispatch::{serve, serve_definition};
 pub use era::{LEGACY_VERSIONS, MODERN_VERSIONS};
 pub use operator::Operator;
 pub use selection::ToolSet;

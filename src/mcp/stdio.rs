@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use gnaw_sandbox::{RootError, Roots, RootsError, SandboxMode, confine};
 
-use super::Operator;
+use super::{Definition, Operator, ToolSet};
 
 /// The roots this server reads: the descriptors `--listen`'s spawner handed on (`root_fds`,
 /// for the canonical paths `GNAW_MCP_ROOT` lists), or else `GNAW_MCP_ROOT` proven here (the
@@ -72,6 +72,25 @@ pub fn serve(
     sandbox_status: bool,
     forwarded: bool,
 ) -> Result<Served, String> {
+    serve_with(
+        operator,
+        roots,
+        sandbox_status,
+        forwarded,
+        |tools, roots| Definition::gnaw(tools, roots),
+    )
+}
+
+/// [`serve`] for the server `define` makes from the tools offered and the roots: gnaw-mcp's
+/// ([`Definition::gnaw`]), or a test fixture's on the same start-up, confinement and protocol
+/// layer (`examples/conformance_fixture.rs`).
+pub fn serve_with(
+    operator: Operator,
+    roots: Roots,
+    sandbox_status: bool,
+    forwarded: bool,
+    define: impl FnOnce(ToolSet, &Roots) -> Definition,
+) -> Result<Served, String> {
     // Read before confining: after Landlock, the cgroup CPU quota is out of reach. The
     // pipeline keeps the value for every later run.
     let cpus = crate::par::threads();
@@ -124,7 +143,8 @@ pub fn serve(
     let containment = Arc::new(roots);
     let tools = tools.narrowed_by_root(containment.as_ref(), config.policy);
     log::info!("tools offered: {}", tools.names().join(", "));
-    match super::serve(io::stdin().lock(), io::stdout(), config, containment, tools) {
+    let def = define(tools, containment.as_ref());
+    match super::serve_definition(io::stdin().lock(), io::stdout(), config, containment, def) {
         Ok(()) => Ok(Served::Done),
         Err(e) => {
             log::error!("reading stdin failed: {e}");

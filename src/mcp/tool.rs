@@ -81,12 +81,27 @@ pub struct ToolContext<'a> {
     pub observer: &'a dyn Observer,
     /// What the client's protocol revision can receive.
     pub shape: Shape,
+    /// The request's params as sent: its `_meta` (a 2026-07-28 request's client capabilities),
+    /// and a retried 2026-07-28 request's `inputResponses` and `requestState`.
+    pub params: &'a Map<String, Value>,
+    /// Send a notification (method, params) to the client, through the exit gate, while the
+    /// call runs (nothing once it is cancelled).
+    pub notify: &'a (dyn Fn(&str, Value) + Sync),
 }
 
 impl ToolContext<'_> {
-    /// Prove a `repo` argument, or the `-32602` answer that names why it was refused.
-    pub fn contain(&self, repo: &Value) -> Result<ContainedDir, RpcError> {
-        self.containment.contain(repo).map_err(|r| {
+    /// Prove a `repo` argument, or the `-32602` answer that names why it was refused. An absent
+    /// (or `null`) `repo` is the root when the server has one, and refused with the list of
+    /// roots when it has several.
+    pub fn contain(&self, repo: Option<&Value>) -> Result<ContainedDir, RpcError> {
+        let proven = match repo {
+            None | Some(Value::Null) => self.containment.contain_default(),
+            Some(repo) => self.containment.contain(repo),
+        };
+        proven.map_err(|r| {
+            if r.kind == ErrorKind::InvalidArguments {
+                return bad_argument(r.message);
+            }
             RpcError::invalid_params(format!("Invalid repo: {}", r.message))
                 .with_data(json!({ "kind": r.kind, "message": r.message }))
         })

@@ -1,4 +1,5 @@
-//! The call worker: the one thread that runs tool calls, in order, off a bounded queue, with the
+//! The call worker: the one thread that runs tool calls (and the other requests that may read the
+//! repository: resources, prompts, completions), in order, off a bounded queue, with the
 //! server's warm cache; each call gets an observer that reports progress (at most every 100 ms)
 //! and answers whether the client cancelled it. A panic in a tool is caught and answered as an
 //! internal error; a cancelled call gets no answer.
@@ -13,7 +14,7 @@ use super::era::{Era, finish};
 use super::gate;
 use super::idle;
 use super::jsonrpc::{self, RpcError};
-use super::tool::{Outcome, Shape, Tool, ToolContext};
+use super::tool::{Outcome, Shape, ToolContext};
 use super::transport::Output;
 use crate::cache::Cache;
 use crate::par::lock;
@@ -28,13 +29,22 @@ use std::time::{Duration, Instant};
 /// Minimum gap between two progress notifications for one call.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 
-/// A tool call waiting for, or running on, the worker.
+/// What a job runs: a tool's call, a resource's read, a prompt's get, a completion.
+pub type Work = Box<dyn FnOnce(&ToolContext<'_>) -> Outcome + Send>;
+
+/// A call waiting for, or running on, the worker: a `tools/call`, or a request that may read
+/// the repository (`resources/list`, `resources/read`, `prompts/get`, `completion/complete`).
 pub struct Job {
     pub id: Value,
     pub key: String,
     pub era: Era,
-    pub tool: &'static dyn Tool,
-    pub args: Map<String, Value>,
+    /// What the logs call it (the tool's name, or the method).
+    pub name: String,
+    pub work: Work,
+    /// The request's params as sent (the context's [`ToolContext::params`]).
+    pub params: Map<String, Value>,
+    /// The call's `max_chars`, which an error answer is cut to as its answer would be.
+    pub max_chars: Option<u64>,
     /// Bytes of the request line, counted against the queue's byte bound.
     pub bytes: usize,
     pub shape: Shape,
@@ -202,24 +212,30 @@ fn run_call(job: Job, shared: &Shared, cache: Option<&Cache>, left: &mpsc::Sende
             last: Mutex::new((0, None)),
             left: Mutex::new(Vec::new()),
         };
+        let notify = |method: &str, params: Value| {
+            if !job.cancel.load(Ordering::Relaxed) {
+                out.send(jsonrpc::notification(method, params));
+            }
+        };
         let ctx = ToolContext {
             containment: shared.containment.as_ref(),
             cache,
             config: &shared.config,
             observer: &observer,
             shape: job.shape,
+            params: &job.params,
+            notify: &notify,
         };
-        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            job.tool.call(&job.args, &ctx)
-        }));
+        let work = job.work;
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&ctx)));
         match cache {
             Some(c) => log::info!(
                 "{} finished in {:?}; cache {:?}",
-                job.tool.name(),
+                job.name,
                 started.elapsed(),
                 c.stats()
             ),
-            None => log::info!("{} finished in {:?}", job.tool.name(), started.elapsed()),
+            None => log::info!("{} finished in {:?}", job.name, started.elapsed()),
         }
         if cache.is_some() {
             for work in std::mem::take(&mut *lock(&observer.left)) {
@@ -231,16 +247,15 @@ fn run_call(job: Job, shared: &Shared, cache: Option<&Cache>, left: &mpsc::Sende
     };
     lock(&shared.inflight).remove(&job.key);
     // An error answer is cut to the call's ceiling, as its answer would be.
-    let max_chars = job.args.get("max_chars").and_then(Value::as_u64);
     let gate = out
         .gate()
-        .for_call(max_chars, shared.config.max_output_bytes);
+        .for_call(job.max_chars, shared.config.max_output_bytes);
     match outcome {
         Some(Outcome::Done(result)) if !job.cancel.load(Ordering::Relaxed) => {
             out.send_through(jsonrpc::result(&job.id, finish(job.era, result)), gate);
         }
         Some(Outcome::Rejected(e)) if !job.cancel.load(Ordering::Relaxed) => {
-            log::info!("tools/call rejected: {}", gate::for_log(&e.message));
+            log::info!("{} rejected: {}", job.name, gate::for_log(&e.message));
             out.send_through(jsonrpc::error(&job.id, &e), gate);
         }
         Some(_) => log::info!("request {} was cancelled; no response sent", job.key),

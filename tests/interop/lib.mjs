@@ -95,7 +95,8 @@ export function argumentSets(tool, known) {
   }
   const schema = tool.inputSchema ?? {};
   const props = schema.properties ?? {};
-  const args = {};
+  // `repo` is optional (it defaults to the root), but the sample repository is under the root.
+  const args = Object.hasOwn(props, 'repo') ? { repo: 'repo' } : {};
   for (const name of schema.required ?? []) {
     args[name] = name === 'repo' ? 'repo' : placeholder(props[name]);
   }
@@ -191,4 +192,83 @@ export function checkListing(rep, tools, config) {
   for (const name of Object.keys(config.tools)) {
     rep.check(names.includes(name), `tools/list includes known tool ${name}`);
   }
+}
+
+/**
+ * Resources, prompts and completions, as a client that lets a person attach a file or pick a
+ * prompt reaches them: the root's resource template, its listed files, a file read by URI (and a
+ * URI that leaves the root refused as `read` refuses it), the template's path completed, both
+ * prompts listed and got, a prompt argument completed. `root` is the directory the server
+ * serves (its name names the template); the sample repository is `repo` under it.
+ */
+export async function checkResourcesAndPrompts(rep, client, root) {
+  const name = root.replace(/\/+$/, '').split('/').pop();
+  const attempt = async (what, f) => {
+    try {
+      return await f();
+    } catch (e) {
+      rep.check(false, what, `${e?.constructor?.name}: ${e?.message}`);
+      return undefined;
+    }
+  };
+  const caps = client.getServerCapabilities?.() ?? {};
+  rep.check(caps.resources && caps.prompts && caps.completions,
+    'server declares resources, prompts and completions', JSON.stringify(caps));
+
+  const templates = await attempt('resources/templates/list', () => client.listResourceTemplates());
+  const template = `gnaw://${name}/{+path}`;
+  rep.check(templates?.resourceTemplates?.some((t) => t.uriTemplate === template),
+    `resources/templates/list has ${template}`, JSON.stringify(templates?.resourceTemplates));
+
+  const listed = await attempt('resources/list', () => client.listResources());
+  const main = `gnaw://${name}/repo/src/main.rs`;
+  rep.check(listed?.resources?.some((r) => r.uri === main),
+    `resources/list lists ${main}`, JSON.stringify(listed?.resources?.map((r) => r.uri)));
+
+  const read = await attempt(`resources/read ${main}`, () => client.readResource({ uri: main }));
+  rep.check(read?.contents?.[0]?.text?.includes('util::greeting'),
+    `resources/read ${main} sends the file`, JSON.stringify(read)?.slice(0, 300));
+
+  for (const uri of [`gnaw://${name}/%2e%2e/outside/secret.txt`, `gnaw://${name}//etc/passwd`]) {
+    try {
+      const got = await client.readResource({ uri });
+      rep.check(false, `resources/read ${uri} is refused`, JSON.stringify(got).slice(0, 300));
+    } catch (e) {
+      rep.check(e?.code === -32602 && e?.data?.kind === 'OutsideRoot',
+        `resources/read ${uri} is refused (OutsideRoot)`, `code ${e?.code}, data ${JSON.stringify(e?.data)}`);
+    }
+  }
+
+  const paths = await attempt('completion/complete (a path)', () => client.complete({
+    ref: { type: 'ref/resource', uri: template },
+    argument: { name: 'path', value: 'repo/src/' },
+  }));
+  rep.check(paths?.completion?.values?.includes('repo/src/main.rs'),
+    'completion/complete offers repo/src/main.rs for repo/src/', JSON.stringify(paths));
+
+  const prompts = await attempt('prompts/list', () => client.listPrompts());
+  const names = prompts?.prompts?.map((p) => p.name) ?? [];
+  rep.check(names.includes('review') && names.includes('explain'),
+    `prompts/list has review and explain (${names})`);
+
+  const review = await attempt('prompts/get review', () => client.getPrompt({
+    name: 'review', arguments: { repo: 'repo' },
+  }));
+  const reviewText = JSON.stringify(review?.messages ?? []);
+  rep.check(reviewText.includes('util.rs') && reviewText.includes('changed'),
+    'prompts/get review holds the working change to src/util.rs', reviewText.slice(0, 300));
+
+  const explain = await attempt('prompts/get explain', () => client.getPrompt({
+    name: 'explain', arguments: { repo: 'repo' },
+  }));
+  const explainText = JSON.stringify(explain?.messages ?? []);
+  rep.check(explainText.includes('main.rs'), 'prompts/get explain holds the overview map',
+    explainText.slice(0, 300));
+
+  const bases = await attempt('completion/complete (a prompt argument)', () => client.complete({
+    ref: { type: 'ref/prompt', name: 'review' },
+    argument: { name: 'base', value: 'HEAD~' },
+  }));
+  rep.check(bases?.completion?.values?.includes('HEAD~1'),
+    'completion/complete offers HEAD~1 for review\'s base', JSON.stringify(bases));
 }

@@ -6,7 +6,8 @@ For every tool that tools/list returns: a success call per known-good argument s
 content validated against outputSchema, by the SDK and again here with jsonschema), calls with an
 escaping `repo` (expects -32602, data.kind OutsideRoot), with an unknown argument and with a
 wrongly typed value for each property (expects -32602, data.kind InvalidArguments, or
-InvalidPath for `repo`). Prints `ok ...` / `FAIL ...` lines that scripts/interop.sh counts.
+InvalidPath for `repo`). Then resources, prompts and completions (check_resources_and_prompts).
+Prints `ok ...` / `FAIL ...` lines that scripts/interop.sh counts.
 
 With `--second NAME`, the server reads several roots (GNAW_MCP_ROOT is a ':'-separated list whose
 first root is the sample repo, so the known-good `repo` values name it) and the second root,
@@ -38,6 +39,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types import PromptReference, ResourceTemplateReference
 
 # Versions the server speaks (docs/mcp.md, "Protocol versions").
 LEGACY_VERSIONS = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
@@ -100,7 +102,8 @@ def argument_sets(tool, known: dict) -> tuple[list[dict], bool]:
         return copy.deepcopy(known[tool.name]), True
     schema = tool.input_schema or {}
     props = schema.get("properties", {})
-    args = {}
+    # `repo` is optional (it defaults to the root), but the sample repository is under the root.
+    args = {"repo": "repo"} if "repo" in props else {}
     for name in schema.get("required", []):
         args[name] = "repo" if name == "repo" else placeholder(props.get(name, {}))
     return [args], False
@@ -238,6 +241,73 @@ async def run_mode(mode: str, opts: argparse.Namespace, config: dict) -> None:
                 kind = "InvalidPath" if prop == "repo" else "InvalidArguments"
                 _, exc = await call(client, tool.name, dict(base, **{prop: bad}))
                 expect_error(rep, f"{tool.name} {prop}={json.dumps(bad)} (wrong type) is refused", exc, kind)
+
+        # With two roots the first is the sample repository itself.
+        await check_resources_and_prompts(client, rep, opts.root.split(":")[0], "" if opts.second else "repo/")
+
+
+async def attempt(rep: Report, what: str, make):
+    """The result of `make()`, or None after a FAIL line naming the exception."""
+    try:
+        return await make()
+    except Exception as exc:  # noqa: BLE001 - reported
+        rep.check(False, what, f"{type(exc).__name__}: {exc}")
+        return None
+
+
+async def check_resources_and_prompts(client: Client, rep: Report, root: str, inner: str) -> None:
+    """Resources, prompts and completions, as a client that lets a person attach a file or pick a
+    prompt reaches them (the same checks as tests/interop/lib.mjs's checkResourcesAndPrompts):
+    the root's template, its listed files, a file read by URI and URIs leaving the root refused
+    as `read` refuses them, the path completed, both prompts got, a prompt argument completed.
+    `inner` is where the sample repository is under the root (`repo/`, or `` when it is the root)."""
+    name = os.path.basename(root.rstrip("/"))
+    caps = client.server_capabilities
+    rep.check(bool(caps.resources and caps.prompts and caps.completions),
+              "server declares resources, prompts and completions", f"{caps}")
+    template = f"gnaw://{name}/{{+path}}"
+    listed = await attempt(rep, "resources/templates/list", client.list_resource_templates)
+    uris = [t.uri_template for t in listed.resource_templates] if listed else []
+    rep.check(template in uris, f"resources/templates/list has {template}", f"{uris}")
+
+    main = f"gnaw://{name}/{inner}src/main.rs"
+    listed = await attempt(rep, "resources/list", client.list_resources)
+    uris = [str(r.uri) for r in listed.resources] if listed else []
+    rep.check(main in uris, f"resources/list lists {main}", f"{uris[:10]}")
+
+    read = await attempt(rep, f"resources/read {main}", lambda: client.read_resource(main))
+    text = getattr(read.contents[0], "text", "") if read and read.contents else ""
+    rep.check("util::greeting" in text, f"resources/read {main} sends the file", f"{read!r:.300}")
+
+    for uri in (f"gnaw://{name}/%2e%2e/outside/secret.txt", f"gnaw://{name}//etc/passwd"):
+        try:
+            got = await client.read_resource(uri)
+            expect_error(rep, f"resources/read {uri} is refused", None, "OutsideRoot")
+            rep.note(f"{got!r:.200}")
+        except Exception as exc:  # noqa: BLE001 - judged here
+            expect_error(rep, f"resources/read {uri} is refused", exc, "OutsideRoot")
+
+    paths = await attempt(rep, "completion/complete (a path)", lambda: client.complete(
+        ResourceTemplateReference(type="ref/resource", uri=template), {"name": "path", "value": f"{inner}src/"}))
+    values = paths.completion.values if paths else []
+    rep.check(f"{inner}src/main.rs" in values, f"completion/complete offers {inner}src/main.rs for {inner}src/",
+              f"{values}")
+
+    prompts = await attempt(rep, "prompts/list", client.list_prompts)
+    names = [p.name for p in prompts.prompts] if prompts else []
+    rep.check("review" in names and "explain" in names, f"prompts/list has review and explain ({names})")
+    review = await attempt(rep, "prompts/get review", lambda: client.get_prompt("review", {"repo": "repo"}))
+    text = json.dumps([m.model_dump(mode="json") for m in review.messages]) if review else ""
+    rep.check("util.rs" in text and "changed" in text, "prompts/get review holds the working change to src/util.rs",
+              text[:300])
+    explain = await attempt(rep, "prompts/get explain", lambda: client.get_prompt("explain", {"repo": "repo"}))
+    text = json.dumps([m.model_dump(mode="json") for m in explain.messages]) if explain else ""
+    rep.check("main.rs" in text, "prompts/get explain holds the overview map", text[:300])
+
+    bases = await attempt(rep, "completion/complete (a prompt argument)", lambda: client.complete(
+        PromptReference(type="ref/prompt", name="review"), {"name": "base", "value": "HEAD~"}))
+    values = bases.completion.values if bases else []
+    rep.check("HEAD~1" in values, "completion/complete offers HEAD~1 for review's base", f"{values}")
 
 
 async def check_roots(client: Client, rep: Report, tool: str, second: str) -> None:

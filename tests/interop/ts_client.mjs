@@ -4,6 +4,7 @@
 //   --sdk v2: @modelcontextprotocol/client (the 2.x split of the same SDK), with
 //             versionNegotiation.mode `legacy` or `auto` (auto probes server/discover first).
 // Both validate structuredContent against outputSchema themselves; lib.mjs validates again.
+// Then resources, prompts and completions: lib.mjs's checkResourcesAndPrompts.
 // Prints ok/FAIL lines for scripts/interop.sh.
 //
 // With --url URL (instead of --bin), the client reaches `gnaw-mcp --listen` over Streamable HTTP
@@ -13,8 +14,8 @@
 //                           --args tool_args.json
 
 import {
-  AUTO_CONNECT_BOUND_MS, LEGACY_VERSIONS, MODERN_VERSION, Report, checkListing, checkTool,
-  loadConfig, parseArgs,
+  AUTO_CONNECT_BOUND_MS, LEGACY_VERSIONS, MODERN_VERSION, Report, checkListing,
+  checkResourcesAndPrompts, checkTool, loadConfig, parseArgs,
 } from './lib.mjs';
 
 const opts = parseArgs(process.argv.slice(2));
@@ -87,6 +88,7 @@ try {
     };
     await checkTool(rep, tool, config, call);
   }
+  await checkResourcesAndPrompts(rep, client, opts.root);
 } catch (e) {
   rep.check(false, 'session', `${e?.constructor?.name}: ${e?.message}`);
 } finally {

@@ -21,6 +21,7 @@
 //! the same read stage, sensitive-file rule and secrets scan, the same warm cache. What a tool
 //! searches, counts or shows is the scanned (by default redacted) text, never the raw file.
 
+pub mod complete;
 pub mod deferred;
 pub mod grep;
 pub mod outline;

@@ -169,6 +169,65 @@ pub fn read(req: &Request<'_>, paths: &[String]) -> Result<ReadAnswer, NavError>
     Ok(r.answer(fitted, budget))
 }
 
+/// One whole file, as `read` would show all of it: its shown path and its scanned text, without
+/// numbers or headers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Whole {
+    /// The path as every answer shows it.
+    pub shown: String,
+    /// The text, secrets handled by the policy in force.
+    pub text: String,
+    /// Whether bytes that are not UTF-8 were replaced.
+    pub lossy: bool,
+}
+
+/// Read the file `path` of `req`'s repository whole, by `read`'s road: proven under the repo
+/// (a path is taken as it is: no range is parsed from it), `.git`, excluded, sensitive, binary
+/// and too-large files refused with the reason `read` gives (`NotSearched`; a directory is
+/// `NotAFile`), secrets handled by the policy. What a resource read returns.
+pub fn whole(req: &Request<'_>, path: &str) -> Result<Whole, NavError> {
+    let root = crate::driver::call::paths::repo_root(req)?;
+    let proven = crate::driver::call::paths::prove(&root, "path", path)?;
+    let session = Session::open(req)?;
+    let fo = session.file_options(false, None);
+    let ctx = session.context(&fo)?;
+    let excluded = session.filter(&[])?;
+    let shown = crate::driver::file::shown_name(&ctx, &proven.rel).into_string();
+    let limit = ctx.options.read.max_file_size;
+    let scanned = sections::scanned(
+        &excluded,
+        &proven,
+        "a directory",
+        |c| crate::driver::file::process_named(&ctx, c).1.0,
+        |over| {
+            format!(
+                "larger than {over} bytes (max_file_size {limit}); read it by range with the read tool"
+            )
+        },
+    );
+    if session.cancelled() {
+        return Err(Error::Cancelled.into());
+    }
+    match scanned {
+        Ok(body) => {
+            let text: &str = &body.text;
+            Ok(Whole {
+                shown,
+                text: text.to_string(),
+                lossy: body.lossy,
+            })
+        }
+        Err(why) if proven.is_dir() => Err(NavError::argument(
+            crate::vocab::ErrorKind::NotAFile,
+            format!("{shown} is {why}; list it with tree"),
+        )),
+        Err(why) => Err(NavError::argument(
+            crate::vocab::ErrorKind::NotSearched,
+            format!("{shown} is not shown: {why}"),
+        )),
+    }
+}
+
 /// Read one proven entry into its section body; `allowance` is what rows may still take.
 fn body(
     ctx: &FileContext<'_>,

@@ -169,7 +169,7 @@ pub fn call_request<'a>(
     let ceiling = ceiling(ctx, shared.budget.is_some(), shared.max_chars);
     let req = request(
         ctx,
-        &shared.repo.0,
+        shared.repo.as_ref().map(|r| &r.0),
         filter.include.map(|g| g.0.0).unwrap_or_default(),
         filter.exclude.map(|g| g.0.0).unwrap_or_default(),
         shared.budget.map(|t| t.0.0),
@@ -228,10 +228,11 @@ pub fn answer<F: Serialize>(
     })
 }
 
-/// The request for a call on the proven-to-be-given `repo` with these globs and budget.
+/// The request for a call on the proven-to-be-given `repo` (absent: the one root) with these
+/// globs and budget.
 pub fn request<'a>(
     ctx: &ToolContext<'a>,
-    repo: &Value,
+    repo: Option<&Value>,
     include: Vec<String>,
     exclude: Vec<String>,
     budget: Option<usize>,

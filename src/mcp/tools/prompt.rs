@@ -16,7 +16,7 @@ pub const ESTIMATE_DESCRIPTION: &str = "The exact tokens and files `extract` wou
 /// The arguments of `extract` and `estimate`.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct ExtractionArgs {
-    repo: Repo,
+    repo: Option<Repo>,
     include: Option<Include>,
     exclude: Option<Exclude>,
     budget: Option<Budget>,
@@ -59,7 +59,9 @@ pub fn prepare<'a>(
     let ceiling = super::navigation::ceiling(ctx, args.budget.is_some(), args.max_chars);
     let max_chars = (ceiling < ctx.config.max_output_bytes)
         .then(|| ceiling.saturating_sub(NOTES_RESERVE).max(1));
-    let repo = ctx.contain(&args.repo.0).map_err(Outcome::Rejected)?;
+    let repo = ctx
+        .contain(args.repo.as_ref().map(|r| &r.0))
+        .map_err(Outcome::Rejected)?;
     let overrides = Overrides {
         include: args.include.map(|g| g.0.0).unwrap_or_default(),
         exclude: args.exclude.map(|g| g.0.0).unwrap_or_default(),

@@ -38,11 +38,12 @@ use serde_json::{Map, Value, json};
 use super::FrontDoor;
 use super::audit::Audit;
 use super::guard::{self, Caller};
+use super::mirrored;
 use super::request::Request;
 use super::response::{Response, Sse, rpc_error, rpc_refusal};
 use super::sessions::{OpenError, SESSION_META};
 use super::upstream::{Admit, Event, Forwarded, Refusal, Upstream};
-use crate::mcp::era::{Era, LEGACY_VERSIONS, META_VERSION, era_of, require_modern};
+use crate::mcp::era::{Era, LEGACY_VERSIONS, era_of, require_modern};
 use crate::mcp::jsonrpc::{self, Parsed};
 use crate::vocab::{ErrorKind, excerpt};
 
@@ -420,103 +421,11 @@ fn post(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
         x.audit.serve(202);
         return Ok(Some(Response::empty(202)));
     };
-    if let Some(refusal) = mirrored_headers(request, &id, &method, &params) {
+    if let Some(refusal) = mirrored::check(request, &id, &method, &params) {
         x.audit.refuse(400, "headers do not match the body");
         return Ok(Some(refusal));
     }
     forward(x, message, id, Era::Modern, |_| {})
-}
-
-/// The 2026-07-28 mirrored headers, checked against the body: `MCP-Protocol-Version`
-/// against `_meta`'s revision, `Mcp-Method` against the method, `Mcp-Name` (plain, or in its
-/// `=?base64?...?=` form, decoded first) against the name or URI of `tools/call`,
-/// `prompts/get` and `resources/read`; a refusal (400, `HeaderMismatch`) when one is missing,
-/// malformed or differs. What the refusal says of a value is an excerpt.
-fn mirrored_headers(
-    request: &Request,
-    id: &Value,
-    method: &str,
-    params: &Map<String, Value>,
-) -> Option<Response> {
-    let mismatch = |what: String| {
-        Some(rpc_error(
-            400,
-            id,
-            jsonrpc::HEADER_MISMATCH,
-            format!("Header mismatch: {what}"),
-            ErrorKind::HeaderMismatch,
-        ))
-    };
-    let version = params
-        .get("_meta")
-        .and_then(|m| m.get(META_VERSION))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    match request.header("mcp-protocol-version") {
-        Some(h) if h == version => {}
-        Some(h) => {
-            return mismatch(format!(
-                "MCP-Protocol-Version is {} but the body's _meta says {}",
-                excerpt(h),
-                excerpt(version)
-            ));
-        }
-        None => {
-            return mismatch(format!(
-                "MCP-Protocol-Version is missing; send {}, as the body's _meta says",
-                excerpt(version)
-            ));
-        }
-    }
-    match request.header("mcp-method") {
-        Some(h) if h == method => {}
-        Some(h) => {
-            return mismatch(format!(
-                "Mcp-Method is {} but the body's method is {}",
-                excerpt(h),
-                excerpt(method)
-            ));
-        }
-        None => return mismatch(format!("Mcp-Method is missing; send {}", excerpt(method))),
-    }
-    let named = match method {
-        "tools/call" | "prompts/get" => params.get("name"),
-        "resources/read" => params.get("uri"),
-        _ => None,
-    };
-    if let Some(name) = named.and_then(Value::as_str) {
-        match request.header("mcp-name").map(decoded_header) {
-            Some(Some(h)) if h == name => {}
-            Some(Some(h)) => {
-                return mismatch(format!(
-                    "Mcp-Name is {} but the body's is {}",
-                    excerpt(&h),
-                    excerpt(name)
-                ));
-            }
-            Some(None) => {
-                return mismatch("Mcp-Name's =?base64?...?= value does not decode".into());
-            }
-            None => return mismatch(format!("Mcp-Name is missing; send {}", excerpt(name))),
-        }
-    }
-    None
-}
-
-/// A mirrored header's value: plain, or the UTF-8 text of its `=?base64?...?=` form (`None`
-/// when that does not decode).
-fn decoded_header(value: &str) -> Option<String> {
-    use base64::Engine;
-    match value
-        .strip_prefix("=?base64?")
-        .and_then(|v| v.strip_suffix("?="))
-    {
-        Some(encoded) => base64::engine::general_purpose::STANDARD
-            .decode(encoded)
-            .ok()
-            .and_then(|bytes| String::from_utf8(bytes).ok()),
-        None => Some(value.to_string()),
-    }
 }
 
 fn legacy(

@@ -19,6 +19,7 @@
 //! | [`response`] | write a response, or an SSE stream, counting bytes |
 //! | [`guard`] | the bearer token's tenant; the `Origin` check |
 //! | [`endpoint`] | `/mcp` in each era, and the protected-resource metadata |
+//! | [`mirrored`] | the 2026-07-28 headers that repeat the body, checked against it |
 //! | [`sessions`] | legacy sessions: random ids bound to a tenant, expiry, bound per tenant |
 //! | [`upstream`] | a tenant's worker: ids rewritten and routed back, a request it never took sent to a new one, sleep when idle |
 //! | [`fleet`] | the tenants' workers on one host: the tenancy now, the bound on live workers, the memory budget, idle sleep |
@@ -31,6 +32,7 @@ pub mod fleet;
 pub mod guard;
 pub mod launch;
 pub mod metrics;
+pub mod mirrored;
 pub mod reload;
 pub mod request;
 pub mod response;

@@ -1,0 +1,106 @@
+//! The 2026-07-28 revision's mirrored headers: what a stateless request's head repeats of its
+//! body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` in plain or `=?base64?...?=` form),
+//! checked against the body before the request goes on. A proxy or a load balancer routes by the
+//! head, so a head that says one thing while the body does another is refused (400,
+//! `HeaderMismatch`, `-32020`), naming the header; what the refusal says of a value is an
+//! excerpt.
+
+use serde_json::{Map, Value};
+
+use super::request::Request;
+use super::response::{Response, rpc_error};
+use crate::mcp::era::META_VERSION;
+use crate::mcp::jsonrpc;
+use crate::vocab::{ErrorKind, excerpt};
+
+/// The 2026-07-28 mirrored headers, checked against the body: `MCP-Protocol-Version`
+/// against `_meta`'s revision, `Mcp-Method` against the method, `Mcp-Name` (plain, or in its
+/// `=?base64?...?=` form, decoded first) against the name or URI of `tools/call`,
+/// `prompts/get` and `resources/read`; a refusal (400, `HeaderMismatch`) when one is missing,
+/// malformed or differs. What the refusal says of a value is an excerpt.
+pub fn check(
+    request: &Request,
+    id: &Value,
+    method: &str,
+    params: &Map<String, Value>,
+) -> Option<Response> {
+    let mismatch = |what: String| {
+        Some(rpc_error(
+            400,
+            id,
+            jsonrpc::HEADER_MISMATCH,
+            format!("Header mismatch: {what}"),
+            ErrorKind::HeaderMismatch,
+        ))
+    };
+    let version = params
+        .get("_meta")
+        .and_then(|m| m.get(META_VERSION))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match request.header("mcp-protocol-version") {
+        Some(h) if h == version => {}
+        Some(h) => {
+            return mismatch(format!(
+                "MCP-Protocol-Version is {} but the body's _meta says {}",
+                excerpt(h),
+                excerpt(version)
+            ));
+        }
+        None => {
+            return mismatch(format!(
+                "MCP-Protocol-Version is missing; send {}, as the body's _meta says",
+                excerpt(version)
+            ));
+        }
+    }
+    match request.header("mcp-method") {
+        Some(h) if h == method => {}
+        Some(h) => {
+            return mismatch(format!(
+                "Mcp-Method is {} but the body's method is {}",
+                excerpt(h),
+                excerpt(method)
+            ));
+        }
+        None => return mismatch(format!("Mcp-Method is missing; send {}", excerpt(method))),
+    }
+    let named = match method {
+        "tools/call" | "prompts/get" => params.get("name"),
+        "resources/read" => params.get("uri"),
+        _ => None,
+    };
+    if let Some(name) = named.and_then(Value::as_str) {
+        match request.header("mcp-name").map(decoded_header) {
+            Some(Some(h)) if h == name => {}
+            Some(Some(h)) => {
+                return mismatch(format!(
+                    "Mcp-Name is {} but the body's is {}",
+                    excerpt(&h),
+                    excerpt(name)
+                ));
+            }
+            Some(None) => {
+                return mismatch("Mcp-Name's =?base64?...?= value does not decode".into());
+            }
+            None => return mismatch(format!("Mcp-Name is missing; send {}", excerpt(name))),
+        }
+    }
+    None
+}
+
+/// A mirrored header's value: plain, or the UTF-8 text of its `=?base64?...?=` form (`None`
+/// when that does not decode).
+fn decoded_header(value: &str) -> Option<String> {
+    use base64::Engine;
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok()),
+        None => Some(value.to_string()),
+    }
+}

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use gnaw::mcp::Operator;
 use gnaw::mcp::definition::Definition;
-use gnaw::mcp::jsonrpc::RpcError;
+use gnaw::mcp::jsonrpc::{self, RpcError};
 use gnaw::mcp::prompt::{Argument, Prompt, messages};
 use gnaw::mcp::resource::{CacheHint, Completion, Resources, refused};
 use gnaw::mcp::tool::{About, Declared, Outcome, Tool, ToolContext};
@@ -33,8 +33,6 @@ use gnaw_sandbox::spawner::ROOT_FDS_FLAG;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-/// MCP 2026-07-28: the request needs a client capability the client did not declare.
-const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
@@ -240,7 +238,7 @@ tools! {
             return text("The client declared sampling.");
         }
         Outcome::Rejected(RpcError::new(
-            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            jsonrpc::MISSING_REQUIRED_CLIENT_CAPABILITY,
             "Missing required client capability: this tool needs sampling",
         ).with_data(json!({ "requiredCapabilities": { "sampling": {} } })))
     },

@@ -39,10 +39,12 @@ while [ $# -gt 0 ]; do
 done
 [ ${#runs[@]} -gt 0 ] || runs=(gnaw-mcp-2025 gnaw-mcp-2026 fixture-2025 fixture-2026)
 [ -x "$binary" ] || { echo "conformance.sh: no binary at $binary; build it first (cargo build)" >&2; exit 2; }
-if [ ! -x "$fixture" ]; then
+if [ "$fixture" = "$target/debug/examples/conformance_fixture" ]; then
+    # Always (a no-op when it is up to date): a stale fixture would judge old code.
     echo "== building the fixture server (cargo build --example conformance_fixture)"
     cargo build --quiet --example conformance_fixture
 fi
+[ -x "$fixture" ] || { echo "conformance.sh: no fixture at $fixture" >&2; exit 2; }
 command -v npm >/dev/null || { echo "conformance.sh: npm is needed to install the suite" >&2; exit 2; }
 
 # ------------------------------------------------------------------ the suite, pinned

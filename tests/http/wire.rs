@@ -162,6 +162,14 @@ fn the_2026_07_28_codes_and_statuses() {
     let error = &reply.json()["error"];
     assert_eq!(error["code"], -32022);
     assert_eq!(error["data"]["supported"], json!([MODERN]));
+    // The same body under a head that says 2026-07-28: the head disagrees with the body, which
+    // the revision checks first: 400 with -32020, not -32022.
+    let reply = post(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": old}}),
+        "tools/list",
+    );
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    assert_eq!(reply.json()["error"]["code"], -32020, "{}", reply.text());
     // Removed and unknown methods: 404 with -32601.
     for method in [
         "initialize",

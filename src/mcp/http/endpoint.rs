@@ -401,6 +401,12 @@ fn post(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
     if opens_session || request.header("mcp-session-id").is_some() {
         return legacy(x, message, &method, id);
     }
+    // The head's revision against the body's first: a mismatch is -32020 whatever the body names.
+    if let Some(refusal) = mirrored::version(request, id.as_ref().unwrap_or(&Value::Null), &params)
+    {
+        x.audit.refuse(400, "headers do not match the body");
+        return Ok(Some(refusal));
+    }
     if let Err(error) = require_modern(&params) {
         let status = jsonrpc::modern_status(&jsonrpc::error(&Value::Null, &error));
         let kind = if error.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION {

@@ -24,35 +24,9 @@ pub fn check(
     method: &str,
     params: &Map<String, Value>,
 ) -> Option<Response> {
-    let mismatch = |what: String| {
-        Some(rpc_error(
-            400,
-            id,
-            jsonrpc::HEADER_MISMATCH,
-            format!("Header mismatch: {what}"),
-            ErrorKind::HeaderMismatch,
-        ))
-    };
-    let version = params
-        .get("_meta")
-        .and_then(|m| m.get(META_VERSION))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    match request.header("mcp-protocol-version") {
-        Some(h) if h == version => {}
-        Some(h) => {
-            return mismatch(format!(
-                "MCP-Protocol-Version is {} but the body's _meta says {}",
-                excerpt(h),
-                excerpt(version)
-            ));
-        }
-        None => {
-            return mismatch(format!(
-                "MCP-Protocol-Version is missing; send {}, as the body's _meta says",
-                excerpt(version)
-            ));
-        }
+    let mismatch = |what: String| Some(refusal(id, what));
+    if let Some(refusal) = version(request, id, params) {
+        return Some(refusal);
     }
     match request.header("mcp-method") {
         Some(h) if h == method => {}
@@ -103,4 +77,44 @@ fn decoded_header(value: &str) -> Option<String> {
             .and_then(|bytes| String::from_utf8(bytes).ok()),
         None => Some(value.to_string()),
     }
+}
+
+/// `MCP-Protocol-Version` against the revision `_meta` names, when it names one (what `_meta`
+/// lacks is refused afterwards, as `-32602`). Checked before the revision itself: a head that
+/// says 2026-07-28 over a body naming a revision this server does not serve is a mismatch
+/// (`-32020`), as the revision orders its checks, not an unsupported version.
+pub fn version(request: &Request, id: &Value, params: &Map<String, Value>) -> Option<Response> {
+    let mismatch = |what: String| Some(refusal(id, what));
+    let version = params
+        .get("_meta")
+        .and_then(|m| m.get(META_VERSION))
+        .and_then(Value::as_str)?;
+    match request.header("mcp-protocol-version") {
+        Some(h) if h == version => {}
+        Some(h) => {
+            return mismatch(format!(
+                "MCP-Protocol-Version is {} but the body's _meta says {}",
+                excerpt(h),
+                excerpt(version)
+            ));
+        }
+        None => {
+            return mismatch(format!(
+                "MCP-Protocol-Version is missing; send {}, as the body's _meta says",
+                excerpt(version)
+            ));
+        }
+    }
+    None
+}
+
+/// The refusal of a header that disagrees with the body, saying `what`.
+fn refusal(id: &Value, what: String) -> Response {
+    rpc_error(
+        400,
+        id,
+        jsonrpc::HEADER_MISMATCH,
+        format!("Header mismatch: {what}"),
+        ErrorKind::HeaderMismatch,
+    )
 }

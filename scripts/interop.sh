@@ -228,6 +228,9 @@ for part in "${parts[@]}"; do
                 GNAW_INTEROP_TOKEN="$token" run http timeout 300 "$venv/bin/python" \
                     "$here/py_client.py" --url "http://127.0.0.1:$port/mcp" --root "$root" \
                     --args "$here/tool_args.json" --mode legacy --mode auto
+                # The operator's endpoints: /healthz, and /metrics through Prometheus's parser.
+                run http-metrics timeout 60 "$venv/bin/python" "$here/metrics_check.py" \
+                    --base "http://127.0.0.1:$port" --root "$root" --token "$token"
                 if [ "$has_node" -eq 0 ]; then
                     skip "http: node/npm not found (TypeScript SDKs over HTTP)"
                 elif ! need_npm; then

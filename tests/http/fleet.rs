@@ -263,6 +263,26 @@ fn healthz_answers_without_a_token_and_metrics_only_to_loopback_or_its_token() {
     }
 }
 
+#[test]
+fn metrics_answer_a_loopback_peer_when_no_token_is_set() {
+    let f = Front::start(&[("alice", &[("a", &[("a.rs", "fn alpha() {}\n")])])], &[]);
+    let mut conn = f.connect();
+    conn.send_raw(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    let metrics = conn.read_reply();
+    assert_eq!(metrics.status, 200, "{}", metrics.text());
+    check_exposition(&metrics.text());
+    // A token is no use here: /metrics has none of its own, and a tenant's is not one.
+    let mut conn = f.connect();
+    conn.send_raw(
+        format!(
+            "GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\r\n",
+            f.tokens["alice"]
+        )
+        .as_bytes(),
+    );
+    assert_eq!(conn.read_reply().status, 200);
+}
+
 /// The Prometheus text exposition format, line by line: `# HELP` and `# TYPE` before each
 /// family's samples, sample names of the family (with `_bucket`, `_sum`, `_count` for a
 /// histogram), labels `name="value"`, a number.

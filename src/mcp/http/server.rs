@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::net::{IpAddr, Shutdown, TcpListener, TcpStream};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -300,7 +300,7 @@ pub fn run(listener: TcpListener, door: Arc<FrontDoor>) -> io::Result<()> {
         let spawned = std::thread::Builder::new()
             .name("gnaw-mcp-http".into())
             .stack_size(CONNECTION_STACK)
-            .spawn(move || connection(&door, stream, peer.to_string(), &slot));
+            .spawn(move || connection(&door, stream, peer, &slot));
         if let Err(e) = spawned {
             log::warn!("no thread for a connection: {e}");
         }
@@ -371,12 +371,11 @@ fn refuse_unread(door: &FrontDoor, stream: &mut TcpStream, client: &str, e: Read
 }
 
 /// Serve one connection's requests.
-fn connection(door: &FrontDoor, mut stream: TcpStream, client: String, slot: &Slot) {
-    // The peer as it connected (a trusted proxy's own address, not its client's).
-    let peer_ip = stream
-        .peer_addr()
-        .map(|a| a.ip().to_canonical())
-        .unwrap_or(IpAddr::from([0, 0, 0, 0]));
+fn connection(door: &FrontDoor, mut stream: TcpStream, peer: SocketAddr, slot: &Slot) {
+    // The peer as accept() gave it (a trusted proxy's own address, not its client's; the
+    // confined front door may not ask the socket again).
+    let peer_ip = peer.ip().to_canonical();
+    let client = peer.to_string();
     let settings = &door.settings;
     let _ = stream.set_nodelay(true);
     let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));

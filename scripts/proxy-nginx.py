@@ -391,8 +391,10 @@ def run(args, binary, tmp):
     alice_root, bob_root = make_repos(tmp)
     alice, alice_entry = mint(binary, "alice", alice_root)
     bob, bob_entry = mint(binary, "bob", bob_root)
-    # carol reads alice's root in her own worker, whose cache is cold: a call to cancel.
+    # carol reads alice's root in her own worker, whose cache is cold: a call to cancel. Two
+    # tenants on one root must say so (shares_with), or the server refuses to start.
     carol, carol_entry = mint(binary, "carol", alice_root)
+    carol_entry = carol_entry.rstrip("\n") + '\nshares_with = ["alice"]\n'
     tenants = os.path.join(tmp, "tenants.toml")
     with open(tenants, "w") as f:
         f.write(alice_entry + "\n" + bob_entry + "\n" + carol_entry)
@@ -486,6 +488,11 @@ http {{
     check(r.status == 200 and r.json().get("resource") == f"{public_url}/mcp",
           "the protected-resource metadata is routed, and names the public URL",
           f"{r.status} {r.text()[:200]}")
+    r = req(P, "GET", "/healthz")
+    check(r.status == 200 and r.text().strip() == "ok",
+          "/healthz is routed without a token: ok", f"{r.status} {r.text()[:200]}")
+    r = req(P, "GET", "/metrics")
+    check(r.status == 404, "/metrics is not proxied: 404 from nginx", str(r.status))
     r = req(P, "GET", "/elsewhere")
     check(r.status == 404, "another path: 404 from nginx", str(r.status))
 

@@ -688,6 +688,49 @@ pub fn install_spawner() -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// Each list as rows `list call number arguments`: the server's in its order (the order
+    /// `--sandbox-status` shows), the others sorted by name.
+    fn lists_as_rows() -> String {
+        let mut out = String::new();
+        for (label, list, keep_order) in [
+            ("server", allow_list(), true),
+            ("worker", worker_list(), false),
+            ("front_door", front_door_list(), false),
+            ("spawner", spawner_list(), false),
+        ] {
+            let mut rows: Vec<String> = list
+                .iter()
+                .map(|(name, nr, args)| format!("{label} {name} {nr} {args:?}\n"))
+                .collect();
+            if !keep_order {
+                rows.sort();
+            }
+            out.extend(rows);
+        }
+        out
+    }
+
+    /// The four lists are exactly what they were when they were written out one by one (the
+    /// snapshot was taken from that construction): the same calls, argument checks and, for
+    /// the server's, order. The snapshot is of an x86_64 glibc build.
+    #[cfg(all(target_arch = "x86_64", target_env = "gnu"))]
+    #[test]
+    fn each_list_holds_the_calls_and_checks_of_its_snapshot() {
+        let snapshot = include_str!("../testdata/seccomp-lists.txt");
+        let now = lists_as_rows();
+        if now != snapshot {
+            let mut diff = String::new();
+            for line in now.lines().filter(|l| !snapshot.lines().any(|s| s == *l)) {
+                diff.push_str(&format!("+ {line}\n"));
+            }
+            for line in snapshot.lines().filter(|l| !now.lines().any(|s| s == *l)) {
+                diff.push_str(&format!("- {line}\n"));
+            }
+            panic!("the seccomp lists differ from their snapshot (or the order):\n{diff}");
+        }
+    }
+
+
     #[test]
     fn the_front_doors_policy_compiles_and_opens_connects_and_executes_nothing() {
         build(&front_door_list(), std::process::id()).unwrap();

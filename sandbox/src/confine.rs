@@ -424,11 +424,7 @@ pub fn confine_layers(
     status.threads_checked = Some(threads);
     status.capabilities = capabilities;
     status.seccomp = seccomp_status;
-    status.ruleset = match ruleset {
-        Some(RulesetStatus::FullyEnforced) => "fully_enforced",
-        Some(RulesetStatus::PartiallyEnforced) => "partially_enforced",
-        Some(RulesetStatus::NotEnforced) | None => "not_enforced",
-    };
+    status.ruleset = ruleset.as_ref().map_or("not_enforced", ruleset_name);
     status.not_enforced.extend(failures);
     if ruleset == Some(RulesetStatus::NotEnforced) && status.not_enforced.is_empty() {
         status
@@ -451,6 +447,54 @@ pub(crate) fn handle_all(ruleset: Ruleset) -> Result<Ruleset, landlock::RulesetE
         .handle_access(AccessFs::from_all(TESTED_ABI))?
         .handle_access(AccessNet::from_all(TESTED_ABI))?
         .scope(Scope::from_all(TESTED_ABI))
+}
+
+/// The ruleset a helper process of `--listen` (the reloader, a spawner) starts from: ABI 3's
+/// filesystem rights handled, a hard requirement in strict mode; every other right and scope
+/// this build knows handled best effort.
+pub(crate) fn helper_ruleset(strict: bool) -> Result<Ruleset, landlock::RulesetError> {
+    let level = if strict {
+        CompatLevel::HardRequirement
+    } else {
+        CompatLevel::BestEffort
+    };
+    handle_all(
+        Ruleset::default()
+            .set_compatibility(level)
+            .handle_access(AccessFs::from_all(landlock::ABI::V3))?
+            .set_compatibility(CompatLevel::BestEffort),
+    )
+}
+
+/// How a ruleset was enforced, as the statuses name it.
+pub(crate) fn ruleset_name(status: &RulesetStatus) -> &'static str {
+    match status {
+        RulesetStatus::FullyEnforced => "fully_enforced",
+        RulesetStatus::PartiallyEnforced => "partially_enforced",
+        RulesetStatus::NotEnforced => "not_enforced",
+    }
+}
+
+/// A helper process's last two layers: every capability dropped (in strict mode, all or an
+/// error), then the seccomp filter `install` (in strict mode, in force or its error). Whether
+/// no capability is held, and whether the filter is in force.
+pub(crate) fn drop_caps_then_filter(
+    strict: bool,
+    install: fn() -> Result<(), String>,
+) -> Result<(bool, bool), String> {
+    let caps = crate::caps::drop_all();
+    if strict && !caps.holds_none() {
+        return Err(format!(
+            "capabilities not dropped: {}",
+            caps.notes.join("; ")
+        ));
+    }
+    let seccomp = match install() {
+        Ok(()) => true,
+        Err(e) if strict => return Err(e),
+        Err(_) => false,
+    };
+    Ok((caps.holds_none(), seccomp))
 }
 
 /// Build and apply the ruleset. Strict mode makes the read-only filesystem set a hard

@@ -42,15 +42,9 @@ pub fn confine_front_door(mode: SandboxMode) -> Result<FrontDoorStatus, String> 
             seccomp: false,
         });
     }
-    match crate::confine::thread_count() {
-        Ok(1) => {}
-        Ok(n) => {
-            return Err(format!(
-                "the front door must be confined while it has one thread (it has {n})"
-            ));
-        }
-        Err(e) => return Err(e),
-    }
+    crate::forked::one_thread(|n| {
+        format!("the front door must be confined while it has one thread (it has {n})")
+    })?;
     let strict = mode == SandboxMode::Strict;
     let _ = nix::sys::prctl::set_dumpable(false);
     let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
@@ -75,29 +69,15 @@ pub fn confine_front_door(mode: SandboxMode) -> Result<FrontDoorStatus, String> 
     .no_new_privs(true)
     .restrict_self()
     .map_err(err)?;
-    let ruleset = match status.ruleset {
-        RulesetStatus::FullyEnforced => "fully_enforced",
-        RulesetStatus::PartiallyEnforced => "partially_enforced",
-        RulesetStatus::NotEnforced => "not_enforced",
-    };
+    let ruleset = crate::confine::ruleset_name(&status.ruleset);
     if strict && status.ruleset == RulesetStatus::NotEnforced {
         return Err("the kernel did not enforce the front door's Landlock ruleset".into());
     }
-    let caps = crate::caps::drop_all();
-    if strict && !caps.holds_none() {
-        return Err(format!(
-            "capabilities not dropped: {}",
-            caps.notes.join("; ")
-        ));
-    }
-    let seccomp = match crate::seccomp::install_front_door() {
-        Ok(()) => true,
-        Err(e) if strict => return Err(e),
-        Err(_) => false,
-    };
+    let (capabilities_dropped, seccomp) =
+        crate::confine::drop_caps_then_filter(strict, crate::seccomp::install_front_door)?;
     Ok(FrontDoorStatus {
         ruleset,
-        capabilities_dropped: caps.holds_none(),
+        capabilities_dropped,
         seccomp,
     })
 }

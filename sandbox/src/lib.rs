@@ -19,6 +19,8 @@
 //! - [`reloader`]: the process of `gnaw-mcp --listen` that reads the tenants and proves their
 //!   roots, at startup and at every reload, and forks each generation's spawner.
 //! - [`front_door`]: confining that HTTP front door: no file, no new bind, no connect.
+//! - `forked` (internal): forking the helper processes (the reloader, the spawner, the parse
+//!   workers' supervisor) and handing each its sockets; the messages on those sockets.
 //! - [`selftest`]: the Landlock probes shared by `gnaw-mcp --self-test` and the real-Landlock
 //!   test.
 //! - [`report`]: the self-test's cases, written as text, JSON or JUnit XML.
@@ -36,6 +38,7 @@ pub mod beneath;
 pub mod caps;
 pub mod confine;
 pub mod contain;
+mod forked;
 pub mod front_door;
 pub mod reloader;
 pub mod report;

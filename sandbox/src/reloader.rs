@@ -17,24 +17,15 @@
 //! dumpable, the spawner's seccomp allow-list; it holds its socket and stderr only, and dies
 //! with the front door. A generation's spawner then confines itself further, to its roots.
 
-#![allow(unsafe_code)]
-
-use std::io::{self, IoSlice, IoSliceMut};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::Path;
 use std::sync::Mutex;
 
-use landlock::{
-    Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
-};
-use nix::sys::socket::{
-    AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType, recvmsg,
-    sendmsg, socketpair,
-};
-use nix::unistd::{ForkResult, Pid, fork};
+use landlock::{AccessFs, PathBeneath, PathFd, RulesetCreatedAttr, RulesetStatus};
+use nix::unistd::Pid;
 
-use crate::confine::{SandboxMode, TESTED_ABI};
+use crate::confine::SandboxMode;
 use crate::spawner::{Spawner, WorkerSpec};
 
 /// The largest description of a generation (the tenants, as the caller's `load` writes them).
@@ -61,34 +52,16 @@ impl Reloader {
     /// Fork the reloader, which answers each [`Reloader::load`] with `load`'s generation.
     /// Must be called while the process is single-threaded (it checks) and not yet confined.
     pub fn fork(load: Load, mode: SandboxMode) -> io::Result<Reloader> {
-        match crate::confine::thread_count() {
-            Ok(1) => {}
-            Ok(n) => {
-                return Err(io::Error::other(format!(
-                    "the reloader must be forked while the process has one thread (it has {n})"
-                )));
-            }
-            Err(e) => return Err(io::Error::other(e)),
-        }
-        let (ours, theirs) = socketpair(
-            AddressFamily::Unix,
-            SockType::SeqPacket,
-            None,
-            SockFlag::SOCK_CLOEXEC,
-        )
-        .map_err(io::Error::from)?;
-        let parent = nix::unistd::getpid();
-        // SAFETY: the process is single-threaded (checked above), so the child is a complete
-        // copy with no lock held by a thread that does not exist in it.
-        match unsafe { fork() }.map_err(io::Error::from)? {
-            ForkResult::Parent { .. } => Ok(Reloader {
-                sock: Mutex::new(ours),
-            }),
-            ForkResult::Child => {
-                drop(ours);
-                serve(parent, theirs, load, mode)
-            }
-        }
+        let sock = crate::forked::fork_helper(
+            |n| {
+                format!("the reloader must be forked while the process has one thread (it has {n})")
+            },
+            crate::forked::seqpacket_pair,
+            |parent, theirs| serve(parent, theirs, load, mode),
+        )?;
+        Ok(Reloader {
+            sock: Mutex::new(sock),
+        })
     }
 
     /// Ask for a generation: the tenants read and proven now, and a spawner for them; or why
@@ -96,42 +69,12 @@ impl Reloader {
     pub fn load(&self) -> Result<(Vec<u8>, Spawner), String> {
         let gone = |e: nix::errno::Errno| format!("the reloader is gone ({e})");
         let sock = self.sock.lock().unwrap_or_else(|e| e.into_inner());
-        sendmsg::<()>(
-            sock.as_raw_fd(),
-            &[IoSlice::new(b"L")],
-            &[],
-            MsgFlags::empty(),
-            None,
-        )
-        .map_err(gone)?;
+        crate::forked::send(&sock, b"L", &[]).map_err(gone)?;
         // The head: `0` and the description's length (u32) with the spawner's socket, or `1`
         // and why not.
         let mut head = vec![0u8; CHUNK];
         let mut cmsg = nix::cmsg_space!([RawFd; 1]);
-        let (n, fds) = {
-            let mut iov = [IoSliceMut::new(&mut head)];
-            let msg = recvmsg::<()>(
-                sock.as_raw_fd(),
-                &mut iov,
-                Some(&mut cmsg),
-                MsgFlags::MSG_CMSG_CLOEXEC,
-            )
-            .map_err(gone)?;
-            let mut fds = Vec::new();
-            if let Ok(cmsgs) = msg.cmsgs() {
-                for c in cmsgs {
-                    if let ControlMessageOwned::ScmRights(raw) = c {
-                        // SAFETY: the kernel just installed these descriptors in this process
-                        // for this message; nothing else owns them.
-                        fds.extend(
-                            raw.into_iter()
-                                .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
-                        );
-                    }
-                }
-            }
-            (msg.bytes, fds)
-        };
+        let (n, fds) = crate::forked::receive(&sock, &mut head, &mut cmsg).map_err(gone)?;
         match (head.first(), n) {
             (_, 0) => Err("the reloader is gone (its socket closed)".into()),
             (Some(0), 5) if fds.len() == 1 => {
@@ -142,12 +85,7 @@ impl Reloader {
                 let mut description = Vec::with_capacity(len);
                 let mut chunk = vec![0u8; CHUNK];
                 while description.len() < len {
-                    let got = {
-                        let mut iov = [IoSliceMut::new(&mut chunk)];
-                        recvmsg::<()>(sock.as_raw_fd(), &mut iov, None, MsgFlags::empty())
-                            .map_err(gone)?
-                            .bytes
-                    };
+                    let got = crate::forked::receive_plain(&sock, &mut chunk).map_err(gone)?;
                     if got == 0 {
                         return Err("the reloader is gone (mid-answer)".into());
                     }
@@ -174,16 +112,7 @@ fn serve(parent: Pid, sock: OwnedFd, load: Load, mode: SandboxMode) -> ! {
     crate::workers::die_with_parent(parent);
     let mut request = [0u8; 16];
     loop {
-        let got = {
-            let mut iov = [IoSliceMut::new(&mut request)];
-            recvmsg::<()>(sock.as_raw_fd(), &mut iov, None, MsgFlags::empty()).map(|m| m.bytes)
-        };
-        match got {
-            Ok(0) => std::process::exit(0),
-            Ok(_) => {}
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => std::process::exit(0),
-        }
+        crate::forked::next_request(&sock, &mut request);
         // Reap generations' spawners that ended (their front door let go of them).
         while let Ok(status) = nix::sys::wait::waitpid(
             Pid::from_raw(-1),
@@ -208,14 +137,7 @@ fn serve(parent: Pid, sock: OwnedFd, load: Load, mode: SandboxMode) -> ! {
             Err(why) => {
                 let mut message = vec![1u8];
                 message.extend(why.bytes().take(CHUNK - 1));
-                sendmsg::<()>(
-                    sock.as_raw_fd(),
-                    &[IoSlice::new(&message)],
-                    &[],
-                    MsgFlags::empty(),
-                    None,
-                )
-                .map(drop)
+                crate::forked::send(&sock, &message, &[]).map(drop)
             }
         };
         if sent.is_err() {
@@ -229,23 +151,10 @@ fn send_generation(sock: &OwnedFd, description: &[u8], spawner: Spawner) -> nix:
     let socket = spawner.into_socket();
     let mut head = vec![0u8];
     head.extend_from_slice(&(description.len() as u32).to_le_bytes());
-    let fds = [socket.as_raw_fd()];
-    sendmsg::<()>(
-        sock.as_raw_fd(),
-        &[IoSlice::new(&head)],
-        &[ControlMessage::ScmRights(&fds)],
-        MsgFlags::empty(),
-        None,
-    )?;
+    crate::forked::send(sock, &head, &[socket.as_raw_fd()])?;
     drop(socket);
     for chunk in description.chunks(CHUNK) {
-        sendmsg::<()>(
-            sock.as_raw_fd(),
-            &[IoSlice::new(chunk)],
-            &[],
-            MsgFlags::empty(),
-            None,
-        )?;
+        crate::forked::send(sock, chunk, &[])?;
     }
     Ok(())
 }
@@ -259,22 +168,8 @@ fn confine_self(mode: SandboxMode) -> Result<(), String> {
     let strict = mode == SandboxMode::Strict;
     let _ = nix::sys::prctl::set_dumpable(false);
     let err = |e: landlock::RulesetError| format!("Landlock: {e}");
-    let level = if strict {
-        CompatLevel::HardRequirement
-    } else {
-        CompatLevel::BestEffort
-    };
     let everywhere = PathFd::new(Path::new("/")).map_err(|e| format!("Landlock: {e}"))?;
-    let status = Ruleset::default()
-        .set_compatibility(level)
-        .handle_access(AccessFs::from_all(landlock::ABI::V3))
-        .map_err(err)?
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(TESTED_ABI))
-        .map_err(err)?
-        .handle_access(AccessNet::from_all(TESTED_ABI))
-        .map_err(err)?
-        .scope(Scope::from_all(TESTED_ABI))
+    let status = crate::confine::helper_ruleset(strict)
         .map_err(err)?
         .create()
         .map_err(err)?
@@ -289,15 +184,5 @@ fn confine_self(mode: SandboxMode) -> Result<(), String> {
     if strict && status.ruleset != RulesetStatus::FullyEnforced {
         return Err("the kernel did not enforce the reloader's whole ruleset".into());
     }
-    let caps = crate::caps::drop_all();
-    if strict && !caps.holds_none() {
-        return Err(format!(
-            "capabilities not dropped: {}",
-            caps.notes.join("; ")
-        ));
-    }
-    match crate::seccomp::install_spawner() {
-        Err(e) if strict => Err(e),
-        _ => Ok(()),
-    }
+    crate::confine::drop_caps_then_filter(strict, crate::seccomp::install_spawner).map(drop)
 }

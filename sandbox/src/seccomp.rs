@@ -110,7 +110,7 @@ enum Args {
 /// One allowed call: name (for the status), number, argument check.
 type Allowed = (&'static str, libc::c_long, Args);
 
-/// Memory, as both the server and a parse worker manage it (the allocator's calls).
+/// Memory, as every process under a filter manages it (the allocator's calls).
 const MEMORY: &[Allowed] = &[
     ("brk", libc::SYS_brk, Args::Any),
     ("mmap", libc::SYS_mmap, Args::Any),
@@ -120,16 +120,86 @@ const MEMORY: &[Allowed] = &[
     ("madvise", libc::SYS_madvise, Args::Any),
 ];
 
-/// Signals, this process's own: handlers, masks, alternate stacks, and `tgkill` only to itself
-/// (`abort`). The server and a parse worker both need them.
-#[cfg(not(target_env = "musl"))]
-const OWN_SIGNALS: &[Allowed] = &[
+/// Reading files by descriptor, and opening them without any write: the server's and the
+/// spawner's (the loader, a worker's own /proc entries and settings, the roots).
+const READ_FILES: &[Allowed] = &[
+    ("read", libc::SYS_read, Args::Any),
+    ("readv", libc::SYS_readv, Args::Any),
+    ("pread64", libc::SYS_pread64, Args::Any),
+    ("preadv", libc::SYS_preadv, Args::Any),
+    ("write", libc::SYS_write, Args::Any),
+    ("writev", libc::SYS_writev, Args::Any),
+    ("close", libc::SYS_close, Args::Any),
+    ("lseek", libc::SYS_lseek, Args::Any),
+    ("fstat", libc::SYS_fstat, Args::Any),
+    ("newfstatat", libc::SYS_newfstatat, Args::Any),
+    ("statx", libc::SYS_statx, Args::Any),
+    ("getdents64", libc::SYS_getdents64, Args::Any),
+    (
+        "openat",
+        libc::SYS_openat,
+        Args::Masked(2, OPEN_WRITE_FLAGS, 0),
+    ),
+    ("openat2", libc::SYS_openat2, Args::Any),
+    ("readlinkat", libc::SYS_readlinkat, Args::Any),
+    ("getcwd", libc::SYS_getcwd, Args::Any),
+    // A permission check by path, like stat: seen once per server in the suite's
+    // 200,000-file test (the caller is in a dependency); Landlock does not govern it either.
+    ("faccessat", libc::SYS_faccessat, Args::Any),
+    ("faccessat2", libc::SYS_faccessat2, Args::Any),
+];
+
+/// glibc's realpath (canonicalizing absolute inputs) uses the legacy calls: the server's and
+/// the spawner's. Only x86_64 has them.
+#[cfg(target_arch = "x86_64")]
+const LEGACY_FILES: &[Allowed] = &[
+    ("readlink", libc::SYS_readlink, Args::Any),
+    ("access", libc::SYS_access, Args::Any),
+    ("stat", libc::SYS_stat, Args::Any),
+    ("lstat", libc::SYS_lstat, Args::Any),
+    ("getrlimit", libc::SYS_getrlimit, Args::Any),
+];
+#[cfg(not(target_arch = "x86_64"))]
+const LEGACY_FILES: &[Allowed] = &[];
+
+/// musl's `open` (std's `File::open`, `opendir`) is the legacy `open`, not `openat` as
+/// glibc's: the same call on the working directory, checked the same way (its flags are
+/// argument 1).
+#[cfg(target_arch = "x86_64")]
+const OPEN: Allowed = ("open", libc::SYS_open, Args::Masked(1, OPEN_WRITE_FLAGS, 0));
+
+/// The server's `open`: musl's only; glibc builds do not list it.
+#[cfg(all(target_arch = "x86_64", target_env = "musl"))]
+const MUSL_OPEN: &[Allowed] = &[OPEN];
+#[cfg(not(all(target_arch = "x86_64", target_env = "musl")))]
+const MUSL_OPEN: &[Allowed] = &[];
+
+/// The `fcntl` operations of the server and the front door: get or set descriptor and status
+/// flags, or duplicate with close-on-exec (the front door's second handle on a connection not
+/// yet authenticated, so that it can be closed to make room for a new one).
+const FCNTL_FLAGS_AND_DUP: &[u64] = &[
+    libc::F_GETFD as u64,
+    libc::F_SETFD as u64,
+    libc::F_GETFL as u64,
+    libc::F_SETFL as u64,
+    libc::F_DUPFD_CLOEXEC as u64,
+];
+
+/// `prctl(PR_SET_VMA)`: glibc names its mappings.
+const PR_SET_VMA: u64 = 0x5356_4d41;
+
+/// Signal handlers, masks and alternate stacks: every list's.
+const SIGNAL_HANDLERS: &[Allowed] = &[
     ("rt_sigaction", libc::SYS_rt_sigaction, Args::Any),
     ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Args::Any),
     ("rt_sigreturn", libc::SYS_rt_sigreturn, Args::Any),
     ("sigaltstack", libc::SYS_sigaltstack, Args::Any),
-    ("tgkill", libc::SYS_tgkill, Args::OwnPid(0)),
 ];
+
+/// A signal to this process only: `tgkill` to itself (`abort`). The server's, a parse
+/// worker's and the front door's.
+#[cfg(not(target_env = "musl"))]
+const OWN_KILL: &[Allowed] = &[("tgkill", libc::SYS_tgkill, Args::OwnPid(0))];
 /// As above, and for musl also `tkill` to the thread whose id is this process's pid: musl's
 /// `raise` (so `abort`) is `tkill(gettid(), sig)` where glibc's is `tgkill`. Only the main
 /// thread has that id (a single-threaded parse worker's only thread), so it reaches less than
@@ -137,28 +207,25 @@ const OWN_SIGNALS: &[Allowed] = &[
 /// instead of `SIGABRT`, which a parse worker's death is classified by). glibc builds do not
 /// list it.
 #[cfg(target_env = "musl")]
-const OWN_SIGNALS: &[Allowed] = &[
-    ("rt_sigaction", libc::SYS_rt_sigaction, Args::Any),
-    ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Args::Any),
-    ("rt_sigreturn", libc::SYS_rt_sigreturn, Args::Any),
-    ("sigaltstack", libc::SYS_sigaltstack, Args::Any),
+const OWN_KILL: &[Allowed] = &[
     ("tgkill", libc::SYS_tgkill, Args::OwnPid(0)),
     ("tkill", libc::SYS_tkill, Args::OwnPid(0)),
 ];
 
-/// The allow-list: name (for the status), number, argument check.
-/// Plain threads (no namespaces), and a thread's own bookkeeping: the server's and the front
-/// door's.
-const THREADS: &[Allowed] = &[
-    (
-        "clone",
-        libc::SYS_clone,
-        Args::Masked(
-            0,
-            CLONE_NAMESPACES | libc::CLONE_THREAD as u64,
-            libc::CLONE_THREAD as u64,
-        ),
+/// `clone` for plain threads only (no namespaces): the server's and the front door's.
+const THREAD_CLONE: Allowed = (
+    "clone",
+    libc::SYS_clone,
+    Args::Masked(
+        0,
+        CLONE_NAMESPACES | libc::CLONE_THREAD as u64,
+        libc::CLONE_THREAD as u64,
     ),
+);
+
+/// A thread's own bookkeeping and exit: the server's, the front door's and the spawner's (a
+/// parse worker takes some).
+const THREAD_BOOKKEEPING: &[Allowed] = &[
     ("futex", libc::SYS_futex, Args::Any),
     ("set_robust_list", libc::SYS_set_robust_list, Args::Any),
     ("rseq", libc::SYS_rseq, Args::Any),
@@ -171,8 +238,9 @@ const THREADS: &[Allowed] = &[
     ("exit_group", libc::SYS_exit_group, Args::Any),
 ];
 
-/// Time, randomness and reading limits: the server's and the front door's.
-const CLOCKS: &[Allowed] = &[
+/// Time and randomness: the server's, the front door's and the spawner's (a parse worker
+/// takes some).
+const TIME: &[Allowed] = &[
     ("restart_syscall", libc::SYS_restart_syscall, Args::Any),
     ("clock_gettime", libc::SYS_clock_gettime, Args::Any),
     ("clock_getres", libc::SYS_clock_getres, Args::Any),
@@ -180,86 +248,241 @@ const CLOCKS: &[Allowed] = &[
     ("nanosleep", libc::SYS_nanosleep, Args::Any),
     ("gettimeofday", libc::SYS_gettimeofday, Args::Any),
     ("getrandom", libc::SYS_getrandom, Args::Any),
-    ("prlimit64", libc::SYS_prlimit64, Args::Null(2)),
 ];
 
+/// An allow-list made of rows: the shared ones above, each list's own named where it is built.
+fn rows(parts: &[&[Allowed]]) -> Vec<Allowed> {
+    parts.concat()
+}
+
+/// Of the shared `rows`, only the calls `names` (in the rows' order).
+fn only(rows: &[Allowed], names: &[&str]) -> Vec<Allowed> {
+    debug_assert!(
+        names.iter().all(|n| rows.iter().any(|(r, _, _)| r == n)),
+        "a name that is not in its rows: {names:?}"
+    );
+    rows.iter()
+        .filter(|(name, _, _)| names.contains(name))
+        .copied()
+        .collect()
+}
+
+/// The served server's allow-list (what [`install`] puts in force), in the order
+/// `--sandbox-status` shows it.
 fn allow_list() -> Vec<Allowed> {
     use Args::*;
-    let mut list = vec![
-        // Files, read-only.
-        ("read", libc::SYS_read, Any),
-        ("readv", libc::SYS_readv, Any),
-        ("pread64", libc::SYS_pread64, Any),
-        ("preadv", libc::SYS_preadv, Any),
-        ("write", libc::SYS_write, Any),
-        ("writev", libc::SYS_writev, Any),
-        ("close", libc::SYS_close, Any),
-        ("lseek", libc::SYS_lseek, Any),
-        ("fstat", libc::SYS_fstat, Any),
-        ("newfstatat", libc::SYS_newfstatat, Any),
-        ("statx", libc::SYS_statx, Any),
-        ("getdents64", libc::SYS_getdents64, Any),
-        ("openat", libc::SYS_openat, Masked(2, OPEN_WRITE_FLAGS, 0)),
-        ("openat2", libc::SYS_openat2, Any),
-        ("readlinkat", libc::SYS_readlinkat, Any),
-        ("getcwd", libc::SYS_getcwd, Any),
-        // A permission check by path, like stat: seen once per server in the suite's
-        // 200,000-file test (the caller is in a dependency); Landlock does not govern it either.
-        ("faccessat", libc::SYS_faccessat, Any),
-        ("faccessat2", libc::SYS_faccessat2, Any),
-        (
-            "fcntl",
-            libc::SYS_fcntl,
-            OneOf(
-                1,
-                &[
-                    libc::F_GETFD as u64,
-                    libc::F_SETFD as u64,
-                    libc::F_GETFL as u64,
-                    libc::F_SETFL as u64,
-                    libc::F_DUPFD_CLOEXEC as u64,
-                ],
-            ),
+    let prctl = OneOf(
+        0,
+        &[
+            libc::PR_SET_NAME as u64,
+            libc::PR_GET_NAME as u64,
+            libc::PR_GET_NO_NEW_PRIVS as u64,
+            libc::PR_GET_DUMPABLE as u64,
+            libc::PR_GET_SECCOMP as u64,
+            PR_SET_VMA,
+        ],
+    );
+    rows(&[
+        READ_FILES,
+        &[
+            ("fcntl", libc::SYS_fcntl, OneOf(1, FCNTL_FLAGS_AND_DUP)),
+            ("ioctl", libc::SYS_ioctl, OneOf(1, SERVER_IOCTLS)),
+        ],
+        MEMORY,
+        &[THREAD_CLONE],
+        THREAD_BOOKKEEPING,
+        SIGNAL_HANDLERS,
+        OWN_KILL,
+        TIME,
+        &[
+            // Reading limits only.
+            ("prlimit64", libc::SYS_prlimit64, Null(2)),
+            // Names.
+            ("prctl", libc::SYS_prctl, prctl),
+        ],
+        LEGACY_FILES,
+        MUSL_OPEN,
+    ])
+}
+
+/// The calls a parse worker ([`crate::workers`]) makes once it serves: read and write on the
+/// descriptors it already holds, memory, its own signals (`abort`, the alarm that ends an
+/// overlong parse), clocks and exit. No file is opened, no process or thread created, no socket
+/// made: a grammar driven into a fault by hostile input can reach nothing but its own socket.
+fn worker_list() -> Vec<Allowed> {
+    use Args::*;
+    rows(&[
+        &[
+            ("read", libc::SYS_read, Any),
+            ("write", libc::SYS_write, Any),
+            // Peeking for a cancellation, on the socket it holds (it cannot make another).
+            ("recvfrom", libc::SYS_recvfrom, Any),
+            ("close", libc::SYS_close, Any),
+            // Descriptor flags only (std checks a descriptor it drops).
+            ("fcntl", libc::SYS_fcntl, OneOf(1, &[libc::F_GETFD as u64])),
+            // The alarm that ends an overlong parse.
+            ("setitimer", libc::SYS_setitimer, Any),
+            #[cfg(target_arch = "x86_64")]
+            ("alarm", libc::SYS_alarm, Any),
+        ],
+        MEMORY,
+        &only(
+            THREAD_BOOKKEEPING,
+            &[
+                "futex",
+                "sched_yield",
+                "getpid",
+                "gettid",
+                "exit",
+                "exit_group",
+            ],
         ),
-        ("ioctl", libc::SYS_ioctl, OneOf(1, SERVER_IOCTLS)),
-    ];
-    list.extend_from_slice(MEMORY);
-    list.extend_from_slice(THREADS);
-    list.extend_from_slice(OWN_SIGNALS);
-    list.extend_from_slice(CLOCKS);
-    list.extend([
-        // Names.
-        (
-            "prctl",
-            libc::SYS_prctl,
-            OneOf(
-                0,
-                &[
-                    libc::PR_SET_NAME as u64,
-                    libc::PR_GET_NAME as u64,
-                    libc::PR_GET_NO_NEW_PRIVS as u64,
-                    libc::PR_GET_DUMPABLE as u64,
-                    libc::PR_GET_SECCOMP as u64,
-                    0x5356_4d41, // PR_SET_VMA (glibc names its mappings)
-                ],
-            ),
+        SIGNAL_HANDLERS,
+        OWN_KILL,
+        &only(
+            TIME,
+            &[
+                "restart_syscall",
+                "clock_gettime",
+                "gettimeofday",
+                "getrandom",
+            ],
         ),
-    ]);
-    #[cfg(target_arch = "x86_64")]
-    list.extend([
-        // glibc's realpath (canonicalizing absolute inputs) uses the legacy calls.
-        ("readlink", libc::SYS_readlink, Any),
-        ("access", libc::SYS_access, Any),
-        ("stat", libc::SYS_stat, Any),
-        ("lstat", libc::SYS_lstat, Any),
-        ("getrlimit", libc::SYS_getrlimit, Any),
-    ]);
-    // musl's `open` (std's `File::open`, `opendir`) is the legacy `open`, not `openat` as
-    // glibc's: the same call on the working directory, checked the same way (its flags are
-    // argument 1). glibc builds do not list it.
-    #[cfg(all(target_arch = "x86_64", target_env = "musl"))]
-    list.push(("open", libc::SYS_open, Masked(1, OPEN_WRITE_FLAGS, 0)));
-    list
+    ])
+}
+
+/// The calls the HTTP front door of `gnaw-mcp --listen` ([`crate::front_door`]) makes once it
+/// serves: accepting on the socket it holds, reading and writing connections and its workers'
+/// pipes, socket options and peeking, passing descriptors with the spawner, threads, memory,
+/// its own signals, clocks and randomness. No file is opened (`openat` is refused besides
+/// Landlock), no process created, no socket made, bound or connected.
+fn front_door_list() -> Vec<Allowed> {
+    use Args::*;
+    let prctl = OneOf(
+        0,
+        &[
+            libc::PR_SET_NAME as u64,
+            libc::PR_GET_NAME as u64,
+            PR_SET_VMA,
+        ],
+    );
+    rows(&[
+        &[
+            ("read", libc::SYS_read, Any),
+            ("write", libc::SYS_write, Any),
+            ("writev", libc::SYS_writev, Any),
+            ("close", libc::SYS_close, Any),
+            ("accept4", libc::SYS_accept4, Any),
+            ("recvfrom", libc::SYS_recvfrom, Any),
+            ("sendto", libc::SYS_sendto, Any),
+            ("recvmsg", libc::SYS_recvmsg, Any),
+            ("sendmsg", libc::SYS_sendmsg, Any),
+            ("setsockopt", libc::SYS_setsockopt, Any),
+            ("getsockopt", libc::SYS_getsockopt, Any),
+            ("shutdown", libc::SYS_shutdown, Any),
+            // The reload thread waits for SIGHUP (blocked in every thread).
+            ("rt_sigtimedwait", libc::SYS_rt_sigtimedwait, Any),
+            ("fcntl", libc::SYS_fcntl, OneOf(1, FCNTL_FLAGS_AND_DUP)),
+            (
+                "ioctl",
+                libc::SYS_ioctl,
+                OneOf(1, &[FIONBIO, FIOCLEX, FIONCLEX]),
+            ),
+            ("prlimit64", libc::SYS_prlimit64, Null(2)),
+            ("prctl", libc::SYS_prctl, prctl),
+            #[cfg(target_arch = "x86_64")]
+            ("getrlimit", libc::SYS_getrlimit, Any),
+        ],
+        MEMORY,
+        &[THREAD_CLONE],
+        THREAD_BOOKKEEPING,
+        SIGNAL_HANDLERS,
+        OWN_KILL,
+        TIME,
+    ])
+}
+
+/// The calls of the tenant spawner of `gnaw-mcp --listen` ([`crate::spawner`]) and of every
+/// process it starts, before each confines itself further: a filter is inherited across
+/// `fork` and `execve`, so this list holds what a worker's start-up needs (the loader, reading
+/// its settings and its own `/proc` entries, forking its parse workers, installing its own
+/// Landlock ruleset, capability drop and filter) and what the server and the parse workers
+/// then make, measured by tracing the spawner's whole tree through every tool. What stays
+/// refused: every `socket` (pairs only), `connect`, `bind`, `listen`, `accept`, `ptrace`,
+/// `process_vm_*`, `mount` and the namespace calls (`clone` only without a namespace flag),
+/// `bpf`, `io_uring_*`, `perf_event_open`, keyrings, `memfd_create`, `execveat`,
+/// `userfaultfd`, `open_by_handle_at`, and every write-side file call (`openat` without any
+/// write, create, truncate or append flag; Landlock refuses them too).
+fn spawner_list() -> Vec<Allowed> {
+    use Args::*;
+    rows(&[
+        READ_FILES,
+        &[
+            ("close_range", libc::SYS_close_range, Any),
+            ("fcntl", libc::SYS_fcntl, Any),
+            ("ioctl", libc::SYS_ioctl, OneOf(1, SPAWNER_IOCTLS)),
+            // Starting a worker, and a worker starting its parse workers.
+            ("execve", libc::SYS_execve, Any),
+            ("clone", libc::SYS_clone, Masked(0, CLONE_NAMESPACES, 0)),
+            ("wait4", libc::SYS_wait4, Any),
+            ("waitid", libc::SYS_waitid, Any),
+            ("pipe2", libc::SYS_pipe2, Any),
+            ("dup", libc::SYS_dup, Any),
+            ("dup3", libc::SYS_dup3, Any),
+            ("pidfd_open", libc::SYS_pidfd_open, Any),
+            ("ppoll", libc::SYS_ppoll, Any),
+            ("socketpair", libc::SYS_socketpair, Any),
+            ("sendmsg", libc::SYS_sendmsg, Any),
+            ("recvmsg", libc::SYS_recvmsg, Any),
+            ("sendto", libc::SYS_sendto, Any),
+            ("recvfrom", libc::SYS_recvfrom, Any),
+            ("setsockopt", libc::SYS_setsockopt, Any),
+            ("getsockopt", libc::SYS_getsockopt, Any),
+            ("getppid", libc::SYS_getppid, Any),
+            // Each process confining itself.
+            (
+                "landlock_create_ruleset",
+                libc::SYS_landlock_create_ruleset,
+                Any,
+            ),
+            ("landlock_add_rule", libc::SYS_landlock_add_rule, Any),
+            (
+                "landlock_restrict_self",
+                libc::SYS_landlock_restrict_self,
+                Any,
+            ),
+            ("seccomp", libc::SYS_seccomp, Any),
+            ("prctl", libc::SYS_prctl, Any),
+            ("capget", libc::SYS_capget, Any),
+            ("capset", libc::SYS_capset, Any),
+            ("getuid", libc::SYS_getuid, Any),
+            ("geteuid", libc::SYS_geteuid, Any),
+            ("getgid", libc::SYS_getgid, Any),
+            ("getegid", libc::SYS_getegid, Any),
+            // Signals beyond the handlers: Landlock scopes them to the spawner's domain;
+            // `abort`, the parse workers' alarm, the supervisor's kill of a stuck parse worker.
+            ("tgkill", libc::SYS_tgkill, Any),
+            ("tkill", libc::SYS_tkill, Any),
+            ("kill", libc::SYS_kill, Any),
+            ("setitimer", libc::SYS_setitimer, Any),
+            // Limits (a parse worker sets its data limit).
+            ("prlimit64", libc::SYS_prlimit64, Any),
+        ],
+        MEMORY,
+        SIGNAL_HANDLERS,
+        THREAD_BOOKKEEPING,
+        TIME,
+        LEGACY_FILES,
+        #[cfg(target_arch = "x86_64")]
+        &[
+            OPEN,
+            ("arch_prctl", libc::SYS_arch_prctl, Any),
+            ("setrlimit", libc::SYS_setrlimit, Any),
+            ("dup2", libc::SYS_dup2, Any),
+            ("poll", libc::SYS_poll, Any),
+            ("alarm", libc::SYS_alarm, Any),
+        ],
+    ])
 }
 
 /// The calls answered with `ENOSYS` by the second filter.
@@ -436,239 +659,14 @@ fn apply(list: &[Allowed]) -> Result<(), String> {
     })
 }
 
-/// The calls a parse worker ([`crate::workers`]) makes once it serves: read and write on the
-/// descriptors it already holds, memory, its own signals (`abort`, the alarm that ends an
-/// overlong parse), clocks and exit. No file is opened, no process or thread created, no socket
-/// made: a grammar driven into a fault by hostile input can reach nothing but its own socket.
-fn worker_list() -> Vec<Allowed> {
-    use Args::*;
-    let mut list = vec![
-        ("read", libc::SYS_read, Any),
-        ("write", libc::SYS_write, Any),
-        // Peeking for a cancellation, on the socket it holds (it cannot make another).
-        ("recvfrom", libc::SYS_recvfrom, Any),
-        ("close", libc::SYS_close, Any),
-        // Descriptor flags only (std checks a descriptor it drops).
-        ("fcntl", libc::SYS_fcntl, OneOf(1, &[libc::F_GETFD as u64])),
-    ];
-    list.extend_from_slice(MEMORY);
-    list.extend([
-        ("futex", libc::SYS_futex, Any),
-        ("getpid", libc::SYS_getpid, Any),
-        ("gettid", libc::SYS_gettid, Any),
-        ("exit", libc::SYS_exit, Any),
-        ("exit_group", libc::SYS_exit_group, Any),
-    ]);
-    list.extend_from_slice(OWN_SIGNALS);
-    list.extend([
-        ("setitimer", libc::SYS_setitimer, Any),
-        ("restart_syscall", libc::SYS_restart_syscall, Any),
-        ("clock_gettime", libc::SYS_clock_gettime, Any),
-        ("gettimeofday", libc::SYS_gettimeofday, Any),
-        ("sched_yield", libc::SYS_sched_yield, Any),
-        ("getrandom", libc::SYS_getrandom, Any),
-    ]);
-    #[cfg(target_arch = "x86_64")]
-    list.push(("alarm", libc::SYS_alarm, Any));
-    list
-}
-
 /// Install the parse worker's allow-list (`worker_list`) on this single-threaded process.
 pub fn install_worker() -> Result<(), String> {
     apply(&worker_list())
 }
 
-/// The calls the HTTP front door of `gnaw-mcp --listen` ([`crate::front_door`]) makes once it
-/// serves: accepting on the socket it holds, reading and writing connections and its workers'
-/// pipes, socket options and peeking, passing descriptors with the spawner, threads, memory,
-/// its own signals, clocks and randomness. No file is opened (`openat` is refused besides
-/// Landlock), no process created, no socket made, bound or connected.
-fn front_door_list() -> Vec<Allowed> {
-    use Args::*;
-    let mut list = vec![
-        ("read", libc::SYS_read, Any),
-        ("write", libc::SYS_write, Any),
-        ("writev", libc::SYS_writev, Any),
-        ("close", libc::SYS_close, Any),
-        ("accept4", libc::SYS_accept4, Any),
-        ("recvfrom", libc::SYS_recvfrom, Any),
-        ("sendto", libc::SYS_sendto, Any),
-        ("recvmsg", libc::SYS_recvmsg, Any),
-        ("sendmsg", libc::SYS_sendmsg, Any),
-        ("setsockopt", libc::SYS_setsockopt, Any),
-        ("getsockopt", libc::SYS_getsockopt, Any),
-        ("shutdown", libc::SYS_shutdown, Any),
-        // The reload thread waits for SIGHUP (blocked in every thread).
-        ("rt_sigtimedwait", libc::SYS_rt_sigtimedwait, Any),
-        (
-            "fcntl",
-            libc::SYS_fcntl,
-            OneOf(
-                1,
-                &[
-                    libc::F_GETFD as u64,
-                    libc::F_SETFD as u64,
-                    libc::F_GETFL as u64,
-                    libc::F_SETFL as u64,
-                    // A second handle on a connection not yet authenticated, so that it can
-                    // be closed to make room for a new one.
-                    libc::F_DUPFD_CLOEXEC as u64,
-                ],
-            ),
-        ),
-        (
-            "ioctl",
-            libc::SYS_ioctl,
-            OneOf(1, &[FIONBIO, FIOCLEX, FIONCLEX]),
-        ),
-    ];
-    list.extend_from_slice(MEMORY);
-    list.extend_from_slice(THREADS);
-    list.extend_from_slice(OWN_SIGNALS);
-    list.extend_from_slice(CLOCKS);
-    list.extend([(
-        "prctl",
-        libc::SYS_prctl,
-        OneOf(
-            0,
-            &[
-                libc::PR_SET_NAME as u64,
-                libc::PR_GET_NAME as u64,
-                0x5356_4d41, // PR_SET_VMA (glibc names its mappings)
-            ],
-        ),
-    )]);
-    #[cfg(target_arch = "x86_64")]
-    list.push(("getrlimit", libc::SYS_getrlimit, Any));
-    list
-}
-
 /// Install the front door's allow-list (`front_door_list`) on this single-threaded process.
 pub fn install_front_door() -> Result<(), String> {
     apply(&front_door_list())
-}
-
-/// The calls of the tenant spawner of `gnaw-mcp --listen` ([`crate::spawner`]) and of every
-/// process it starts, before each confines itself further: a filter is inherited across
-/// `fork` and `execve`, so this list holds what a worker's start-up needs (the loader, reading
-/// its settings and its own `/proc` entries, forking its parse workers, installing its own
-/// Landlock ruleset, capability drop and filter) and what the server and the parse workers
-/// then make, measured by tracing the spawner's whole tree through every tool. What stays
-/// refused: every `socket` (pairs only), `connect`, `bind`, `listen`, `accept`, `ptrace`,
-/// `process_vm_*`, `mount` and the namespace calls (`clone` only without a namespace flag),
-/// `bpf`, `io_uring_*`, `perf_event_open`, keyrings, `memfd_create`, `execveat`,
-/// `userfaultfd`, `open_by_handle_at`, and every write-side file call (`openat` without any
-/// write, create, truncate or append flag; Landlock refuses them too).
-fn spawner_list() -> Vec<Allowed> {
-    use Args::*;
-    let mut list = vec![
-        // Reading files (the loader, a worker's own /proc entries and settings, the roots).
-        ("read", libc::SYS_read, Any),
-        ("readv", libc::SYS_readv, Any),
-        ("pread64", libc::SYS_pread64, Any),
-        ("preadv", libc::SYS_preadv, Any),
-        ("write", libc::SYS_write, Any),
-        ("writev", libc::SYS_writev, Any),
-        ("close", libc::SYS_close, Any),
-        ("close_range", libc::SYS_close_range, Any),
-        ("lseek", libc::SYS_lseek, Any),
-        ("fstat", libc::SYS_fstat, Any),
-        ("newfstatat", libc::SYS_newfstatat, Any),
-        ("statx", libc::SYS_statx, Any),
-        ("getdents64", libc::SYS_getdents64, Any),
-        ("openat", libc::SYS_openat, Masked(2, OPEN_WRITE_FLAGS, 0)),
-        ("openat2", libc::SYS_openat2, Any),
-        ("readlinkat", libc::SYS_readlinkat, Any),
-        ("getcwd", libc::SYS_getcwd, Any),
-        ("faccessat", libc::SYS_faccessat, Any),
-        ("faccessat2", libc::SYS_faccessat2, Any),
-        ("fcntl", libc::SYS_fcntl, Any),
-        ("ioctl", libc::SYS_ioctl, OneOf(1, SPAWNER_IOCTLS)),
-        // Starting a worker, and a worker starting its parse workers.
-        ("execve", libc::SYS_execve, Any),
-        ("clone", libc::SYS_clone, Masked(0, CLONE_NAMESPACES, 0)),
-        ("wait4", libc::SYS_wait4, Any),
-        ("waitid", libc::SYS_waitid, Any),
-        ("pipe2", libc::SYS_pipe2, Any),
-        ("dup", libc::SYS_dup, Any),
-        ("dup3", libc::SYS_dup3, Any),
-        ("pidfd_open", libc::SYS_pidfd_open, Any),
-        ("ppoll", libc::SYS_ppoll, Any),
-        ("socketpair", libc::SYS_socketpair, Any),
-        ("sendmsg", libc::SYS_sendmsg, Any),
-        ("recvmsg", libc::SYS_recvmsg, Any),
-        ("sendto", libc::SYS_sendto, Any),
-        ("recvfrom", libc::SYS_recvfrom, Any),
-        ("setsockopt", libc::SYS_setsockopt, Any),
-        ("getsockopt", libc::SYS_getsockopt, Any),
-        ("getppid", libc::SYS_getppid, Any),
-        // Each process confining itself.
-        (
-            "landlock_create_ruleset",
-            libc::SYS_landlock_create_ruleset,
-            Any,
-        ),
-        ("landlock_add_rule", libc::SYS_landlock_add_rule, Any),
-        (
-            "landlock_restrict_self",
-            libc::SYS_landlock_restrict_self,
-            Any,
-        ),
-        ("seccomp", libc::SYS_seccomp, Any),
-        ("prctl", libc::SYS_prctl, Any),
-        ("capget", libc::SYS_capget, Any),
-        ("capset", libc::SYS_capset, Any),
-        ("getuid", libc::SYS_getuid, Any),
-        ("geteuid", libc::SYS_geteuid, Any),
-        ("getgid", libc::SYS_getgid, Any),
-        ("getegid", libc::SYS_getegid, Any),
-        // Signals: Landlock scopes them to the spawner's domain; a worker's own handlers,
-        // `abort`, the parse workers' alarm, the supervisor's kill of a stuck parse worker.
-        ("rt_sigaction", libc::SYS_rt_sigaction, Any),
-        ("rt_sigprocmask", libc::SYS_rt_sigprocmask, Any),
-        ("rt_sigreturn", libc::SYS_rt_sigreturn, Any),
-        ("sigaltstack", libc::SYS_sigaltstack, Any),
-        ("tgkill", libc::SYS_tgkill, Any),
-        ("tkill", libc::SYS_tkill, Any),
-        ("kill", libc::SYS_kill, Any),
-        ("setitimer", libc::SYS_setitimer, Any),
-        // Threads and their bookkeeping.
-        ("futex", libc::SYS_futex, Any),
-        ("set_robust_list", libc::SYS_set_robust_list, Any),
-        ("rseq", libc::SYS_rseq, Any),
-        ("set_tid_address", libc::SYS_set_tid_address, Any),
-        ("sched_getaffinity", libc::SYS_sched_getaffinity, Any),
-        ("sched_yield", libc::SYS_sched_yield, Any),
-        ("gettid", libc::SYS_gettid, Any),
-        ("getpid", libc::SYS_getpid, Any),
-        ("exit", libc::SYS_exit, Any),
-        ("exit_group", libc::SYS_exit_group, Any),
-        // Time, randomness, limits (a parse worker sets its data limit).
-        ("restart_syscall", libc::SYS_restart_syscall, Any),
-        ("clock_gettime", libc::SYS_clock_gettime, Any),
-        ("clock_getres", libc::SYS_clock_getres, Any),
-        ("clock_nanosleep", libc::SYS_clock_nanosleep, Any),
-        ("nanosleep", libc::SYS_nanosleep, Any),
-        ("gettimeofday", libc::SYS_gettimeofday, Any),
-        ("getrandom", libc::SYS_getrandom, Any),
-        ("prlimit64", libc::SYS_prlimit64, Any),
-    ];
-    list.extend_from_slice(MEMORY);
-    #[cfg(target_arch = "x86_64")]
-    list.extend([
-        ("arch_prctl", libc::SYS_arch_prctl, Any),
-        ("readlink", libc::SYS_readlink, Any),
-        ("access", libc::SYS_access, Any),
-        ("stat", libc::SYS_stat, Any),
-        ("lstat", libc::SYS_lstat, Any),
-        ("getrlimit", libc::SYS_getrlimit, Any),
-        ("setrlimit", libc::SYS_setrlimit, Any),
-        ("dup2", libc::SYS_dup2, Any),
-        ("poll", libc::SYS_poll, Any),
-        ("alarm", libc::SYS_alarm, Any),
-        ("open", libc::SYS_open, Masked(1, OPEN_WRITE_FLAGS, 0)),
-    ]);
-    list
 }
 
 /// The `ioctl` requests under the spawner's filter: the server's, and setting a descriptor
@@ -687,6 +685,48 @@ pub fn install_spawner() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each list as rows `list call number arguments`: the server's in its order (the order
+    /// `--sandbox-status` shows), the others sorted by name.
+    fn lists_as_rows() -> String {
+        let mut out = String::new();
+        for (label, list, keep_order) in [
+            ("server", allow_list(), true),
+            ("worker", worker_list(), false),
+            ("front_door", front_door_list(), false),
+            ("spawner", spawner_list(), false),
+        ] {
+            let mut rows: Vec<String> = list
+                .iter()
+                .map(|(name, nr, args)| format!("{label} {name} {nr} {args:?}\n"))
+                .collect();
+            if !keep_order {
+                rows.sort();
+            }
+            out.extend(rows);
+        }
+        out
+    }
+
+    /// The four lists are exactly what they were when they were written out one by one (the
+    /// snapshot was taken from that construction): the same calls, argument checks and, for
+    /// the server's, order. The snapshot is of an x86_64 glibc build.
+    #[cfg(all(target_arch = "x86_64", target_env = "gnu"))]
+    #[test]
+    fn each_list_holds_the_calls_and_checks_of_its_snapshot() {
+        let snapshot = include_str!("../testdata/seccomp-lists.txt");
+        let now = lists_as_rows();
+        if now != snapshot {
+            let mut diff = String::new();
+            for line in now.lines().filter(|l| !snapshot.lines().any(|s| s == *l)) {
+                diff.push_str(&format!("+ {line}\n"));
+            }
+            for line in snapshot.lines().filter(|l| !now.lines().any(|s| s == *l)) {
+                diff.push_str(&format!("- {line}\n"));
+            }
+            panic!("the seccomp lists differ from their snapshot (or the order):\n{diff}");
+        }
+    }
 
     #[test]
     fn the_front_doors_policy_compiles_and_opens_connects_and_executes_nothing() {

@@ -39,27 +39,21 @@
 
 use std::ffi::OsString;
 use std::fmt;
-use std::io::{self, IoSlice, IoSliceMut};
+use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use landlock::{
-    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
-};
+use landlock::{AccessFs, BitFlags, PathBeneath, RulesetCreatedAttr, RulesetStatus};
 use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
-use nix::sys::socket::{
-    AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType, recvmsg,
-    sendmsg, socketpair,
-};
 use nix::sys::stat::Mode;
 use nix::sys::wait::{WaitPidFlag, waitpid};
-use nix::unistd::{ForkResult, Pid, fork};
+use nix::unistd::Pid;
 
-use crate::confine::{SandboxMode, TESTED_ABI};
+use crate::confine::SandboxMode;
 use crate::contain::Root;
+use crate::forked::send;
 use crate::roots::Roots;
 
 /// The hidden flag that tells a worker its roots are already open: `--root-fds=5,6`, the
@@ -132,34 +126,14 @@ impl Spawner {
     /// reports how it confined itself on stderr; in strict mode it refuses to serve (every
     /// start then fails) unless everything was enforced.
     pub fn fork(specs: Vec<WorkerSpec>, mode: SandboxMode) -> io::Result<Spawner> {
-        match crate::confine::thread_count() {
-            Ok(1) => {}
-            Ok(n) => {
-                return Err(io::Error::other(format!(
-                    "the spawner must be forked while the process has one thread (it has {n})"
-                )));
-            }
-            Err(e) => return Err(io::Error::other(e)),
-        }
-        let (ours, theirs) = socketpair(
-            AddressFamily::Unix,
-            SockType::SeqPacket,
-            None,
-            SockFlag::SOCK_CLOEXEC,
-        )
-        .map_err(io::Error::from)?;
-        let parent = nix::unistd::getpid();
-        // SAFETY: the process is single-threaded (checked above), so the child is a complete
-        // copy with no lock held by a thread that does not exist in it.
-        match unsafe { fork() }.map_err(io::Error::from)? {
-            ForkResult::Parent { .. } => Ok(Spawner {
-                sock: Mutex::new(ours),
-            }),
-            ForkResult::Child => {
-                drop(ours);
-                serve(parent, theirs, &specs, mode)
-            }
-        }
+        let sock = crate::forked::fork_helper(
+            |n| format!("the spawner must be forked while the process has one thread (it has {n})"),
+            crate::forked::seqpacket_pair,
+            |parent, theirs| serve(parent, theirs, &specs, mode),
+        )?;
+        Ok(Spawner {
+            sock: Mutex::new(sock),
+        })
     }
 
     /// The front door's end of a spawner forked by another process (the reloader), passed
@@ -180,40 +154,10 @@ impl Spawner {
     fn exchange(&self, request: &[u8]) -> Result<(Vec<u8>, Vec<OwnedFd>), SpawnError> {
         let gone = |e: nix::errno::Errno| SpawnError::Failed(format!("the spawner is gone ({e})"));
         let sock = self.sock.lock().unwrap_or_else(|e| e.into_inner());
-        sendmsg::<()>(
-            sock.as_raw_fd(),
-            &[IoSlice::new(request)],
-            &[],
-            MsgFlags::empty(),
-            None,
-        )
-        .map_err(gone)?;
+        crate::forked::send(&sock, request, &[]).map_err(gone)?;
         let mut buf = vec![0u8; ANSWER_BYTES];
         let mut cmsg = nix::cmsg_space!([RawFd; 2]);
-        let (bytes, fds) = {
-            let mut iov = [IoSliceMut::new(&mut buf)];
-            let msg = recvmsg::<()>(
-                sock.as_raw_fd(),
-                &mut iov,
-                Some(&mut cmsg),
-                MsgFlags::MSG_CMSG_CLOEXEC,
-            )
-            .map_err(gone)?;
-            let mut fds = Vec::new();
-            if let Ok(cmsgs) = msg.cmsgs() {
-                for c in cmsgs {
-                    if let ControlMessageOwned::ScmRights(raw) = c {
-                        // SAFETY: the kernel just installed these descriptors in this process
-                        // for this message; nothing else owns them.
-                        fds.extend(
-                            raw.into_iter()
-                                .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
-                        );
-                    }
-                }
-            }
-            (msg.bytes, fds)
-        };
+        let (bytes, fds) = crate::forked::receive(&sock, &mut buf, &mut cmsg).map_err(gone)?;
         if bytes == 0 {
             return Err(SpawnError::Failed(
                 "the spawner is gone (its socket closed)".into(),
@@ -315,16 +259,7 @@ fn serve(parent: Pid, sock: OwnedFd, specs: &[WorkerSpec], mode: SandboxMode) ->
     let mut children: Vec<u32> = Vec::new();
     let mut request = vec![0u8; 64];
     loop {
-        let got = {
-            let mut iov = [IoSliceMut::new(&mut request)];
-            recvmsg::<()>(sock.as_raw_fd(), &mut iov, None, MsgFlags::empty()).map(|m| m.bytes)
-        };
-        let n = match got {
-            Ok(0) => std::process::exit(0),
-            Ok(n) => n,
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => std::process::exit(0),
-        };
+        let n = crate::forked::next_request(&sock, &mut request);
         // Reap the workers that ended since the last request (they are restarted on demand).
         while let Ok(status) = waitpid(Pid::from_raw(-1), Some(WaitPidFlag::WNOHANG)) {
             match status.pid() {
@@ -365,18 +300,6 @@ fn serve(parent: Pid, sock: OwnedFd, specs: &[WorkerSpec], mode: SandboxMode) ->
             std::process::exit(0);
         }
     }
-}
-
-/// Send one answer, with `fds`.
-fn send(sock: &OwnedFd, message: &[u8], fds: &[RawFd]) -> nix::Result<usize> {
-    let rights = [ControlMessage::ScmRights(fds)];
-    sendmsg::<()>(
-        sock.as_raw_fd(),
-        &[IoSlice::new(message)],
-        if fds.is_empty() { &[] } else { &rights },
-        MsgFlags::empty(),
-        None,
-    )
 }
 
 /// Answer a start: `0` and the pid with the worker's pipes, or `1`/`2` and why not.
@@ -585,21 +508,7 @@ fn confine_self(specs: &[WorkerSpec], mode: SandboxMode) -> Result<SpawnerStatus
     let loader_cache = open_path(Path::new("/etc/ld.so.cache"));
     let read_dir: BitFlags<AccessFs> = AccessFs::ReadFile | AccessFs::ReadDir;
     let exec: BitFlags<AccessFs> = AccessFs::Execute | AccessFs::ReadFile;
-    let level = if strict {
-        CompatLevel::HardRequirement
-    } else {
-        CompatLevel::BestEffort
-    };
-    let mut created = Ruleset::default()
-        .set_compatibility(level)
-        .handle_access(AccessFs::from_all(landlock::ABI::V3))
-        .map_err(err)?
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(TESTED_ABI))
-        .map_err(err)?
-        .handle_access(AccessNet::from_all(TESTED_ABI))
-        .map_err(err)?
-        .scope(Scope::from_all(TESTED_ABI))
+    let mut created = crate::confine::helper_ruleset(strict)
         .map_err(err)?
         .create()
         .map_err(err)?;
@@ -627,28 +536,14 @@ fn confine_self(specs: &[WorkerSpec], mode: SandboxMode) -> Result<SpawnerStatus
             .map_err(err)?;
     }
     let status = created.no_new_privs(true).restrict_self().map_err(err)?;
-    let ruleset = match status.ruleset {
-        RulesetStatus::FullyEnforced => "fully_enforced",
-        RulesetStatus::PartiallyEnforced => "partially_enforced",
-        RulesetStatus::NotEnforced => "not_enforced",
-    };
+    let ruleset = crate::confine::ruleset_name(&status.ruleset);
     if strict && status.ruleset != RulesetStatus::FullyEnforced {
         return Err(format!(
             "the kernel did not enforce the whole ruleset ({ruleset})"
         ));
     }
-    let caps = crate::caps::drop_all();
-    if strict && !caps.holds_none() {
-        return Err(format!(
-            "capabilities not dropped: {}",
-            caps.notes.join("; ")
-        ));
-    }
-    let seccomp = match crate::seccomp::install_spawner() {
-        Ok(()) => true,
-        Err(e) if strict => return Err(e),
-        Err(_) => false,
-    };
+    let (capabilities_dropped, seccomp) =
+        crate::confine::drop_caps_then_filter(strict, crate::seccomp::install_spawner)?;
     let mut readable: Vec<String> = roots
         .iter()
         .map(|r| r.path().display().to_string())
@@ -661,7 +556,7 @@ fn confine_self(specs: &[WorkerSpec], mode: SandboxMode) -> Result<SpawnerStatus
             .map(|(p, _)| p.display().to_string())
             .collect(),
         readable,
-        capabilities_dropped: caps.holds_none(),
+        capabilities_dropped,
         seccomp,
     })
 }

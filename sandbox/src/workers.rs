@@ -38,7 +38,6 @@ use std::time::Duration;
 use landlock::{Ruleset, RulesetCreatedAttr};
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
-use nix::sys::socket::{AddressFamily, SockFlag, SockType, socketpair};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid, fork, getppid};
 
@@ -77,49 +76,28 @@ pub struct Workers {
 /// the supervisor's control socket. Must be called while the process is single-threaded (it
 /// checks), before the caller's own seccomp filter (which forbids `fork`).
 pub fn spawn(limits: WorkerLimits, serve: Serve) -> io::Result<Workers> {
-    match crate::confine::thread_count() {
-        Ok(1) => {}
-        Ok(n) => {
-            return Err(io::Error::other(format!(
-                "parse workers must be started while the process has one thread (it has {n})"
-            )));
+    let ends = || {
+        let mut ours = Vec::with_capacity(limits.slots);
+        let mut theirs = Vec::with_capacity(limits.slots);
+        for _ in 0..limits.slots.max(1) {
+            let (a, b) = crate::forked::seqpacket_pair()?;
+            ours.push(a);
+            theirs.push(b);
         }
-        Err(e) => return Err(io::Error::other(e)),
-    }
-    let mut ours = Vec::with_capacity(limits.slots);
-    let mut theirs = Vec::with_capacity(limits.slots);
-    for _ in 0..limits.slots.max(1) {
-        let (a, b) = socketpair(
-            AddressFamily::Unix,
-            SockType::SeqPacket,
-            None,
-            SockFlag::SOCK_CLOEXEC,
-        )
-        .map_err(io::Error::from)?;
-        ours.push(a);
-        theirs.push(b);
-    }
-    let (control, control_theirs) = socketpair(
-        AddressFamily::Unix,
-        SockType::SeqPacket,
-        None,
-        SockFlag::SOCK_CLOEXEC,
+        let (control, control_theirs) = crate::forked::seqpacket_pair()?;
+        Ok((
+            Workers {
+                slots: ours,
+                control,
+            },
+            (theirs, control_theirs),
+        ))
+    };
+    crate::forked::fork_helper(
+        |n| format!("parse workers must be started while the process has one thread (it has {n})"),
+        ends,
+        |parent, (slots, control)| supervise(parent, slots, control, limits, serve),
     )
-    .map_err(io::Error::from)?;
-    let parent = nix::unistd::getpid();
-    // SAFETY: the process is single-threaded (checked above), so the child is a complete copy
-    // with no lock held by a thread that does not exist in it.
-    match unsafe { fork() }.map_err(io::Error::from)? {
-        ForkResult::Parent { .. } => Ok(Workers {
-            slots: ours,
-            control,
-        }),
-        ForkResult::Child => {
-            drop(ours);
-            drop(control);
-            supervise(parent, theirs, control_theirs, limits, serve)
-        }
-    }
 }
 
 /// The supervisor's life: confine, fork a worker per slot, replace each worker that dies or

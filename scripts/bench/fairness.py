@@ -15,12 +15,13 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
+
+import listen
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 QUERIES = ["where are requests parsed", "error handling", "configuration file",
@@ -28,17 +29,7 @@ QUERIES = ["where are requests parsed", "error handling", "configuration file",
 
 
 def call(port, token, i, query):
-    body = json.dumps({
-        "jsonrpc": "2.0", "id": i, "method": "tools/call",
-        "params": {"name": "search", "arguments": {"query": query},
-                   "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                             "io.modelcontextprotocol/clientCapabilities": {}}},
-    }).encode()
-    req = urllib.request.Request(
-        f"http://127.0.0.1:{port}/mcp", data=body, method="POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json",
-                 "Accept": "application/json", "MCP-Protocol-Version": "2026-07-28",
-                 "Mcp-Method": "tools/call", "Mcp-Name": "search"})
+    req = listen.tools_call(port, token, i, "search", {"query": query})
     start = time.monotonic()
     try:
         with OPENER.open(req, timeout=120) as r:
@@ -73,23 +64,11 @@ def main():
     work = tempfile.mkdtemp()
     tokens, tables = {}, []
     for name, root in [("loud", args.root_a), ("quiet", args.root_b)]:
-        minted = subprocess.run([args.binary, "--mint-token", name], capture_output=True,
-                                text=True, check=True).stdout
-        tokens[name] = minted.splitlines()[1]
-        tables.append(minted.split("GNAW_MCP_TENANTS):\n", 1)[1]
-                      .replace("/path/to/repo", os.path.realpath(root)))
-    tenants = os.path.join(work, "tenants.toml")
-    with open(tenants, "w") as f:
-        f.write("\n".join(tables))
-    env = dict(os.environ, GNAW_MCP_TENANTS=tenants, RUST_LOG="warn")
-    env.pop("GNAW_MCP_LISTEN", None)
-    server = subprocess.Popen([args.binary, "--listen", "127.0.0.1:0"], env=dict(env, RUST_LOG="info"),
-                              stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    port = None
-    for line in server.stderr:
-        if "listening on http://127.0.0.1:" in line:
-            port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
-            break
+        tokens[name], table = listen.mint(args.binary, name, os.path.realpath(root))
+        tables.append(table)
+    tenants = listen.write_tenants(work, "\n".join(tables))
+    server, port = listen.start(args.binary,
+                                dict(os.environ, GNAW_MCP_TENANTS=tenants, RUST_LOG="info"))
     threading.Thread(target=lambda: server.stderr.read(), daemon=True).start()
     try:
         # Both workers started and their indexes warm.

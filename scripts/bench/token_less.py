@@ -16,12 +16,13 @@ import json
 import os
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.request
+
+import listen
 
 
 def rss_kib(pid):
@@ -33,18 +34,8 @@ def rss_kib(pid):
 
 
 def call(port, token, i):
-    body = json.dumps({
-        "jsonrpc": "2.0", "id": i, "method": "tools/call",
-        "params": {"name": "tree", "arguments": {"repo": "."},
-                   "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                             "io.modelcontextprotocol/clientCapabilities": {}}},
-    }).encode()
-    req = urllib.request.Request(
-        f"http://127.0.0.1:{port}/mcp", data=body, method="POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json",
-                 "Accept": "application/json, text/event-stream",
-                 "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
-                 "Mcp-Name": "tree"})
+    req = listen.tools_call(port, token, i, "tree", {"repo": "."},
+                            accept="application/json, text/event-stream")
     start = time.monotonic()
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
@@ -77,22 +68,10 @@ def main():
     os.makedirs(root)
     with open(os.path.join(root, "a.rs"), "w") as f:
         f.write("fn a() {}\n")
-    minted = subprocess.run([args.binary, "--mint-token", "t0"], capture_output=True,
-                            text=True, check=True).stdout
-    token = minted.splitlines()[1]
-    table = minted.split("GNAW_MCP_TENANTS):\n", 1)[1].replace("/path/to/repo", root)
-    tenants = os.path.join(work, "tenants.toml")
-    with open(tenants, "w") as f:
-        f.write(table)
-    env = dict(os.environ, GNAW_MCP_TENANTS=tenants, RUST_LOG="info")
-    env.pop("GNAW_MCP_LISTEN", None)
-    server = subprocess.Popen([args.binary, "--listen", "127.0.0.1:0"], env=env,
-                              stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    port = None
-    for line in server.stderr:
-        if "listening on http://127.0.0.1:" in line:
-            port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
-            break
+    token, table = listen.mint(args.binary, "t0", root)
+    tenants = listen.write_tenants(work, table)
+    server, port = listen.start(args.binary,
+                                dict(os.environ, GNAW_MCP_TENANTS=tenants, RUST_LOG="info"))
     threading.Thread(target=lambda: server.stderr.read(), daemon=True).start()
     try:
         calls(port, token, 3, 0)

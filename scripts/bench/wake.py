@@ -20,25 +20,16 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import tempfile
 import threading
 import time
 import urllib.request
 
+import listen
+
 
 def call(port, token, i, tool, arguments):
-    body = json.dumps({
-        "jsonrpc": "2.0", "id": i, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments,
-                   "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                             "io.modelcontextprotocol/clientCapabilities": {}}},
-    }).encode()
-    req = urllib.request.Request(
-        f"http://127.0.0.1:{port}/mcp", data=body, method="POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json",
-                 "Accept": "application/json", "MCP-Protocol-Version": "2026-07-28",
-                 "Mcp-Method": "tools/call", "Mcp-Name": tool})
+    req = listen.tools_call(port, token, i, tool, arguments)
     start = time.monotonic()
     with urllib.request.urlopen(req, timeout=120) as r:
         answer = json.loads(r.read())
@@ -63,24 +54,12 @@ def main():
         arguments["query"] = args.query
 
     work = tempfile.mkdtemp()
-    minted = subprocess.run([args.binary, "--mint-token", "t0"], capture_output=True,
-                            text=True, check=True).stdout
-    token = minted.splitlines()[1]
     root = os.path.realpath(args.root)
-    table = minted.split("GNAW_MCP_TENANTS):\n", 1)[1].replace("/path/to/repo", root)
-    tenants = os.path.join(work, "tenants.toml")
-    with open(tenants, "w") as f:
-        f.write(table)
+    token, table = listen.mint(args.binary, "t0", root)
+    tenants = listen.write_tenants(work, table)
     env = dict(os.environ, GNAW_MCP_TENANTS=tenants, RUST_LOG="info",
                GNAW_MCP_WORKER_IDLE_SECS=str(args.idle))
-    env.pop("GNAW_MCP_LISTEN", None)
-    server = subprocess.Popen([args.binary, "--listen", "127.0.0.1:0"], env=env,
-                              stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    port = None
-    for line in server.stderr:
-        if "listening on http://127.0.0.1:" in line:
-            port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
-            break
+    server, port = listen.start(args.binary, env)
     log = []
     threading.Thread(target=lambda: log.extend(server.stderr), daemon=True).start()
     try:

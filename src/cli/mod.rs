@@ -12,9 +12,9 @@ pub mod disk_cache;
 pub mod meta;
 pub mod nav;
 pub mod output;
-pub mod report;
-pub mod split;
-pub mod template;
+pub(crate) mod report;
+pub(crate) mod split;
+pub(crate) mod template;
 
 pub use args::Args;
 pub use report::{explain, summary};

@@ -16,7 +16,7 @@
 //! in-process; both answer through [`call`]: the request, its settings and proven paths, the
 //! arguments, and the answer paged to fit its budget.
 
-pub mod assemble;
+pub(crate) mod assemble;
 pub mod call;
 pub mod compress;
 pub mod extraction;
@@ -24,8 +24,8 @@ pub mod file;
 pub mod gather;
 pub mod git;
 pub mod nav;
-pub mod omitted_sums;
-pub mod options;
+pub(crate) mod omitted_sums;
+pub(crate) mod options;
 pub mod plan;
 pub mod summary;
 

@@ -68,6 +68,8 @@ pub struct Measure<'a> {
 }
 
 impl<'a> Measure<'a> {
+    /// The measure for `kept` (in path order) under `ctx`'s settings; `stop` is asked between
+    /// steps.
     pub fn new(
         ctx: &'a FileContext<'a>,
         kept: &'a [(String, Body)],

@@ -49,6 +49,7 @@ pub struct Files {
 }
 
 impl Files {
+    /// The file resources of the roots `containment` serves.
     pub fn new(containment: &dyn Containment) -> Files {
         Files {
             names: containment.names(),

@@ -35,7 +35,7 @@
 
 pub mod args;
 pub mod config;
-pub mod containment;
+pub(crate) mod containment;
 pub mod definition;
 pub mod dispatch;
 pub mod era;
@@ -48,17 +48,17 @@ pub mod idle;
 pub mod jsonrpc;
 pub mod operator;
 pub mod prompt;
-pub mod prompts;
+pub(crate) mod prompts;
 pub mod resource;
 pub mod selection;
 pub mod self_test;
-pub mod session_meta;
+pub(crate) mod session_meta;
 pub mod setup;
 pub mod stdio;
 pub mod tool;
 pub mod tools;
 pub mod transport;
-pub mod worker;
+pub(crate) mod worker;
 
 pub use config::Config;
 pub use containment::{Containment, Rejected, RootContainment};

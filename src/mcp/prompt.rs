@@ -10,8 +10,11 @@ use serde_json::{Map, Value, json};
 
 /// One argument of a prompt.
 pub struct Argument {
+    /// The argument's name.
     pub name: &'static str,
+    /// What it is for, in a sentence.
     pub description: &'static str,
+    /// Whether `prompts/get` needs it.
     pub required: bool,
 }
 

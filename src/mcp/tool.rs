@@ -17,7 +17,9 @@ use serde_json::{Map, Value, json};
 /// 2025-03-26; `title`, `outputSchema` and `structuredContent` in 2025-06-18.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
+    /// The revision knows tool annotations (2025-03-26 and later).
     pub annotations: bool,
+    /// The revision knows `title`, `outputSchema` and `structuredContent` (2025-06-18 and later).
     pub structured: bool,
 }
 
@@ -188,6 +190,7 @@ pub struct About {
 /// them. The navigation tools are values of their own kind,
 /// [`super::tools::navigation::Navigation`], which takes one road for all of them.
 pub struct Declared<A> {
+    /// The tool's name, title, description and summary line.
     pub about: About,
     /// The top-level fields of `structuredContent` and their JSON types, when it sends one.
     pub output: Option<Fields>,

@@ -18,9 +18,9 @@ pub mod error_kind;
 pub mod file;
 pub mod finding;
 pub mod invisible;
-pub mod modes;
+pub(crate) mod modes;
 pub mod omitted;
-pub mod skip;
+pub(crate) mod skip;
 pub mod symbol;
 
 pub use display::{display_path, display_text, excerpt, json_chars};

@@ -11,9 +11,9 @@
 //! | [`paging`] | an answer made of items ([`paging::Paged`]) and the one step every tool fits it with: the most items whose rendered answer, counted whole, fits the budget and the byte ceiling, or the one "too small" refusal |
 
 pub mod args;
-pub mod paging;
+pub(crate) mod paging;
 pub mod paths;
-pub mod request;
+pub(crate) mod request;
 pub mod session;
 
 pub use paging::Page;
@@ -25,8 +25,10 @@ pub use request::{NavError, Request};
 /// facts' own: the MCP tool's structured copy.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Answer<F> {
+    /// The answer's text and its counted fields.
     #[serde(flatten)]
     pub page: Page,
+    /// The tool's own facts, for its structured answer.
     #[serde(flatten)]
     pub facts: F,
 }

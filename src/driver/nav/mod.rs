@@ -21,15 +21,15 @@
 //! the same read stage, sensitive-file rule and secrets scan, the same warm cache. What a tool
 //! searches, counts or shows is the scanned (by default redacted) text, never the raw file.
 
-pub mod complete;
+pub(crate) mod complete;
 pub mod deferred;
 pub mod grep;
 pub mod outline;
-pub mod overview;
+pub(crate) mod overview;
 pub mod read;
 pub mod related;
 pub mod repo_index;
 pub mod search;
-pub mod sections;
+pub(crate) mod sections;
 pub mod symbol;
 pub mod tree;

@@ -35,7 +35,10 @@ const LINE_HEADROOM: usize = 64 << 10;
 pub struct Launch {
     /// `--listen` or `GNAW_MCP_LISTEN`.
     pub listen: String,
+    /// `--unauthenticated-loopback`: serve a loopback address without tokens, when no tenants file
+    /// is given.
     pub unauthenticated_loopback: bool,
+    /// `--allow-non-loopback`: serve an address other hosts can reach.
     pub allow_non_loopback: bool,
     /// The settings: the tenants file, the sandbox mode, the limits, the audit descriptor, and
     /// `GNAW_MCP_ROOT` (or the working directory): the one tenant's roots without a tenants

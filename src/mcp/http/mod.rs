@@ -28,28 +28,30 @@
 
 pub mod audit;
 pub mod endpoint;
-pub mod fleet;
-pub mod guard;
+pub(crate) mod fleet;
+pub(crate) mod guard;
 pub mod launch;
 pub mod metrics;
 pub mod mirrored;
-pub mod reload;
-pub mod request;
-pub mod response;
+pub(crate) mod reload;
+pub(crate) mod request;
+pub(crate) mod response;
 pub mod server;
-pub mod sessions;
+pub(crate) mod sessions;
 pub mod settings;
 pub mod tenants;
-pub mod upstream;
+pub(crate) mod upstream;
 
 pub use settings::Settings;
 pub use tenants::{Tenant, Tenants};
 
 /// What every connection thread shares.
 pub struct FrontDoor {
+    /// The front door's bounds and options.
     pub settings: Settings,
     /// The tenants and their workers.
     pub fleet: fleet::Fleet,
+    /// The HTTP sessions open.
     pub sessions: sessions::Sessions,
     /// Whether the listening address is a loopback one.
     pub loopback: bool,

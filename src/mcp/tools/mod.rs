@@ -19,7 +19,7 @@ macro_rules! registry {
 // What extract and estimate share (not a tool).
 pub mod prompt;
 // What the navigation tools share (not a tool): the kind of value each is, and its one road.
-pub mod navigation;
+pub(crate) mod navigation;
 
 registry! {
     extract::EXTRACT,

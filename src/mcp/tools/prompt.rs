@@ -9,8 +9,10 @@ use crate::error::Error;
 use crate::spec::{ExtractionSpec, Mode, Overrides};
 use serde_json::{Value, json};
 
+/// The `extract` tool's description, as `tools/list` gives it.
 pub const EXTRACT_DESCRIPTION: &str = "The repository as one prompt: a tree, then every file, exact token count. Call `estimate` first when large.";
 
+/// The `estimate` tool's description, as `tools/list` gives it.
 pub const ESTIMATE_DESCRIPTION: &str = "The exact tokens and files `extract` would give for the same arguments, without the text, to choose globs.";
 
 /// The arguments of `extract` and `estimate`.

@@ -131,7 +131,7 @@ impl<'a> FileContext<'a> {
         &self.namer
     }
 
-    /// What the repo's config widened in this run: the settings [`super::options::resolve`]
+    /// What the repo's config widened in this run: the settings `super::options::resolve`
     /// found, and the sensitive files its includes named, in [`Widen`] order.
     pub fn widenings(&self, options: &Options) -> Vec<Widening> {
         let mut all = options.widenings.clone();

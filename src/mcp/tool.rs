@@ -188,7 +188,7 @@ pub struct About {
 /// types of its structured answer; and one function from typed arguments to an outcome. The
 /// arguments are parsed (unknown, missing and mistyped ones refused by name) before `run` sees
 /// them. The navigation tools are values of their own kind,
-/// [`super::tools::navigation::Navigation`], which takes one road for all of them.
+/// `super::tools::navigation::Navigation`, which takes one road for all of them.
 pub struct Declared<A> {
     /// The tool's name, title, description and summary line.
     pub about: About,

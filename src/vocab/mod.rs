@@ -3,9 +3,9 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`modes`] | the named modes: [`Format`], [`Encoding`], [`SecretsMode`], [`Compress`] (one parse rule) |
+//! | `modes` | the named modes: [`Format`], [`Encoding`], [`SecretsMode`], [`Compress`] (one parse rule) |
 //! | [`file`](mod@file) | a walked [`Candidate`] and its [`EntryKind`]; the [`Text`] read from it |
-//! | [`skip`] | [`Skipped`] and its [`SkipReason`] |
+//! | `skip` | [`Skipped`] and its [`SkipReason`] |
 //! | [`finding`] | a secret [`Finding`] (never the secret) |
 //! | [`omitted`] | the [`OmittedView`] a budget leaves |
 //! | [`display`] | [`display_path`]: how any path is escaped (the renderer that also redacts is `stages::name`) |

@@ -5,9 +5,9 @@
 //!
 //! | module | job |
 //! |---|---|
-//! | [`changes`] | changed files with their status, then the unified diff, within the budget |
+//! | `changes` | changed files with their status, then the unified diff, within the budget |
 //! | [`log`] | commits newest first, each with the files it changed and line counts |
-//! | [`hotspots`] | files ranked by recent churn, with authors, size and co-changed files |
+//! | `hotspots` | files ranked by recent churn, with authors, size and co-changed files |
 //!
 //! `.git` is read by the git stage ([`crate::stages::git`]), in-process, never by running git.
 //! Working-tree files are read like every other file gnaw reads: opened beneath the repository,

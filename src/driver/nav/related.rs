@@ -14,7 +14,7 @@
 //!   files that have it are listed.
 //!
 //! - **Co-change**: when the repository has a `.git`, the files changed in the same commits as
-//!   the file ([`crate::stages::git::cochange`]: the newest commits, each shared one weighing
+//!   the file (`crate::stages::git::cochange`: the newest commits, each shared one weighing
 //!   `1 / (its files - 1)`, commits of many files passed over), a file changed with it in
 //!   several small commits counting about as much as an import. Not with `symbol`, which asks
 //!   about one name.

@@ -1,7 +1,7 @@
 //! Starting `gnaw-mcp --listen ADDR`, in the order confinement needs: check the address, bind
 //! the one port, fork the reloader (while the process is single-threaded and unconfined), which
 //! reads the tenants, proves every root by descriptor and forks the spawner that starts their
-//! workers ([`super::reload`]), confine the front door (no file, no new bind, no connect), and
+//! workers (`super::reload`), confine the front door (no file, no new bind, no connect), and
 //! only then start threads (the reload thread waiting for `SIGHUP` among them) and serve.
 //!
 //! With no tenants file the server refuses to start unless `--unauthenticated-loopback` is

@@ -6,7 +6,7 @@
 //! This is a front-end concern and runs only from the command line, before anything sandboxed:
 //! it neither starts the sandbox nor reads `GNAW_MCP_ROOT`; the roots it writes come from
 //! `--root` (default: the working directory). It is the one place gnaw-mcp writes a file, and
-//! every such write is in `files.rs`. The clients and their formats are one table, [`clients`].
+//! every such write is in `files.rs`. The clients and their formats are one table, `clients`.
 
 pub(crate) mod clients;
 mod files;

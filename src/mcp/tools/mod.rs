@@ -1,5 +1,5 @@
 //! The registry: every tool the server can offer, in `tools/list` order, each a value (a
-//! [`navigation::Navigation`], or for `extract` and `estimate` a [`super::tool::Declared`]).
+//! `navigation::Navigation`, or for `extract` and `estimate` a [`super::tool::Declared`]).
 //! `tools/list`, the unknown-tool error and the `instructions` text are all derived from it (over
 //! the tools the operator turned on, [`super::selection`]), and each tool parses its own typed
 //! arguments. Adding a tool is one new file in this folder and one line in `registry!` below.

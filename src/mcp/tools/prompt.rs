@@ -48,7 +48,7 @@ impl ExtractionArgs {
 const NOTES_RESERVE: usize = 2_000;
 
 /// Prove the repo and make the pipeline's run in `mode` for parsed arguments, with the call's
-/// ceiling ([`super::navigation::ceiling`]). `Err` is the outcome to return as it is (a refused
+/// ceiling (`super::navigation::ceiling`). `Err` is the outcome to return as it is (a refused
 /// repo, a failed or cancelled `changed`). When the ceiling is below the server's response
 /// limit, the prompt is fitted to it, less room for the notes (the caller lowers it further
 /// while the answer as sent is over); at the limit, a larger prompt is refused with advice.

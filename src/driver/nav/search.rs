@@ -54,6 +54,7 @@ pub struct SearchArgs {
     /// An identifier (Config::load), a file name or a few words.
     #[serde(deserialize_with = "args::text")]
     pub query: String,
+    /// Most files in the answer; `None` for [`DEFAULT_LIMIT`].
     #[schemars(description = limit_help())]
     #[arg(short = 'n', long, value_name = "N", help = limit_help())]
     #[serde(default, deserialize_with = "args::some_count")]
@@ -74,7 +75,9 @@ fn limit_help() -> String {
 pub struct Hit {
     /// 1-based rank among the matching files.
     pub rank: usize,
+    /// The file, relative to the root, escaped for display.
     pub path: String,
+    /// Its score, and the parts that sum to it.
     #[serde(flatten, serialize_with = "score_and_parts")]
     pub score: Score,
     /// Its best regions, best first.
@@ -84,7 +87,9 @@ pub struct Hit {
 /// A region as shown: its lines and why.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Shown {
+    /// The region's first line.
     pub start: u32,
+    /// The region's last line.
     pub end: u32,
     /// The innermost definition holding it (`function parse_header`), when the file's
     /// language has a grammar.
@@ -100,13 +105,17 @@ pub struct Shown {
 pub struct SearchFacts {
     /// Files the query matches, and files searched.
     pub total_files: usize,
+    /// Files searched.
     pub files_searched: usize,
     /// Files not searched, by reason (`binary`, `too_large`, `sensitive`, ...).
     pub not_searched: BTreeMap<&'static str, usize>,
+    /// The files shown, best first.
     #[serde(rename = "files")]
     pub hits: Vec<Hit>,
+    /// The `offset` that continues the answer; `None` when it is complete.
     #[serde(flatten, serialize_with = "offset")]
     pub next: Option<usize>,
+    /// The index the query was ranked with (its sizes).
     #[serde(serialize_with = "index_sizes")]
     pub index: repo_index::IndexStatus,
 }

@@ -1,7 +1,7 @@
 //! Starting `gnaw-mcp --listen ADDR`, in the order confinement needs: check the address, bind
 //! the one port, fork the reloader (while the process is single-threaded and unconfined), which
 //! reads the tenants, proves every root by descriptor and forks the spawner that starts their
-//! workers ([`super::reload`]), confine the front door (no file, no new bind, no connect), and
+//! workers (`super::reload`), confine the front door (no file, no new bind, no connect), and
 //! only then start threads (the reload thread waiting for `SIGHUP` among them) and serve.
 //!
 //! With no tenants file the server refuses to start unless `--unauthenticated-loopback` is
@@ -35,7 +35,10 @@ const LINE_HEADROOM: usize = 64 << 10;
 pub struct Launch {
     /// `--listen` or `GNAW_MCP_LISTEN`.
     pub listen: String,
+    /// `--unauthenticated-loopback`: serve a loopback address without tokens, when no tenants file
+    /// is given.
     pub unauthenticated_loopback: bool,
+    /// `--allow-non-loopback`: serve an address other hosts can reach.
     pub allow_non_loopback: bool,
     /// The settings: the tenants file, the sandbox mode, the limits, the audit descriptor, and
     /// `GNAW_MCP_ROOT` (or the working directory): the one tenant's roots without a tenants

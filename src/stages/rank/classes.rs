@@ -104,14 +104,23 @@ pub fn prior(path: &str, len: usize) -> Score {
 /// How useful a kind of file usually is to a reader, best first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Class {
+    /// A README or a package manifest.
     ReadmeOrManifest = 0,
+    /// A declared entry point (`main.rs`, `lib.rs`, `__main__.py`, ...).
     EntryPoint = 1,
+    /// Source code.
     Source = 2,
+    /// Documentation.
     Docs = 3,
+    /// None of the others (configuration, data, ...).
     Other = 4,
+    /// A test.
     Test = 5,
+    /// An example.
     Example = 6,
+    /// Generated code.
     Generated = 7,
+    /// A lock file.
     Lock = 8,
 }
 

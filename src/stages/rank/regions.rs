@@ -12,7 +12,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 pub struct Region {
     /// First and last line, 1-based, inclusive.
     pub start: u32,
+    /// The last line, inclusive.
     pub end: u32,
+    /// How well it matches the query (higher is better).
     pub score: f64,
     /// The query terms found in it (indices into [`Query::terms`]), in query order.
     pub terms: Vec<usize>,

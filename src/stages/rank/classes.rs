@@ -134,6 +134,53 @@ fn pascal_test(name: &str) -> bool {
     })
 }
 
+/// What a file that was not written as this repository's code is, as a word: `vendored` (a
+/// copy of another project's), `generated` (built or minified output) or `fixture` (test data
+/// and snapshots); `None` for a file written here. Its file name and its directories (from
+/// the innermost), lowercase.
+fn made_elsewhere(name: &str, dirs: &[&str]) -> Option<&'static str> {
+    let in_dir = |names: &[&str]| dirs.iter().any(|d| names.contains(d));
+    if in_dir(&["vendor", "third_party", "third-party", "node_modules"]) {
+        Some("vendored")
+    } else if in_dir(&["dist", "generated"])
+        || name.contains(".min.")
+        || name.contains("_generated")
+        || name.contains(".generated.")
+        || name.ends_with(".pb.go")
+        || name.ends_with("_pb2.py")
+    {
+        Some("generated")
+    } else if in_dir(&[
+        "fixtures",
+        "fixture",
+        "testdata",
+        "test-data",
+        "snapshots",
+        "__snapshots__",
+    ]) {
+        Some("fixture")
+    } else {
+        None
+    }
+}
+
+/// The word that marks a secondary file (a test, an example, a fixture, vendored or generated
+/// code, a lock file) in an answer, where the ranker counts it down; `None` for the others.
+pub fn secondary_word(path: &str) -> Option<&'static str> {
+    match class_of(path) {
+        Class::Test => Some("test"),
+        Class::Example => Some("example"),
+        Class::Lock => Some("lock file"),
+        Class::Generated => {
+            let lower = path.to_ascii_lowercase();
+            let name = lower.rsplit('/').next().unwrap_or(&lower);
+            let dirs: Vec<&str> = lower.split('/').rev().skip(1).collect();
+            made_elsewhere(name, &dirs)
+        }
+        _ => None,
+    }
+}
+
 /// Classify a path by its name and directories.
 pub fn class_of(path: &str) -> Class {
     let lower = path.to_ascii_lowercase();
@@ -180,27 +227,7 @@ pub fn class_of(path: &str) -> Class {
     if LOCKS.contains(&name) || name.ends_with(".lock") {
         return Class::Lock;
     }
-    if in_dir(&[
-        "vendor",
-        "third_party",
-        "third-party",
-        "node_modules",
-        "dist",
-        "generated",
-    ]) || name.contains(".min.")
-        || name.contains("_generated")
-        || name.contains(".generated.")
-        || name.ends_with(".pb.go")
-        || name.ends_with("_pb2.py")
-        || in_dir(&[
-            "fixtures",
-            "fixture",
-            "testdata",
-            "test-data",
-            "snapshots",
-            "__snapshots__",
-        ])
-    {
+    if made_elsewhere(name, &dirs).is_some() {
         return Class::Generated;
     }
     if name.starts_with("readme") || (dirs.len() <= 1 && MANIFESTS.contains(&name)) {

@@ -102,6 +102,11 @@ def pieces(text, paths):
             out.append(("header", body))
         elif body.strip() == "":
             out.append(("layout", body))
+        elif re.match(r"^\s+score [-0-9.]+ \(.*\)$", body):
+            # The score row `--explain` adds under a file's regions.
+            indent = body[:len(body) - len(body.lstrip())]
+            out.append(("layout", indent))
+            split_score(out, body.lstrip())
         else:
             out.extend(region_pieces(body, current, first=False))
         if nl:
@@ -156,8 +161,8 @@ def described(rest):
 
 
 def split_score(out, tail):
-    """`  score T (a 1.0, secondary_file -2.0, ...)` as its score and penalty pieces."""
-    m = re.match(r"^(  score [-0-9.]+ \()(.*)(\))$", tail)
+    """`[  ]score T (a 1.0, secondary_file -2.0, ...)` as its score and penalty pieces."""
+    m = re.match(r"^(\s*score [-0-9.]+ \()(.*)(\))$", tail)
     out.append(("score", m.group(1)))
     items = m.group(2).split(", ")
     for i, item in enumerate(items):

@@ -327,4 +327,29 @@ mod tests {
             assert!(!is_auxiliary(path), "{path}");
         }
     }
+
+    #[test]
+    fn secondary_files_are_marked_by_what_they_are() {
+        for (path, word) in [
+            ("tests/it.rs", Some("test")),
+            ("Src/Json/JsonConvertTest.cs", Some("test")),
+            ("examples/demo.rs", Some("example")),
+            ("benches/parse.rs", Some("example")),
+            ("tests/fixtures/one.json", Some("fixture")),
+            ("src/__snapshots__/a.snap", Some("fixture")),
+            ("vendor/lib/x.c", Some("vendored")),
+            ("web/node_modules/a/index.js", Some("vendored")),
+            ("dist/app.min.js", Some("generated")),
+            ("api/v1/service.pb.go", Some("generated")),
+            ("Cargo.lock", Some("lock file")),
+            ("src/lib.rs", None),
+            ("README.md", None),
+            ("docs/guide.md", None),
+            ("Makefile", None),
+        ] {
+            assert_eq!(secondary_word(path), word, "{path}");
+            // A word for exactly the files the ranker counts down as secondary.
+            assert_eq!(word.is_some(), class_of(path) >= Class::Test, "{path}");
+        }
+    }
 }

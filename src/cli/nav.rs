@@ -115,8 +115,8 @@ subcommands! {
     Read = "read", ReadArgs, parses false, run |req, a: &ReadArgs| read(req, &a.paths);
     /// Print the lines matching a pattern (Rust regex syntax), grouped by file, with totals
     Grep = "grep", GrepArgs [filter], parses false, run grep;
-    /// Print the files ranked for a query (as extract --query ranks them), each with its score
-    /// and the line ranges that match best
+    /// Print the files ranked for a query (as extract --query ranks them), each with the line
+    /// ranges that match best (--explain: and its score's parts)
     Search = "search", SearchArgs [filter], parses true, run search;
     /// Print the files most related to a file (PATH, or PATH::NAME for one of its names): what
     /// it imports and what imports it, who uses its names and whose names it uses

@@ -1,7 +1,7 @@
 //! `search`: the files of a repository ranked for a query by `extract --query`'s ranker, each
-//! with its score's parts and the regions that match best as `path:START-END`, searched in the
-//! text the model would be shown (secrets already redacted), with a plain `offset` continuation
-//! (see [`crate::driver::nav::search`], whose arguments it takes).
+//! with the regions that match best as `path:START-END` (and with `explain`, its score's parts),
+//! searched in the text the model would be shown (secrets already redacted), with a plain
+//! `offset` continuation (see [`crate::driver::nav::search`], whose arguments it takes).
 
 use super::super::tool::About;
 use super::navigation::Navigation;

@@ -44,7 +44,7 @@ mod regions;
 mod score;
 mod terms;
 
-pub use classes::{Class, class_of, prior};
+pub use classes::{Class, class_of, prior, secondary_word};
 pub use graph::Graph;
 pub use index::{FileIndex, Postings, module_name, plain_word};
 pub use regions::{REGION_LINES, Region, Regions, regions};

@@ -353,7 +353,9 @@ impl Render<'_> {
         }
         out.push('\n');
         if self.total > 0 {
-            out.push_str("Best first; regions to read as path:START-END, the path said once per file.\n");
+            out.push_str(
+                "Best first; regions to read as path:START-END, the path said once per file.\n",
+            );
         }
         out
     }
@@ -399,12 +401,7 @@ impl Render<'_> {
                 .iter()
                 .map(|(name, v)| format!("{name} {v:.2}"))
                 .collect();
-            let _ = writeln!(
-                out,
-                "   score {:.2} ({})",
-                h.score.total,
-                parts.join(", ")
-            );
+            let _ = writeln!(out, "   score {:.2} ({})", h.score.total, parts.join(", "));
         }
     }
 }

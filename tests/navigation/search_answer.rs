@@ -176,8 +176,16 @@ fn the_default_answer_says_each_path_once_and_no_score() {
         assert!(paths.contains(&p), "{p} not found: {}", a.page.text);
     }
     let regions = hits.iter().flat_map(|h| &h.regions);
-    assert!(regions.clone().any(|r| r.symbol.is_some()), "{}", a.page.text);
-    assert!(regions.clone().any(|r| r.symbol.is_none()), "{}", a.page.text);
+    assert!(
+        regions.clone().any(|r| r.symbol.is_some()),
+        "{}",
+        a.page.text
+    );
+    assert!(
+        regions.clone().any(|r| r.symbol.is_none()),
+        "{}",
+        a.page.text
+    );
     assert!(hits.iter().any(|h| h.regions.len() > 1), "{}", a.page.text);
     // The text says exactly the facts' files, in order, each once.
     let want: Vec<Said> = hits.iter().map(|h| expected(h, false)).collect();

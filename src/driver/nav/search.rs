@@ -54,18 +54,18 @@ pub const MAX_REGIONS: usize = 3;
 /// from them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct SearchArgs {
-    /// An identifier (Config::load), a file name or a few words.
+    /// A name (Config::load), a file name or words.
     #[serde(deserialize_with = "args::text")]
     pub query: String,
     #[schemars(description = limit_help())]
     #[arg(short = 'n', long, value_name = "N", help = limit_help())]
     #[serde(default, deserialize_with = "args::some_count")]
     pub limit: Option<usize>,
-    /// The continuation a cut answer gives, as given.
+    /// A cut answer's continuation, as given.
     #[arg(long, value_name = "N")]
     #[serde(default, deserialize_with = "args::some_count")]
     pub offset: Option<usize>,
-    /// Also show each file's score with its parts, and the words found in every region.
+    /// Add each file's score and parts.
     #[arg(long)]
     #[serde(default, deserialize_with = "args::or_default")]
     pub explain: bool,
@@ -73,7 +73,7 @@ pub struct SearchArgs {
 
 /// What `limit` means, for the tool's schema and the CLI's help.
 fn limit_help() -> String {
-    format!("Most files in this answer, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT}).")
+    format!("1 to {MAX_LIMIT} files to show (default {DEFAULT_LIMIT}).")
 }
 
 /// One ranked file as shown.
@@ -344,7 +344,9 @@ impl Render<'_> {
         }
         out.push('\n');
         if self.total > 0 {
-            out.push_str("Best first; regions to read as path:START-END, the path said once per file.\n");
+            out.push_str(
+                "Best first; regions to read as path:START-END, the path said once per file.\n",
+            );
         }
         out
     }
@@ -390,12 +392,7 @@ impl Render<'_> {
                 .iter()
                 .map(|(name, v)| format!("{name} {v:.2}"))
                 .collect();
-            let _ = writeln!(
-                out,
-                "   score {:.2} ({})",
-                h.score.total,
-                parts.join(", ")
-            );
+            let _ = writeln!(out, "   score {:.2} ({})", h.score.total, parts.join(", "));
         }
     }
 }

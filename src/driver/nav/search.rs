@@ -54,7 +54,7 @@ pub const MAX_REGIONS: usize = 3;
 /// from them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct SearchArgs {
-    /// An identifier (Config::load), a file name or a few words.
+    /// A name (Config::load), a file name or words.
     #[serde(deserialize_with = "args::text")]
     pub query: String,
     /// Most files in the answer; `None` for [`DEFAULT_LIMIT`].
@@ -62,11 +62,11 @@ pub struct SearchArgs {
     #[arg(short = 'n', long, value_name = "N", help = limit_help())]
     #[serde(default, deserialize_with = "args::some_count")]
     pub limit: Option<usize>,
-    /// The continuation a cut answer gives, as given.
+    /// A cut answer's continuation, as given.
     #[arg(long, value_name = "N")]
     #[serde(default, deserialize_with = "args::some_count")]
     pub offset: Option<usize>,
-    /// Also show each file's score with its parts, and the words found in every region.
+    /// Add each file's score and parts.
     #[arg(long)]
     #[serde(default, deserialize_with = "args::or_default")]
     pub explain: bool,
@@ -74,7 +74,7 @@ pub struct SearchArgs {
 
 /// What `limit` means, for the tool's schema and the CLI's help.
 fn limit_help() -> String {
-    format!("Most files in this answer, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT}).")
+    format!("1 to {MAX_LIMIT} files to show (default {DEFAULT_LIMIT}).")
 }
 
 /// One ranked file as shown.

@@ -11,8 +11,8 @@ use crate::driver::nav::search::{self, SearchArgs, SearchFacts};
 pub static SEARCH: Navigation<SearchArgs, SearchFacts> = Navigation {
     about: About {
         name: "search",
-        title: "Rank files for a query",
-        description: "Files ranked for a question or an identifier, with line ranges to `read`, when you don't know where to look.",
+        title: "Rank files",
+        description: "Files ranked for a question or a name, with line ranges to `read`, when you don't know where to look.",
         summary: "find which files and line ranges matter for a question or a name, ranked, before reading them",
     },
     filtered: true,

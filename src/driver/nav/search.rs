@@ -62,11 +62,11 @@ pub struct SearchArgs {
     #[arg(short = 'n', long, value_name = "N", help = limit_help())]
     #[serde(default, deserialize_with = "args::some_count")]
     pub limit: Option<usize>,
-    /// A cut answer's continuation, as given.
+    /// The continuation a cut answer gives, as given.
     #[arg(long, value_name = "N")]
     #[serde(default, deserialize_with = "args::some_count")]
     pub offset: Option<usize>,
-    /// Add each file's score and parts.
+    /// Also show each file's score and what makes it up.
     #[arg(long)]
     #[serde(default, deserialize_with = "args::or_default")]
     pub explain: bool,
@@ -74,7 +74,7 @@ pub struct SearchArgs {
 
 /// What `limit` means, for the tool's schema and the CLI's help.
 fn limit_help() -> String {
-    format!("1 to {MAX_LIMIT} files to show (default {DEFAULT_LIMIT}).")
+    format!("Most files to show, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT}).")
 }
 
 /// One ranked file as shown.

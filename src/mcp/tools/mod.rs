@@ -133,7 +133,12 @@ mod tests {
                 }
                 for (_, prop) in schema["properties"].as_object().unwrap() {
                     assert!(prop["type"].is_string());
-                    assert!(prop["description"].as_str().unwrap().len() > 40);
+                    let d = prop["description"].as_str().unwrap();
+                    assert!(
+                        d.len() > 40,
+                        "{name}: a description of {} bytes: {d:?}",
+                        d.len()
+                    );
                 }
             }
         }

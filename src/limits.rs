@@ -1,7 +1,7 @@
 //! The bounds on what a repository or a caller controls, in one place: the shape of a glob
 //! before it is compiled, the length of a glob list, how deep and how long the walk goes, how
 //! many directory fds it keeps open, and the stack every worker thread gets. `SECURITY.md`
-//! ("Resource limits") lists each one with its default, its variable and what happens at it.
+//! ("Resource limits: globs, the walk and ignore files") lists each one with its default, its variable and what happens at it.
 //!
 //! Why globs are checked before they are compiled: `globset` turns a glob into tokens and then
 //! into a regex recursively, one stack frame per level of `{...}` nesting (and drops the tokens

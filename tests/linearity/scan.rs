@@ -472,7 +472,8 @@ fn every_rule_scans_in_linear_time() {
     }
     assert!(
         failures.is_empty(),
-        "superlinear scan time (limit {MAX_RATIO}x + {SLACK:?}):\n{}",
+        "superlinear scan time (limit {MAX_RATIO}x + {SLACK:?}, and at most {CEILING_PER_MIB:?} \
+         per MiB at the larger size):\n{}",
         failures.join("\n")
     );
 }

@@ -40,6 +40,20 @@ pub const WORKER_BASE_BYTES: u64 = 48 << 20;
 /// The least warm cache a worker is given, however many share the budget.
 pub const MIN_CACHE_BYTES: u64 = 8 << 20;
 
+/// A new worker is admitted while the fleet's memory (measured, plus what each start since adds)
+/// is under this share of the budget, in percent; the rest is for the workers' growth until the
+/// next measure, a second later.
+pub const ADMIT_PERCENT: u64 = 75;
+
+/// Past this share of the budget, in percent, idle workers are put to sleep, least recently used
+/// first, until the fleet is under [`ADMIT_PERCENT`] again.
+pub const TRIM_PERCENT: u64 = 85;
+
+/// `percent` of `budget` bytes.
+fn share_of(budget: u64, percent: u64) -> u64 {
+    budget / 100 * percent
+}
+
 /// Who may call, and each tenant's worker, as the tenants file says now.
 pub struct Tenancy {
     /// `None` with `--unauthenticated-loopback`: every caller is the one tenant.
@@ -163,9 +177,8 @@ impl Fleet {
         if let Some(budget) = self.memory {
             // The workers' memory as last measured (each at least as large as nine in ten
             // workers, which a young worker grows to), and what each start since adds (as
-            // much): past the start's share of the budget (75%; the rest is for the workers'
-            // growth until the next measure, a second later), an idle worker sleeps first; with
-            // none idle, the start waits.
+            // much): past ADMIT_PERCENT of the budget, an idle worker sleeps first; with none
+            // idle, the start waits.
             let each = self
                 .counts
                 .worker_bytes
@@ -173,7 +186,7 @@ impl Fleet {
                 .max(WORKER_BASE_BYTES);
             let projected = self.counts.reserved_bytes.load(Ordering::Relaxed)
                 + (self.started_since_measure.load(Ordering::Relaxed) + 1) * each;
-            if projected > budget / 4 * 3 {
+            if projected > share_of(budget, ADMIT_PERCENT) {
                 if self.sleep_least_recent(others(), 1) == 0 {
                     self.counts.refused.fetch_add(1, Ordering::Relaxed);
                     return Err(Refusal::Memory { budget });
@@ -249,12 +262,12 @@ impl Fleet {
         );
         self.started_since_measure.store(0, Ordering::Relaxed);
         let Some(budget) = self.memory else { return };
-        if total <= budget / 20 * 17 {
+        if total <= share_of(budget, TRIM_PERCENT) {
             return;
         }
-        // Past 85%, down to three quarters, so that the workers' growth until the next measure
-        // stays under the budget.
-        let target = budget / 4 * 3;
+        // Past TRIM_PERCENT, down to ADMIT_PERCENT, so that the workers' growth until the next
+        // measure stays under the budget.
+        let target = share_of(budget, ADMIT_PERCENT);
         let mut idle: Vec<&Arc<Upstream>> = tenancy
             .upstreams
             .iter()
@@ -302,5 +315,26 @@ mod tests {
         assert_eq!(cache_share(1 << 30, 4), (256 << 20) - WORKER_BASE_BYTES);
         assert_eq!(cache_share(1 << 30, 1000), MIN_CACHE_BYTES);
         assert_eq!(cache_share(0, 0), MIN_CACHE_BYTES);
+    }
+
+    /// The thresholds are written here once; the operator's guide and the security document
+    /// state them, and this holds both to the constants.
+    #[test]
+    fn the_docs_state_the_memory_thresholds_the_fleet_uses() {
+        let (admit, trim) = (ADMIT_PERCENT, TRIM_PERCENT);
+        let guide = include_str!("../../../docs/mcp.md");
+        assert!(
+            guide.contains(&format!("the sum is under {admit}% of the budget"))
+                && guide.contains(&format!("once it is over {trim}%"))
+                && guide.contains(&format!("until it is under {admit}%")),
+            "docs/mcp.md's fleet section must state {admit}% and {trim}%"
+        );
+        let security = include_str!("../../../SECURITY.md");
+        let (a, t) = (admit as f64 / 100.0, trim as f64 / 100.0);
+        assert!(
+            security.contains(&format!("under {a}·F")) && security.contains(&format!("over {t}·F")),
+            "SECURITY.md's whole-service formula must use {a}·F and {t}·F"
+        );
+        assert!(admit < trim && trim < 100);
     }
 }

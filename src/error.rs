@@ -10,6 +10,7 @@ use std::fmt;
 pub struct ConfigError {
     /// The full key (`secrets.mode`, `profiles.x.budget`), or `None` for the file as a whole.
     pub key: Option<String>,
+    /// What is wrong, and what to do about it.
     pub message: String,
 }
 
@@ -40,34 +41,58 @@ pub enum Error {
     /// `.gnawconfig` is invalid (exit 2).
     Config(ConfigError),
     /// Options that cannot work together, such as a budget without counting (exit 2).
-    Usage { message: String },
+    Usage {
+        /// What cannot work together, and what to do instead.
+        message: String,
+    },
     /// A glob cannot be used: where it came from (`include`, `secrets.allow_paths`, ...), the
     /// pattern, and why (exit 2).
     Glob {
+        /// Where the glob came from (`include`, `secrets.allow_paths`, ...).
         source: String,
+        /// The glob as given.
         pattern: String,
+        /// Why it cannot be used.
         why: String,
     },
     /// A path from the explicit path list (stdin) escapes the repo or is invalid (exit 2).
-    PathRejected { path: String, why: String },
+    PathRejected {
+        /// The path as given, escaped for display.
+        path: String,
+        /// Why it is rejected.
+        why: String,
+    },
     /// Not even the smallest prompt fits the token budget (exit 2).
     Budget {
+        /// The token budget asked for.
         budget: usize,
         /// Tokens of the smallest prompt: no files, one summary line.
         floor: usize,
+        /// Files that would have been in the prompt.
         files: usize,
     },
     /// A navigation answer cannot show even its first item within its limits: the message
     /// names the limit that stopped it, the token budget or the size limit (exit 2).
-    TooSmall { message: String },
+    TooSmall {
+        /// What stopped it: the limit named, and what to do.
+        message: String,
+    },
     /// The repository directory was moved or replaced while it was being opened (exit 1).
     RepoChanged,
     /// An I/O failure that is not about one file: what was being done, and the OS's words
     /// (exit 1).
-    Io { what: String, error: String },
+    Io {
+        /// What was being done.
+        what: String,
+        /// The operating system's words.
+        error: String,
+    },
     /// An input is past one of gnaw's bounds, and going on without it would change what is
     /// served: what, and what to do (exit 1).
-    Limit { what: String },
+    Limit {
+        /// What is past which bound, and what to do.
+        what: String,
+    },
     /// The observer asked to stop.
     Cancelled,
 }

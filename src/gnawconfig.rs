@@ -48,15 +48,25 @@ pub struct Options {
     /// Include globs that came from `.gnawconfig` itself (the operator's explicit choice); only
     /// these can bring a sensitive file back in.
     pub config_include: Vec<String>,
+    /// Exclude globs.
     pub exclude: Vec<String>,
+    /// The prompt's format.
     pub format: Format,
+    /// The token encoding counted in.
     pub encoding: Encoding,
+    /// Number each line of a file's contents.
     pub line_numbers: bool,
+    /// Read hidden files and directories.
     pub hidden: bool,
+    /// Read files that `.gitignore`, `.ignore` and `.git/info/exclude` leave out.
     pub no_ignore: bool,
+    /// Follow symbolic links.
     pub follow_links: bool,
+    /// The largest file read, in bytes; larger ones are skipped.
     pub max_file_size: u64,
+    /// Show the directory tree before the files.
     pub tree: bool,
+    /// The `[secrets]` table.
     pub secrets: Secrets,
     /// Token budget for the rendered prompt; `None` is unlimited.
     pub budget: Option<usize>,
@@ -76,6 +86,7 @@ pub struct Options {
 /// The `[secrets]` table: how secrets are treated, and which findings are let through.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Secrets {
+    /// How secrets are treated (`secrets.mode`).
     pub mode: SecretsMode,
     /// Globs of paths whose findings are not secrets (`secrets.allow_paths`).
     pub allow_paths: Vec<String>,
@@ -131,6 +142,7 @@ impl Options {
 pub struct Widening {
     /// The key as written: `hidden`, `profiles.ci.no_ignore`, `secrets.allow_paths`, `include`.
     pub key: String,
+    /// The widening setting it is.
     pub widen: Widen,
     /// What it does in this run: [`Widen::effect`], with specifics (the sensitive files an
     /// include brings back, the size asked for).

@@ -18,6 +18,7 @@
 //! The two binaries in `src/bin/` only parse their arguments and call a front end.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 // layer 0
 pub mod bounded;

@@ -63,15 +63,30 @@ pub const THREAD_STACK_BYTES: usize = 8 << 20;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GlobLimit {
     /// Longer than [`MAX_GLOB_BYTES`].
-    TooLong { bytes: usize },
+    TooLong {
+        /// Its length in bytes.
+        bytes: usize,
+    },
     /// Braces nested deeper than [`MAX_GLOB_NESTING`].
-    TooNested { depth: usize },
+    TooNested {
+        /// How deep its braces nest.
+        depth: usize,
+    },
     /// More alternatives than [`MAX_GLOB_ALTERNATIVES`].
-    TooManyAlternatives { count: usize },
+    TooManyAlternatives {
+        /// How many alternatives its braces expand to.
+        count: usize,
+    },
     /// More globs in the list than [`MAX_GLOBS`].
-    TooManyGlobs { count: usize },
+    TooManyGlobs {
+        /// How many globs the list holds.
+        count: usize,
+    },
     /// More bytes in the list than [`MAX_GLOB_LIST_BYTES`].
-    ListTooLong { bytes: usize },
+    ListTooLong {
+        /// The list's total length in bytes.
+        bytes: usize,
+    },
 }
 
 impl fmt::Display for GlobLimit {

@@ -159,12 +159,19 @@ impl Widen {
 /// `GNAW_MCP_REPO_MAY_WIDEN`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RepoMayWiden {
+    /// `allow_paths` may be set (see [`Widen::AllowPaths`]).
     pub allow_paths: bool,
+    /// `allow_fingerprints` may be set (see [`Widen::AllowFingerprints`]).
     pub allow_fingerprints: bool,
+    /// `sensitive_include` may be set (see [`Widen::SensitiveInclude`]).
     pub sensitive_include: bool,
+    /// `hidden` may be set (see [`Widen::Hidden`]).
     pub hidden: bool,
+    /// `no_ignore` may be set (see [`Widen::NoIgnore`]).
     pub no_ignore: bool,
+    /// `follow_links` may be set (see [`Widen::FollowLinks`]).
     pub follow_links: bool,
+    /// A weaker `secrets` mode may be set (see [`Widen::Secrets`]).
     pub secrets: bool,
 }
 
@@ -269,16 +276,27 @@ pub enum Mode {
 /// config's value when set.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
+    /// Globs of files to include, added to the config's.
     pub include: Vec<String>,
+    /// Globs of files to exclude, added to the config's.
     pub exclude: Vec<String>,
+    /// The prompt's format, replacing the config's.
     pub format: Option<Format>,
+    /// The token encoding, replacing the config's.
     pub encoding: Option<Encoding>,
+    /// Number each line of a file's contents.
     pub line_numbers: Option<bool>,
+    /// Read hidden files and directories.
     pub hidden: Option<bool>,
+    /// Read files that `.gitignore`, `.ignore` and `.git/info/exclude` leave out.
     pub no_ignore: Option<bool>,
+    /// Follow symbolic links.
     pub follow_links: Option<bool>,
+    /// The largest file read, in bytes; larger ones are skipped.
     pub max_file_size: Option<u64>,
+    /// Show the directory tree before the files.
     pub tree: Option<bool>,
+    /// What to do with secrets found in the files.
     pub secrets: Option<SecretsMode>,
     /// Token budget; `Some(0)` means unlimited.
     pub budget: Option<usize>,

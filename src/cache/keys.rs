@@ -7,12 +7,19 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 /// What identifies a file's read outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileKey {
+    /// Device seen by the walk.
     pub dev: u64,
+    /// Inode seen by the walk.
     pub ino: u64,
+    /// Size in bytes seen by the walk.
     pub size: u64,
+    /// Modification time seen by the walk, in nanoseconds.
     pub mtime_ns: i128,
+    /// Status-change time seen by the walk, in nanoseconds.
     pub ctime_ns: i128,
+    /// The size cap in effect: it decides whether the file is read.
     pub max_file_size: u64,
+    /// Whether files with more than one link are skipped: it decides whether the file is read.
     pub skip_hard_links: bool,
 }
 

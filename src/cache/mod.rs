@@ -431,13 +431,20 @@ impl Cache {
 /// (`cli::disk_cache`) saves and loads them; gnaw-mcp never does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Persistent {
+    /// A token count of a text.
     Count {
+        /// The encoding counted in.
         encoding: Encoding,
+        /// The hash of the counted text.
         key: u128,
+        /// Its token count.
         tokens: usize,
     },
+    /// The skeleton (`compress`) of a parsed text.
     Skeleton {
+        /// Its key ([`skeleton_id`]: the language and the text).
         id: u128,
+        /// The skeleton.
         skeleton: Skeleton,
     },
 }

@@ -55,17 +55,27 @@ pub struct CacheStats {
     pub derived_hits: u64,
     /// Outlines computed and kept.
     pub outlines_built: u64,
+    /// File texts found in the cache.
     pub file_hits: u64,
+    /// File texts read anew (not cached, or changed).
     pub file_misses: u64,
+    /// Rendered file pieces found in the cache.
     pub piece_hits: u64,
+    /// Rendered file pieces rendered anew.
     pub piece_misses: u64,
+    /// Token counts found in the cache.
     pub count_hits: u64,
+    /// Token counts counted anew.
     pub count_misses: u64,
+    /// Skeletons (`compress`) found in the cache.
     pub skeleton_hits: u64,
+    /// Skeletons built anew.
     pub skeleton_misses: u64,
     /// Repository items found (a kept search index, before its listing is checked).
     pub repo_hits: u64,
+    /// Bytes the cache holds now.
     pub bytes: usize,
+    /// Entries the cache holds now.
     pub entries: usize,
     /// Every store's counters, by its name (a kind of derived item shows once it was used).
     pub stores: Vec<(&'static str, Counters)>,

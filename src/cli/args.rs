@@ -209,7 +209,9 @@ fn parse_size(s: &str) -> Result<u64, String> {
 /// How big each part of `--split-output` may be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SplitSize {
+    /// At most this many bytes per part.
     Bytes(u64),
+    /// At most this many tokens per part.
     Tokens(usize),
 }
 

@@ -16,12 +16,13 @@ pub const COMMANDS: [&str; 2] = ["completions", "man"];
 #[derive(Parser, Debug)]
 #[command(name = "gnaw", version, max_term_width = 100)]
 pub struct MetaArgs {
+    /// The subcommand and its arguments.
     #[command(subcommand)]
-    pub command: Meta,
+    pub(crate) command: Meta,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Meta {
+pub(crate) enum Meta {
     /// Print the completion script for SHELL on stdout (every flag and subcommand of gnaw).
     /// Install it with e.g. `gnaw completions bash > ~/.local/share/bash-completion/completions/gnaw`,
     /// `gnaw completions zsh > ~/.zfunc/_gnaw` or

@@ -1,5 +1,5 @@
 //! The `gnaw` command line: flags ([`args`]) into an [`ExtractionSpec`], the prompt onto stdout
-//! or the `-o` file ([`output`]), and the summary onto stderr ([`report`]). Token counts and
+//! or the `-o` file ([`output`]), and the summary onto stderr (`report`). Token counts and
 //! skeletons are kept between runs in the user's cache directory ([`disk_cache`]).
 //! `gnaw read|grep|tree` are the navigation subcommands ([`nav`]), `gnaw completions|man` print
 //! the shell completions and man pages ([`meta`]); any other first argument is a repository.
@@ -12,9 +12,9 @@ pub mod disk_cache;
 pub mod meta;
 pub mod nav;
 pub mod output;
-pub mod report;
-pub mod split;
-pub mod template;
+pub(crate) mod report;
+pub(crate) mod split;
+pub(crate) mod template;
 
 pub use args::Args;
 pub use report::{explain, summary};

@@ -32,6 +32,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(name = "gnaw", version, max_term_width = 100)]
 pub struct NavArgs {
+    /// The subcommand and its arguments.
     #[command(subcommand)]
     pub command: Command,
 }
@@ -39,6 +40,7 @@ pub struct NavArgs {
 /// What `gnaw` needs to know of a subcommand before parsing its arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Declared {
+    /// The subcommand's name.
     pub name: &'static str,
     /// Whether it may parse source (else the parse workers are not started for it).
     pub parses: bool,
@@ -65,12 +67,15 @@ macro_rules! subcommands {
                 $variant {
                     /// The repository
                     repo: PathBuf,
+                    /// The subcommand's own arguments.
                     #[command(flatten)]
                     args: $args,
                     $(
+                        /// The include and exclude globs.
                         #[command(flatten)]
                         $filter: Filter,
                     )?
+                    /// The flags every subcommand shares.
                     #[command(flatten)]
                     common: Common,
                 },
@@ -110,8 +115,8 @@ subcommands! {
     Read = "read", ReadArgs, parses false, run |req, a: &ReadArgs| read(req, &a.paths);
     /// Print the lines matching a pattern (Rust regex syntax), grouped by file, with totals
     Grep = "grep", GrepArgs [filter], parses false, run grep;
-    /// Print the files ranked for a query (as extract --query ranks them), each with its score
-    /// and the line ranges that match best
+    /// Print the files ranked for a query (as extract --query ranks them), each with the line
+    /// ranges that match best (--explain: and its score's parts)
     Search = "search", SearchArgs [filter], parses true, run search;
     /// Print the files most related to a file (PATH, or PATH::NAME for one of its names): what
     /// it imports and what imports it, who uses its names and whose names it uses

@@ -54,7 +54,7 @@ impl OutputFile {
     }
 
     /// Part `k` of the output, beside it: `prompt.md` -> `prompt.K.md`, `prompt` -> `prompt.K`
-    /// (see [`super::split::part_name`]), in the same directory descriptor.
+    /// (see `super::split::part_name`), in the same directory descriptor.
     pub fn part(&self, k: usize) -> OutputFile {
         let name = super::split::part_name(&self.name, k);
         OutputFile {

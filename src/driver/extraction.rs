@@ -16,7 +16,9 @@ pub struct Extraction {
     pub tokens: usize,
     /// Size of the rendered prompt in bytes.
     pub output_bytes: usize,
+    /// The encoding `tokens` were counted in.
     pub encoding: Encoding,
+    /// The format the prompt was rendered in.
     pub format: Format,
     /// Files included in the prompt, sorted bytewise by path.
     pub files: Vec<FileEntry>,
@@ -50,6 +52,7 @@ pub struct Extraction {
 /// A file left out to fit the budget.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Omitted {
+    /// Path relative to the repo, escaped for display.
     pub path: String,
     /// Tokens its piece would have taken.
     pub tokens: usize,
@@ -58,7 +61,9 @@ pub struct Omitted {
 /// A file's place in the ranking.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ranked {
+    /// Path relative to the repo, escaped for display.
     pub path: String,
+    /// Its score, and what it is made of.
     pub score: Score,
 }
 

@@ -45,12 +45,15 @@ const NAMED_FILES: usize = 10;
 
 /// What every file's step shares: the settings, and what is compiled from them once per run.
 pub struct FileContext<'a> {
+    /// The root, opened: every file is opened beneath it.
     pub dir: &'a BeneathDir,
+    /// The per-file settings of this run.
     pub options: &'a FileOptions,
     allow: scan::Allow,
     /// How every name this run shows is rendered (escaped, secrets handled by the mode).
     namer: Namer,
     explicit: globset::GlobSet,
+    /// The warm cache, when the caller keeps one.
     pub cache: Option<&'a Cache>,
     /// The cache key of `options` (see [`cache::context_key`]).
     context: u128,
@@ -128,7 +131,7 @@ impl<'a> FileContext<'a> {
         &self.namer
     }
 
-    /// What the repo's config widened in this run: the settings [`super::options::resolve`]
+    /// What the repo's config widened in this run: the settings `super::options::resolve`
     /// found, and the sensitive files its includes named, in [`Widen`] order.
     pub fn widenings(&self, options: &Options) -> Vec<Widening> {
         let mut all = options.widenings.clone();
@@ -267,9 +270,13 @@ pub struct Body {
     /// The size of the text served: the file's, or for a file with a secret redacted, its
     /// redacted text's (the original's would tell the secrets' lengths).
     pub bytes: u64,
+    /// The file was not valid UTF-8 and was decoded lossily.
     pub lossy: bool,
+    /// The text served.
     pub text: BodyText,
+    /// Exact token count of the file's piece (header, contents and fence).
     pub tokens: usize,
+    /// The piece's length in bytes.
     pub piece_len: usize,
 }
 

@@ -3,12 +3,12 @@
 //!
 //! | step | module | what |
 //! |---|---|---|
-//! | options | [`options`] | `.gnawconfig` + overrides + the operator's floors; the per-file settings |
+//! | options | `options` | `.gnawconfig` + overrides + the operator's floors; the per-file settings |
 //! | source | [`gather`] | walk the repo (the filter prunes inside the walk) or take the path list |
 //! | per file | [`gather`], [`file`](mod@file) | cache, read, scan, render and count each file's piece, in parallel |
 //! | compress | [`compress`] | skeletons for the files that need them (all, or with a budget only those that do not fit whole) |
-//! | plan | [`plan`], [`omitted_sums`] | rank, then fit the budget (and `max_chars`), measuring every candidate prompt exactly; list what was kept |
-//! | assemble | [`assemble`] | the prompt, in memory or streamed to its destination |
+//! | plan | [`plan`], `omitted_sums` | rank, then fit the budget (and `max_chars`), measuring every candidate prompt exactly; list what was kept |
+//! | assemble | `assemble` | the prompt, in memory or streamed to its destination |
 //!
 //! [`extraction`] is what a run hands back, and [`summary`] its bounded summary. [`nav`] drives
 //! the navigation and code tools (`read`, `grep`, `search`, `outline`, ...) with the same
@@ -16,7 +16,7 @@
 //! in-process; both answer through [`call`]: the request, its settings and proven paths, the
 //! arguments, and the answer paged to fit its budget.
 
-pub mod assemble;
+pub(crate) mod assemble;
 pub mod call;
 pub mod compress;
 pub mod extraction;
@@ -24,8 +24,8 @@ pub mod file;
 pub mod gather;
 pub mod git;
 pub mod nav;
-pub mod omitted_sums;
-pub mod options;
+pub(crate) mod omitted_sums;
+pub(crate) mod options;
 pub mod plan;
 pub mod summary;
 
@@ -63,7 +63,7 @@ pub fn run_extraction_to<'s, W: Write + 's>(
 }
 
 /// Like [`run_extraction`], but the prompt (in [`Mode::Render`] or [`Mode::RenderUncounted`]) is
-/// handed to `sink` part by part ([`assemble::Part`]: the preamble, each kept file's piece with
+/// handed to `sink` part by part (`assemble::Part`: the preamble, each kept file's piece with
 /// the text it was rendered from, the epilogue) instead of being kept. The parts are exactly the
 /// prompt's pieces; a caller lays them out itself (into several files, or through a template).
 pub fn run_extraction_parts<'s>(

@@ -14,7 +14,7 @@
 //!
 //! The fit asks for the omitted files at a level of detail rather than for a drawn view
 //! ([`Prompt::measure_at`]): the omitted section is then counted from what changed since the
-//! last measurement at that level ([`omitted_sums`]), and only its first and last lines are
+//! last measurement at that level (`omitted_sums`), and only its first and last lines are
 //! drawn; the count is the same as the whole view's.
 
 use super::extraction::{FileEntry, Omitted, Ranked};
@@ -68,6 +68,8 @@ pub struct Measure<'a> {
 }
 
 impl<'a> Measure<'a> {
+    /// The measure for `kept` (in path order) under `ctx`'s settings; `stop` is asked between
+    /// steps.
     pub fn new(
         ctx: &'a FileContext<'a>,
         kept: &'a [(String, Body)],

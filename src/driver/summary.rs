@@ -29,10 +29,13 @@ pub enum Detail {
 pub struct Summary {
     /// Exact token count of the prompt.
     pub tokens: usize,
+    /// The name of the encoding the tokens were counted in.
     pub encoding: &'static str,
+    /// The name of the prompt's format.
     pub format: &'static str,
     /// Files in the prompt, and their bytes as read.
     pub files: usize,
+    /// The bytes of the files in the prompt, as read from disk.
     pub bytes: u64,
     /// Size of the prompt in bytes.
     pub output_bytes: usize,
@@ -44,6 +47,7 @@ pub struct Summary {
     pub trimmed: bool,
     /// Files shown as skeletons (`compress`), bodies elided.
     pub skeletons: usize,
+    /// What the budget left out: totals and the largest entries.
     pub omitted: OmittedSummary,
     /// Secrets found in the files of the prompt (rule, path, line, fingerprint; never the secret),
     /// at most [`MAX_LISTED_FINDINGS`].
@@ -66,7 +70,9 @@ pub struct Summary {
 /// What the budget left out: totals and the largest entries, collapsed by directory.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OmittedSummary {
+    /// Files the budget left out.
     pub files: usize,
+    /// Their tokens, as they would have been rendered.
     pub tokens: usize,
     /// Largest first: a file, or a directory (ending in `/`, `./` for everything) standing for
     /// the omitted files beneath it.
@@ -76,33 +82,46 @@ pub struct OmittedSummary {
 /// One line of the omitted list.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OmittedEntry {
+    /// The file, or a directory ending in `/` standing for the omitted files beneath it.
     pub path: String,
+    /// How many omitted files it stands for.
     pub files: usize,
+    /// Their tokens.
     pub tokens: usize,
 }
 
 /// A file in the prompt.
 #[derive(Clone, Debug, Serialize)]
 pub struct FileRow {
+    /// Path relative to the root, escaped for display.
     pub path: String,
+    /// Bytes read from disk.
     pub bytes: u64,
+    /// Tokens of the file's rendered piece (header, contents and fence).
     pub tokens: usize,
+    /// The file was not valid UTF-8 and was decoded lossily.
     pub lossy: bool,
+    /// The file is shown as its skeleton (`compress`): bodies elided.
     pub skeleton: bool,
 }
 
 /// A skipped file.
 #[derive(Clone, Debug, Serialize)]
 pub struct SkippedRow {
+    /// Path relative to the root, escaped for display.
     pub path: String,
+    /// Why it was skipped (the reason's name, as in `skipped`).
     pub reason: &'static str,
+    /// The reason in words, with its detail.
     pub detail: String,
 }
 
 /// A file the budget left out.
 #[derive(Clone, Debug, Serialize)]
 pub struct OmittedRow {
+    /// Path relative to the root, escaped for display.
     pub path: String,
+    /// The tokens it would have taken.
     pub tokens: usize,
 }
 

@@ -173,16 +173,16 @@ impl JsonSchema for CompressArg {
 /// The arguments every navigation tool takes: the repository, and how large the answer may be.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Shared {
-    pub repo: Option<Repo>,
-    pub budget: Option<Budget>,
-    pub max_chars: Option<MaxChars>,
+    pub(crate) repo: Option<Repo>,
+    pub(crate) budget: Option<Budget>,
+    pub(crate) max_chars: Option<MaxChars>,
 }
 
 /// The globs a navigation tool that narrows the files it considers takes.
 #[derive(Default, serde::Deserialize, schemars::JsonSchema)]
 pub struct Filter {
-    pub include: Option<Include>,
-    pub exclude: Option<Exclude>,
+    pub(crate) include: Option<Include>,
+    pub(crate) exclude: Option<Exclude>,
 }
 
 /// The input schema of a tool whose arguments are `T`: an object schema with

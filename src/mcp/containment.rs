@@ -12,12 +12,15 @@ use serde_json::{Value, json};
 /// message that never repeats anything read from outside the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rejected {
+    /// The stable kind of refusal (`OutsideRoot`, `NotFound`, ...).
     pub kind: ErrorKind,
+    /// The message for the client; it repeats nothing read from outside the root.
     pub message: String,
 }
 
 /// Turns an untrusted `repo` value into a directory proven to lie under the server's root.
 pub trait Containment: Send + Sync {
+    /// The directory `repo` names, proven to lie under a root, or why it is refused.
     fn contain(&self, repo: &Value) -> Result<ContainedDir, Rejected>;
 
     /// The `repo` values that name each root (`.` when there is one).

@@ -10,7 +10,9 @@ pub const LEGACY_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18"
 /// Modern (per-request `_meta`) revisions we speak.
 pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
 
+/// The `_meta` key that carries a 2026-07-28 request's protocol revision.
 pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key that carries a 2026-07-28 request's client capabilities.
 pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
@@ -26,7 +28,9 @@ pub fn server_info() -> Value {
 /// How one request is to be answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
+    /// A revision of [`LEGACY_VERSIONS`], negotiated by the `initialize` handshake.
     Legacy,
+    /// A revision of [`MODERN_VERSIONS`], named in each request's `_meta`.
     Modern,
 }
 

@@ -9,14 +9,14 @@
 //! any file name round-trips.
 //!
 //! A URI is decoded and then takes `read`'s road, and no other: the root is found by its name
-//! among the server's roots (never from a path), proven by the [`super::containment`] as a
+//! among the server's roots (never from a path), proven by the `super::containment` as a
 //! `repo` argument is, and the path proven beneath it, read, scanned and redacted by
 //! [`crate::driver::nav::read::whole`] under the operator's policy; the answer leaves through
 //! the exit gate. So every spelling that leaves a root (`..`, an absolute path, a link out,
 //! `%2e%2e`, another root's path) is refused as `read` refuses it, with the same kind.
 //!
 //! Each root is a resource template, `gnaw://ROOT/{+path}`, whose `path` completes to the
-//! root's files ranked by the search index ([`crate::driver::nav::complete`]); `resources/list`
+//! root's files ranked by the search index (`crate::driver::nav::complete`); `resources/list`
 //! lists each root's most central files.
 
 use std::fmt::Write as _;
@@ -49,6 +49,7 @@ pub struct Files {
 }
 
 impl Files {
+    /// The file resources of the roots `containment` serves.
     pub fn new(containment: &dyn Containment) -> Files {
         Files {
             names: containment.names(),

@@ -1,5 +1,5 @@
 //! Fitting a tool's answer to its ceiling as it is sent: the one step every tool's answer takes
-//! (the navigation tools through [`super::tools::navigation::answer`], `extract` and `estimate`
+//! (the navigation tools through `super::tools::navigation::answer`, `extract` and `estimate`
 //! directly). The ceiling is measured on the `CallToolResult` as the client receives it, JSON
 //! encoded: a text full of quotes, backslashes or control characters takes more characters
 //! sent than it has, and only what is sent counts.

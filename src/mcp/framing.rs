@@ -10,7 +10,10 @@ pub enum Frame {
     /// A complete line, without its `\n` (and without a `\r` before it).
     Line(Vec<u8>),
     /// A line longer than the cap. Its bytes were discarded; `len` is how many there were.
-    Oversize { len: u64 },
+    Oversize {
+        /// How many bytes the line had.
+        len: u64,
+    },
 }
 
 /// Reads frames from a buffered reader, never holding more than `max` bytes of one line.
@@ -20,6 +23,7 @@ pub struct LineReader<R> {
 }
 
 impl<R: BufRead> LineReader<R> {
+    /// A reader of `inner`'s lines that holds at most `max` bytes of one.
     pub fn new(inner: R, max: usize) -> LineReader<R> {
         LineReader { inner, max }
     }

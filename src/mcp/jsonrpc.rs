@@ -17,17 +17,25 @@ use serde_json::{Map, Value, json};
 /// codes the MCP revision defines are its own (`-32020` to `-32022`); the server's own codes are
 /// outside JSON-RPC's reserved range, as the revision asks of new codes.
 pub struct Code {
+    /// The JSON-RPC error code.
     pub code: i64,
+    /// Its short name, as the docs and the audit log spell it.
     pub name: &'static str,
+    /// What it means, in one line.
     pub meaning: &'static str,
     /// HTTP status of a 2026-07-28 answer carrying this code.
     pub modern_status: u16,
 }
 
+/// JSON-RPC: the message is not JSON.
 pub const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC: the message is not a valid request object.
 pub const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC: no such method.
 pub const METHOD_NOT_FOUND: i64 = -32601;
+/// JSON-RPC: the method's parameters are missing or wrong.
 pub const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC: the server failed inside.
 pub const INTERNAL_ERROR: i64 = -32603;
 /// MCP 2026-07-28: a header the transport mirrors from the body is missing or differs.
 pub const HEADER_MISMATCH: i64 = -32020;
@@ -120,12 +128,16 @@ pub fn modern_status(answer: &Value) -> u16 {
 /// An error to answer with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcError {
+    /// The error code (one of [`CODES`]).
     pub code: i64,
+    /// The message the client reads.
     pub message: String,
+    /// Structured detail sent as the error's `data`, if any.
     pub data: Option<Value>,
 }
 
 impl RpcError {
+    /// An error with `code` and `message` and no data.
     pub fn new(code: i64, message: impl Into<String>) -> RpcError {
         RpcError {
             code,
@@ -134,11 +146,13 @@ impl RpcError {
         }
     }
 
+    /// The same error carrying `data`.
     pub fn with_data(mut self, data: Value) -> RpcError {
         self.data = Some(data);
         self
     }
 
+    /// An [`INVALID_PARAMS`] error with `message`.
     pub fn invalid_params(message: impl Into<String>) -> RpcError {
         RpcError::new(INVALID_PARAMS, message)
     }
@@ -157,14 +171,18 @@ impl RpcError {
 pub enum Incoming {
     /// A request: it gets exactly one response (unless cancelled).
     Request {
+        /// The request's id, echoed in its response.
         id: Value,
+        /// The method called.
         method: String,
         /// `params`, or an empty object when absent.
         params: Map<String, Value>,
     },
     /// A notification: never answered.
     Notification {
+        /// The method notified.
         method: String,
+        /// `params`, or an empty object when absent.
         params: Map<String, Value>,
     },
     /// A response to a request of ours. The server sends none, so these are only logged.
@@ -174,10 +192,13 @@ pub enum Incoming {
 /// What to do with one line of input.
 #[derive(Debug, PartialEq)]
 pub enum Parsed {
+    /// A well-formed message to handle.
     Message(Incoming),
     /// Answer with this error; `id` is the request's id when it could be read, else `null`.
     Reject {
+        /// The request's id, or `null` when it could not be read.
         id: Value,
+        /// The error to answer with.
         error: RpcError,
     },
     /// A malformed notification: JSON-RPC says never answer it.
@@ -202,8 +223,11 @@ pub fn parse(line: &[u8]) -> Parsed {
 /// What a checked message is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// It has a `method` and an `id`: it is answered.
     Request,
+    /// It has a `method` and no `id`: never answered.
     Notification,
+    /// It has no `method`: a response to a request of the server's.
     Response,
 }
 

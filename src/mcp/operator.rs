@@ -52,6 +52,7 @@ pub struct Operator {
     pub tools: ToolSet,
     /// The directories served (`None`: the working directory).
     pub roots: Option<Vec<PathBuf>>,
+    /// Whether the server confines itself (Landlock and seccomp), and how strictly.
     pub sandbox: SandboxMode,
     /// The address `--listen` serves, when set by a setting.
     pub listen: Option<String>,
@@ -101,7 +102,9 @@ type Show = fn(&Operator) -> String;
 pub struct Setting {
     /// The name without the prefix, lowercased: the config file's key.
     pub key: &'static str,
+    /// The part of `--help` it is listed in.
     pub group: Group,
+    /// How its value is written in a config file.
     pub kind: Kind,
     /// The help, without the default (which [`Setting::show`] gives).
     pub help: &'static str,

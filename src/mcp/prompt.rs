@@ -1,5 +1,5 @@
 //! What a prompt is: the [`Prompt`] trait a server definition's prompts implement (gnaw-mcp's
-//! are in [`super::prompts`]): its definition for `prompts/list`, its messages for
+//! are in `super::prompts`): its definition for `prompts/list`, its messages for
 //! `prompts/get` (run on the call worker, as a tool call is, since they may read the
 //! repository), and completions for its arguments.
 
@@ -10,8 +10,11 @@ use serde_json::{Map, Value, json};
 
 /// One argument of a prompt.
 pub struct Argument {
+    /// The argument's name.
     pub name: &'static str,
+    /// What it is for, in a sentence.
     pub description: &'static str,
+    /// Whether `prompts/get` needs it.
     pub required: bool,
 }
 

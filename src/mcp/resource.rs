@@ -16,6 +16,7 @@ pub const MAX_COMPLETIONS: usize = 100;
 /// `cacheScope`: the 2026-07-28 caching hints).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CacheHint {
+    /// How long the client may keep the answer, in milliseconds.
     pub ttl_ms: u64,
     /// `public`: the same for every caller; `private`: one caller's (a tenant's files).
     pub public: bool,
@@ -33,7 +34,9 @@ impl CacheHint {
 /// in all, and whether there are more than were sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Completion {
+    /// The values offered, best first.
     pub values: Vec<String>,
+    /// How many values matched in all, when known.
     pub total: Option<usize>,
 }
 

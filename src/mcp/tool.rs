@@ -17,7 +17,9 @@ use serde_json::{Map, Value, json};
 /// 2025-03-26; `title`, `outputSchema` and `structuredContent` in 2025-06-18.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
+    /// The revision knows tool annotations (2025-03-26 and later).
     pub annotations: bool,
+    /// The revision knows `title`, `outputSchema` and `structuredContent` (2025-06-18 and later).
     pub structured: bool,
 }
 
@@ -186,8 +188,9 @@ pub struct About {
 /// types of its structured answer; and one function from typed arguments to an outcome. The
 /// arguments are parsed (unknown, missing and mistyped ones refused by name) before `run` sees
 /// them. The navigation tools are values of their own kind,
-/// [`super::tools::navigation::Navigation`], which takes one road for all of them.
+/// `super::tools::navigation::Navigation`, which takes one road for all of them.
 pub struct Declared<A> {
+    /// The tool's name, title, description and summary line.
     pub about: About,
     /// The top-level fields of `structuredContent` and their JSON types, when it sends one.
     pub output: Option<Fields>,

@@ -32,6 +32,7 @@ pub struct Plan {
     pub kept: Vec<usize>,
     /// Indices of omitted files, in path order.
     pub omitted: Vec<usize>,
+    /// What the omitted section shows.
     pub view: OmittedView,
     /// The exact token count of the prompt this plan renders to.
     pub tokens: usize,

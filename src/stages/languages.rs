@@ -29,6 +29,7 @@ pub struct Known {
     pub name: &'static str,
     /// The markdown fence's tag for its files (empty: none).
     pub fence: &'static str,
+    /// Whether its files are a program's source or markup, data and configuration.
     pub kind: Kind,
     /// The extensions (lowercase, without the dot) that mean it, in any case.
     pub extensions: &'static [&'static str],
@@ -55,7 +56,11 @@ macro_rules! languages {
         /// A language with a grammar.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Language {
-            $( $(#[$meta])* $variant, )+
+            $(
+                $(#[$meta])*
+                #[doc = concat!("`", $name, "`: parsed by its grammar (feature `", $feature, "`).")]
+                $variant,
+            )+
         }
 
         impl Language {

@@ -30,8 +30,11 @@ pub const SNIFF_BYTES: usize = 8 << 10;
 /// The read stage's settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ReadOptions {
+    /// The largest file read, in bytes; larger ones are skipped.
     pub max_file_size: u64,
+    /// Follow symbolic links (a target must lie inside the repository).
     pub follow_links: bool,
+    /// Skip files with more than one hard link.
     pub skip_hard_links: bool,
 }
 
@@ -67,6 +70,7 @@ pub fn read(dir: &BeneathDir, c: &Candidate, opts: &ReadOptions) -> Result<Text,
 /// A followed link: the open target, and its path relative to the repo.
 #[derive(Debug)]
 pub struct Link {
+    /// The target, opened.
     pub file: File,
     /// The target's path relative to the repo, `/`-separated, with no link, `.` or `..` in it.
     pub target: Vec<u8>,

@@ -18,8 +18,11 @@ use std::fmt::Write as _;
 /// What shapes the rendered text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RenderOptions {
+    /// The prompt's format.
     pub format: Format,
+    /// Number each line of a file's contents.
     pub line_numbers: bool,
+    /// Show the directory tree before the files.
     pub tree: bool,
 }
 
@@ -27,6 +30,7 @@ pub struct RenderOptions {
 pub struct FileView<'a> {
     /// Display form of the repo-relative path (see `display_path`).
     pub path: &'a str,
+    /// The file's text.
     pub text: &'a str,
     /// The file was not valid UTF-8 and was decoded lossily.
     pub lossy: bool,

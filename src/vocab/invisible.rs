@@ -18,11 +18,17 @@
 
 /// One property a range has.
 pub type Props = u8;
+/// `Default_Ignorable_Code_Point`: rendered as nothing.
 pub const DEFAULT_IGNORABLE: Props = 1 << 0;
+/// General category `Cf`, format.
 pub const FORMAT: Props = 1 << 1;
+/// General category `Zs`, a space separator other than U+0020.
 pub const SPACE: Props = 1 << 2;
+/// General category `Zl` or `Zp`, a line or paragraph separator.
 pub const LINE_OR_PARAGRAPH: Props = 1 << 3;
+/// `Bidi_Control`: reorders what follows it.
 pub const BIDI_CONTROL: Props = 1 << 4;
+/// `Variation_Selector`.
 pub const VARIATION_SELECTOR: Props = 1 << 5;
 
 /// The Unicode version the table was generated from.

@@ -3,9 +3,9 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`modes`] | the named modes: [`Format`], [`Encoding`], [`SecretsMode`], [`Compress`] (one parse rule) |
+//! | `modes` | the named modes: [`Format`], [`Encoding`], [`SecretsMode`], [`Compress`] (one parse rule) |
 //! | [`file`](mod@file) | a walked [`Candidate`] and its [`EntryKind`]; the [`Text`] read from it |
-//! | [`skip`] | [`Skipped`] and its [`SkipReason`] |
+//! | `skip` | [`Skipped`] and its [`SkipReason`] |
 //! | [`finding`] | a secret [`Finding`] (never the secret) |
 //! | [`omitted`] | the [`OmittedView`] a budget leaves |
 //! | [`display`] | [`display_path`]: how any path is escaped (the renderer that also redacts is `stages::name`) |
@@ -18,9 +18,9 @@ pub mod error_kind;
 pub mod file;
 pub mod finding;
 pub mod invisible;
-pub mod modes;
+pub(crate) mod modes;
 pub mod omitted;
-pub mod skip;
+pub(crate) mod skip;
 pub mod symbol;
 
 pub use display::{display_path, display_text, excerpt, json_chars};

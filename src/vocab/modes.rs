@@ -119,9 +119,12 @@ named_enum! {
     /// Output format.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
     pub enum Format as "format" {
+        /// Markdown: each file in a fenced code block under its path.
         #[default]
         Markdown = "markdown" | "md",
+        /// XML: each file in a `<file path="...">` element.
         Xml = "xml",
+        /// JSON: one object holding the tree and the files.
         Json = "json",
     }
 }
@@ -130,10 +133,14 @@ named_enum! {
     /// A tiktoken encoding.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
     pub enum Encoding as "encoding" {
+        /// OpenAI's `o200k_base` (GPT-4o and later).
         #[default]
         O200kBase = "o200k_base" | "o200k",
+        /// OpenAI's `cl100k_base` (GPT-4, GPT-3.5).
         Cl100kBase = "cl100k_base" | "cl100k",
+        /// OpenAI's `p50k_base` (Codex, text-davinci-002/003).
         P50kBase = "p50k_base" | "p50k",
+        /// OpenAI's `r50k_base` (GPT-3).
         R50kBase = "r50k_base" | "r50k",
     }
 }

@@ -6,14 +6,19 @@
 pub struct OmittedLine {
     /// A file path, or a directory path ending in `/` (empty for "everything else").
     pub label: String,
+    /// How many omitted files the line stands for.
     pub files: usize,
+    /// Their tokens.
     pub tokens: usize,
 }
 
 /// What the omitted section shows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OmittedView {
+    /// Files the budget left out.
     pub files: usize,
+    /// Their tokens.
     pub tokens: usize,
+    /// The lines shown, largest first.
     pub lines: Vec<OmittedLine>,
 }

@@ -3,7 +3,9 @@
 /// One file that was left out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
+    /// Path relative to the repo, escaped for display.
     pub path: String,
+    /// Why it was left out.
     pub reason: SkipReason,
 }
 
@@ -13,21 +15,36 @@ pub enum SkipReason {
     /// A NUL byte or mostly control bytes in the first 8 KiB.
     Binary,
     /// Larger than `max_file_size`.
-    TooLarge { limit: u64 },
+    TooLarge {
+        /// The size cap in effect, in bytes.
+        limit: u64,
+    },
     /// A FIFO, socket, device or anything else that is not a regular file or directory.
-    NotRegular { kind: &'static str },
+    NotRegular {
+        /// What it is (`fifo`, `socket`, ...).
+        kind: &'static str,
+    },
     /// A symlink that is not followed (no `-L`), or whose target is not inside the repo.
-    Symlink { detail: &'static str },
+    Symlink {
+        /// Why it is not followed.
+        detail: &'static str,
+    },
     /// The file changed identity between the walk and the open (a swap race).
     Changed,
     /// A sensitive file (`.env`, private keys, credentials), left out by default.
-    Sensitive { what: &'static str },
+    Sensitive {
+        /// What kind of sensitive file it is.
+        what: &'static str,
+    },
     /// The scan stage blocked the file because it holds a secret.
     Secret,
     /// Multiply hard-linked file (possibly a link to a file outside the root).
     HardLinked,
     /// Opening or reading failed.
-    Unreadable { error: String },
+    Unreadable {
+        /// The operating system's words.
+        error: String,
+    },
 }
 
 impl SkipReason {

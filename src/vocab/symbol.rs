@@ -16,6 +16,7 @@ pub enum SymbolKind {
     Method,
     /// A struct, class, record, union or object.
     Class,
+    /// An enum.
     Enum,
     /// A trait, interface or protocol.
     Interface,
@@ -25,7 +26,9 @@ pub enum SymbolKind {
     Module,
     /// A constant or static.
     Const,
+    /// A type alias.
     TypeAlias,
+    /// A macro.
     Macro,
 }
 
@@ -71,7 +74,9 @@ impl fmt::Display for SymbolKind {
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 pub struct LineRange {
+    /// The first line, 1-based.
     pub start: u32,
+    /// The last line, inclusive.
     pub end: u32,
 }
 
@@ -96,6 +101,7 @@ impl fmt::Display for LineRange {
 /// One definition and the definitions nested in it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Symbol {
+    /// What kind of definition it is.
     pub kind: SymbolKind,
     /// As written (`Foo::bar` for a C++ method defined outside its class); may be empty for an
     /// anonymous definition (a Rust `impl` is named by its type, `Trait for Type`).
@@ -110,6 +116,7 @@ pub struct Symbol {
     pub body: Option<LineRange>,
     /// The first non-empty line of its doc comment (or docstring), markers stripped.
     pub doc: Option<String>,
+    /// The definitions nested in it, in source order.
     pub children: Vec<Symbol>,
 }
 

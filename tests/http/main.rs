@@ -13,7 +13,6 @@ mod auth;
 mod bounds;
 mod eras;
 mod fleet;
-mod fleet_load;
 mod front;
 mod load;
 mod reload;

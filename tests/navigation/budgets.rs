@@ -358,10 +358,13 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
         "xxx",
     ];
     for (round, query) in queries.iter().take(6).enumerate() {
+        // Every other round asks for the score's parts and every region's words: both answers
+        // fit exactly.
         let args = |offset: Option<usize>, limit: usize| SearchArgs {
             query: query.to_string(),
             limit: Some(limit),
             offset,
+            explain: round % 2 == 1,
         };
         // The uncut ranking, page by page without a budget.
         let full = paged(query, usize::MAX, |offset| {
@@ -448,7 +451,7 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
             &SearchArgs {
                 query: q.into(),
                 limit,
-                offset: None,
+                ..Default::default()
             },
         )
         .unwrap_err();

@@ -42,7 +42,7 @@ fn search(tree: &Tree, cache: Option<&Cache>, leaves: &Leaves, query: &str) -> S
     let args = SearchArgs {
         query: query.into(),
         limit: Some(50),
-        offset: None,
+        ..Default::default()
     };
     search::search(&req, &args).unwrap()
 }

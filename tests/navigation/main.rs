@@ -2,7 +2,8 @@
 //! the library and through the real `gnaw-mcp`: exact budgets and continuations ([`budgets`]),
 //! one exactness test over every tool ([`exact_budgets`]), every path argument proven and no
 //! secret oracle through the server ([`server`]), grep's file prefilter ([`grep_prefilter`]),
-//! grep's answer whatever order the walk meets files in ([`grep_walk`]), the search index in the
+//! grep's answer whatever order the walk meets files in ([`grep_walk`]), the default search answer
+//! as an agent reads it ([`search_answer`]), the search index in the
 //! warm cache ([`search_index`]), `related`'s co-change from a real git history ([`co_change`]), the whole index kept with its walk's listing
 //! ([`search_kept`]), the outlines a search leaves for the server's idle time ([`idle`]),
 //! outline and symbol over every language's fixture ([`outline`]), and the repository's map
@@ -21,6 +22,7 @@ mod grep_walk;
 mod idle;
 mod outline;
 mod overview;
+mod search_answer;
 mod search_index;
 mod search_kept;
 mod server;

@@ -36,7 +36,7 @@ fn search(repo: &Path, cache: Option<&Cache>, query: &str) -> SearchAnswer {
     let args = SearchArgs {
         query: query.into(),
         limit: Some(20),
-        offset: None,
+        ..Default::default()
     };
     search::search(&request(repo, cache), &args).unwrap()
 }

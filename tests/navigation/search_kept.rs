@@ -33,7 +33,7 @@ fn search_within(repo: &Path, cache: Option<&Cache>, query: &str, budget: usize)
     let args = SearchArgs {
         query: query.into(),
         limit: Some(50),
-        offset: None,
+        ..Default::default()
     };
     search::search(&req, &args).unwrap()
 }

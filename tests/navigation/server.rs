@@ -706,6 +706,11 @@ fn the_cli_prints_the_tools_text() {
             json!({"repo": "repo", "query": "retry later", "budget": 300}),
         ),
         (
+            vec!["search", r, "retry later", "--explain"],
+            "search",
+            json!({"repo": "repo", "query": "retry later", "explain": true}),
+        ),
+        (
             vec![
                 "search",
                 r,
@@ -735,6 +740,9 @@ fn the_cli_prints_the_tools_text() {
     for (argv, tool, args) in cases {
         let (ok, out, err) = gnaw(&argv);
         assert!(ok, "{argv:?}: {err}");
+        // The flag and the argument are one declaration: both ask for the score's parts.
+        let explained = args.get("explain").is_some();
+        assert_eq!(out.contains("\n   score "), explained, "{argv:?}: {out}");
         let resp = s.call(tool, args);
         assert_eq!(out, text(&resp), "{argv:?}");
     }

@@ -4,16 +4,16 @@
 //!
 //! | module | job |
 //! |---|---|
-//! | [`request`] | one call as a driver receives it ([`Request`]), and why it gave no answer ([`NavError`]) |
+//! | `request` | one call as a driver receives it ([`Request`]), and why it gave no answer ([`NavError`]) |
 //! | [`session`] | one call's settings (as `extract` resolves them), its walk, the per-file step over many files |
 //! | [`paths`] | path arguments proven inside the repo, as gnaw shows paths (escapes, redacted names) |
 //! | [`args`] | a call's arguments as a tool call's JSON gives them: the pieces and how each field is read |
-//! | [`paging`] | an answer made of items ([`paging::Paged`]) and the one step every tool fits it with: the most items whose rendered answer, counted whole, fits the budget and the byte ceiling, or the one "too small" refusal |
+//! | `paging` | an answer made of items (`paging::Paged`) and the one step every tool fits it with: the most items whose rendered answer, counted whole, fits the budget and the byte ceiling, or the one "too small" refusal |
 
 pub mod args;
-pub mod paging;
+pub(crate) mod paging;
 pub mod paths;
-pub mod request;
+pub(crate) mod request;
 pub mod session;
 
 pub use paging::Page;
@@ -25,8 +25,10 @@ pub use request::{NavError, Request};
 /// facts' own: the MCP tool's structured copy.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Answer<F> {
+    /// The answer's text and its counted fields.
     #[serde(flatten)]
     pub page: Page,
+    /// The tool's own facts, for its structured answer.
     #[serde(flatten)]
     pub facts: F,
 }

@@ -163,8 +163,10 @@ pub struct Page {
     /// Its exact token count.
     #[serde(rename = "answer_tokens")]
     pub tokens: usize,
+    /// The encoding the tokens were counted in.
     #[serde(serialize_with = "encoding_name")]
     pub encoding: Encoding,
+    /// The token budget the text was fitted to; `None` for none.
     #[serde(serialize_with = "or_default")]
     pub budget: Option<usize>,
 }

@@ -41,6 +41,7 @@ pub struct Proven {
 }
 
 impl Proven {
+    /// Whether the proven path is a directory.
     pub fn is_dir(&self) -> bool {
         self.stat.kind == FileKind::Dir
     }

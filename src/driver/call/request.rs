@@ -19,6 +19,7 @@ pub struct Request<'a> {
     pub policy: Policy,
     /// The server's warm cache.
     pub cache: Option<&'a Cache>,
+    /// Told of the call's progress, and asked whether to stop.
     pub observer: Option<&'a dyn Observer>,
     /// Most bytes the answer's text may take (`usize::MAX`: no limit).
     pub max_text_bytes: usize,
@@ -54,7 +55,12 @@ pub enum NavError {
     /// An argument cannot be used (a path that is not inside the repo, a bad range or
     /// pattern): `OutsideRoot`, `NotFound`, `InvalidPath`, `NotADirectory`, `NotAFile`,
     /// `InvalidArguments`, `InvalidPattern`, ...
-    Argument { kind: ErrorKind, message: String },
+    Argument {
+        /// The stable kind of refusal.
+        kind: ErrorKind,
+        /// What is wrong with the argument, and what to do.
+        message: String,
+    },
     /// The run failed or was cancelled.
     Run(Error),
 }

@@ -21,8 +21,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A call's resolved settings and its open repository.
 pub struct Session<'r, 'a> {
+    /// The call's request.
     pub req: &'r Request<'a>,
+    /// The repository's root, opened.
     pub dir: BeneathDir,
+    /// The call's settings: the repository's `.gnawconfig` with the call's overrides.
     pub options: Options,
     spec: ExtractionSpec<'a>,
 }
@@ -75,6 +78,7 @@ impl<'r, 'a> Session<'r, 'a> {
         self.options.budget
     }
 
+    /// The encoding the call counts tokens in.
     pub fn encoding(&self) -> Encoding {
         self.options.encoding
     }

@@ -43,6 +43,7 @@ pub const MAX_COMMITS: usize = 5000;
 pub const DEFAULT_DAYS: i64 = 90;
 /// Files shown when `limit` is not given, and the most one answer may show.
 pub const DEFAULT_LIMIT: usize = 20;
+/// The most files one answer may show.
 pub const MAX_LIMIT: usize = 100;
 /// A commit changing more files than this is a sweep: counted, but no lines nor co-change.
 pub const SWEEP_FILES: usize = 30;
@@ -68,6 +69,7 @@ pub struct HotspotsArgs {
     #[arg(long, value_name = "PATH")]
     #[serde(default, deserialize_with = "args::some_path")]
     pub path: Option<String>,
+    /// Most files in the answer; `None` for [`DEFAULT_LIMIT`].
     #[schemars(description = limit_help())]
     #[arg(short = 'n', long, value_name = "N", help = limit_help())]
     #[serde(default, deserialize_with = "args::some_count")]
@@ -90,30 +92,46 @@ fn limit_help() -> String {
 /// One ranked file, for the structured answer.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Hotspot {
+    /// The file, relative to the root, escaped for display.
     pub path: String,
+    /// Its score: recency-weighted commits plus lines changed on a log scale (see the module).
     pub score: f64,
+    /// Commits in the window that changed it.
     pub commits: u32,
+    /// Lines added by them.
     pub added: u64,
+    /// Lines removed by them.
     pub removed: u64,
+    /// How many distinct authors changed it.
     pub authors: usize,
+    /// The author with the most of its commits, escaped and redacted.
     pub top_author: String,
+    /// The date of its last change (`YYYY-MM-DD`, in the committer's offset).
     pub last_date: String,
+    /// The short id of the commit that last changed it.
     pub last_commit: String,
     /// Size at HEAD (`None`: not in HEAD, or not counted).
     pub lines: Option<u64>,
+    /// Size at HEAD in bytes (`None`: not in HEAD, or not counted).
     pub bytes: Option<u64>,
+    /// The files that change most with it, most first (at most three).
     pub with: Vec<String>,
 }
 
 /// What `hotspots` found: the window, the files shown, and the `offset` that continues.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct HotspotsFacts {
+    /// Commits walked.
     pub commits_walked: usize,
+    /// The window's start, as a date.
     pub since: String,
     /// The bound that stopped the walk (empty when the window's start or the history's did).
     pub stopped: String,
+    /// How many files changed in the window (all of them, not only those shown).
     pub files_changed: usize,
+    /// The files shown, highest score first.
     pub files: Vec<Hotspot>,
+    /// The `offset` that continues, if more files are left.
     #[serde(flatten, serialize_with = "next_offset")]
     pub next_offset: Option<usize>,
 }

@@ -69,11 +69,17 @@ pub struct LogArgs {
 /// One commit, for the structured answer.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct CommitReport {
+    /// The commit's full id.
     pub id: String,
+    /// Its short id.
     pub short: String,
+    /// The author, escaped and redacted as names are shown.
     pub author: String,
+    /// The author's date (`YYYY-MM-DD HH:MM:SS +ZZZZ`).
     pub date: String,
+    /// The first line of its message, escaped for display.
     pub subject: String,
+    /// How many files it changed.
     pub files: usize,
 }
 
@@ -81,7 +87,9 @@ pub struct CommitReport {
 /// it is complete).
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct LogFacts {
+    /// The commits shown, newest first.
     pub commits: Vec<CommitReport>,
+    /// The `skip` that continues the answer; `None` when it is complete.
     #[serde(flatten, serialize_with = "next_skip")]
     pub next_skip: Option<usize>,
 }

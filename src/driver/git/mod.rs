@@ -5,9 +5,9 @@
 //!
 //! | module | job |
 //! |---|---|
-//! | [`changes`] | changed files with their status, then the unified diff, within the budget |
+//! | `changes` | changed files with their status, then the unified diff, within the budget |
 //! | [`log`] | commits newest first, each with the files it changed and line counts |
-//! | [`hotspots`] | files ranked by recent churn, with authors, size and co-changed files |
+//! | `hotspots` | files ranked by recent churn, with authors, size and co-changed files |
 //!
 //! `.git` is read by the git stage ([`crate::stages::git`]), in-process, never by running git.
 //! Working-tree files are read like every other file gnaw reads: opened beneath the repository,
@@ -16,8 +16,8 @@
 //! secret is redacted on removed lines too, and a sensitive file's diff is left out with the
 //! reason.
 
-pub mod changes;
-pub mod hotspots;
+pub(crate) mod changes;
+pub(crate) mod hotspots;
 pub mod log;
 
 use super::call::session::Session;
@@ -214,9 +214,13 @@ pub fn read_worktree(ctx: &FileContext<'_>, rel: &[u8], max: u64) -> Result<Vec<
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiffStatus {
+    /// The file is new in the change.
     Added,
+    /// The file's content or mode changed.
     Modified,
+    /// The file was removed.
     Deleted,
+    /// The file was moved (with or without changes).
     Renamed,
     /// A file became a link or a link a file.
     TypeChanged,
@@ -246,14 +250,17 @@ impl DiffStatus {
 /// A file's change, ready to render.
 #[derive(Clone, Debug)]
 pub struct FileDiff {
+    /// What happened to the file.
     pub status: DiffStatus,
     /// The file before the change and after it.
     pub old: Version,
+    /// The file after the change.
     pub new: Version,
     /// Rename similarity in percent.
     pub similarity: Option<u32>,
     /// Lines added and removed; `None` when not compared (binary, not shown).
     pub counts: Option<(u32, u32)>,
+    /// What the diff shows: hunks, or a note instead.
     pub body: DiffBody,
 }
 
@@ -261,13 +268,16 @@ pub struct FileDiff {
 /// (`None` when the file is not on that side).
 #[derive(Clone, Debug)]
 pub struct Version {
+    /// The path as shown, escaped for display.
     pub path: String,
+    /// Its mode bits on this side, `None` when the file is not on it.
     pub mode: Option<u32>,
 }
 
 /// What a file's diff shows.
 #[derive(Clone, Debug)]
 pub enum DiffBody {
+    /// The changed lines, in hunks.
     Hunks(Vec<Hunk>),
     /// One line instead of hunks.
     Note(String),

@@ -85,7 +85,9 @@ impl GrepArgs {
 /// One match as shown.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Match {
+    /// The file, relative to the root, escaped for display.
     pub path: String,
+    /// The matching line's number, 1-based.
     pub line: u32,
     /// The row as shown (cut around the match when long).
     pub text: String,
@@ -97,13 +99,17 @@ pub struct Match {
 pub struct GrepFacts {
     /// Matching lines in the whole search, and files holding them.
     pub total_matches: usize,
+    /// Files holding a match.
     pub total_files: usize,
+    /// Files searched.
     pub files_searched: usize,
     /// Files not searched, by reason (`binary`, `too_large`, `sensitive`, ...).
     pub not_searched: BTreeMap<&'static str, usize>,
     /// 1-based position of the first shown match among all of them (0 when none is shown).
     pub first: usize,
+    /// The matches shown, in file and line order.
     pub matches: Vec<Match>,
+    /// The `after` argument that continues the answer; empty when it is complete.
     #[serde(flatten, serialize_with = "after")]
     pub next: String,
 }

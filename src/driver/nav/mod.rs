@@ -8,11 +8,11 @@
 //! | [`read`] | lines of files by range, numbered, with the exact continuation |
 //! | [`grep`] | matching lines of the text the model would be shown, grouped by file, with totals and the continuation |
 //! | [`repo_index`] | the search index of a repository: every kept file with its shown text and its term index, kept in the warm cache per file and rebuilt only for files that changed |
-//! | [`sections`] | answers made of one section per named file (`read`, `outline`): entries parsed and proven, each section read, the continuation |
+//! | `sections` | answers made of one section per named file (`read`, `outline`): entries parsed and proven, each section read, the continuation |
 //! | [`deferred`] | what a search leaves for the server's idle time: the outlines of its index's files, parsed while no call waits |
 //! | [`related`] | the files most related to one file: imports both ways, names it defines that they use and the other way |
 //! | [`search`] | the files ranked for a query (`extract --query`'s ranker), each with its score's parts and best regions as `path:START-END` |
-//! | [`overview`] | the repository at a glance: languages, size, where tests and docs live, entry points, then the map of files by centrality with their most used definitions |
+//! | `overview` | the repository at a glance: languages, size, where tests and docs live, entry points, then the map of files by centrality with their most used definitions |
 //! | [`outline`] | each file's definitions (tree-sitter), nested, one line each, with the exact continuation |
 //! | [`symbol`] | a name's definitions with their source and exact lines, then its uses; the closest names on a miss |
 //! | [`tree`] | the directory tree with each entry's lines, bytes and exact tokens, biggest first |
@@ -21,15 +21,15 @@
 //! the same read stage, sensitive-file rule and secrets scan, the same warm cache. What a tool
 //! searches, counts or shows is the scanned (by default redacted) text, never the raw file.
 
-pub mod complete;
+pub(crate) mod complete;
 pub mod deferred;
 pub mod grep;
 pub mod outline;
-pub mod overview;
+pub(crate) mod overview;
 pub mod read;
 pub mod related;
 pub mod repo_index;
 pub mod search;
-pub mod sections;
+pub(crate) mod sections;
 pub mod symbol;
 pub mod tree;

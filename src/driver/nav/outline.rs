@@ -44,12 +44,14 @@ pub struct OutlineArgs {
 /// `not_reached`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct OutlineFile {
+    /// The file's entry: its path, status, and why it is not shown.
     #[serde(flatten)]
     pub entry: Report,
     /// The grammar used (empty when none).
     pub language: &'static str,
     /// Definitions in the entry's range, and how many of them are shown.
     pub definitions: usize,
+    /// How many definitions are shown.
     pub shown: usize,
 }
 

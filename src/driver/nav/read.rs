@@ -55,13 +55,16 @@ const HUGE_ROW: usize = 64 << 10;
 /// `not_reached`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FileReport {
+    /// The file's entry: its path, status, and why it is not shown.
     #[serde(flatten)]
     pub entry: Report,
     /// First and last line shown (0 when none).
     pub start: u64,
+    /// Last line shown (0 when none).
     pub end: u64,
     /// Exact tokens of the shown rows (counted alone).
     pub tokens: usize,
+    /// The file was not valid UTF-8 and was decoded lossily.
     pub lossy: bool,
 }
 

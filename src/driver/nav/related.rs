@@ -14,7 +14,7 @@
 //!   files that have it are listed.
 //!
 //! - **Co-change**: when the repository has a `.git`, the files changed in the same commits as
-//!   the file ([`crate::stages::git::cochange`]: the newest commits, each shared one weighing
+//!   the file (`crate::stages::git::cochange`: the newest commits, each shared one weighing
 //!   `1 / (its files - 1)`, commits of many files passed over), a file changed with it in
 //!   several small commits counting about as much as an import. Not with `symbol`, which asks
 //!   about one name.
@@ -65,6 +65,7 @@ pub struct RelatedArgs {
     #[arg(long, value_name = "NAME")]
     #[serde(skip)]
     pub symbol: Option<String>,
+    /// Most files listed; `None` for [`DEFAULT_LIMIT`].
     #[schemars(description = limit_help())]
     #[arg(short = 'n', long, value_name = "N", help = limit_help())]
     #[serde(default, deserialize_with = "crate::driver::call::args::some_count")]
@@ -99,10 +100,13 @@ impl RelatedArgs {
 /// One related file.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Relation {
+    /// The file, relative to the root, escaped for display.
     pub path: String,
+    /// How related it is: imports, shared names and co-changes, weighed and summed.
     pub score: f64,
     /// It imports the file; the file imports it.
     pub imports_it: bool,
+    /// The file imports it.
     pub imported_by_it: bool,
     /// Names the file defines that it uses.
     pub uses: Vec<String>,
@@ -117,6 +121,7 @@ pub struct Relation {
 pub struct RelatedFacts {
     /// Files related at all, and files searched.
     pub total_files: usize,
+    /// Files searched.
     #[serde(skip)]
     pub files_searched: usize,
     /// The files shown, best first.
@@ -135,8 +140,11 @@ pub struct RelatedFacts {
 pub enum History {
     /// Commits looked at, those that changed the file, and why the walk stopped early.
     Read {
+        /// Commits looked at.
         commits: usize,
+        /// Those of them that changed the file.
         changing: usize,
+        /// Why the walk stopped early, if it did.
         stopped: Option<String>,
     },
     /// Not read, and why.

@@ -62,6 +62,7 @@ pub struct IndexedFile {
     pub path: String,
     /// Its shown text (secrets redacted under the policy in force).
     pub body: Body,
+    /// Its search index.
     pub index: Arc<FileIndex>,
     key: Option<FileKey>,
 }
@@ -276,6 +277,7 @@ pub struct RepoIndex {
     pub postings: Option<Arc<Postings>>,
     /// Files not indexed, by reason (`binary`, `too_large`, `sensitive`, ...).
     pub not_searched: BTreeMap<&'static str, usize>,
+    /// How many files the index holds, and how many were indexed for this call.
     pub status: IndexStatus,
     /// The index as the warm cache keeps it, with its key, when it is kept: where its
     /// [`Centrality`] is kept too.
@@ -285,7 +287,9 @@ pub struct RepoIndex {
 /// The reference graph of an index's files ([`Graph`]) and each file's rank in it, not
 /// personalized.
 pub struct Centrality {
+    /// The reference graph between the files.
     pub graph: Graph,
+    /// Each file's rank in the graph, in the order of the index's files.
     pub ranks: Vec<f64>,
 }
 

@@ -1,6 +1,6 @@
-//! `search`: the files of a repository ranked for a query, each with its score's parts and the
-//! 1–3 regions that match it best, as `path:START-END` ranges the next `read` can take as they
-//! are.
+//! `search`: the files of a repository ranked for a query, each with the 1–3 regions that match
+//! it best, as `path:START-END` ranges the next `read` can take (the path said once per file),
+//! and with `explain` its score's parts.
 //!
 //! The ranker is `extract --query`'s ([`crate::stages::rank`]), run on the same files and the
 //! same text: the walk is `extract`'s (ignore files, hidden files, include/exclude), every file
@@ -17,7 +17,10 @@
 //! A region is a window of lines holding the query's words ([`rank::regions`]); where the
 //! file's language has a grammar, it is shown with the innermost definition holding it
 //! (`function parse_header`), and as that whole definition when it is at most
-//! `MAX_SYMBOL_REGION` lines long.
+//! `MAX_SYMBOL_REGION` lines long; a region no definition holds is shown with the query's words
+//! found in it. A test, example, fixture, vendored or generated file is marked with that word
+//! ([`rank::secondary_word`]). The answer is what an agent needs to choose what to read: the
+//! score and its parts, and the words found in a region a definition names, only with `explain`.
 //!
 //! The answer lists the matching files best first, from `offset`, at most `limit` of them, and as
 //! many as fit the budget and the byte ceiling exactly; when cut it ends with the `offset` that
@@ -51,9 +54,10 @@ pub const MAX_REGIONS: usize = 3;
 /// from them).
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
 pub struct SearchArgs {
-    /// An identifier (Config::load), a file name or a few words.
+    /// A name (Config::load), a file name or words.
     #[serde(deserialize_with = "args::text")]
     pub query: String,
+    /// Most files in the answer; `None` for [`DEFAULT_LIMIT`].
     #[schemars(description = limit_help())]
     #[arg(short = 'n', long, value_name = "N", help = limit_help())]
     #[serde(default, deserialize_with = "args::some_count")]
@@ -62,11 +66,15 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N")]
     #[serde(default, deserialize_with = "args::some_count")]
     pub offset: Option<usize>,
+    /// Also show each file's score and what makes it up.
+    #[arg(long)]
+    #[serde(default, deserialize_with = "args::or_default")]
+    pub explain: bool,
 }
 
 /// What `limit` means, for the tool's schema and the CLI's help.
 fn limit_help() -> String {
-    format!("Most files in this answer, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT}).")
+    format!("Most files to show, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT}).")
 }
 
 /// One ranked file as shown.
@@ -74,7 +82,9 @@ fn limit_help() -> String {
 pub struct Hit {
     /// 1-based rank among the matching files.
     pub rank: usize,
+    /// The file, relative to the root, escaped for display.
     pub path: String,
+    /// Its score, and the parts that sum to it.
     #[serde(flatten, serialize_with = "score_and_parts")]
     pub score: Score,
     /// Its best regions, best first.
@@ -84,7 +94,9 @@ pub struct Hit {
 /// A region as shown: its lines and why.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Shown {
+    /// The region's first line.
     pub start: u32,
+    /// The region's last line.
     pub end: u32,
     /// The innermost definition holding it (`function parse_header`), when the file's
     /// language has a grammar.
@@ -100,13 +112,17 @@ pub struct Shown {
 pub struct SearchFacts {
     /// Files the query matches, and files searched.
     pub total_files: usize,
+    /// Files searched.
     pub files_searched: usize,
     /// Files not searched, by reason (`binary`, `too_large`, `sensitive`, ...).
     pub not_searched: BTreeMap<&'static str, usize>,
+    /// The files shown, best first.
     #[serde(rename = "files")]
     pub hits: Vec<Hit>,
+    /// The `offset` that continues the answer; `None` when it is complete.
     #[serde(flatten, serialize_with = "offset")]
     pub next: Option<usize>,
+    /// The index the query was ranked with (its sizes).
     #[serde(serialize_with = "index_sizes")]
     pub index: repo_index::IndexStatus,
 }
@@ -337,41 +353,55 @@ impl Render<'_> {
         }
         out.push('\n');
         if self.total > 0 {
-            out.push_str("Best first; each file's regions are ranges to read as path:START-END.\n");
+            out.push_str(
+                "Best first; regions to read as path:START-END, the path said once per file.\n",
+            );
         }
         out
     }
 
-    /// Append hit `i`: its rank, path and score's parts, then one row per region.
+    /// Append hit `i`: its rank, what kind of secondary file it is if it is one, its path with
+    /// its best region, and one row per further region (`:START-END`, the path said once); a
+    /// region shows the definition holding it, or else the query's words found in it. With
+    /// `explain`, every region shows its words, and a last row the score and its parts.
     fn hit(&self, out: &mut String, i: usize) {
         let h = &self.hits[i];
-        let parts: Vec<String> = h
-            .score
-            .parts
-            .iter()
-            .map(|(name, v)| format!("{name} {v:.2}"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "\n{}. {}  score {:.2} ({})",
-            h.rank,
-            h.path,
-            h.score.total,
-            parts.join(", ")
-        );
-        for r in &h.regions {
-            let _ = write!(out, "   {}:{}", h.path, r.start);
+        let _ = write!(out, "{}. ", h.rank);
+        if let Some(word) = rank::secondary_word(&h.path) {
+            let _ = write!(out, "({word}) ");
+        }
+        out.push_str(&h.path);
+        if h.regions.is_empty() {
+            out.push('\n');
+        }
+        for (n, r) in h.regions.iter().enumerate() {
+            if n > 0 {
+                out.push_str("   ");
+            }
+            let _ = write!(out, ":{}", r.start);
             if r.end > r.start {
                 let _ = write!(out, "-{}", r.end);
             }
-            match &r.symbol {
-                Some(sym) => {
+            match (&r.symbol, self.args.explain) {
+                (Some(sym), false) => {
+                    let _ = writeln!(out, "  {sym}");
+                }
+                (Some(sym), true) => {
                     let _ = writeln!(out, "  {sym}: {}", r.terms.join(", "));
                 }
-                None => {
+                (None, _) => {
                     let _ = writeln!(out, "  {}", r.terms.join(", "));
                 }
             }
+        }
+        if self.args.explain {
+            let parts: Vec<String> = h
+                .score
+                .parts
+                .iter()
+                .map(|(name, v)| format!("{name} {v:.2}"))
+                .collect();
+            let _ = writeln!(out, "   score {:.2} ({})", h.score.total, parts.join(", "));
         }
     }
 }

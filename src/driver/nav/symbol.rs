@@ -25,6 +25,7 @@ use std::fmt::Write as _;
 
 /// Default and most matches one call returns.
 pub const DEFAULT_LIMIT: usize = 10;
+/// The most matches one call may return.
 pub const MAX_LIMIT: usize = 100;
 /// Longest `name` accepted, in bytes: a path of up to `PATH_MAX` and a name of up to 512.
 pub const MAX_NAME_BYTES: usize = crate::limits::PATH_MAX + 512;
@@ -43,6 +44,7 @@ pub struct SymbolArgs {
     /// "Name", "Type::method", or "dir/::Name" to look only under a path.
     #[serde(deserialize_with = "crate::driver::call::args::text")]
     pub name: String,
+    /// Most matches shown; `None` for [`DEFAULT_LIMIT`].
     #[schemars(description = limit_help(), range(min = 1, max = MAX_LIMIT))]
     #[arg(long, value_name = "N", help = limit_help())]
     #[serde(default, deserialize_with = "crate::driver::call::args::some_count")]
@@ -59,7 +61,9 @@ fn limit_help() -> String {
 pub struct SymbolFacts {
     /// Definitions and uses found (before the limit), and how many are shown.
     pub definitions: usize,
+    /// Uses found.
     pub uses: usize,
+    /// Definitions and uses shown.
     pub shown: usize,
     /// The closest names, on a miss.
     pub suggestions: Vec<String>,

@@ -49,12 +49,17 @@ pub struct Entry {
     pub is_dir: bool,
     /// Levels below the listed directory (1 for its own entries).
     pub depth: usize,
+    /// Files in it (1 for a file).
     pub files: u64,
+    /// Lines of text in it.
     pub lines: u64,
+    /// Bytes in it.
     pub bytes: u64,
+    /// Tokens in it.
     pub tokens: u64,
     /// A directory's entries not shown, and their tokens.
     pub hidden_entries: usize,
+    /// The tokens of the entries not shown.
     pub hidden_tokens: u64,
 }
 

@@ -57,14 +57,21 @@ pub struct Audit {
     /// The request's `X-Request-Id` (as a proxy sets it, to match its own log), when it is a
     /// plain token of at most 64 characters.
     pub request_id: Option<String>,
+    /// The tenant the request was routed to, once its token is checked.
     pub tenant: Option<String>,
+    /// The HTTP method, rendered.
     pub http: String,
+    /// The JSON-RPC method called, rendered, when the body was read.
     pub method: Option<String>,
+    /// The tool called, rendered, for a `tools/call`.
     pub tool: Option<String>,
     /// The call's `repo` as rendered ([`rendered`]).
     pub repo: Option<String>,
+    /// The HTTP status answered.
     pub status: u16,
+    /// What was decided, in words: `served`, or `refused: ` and why.
     pub decision: String,
+    /// Bytes sent in the response.
     pub bytes: usize,
     /// The setting whose bound refused or closed it, for `/metrics` (never written in the
     /// line: the decision says it in words).

@@ -8,7 +8,7 @@
 //!
 //! Every string of the client's that an error or the audit line repeats (a path, a method, a
 //! header's value, a tool's name) is an excerpt, escaped ([`crate::vocab::excerpt`]), and every
-//! error passes the exit gate ([`super::response::rpc_error`]).
+//! error passes the exit gate (`super::response::rpc_error`).
 //!
 //! - **2026-07-28** (every request without `Mcp-Session-Id` but a legacy `initialize`):
 //!   stateless. Its `_meta` must name the revision and the client's capabilities (400,
@@ -20,7 +20,7 @@
 //!   then the result) when the client accepts SSE and gave a progress token. Closing the
 //!   connection cancels the call.
 //! - **2025-03-26 .. 2025-11-25**: `initialize` (forwarded, so the worker negotiates as on
-//!   stdio) opens a session ([`super::sessions`]); every later request names it in
+//!   stdio) opens a session (`super::sessions`); every later request names it in
 //!   `Mcp-Session-Id` (unknown, expired or another tenant's: 404) and, when it sends
 //!   `MCP-Protocol-Version`, a revision of that era (400 otherwise). `notifications/cancelled`
 //!   reaches the call it names; GET opens the session's SSE stream (keep-alives only: this

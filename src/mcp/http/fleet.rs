@@ -163,9 +163,9 @@ impl Fleet {
         if let Some(budget) = self.memory {
             // The workers' memory as last measured (each at least as large as nine in ten
             // workers, which a young worker grows to), and what each start since adds (as
-            // much): past the start's share of the budget (85%; the rest is for the workers'
-            // growth until the next measure), an idle worker sleeps first; with none idle, the
-            // start waits.
+            // much): past the start's share of the budget (75%; the rest is for the workers'
+            // growth until the next measure, a second later), an idle worker sleeps first; with
+            // none idle, the start waits.
             let each = self
                 .counts
                 .worker_bytes
@@ -173,7 +173,7 @@ impl Fleet {
                 .max(WORKER_BASE_BYTES);
             let projected = self.counts.reserved_bytes.load(Ordering::Relaxed)
                 + (self.started_since_measure.load(Ordering::Relaxed) + 1) * each;
-            if projected > budget / 20 * 17 {
+            if projected > budget / 4 * 3 {
                 if self.sleep_least_recent(others(), 1) == 0 {
                     self.counts.refused.fetch_add(1, Ordering::Relaxed);
                     return Err(Refusal::Memory { budget });
@@ -249,12 +249,12 @@ impl Fleet {
         );
         self.started_since_measure.store(0, Ordering::Relaxed);
         let Some(budget) = self.memory else { return };
-        if total <= budget {
+        if total <= budget / 20 * 17 {
             return;
         }
-        // Down to nine tenths, so that the workers' growth until the next measure stays under
-        // the budget.
-        let target = budget / 10 * 9;
+        // Past 85%, down to three quarters, so that the workers' growth until the next measure
+        // stays under the budget.
+        let target = budget / 4 * 3;
         let mut idle: Vec<&Arc<Upstream>> = tenancy
             .upstreams
             .iter()

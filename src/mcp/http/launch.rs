@@ -1,7 +1,7 @@
 //! Starting `gnaw-mcp --listen ADDR`, in the order confinement needs: check the address, bind
 //! the one port, fork the reloader (while the process is single-threaded and unconfined), which
 //! reads the tenants, proves every root by descriptor and forks the spawner that starts their
-//! workers ([`super::reload`]), confine the front door (no file, no new bind, no connect), and
+//! workers (`super::reload`), confine the front door (no file, no new bind, no connect), and
 //! only then start threads (the reload thread waiting for `SIGHUP` among them) and serve.
 //!
 //! With no tenants file the server refuses to start unless `--unauthenticated-loopback` is
@@ -9,143 +9,36 @@
 //! `local`. A non-loopback address needs `--allow-non-loopback` (put it behind a reverse proxy
 //! that terminates TLS).
 
-use std::ffi::OsString;
 use std::net::{SocketAddr, TcpListener};
-use std::path::Path;
+
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use gnaw_sandbox::SandboxMode;
 use gnaw_sandbox::reloader::Reloader;
-use gnaw_sandbox::{Roots, SandboxMode};
 
 use super::audit::AuditLog;
 use super::fleet::Fleet;
 use super::reload::{Source, described_roots, load, reload, tenancy};
-use super::tenants::{Tenant, Tenants};
+pub use super::reload::{WORKER_ENV_REMOVED, prove_roots, read_tenants, worker_env};
+
 use super::{FrontDoor, server};
 use crate::mcp::Operator;
-
-/// The largest tenants file read.
-const MAX_TENANTS_FILE: u64 = 1 << 20;
-/// Room for what the front door adds to a request (ids, tokens, the session's `_meta`) over
-/// the body bound, on the worker's line bound.
-const LINE_HEADROOM: usize = 64 << 10;
 
 /// What `--listen` was given.
 pub struct Launch {
     /// `--listen` or `GNAW_MCP_LISTEN`.
     pub listen: String,
+    /// `--unauthenticated-loopback`: serve a loopback address without tokens, when no tenants file
+    /// is given.
     pub unauthenticated_loopback: bool,
+    /// `--allow-non-loopback`: serve an address other hosts can reach.
     pub allow_non_loopback: bool,
     /// The settings: the tenants file, the sandbox mode, the limits, the audit descriptor, and
     /// `GNAW_MCP_ROOT` (or the working directory): the one tenant's roots without a tenants
     /// file.
     pub operator: Operator,
 }
-
-/// Read the tenants file (the operator's, before confinement and again on each reload;
-/// bounded): as `--config` is read, no link followed and nothing but a regular file read, so a
-/// FIFO put in its place cannot stall a reload.
-pub fn read_tenants(path: &Path) -> Result<Tenants, String> {
-    use gnaw_sandbox::user_file::{self, UserDir, UserFileError};
-    let shown = crate::vocab::display_path(path.as_os_str().as_encoded_bytes());
-    let (dir, name) = user_file::split(path)
-        .map_err(|_| format!("GNAW_MCP_TENANTS={shown} names a directory; give the file's path"))?;
-    let bytes = match UserDir::open(&dir).and_then(|d| d.read(&name, MAX_TENANTS_FILE)) {
-        Ok(Some(file)) => file.bytes,
-        Ok(None) => {
-            return Err(format!(
-                "GNAW_MCP_TENANTS: cannot open {shown}: there is no such file"
-            ));
-        }
-        Err(e @ UserFileError::Io(_)) => {
-            return Err(format!("GNAW_MCP_TENANTS: cannot read {shown}: it {e}"));
-        }
-        Err(e @ UserFileError::Link(_)) => {
-            return Err(format!(
-                "GNAW_MCP_TENANTS: {shown} {e}; give the path of the file it points to \
-                 (gnaw-mcp follows no link to a file it reads for you)"
-            ));
-        }
-        Err(e) => return Err(format!("GNAW_MCP_TENANTS: {shown} {e}")),
-    };
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("GNAW_MCP_TENANTS: {shown} is not UTF-8 text"))?;
-    Tenants::parse(&text).map_err(|e| format!("GNAW_MCP_TENANTS {shown}: {e}"))
-}
-
-/// The environment a tenant's worker gets on top of the front door's: the settings of the
-/// `--config` file (`from_file`, which the worker does not read), its tools and secrets floor
-/// when it sets them, a line bound with room for what the front door adds; the `--listen`
-/// variables removed. (Its roots are not here: the spawner hands them on as descriptors, with
-/// their canonical paths as `GNAW_MCP_ROOT`.)
-pub fn worker_env(
-    tenant: &Tenant,
-    max_body_bytes: usize,
-    from_file: &[(OsString, OsString)],
-) -> Vec<(OsString, OsString)> {
-    let mut env = vec![
-        (OsString::from("GNAW_MCP_ROOT"), OsString::new()),
-        (
-            OsString::from("GNAW_MCP_MAX_LINE_BYTES"),
-            OsString::from((max_body_bytes + LINE_HEADROOM).to_string()),
-        ),
-    ];
-    if let Some(tools) = &tenant.tools {
-        env.push(("GNAW_MCP_TOOLS".into(), tools.into()));
-    }
-    if let Some(floor) = &tenant.secrets_floor {
-        env.push(("GNAW_MCP_SECRETS_FLOOR".into(), floor.into()));
-    }
-    let inherited: Vec<(OsString, OsString)> = from_file
-        .iter()
-        .filter(|(name, _)| {
-            !env.iter().any(|(set, _)| set == name) && !WORKER_ENV_REMOVED.iter().any(|r| name == r)
-        })
-        .cloned()
-        .collect();
-    // GNAW_MCP_ROOT was listed only to keep the file's value from reaching the worker.
-    env.remove(0);
-    inherited.into_iter().chain(env).collect()
-}
-
-/// Prove every tenant's roots (canonicalized and opened as directories, by descriptor: what the
-/// workers will be handed), and refuse a root of one tenant that is another tenant's, or lies
-/// inside or around one, unless one of the two names the other in `shares_with`.
-pub fn prove_roots(list: &[Tenant]) -> Result<Vec<Roots>, String> {
-    let mut proven: Vec<Roots> = Vec::with_capacity(list.len());
-    for tenant in list {
-        let roots = Roots::new(&tenant.roots, false)
-            .map_err(|e| format!("[tenants.{}] roots: {e}", tenant.name))?;
-        for (other, theirs) in list.iter().zip(&proven) {
-            if tenant.shares_with.contains(&other.name) || other.shares_with.contains(&tenant.name)
-            {
-                continue;
-            }
-            for mine in roots.iter() {
-                if let Some(overlap) = theirs.iter().find(|t| t.root().overlaps(mine.root())) {
-                    return Err(format!(
-                        "[tenants.{}] roots: {} overlaps [tenants.{}]'s root {} (the same \
-                         directory, or one inside the other), so each tenant could read the \
-                         other's files; give each tenant its own directories, or say that \
-                         they share them with shares_with = [\"{}\"]",
-                        tenant.name,
-                        mine.root().path().display(),
-                        other.name,
-                        overlap.root().path().display(),
-                        other.name
-                    ));
-                }
-            }
-        }
-        proven.push(roots);
-    }
-    Ok(proven)
-}
-
-/// Variables a worker must not inherit.
-pub const WORKER_ENV_REMOVED: [&str; 3] =
-    ["GNAW_MCP_LISTEN", "GNAW_MCP_TENANTS", "GNAW_MCP_AUDIT_FD"];
 
 /// Start the server; returns only on a startup error (or when the listener fails).
 pub fn run(launch: Launch) -> Result<(), String> {

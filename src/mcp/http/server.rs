@@ -1,5 +1,5 @@
 //! The connection loop: accept, bound connections, then one plain thread per connection reading
-//! requests under the front door's bounds ([`super::request`]) and answering each
+//! requests under the front door's bounds (`super::request`) and answering each
 //! ([`super::endpoint`]), keep-alive until the client closes, goes idle, breaks a bound or is
 //! refused. Each bound, when hit, is answered with its HTTP status and a JSON-RPC error naming
 //! the variable that sets it, and audited.

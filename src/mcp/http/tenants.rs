@@ -46,6 +46,7 @@ pub struct Tenant {
 /// Every tenant, in the file's order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tenants {
+    /// The tenants, in the file's order.
     pub list: Vec<Tenant>,
 }
 

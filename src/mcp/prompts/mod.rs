@@ -9,8 +9,8 @@ use super::resource::Completion;
 use super::tool::{Outcome, Tool, ToolContext};
 use serde_json::{Map, Value, json};
 
-pub mod explain;
-pub mod review;
+pub(crate) mod explain;
+pub(crate) mod review;
 
 /// Every prompt, in `prompts/list` order.
 pub static PROMPTS: &[&dyn Prompt] = &[&review::REVIEW, &explain::EXPLAIN];

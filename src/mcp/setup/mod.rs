@@ -6,9 +6,9 @@
 //! This is a front-end concern and runs only from the command line, before anything sandboxed:
 //! it neither starts the sandbox nor reads `GNAW_MCP_ROOT`; the roots it writes come from
 //! `--root` (default: the working directory). It is the one place gnaw-mcp writes a file, and
-//! every such write is in `files.rs`. The clients and their formats are one table, [`clients`].
+//! every such write is in `files.rs`. The clients and their formats are one table, `clients`.
 
-pub mod clients;
+pub(crate) mod clients;
 mod files;
 mod json;
 mod toml_doc;
@@ -29,7 +29,9 @@ const ROOT_ENV: &str = "GNAW_MCP_ROOT";
 /// What merging did to the servers map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// The server was not in the client's file: it was added.
     Added,
+    /// The client's file already had an entry of that name: its value was replaced.
     Replaced,
 }
 

@@ -1,6 +1,6 @@
 //! `changes`: the working tree against a commit, as a list of changed files and a unified diff,
 //! read from `.git` in-process (never by running git), within a token budget, with the
-//! continuation as a plain `after` argument (see [`crate::driver::git::changes`], whose arguments
+//! continuation as a plain `after` argument (see `crate::driver::git::changes`, whose arguments
 //! it takes).
 
 use super::super::tool::About;

@@ -2,7 +2,7 @@
 //! each with its size, last change, distinct authors and the files that change with it, read
 //! from `.git` in-process (never by running git), bounded in commits and time, within a token
 //! budget, with the continuation as a plain `offset` argument (see
-//! [`crate::driver::git::hotspots`], whose arguments it takes).
+//! `crate::driver::git::hotspots`, whose arguments it takes).
 
 use super::super::tool::About;
 use super::navigation::Navigation;

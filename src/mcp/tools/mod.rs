@@ -1,5 +1,5 @@
 //! The registry: every tool the server can offer, in `tools/list` order, each a value (a
-//! [`navigation::Navigation`], or for `extract` and `estimate` a [`super::tool::Declared`]).
+//! `navigation::Navigation`, or for `extract` and `estimate` a [`super::tool::Declared`]).
 //! `tools/list`, the unknown-tool error and the `instructions` text are all derived from it (over
 //! the tools the operator turned on, [`super::selection`]), and each tool parses its own typed
 //! arguments. Adding a tool is one new file in this folder and one line in `registry!` below.
@@ -19,7 +19,7 @@ macro_rules! registry {
 // What extract and estimate share (not a tool).
 pub mod prompt;
 // What the navigation tools share (not a tool): the kind of value each is, and its one road.
-pub mod navigation;
+pub(crate) mod navigation;
 
 registry! {
     extract::EXTRACT,
@@ -133,7 +133,12 @@ mod tests {
                 }
                 for (_, prop) in schema["properties"].as_object().unwrap() {
                     assert!(prop["type"].is_string());
-                    assert!(prop["description"].as_str().unwrap().len() > 40);
+                    let d = prop["description"].as_str().unwrap();
+                    assert!(
+                        d.len() > 40,
+                        "{name}: a description of {} bytes: {d:?}",
+                        d.len()
+                    );
                 }
             }
         }

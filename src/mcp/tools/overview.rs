@@ -1,7 +1,7 @@
 //! `overview`: the repository at a glance within a budget: languages, size, where tests and docs
 //! live, entry points, then the map of its files by centrality (PageRank over imports and used
 //! names, personalized toward a query's best files when given) with their most used definitions,
-//! with the continuation as a plain `offset` argument (see [`crate::driver::nav::overview`],
+//! with the continuation as a plain `offset` argument (see `crate::driver::nav::overview`,
 //! whose arguments it takes).
 
 use super::super::tool::About;

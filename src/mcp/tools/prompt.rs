@@ -9,8 +9,10 @@ use crate::error::Error;
 use crate::spec::{ExtractionSpec, Mode, Overrides};
 use serde_json::{Value, json};
 
+/// The `extract` tool's description, as `tools/list` gives it.
 pub const EXTRACT_DESCRIPTION: &str = "The repository as one prompt: a tree, then every file, exact token count. Call `estimate` first when large.";
 
+/// The `estimate` tool's description, as `tools/list` gives it.
 pub const ESTIMATE_DESCRIPTION: &str = "The exact tokens and files `extract` would give for the same arguments, without the text, to choose globs.";
 
 /// The arguments of `extract` and `estimate`.
@@ -46,7 +48,7 @@ impl ExtractionArgs {
 const NOTES_RESERVE: usize = 2_000;
 
 /// Prove the repo and make the pipeline's run in `mode` for parsed arguments, with the call's
-/// ceiling ([`super::navigation::ceiling`]). `Err` is the outcome to return as it is (a refused
+/// ceiling (`super::navigation::ceiling`). `Err` is the outcome to return as it is (a refused
 /// repo, a failed or cancelled `changed`). When the ceiling is below the server's response
 /// limit, the prompt is fitted to it, less room for the notes (the caller lowers it further
 /// while the answer as sent is over); at the limit, a larger prompt is refused with advice.

@@ -20,9 +20,9 @@
 //!   inflated; a missing object (shallow clone, partial clone), a corrupt pack or a malformed
 //!   object is an error that says so, never a panic.
 
-pub mod cochange;
-pub mod diff;
-pub mod history;
+pub(crate) mod cochange;
+pub(crate) mod diff;
+pub(crate) mod history;
 pub mod safe_open;
 pub mod tree;
 
@@ -40,7 +40,12 @@ pub enum GitError {
     /// The repository has no usable `.git` (none, or refused): `NotAGitRepository`,
     /// `GitDirLink`, `GitDirOutside`, `CommonDirOutside`, `AlternatesOutside`,
     /// `GitPathOutside`, `GitTooLarge`.
-    Refused { kind: ErrorKind, message: String },
+    Refused {
+        /// The stable kind of refusal.
+        kind: ErrorKind,
+        /// What was refused, and what to do.
+        message: String,
+    },
     /// A revision that does not name a commit.
     BadRevision(String),
     /// A bound was hit (objects or bytes examined).
@@ -63,7 +68,9 @@ impl std::error::Error for GitError {}
 /// Caps on one call's work: objects looked up and bytes inflated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caps {
+    /// The most objects one call may look up.
     pub max_objects: u64,
+    /// The most bytes one call may inflate.
     pub max_bytes: u64,
     /// The largest blob read whole; larger ones are reported as too large.
     pub max_blob: u64,
@@ -93,35 +100,51 @@ pub struct Repo {
 /// A blob's content, or why it is not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Blob {
+    /// The whole blob.
     Bytes(Vec<u8>),
+    /// Larger than [`Caps::max_blob`]: its size in bytes.
     TooLarge(u64),
 }
 
 /// A commit, decoded.
 #[derive(Clone, Debug)]
 pub struct CommitInfo {
+    /// The commit's object id.
     pub id: ObjectId,
+    /// Its root tree's object id.
     pub tree: ObjectId,
+    /// Its parents' ids, first parent first (none for a root commit).
     pub parents: Vec<ObjectId>,
+    /// The author's name as the commit records it (untrusted, not yet escaped).
     pub author_name: String,
+    /// The author's e-mail as the commit records it (untrusted, not yet escaped).
     pub author_email: String,
     /// Seconds since the epoch, and the author's offset from UTC in seconds.
     pub time: i64,
+    /// The author's offset from UTC, in seconds.
     pub offset: i32,
     /// The committer's time, seconds since the epoch (what `since` compares).
     pub commit_time: i64,
+    /// The whole commit message (untrusted, not yet escaped).
     pub message: String,
 }
 
 /// An index entry: path, mode, blob and the stat data git recorded.
 #[derive(Clone, Debug)]
 pub struct IndexEntry {
+    /// The path relative to the work tree, as the bytes git stored.
     pub path: Vec<u8>,
+    /// The file mode bits git recorded (such as `0o100644`, `0o120000` for a link).
     pub mode: u32,
+    /// The staged blob's object id.
     pub id: ObjectId,
+    /// The file size in bytes at staging time (truncated to 32 bits, as git stores it).
     pub size: u32,
+    /// Modification time at staging: seconds and nanoseconds.
     pub mtime: (u32, u32),
+    /// Status-change time at staging: seconds and nanoseconds.
     pub ctime: (u32, u32),
+    /// Inode number at staging (truncated to 32 bits).
     pub ino: u32,
     /// Outside a sparse checkout: git does not look at the working tree for it.
     pub skip_worktree: bool,
@@ -135,8 +158,11 @@ pub struct IndexEntry {
 /// and the directories whose tree the index's cache-tree extension records as valid.
 #[derive(Clone, Debug, Default)]
 pub struct Index {
+    /// The entries, in path order, one per path.
     pub entries: Vec<IndexEntry>,
+    /// The index file's modification time: seconds and nanoseconds.
     pub time: (u32, u32),
+    /// The directories whose trees the cache-tree extension records as valid.
     pub cache: tree::CacheTree,
 }
 
@@ -176,6 +202,7 @@ impl Repo {
         (self.objects.get(), self.bytes.get())
     }
 
+    /// The caps this repository was opened with.
     pub fn caps(&self) -> Caps {
         self.caps
     }

@@ -80,21 +80,28 @@ impl CacheTree {
 
 /// Git's modes.
 pub const MODE_TREE: u32 = 0o040000;
+/// The mode of a symbolic link.
 pub const MODE_LINK: u32 = 0o120000;
+/// The mode of a submodule (a commit in a tree).
 pub const MODE_COMMIT: u32 = 0o160000;
 
 /// A file of a tree: mode and blob.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileAt {
+    /// The entry's mode bits (such as `0o100644`, [`MODE_LINK`]).
     pub mode: u32,
+    /// The blob's (or, for a submodule, the commit's) object id.
     pub id: ObjectId,
 }
 
 /// A path that differs between two trees: its old and new state (`None`: absent).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TreeChange {
+    /// The path relative to the repository, as git stores it.
     pub path: Vec<u8>,
+    /// What it was in the old tree; `None` when absent.
     pub old: Option<FileAt>,
+    /// What it is in the new tree; `None` when absent.
     pub new: Option<FileAt>,
 }
 
@@ -102,6 +109,7 @@ pub struct TreeChange {
 /// path, relative to the repository, without a trailing `/`).
 #[derive(Clone, Debug, Default)]
 pub struct PathFilter {
+    /// The prefixes; empty means every path.
     pub prefixes: Vec<Vec<u8>>,
 }
 

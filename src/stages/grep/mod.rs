@@ -43,6 +43,7 @@ pub struct Matcher {
 pub struct PatternOptions {
     /// The pattern is a literal string, not a regular expression.
     pub fixed_strings: bool,
+    /// Match letters in either case.
     pub ignore_case: bool,
 }
 

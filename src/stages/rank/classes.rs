@@ -104,14 +104,23 @@ pub fn prior(path: &str, len: usize) -> Score {
 /// How useful a kind of file usually is to a reader, best first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Class {
+    /// A README or a package manifest.
     ReadmeOrManifest = 0,
+    /// A declared entry point (`main.rs`, `lib.rs`, `__main__.py`, ...).
     EntryPoint = 1,
+    /// Source code.
     Source = 2,
+    /// Documentation.
     Docs = 3,
+    /// None of the others (configuration, data, ...).
     Other = 4,
+    /// A test.
     Test = 5,
+    /// An example.
     Example = 6,
+    /// Generated code.
     Generated = 7,
+    /// A lock file.
     Lock = 8,
 }
 
@@ -132,6 +141,53 @@ fn pascal_test(name: &str) -> bool {
             .and_then(|before| before.chars().last())
             .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
     })
+}
+
+/// What a file that was not written as this repository's code is, as a word: `vendored` (a
+/// copy of another project's), `generated` (built or minified output) or `fixture` (test data
+/// and snapshots); `None` for a file written here. Its file name and its directories (from
+/// the innermost), lowercase.
+fn made_elsewhere(name: &str, dirs: &[&str]) -> Option<&'static str> {
+    let in_dir = |names: &[&str]| dirs.iter().any(|d| names.contains(d));
+    if in_dir(&["vendor", "third_party", "third-party", "node_modules"]) {
+        Some("vendored")
+    } else if in_dir(&["dist", "generated"])
+        || name.contains(".min.")
+        || name.contains("_generated")
+        || name.contains(".generated.")
+        || name.ends_with(".pb.go")
+        || name.ends_with("_pb2.py")
+    {
+        Some("generated")
+    } else if in_dir(&[
+        "fixtures",
+        "fixture",
+        "testdata",
+        "test-data",
+        "snapshots",
+        "__snapshots__",
+    ]) {
+        Some("fixture")
+    } else {
+        None
+    }
+}
+
+/// The word that marks a secondary file (a test, an example, a fixture, vendored or generated
+/// code, a lock file) in an answer, where the ranker counts it down; `None` for the others.
+pub fn secondary_word(path: &str) -> Option<&'static str> {
+    match class_of(path) {
+        Class::Test => Some("test"),
+        Class::Example => Some("example"),
+        Class::Lock => Some("lock file"),
+        Class::Generated => {
+            let lower = path.to_ascii_lowercase();
+            let name = lower.rsplit('/').next().unwrap_or(&lower);
+            let dirs: Vec<&str> = lower.split('/').rev().skip(1).collect();
+            made_elsewhere(name, &dirs)
+        }
+        _ => None,
+    }
 }
 
 /// Classify a path by its name and directories.
@@ -180,27 +236,7 @@ pub fn class_of(path: &str) -> Class {
     if LOCKS.contains(&name) || name.ends_with(".lock") {
         return Class::Lock;
     }
-    if in_dir(&[
-        "vendor",
-        "third_party",
-        "third-party",
-        "node_modules",
-        "dist",
-        "generated",
-    ]) || name.contains(".min.")
-        || name.contains("_generated")
-        || name.contains(".generated.")
-        || name.ends_with(".pb.go")
-        || name.ends_with("_pb2.py")
-        || in_dir(&[
-            "fixtures",
-            "fixture",
-            "testdata",
-            "test-data",
-            "snapshots",
-            "__snapshots__",
-        ])
-    {
+    if made_elsewhere(name, &dirs).is_some() {
         return Class::Generated;
     }
     if name.starts_with("readme") || (dirs.len() <= 1 && MANIFESTS.contains(&name)) {
@@ -298,6 +334,31 @@ mod tests {
             "docs/guide.rst",
         ] {
             assert!(!is_auxiliary(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn secondary_files_are_marked_by_what_they_are() {
+        for (path, word) in [
+            ("tests/it.rs", Some("test")),
+            ("Src/Json/JsonConvertTest.cs", Some("test")),
+            ("examples/demo.rs", Some("example")),
+            ("benches/parse.rs", Some("example")),
+            ("tests/fixtures/one.json", Some("fixture")),
+            ("src/__snapshots__/a.snap", Some("fixture")),
+            ("vendor/lib/x.c", Some("vendored")),
+            ("web/node_modules/a/index.js", Some("vendored")),
+            ("dist/app.min.js", Some("generated")),
+            ("api/v1/service.pb.go", Some("generated")),
+            ("Cargo.lock", Some("lock file")),
+            ("src/lib.rs", None),
+            ("README.md", None),
+            ("docs/guide.md", None),
+            ("Makefile", None),
+        ] {
+            assert_eq!(secondary_word(path), word, "{path}");
+            // A word for exactly the files the ranker counts down as secondary.
+            assert_eq!(word.is_some(), class_of(path) >= Class::Test, "{path}");
         }
     }
 }

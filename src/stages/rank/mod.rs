@@ -44,7 +44,7 @@ mod regions;
 mod score;
 mod terms;
 
-pub use classes::{Class, class_of, prior};
+pub use classes::{Class, class_of, prior, secondary_word};
 pub use graph::Graph;
 pub use index::{FileIndex, Postings, module_name, plain_word};
 pub use regions::{REGION_LINES, Region, Regions, regions};
@@ -69,6 +69,7 @@ pub const MAX_QUERY_TERMS: usize = 256;
 pub struct Doc<'a> {
     /// Display path, `/`-separated.
     pub path: &'a str,
+    /// The file's text.
     pub text: &'a str,
 }
 
@@ -134,7 +135,9 @@ impl std::fmt::Display for Part {
 /// A file's score and what it is made of.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Score {
+    /// The score: the sum of the parts.
     pub total: f64,
+    /// What it is made of: each part and its value.
     pub parts: Vec<(Part, f64)>,
 }
 
@@ -261,6 +264,7 @@ pub const RERANK: usize = 30;
 /// Largest file parsed for the re-scoring, and most bytes parsed for one query: tree-sitter
 /// parses about 1 MB/s of ordinary code, so this keeps the re-scoring to a few hundred ms.
 pub const RERANK_FILE_BYTES: usize = 128 << 10;
+/// The most bytes parsed for the re-scoring of one query.
 pub const RERANK_BYTES: usize = 512 << 10;
 
 /// A ranking (indices into the docs, best first, with scores) and each query term's weight.
@@ -327,6 +331,7 @@ pub fn defined_names(text: &str) -> Vec<String> {
 pub struct Indexed<'a> {
     /// Display path, `/`-separated: the one the index was built with.
     pub path: &'a str,
+    /// Its search index, built from its text.
     pub index: &'a FileIndex,
 }
 

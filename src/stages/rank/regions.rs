@@ -12,7 +12,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 pub struct Region {
     /// First and last line, 1-based, inclusive.
     pub start: u32,
+    /// The last line, inclusive.
     pub end: u32,
+    /// How well it matches the query (higher is better).
     pub score: f64,
     /// The query terms found in it (indices into [`Query::terms`]), in query order.
     pub terms: Vec<usize>,
@@ -74,7 +76,8 @@ impl<'q> Regions<'q> {
         let ends: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes())
             .chain(std::iter::once(text.len()))
             .collect();
-        let lines = ends.len();
+        // A text that ends with `\n` has no line after it: a region's context stops at its last.
+        let lines = ends.len() - usize::from(text.ends_with('\n'));
         let line_text = |li: usize| {
             let start = if li == 0 { 0 } else { ends[li - 1] + 1 };
             &text[start..ends[li]]
@@ -358,6 +361,23 @@ ioctl(io);
             };
             let without = unfiltered.find(text, &idf, 3, &|| false);
             assert_eq!(with, without, "{q}");
+        }
+    }
+
+    /// A short region's context stops at the text's last line, whether or not a line break
+    /// ends it: a region is a range `read` can take as it is.
+    #[test]
+    fn a_region_ends_at_the_last_line() {
+        let query = Query::parse("needle").unwrap();
+        for (text, lines) in [
+            ("a\nb\nc\nneedle\n", 4),
+            ("a\nb\nc\nneedle", 4),
+            ("needle\n", 1),
+            ("x\n\nneedle\n\n", 4),
+        ] {
+            let found = regions(text, &query, &[1.0], 3, &|| false).unwrap();
+            assert_eq!(found.len(), 1, "{text:?}");
+            assert_eq!(found[0].end, lines, "{text:?}");
         }
     }
 }

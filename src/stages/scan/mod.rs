@@ -52,6 +52,7 @@ impl Default for Allow {
 pub struct AllowError {
     /// The pattern (empty when the set as a whole failed to build).
     pub glob: String,
+    /// Why it does not parse.
     pub error: globset::Error,
 }
 
@@ -119,16 +120,23 @@ pub enum Scanned<'a> {
     Clean(&'a str),
     /// Warn mode: the text is unchanged, the findings are to be reported.
     Warned {
+        /// The text, unchanged.
         text: &'a str,
+        /// The secrets found in it.
         findings: Vec<Finding>,
     },
     /// Redact mode: the text with every secret replaced by `[REDACTED:<rule>]`.
     Redacted {
+        /// The redacted text.
         text: String,
+        /// The secrets replaced in it.
         findings: Vec<Finding>,
     },
     /// Block mode: the file must be dropped; these are the reasons.
-    Blocked { findings: Vec<Finding> },
+    Blocked {
+        /// The secrets found: why it is dropped.
+        findings: Vec<Finding>,
+    },
 }
 
 impl Scanned<'_> {

@@ -12,7 +12,9 @@ use regex::Captures;
 /// matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct RuleInfo {
+    /// The rule's id, as findings and `[REDACTED:<rule>]` markers name it.
     pub id: &'static str,
+    /// What kind of secret it finds, in a few words.
     pub description: &'static str,
 }
 

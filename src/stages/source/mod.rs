@@ -68,9 +68,13 @@ pub const MAX_IGNORE_FILE: u64 = 16 << 20;
 
 /// The walk's settings.
 pub struct WalkOptions<'a> {
+    /// Walk hidden files and directories.
     pub hidden: bool,
+    /// Do not honour `.gitignore`, `.ignore` and `.git/info/exclude`.
     pub no_ignore: bool,
+    /// The include and exclude globs a path must pass.
     pub filter: &'a Arc<Filter>,
+    /// How many threads walk.
     pub threads: usize,
     /// Directories more than this many levels below the repo are not walked, and each one is
     /// reported ([`crate::limits::DEFAULT_MAX_DEPTH`] unless the operator says otherwise).

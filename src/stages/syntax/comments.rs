@@ -16,8 +16,11 @@ use tree_sitter::Node;
 /// something (kept, cut to its first sentence, at `summary`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Comment {
+    /// Byte offset of its start in the text.
     pub start: u32,
+    /// Byte offset of its end in the text (exclusive).
     pub end: u32,
+    /// It documents something (a doc comment, docstring or doc attribute).
     pub doc: bool,
 }
 

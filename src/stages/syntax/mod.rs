@@ -79,6 +79,7 @@ pub enum Outline {
 /// `signatures` skeleton needs), the comments and the blocks of code outside function bodies.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Found {
+    /// The definitions, in source order, nested ones as children.
     pub symbols: Vec<Symbol>,
     /// Comments, docstrings and doc attributes, in source order.
     pub comments: Vec<Comment>,
@@ -100,6 +101,7 @@ pub struct Inline {
     /// The bytes replaced: between a body's braces, after Python's `:`, after a macro's
     /// parameters.
     pub start: u32,
+    /// The end of the bytes replaced (exclusive).
     pub end: u32,
     /// A block of code's, which may hold definitions (then it is kept); a function's body
     /// holds none that are found.

@@ -2,7 +2,7 @@
 //! binary detected, sensitive files left out, secrets handled), prepared in bounded batches and
 //! diffed into hunks.
 
-use super::status::Change;
+use super::status::{Change, new_bytes};
 use crate::driver::call::NavError;
 use crate::driver::file::{self, FileContext};
 use crate::driver::git::{
@@ -12,17 +12,6 @@ use crate::stages::git::diff::diff_lines;
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, MODE_LINK};
 use crate::stages::git::{Blob, Repo};
 use crate::vocab::SkipReason;
-
-/// The new side's bytes of a change: as read, or read now.
-pub(super) fn new_bytes(ctx: &FileContext<'_>, c: &Change, max: u64) -> Option<Vec<u8>> {
-    match &c.new {
-        Some((_, _, Some(b))) => Some(b.clone()),
-        Some((mode, _, None)) if *mode != MODE_LINK && *mode != MODE_COMMIT => {
-            read_worktree(ctx, &c.new_rel, max).ok()
-        }
-        _ => None,
-    }
-}
 
 /// One side of a change before it is shown: already a text or a note, or bytes the read
 /// stage's rules (binary, sensitive, secrets) have still to be applied to.

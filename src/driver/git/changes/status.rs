@@ -2,7 +2,6 @@
 //! index, the index against the working tree (stat first, read and hashed only when the stat
 //! differs), the untracked files, and renames paired as git pairs them by default.
 
-use super::sides::new_bytes;
 use super::{MAX_RENAME_PAIRS, MAX_UNTRACKED};
 use crate::driver::call::paths::quote;
 use crate::driver::call::session::Session;
@@ -496,4 +495,15 @@ pub(super) fn pair_renames(
         !drop.contains(&(i - 1))
     });
     Ok(())
+}
+
+/// The new side's bytes of a change: as read, or read now.
+pub(super) fn new_bytes(ctx: &FileContext<'_>, c: &Change, max: u64) -> Option<Vec<u8>> {
+    match &c.new {
+        Some((_, _, Some(b))) => Some(b.clone()),
+        Some((mode, _, None)) if *mode != MODE_LINK && *mode != MODE_COMMIT => {
+            read_worktree(ctx, &c.new_rel, max).ok()
+        }
+        _ => None,
+    }
 }

@@ -110,26 +110,34 @@ pub struct OverviewArgs {
 /// A language's share of the text.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Share {
+    /// The language's name.
     pub language: String,
+    /// How many of the files searched are in it.
     pub files: usize,
+    /// Their text's bytes.
     pub bytes: usize,
 }
 
 /// A place where tests or docs live (`crates/*/tests`: one directory in many packages).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Place {
+    /// The directory (or a glob over directories), relative to the root.
     pub path: String,
+    /// How many files it holds.
     pub files: usize,
 }
 
 /// An entry point a manifest declares.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct EntryPoint {
+    /// The entry point's file, relative to the root.
     pub path: String,
     /// What declares it (`bin rust-analyzer`, `lib`, `main`, `script serve`, `main package`),
     /// and the manifest that does.
     pub role: String,
+    /// The manifest that declares it, relative to the root.
     pub manifest: String,
+    /// A program (a binary, a script, a `main`) rather than a library root.
     pub program: bool,
     /// How central it is: a library root's score; a program's, its package's share of the code
     /// (the source files under its manifest's directory).
@@ -142,6 +150,7 @@ pub struct EntryPoint {
 pub struct Header {
     /// Files searched, and their text's bytes.
     pub files: usize,
+    /// The bytes of the searched files' text.
     pub text_bytes: usize,
     /// Files not searched, by reason.
     pub not_searched: BTreeMap<&'static str, usize>,
@@ -149,13 +158,17 @@ pub struct Header {
     pub languages: Vec<Share>,
     /// Where tests and docs live, most files first, and how many there are.
     pub tests: Vec<Place>,
+    /// How many test files there are in all.
     pub test_files: usize,
+    /// Where docs live, most files first.
     pub docs: Vec<Place>,
+    /// How many doc files there are in all.
     pub doc_files: usize,
     /// Declared entry points: programs first, then library roots, most central first.
     pub entry_points: Vec<EntryPoint>,
     /// The reference graph: its links, and the files whose links were cut to a bound.
     pub links: usize,
+    /// How many files had their links cut to the bound.
     pub links_cut: usize,
     /// With a query: the search hits the map is centered on.
     pub around: Vec<String>,
@@ -164,10 +177,15 @@ pub struct Header {
 /// One definition as the map shows it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Definition {
+    /// The definition's name (escaped for display).
     pub name: String,
+    /// Its kind (`fn`, `struct`, `class`, ...).
     pub kind: &'static str,
+    /// The line it starts on.
     pub start: u32,
+    /// The line it ends on.
     pub end: u32,
+    /// Its signature line, escaped for display.
     pub signature: String,
     /// How much its name is used elsewhere ([`crate::stages::rank::Graph::name_weight`]).
     pub uses: f64,
@@ -179,6 +197,7 @@ pub struct Definition {
 /// One file of the map as shown.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MapFile {
+    /// The file, relative to the root.
     pub path: String,
     /// Its score (its rank, weighed by its kind and, with a query, personalized).
     pub score: f64,
@@ -192,8 +211,11 @@ pub struct MapFile {
 /// and the `offset` that continues the map.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct OverviewFacts {
+    /// The header's facts.
     pub header: Header,
+    /// The map's files shown, in order.
     pub map: Vec<MapFile>,
+    /// The `offset` that continues the map, if more files are left.
     #[serde(flatten, serialize_with = "offset")]
     pub next: Option<usize>,
 }

@@ -766,93 +766,79 @@ pub fn client_gone(stream: &TcpStream) -> bool {
 }
 
 fn refused(refusal: Refusal, id: &Value, audit: &mut Audit) -> Response {
-    match refusal {
-        Refusal::Busy { limit } => {
-            audit.refuse_at(429, "max_calls_per_tenant", "calls per tenant");
-            rpc_error(
-                429,
-                id,
-                jsonrpc::BUSY,
-                format!(
-                    "Server busy: this tenant has {limit} requests waiting or running, the most \
-                     it may (GNAW_MCP_MAX_CALLS_PER_TENANT); nothing was run; retry once an \
-                     earlier call has been answered"
-                ),
-                ErrorKind::Busy,
-            )
-            .with("Retry-After", "1")
+    let (status, code, kind) = match refusal {
+        Refusal::Busy { .. } => (429, jsonrpc::BUSY, ErrorKind::Busy),
+        Refusal::Workers { .. } | Refusal::Memory { .. } => (503, jsonrpc::BUSY, ErrorKind::Busy),
+        Refusal::Down(_) | Refusal::BackingOff { .. } => {
+            (503, jsonrpc::INTERNAL_ERROR, ErrorKind::WorkerDown)
         }
+        Refusal::RootChanged(_) => (503, jsonrpc::INTERNAL_ERROR, ErrorKind::RootChanged),
+    };
+    // The bound hit (a setting's key, if one), the audit's reason, the error's message, and
+    // the seconds of Retry-After (if it says when to retry).
+    let (bound, why, message, retry_after) = match refusal {
+        Refusal::Busy { limit } => (
+            Some("max_calls_per_tenant"),
+            "calls per tenant",
+            format!(
+                "Server busy: this tenant has {limit} requests waiting or running, the most \
+                 it may (GNAW_MCP_MAX_CALLS_PER_TENANT); nothing was run; retry once an \
+                 earlier call has been answered"
+            ),
+            Some(1),
+        ),
         Refusal::Down(e) => {
-            audit.refuse(503, "worker could not start");
             log::error!("a tenant's worker could not start: {e}");
-            rpc_error(
-                503,
-                id,
-                jsonrpc::INTERNAL_ERROR,
-                "Internal error: this tenant's worker could not start; see the server's log".into(),
-                ErrorKind::WorkerDown,
-            )
+            let message =
+                "Internal error: this tenant's worker could not start; see the server's log";
+            (None, "worker could not start", message.into(), None)
         }
         Refusal::RootChanged(why) => {
-            audit.refuse(503, "root changed since startup");
             log::error!("a tenant's worker was not started: {why}");
-            rpc_error(
-                503,
-                id,
-                jsonrpc::INTERNAL_ERROR,
-                "Internal error: a root of this tenant is no longer the directory the server \
-                 proved at startup (it was moved, replaced or removed); nothing is served from \
-                 it; ask the server's operator to restore it or restart the server"
-                    .into(),
-                ErrorKind::RootChanged,
-            )
+            let message = "Internal error: a root of this tenant is no longer the directory the \
+                           server proved at startup (it was moved, replaced or removed); nothing \
+                           is served from it; ask the server's operator to restore it or restart \
+                           the server";
+            (None, "root changed since startup", message.into(), None)
         }
-        Refusal::Workers { max } => {
-            audit.refuse_at(503, "max_workers", "workers at their bound");
-            rpc_error(
-                503,
-                id,
-                jsonrpc::BUSY,
-                format!(
-                    "Server busy: {max} workers run, the most this server runs at once \
-                     (GNAW_MCP_MAX_WORKERS), and none is idle; nothing was run; retry shortly"
-                ),
-                ErrorKind::Busy,
-            )
-            .with("Retry-After", "2")
-        }
-        Refusal::Memory { budget } => {
-            audit.refuse_at(503, "fleet_memory", "fleet memory at its bound");
-            rpc_error(
-                503,
-                id,
-                jsonrpc::BUSY,
-                format!(
-                    "Server busy: the workers hold the most memory this server allows them \
-                     ({} MiB, GNAW_MCP_FLEET_MEMORY), and none is idle; nothing was run; retry \
-                     shortly",
-                    budget >> 20
-                ),
-                ErrorKind::Busy,
-            )
-            .with("Retry-After", "2")
-        }
+        Refusal::Workers { max } => (
+            Some("max_workers"),
+            "workers at their bound",
+            format!(
+                "Server busy: {max} workers run, the most this server runs at once \
+                 (GNAW_MCP_MAX_WORKERS), and none is idle; nothing was run; retry shortly"
+            ),
+            Some(2),
+        ),
+        Refusal::Memory { budget } => (
+            Some("fleet_memory"),
+            "fleet memory at its bound",
+            format!(
+                "Server busy: the workers hold the most memory this server allows them \
+                 ({} MiB, GNAW_MCP_FLEET_MEMORY), and none is idle; nothing was run; retry \
+                 shortly",
+                budget >> 20
+            ),
+            Some(2),
+        ),
         Refusal::BackingOff { failures, wait } => {
-            audit.refuse(503, "worker backing off");
             let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
-            rpc_error(
-                503,
-                id,
-                jsonrpc::INTERNAL_ERROR,
-                format!(
-                    "Internal error: this tenant's worker ended before answering {failures} \
-                     times in a row (its roots may be gone; see the server's log); no new one \
-                     is started for {secs} s; retry after that"
-                ),
-                ErrorKind::WorkerDown,
-            )
-            .with("Retry-After", secs.to_string())
+            let message = format!(
+                "Internal error: this tenant's worker ended before answering {failures} \
+                 times in a row (its roots may be gone; see the server's log); no new one \
+                 is started for {secs} s; retry after that"
+            );
+            (None, "worker backing off", message, Some(secs))
         }
+    };
+    match bound {
+        Some(bound) => audit.refuse_at(status, bound, why),
+        None => audit.refuse(status, why),
+    }
+    let response = rpc_error(status, id, code, message, kind);
+    match retry_after {
+        Some(secs) => response.with("Retry-After", secs.to_string()),
+        None => response,
     }
 }
 

@@ -216,11 +216,12 @@ fn toml_string(s: &str) -> String {
 
 /// An operator's file (`--config`, the tenants file) read as text, at most `max` bytes, through
 /// the one door to user files (`gnaw_sandbox::user_file`): never through a link, never waiting
-/// on a FIFO, nothing but a regular file. Its directory, its path as shown, and its text; errors
-/// name it by `what`, the flag or variable and what joins it to the path (`("--config", " ")`).
+/// on a FIFO, nothing but a regular file. Its directory, its path as shown, and its text. Its
+/// errors name it by `named`: the flag or variable, what joins it to the path, and what an I/O
+/// error could not do (`("--config", " ", "open")`, `("GNAW_MCP_TENANTS", "=", "read")`).
 pub(crate) fn read_operator_file(
     path: &Path,
-    (what, joined): (&str, &str),
+    (what, joined, io_verb): (&str, &str, &str),
     max: u64,
 ) -> Result<(PathBuf, String, String), String> {
     use gnaw_sandbox::user_file::{self, UserDir, UserFileError};
@@ -235,7 +236,7 @@ pub(crate) fn read_operator_file(
             ));
         }
         Err(e @ UserFileError::Io(_)) => {
-            return Err(format!("{what}: cannot read {shown}: it {e}"));
+            return Err(format!("{what}: cannot {io_verb} {shown}: it {e}"));
         }
         Err(e @ UserFileError::Link(_)) => {
             return Err(format!(
@@ -255,7 +256,7 @@ pub(crate) fn read_operator_file(
 /// bare file name). Read through the one door to user files (`gnaw_sandbox::user_file`): never
 /// through a link, never waiting on a FIFO, at most [`MAX_CONFIG_FILE`] bytes.
 fn read_file(path: &Path) -> Result<BTreeMap<&'static str, OsString>, String> {
-    let (dir, shown, text) = read_operator_file(path, ("--config", " "), MAX_CONFIG_FILE)?;
+    let (dir, shown, text) = read_operator_file(path, ("--config", " ", "open"), MAX_CONFIG_FILE)?;
     // Absolute, so that what --print-config shows means the same read from anywhere.
     let base =
         std::path::absolute(&dir).map_err(|e| format!("--config: cannot resolve {shown}: {e}"))?;

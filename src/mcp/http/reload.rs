@@ -249,7 +249,7 @@ const LINE_HEADROOM: usize = 64 << 10;
 /// bounded): as `--config` is read, no link followed and nothing but a regular file read, so a
 /// FIFO put in its place cannot stall a reload.
 pub fn read_tenants(path: &Path) -> Result<Tenants, String> {
-    let tenants = ("GNAW_MCP_TENANTS", "=");
+    let tenants = ("GNAW_MCP_TENANTS", "=", "read");
     let (_, shown, text) = read_operator_file(path, tenants, MAX_TENANTS_FILE)?;
     Tenants::parse(&text).map_err(|e| format!("GNAW_MCP_TENANTS {shown}: {e}"))
 }

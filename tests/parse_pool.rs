@@ -14,6 +14,7 @@
 
 mod common;
 
+use common::json::text_parts as text_of;
 use common::mcp_client::{self, Server};
 use common::xorshift::Rng;
 use serde_json::{Value, json};
@@ -91,18 +92,6 @@ fn request(server: &mut Server, method: &str, params: Value) -> Value {
 fn ping(server: &mut Server) {
     let resp = request(server, "ping", json!({}));
     assert_eq!(resp["result"], json!({}), "{resp}");
-}
-
-fn text_of(resp: &Value) -> String {
-    resp["result"]["content"]
-        .as_array()
-        .map(|c| {
-            c.iter()
-                .filter_map(|p| p["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default()
 }
 
 fn outline(server: &mut Server, paths: &[String]) -> String {

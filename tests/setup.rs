@@ -526,22 +526,21 @@ fn an_unknown_client_is_refused_with_every_valid_name() {
 #[test]
 fn only_gnaw_mcp_settings_pass_through_env() {
     let s = Setup::new();
-    let run = s.fails(&["cursor", "--env", "PATH=/tmp"]);
-    assert!(run.stderr.contains("GNAW_MCP_"), "{}", run.stderr);
-    let run = s.fails(&["cursor", "--env", "GNAW_MCP_ROOT=/tmp"]);
-    assert!(run.stderr.contains("--root"), "{}", run.stderr);
-    let run = s.fails(&["cursor", "--tools", "nonsense"]);
-    assert!(run.stderr.contains("GNAW_MCP_TOOLS"), "{}", run.stderr);
-    // A setting gnaw-mcp does not have, or a value it refuses, is refused here, by the same
-    // table the server reads its settings with.
-    let run = s.fails(&["cursor", "--env", "GNAW_MCP_MAX_DEPT=3"]);
-    assert!(
-        run.stderr.contains("did you mean GNAW_MCP_MAX_DEPTH"),
-        "{}",
-        run.stderr
-    );
-    let run = s.fails(&["cursor", "--env", "GNAW_MCP_MAX_DEPTH=deep"]);
-    assert!(run.stderr.contains("positive number"), "{}", run.stderr);
+    for (args, says) in [
+        (["--env", "PATH=/tmp"], "GNAW_MCP_"),
+        (["--env", "GNAW_MCP_ROOT=/tmp"], "--root"),
+        (["--tools", "nonsense"], "GNAW_MCP_TOOLS"),
+        // A setting gnaw-mcp does not have, or a value it refuses, is refused here, by the
+        // same table the server reads its settings with.
+        (
+            ["--env", "GNAW_MCP_MAX_DEPT=3"],
+            "did you mean GNAW_MCP_MAX_DEPTH",
+        ),
+        (["--env", "GNAW_MCP_MAX_DEPTH=deep"], "positive number"),
+    ] {
+        let run = s.fails(&["cursor", args[0], args[1]]);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+    }
     let run = s.ok(&["cursor", "--env", "GNAW_MCP_SANDBOX=strict"]);
     assert!(
         run.stdout.contains("\"GNAW_MCP_SANDBOX\": \"strict\""),

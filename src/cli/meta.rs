@@ -77,13 +77,7 @@ pub fn command() -> clap::Command {
 
 /// Run a subcommand; returns the process exit code.
 pub fn main_with(args: MetaArgs) -> i32 {
-    match run(args) {
-        Ok(()) => 0,
-        Err((code, msg)) => {
-            eprintln!("gnaw: error: {msg}");
-            code
-        }
-    }
+    super::exit_code(run(args))
 }
 
 fn run(args: MetaArgs) -> Result<(), (i32, String)> {

@@ -67,7 +67,12 @@ pub fn main_from(args: Vec<std::ffi::OsString>) -> i32 {
 
 /// Run the CLI; returns the process exit code.
 pub fn main_with(args: Args) -> i32 {
-    match run(&args) {
+    exit_code(run(&args))
+}
+
+/// The process exit code of a run: 0, or the error's code once its message is on stderr.
+fn exit_code(result: Result<(), (i32, String)>) -> i32 {
+    match result {
         Ok(()) => 0,
         Err((code, msg)) => {
             eprintln!("gnaw: error: {msg}");

@@ -178,13 +178,7 @@ pub fn is_nav(args: &[std::ffi::OsString]) -> bool {
 
 /// Run a subcommand; returns the process exit code.
 pub fn main_with(args: NavArgs) -> i32 {
-    match run(args) {
-        Ok(()) => 0,
-        Err((code, msg)) => {
-            eprintln!("gnaw: error: {msg}");
-            code
-        }
-    }
+    super::exit_code(run(args))
 }
 
 /// The request a subcommand runs with: the repository, the shared flags and the globs.

@@ -125,6 +125,11 @@ pub struct OmittedRow {
     pub tokens: usize,
 }
 
+/// Each of `items` as a row, when the detail is full.
+fn rows<T, R>(full: bool, items: &[T], row: impl Fn(&T) -> R) -> Option<Vec<R>> {
+    full.then(|| items.iter().map(row).collect())
+}
+
 /// The omitted files collapsed by directory, as deep as fits in `max` lines, largest first.
 pub fn collapse_omitted(ex: &Extraction, max: usize) -> OmittedSummary {
     let paths: Vec<&str> = ex.omitted.iter().map(|o| o.path.as_str()).collect();
@@ -194,36 +199,21 @@ impl Summary {
             omitted: collapse_omitted(ex, max_entries),
             secrets_not_listed: ex.findings.len() - listed.len() + ex.findings_left_out,
             secrets: listed,
-            file_list: full.then(|| {
-                ex.files
-                    .iter()
-                    .map(|f| FileRow {
-                        path: f.path.clone(),
-                        bytes: f.bytes,
-                        tokens: f.tokens,
-                        lossy: f.lossy,
-                        skeleton: f.skeleton,
-                    })
-                    .collect()
+            file_list: rows(full, &ex.files, |f| FileRow {
+                path: f.path.clone(),
+                bytes: f.bytes,
+                tokens: f.tokens,
+                lossy: f.lossy,
+                skeleton: f.skeleton,
             }),
-            skipped_list: full.then(|| {
-                ex.skipped
-                    .iter()
-                    .map(|s| SkippedRow {
-                        path: s.path.clone(),
-                        reason: s.reason.kind(),
-                        detail: s.reason.describe(),
-                    })
-                    .collect()
+            skipped_list: rows(full, &ex.skipped, |s| SkippedRow {
+                path: s.path.clone(),
+                reason: s.reason.kind(),
+                detail: s.reason.describe(),
             }),
-            omitted_list: full.then(|| {
-                ex.omitted
-                    .iter()
-                    .map(|o| OmittedRow {
-                        path: o.path.clone(),
-                        tokens: o.tokens,
-                    })
-                    .collect()
+            omitted_list: rows(full, &ex.omitted, |o| OmittedRow {
+                path: o.path.clone(),
+                tokens: o.tokens,
             }),
         }
     }

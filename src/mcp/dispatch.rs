@@ -673,12 +673,8 @@ mod tests {
         }
     }
 
-    /// Serve `lines` (then end of input) on a root holding `repo/a.rs`; the answers by id.
-    fn serve_lines(lines: &[Value], config: Config) -> HashMap<String, Value> {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("repo")).unwrap();
-        std::fs::write(dir.path().join("repo/a.rs"), "fn a() {}\n").unwrap();
-        let root = Root::new(dir.path(), false).unwrap();
+    /// Serve `lines` (then end of input) under `containment`: every message written.
+    fn serve_on(lines: &[Value], config: Config, containment: Arc<dyn Containment>) -> Vec<Value> {
         let input: Vec<u8> = lines
             .iter()
             .flat_map(|l| format!("{l}\n").into_bytes())
@@ -688,13 +684,24 @@ mod tests {
             &input[..],
             sink.clone(),
             config,
-            Arc::new(RootContainment(root)),
+            containment,
             ToolSet::default(),
         )
         .unwrap();
         let out = String::from_utf8(lock(&sink.0).clone()).unwrap();
         out.lines()
             .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .collect()
+    }
+
+    /// Serve `lines` (then end of input) on a root holding `repo/a.rs`; the answers by id.
+    fn serve_lines(lines: &[Value], config: Config) -> HashMap<String, Value> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("repo")).unwrap();
+        std::fs::write(dir.path().join("repo/a.rs"), "fn a() {}\n").unwrap();
+        let root = Root::new(dir.path(), false).unwrap();
+        serve_on(lines, config, Arc::new(RootContainment(root)))
+            .into_iter()
             .filter(|m| m.get("id").is_some())
             .map(|m| (m["id"].to_string(), m))
             .collect()
@@ -819,22 +826,8 @@ mod tests {
         let roots =
             gnaw_sandbox::Roots::new(&[dir.path().join("one"), dir.path().join("two")], false)
                 .unwrap();
-        let input: Vec<u8> = lines
-            .iter()
-            .flat_map(|l| format!("{l}\n").into_bytes())
-            .collect();
-        let sink = Sink::default();
-        serve(
-            &input[..],
-            sink.clone(),
-            Config::default(),
-            Arc::new(roots),
-            ToolSet::default(),
-        )
-        .unwrap();
-        let out = String::from_utf8(lock(&sink.0).clone()).unwrap();
-        out.lines()
-            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        serve_on(lines, Config::default(), Arc::new(roots))
+            .into_iter()
             .map(|m| (m["id"].to_string(), m))
             .collect()
     }

@@ -214,36 +214,49 @@ fn toml_string(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
+/// An operator's file (`--config`, the tenants file) read as text, at most `max` bytes, through
+/// the one door to user files (`gnaw_sandbox::user_file`): never through a link, never waiting
+/// on a FIFO, nothing but a regular file. Its directory, its path as shown, and its text. Its
+/// errors name it by `named`: the flag or variable, what joins it to the path, and what an I/O
+/// error could not do (`("--config", " ", "open")`, `("GNAW_MCP_TENANTS", "=", "read")`).
+pub(crate) fn read_operator_file(
+    path: &Path,
+    (what, joined, io_verb): (&str, &str, &str),
+    max: u64,
+) -> Result<(PathBuf, String, String), String> {
+    use gnaw_sandbox::user_file::{self, UserDir, UserFileError};
+    let shown = crate::vocab::display_path(path.as_os_str().as_bytes());
+    let (dir, name) = user_file::split(path)
+        .map_err(|_| format!("{what}{joined}{shown} names a directory; give the file's path"))?;
+    let bytes = match UserDir::open(&dir).and_then(|d| d.read(&name, max)) {
+        Ok(Some(file)) => file.bytes,
+        Ok(None) => {
+            return Err(format!(
+                "{what}: cannot open {shown}: there is no such file"
+            ));
+        }
+        Err(e @ UserFileError::Io(_)) => {
+            return Err(format!("{what}: cannot {io_verb} {shown}: it {e}"));
+        }
+        Err(e @ UserFileError::Link(_)) => {
+            return Err(format!(
+                "{what}: {shown} {e}; give the path of the file it points to (gnaw-mcp follows \
+                 no link to a file it reads for you)"
+            ));
+        }
+        Err(e) => return Err(format!("{what}: {shown} {e}")),
+    };
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("{what}: {shown} is not UTF-8 text"))?;
+    Ok((dir, shown, text))
+}
+
 /// Read the config file: a TOML table of settings by key, each value as its variable would
 /// hold it. Relative paths are taken from the file's directory (the working directory for a
 /// bare file name). Read through the one door to user files (`gnaw_sandbox::user_file`): never
 /// through a link, never waiting on a FIFO, at most [`MAX_CONFIG_FILE`] bytes.
 fn read_file(path: &Path) -> Result<BTreeMap<&'static str, OsString>, String> {
-    use gnaw_sandbox::user_file::{self, UserDir, UserFileError};
-    let shown = crate::vocab::display_path(path.as_os_str().as_bytes());
-    let (dir, name) = user_file::split(path)
-        .map_err(|_| format!("--config {shown} names a directory; give the file's path"))?;
-    let read = UserDir::open(&dir).and_then(|d| d.read(&name, MAX_CONFIG_FILE));
-    let bytes = match read {
-        Ok(Some(file)) => file.bytes,
-        Ok(None) => {
-            return Err(format!(
-                "--config: cannot open {shown}: there is no such file"
-            ));
-        }
-        Err(e @ UserFileError::Io(_)) => {
-            return Err(format!("--config: cannot open {shown}: it {e}"));
-        }
-        Err(e @ UserFileError::Link(_)) => {
-            return Err(format!(
-                "--config: {shown} {e}; give the path of the file it points to (gnaw-mcp \
-                 follows no link to a file it reads for you)"
-            ));
-        }
-        Err(e) => return Err(format!("--config: {shown} {e}")),
-    };
-    let text =
-        String::from_utf8(bytes).map_err(|_| format!("--config: {shown} is not UTF-8 text"))?;
+    let (dir, shown, text) = read_operator_file(path, ("--config", " ", "open"), MAX_CONFIG_FILE)?;
     // Absolute, so that what --print-config shows means the same read from anywhere.
     let base =
         std::path::absolute(&dir).map_err(|e| format!("--config: cannot resolve {shown}: {e}"))?;

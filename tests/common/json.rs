@@ -51,6 +51,20 @@ pub fn texts(result: &Value) -> String {
         .join("\n")
 }
 
+/// Every text part of the answer `resp`, joined by line breaks; empty when it has no content
+/// (an error answer).
+pub fn text_parts(resp: &Value) -> String {
+    resp["result"]["content"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
 /// The continuation a cut answer ends with, as the arguments to add: the first JSON object on
 /// its last line that offers one ("Continue with {...}", "Expand a directory with {...}").
 pub fn continuation(text: &str) -> Option<Value> {

@@ -11,6 +11,7 @@
 
 use crate::common;
 
+use common::json::text_parts as text_of;
 use common::mcp_client;
 
 use mcp_client::Server;
@@ -127,18 +128,6 @@ fn timed_call(server: &mut Server, tool: &str, arguments: Value) -> (Value, Dura
             return (msg, started.elapsed());
         }
     }
-}
-
-fn text_of(resp: &Value) -> String {
-    resp["result"]["content"]
-        .as_array()
-        .map(|c| {
-            c.iter()
-                .filter_map(|p| p["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default()
 }
 
 #[test]

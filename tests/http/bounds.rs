@@ -1,7 +1,7 @@
 //! Every bound of the front door, hit on purpose: each is answered with its HTTP status and a
 //! JSON-RPC error naming the variable that sets it, and the server keeps serving.
 
-use crate::front::{Front, modern_headers};
+use crate::front::{Front, initialize, modern_headers};
 use serde_json::json;
 use std::io::Read;
 use std::time::{Duration, Instant};
@@ -138,8 +138,7 @@ fn connections_without_a_token_never_hold_a_tenants_place() {
 #[test]
 fn sessions_per_tenant_are_bounded() {
     let f = front(&[("GNAW_MCP_MAX_SESSIONS_PER_TENANT", "2")]);
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}}});
+    let init = initialize("2025-11-25");
     let a = f.post(Some("alice"), &[], &init);
     assert_eq!(a.status, 200);
     assert_eq!(f.post(Some("alice"), &[], &init).status, 200);
@@ -168,15 +167,7 @@ fn sessions_per_tenant_are_bounded() {
 fn calls_per_tenant_are_bounded() {
     let f = front(&[("GNAW_MCP_MAX_CALLS_PER_TENANT", "1")]);
     // A slow call holds the one slot: extract over a large tree, with progress over SSE.
-    let big = f.base().join("a/big");
-    std::fs::create_dir_all(&big).unwrap();
-    for i in 0..300 {
-        std::fs::write(
-            big.join(format!("f{i}.rs")),
-            format!("fn f{i}() {{}}\n").repeat(300),
-        )
-        .unwrap();
-    }
+    f.big_tree("a/big", 300, 300, |i| format!("fn f{i}() {{}}\n"));
     let token = f.tokens["alice"].clone();
     let mut slow = f.connect();
     let mut call =
@@ -269,8 +260,7 @@ fn listen_refuses_unsafe_starts() {
 #[test]
 fn an_idle_session_expires() {
     let f = front(&[("GNAW_MCP_SESSION_IDLE_SECS", "1")]);
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}}});
+    let init = initialize("2025-11-25");
     let id = f
         .post(Some("alice"), &[], &init)
         .header("Mcp-Session-Id")

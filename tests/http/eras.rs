@@ -328,15 +328,7 @@ fn a_sessions_get_stream_opens_and_ends_with_the_session() {
 
 /// A repo whose extract takes a while in a debug build.
 fn big_repo(f: &Front) {
-    let big = f.base().join("a/big");
-    std::fs::create_dir_all(&big).unwrap();
-    for i in 0..1500 {
-        std::fs::write(
-            big.join(format!("f{i}.rs")),
-            format!("fn f{i}() {{ let x = {i}; }}\n").repeat(100),
-        )
-        .unwrap();
-    }
+    f.big_tree("a/big", 1500, 100, Front::let_line);
 }
 
 #[test]

@@ -62,12 +62,7 @@ fn an_idle_worker_sleeps_and_the_next_request_wakes_it_with_its_session() {
         &[("alice", &[("a", &[("a.rs", "fn alpha() {}\n")])])],
         &[("GNAW_MCP_WORKER_IDLE_SECS", "1")],
     );
-    let init = f.post(
-        Some("alice"),
-        &[],
-        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                "params": {"protocolVersion": "2024-11-05", "capabilities": {}}}),
-    );
+    let init = f.initialize("alice", "2024-11-05");
     let session = init.header("Mcp-Session-Id").unwrap().to_string();
     let pid = f.worker_pid("alice").unwrap();
     wait_until("the idle worker to exit", || !alive(pid));
@@ -103,17 +98,7 @@ fn past_the_bound_on_workers_the_least_recent_idle_one_sleeps_or_the_request_wai
     assert_eq!(tree(&f, "bob", 2).status, 200);
     wait_until("alice's worker to sleep", || !alive(alice));
     // Alice calls something slow; while it runs Bob cannot have a worker: 503, Retry-After.
-    let big = f.base().join("b/big");
-    let _ = big;
-    let a_big = f.base().join("a/big");
-    std::fs::create_dir_all(&a_big).unwrap();
-    for i in 0..1500 {
-        std::fs::write(
-            a_big.join(format!("f{i}.rs")),
-            format!("fn f{i}() {{ let x = {i}; }}\n").repeat(100),
-        )
-        .unwrap();
-    }
+    f.big_tree("a/big", 1500, 100, Front::let_line);
     std::thread::scope(|s| {
         let slow = s.spawn(|| {
             f.modern_call(

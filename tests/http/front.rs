@@ -191,6 +191,26 @@ impl Front {
         fs::canonicalize(self.tmp.path()).unwrap()
     }
 
+    /// A tree at `dir` under the base that takes a tool a while to read: `files` files
+    /// `f{i}.rs`, each `copies` copies of `line(i)`.
+    pub fn big_tree(&self, dir: &str, files: usize, copies: usize, line: impl Fn(usize) -> String) {
+        let big = self.base().join(dir);
+        fs::create_dir_all(&big).unwrap();
+        for i in 0..files {
+            fs::write(big.join(format!("f{i}.rs")), line(i).repeat(copies)).unwrap();
+        }
+    }
+
+    /// The line of [`Front::big_tree`]'s usual files: `fn f{i}() { let x = {i}; }`.
+    pub fn let_line(i: usize) -> String {
+        format!("fn f{i}() {{ let x = {i}; }}\n")
+    }
+
+    /// A legacy-era `initialize` (no `_meta` revision) as `tenant`, asking for `version`.
+    pub fn initialize(&self, tenant: &str, version: &str) -> Reply {
+        self.post(Some(tenant), &[], &initialize(version))
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
@@ -246,6 +266,12 @@ impl Front {
             &modern_call(id, tool, args),
         )
     }
+}
+
+/// The body of a legacy-era `initialize` asking for `version`.
+pub fn initialize(version: &str) -> Value {
+    serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                       "params": {"protocolVersion": version, "capabilities": {}}})
 }
 
 pub fn modern_meta() -> Value {

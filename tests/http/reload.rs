@@ -71,29 +71,11 @@ fn a_reload_adds_removes_and_rekeys_tenants_and_leaves_the_others_alone() {
     let alice = f.tokens["alice"].clone();
     let bob = f.tokens["bob"].clone();
     // Alice: a legacy session, a worker, and a slow call in flight across the reload.
-    let init = f.post(
-        Some("alice"),
-        &[],
-        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}),
-    );
+    let init = f.initialize("alice", "2025-06-18");
     let alice_session = init.header("Mcp-Session-Id").unwrap().to_string();
-    let bob_init = f.post(
-        Some("bob"),
-        &[],
-        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}),
-    );
+    let bob_init = f.initialize("bob", "2025-06-18");
     let bob_session = bob_init.header("Mcp-Session-Id").unwrap().to_string();
-    let big = base.join("a/big");
-    std::fs::create_dir_all(&big).unwrap();
-    for i in 0..1500 {
-        std::fs::write(
-            big.join(format!("f{i}.rs")),
-            format!("fn f{i}() {{ let x = {i}; }}\n").repeat(100),
-        )
-        .unwrap();
-    }
+    f.big_tree("a/big", 1500, 100, Front::let_line);
     let alice_pid = f.worker_pid("alice").unwrap();
     let (carol, _) = mint("carol");
     let file = format!(

@@ -202,15 +202,7 @@ fn a_killed_worker_is_restarted_and_the_other_tenant_never_notices() {
 fn a_worker_killed_mid_call_fails_that_call_with_an_error_not_silence() {
     let f = front();
     // A repo big enough that extract takes a while.
-    let big = f.base().join("a/big");
-    std::fs::create_dir_all(&big).unwrap();
-    for i in 0..400 {
-        std::fs::write(
-            big.join(format!("f{i}.rs")),
-            format!("fn f{i}() {{ let x = {i}; }}\n").repeat(200),
-        )
-        .unwrap();
-    }
+    f.big_tree("a/big", 400, 200, Front::let_line);
     assert!(
         f.modern_call("alice", json!(0), "tree", json!({"repo": "."}))
             .status

@@ -100,6 +100,31 @@ where
     map.end()
 }
 
+/// [`continued`] for a count that continues the answer (`None` when it is complete, then 0).
+fn continued_at<S: Serializer>(
+    s: S,
+    name: &'static str,
+    next: &Option<usize>,
+) -> Result<S::Ok, S::Error> {
+    continued(s, name, next.is_none(), &next.unwrap_or_default())
+}
+
+/// [`continued`] as `offset` (`search`, `overview`), for the facts' field
+/// `#[serde(flatten, serialize_with = "paging::offset")]`.
+pub fn offset<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
+    continued_at(s, "offset", next)
+}
+
+/// [`continued`] as `next_offset` (`hotspots`).
+pub fn next_offset<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
+    continued_at(s, "next_offset", next)
+}
+
+/// [`continued`] as `next_skip` (`log`).
+pub fn next_skip<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
+    continued_at(s, "next_skip", next)
+}
+
 /// `value`, or the empty value of its type when there is none (`""`, `0`), for facts that are
 /// never `null`.
 pub fn or_default<T, S>(value: &Option<T>, s: S) -> Result<S::Ok, S::Error>
@@ -118,6 +143,14 @@ where
 pub fn tally(left_out: &BTreeMap<&'static str, usize>) -> String {
     let parts: Vec<String> = left_out.iter().map(|(k, n)| format!("{n} {k}")).collect();
     parts.join(", ")
+}
+
+/// Tokens (by `count`) and bytes of what `write` writes alone: [`Paged::cost`] for an answer
+/// that measures each item by rendering it on its own.
+pub fn alone(count: &dyn Fn(&str) -> usize, write: impl FnOnce(&mut String)) -> (usize, usize) {
+    let mut one = String::new();
+    write(&mut one);
+    (count(&one), one.len())
 }
 
 /// The exact counter of an answer's tokens in `encoding`, or one that counts nothing when the

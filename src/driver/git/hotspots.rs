@@ -30,7 +30,6 @@ use crate::stages::git::tree::{CacheTree, MODE_COMMIT, PathFilter};
 use crate::stages::git::{Blob, GitError, is_binary, short};
 use crate::vocab::ErrorKind;
 use gix::ObjectId;
-use serde::Serializer;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -132,16 +131,12 @@ pub struct HotspotsFacts {
     /// The files shown, highest score first.
     pub files: Vec<Hotspot>,
     /// The `offset` that continues, if more files are left.
-    #[serde(flatten, serialize_with = "next_offset")]
+    #[serde(flatten, serialize_with = "paging::next_offset")]
     pub next_offset: Option<usize>,
 }
 
 /// What `hotspots` answers.
 pub type HotspotsAnswer = Answer<HotspotsFacts>;
-
-fn next_offset<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
-    paging::continued(s, "next_offset", next.is_none(), &next.unwrap_or_default())
-}
 
 /// What the walk gathered of one file.
 #[derive(Default)]

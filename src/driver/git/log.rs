@@ -21,7 +21,6 @@ use crate::stages::git::history::{Parent, Step};
 use crate::stages::git::tree::{FileAt, MODE_COMMIT, PathFilter, TreeChange};
 use crate::stages::git::{Blob, CommitInfo, Repo, is_binary, short};
 use crate::vocab::ErrorKind;
-use serde::Serializer;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::rc::Rc;
@@ -90,18 +89,12 @@ pub struct LogFacts {
     /// The commits shown, newest first.
     pub commits: Vec<CommitReport>,
     /// The `skip` that continues the answer; `None` when it is complete.
-    #[serde(flatten, serialize_with = "next_skip")]
+    #[serde(flatten, serialize_with = "paging::next_skip")]
     pub next_skip: Option<usize>,
 }
 
 /// What `log` answers.
 pub type LogAnswer = Answer<LogFacts>;
-
-/// How a log answer says where it continues: `complete`, and the `next_skip` that continues it
-/// (0 when complete).
-fn next_skip<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
-    paging::continued(s, "next_skip", next.is_none(), &next.unwrap_or_default())
-}
 
 /// A commit as shown.
 struct Shown {

@@ -465,9 +465,7 @@ impl Paged for Render<'_> {
     }
 
     fn cost(&self, i: usize) -> (usize, usize) {
-        let mut one = String::new();
-        self.group(&mut one, i, None);
-        ((self.count)(&one), one.len())
+        paging::alone(self.count, |o| self.group(o, i, None))
     }
 
     /// The answer showing the first `k` items.

@@ -505,9 +505,7 @@ impl Paged for Render<'_> {
     }
 
     fn cost(&self, i: usize) -> (usize, usize) {
-        let mut one = String::new();
-        self.file(&mut one, i);
-        ((self.count)(&one), one.len())
+        paging::alone(self.count, |o| self.file(o, i))
     }
 
     fn render(&self, k: usize) -> String {

@@ -120,7 +120,7 @@ pub struct SearchFacts {
     #[serde(rename = "files")]
     pub hits: Vec<Hit>,
     /// The `offset` that continues the answer; `None` when it is complete.
-    #[serde(flatten, serialize_with = "offset")]
+    #[serde(flatten, serialize_with = "paging::offset")]
     pub next: Option<usize>,
     /// The index the query was ranked with (its sizes).
     #[serde(serialize_with = "index_sizes")]
@@ -137,12 +137,6 @@ fn score_and_parts<S: Serializer>(score: &Score, s: S) -> Result<S::Ok, S::Error
     map.serialize_entry("score", &score.total)?;
     map.serialize_entry("parts", &parts)?;
     map.end()
-}
-
-/// How a search answer says where it continues: `complete`, and the `offset` that continues it
-/// (0 when complete).
-fn offset<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
-    paging::continued(s, "offset", next.is_none(), &next.unwrap_or_default())
 }
 
 /// The index's sizes: its files, what their indexes take, what its postings take (0 until a
@@ -414,9 +408,7 @@ impl Paged for Render<'_> {
     }
 
     fn cost(&self, i: usize) -> (usize, usize) {
-        let mut one = String::new();
-        self.hit(&mut one, i);
-        ((self.count)(&one), one.len())
+        paging::alone(self.count, |o| self.hit(o, i))
     }
 
     /// The answer showing the first `k` hits.

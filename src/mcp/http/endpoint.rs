@@ -100,25 +100,20 @@ fn metrics(
             Some(_) => (401, "no valid metrics token"),
             None => (403, "metrics answer loopback peers only"),
         };
-        audit.refuse(status, why);
-        return Admitted::Refused(rpc_error(
-            status,
-            &Value::Null,
-            jsonrpc::INVALID_REQUEST,
-            match settings.metrics_token_sha256 {
-                Some(_) => "Unauthorized: /metrics takes the operator's metrics token \
+        let message = match settings.metrics_token_sha256 {
+            Some(_) => "Unauthorized: /metrics takes the operator's metrics token \
                             (GNAW_MCP_METRICS_TOKEN_SHA256)"
-                    .to_string(),
-                None => "Forbidden: /metrics answers loopback peers only; the operator may \
+                .to_string(),
+            None => "Forbidden: /metrics answers loopback peers only; the operator may \
                          set GNAW_MCP_METRICS_TOKEN_SHA256 to serve it to a token"
-                    .to_string(),
-            },
-            if status == 401 {
-                ErrorKind::Unauthorized
-            } else {
-                ErrorKind::OriginNotAllowed
-            },
-        ));
+                .to_string(),
+        };
+        let kind = if status == 401 {
+            ErrorKind::Unauthorized
+        } else {
+            ErrorKind::OriginNotAllowed
+        };
+        return Admitted::Refused(audit.invalid(status, why, kind, message));
     }
     audit.serve(200);
     Admitted::Answer(Response {
@@ -175,29 +170,18 @@ pub fn admit(
         ));
     }
     if request.path != "/mcp" {
-        audit.refuse(404, "no such path");
-        return Admitted::Refused(rpc_error(
-            404,
-            &Value::Null,
-            jsonrpc::INVALID_REQUEST,
-            format!(
-                "Not found: {}; the MCP endpoint is /mcp",
-                excerpt(&request.path)
-            ),
-            ErrorKind::NotFound,
-        ));
+        let message = format!(
+            "Not found: {}; the MCP endpoint is /mcp",
+            excerpt(&request.path)
+        );
+        let why = "no such path";
+        return Admitted::Refused(audit.invalid(404, why, ErrorKind::NotFound, message));
     }
     if !guard::origin_allowed(request.header("origin"), &door.settings, door.loopback) {
-        audit.refuse(403, "origin not allowed");
-        return Admitted::Refused(rpc_error(
-            403,
-            &Value::Null,
-            jsonrpc::INVALID_REQUEST,
-            "Forbidden: this Origin is not allowed (a browser page from another site); the \
-             operator may allow it with GNAW_MCP_ALLOWED_ORIGINS"
-                .into(),
-            ErrorKind::OriginNotAllowed,
-        ));
+        let message = "Forbidden: this Origin is not allowed (a browser page from another \
+                       site); the operator may allow it with GNAW_MCP_ALLOWED_ORIGINS";
+        let why = "origin not allowed";
+        return Admitted::Refused(audit.invalid(403, why, ErrorKind::OriginNotAllowed, message));
     }
     match door.fleet.tenancy().authenticate(request) {
         Ok(tenant) => {
@@ -209,23 +193,16 @@ pub fn admit(
                 Caller::Invalid => ("token not recognised", ", error=\"invalid_token\""),
                 _ => ("no bearer token", ""),
             };
-            audit.refuse(401, why);
             let metadata = format!("{}{METADATA_PATH}", base_url(door, request));
+            let message = format!(
+                "Unauthorized: {why}; send Authorization: Bearer <token> with a token from the \
+                 server's operator"
+            );
+            let challenge = format!("Bearer resource_metadata=\"{metadata}\"{extra}");
             Admitted::Refused(
-                rpc_error(
-                    401,
-                    &Value::Null,
-                    jsonrpc::INVALID_REQUEST,
-                    format!(
-                        "Unauthorized: {why}; send Authorization: Bearer <token> with a token \
-                         from the server's operator"
-                    ),
-                    ErrorKind::Unauthorized,
-                )
-                .with(
-                    "WWW-Authenticate",
-                    format!("Bearer resource_metadata=\"{metadata}\"{extra}"),
-                ),
+                audit
+                    .invalid(401, why, ErrorKind::Unauthorized, message)
+                    .with("WWW-Authenticate", challenge),
             )
         }
     }
@@ -285,21 +262,16 @@ fn route(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
         "GET" => get(x),
         "DELETE" => Ok(Some(delete(x))),
         _ => {
-            x.audit.refuse(405, "method not allowed");
-            Ok(Some(
-                rpc_error(
-                    405,
-                    &Value::Null,
-                    jsonrpc::INVALID_REQUEST,
-                    format!(
-                        "Method not allowed: {}; /mcp takes POST, and GET and DELETE with an \
-                         Mcp-Session-Id",
-                        excerpt(&request.method)
-                    ),
-                    ErrorKind::MethodNotAllowed,
-                )
-                .with("Allow", "POST, GET, DELETE"),
-            ))
+            let why = "method not allowed";
+            let message = format!(
+                "Method not allowed: {}; /mcp takes POST, and GET and DELETE with an \
+                 Mcp-Session-Id",
+                excerpt(&request.method)
+            );
+            let refusal = x
+                .audit
+                .invalid(405, why, ErrorKind::MethodNotAllowed, message);
+            Ok(Some(refusal.with("Allow", "POST, GET, DELETE")))
         }
     }
 }
@@ -317,15 +289,13 @@ fn post(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
         .header("content-type")
         .is_some_and(|t| t.split(';').next().unwrap_or_default().trim() == "application/json");
     if !json_type {
-        x.audit.refuse(415, "content type is not application/json");
-        return Ok(Some(rpc_error(
-            415,
-            &Value::Null,
-            jsonrpc::INVALID_REQUEST,
-            "Unsupported media type: POST a JSON-RPC message as Content-Type: application/json"
-                .into(),
-            ErrorKind::UnsupportedMediaType,
-        )));
+        let message =
+            "Unsupported media type: POST a JSON-RPC message as Content-Type: application/json";
+        let why = "content type is not application/json";
+        let refusal = x
+            .audit
+            .invalid(415, why, ErrorKind::UnsupportedMediaType, message);
+        return Ok(Some(refusal));
     }
     let mut message: Value = match serde_json::from_slice(&request.body) {
         Ok(v) => v,
@@ -444,14 +414,12 @@ fn legacy(
     let settings = &door.settings;
     if method == "initialize" {
         let Some(id) = id else {
-            x.audit.refuse(400, "initialize without an id");
-            return Ok(Some(rpc_error(
-                400,
-                &Value::Null,
-                jsonrpc::INVALID_REQUEST,
-                "Invalid Request: initialize is a request and needs an id".into(),
-                ErrorKind::InvalidRequest,
-            )));
+            let message = "Invalid Request: initialize is a request and needs an id";
+            let why = "initialize without an id";
+            let refusal = x
+                .audit
+                .invalid(400, why, ErrorKind::InvalidRequest, message);
+            return Ok(Some(refusal));
         };
         let client = message
             .pointer("/params/clientInfo/name")
@@ -765,94 +733,102 @@ pub fn client_gone(stream: &TcpStream) -> bool {
     gone
 }
 
+impl Audit {
+    /// A request refused as an Invalid Request before it has an id to answer to: audited as
+    /// refused with `status` for `why`, answered with that status and an error of `kind`
+    /// saying `message`. (The front door's refusals; here, beside them.)
+    fn invalid(
+        &mut self,
+        status: u16,
+        why: &str,
+        kind: ErrorKind,
+        message: impl Into<String>,
+    ) -> Response {
+        self.refuse(status, why);
+        rpc_error(
+            status,
+            &Value::Null,
+            jsonrpc::INVALID_REQUEST,
+            message.into(),
+            kind,
+        )
+    }
+}
+
 fn refused(refusal: Refusal, id: &Value, audit: &mut Audit) -> Response {
-    match refusal {
-        Refusal::Busy { limit } => {
-            audit.refuse_at(429, "max_calls_per_tenant", "calls per tenant");
-            rpc_error(
-                429,
-                id,
-                jsonrpc::BUSY,
-                format!(
-                    "Server busy: this tenant has {limit} requests waiting or running, the most \
-                     it may (GNAW_MCP_MAX_CALLS_PER_TENANT); nothing was run; retry once an \
-                     earlier call has been answered"
-                ),
-                ErrorKind::Busy,
-            )
-            .with("Retry-After", "1")
+    let (status, code, kind) = match refusal {
+        Refusal::Busy { .. } => (429, jsonrpc::BUSY, ErrorKind::Busy),
+        Refusal::Workers { .. } | Refusal::Memory { .. } => (503, jsonrpc::BUSY, ErrorKind::Busy),
+        Refusal::Down(_) | Refusal::BackingOff { .. } => {
+            (503, jsonrpc::INTERNAL_ERROR, ErrorKind::WorkerDown)
         }
+        Refusal::RootChanged(_) => (503, jsonrpc::INTERNAL_ERROR, ErrorKind::RootChanged),
+    };
+    // The bound hit (a setting's key, if one), the audit's reason, the error's message, and
+    // the seconds of Retry-After (if it says when to retry).
+    let (bound, why, message, retry_after) = match refusal {
+        Refusal::Busy { limit } => (
+            Some("max_calls_per_tenant"),
+            "calls per tenant",
+            format!(
+                "Server busy: this tenant has {limit} requests waiting or running, the most \
+                 it may (GNAW_MCP_MAX_CALLS_PER_TENANT); nothing was run; retry once an \
+                 earlier call has been answered"
+            ),
+            Some(1),
+        ),
         Refusal::Down(e) => {
-            audit.refuse(503, "worker could not start");
             log::error!("a tenant's worker could not start: {e}");
-            rpc_error(
-                503,
-                id,
-                jsonrpc::INTERNAL_ERROR,
-                "Internal error: this tenant's worker could not start; see the server's log".into(),
-                ErrorKind::WorkerDown,
-            )
+            let message =
+                "Internal error: this tenant's worker could not start; see the server's log";
+            (None, "worker could not start", message.into(), None)
         }
         Refusal::RootChanged(why) => {
-            audit.refuse(503, "root changed since startup");
             log::error!("a tenant's worker was not started: {why}");
-            rpc_error(
-                503,
-                id,
-                jsonrpc::INTERNAL_ERROR,
-                "Internal error: a root of this tenant is no longer the directory the server \
-                 proved at startup (it was moved, replaced or removed); nothing is served from \
-                 it; ask the server's operator to restore it or restart the server"
-                    .into(),
-                ErrorKind::RootChanged,
-            )
+            let message = "Internal error: a root of this tenant is no longer the directory the \
+                           server proved at startup (it was moved, replaced or removed); nothing \
+                           is served from it; ask the server's operator to restore it or restart \
+                           the server";
+            (None, "root changed since startup", message.into(), None)
         }
-        Refusal::Workers { max } => {
-            audit.refuse_at(503, "max_workers", "workers at their bound");
-            rpc_error(
-                503,
-                id,
-                jsonrpc::BUSY,
-                format!(
-                    "Server busy: {max} workers run, the most this server runs at once \
-                     (GNAW_MCP_MAX_WORKERS), and none is idle; nothing was run; retry shortly"
-                ),
-                ErrorKind::Busy,
-            )
-            .with("Retry-After", "2")
-        }
-        Refusal::Memory { budget } => {
-            audit.refuse_at(503, "fleet_memory", "fleet memory at its bound");
-            rpc_error(
-                503,
-                id,
-                jsonrpc::BUSY,
-                format!(
-                    "Server busy: the workers hold the most memory this server allows them \
-                     ({} MiB, GNAW_MCP_FLEET_MEMORY), and none is idle; nothing was run; retry \
-                     shortly",
-                    budget >> 20
-                ),
-                ErrorKind::Busy,
-            )
-            .with("Retry-After", "2")
-        }
+        Refusal::Workers { max } => (
+            Some("max_workers"),
+            "workers at their bound",
+            format!(
+                "Server busy: {max} workers run, the most this server runs at once \
+                 (GNAW_MCP_MAX_WORKERS), and none is idle; nothing was run; retry shortly"
+            ),
+            Some(2),
+        ),
+        Refusal::Memory { budget } => (
+            Some("fleet_memory"),
+            "fleet memory at its bound",
+            format!(
+                "Server busy: the workers hold the most memory this server allows them \
+                 ({} MiB, GNAW_MCP_FLEET_MEMORY), and none is idle; nothing was run; retry \
+                 shortly",
+                budget >> 20
+            ),
+            Some(2),
+        ),
         Refusal::BackingOff { failures, wait } => {
-            audit.refuse(503, "worker backing off");
             let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
-            rpc_error(
-                503,
-                id,
-                jsonrpc::INTERNAL_ERROR,
-                format!(
-                    "Internal error: this tenant's worker ended before answering {failures} \
-                     times in a row (its roots may be gone; see the server's log); no new one \
-                     is started for {secs} s; retry after that"
-                ),
-                ErrorKind::WorkerDown,
-            )
-            .with("Retry-After", secs.to_string())
+            let message = format!(
+                "Internal error: this tenant's worker ended before answering {failures} \
+                 times in a row (its roots may be gone; see the server's log); no new one \
+                 is started for {secs} s; retry after that"
+            );
+            (None, "worker backing off", message, Some(secs))
         }
+    };
+    match bound {
+        Some(bound) => audit.refuse_at(status, bound, why),
+        None => audit.refuse(status, why),
+    }
+    let response = rpc_error(status, id, code, message, kind);
+    match retry_after {
+        Some(secs) => response.with("Retry-After", secs.to_string()),
+        None => response,
     }
 }
 
@@ -894,19 +870,13 @@ fn unanswered(waited: Waited, id: &Value, audit: &mut Audit) -> Response {
 fn get(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
     let (door, tenant, request) = (x.door, Arc::clone(&x.tenant), x.request);
     let Some(session_id) = request.header("mcp-session-id") else {
-        x.audit.refuse(405, "GET without a session");
-        return Ok(Some(
-            rpc_error(
-                405,
-                &Value::Null,
-                jsonrpc::INVALID_REQUEST,
-                "Method not allowed: GET opens a session's stream and needs Mcp-Session-Id; \
-                 the 2026-07-28 revision has no GET stream"
-                    .into(),
-                ErrorKind::MethodNotAllowed,
-            )
-            .with("Allow", "POST"),
-        ));
+        let why = "GET without a session";
+        let message = "Method not allowed: GET opens a session's stream and needs \
+                       Mcp-Session-Id; the 2026-07-28 revision has no GET stream";
+        let refusal = x
+            .audit
+            .invalid(405, why, ErrorKind::MethodNotAllowed, message);
+        return Ok(Some(refusal.with("Allow", "POST")));
     };
     let idle = door.settings.session_idle;
     let Some(session) = door.sessions.get(session_id, tenant.key(), idle) else {
@@ -914,24 +884,16 @@ fn get(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
         return Ok(Some(unknown_session(None)));
     };
     if !accepts(request, "text/event-stream") {
-        x.audit.refuse(406, "GET without Accept: text/event-stream");
-        return Ok(Some(rpc_error(
-            406,
-            &Value::Null,
-            jsonrpc::INVALID_REQUEST,
-            "Not acceptable: GET opens an SSE stream; send Accept: text/event-stream".into(),
-            ErrorKind::NotAcceptable,
-        )));
+        let message = "Not acceptable: GET opens an SSE stream; send Accept: text/event-stream";
+        let why = "GET without Accept: text/event-stream";
+        let refusal = x.audit.invalid(406, why, ErrorKind::NotAcceptable, message);
+        return Ok(Some(refusal));
     }
     if session.streaming.swap(true, Ordering::SeqCst) {
-        x.audit.refuse(409, "session stream already open");
-        return Ok(Some(rpc_error(
-            409,
-            &Value::Null,
-            jsonrpc::INVALID_REQUEST,
-            "Conflict: this session's stream is already open".into(),
-            ErrorKind::Conflict,
-        )));
+        let message = "Conflict: this session's stream is already open";
+        let why = "session stream already open";
+        let refusal = x.audit.invalid(409, why, ErrorKind::Conflict, message);
+        return Ok(Some(refusal));
     }
     x.audit.serve(200);
     let result = (|| {
@@ -961,14 +923,9 @@ fn get(x: &mut Exchange<'_>) -> io::Result<Option<Response>> {
 fn delete(x: &mut Exchange<'_>) -> Response {
     let (door, tenant, request) = (x.door, Arc::clone(&x.tenant), x.request);
     let Some(session_id) = request.header("mcp-session-id") else {
-        x.audit.refuse(400, "DELETE without a session");
-        return rpc_error(
-            400,
-            &Value::Null,
-            jsonrpc::INVALID_REQUEST,
-            "Bad Request: DELETE ends a session and needs Mcp-Session-Id".into(),
-            ErrorKind::NoSession,
-        );
+        let message = "Bad Request: DELETE ends a session and needs Mcp-Session-Id";
+        let why = "DELETE without a session";
+        return x.audit.invalid(400, why, ErrorKind::NoSession, message);
     };
     if door.sessions.end(session_id, tenant.key()) {
         x.audit.serve(200);

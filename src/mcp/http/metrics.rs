@@ -12,7 +12,7 @@
 //! names: never a path, a repository's name, a query, a token or anything a client wrote.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::fmt::{Display, Write as _};
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
@@ -79,20 +79,9 @@ impl Metrics {
     pub fn render(&self, door: &FrontDoor) -> String {
         let mut out = String::new();
         let text = &mut out;
-        let name = family(
-            text,
-            "gnaw_mcp_up",
-            "gauge",
-            "1 while the front door serves.",
-        );
-        let _ = writeln!(*text, "{name} 1");
+        samples(text, UP, &[("", &1)]);
 
-        let name = family(
-            text,
-            "gnaw_mcp_requests_total",
-            "counter",
-            "HTTP requests answered, by tenant (- before one is known), tool and status.",
-        );
+        let name = family(text, REQUESTS);
         for ((tenant, tool, status), n) in lock(&self.requests).iter() {
             let _ = writeln!(
                 *text,
@@ -100,12 +89,7 @@ impl Metrics {
             );
         }
 
-        let name = family(
-            text,
-            "gnaw_mcp_request_duration_seconds",
-            "histogram",
-            "Time from a request's head to its answer's last byte, by tenant.",
-        );
+        let name = family(text, DURATION);
         for (tenant, h) in lock(&self.latency).iter() {
             let mut cumulative = 0;
             for (bound, n) in BUCKETS.iter().zip(h.buckets) {
@@ -125,34 +109,15 @@ impl Metrics {
         }
 
         let (running, sleeping) = door.fleet.workers();
-        let name = family(
-            text,
-            "gnaw_mcp_workers",
-            "gauge",
-            "Tenants' workers running, and tenants whose worker sleeps (or never started).",
-        );
-        let _ = writeln!(*text, "{name}{{state=\"running\"}} {running}");
-        let _ = writeln!(*text, "{name}{{state=\"sleeping\"}} {sleeping}");
+        let workers: [(&str, &dyn Display); 2] = [
+            ("state=\"running\"", &running),
+            ("state=\"sleeping\"", &sleeping),
+        ];
+        samples(text, WORKERS, &workers);
 
         let tenancy = door.fleet.tenancy();
-        for (metric, help, pick) in [
-            (
-                "gnaw_mcp_worker_starts_total",
-                "Workers started, by tenant.",
-                0,
-            ),
-            (
-                "gnaw_mcp_worker_sleeps_total",
-                "Workers put to sleep (idle, or to make room or memory), by tenant.",
-                1,
-            ),
-            (
-                "gnaw_mcp_worker_deaths_total",
-                "Workers that ended without being put to sleep (died, killed), by tenant.",
-                2,
-            ),
-        ] {
-            let name = family(text, metric, "counter", help);
+        for (pick, counted) in [STARTS, SLEEPS, DEATHS].into_iter().enumerate() {
+            let name = family(text, counted);
             for upstream in &tenancy.upstreams {
                 let c = &upstream.counts;
                 let n = [&c.started, &c.slept, &c.died][pick].load(Ordering::Relaxed);
@@ -160,60 +125,99 @@ impl Metrics {
             }
         }
 
-        let name = family(
-            text,
-            "gnaw_mcp_bounds_hit_total",
-            "counter",
-            "Requests and connections refused or closed at a bound, by the setting that sets it.",
-        );
+        let name = family(text, BOUNDS);
         for (bound, n) in lock(&self.bounds).iter() {
             let _ = writeln!(*text, "{name}{{bound=\"{bound}\"}} {n}");
         }
 
         let counts = &door.fleet.counts;
-        let name = family(
-            text,
-            "gnaw_mcp_fleet_memory_bytes",
-            "gauge",
-            "The workers' resident memory at the last measure (every second).",
-        );
-        let _ = writeln!(
-            *text,
-            "{name} {}",
-            counts.memory_bytes.load(Ordering::Relaxed)
-        );
+        let memory = counts.memory_bytes.load(Ordering::Relaxed);
+        samples(text, MEMORY, &[("", &memory)]);
         if let Some(budget) = door.settings.fleet_memory {
-            let name = family(
-                text,
-                "gnaw_mcp_fleet_memory_budget_bytes",
-                "gauge",
-                "GNAW_MCP_FLEET_MEMORY.",
-            );
-            let _ = writeln!(*text, "{name} {budget}");
+            samples(text, MEMORY_BUDGET, &[("", &budget)]);
         }
-        let name = family(
-            text,
-            "gnaw_mcp_fleet_sleeps_total",
-            "counter",
-            "Workers put to sleep by the fleet, by why: to keep under the memory budget, or to \
-             make room under GNAW_MCP_MAX_WORKERS.",
-        );
-        let _ = writeln!(
-            *text,
-            "{name}{{why=\"memory\"}} {}",
-            counts.slept_for_memory.load(Ordering::Relaxed)
-        );
-        let _ = writeln!(
-            *text,
-            "{name}{{why=\"room\"}} {}",
-            counts.slept_for_room.load(Ordering::Relaxed)
-        );
+        let (for_memory, for_room) = (&counts.slept_for_memory, &counts.slept_for_room);
+        let sleeps: [(&str, &dyn Display); 2] = [
+            ("why=\"memory\"", &for_memory.load(Ordering::Relaxed)),
+            ("why=\"room\"", &for_room.load(Ordering::Relaxed)),
+        ];
+        samples(text, FLEET_SLEEPS, &sleeps);
         out
     }
 }
 
+/// A family's name, type and help text.
+type Family = (&'static str, &'static str, &'static str);
+
+const UP: Family = ("gnaw_mcp_up", "gauge", "1 while the front door serves.");
+const REQUESTS: Family = (
+    "gnaw_mcp_requests_total",
+    "counter",
+    "HTTP requests answered, by tenant (- before one is known), tool and status.",
+);
+const DURATION: Family = (
+    "gnaw_mcp_request_duration_seconds",
+    "histogram",
+    "Time from a request's head to its answer's last byte, by tenant.",
+);
+const WORKERS: Family = (
+    "gnaw_mcp_workers",
+    "gauge",
+    "Tenants' workers running, and tenants whose worker sleeps (or never started).",
+);
+/// The tenants' worker counters, in the order of their counts (started, slept, died).
+const STARTS: Family = (
+    "gnaw_mcp_worker_starts_total",
+    "counter",
+    "Workers started, by tenant.",
+);
+const SLEEPS: Family = (
+    "gnaw_mcp_worker_sleeps_total",
+    "counter",
+    "Workers put to sleep (idle, or to make room or memory), by tenant.",
+);
+const DEATHS: Family = (
+    "gnaw_mcp_worker_deaths_total",
+    "counter",
+    "Workers that ended without being put to sleep (died, killed), by tenant.",
+);
+const BOUNDS: Family = (
+    "gnaw_mcp_bounds_hit_total",
+    "counter",
+    "Requests and connections refused or closed at a bound, by the setting that sets it.",
+);
+const MEMORY: Family = (
+    "gnaw_mcp_fleet_memory_bytes",
+    "gauge",
+    "The workers' resident memory at the last measure (every second).",
+);
+const MEMORY_BUDGET: Family = (
+    "gnaw_mcp_fleet_memory_budget_bytes",
+    "gauge",
+    "GNAW_MCP_FLEET_MEMORY.",
+);
+const FLEET_SLEEPS: Family = (
+    "gnaw_mcp_fleet_sleeps_total",
+    "counter",
+    "Workers put to sleep by the fleet, by why: to keep under the memory budget, or to make \
+     room under GNAW_MCP_MAX_WORKERS.",
+);
+
+/// Write a family whose samples are all known at once: its `# HELP` and `# TYPE` lines, then a
+/// line for each sample, `(labels, value)`, labels as written between the braces (`""`: none).
+fn samples(out: &mut String, f: Family, rows: &[(&str, &dyn Display)]) {
+    let name = family(out, f);
+    for (labels, value) in rows {
+        let _ = if labels.is_empty() {
+            writeln!(out, "{name} {value}")
+        } else {
+            writeln!(out, "{name}{{{labels}}} {value}")
+        };
+    }
+}
+
 /// Write a family's `# HELP` and `# TYPE` lines; its name.
-fn family(out: &mut String, name: &'static str, kind: &str, help: &str) -> &'static str {
+fn family(out: &mut String, (name, kind, help): Family) -> &'static str {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
     name
 }

@@ -28,16 +28,9 @@ pub fn check(
     if let Some(refusal) = version(request, id, params) {
         return Some(refusal);
     }
-    match request.header("mcp-method") {
-        Some(h) if h == method => {}
-        Some(h) => {
-            return mismatch(format!(
-                "Mcp-Method is {} but the body's method is {}",
-                excerpt(h),
-                excerpt(method)
-            ));
-        }
-        None => return mismatch(format!("Mcp-Method is missing; send {}", excerpt(method))),
+    let header = request.header("mcp-method");
+    if let Some(what) = differs(header, "Mcp-Method", "the body's method is", method, "") {
+        return mismatch(what);
     }
     let named = match method {
         "tools/call" | "prompts/get" => params.get("name"),
@@ -45,19 +38,18 @@ pub fn check(
         _ => None,
     };
     if let Some(name) = named.and_then(Value::as_str) {
-        match request.header("mcp-name").map(decoded_header) {
-            Some(Some(h)) if h == name => {}
-            Some(Some(h)) => {
-                return mismatch(format!(
-                    "Mcp-Name is {} but the body's is {}",
-                    excerpt(&h),
-                    excerpt(name)
-                ));
-            }
-            Some(None) => {
-                return mismatch("Mcp-Name's =?base64?...?= value does not decode".into());
-            }
-            None => return mismatch(format!("Mcp-Name is missing; send {}", excerpt(name))),
+        let header = request.header("mcp-name").map(decoded_header);
+        if header == Some(None) {
+            return mismatch("Mcp-Name's =?base64?...?= value does not decode".into());
+        }
+        if let Some(what) = differs(
+            header.flatten().as_deref(),
+            "Mcp-Name",
+            "the body's is",
+            name,
+            "",
+        ) {
+            return mismatch(what);
         }
     }
     None
@@ -89,23 +81,39 @@ pub fn version(request: &Request, id: &Value, params: &Map<String, Value>) -> Op
         .get("_meta")
         .and_then(|m| m.get(META_VERSION))
         .and_then(Value::as_str)?;
-    match request.header("mcp-protocol-version") {
-        Some(h) if h == version => {}
-        Some(h) => {
-            return mismatch(format!(
-                "MCP-Protocol-Version is {} but the body's _meta says {}",
-                excerpt(h),
-                excerpt(version)
-            ));
-        }
-        None => {
-            return mismatch(format!(
-                "MCP-Protocol-Version is missing; send {}, as the body's _meta says",
-                excerpt(version)
-            ));
-        }
+    let header = request.header("mcp-protocol-version");
+    let what = differs(
+        header,
+        "MCP-Protocol-Version",
+        "the body's _meta says",
+        version,
+        ", as the body's _meta says",
+    )?;
+    mismatch(what)
+}
+
+/// A mirrored header's value (`found`, `None` when missing) against the body's `value`: `None`
+/// when they agree, else what the refusal says: that `header` is one thing but `body_says`
+/// ("the body's method is") another, or that it is missing (send `value`, then `send_why`).
+fn differs(
+    found: Option<&str>,
+    header: &str,
+    body_says: &str,
+    value: &str,
+    send_why: &str,
+) -> Option<String> {
+    match found {
+        Some(h) if h == value => None,
+        Some(h) => Some(format!(
+            "{header} is {} but {body_says} {}",
+            excerpt(h),
+            excerpt(value)
+        )),
+        None => Some(format!(
+            "{header} is missing; send {}{send_why}",
+            excerpt(value)
+        )),
     }
-    None
 }
 
 /// The refusal of a header that disagrees with the body, saying `what`.

@@ -24,6 +24,7 @@ use super::FrontDoor;
 use super::fleet::Tenancy;
 use super::tenants::{Tenant, Tenants, hex, parse_hex};
 use super::upstream::Upstream;
+use crate::mcp::operator::read_operator_file;
 
 /// Where the tenants come from.
 #[derive(Clone, Debug)]
@@ -248,30 +249,8 @@ const LINE_HEADROOM: usize = 64 << 10;
 /// bounded): as `--config` is read, no link followed and nothing but a regular file read, so a
 /// FIFO put in its place cannot stall a reload.
 pub fn read_tenants(path: &Path) -> Result<Tenants, String> {
-    use gnaw_sandbox::user_file::{self, UserDir, UserFileError};
-    let shown = crate::vocab::display_path(path.as_os_str().as_encoded_bytes());
-    let (dir, name) = user_file::split(path)
-        .map_err(|_| format!("GNAW_MCP_TENANTS={shown} names a directory; give the file's path"))?;
-    let bytes = match UserDir::open(&dir).and_then(|d| d.read(&name, MAX_TENANTS_FILE)) {
-        Ok(Some(file)) => file.bytes,
-        Ok(None) => {
-            return Err(format!(
-                "GNAW_MCP_TENANTS: cannot open {shown}: there is no such file"
-            ));
-        }
-        Err(e @ UserFileError::Io(_)) => {
-            return Err(format!("GNAW_MCP_TENANTS: cannot read {shown}: it {e}"));
-        }
-        Err(e @ UserFileError::Link(_)) => {
-            return Err(format!(
-                "GNAW_MCP_TENANTS: {shown} {e}; give the path of the file it points to \
-                 (gnaw-mcp follows no link to a file it reads for you)"
-            ));
-        }
-        Err(e) => return Err(format!("GNAW_MCP_TENANTS: {shown} {e}")),
-    };
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("GNAW_MCP_TENANTS: {shown} is not UTF-8 text"))?;
+    let tenants = ("GNAW_MCP_TENANTS", "=", "read");
+    let (_, shown, text) = read_operator_file(path, tenants, MAX_TENANTS_FILE)?;
     Tenants::parse(&text).map_err(|e| format!("GNAW_MCP_TENANTS {shown}: {e}"))
 }
 

@@ -49,8 +49,33 @@ pub(super) fn default_tools() -> String {
         .join(",")
 }
 
-pub(super) fn millis(d: Duration) -> String {
-    d.as_millis().to_string()
+/// A row for a positive number held at `o.FIELD`: a count (read by [`positive`], shown as it
+/// is), or a duration written in the unit that `Duration::$from` reads and `Duration::$as`
+/// shows (`from_millis / as_millis`).
+macro_rules! number {
+    ($key:literal, $group:ident, $($field:ident).+, $from:ident / $as:ident, $help:expr) => {
+        number!(@row $key, $group, $help,
+            |v, o| o.$($field).+ = Duration::$from(positive(v)? as u64),
+            |o| o.$($field).+.$as().to_string())
+    };
+    ($key:literal, $group:ident, $($field:ident).+, $help:expr) => {
+        number!(@row $key, $group, $help,
+            |v, o| o.$($field).+ = positive(v)?,
+            |o| o.$($field).+.to_string())
+    };
+    (@row $key:literal, $group:ident, $help:expr, |$v:ident, $o:ident| $set:expr, |$s:ident| $show:expr) => {
+        Setting {
+            key: $key,
+            group: Group::$group,
+            kind: Kind::Number,
+            help: $help,
+            apply: |$v, $o| {
+                $set;
+                Ok(())
+            },
+            show: |$s| $show,
+        }
+    };
 }
 
 /// Every setting, in `--help`'s order.
@@ -109,28 +134,18 @@ pub static SETTINGS: &[Setting] = &[
                 .map_or_else(default_tools, str::to_string)
         },
     },
-    Setting {
-        key: "max_line_bytes",
-        group: Group::Server,
-        kind: Kind::Number,
-        help: "longest accepted request line (over HTTP: request body)",
-        apply: |v, o| {
-            o.config.max_line_bytes = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.config.max_line_bytes.to_string(),
-    },
-    Setting {
-        key: "max_output_bytes",
-        group: Group::Server,
-        kind: Kind::Number,
-        help: "largest prompt extract returns",
-        apply: |v, o| {
-            o.config.max_output_bytes = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.config.max_output_bytes.to_string(),
-    },
+    number!(
+        "max_line_bytes",
+        Server,
+        config.max_line_bytes,
+        "longest accepted request line (over HTTP: request body)"
+    ),
+    number!(
+        "max_output_bytes",
+        Server,
+        config.max_output_bytes,
+        "largest prompt extract returns"
+    ),
     Setting {
         key: "default_budget",
         group: Group::Server,
@@ -145,18 +160,13 @@ pub static SETTINGS: &[Setting] = &[
         },
         show: |o| o.config.policy.budget_default.unwrap_or(0).to_string(),
     },
-    Setting {
-        key: "default_max_chars",
-        group: Group::Server,
-        kind: Kind::Number,
-        help: "most characters of an answer when the call sets neither budget nor max_chars \
-               (text and structured copy together)",
-        apply: |v, o| {
-            o.config.default_max_chars = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.config.default_max_chars.to_string(),
-    },
+    number!(
+        "default_max_chars",
+        Server,
+        config.default_max_chars,
+        "most characters of an answer when the call sets neither budget nor max_chars \
+               (text and structured copy together)"
+    ),
     Setting {
         key: "structured",
         group: Group::Server,
@@ -294,28 +304,18 @@ pub static SETTINGS: &[Setting] = &[
         },
         show: |o| show_size(o.config.cache_bytes as u64),
     },
-    Setting {
-        key: "max_queued_calls",
-        group: Group::Server,
-        kind: Kind::Number,
-        help: "most tools/call requests waiting for the worker",
-        apply: |v, o| {
-            o.config.max_queued_calls = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.config.max_queued_calls.to_string(),
-    },
-    Setting {
-        key: "max_queued_bytes",
-        group: Group::Server,
-        kind: Kind::Number,
-        help: "most bytes of waiting tools/call requests",
-        apply: |v, o| {
-            o.config.max_queued_bytes = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.config.max_queued_bytes.to_string(),
-    },
+    number!(
+        "max_queued_calls",
+        Server,
+        config.max_queued_calls,
+        "most tools/call requests waiting for the worker"
+    ),
+    number!(
+        "max_queued_bytes",
+        Server,
+        config.max_queued_bytes,
+        "most bytes of waiting tools/call requests"
+    ),
     Setting {
         key: "listen",
         group: Group::Http,
@@ -360,140 +360,84 @@ pub static SETTINGS: &[Setting] = &[
         },
         show: |o| o.audit_fd.map_or_else(|| "2".into(), |fd| fd.to_string()),
     },
-    Setting {
-        key: "max_header_bytes",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "largest request head; the body's bound is GNAW_MCP_MAX_LINE_BYTES",
-        apply: |v, o| {
-            o.http.max_header_bytes = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.http.max_header_bytes.to_string(),
-    },
-    Setting {
-        key: "header_timeout_ms",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "time to send a request once begun",
-        apply: |v, o| {
-            o.http.header_timeout = Duration::from_millis(positive(v)? as u64);
-            Ok(())
-        },
-        show: |o| millis(o.http.header_timeout),
-    },
-    Setting {
-        key: "idle_timeout_ms",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "an idle keep-alive connection is closed after",
-        apply: |v, o| {
-            o.http.idle_timeout = Duration::from_millis(positive(v)? as u64);
-            Ok(())
-        },
-        show: |o| millis(o.http.idle_timeout),
-    },
-    Setting {
-        key: "max_connections_per_client",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "open connections per client (all of loopback is one; an IPv6 /64 is one)",
-        apply: |v, o| {
-            o.http.max_connections_per_client = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.http.max_connections_per_client.to_string(),
-    },
-    Setting {
-        key: "max_unauthenticated_per_client",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "connections per client not yet authenticated (past it, the oldest is closed)",
-        apply: |v, o| {
-            o.http.max_unauthenticated_per_client = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.http.max_unauthenticated_per_client.to_string(),
-    },
-    Setting {
-        key: "max_unauthenticated_connections",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "connections in all not yet authenticated (past it, the oldest is closed)",
-        apply: |v, o| {
-            o.http.max_unauthenticated_connections = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.http.max_unauthenticated_connections.to_string(),
-    },
-    Setting {
-        key: "max_connections",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "open connections in all",
-        apply: |v, o| {
-            o.http.max_connections = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.http.max_connections.to_string(),
-    },
-    Setting {
-        key: "max_sessions_per_tenant",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "open legacy sessions per tenant",
-        apply: |v, o| {
-            o.http.max_sessions_per_tenant = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.http.max_sessions_per_tenant.to_string(),
-    },
-    Setting {
-        key: "session_idle_secs",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "a session unused this long ends",
-        apply: |v, o| {
-            o.http.session_idle = Duration::from_secs(positive(v)? as u64);
-            Ok(())
-        },
-        show: |o| o.http.session_idle.as_secs().to_string(),
-    },
-    Setting {
-        key: "max_calls_per_tenant",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "requests waiting or running per tenant",
-        apply: |v, o| {
-            o.http.max_calls_per_tenant = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.http.max_calls_per_tenant.to_string(),
-    },
-    Setting {
-        key: "worker_idle_secs",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "a tenant's worker with no request this long is put to sleep (its next request \
-               starts a new one)",
-        apply: |v, o| {
-            o.http.worker_idle = Duration::from_secs(positive(v)? as u64);
-            Ok(())
-        },
-        show: |o| o.http.worker_idle.as_secs().to_string(),
-    },
-    Setting {
-        key: "max_workers",
-        group: Group::Http,
-        kind: Kind::Number,
-        help: "tenants' workers running at once; past it the least recently used idle one \
-               sleeps, or the request gets 503",
-        apply: |v, o| {
-            o.http.max_workers = positive(v)?;
-            Ok(())
-        },
-        show: |o| o.http.max_workers.to_string(),
-    },
+    number!(
+        "max_header_bytes",
+        Http,
+        http.max_header_bytes,
+        "largest request head; the body's bound is GNAW_MCP_MAX_LINE_BYTES"
+    ),
+    number!(
+        "header_timeout_ms",
+        Http,
+        http.header_timeout,
+        from_millis / as_millis,
+        "time to send a request once begun"
+    ),
+    number!(
+        "idle_timeout_ms",
+        Http,
+        http.idle_timeout,
+        from_millis / as_millis,
+        "an idle keep-alive connection is closed after"
+    ),
+    number!(
+        "max_connections_per_client",
+        Http,
+        http.max_connections_per_client,
+        "open connections per client (all of loopback is one; an IPv6 /64 is one)"
+    ),
+    number!(
+        "max_unauthenticated_per_client",
+        Http,
+        http.max_unauthenticated_per_client,
+        "connections per client not yet authenticated (past it, the oldest is closed)"
+    ),
+    number!(
+        "max_unauthenticated_connections",
+        Http,
+        http.max_unauthenticated_connections,
+        "connections in all not yet authenticated (past it, the oldest is closed)"
+    ),
+    number!(
+        "max_connections",
+        Http,
+        http.max_connections,
+        "open connections in all"
+    ),
+    number!(
+        "max_sessions_per_tenant",
+        Http,
+        http.max_sessions_per_tenant,
+        "open legacy sessions per tenant"
+    ),
+    number!(
+        "session_idle_secs",
+        Http,
+        http.session_idle,
+        from_secs / as_secs,
+        "a session unused this long ends"
+    ),
+    number!(
+        "max_calls_per_tenant",
+        Http,
+        http.max_calls_per_tenant,
+        "requests waiting or running per tenant"
+    ),
+    number!(
+        "worker_idle_secs",
+        Http,
+        http.worker_idle,
+        from_secs / as_secs,
+        "a tenant's worker with no request this long is put to sleep (its next request \
+               starts a new one)"
+    ),
+    number!(
+        "max_workers",
+        Http,
+        http.max_workers,
+        "tenants' workers running at once; past it the least recently used idle one \
+               sleeps, or the request gets 503"
+    ),
     Setting {
         key: "fleet_memory",
         group: Group::Http,

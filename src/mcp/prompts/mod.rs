@@ -4,7 +4,7 @@
 //! share: their common arguments, read and completed once here, and running a tool for them.
 
 use super::jsonrpc::RpcError;
-use super::prompt::{Argument, Prompt};
+use super::prompt::{Argument, Prompt, messages};
 use super::resource::Completion;
 use super::tool::{Outcome, Tool, ToolContext};
 use serde_json::{Map, Value, json};
@@ -14,6 +14,60 @@ pub(crate) mod review;
 
 /// Every prompt, in `prompts/list` order.
 pub static PROMPTS: &[&dyn Prompt] = &[&review::REVIEW, &explain::EXPLAIN];
+
+/// One of gnaw-mcp's prompts, as a row: what `prompts/list` shows, the tools it needs, and the
+/// two functions that make it (its texts, and the completions of its own arguments).
+pub struct GnawPrompt {
+    /// The name clients get it by.
+    pub name: &'static str,
+    /// A short human title (also the messages' description).
+    pub title: &'static str,
+    /// What it is for, in a sentence.
+    pub description: &'static str,
+    /// Its arguments: [`REPO`], its own, [`BUDGET`].
+    pub arguments: &'static [Argument],
+    /// The tools it runs: it is offered only when they all are.
+    pub needs: &'static [&'static str],
+    /// The texts of its messages for `args`, or what ends it early (a refusal, a failed run).
+    pub texts: fn(&Map<String, Value>, &ToolContext<'_>) -> Result<Vec<String>, Outcome>,
+    /// Completions of its own arguments (`argument`, as typed so far); `None` for the shared
+    /// ones ([`complete_shared`]).
+    pub complete: fn(&str, &str) -> Option<Completion>,
+}
+
+impl Prompt for GnawPrompt {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn title(&self) -> &'static str {
+        self.title
+    }
+    fn description(&self) -> &'static str {
+        self.description
+    }
+    fn arguments(&self) -> &'static [Argument] {
+        self.arguments
+    }
+    fn needs(&self) -> &'static [&'static str] {
+        self.needs
+    }
+    fn get(&self, args: &Map<String, Value>, ctx: &ToolContext<'_>) -> Outcome {
+        (self.texts)(args, ctx).map_or_else(
+            |early| early,
+            |texts| Outcome::Done(messages(self.title, &texts)),
+        )
+    }
+    fn complete(
+        &self,
+        argument: &str,
+        typed: &str,
+        _context: &Map<String, Value>,
+        ctx: &ToolContext<'_>,
+    ) -> Result<Completion, RpcError> {
+        Ok((self.complete)(argument, typed)
+            .unwrap_or_else(|| complete_shared(argument, typed, ctx)))
+    }
+}
 
 /// The `repo` argument every prompt takes.
 pub const REPO: Argument = Argument {

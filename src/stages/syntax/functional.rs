@@ -56,10 +56,8 @@ pub(super) fn classify_haskell<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>
         "class" => K::Interface,
         "instance" => {
             let name = field_text(node, "name", src)?;
-            let name = match field_text(node, "patterns", src) {
-                Some(p) => format!("{name} {p}"),
-                None => name,
-            };
+            let name =
+                field_text(node, "patterns", src).map_or(name.clone(), |p| format!("{name} {p}"));
             return Def::new(K::Impl, name, node.child_by_field_name("declarations"));
         }
         _ => return None,

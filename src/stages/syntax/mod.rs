@@ -210,64 +210,56 @@ pub fn found_of(
     extras: bool,
     stop: &dyn Fn() -> bool,
 ) -> Result<Found, String> {
-    let found = parse_inner(lang, text, budget, extras, stop);
+    let found = 'parse: {
+        if text.len() > MAX_PARSE_BYTES {
+            break 'parse Err(format!(
+                "{} bytes, over the {} MiB parse bound",
+                text.len(),
+                MAX_PARSE_BYTES >> 20
+            ));
+        }
+        if !lang.compiled_in() {
+            break 'parse Err(not_compiled_in(lang));
+        }
+        let key = parse_budget::ContentKey::of(lang, text);
+        if let Some(reason) = parse_budget::recall(key) {
+            break 'parse Err(format!(
+                "{reason} (remembered by content; not parsed again)"
+            ));
+        }
+        let Some(left) = budget.take(text.len()) else {
+            break 'parse Err(budget.spent_reason());
+        };
+        let limit = left.min(MAX_PARSE_TIME);
+        let started = Instant::now();
+        let (outcome, cpu) = pool::parse(lang, text, limit, extras, stop);
+        // The parse's CPU time, so that other work on the machine does not spend the budget; the
+        // time waited where the parse gave none (a worker that died or was given up).
+        budget.charge(cpu.unwrap_or_else(|| started.elapsed()));
+        let (reason, own_bound) = match outcome {
+            Outcome::Parsed(found) => break 'parse Ok(found),
+            Outcome::Cancelled => ("cancelled".to_string(), false),
+            Outcome::Time if limit < MAX_PARSE_TIME => (budget.spent_reason(), false),
+            Outcome::Time => (
+                format!(
+                    "parsing took over {} ms, the parse time bound",
+                    MAX_PARSE_TIME.as_millis()
+                ),
+                true,
+            ),
+            Outcome::Bound(reason) => (reason, true),
+            Outcome::Died { signal, code } => (died_reason(signal, code), true),
+            Outcome::Failed(reason) => (reason, false),
+        };
+        if own_bound {
+            parse_budget::remember(key, &reason);
+        }
+        Err(reason)
+    };
     if let Err(reason) = &found {
         budget.note_not_parsed(reason);
     }
     found
-}
-
-fn parse_inner(
-    lang: Language,
-    text: &str,
-    budget: &ParseBudget,
-    extras: bool,
-    stop: &dyn Fn() -> bool,
-) -> Result<Found, String> {
-    if text.len() > MAX_PARSE_BYTES {
-        return Err(format!(
-            "{} bytes, over the {} MiB parse bound",
-            text.len(),
-            MAX_PARSE_BYTES >> 20
-        ));
-    }
-    if !lang.compiled_in() {
-        return Err(not_compiled_in(lang));
-    }
-    let key = parse_budget::ContentKey::of(lang, text);
-    if let Some(reason) = parse_budget::recall(key) {
-        return Err(format!(
-            "{reason} (remembered by content; not parsed again)"
-        ));
-    }
-    let Some(left) = budget.take(text.len()) else {
-        return Err(budget.spent_reason());
-    };
-    let limit = left.min(MAX_PARSE_TIME);
-    let started = Instant::now();
-    let (outcome, cpu) = pool::parse(lang, text, limit, extras, stop);
-    // The parse's CPU time, so that other work on the machine does not spend the budget; the
-    // time waited where the parse gave none (a worker that died or was given up).
-    budget.charge(cpu.unwrap_or_else(|| started.elapsed()));
-    let (reason, own_bound) = match outcome {
-        Outcome::Parsed(found) => return Ok(found),
-        Outcome::Cancelled => ("cancelled".to_string(), false),
-        Outcome::Time if limit < MAX_PARSE_TIME => (budget.spent_reason(), false),
-        Outcome::Time => (
-            format!(
-                "parsing took over {} ms, the parse time bound",
-                MAX_PARSE_TIME.as_millis()
-            ),
-            true,
-        ),
-        Outcome::Bound(reason) => (reason, true),
-        Outcome::Died { signal, code } => (died_reason(signal, code), true),
-        Outcome::Failed(reason) => (reason, false),
-    };
-    if own_bound {
-        parse_budget::remember(key, &reason);
-    }
-    Err(reason)
 }
 
 /// Why a file of a language whose grammar this build left out is not parsed.

@@ -18,10 +18,8 @@ pub(super) fn classify<'t>(node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
         "macro_definition" => K::Macro,
         "impl_item" => {
             let ty = field_text(node, "type", src)?;
-            let name = match field_text(node, "trait", src) {
-                Some(tr) => format!("{tr} for {ty}"),
-                None => ty,
-            };
+            let name =
+                field_text(node, "trait", src).map_or(ty.clone(), |tr| format!("{tr} for {ty}"));
             return Def::new(K::Impl, name, body);
         }
         _ => return None,

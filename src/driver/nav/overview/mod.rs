@@ -60,7 +60,6 @@ use crate::driver::file::FileContext;
 use crate::error::Error;
 use crate::spec::Overrides;
 use crate::stages::rank::Query;
-use serde::Serializer;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -216,16 +215,12 @@ pub struct OverviewFacts {
     /// The map's files shown, in order.
     pub map: Vec<MapFile>,
     /// The `offset` that continues the map, if more files are left.
-    #[serde(flatten, serialize_with = "offset")]
+    #[serde(flatten, serialize_with = "paging::offset")]
     pub next: Option<usize>,
 }
 
 /// What `overview` answers.
 pub type OverviewAnswer = Answer<OverviewFacts>;
-
-fn offset<S: Serializer>(next: &Option<usize>, s: S) -> Result<S::Ok, S::Error> {
-    paging::continued(s, "offset", next.is_none(), &next.unwrap_or_default())
-}
 
 /// The overview of `req`'s repository.
 pub fn overview(req: &Request<'_>, args: &OverviewArgs) -> Result<OverviewAnswer, NavError> {

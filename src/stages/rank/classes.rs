@@ -68,6 +68,26 @@ fn is_code_ext(ext: &str) -> bool {
     Known::by_extension(ext.as_bytes()).is_some_and(Known::code)
 }
 
+/// C and C++ header extensions, and those of the sources that define what headers declare.
+const HEADER_EXTENSIONS: &[&str] = &["h", "hh", "hpp", "hxx", "h++"];
+const SOURCE_EXTENSIONS: &[&str] = &["c", "cc", "cpp", "cxx", "c++", "m", "mm"];
+
+/// A C-family file's stem and whether it is a header (`src/ltable.h` → `("ltable", true)`,
+/// `src/os.cc` → `("os", false)`); `None` for any other file.
+pub(super) fn c_family(path: &str) -> Option<(&str, bool)> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let (stem, ext) = name.rsplit_once('.')?;
+    let ext = ext.to_ascii_lowercase();
+    let header = if HEADER_EXTENSIONS.contains(&ext.as_str()) {
+        true
+    } else if SOURCE_EXTENSIONS.contains(&ext.as_str()) {
+        false
+    } else {
+        return None;
+    };
+    (!stem.is_empty()).then_some((stem, header))
+}
+
 /// Query words that ask for auxiliary files ([`is_auxiliary`]) themselves.
 pub(super) const AUX_WORDS: &[&str] = &[
     "declaration",

@@ -7,8 +7,9 @@
 //! weighted count per distinct term as before: the field costs it no memory.
 //!
 //! The names a file defines are found by a keyword guess ([`defined_words`]: the word after
-//! `fn`, `class`, `def`, `func`, ..., one automaton pass over the text, in every language),
-//! and by the shell's form without a keyword (`name()` opening its line, then `{`).
+//! `fn`, `class`, `def`, `func`, ..., and the macro after C's `#define`, one automaton pass over
+//! the text, in every language), and by the shell's form without a keyword (`name()` opening
+//! its line, then `{`).
 //!
 //! Measured and dropped (2026-11-27, `docs/ranking-eval.md`): a header field (the file's first
 //! comment block that is not a license, counted 8 times) and comments counted twice.
@@ -147,6 +148,7 @@ const DEFINERS_LIST: &[&str] = &[
     "static",
     "impl",
     "macro_rules!",
+    "#define",
 ];
 
 /// Whether `c` is part of a word for the keyword guess: alphanumeric (any script), `_` or `!`.

@@ -16,9 +16,11 @@
 //! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]). Tests,
 //! examples, fixtures and generated files count half, unless the query asks for tests or
 //! examples; prose counts 0.3 unless it asks for docs; auxiliary files (build files, manifests,
-//! package metadata, type stubs such as `.d.ts`) count half unless it names them whole. The
-//! prior breaks ties. Every score is explainable: [`Score::parts`] lists what it is made of. The
-//! choices are measured in `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
+//! package metadata, type stubs such as `.d.ts`) count half unless it names them whole. A C or
+//! C++ header whose source (the same stem) defines a name the query names too has half the
+//! boost for it: the header declares what the source defines. The prior breaks ties. Every
+//! score is explainable: [`Score::parts`] lists what it is made of. The choices are measured in
+//! `docs/ranking-eval.md` (`scripts/eval-ranking.sh`).
 //!
 //! Ranking decides only what is kept; the rendered output stays sorted by path.
 //!
@@ -52,7 +54,7 @@ pub use terms::{for_each_term, query_terms, query_words, split_identifier, term_
 
 use crate::error::Error;
 pub use score::SymbolFacts;
-use score::{Corpus, PathFacts, bm25, bm25_of, gather, gather_indexed, resymbol};
+use score::{Corpus, PathFacts, bm25, bm25_of, gather, gather_indexed, headers_declare, resymbol};
 use std::sync::Arc;
 use terms::query_names;
 
@@ -87,6 +89,9 @@ pub enum Part {
     DefinesSymbol,
     /// The query's words among the file's defined names (re-scoring).
     SymbolTerms,
+    /// A C or C++ header whose source beside it defines the same name: half the boost taken
+    /// off (the header declares what the source defines).
+    HeaderDeclares,
     /// The query's words name parts of the file's name.
     NamesFileParts,
     /// A test, example or generated file: lowered.
@@ -114,6 +119,7 @@ impl Part {
             Part::NamesDirectory => "names_directory",
             Part::DefinesSymbol => "defines_symbol",
             Part::SymbolTerms => "symbol_terms",
+            Part::HeaderDeclares => "header_declares",
             Part::NamesFileParts => "names_file_parts",
             Part::SecondaryFile => "secondary_file",
             Part::DocsFile => "docs_file",
@@ -446,6 +452,7 @@ fn finish<'p>(
                 resymbol(score, &facts, q, &idf);
             }
         }
+        headers_declare(&mut scored, path);
         scored.sort_by(order);
     }
     Some((scored, idf))
@@ -956,6 +963,28 @@ mod tests {
         // The parts of an identifier in the query name nothing on their own.
         let r = ranked(&docs, Some("deserialize_map"));
         assert_eq!(boost(&r, "src/map.rs"), None, "{r:?}");
+    }
+
+    #[test]
+    fn a_define_names_a_macro_as_a_definition_does() {
+        // The macro's uses outnumber its definition; `#define` says which file defines it.
+        let docs = files(&[
+            (
+                "src/lvm.c",
+                "if (n >= LUAI_MAXCCALLS) error(L); /* LUAI_MAXCCALLS */ \
+                 check(L, LUAI_MAXCCALLS - n);",
+            ),
+            (
+                "src/llimits.h",
+                "/* limits */\n#define LUAI_MAXCCALLS\t200\n",
+            ),
+        ]);
+        let r = ranked(&docs, Some("LUAI_MAXCCALLS"));
+        assert_eq!(docs[r[0].0].path, "src/llimits.h", "{r:?}");
+        assert!(r[0].1.parts.iter().any(|p| p.0 == Part::DefinesSymbol));
+        assert_eq!(defined_names("#define SQ(x) ((x) * (x))"), ["sq"]);
+        // `define` as a word of prose, or joined to another word, defines nothing.
+        assert!(defined_names("we define the limit; x#define y; #defined z").is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! and the re-scoring of the best files with their definitions from the syntax stage.
 
 use super::classes::{
-    AUX_WORDS, Class, DOC_WORDS, TEST_WORDS, class_of, is_auxiliary, is_prose, prior,
+    AUX_WORDS, Class, DOC_WORDS, TEST_WORDS, c_family, class_of, is_auxiliary, is_prose, prior,
 };
 use super::fields::{defined_symbols, for_each_weighted_term};
 use super::terms::{for_each_term, split_identifier, stem, term_hash};
@@ -150,6 +150,49 @@ pub(super) fn resymbol(score: &mut Score, facts: &SymbolFacts, query: &Query, id
         &mut score.parts,
     );
     score.total += delta;
+}
+
+/// A header declares what the source of its stem defines (`ltable.h` beside `ltable.c`,
+/// `include/fmt/os.h` and `src/os.cc`): when both define a name the query names, the header's
+/// `defines_symbol` counts half ([`Part::HeaderDeclares`] takes the other half off), so the
+/// definition ranks first and its declaration next. Linear in `scored`.
+pub(super) fn headers_declare<'p>(scored: &mut [(usize, Score)], path: &dyn Fn(usize) -> &'p str) {
+    let defines = |s: &Score| {
+        s.parts
+            .iter()
+            .find(|p| p.0 == Part::DefinesSymbol)
+            .map_or(0.0, |p| p.1)
+    };
+    let sources: HashSet<&str> = scored
+        .iter()
+        .filter(|(_, s)| defines(s) > 0.0)
+        .filter_map(|(i, _)| c_family(path(*i)))
+        .filter(|(_, header)| !header)
+        .map(|(stem, _)| stem)
+        .collect();
+    if sources.is_empty() {
+        return;
+    }
+    for (i, score) in scored.iter_mut() {
+        let boost = defines(score);
+        if boost <= 0.0 || !c_family(path(*i)).is_some_and(|(stem, h)| h && sources.contains(stem))
+        {
+            continue;
+        }
+        let factor = if score.parts.iter().any(|p| p.0 == Part::SecondaryFile) {
+            SECONDARY_FACTOR
+        } else {
+            1.0
+        };
+        let off = boost / 2.0;
+        let at = score
+            .parts
+            .iter()
+            .position(|p| p.0 == Part::DefinesSymbol)
+            .map_or(score.parts.len(), |at| at + 1);
+        score.parts.insert(at, (Part::HeaderDeclares, -off));
+        score.total -= off * factor;
+    }
 }
 
 /// What BM25 needs of one file for one query: the weighted frequency of each query term it

@@ -96,6 +96,25 @@ fn extract(server: &mut Server, repo: &str) -> Result<String, (String, String)> 
     }
 }
 
+/// `extract` of `repo` gives what `want` says (a refusal as not a root's name also lists the
+/// roots, app and sdk).
+fn answers(server: &mut Server, mode: &str, repo: &str, want: &Want) {
+    let got = extract(server, repo);
+    match (want, &got) {
+        (Want::Shown(name), Ok(text)) => assert!(
+            text.starts_with(&format!("# `{name}`")),
+            "[{mode}] {repo}: {text:.200}"
+        ),
+        (Want::Refused(kind), Err((k, message))) => {
+            assert_eq!(k, kind, "[{mode}] {repo}: {message}");
+            if *kind == "InvalidPath" {
+                assert!(message.contains("app, sdk"), "[{mode}] {repo}: {message}");
+            }
+        }
+        _ => panic!("[{mode}] {repo}: got {got:?}"),
+    }
+}
+
 #[test]
 fn two_roots_serve_each_by_name_and_nothing_between() {
     let t = tree();
@@ -145,51 +164,38 @@ fn two_roots_serve_each_by_name_and_nothing_between() {
             "{instructions}"
         );
         for (repo, want) in &cases {
-            let got = extract(&mut server, repo);
-            match (want, &got) {
-                (Want::Shown(name), Ok(text)) => assert!(
-                    text.starts_with(&format!("# `{name}`")),
-                    "[{mode}] {repo}: {text:.200}"
-                ),
-                (Want::Refused(kind), Err((k, message))) => {
-                    assert_eq!(k, kind, "[{mode}] {repo}: {message}");
-                    if *kind == "InvalidPath" {
-                        assert!(message.contains("app, sdk"), "[{mode}] {repo}: {message}");
-                    }
-                }
-                _ => panic!("[{mode}] {repo}: got {got:?}"),
-            }
+            answers(&mut server, mode, repo, want);
         }
-        // Every tool reaches either root by name.
+        // Every tool reaches either root by name: the tool, its arguments (JSON), what it says.
         for (tool, args, says) in [
-            ("tree", json!({ "repo": "sdk" }), "lib.rs"),
+            ("tree", r#"{ "repo": "sdk" }"#, "lib.rs"),
             (
                 "grep",
-                json!({ "repo": "sdk", "pattern": "sdk_call" }),
+                r#"{ "repo": "sdk", "pattern": "sdk_call" }"#,
                 "sdk_call",
             ),
             (
                 "read",
-                json!({ "repo": "app/src", "paths": ["main.rs"] }),
+                r#"{ "repo": "app/src", "paths": ["main.rs"] }"#,
                 "app_main",
             ),
             (
                 "search",
-                json!({ "repo": "app", "query": "app main" }),
+                r#"{ "repo": "app", "query": "app main" }"#,
                 "src/main.rs",
             ),
             (
                 "symbol",
-                json!({ "repo": "sdk", "name": "sdk_call" }),
+                r#"{ "repo": "sdk", "name": "sdk_call" }"#,
                 "pub fn sdk_call",
             ),
             (
                 "outline",
-                json!({ "repo": "app/to-sdk-rel", "paths": ["lib/lib.rs"] }),
+                r#"{ "repo": "app/to-sdk-rel", "paths": ["lib/lib.rs"] }"#,
                 "sdk_call",
             ),
         ] {
-            let r = server.call(tool, args);
+            let r = server.call(tool, serde_json::from_str(args).unwrap());
             let text = r["result"]["content"][0]["text"].as_str().unwrap_or("");
             assert!(text.contains(says), "[{mode}] {tool}: {r}");
         }
@@ -222,11 +228,7 @@ fn a_link_to_a_root_that_is_not_listed_is_outside() {
             "{init}"
         );
         for repo in ["app/to-sdk-abs", "app/to-sdk-rel", "app/src/to-sdk-deep"] {
-            let got = extract(&mut server, repo);
-            assert!(
-                matches!(&got, Err((k, _)) if k == "OutsideRoot"),
-                "[{mode}] {repo}: {got:?}"
-            );
+            answers(&mut server, mode, repo, &Want::Refused("OutsideRoot"));
         }
         // Two roots of the same directory name are told apart.
         let other = extract(&mut server, "app-2").unwrap();
@@ -244,26 +246,15 @@ fn nested_roots_resolve_innermost_and_never_climb_above() {
     for mode in ["strict", "off"] {
         let (mut server, _) = serve(&roots, mode);
         for (repo, want) in [
-            ("nested", Some("nested")),
-            ("nested/deep", Some("nested/deep")),
-            ("app/nested/deep", Some("app/nested/deep")),
-            ("nested/..", Some("app")),
-            ("nested/../src", Some("app/src")),
-            ("nested/../..", None),
-            ("app/..", None),
+            ("nested", Want::Shown("nested")),
+            ("nested/deep", Want::Shown("nested/deep")),
+            ("app/nested/deep", Want::Shown("app/nested/deep")),
+            ("nested/..", Want::Shown("app")),
+            ("nested/../src", Want::Shown("app/src")),
+            ("nested/../..", Want::Refused("OutsideRoot")),
+            ("app/..", Want::Refused("OutsideRoot")),
         ] {
-            let got = extract(&mut server, repo);
-            match want {
-                Some(name) => assert!(
-                    got.as_ref()
-                        .is_ok_and(|t| t.starts_with(&format!("# `{name}`"))),
-                    "[{mode}] {repo}: {got:?}"
-                ),
-                None => assert!(
-                    matches!(&got, Err((k, _)) if k == "OutsideRoot"),
-                    "[{mode}] {repo}: {got:?}"
-                ),
-            }
+            answers(&mut server, mode, repo, &want);
         }
         server.finish();
     }

@@ -517,11 +517,10 @@ fn only_gnaw_mcp_settings_pass_through_env() {
         let run = s.fails(&["cursor", args[0], args[1]]);
         assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
     }
-    let run = s.ok(&["cursor", "--env", "GNAW_MCP_SANDBOX=strict"]);
+    let entry = s.ok(&["cursor", "--env", "GNAW_MCP_SANDBOX=strict"]).stdout;
     assert!(
-        run.stdout.contains("\"GNAW_MCP_SANDBOX\": \"strict\""),
-        "{}",
-        run.stdout
+        entry.contains("\"GNAW_MCP_SANDBOX\": \"strict\""),
+        "{entry}"
     );
 }
 

@@ -50,14 +50,19 @@ fn tree() -> Tree {
     fs::write(base.join("other/app/o.rs"), "fn other_app() {}\n").unwrap();
     fs::write(base.join("unlisted/src/x.rs"), format!("// {CANARY}\n")).unwrap();
     fs::write(base.join("between.txt"), format!("{CANARY}\n")).unwrap();
+    // Relative links: (the link, its target).
+    for (link, target) in [
+        ("app/to-sdk-rel", "../sdk"),
+        ("app/src/to-sdk-deep", "../../sdk/lib"),
+        ("sdk/to-app", "../app/src"),
+        ("app/to-unlisted", "../unlisted"),
+        ("app/up", ".."),
+        ("app/via-unlisted", "../unlisted/../sdk"),
+    ] {
+        symlink(target, base.join(link)).unwrap();
+    }
     symlink(base.join("sdk/lib"), base.join("app/to-sdk-abs")).unwrap();
-    symlink("../sdk", base.join("app/to-sdk-rel")).unwrap();
-    symlink("../../sdk/lib", base.join("app/src/to-sdk-deep")).unwrap();
-    symlink("../app/src", base.join("sdk/to-app")).unwrap();
-    symlink("../unlisted", base.join("app/to-unlisted")).unwrap();
     symlink(base.join("unlisted/src"), base.join("app/to-unlisted-abs")).unwrap();
-    symlink("..", base.join("app/up")).unwrap();
-    symlink("../unlisted/../sdk", base.join("app/via-unlisted")).unwrap();
     Tree { _tmp: tmp, base }
 }
 
@@ -112,6 +117,18 @@ fn answers(server: &mut Server, mode: &str, repo: &str, want: &Want) {
             }
         }
         _ => panic!("[{mode}] {repo}: got {got:?}"),
+    }
+}
+
+/// `check` on a server of the tree with the roots `dirs`, in each sandbox mode, given the mode
+/// and the `initialize` answer.
+fn in_each_mode(dirs: &[&str], mut check: impl FnMut(&str, &mut Server, &Value)) {
+    let t = tree();
+    let roots = t.roots(dirs);
+    for mode in ["strict", "off"] {
+        let (mut server, init) = serve(&roots, mode);
+        check(mode, &mut server, &init);
+        server.finish();
     }
 }
 
@@ -215,11 +232,8 @@ fn two_roots_serve_each_by_name_and_nothing_between() {
 
 #[test]
 fn a_link_to_a_root_that_is_not_listed_is_outside() {
-    let t = tree();
     // Only app (and an unrelated root): sdk is not served, through any link.
-    let roots = t.roots(&["app", "other/app"]);
-    for mode in ["strict", "off"] {
-        let (mut server, init) = serve(&roots, mode);
+    in_each_mode(&["app", "other/app"], |mode, server, init| {
         assert!(
             init["instructions"]
                 .as_str()
@@ -228,23 +242,19 @@ fn a_link_to_a_root_that_is_not_listed_is_outside() {
             "{init}"
         );
         for repo in ["app/to-sdk-abs", "app/to-sdk-rel", "app/src/to-sdk-deep"] {
-            answers(&mut server, mode, repo, &Want::Refused("OutsideRoot"));
+            answers(server, mode, repo, &Want::Refused("OutsideRoot"));
         }
         // Two roots of the same directory name are told apart.
-        let other = extract(&mut server, "app-2").unwrap();
+        let other = extract(server, "app-2").unwrap();
         assert!(other.contains("other_app"), "{other:.300}");
-        let app = extract(&mut server, "app/src").unwrap();
+        let app = extract(server, "app/src").unwrap();
         assert!(app.contains("app_main"), "{app:.300}");
-        server.finish();
-    }
+    });
 }
 
 #[test]
 fn nested_roots_resolve_innermost_and_never_climb_above() {
-    let t = tree();
-    let roots = t.roots(&["app", "app/nested"]);
-    for mode in ["strict", "off"] {
-        let (mut server, _) = serve(&roots, mode);
+    in_each_mode(&["app", "app/nested"], |mode, server, _| {
         for (repo, want) in [
             ("nested", Want::Shown("nested")),
             ("nested/deep", Want::Shown("nested/deep")),
@@ -254,10 +264,9 @@ fn nested_roots_resolve_innermost_and_never_climb_above() {
             ("nested/../..", Want::Refused("OutsideRoot")),
             ("app/..", Want::Refused("OutsideRoot")),
         ] {
-            answers(&mut server, mode, repo, &want);
+            answers(server, mode, repo, &want);
         }
-        server.finish();
-    }
+    });
 }
 
 #[test]

@@ -15,6 +15,9 @@ pub(crate) mod review;
 /// Every prompt, in `prompts/list` order.
 pub static PROMPTS: &[&dyn Prompt] = &[&review::REVIEW, &explain::EXPLAIN];
 
+/// The texts of a prompt's messages for its arguments, or what ends it early.
+pub type Texts = fn(&Map<String, Value>, &ToolContext<'_>) -> Result<Vec<String>, Outcome>;
+
 /// One of gnaw-mcp's prompts, as a row: what `prompts/list` shows, the tools it needs, and the
 /// two functions that make it (its texts, and the completions of its own arguments).
 pub struct GnawPrompt {
@@ -29,7 +32,7 @@ pub struct GnawPrompt {
     /// The tools it runs: it is offered only when they all are.
     pub needs: &'static [&'static str],
     /// The texts of its messages for `args`, or what ends it early (a refusal, a failed run).
-    pub texts: fn(&Map<String, Value>, &ToolContext<'_>) -> Result<Vec<String>, Outcome>,
+    pub texts: Texts,
     /// Completions of its own arguments (`argument`, as typed so far); `None` for the shared
     /// ones ([`complete_shared`]).
     pub complete: fn(&str, &str) -> Option<Completion>,

@@ -121,6 +121,18 @@ fail() {
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
+# Whether part $1 can use the Python SDK (python3 and the venv); when not, skip the part or fail
+# it, saying why.
+python_sdk() {
+    if ! command -v python3 >/dev/null 2>&1; then
+        skip "$1: python3 not found"
+        return 1
+    elif ! python_ready; then
+        fail "$1: could not create the venv or install tests/interop/requirements.txt"
+        return 1
+    fi
+}
+
 # ------------------------------------------------------------------ installs
 # The venv: created with python3 -m venv, reinstalled when requirements.txt changes.
 python_ready() {
@@ -185,11 +197,7 @@ for part in "${parts[@]}"; do
     case "$part" in
     python)
         echo "== python: the official Python SDK"
-        if ! command -v python3 >/dev/null 2>&1; then
-            skip "python: python3 not found"
-        elif ! python_ready; then
-            fail "python: could not create the venv or install tests/interop/requirements.txt"
-        else
+        if python_sdk python; then
             run python timeout 300 "$venv/bin/python" "$here/py_client.py" \
                 --bin "$bin" --root "$root" --args "$here/tool_args.json" --mode legacy --mode auto
             # Two roots: the sample repo itself (so the known-good repo values name it) and the
@@ -201,11 +209,7 @@ for part in "${parts[@]}"; do
         ;;
     http)
         echo "== http: the Python SDK's streamable HTTP client against --listen"
-        if ! command -v python3 >/dev/null 2>&1; then
-            skip "http: python3 not found"
-        elif ! python_ready; then
-            fail "http: could not create the venv or install tests/interop/requirements.txt"
-        else
+        if python_sdk http; then
             minted="$("$bin" --mint-token interop)"
             token="$(printf '%s\n' "$minted" | sed -n 2p)"
             printf '%s\n' "$minted" | sed -n '/^\[tenants/,$p' |

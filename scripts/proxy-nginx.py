@@ -187,6 +187,18 @@ def modern(port, token, rid, method, params=None, **kw):
     return req(port, "POST", "/mcp", headers, body, **kw)
 
 
+def streamed_search(port, token, rid, progress, timeout):
+    """A search for "widget" sent with the progress token `progress`: the connection and its
+    response, not yet read (its body streams as SSE)."""
+    headers, body = modern_request(token, rid, "tools/call",
+                                   {"name": "search", "arguments": {"repo": ".", "query": "widget"}},
+                                   {"progressToken": progress})
+    conn = connect(port, timeout=timeout)
+    conn.request("POST", "/mcp", body=json.dumps(body).encode(),
+                 headers={**headers, "Content-Type": "application/json"})
+    return conn, conn.getresponse()
+
+
 def result_text(answer):
     return "".join(c.get("text", "") for c in answer["result"].get("content", []))
 
@@ -580,14 +592,8 @@ http {{
           "same status", str(bad[:3]))
 
     print("== (c) an SSE answer streams through (progress, then the result)")
-    headers, body = modern_request(alice, "sse-1", "tools/call",
-                                   {"name": "search", "arguments": {"repo": ".", "query": "widget"}},
-                                   {"progressToken": "p1"})
-    conn = connect(P, timeout=120)
-    conn.request("POST", "/mcp", body=json.dumps(body).encode(),
-                 headers={**headers, "Content-Type": "application/json"})
     t0 = time.time()
-    resp = conn.getresponse()
+    conn, resp = streamed_search(P, alice, "sse-1", "p1", timeout=120)
     events = []
     data = []
     while True:
@@ -616,13 +622,7 @@ http {{
           f"first {first:.3f} s, last {last:.3f} s")
 
     print("== closing the connection cancels the call, through the proxy")
-    headers, body = modern_request(carol, "cancel-1", "tools/call",
-                                   {"name": "search", "arguments": {"repo": ".", "query": "widget"}},
-                                   {"progressToken": "c1"})
-    conn = connect(P, timeout=60)
-    conn.request("POST", "/mcp", body=json.dumps(body).encode(),
-                 headers={**headers, "Content-Type": "application/json"})
-    resp = conn.getresponse()
+    conn, resp = streamed_search(P, carol, "cancel-1", "c1", timeout=60)
     started = False
     while not started:
         line = resp.readline()

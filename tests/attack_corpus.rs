@@ -280,13 +280,17 @@ fn corpus(base: &Path) -> Vec<Case> {
     ] {
         add(c, s.to_string(), out, EACCES);
     }
-    add(c, "dangling".into(), nf, ENOENT);
-    add(c, "dangling_abs".into(), out, ENOENT);
-    add(c, "loop_a".into(), inv, ELOOP);
-    add(c, "loop_a/x".into(), inv, ELOOP);
-    add(c, "self".into(), inv, ELOOP);
-    add(c, "in1".into(), Want::Ok, OK);
-    add(c, "abs_in/src".into(), Want::Ok, OK);
+    for (s, want, kernel) in [
+        ("dangling", nf, ENOENT),
+        ("dangling_abs", out, ENOENT),
+        ("loop_a", inv, ELOOP),
+        ("loop_a/x", inv, ELOOP),
+        ("self", inv, ELOOP),
+        ("in1", Want::Ok, OK),
+        ("abs_in/src", Want::Ok, OK),
+    ] {
+        add(c, s.to_string(), want, kernel);
+    }
 
     let c = "proc";
     add(c, format!("/proc/self/root{o}"), out, EACCES);
@@ -426,11 +430,17 @@ fn no_canary(what: &str, text: &str) {
     );
 }
 
-/// Send the whole corpus to one server; returns per-case outcome (the kind, or "ok").
-fn through_mcp(base: &Path, mode: &str) -> Vec<String> {
+/// The watch on everything outside the root, and a server on the root in sandbox `mode`.
+fn watched_server(base: &Path, mode: &str) -> (Inotify, Server) {
     let ino = watch_outside(base);
     let mut s = Server::start(&base.join("root"), &[("GNAW_MCP_SANDBOX", mode)]);
     s.initialize("2025-11-25");
+    (ino, s)
+}
+
+/// Send the whole corpus to one server; returns per-case outcome (the kind, or "ok").
+fn through_mcp(base: &Path, mode: &str) -> Vec<String> {
+    let (ino, mut s) = watched_server(base, mode);
     let mut got = Vec::new();
     for case in corpus(base) {
         let shown = format!("{:.80?}", case.input);
@@ -776,9 +786,7 @@ fn nav_want(tool: &str, case: &Case) -> Want {
 /// Every corpus input through every path argument of read, grep and tree, and every glob
 /// argument of search, in one mode.
 fn nav_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
-    let ino = watch_outside(base);
-    let mut s = Server::start(&base.join("root"), &[("GNAW_MCP_SANDBOX", mode)]);
-    s.initialize("2025-11-25");
+    let (ino, mut s) = watched_server(base, mode);
     let mut tally = BTreeMap::new();
     for case in corpus(base) {
         let shown = format!("{:.80?}", case.input);
@@ -856,17 +864,27 @@ fn nav_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
     tally
 }
 
-fn test_nav_arguments_every_layer() {
+/// The tally `through` gives on the built corpus with the sandbox strict and off: the two must
+/// agree; printed under `title`. The built corpus's directory is returned.
+fn same_in_every_layer(
+    title: &str,
+    through: fn(&Path, &str) -> BTreeMap<String, usize>,
+) -> tempfile::TempDir {
     let base = tempfile::tempdir().unwrap();
-    let b = base.path();
-    build(b);
-    let strict = nav_through_mcp(b, "strict");
-    let off = nav_through_mcp(b, "off");
+    build(base.path());
+    let strict = through(base.path(), "strict");
+    let off = through(base.path(), "off");
     assert_eq!(strict, off, "layer 1 alone answers differently");
-    println!("\nnavigation path arguments (strict == off):");
+    println!("\n{title} (strict == off):");
     for (k, n) in &strict {
         println!("  {k:<26} {n:>4}");
     }
+    base
+}
+
+fn test_nav_arguments_every_layer() {
+    let base = same_in_every_layer("navigation path arguments", nav_through_mcp);
+    let b = base.path();
     println!(
         "{} inputs through read's and outline's paths, grep's after, tree's path, symbol's name \
          (path::Name) and search's include and exclude\n",
@@ -880,9 +898,7 @@ fn test_nav_arguments_every_layer() {
 /// `read` notes instead of showing (a directory, a binary or sensitive file) is refused as
 /// `NotAFile` or `NotSearched`. Nothing outside is opened or shown, in either layer.
 fn resources_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
-    let ino = watch_outside(base);
-    let mut s = Server::start(&base.join("root"), &[("GNAW_MCP_SANDBOX", mode)]);
-    s.initialize("2025-11-25");
+    let (ino, mut s) = watched_server(base, mode);
     let mut tally = BTreeMap::new();
     // Each input encoded as a URI's path, and the path `read` is given for it.
     let mut inputs: Vec<(String, String)> = corpus(base)
@@ -963,16 +979,7 @@ fn resources_through_mcp(base: &Path, mode: &str) -> BTreeMap<String, usize> {
 }
 
 fn test_resource_uris_every_layer() {
-    let base = tempfile::tempdir().unwrap();
-    let b = base.path();
-    build(b);
-    let strict = resources_through_mcp(b, "strict");
-    let off = resources_through_mcp(b, "off");
-    assert_eq!(strict, off, "layer 1 alone answers differently");
-    println!("\nresource URIs (strict == off):");
-    for (k, n) in &strict {
-        println!("  {k:<26} {n:>4}");
-    }
+    same_in_every_layer("resource URIs", resources_through_mcp);
 }
 
 fn main() {

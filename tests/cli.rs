@@ -72,15 +72,17 @@ fn stdout(o: &Output) -> String {
 #[test]
 fn nested_gitignore_with_negation_and_ignore_files() {
     let f = Fixture::new();
-    f.write(".gitignore", b"*.log\nbuild/\n")
-        .write("a.log", b"x")
-        .write("keep.rs", b"fn main() {}\n")
-        .write("build/out.rs", b"x")
-        .write("sub/.gitignore", b"!important.log\n")
-        .write("sub/important.log", b"kept by negation\n")
-        .write("sub/other.log", b"x")
-        .write(".ignore", b"secret_dir/\n")
-        .write("secret_dir/x.rs", b"x");
+    f.files(&[
+        (".gitignore", "*.log\nbuild/\n"),
+        ("a.log", "x"),
+        ("keep.rs", "fn main() {}\n"),
+        ("build/out.rs", "x"),
+        ("sub/.gitignore", "!important.log\n"),
+        ("sub/important.log", "kept by negation\n"),
+        ("sub/other.log", "x"),
+        (".ignore", "secret_dir/\n"),
+        ("secret_dir/x.rs", "x"),
+    ]);
     assert_eq!(f.paths(&[]), vec!["keep.rs", "sub/important.log"]);
     // --no-ignore turns them all off (hidden files stay out).
     let all = f.paths(&["--no-ignore"]);
@@ -102,10 +104,12 @@ fn no_ignore_file_outside_the_repo_is_read() {
 #[test]
 fn git_info_exclude_only_from_a_real_git_dir() {
     let f = Fixture::new();
-    f.write(".git/info/exclude", b"excluded.txt\n")
-        .write(".git/HEAD", b"ref: refs/heads/main\n")
-        .write("excluded.txt", b"x")
-        .write("kept.txt", b"y");
+    f.files(&[
+        (".git/info/exclude", "excluded.txt\n"),
+        (".git/HEAD", "ref: refs/heads/main\n"),
+        ("excluded.txt", "x"),
+        ("kept.txt", "y"),
+    ]);
     assert_eq!(f.paths(&["--hidden"]), vec!["kept.txt"]);
 
     // A .git *file* pointing outside: its exclude is never read and nothing under it is opened.
@@ -124,22 +128,24 @@ fn git_info_exclude_only_from_a_real_git_dir() {
 #[test]
 fn ignore_precedence_follows_git_and_the_ignore_crate() {
     let f = Fixture::new();
-    f.write(".git/HEAD", b"ref: refs/heads/main\n")
+    f.files(&[
+        (".git/HEAD", "ref: refs/heads/main\n"),
         // info/exclude is the weakest: an in-tree .gitignore negation re-includes.
-        .write(".git/info/exclude", b"*.gen\n")
-        .write(".gitignore", b"!wanted.gen\n*.tmp\n")
-        .write("wanted.gen", b"w\n")
-        .write("other.gen", b"o\n")
+        (".git/info/exclude", "*.gen\n"),
+        (".gitignore", "!wanted.gen\n*.tmp\n"),
+        ("wanted.gen", "w\n"),
+        ("other.gen", "o\n"),
         // .ignore beats .gitignore, at any depth.
-        .write(".ignore", b"!kept.tmp\n")
-        .write("sub/kept.tmp", b"k\n")
-        .write("sub/dropped.tmp", b"d\n")
+        (".ignore", "!kept.tmp\n"),
+        ("sub/kept.tmp", "k\n"),
+        ("sub/dropped.tmp", "d\n"),
         // A deeper .gitignore beats a shallower one.
-        .write("sub/.gitignore", b"!deep.tmp\n")
-        .write("sub/deep.tmp", b"deep\n")
+        ("sub/.gitignore", "!deep.tmp\n"),
+        ("sub/deep.tmp", "deep\n"),
         // A nested repository is not subject to the .gitignore files above it.
-        .write("nested/.git/HEAD", b"ref: refs/heads/main\n")
-        .write("nested/x.tmp", b"x\n");
+        ("nested/.git/HEAD", "ref: refs/heads/main\n"),
+        ("nested/x.tmp", "x\n"),
+    ]);
     assert_eq!(
         f.paths(&[]),
         vec!["nested/x.tmp", "sub/deep.tmp", "sub/kept.tmp", "wanted.gen"]
@@ -183,10 +189,12 @@ fn hostile_ignore_files_neither_hang_nor_leave_the_repo() {
 #[test]
 fn gitignore_works_without_git_and_hidden_is_opt_in() {
     let f = Fixture::new();
-    f.write(".gitignore", b"ignored.txt\n")
-        .write("ignored.txt", b"x")
-        .write(".hidden/h.txt", b"h")
-        .write("v.txt", b"v");
+    f.files(&[
+        (".gitignore", "ignored.txt\n"),
+        ("ignored.txt", "x"),
+        (".hidden/h.txt", "h"),
+        ("v.txt", "v"),
+    ]);
     assert_eq!(f.paths(&[]), vec!["v.txt"]);
     assert_eq!(
         f.paths(&["--hidden"]),
@@ -197,14 +205,16 @@ fn gitignore_works_without_git_and_hidden_is_opt_in() {
 #[test]
 fn config_merges_with_flags() {
     let f = Fixture::new();
-    f.write(
-        ".gnawconfig",
-        b"include = [\"src/**\"]\nexclude = [\"*_test.rs\"]\nformat = \"xml\"\n",
-    )
-    .write("src/a.rs", b"a\n")
-    .write("src/a_test.rs", b"t\n")
-    .write("docs/d.md", b"d\n")
-    .write("README.md", b"r\n");
+    f.files(&[
+        (
+            ".gnawconfig",
+            "include = [\"src/**\"]\nexclude = [\"*_test.rs\"]\nformat = \"xml\"\n",
+        ),
+        ("src/a.rs", "a\n"),
+        ("src/a_test.rs", "t\n"),
+        ("docs/d.md", "d\n"),
+        ("README.md", "r\n"),
+    ]);
     assert_eq!(f.paths(&[]), vec!["src/a.rs"]);
     // CLI lists are added to the config's.
     assert_eq!(

@@ -339,6 +339,15 @@ fn parts(dir: &Path, ext: &str) -> Vec<(PathBuf, String)> {
         .collect()
 }
 
+/// The parts `-q --format FORMAT -o DIR/prompt.FORMAT --split-output 4KB` wrote, in order.
+fn split_as(t: &Tree, dir: &Path, format: &str) -> Vec<(PathBuf, String)> {
+    let o = dir.join(format!("prompt.{format}"));
+    let o = o.to_str().unwrap();
+    let args = ["-q", "--format", format, "-o", o, "--split-output", "4KB"];
+    ok(&gnaw(t, &args));
+    parts(dir, format)
+}
+
 #[test]
 fn split_output_in_bytes_and_tokens() {
     let t = split_repo();
@@ -376,20 +385,7 @@ fn split_output_xml_and_json_parts_stand_alone() {
     let t = split_repo();
     let dir = t.beside("j");
     std::fs::create_dir_all(&dir).unwrap();
-    let o = dir.join("prompt.json");
-    ok(&gnaw(
-        &t,
-        &[
-            "-q",
-            "--format",
-            "json",
-            "-o",
-            o.to_str().unwrap(),
-            "--split-output",
-            "4KB",
-        ],
-    ));
-    let got = parts(&dir, "json");
+    let got = split_as(&t, &dir, "json");
     assert!(got.len() >= 2);
     let mut paths = Vec::new();
     for (k, (_, text)) in got.iter().enumerate() {
@@ -405,20 +401,7 @@ fn split_output_xml_and_json_parts_stand_alone() {
     assert_eq!(paths.len(), 12);
     assert!(got[0].1.contains("\"tree\""));
 
-    let o = dir.join("prompt.xml");
-    ok(&gnaw(
-        &t,
-        &[
-            "-q",
-            "--format",
-            "xml",
-            "-o",
-            o.to_str().unwrap(),
-            "--split-output",
-            "4KB",
-        ],
-    ));
-    let got = parts(&dir, "xml");
+    let got = split_as(&t, &dir, "xml");
     assert!(got.len() >= 2);
     for (k, (_, text)) in got.iter().enumerate() {
         let header = format!(

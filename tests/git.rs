@@ -980,28 +980,21 @@ fn churn_history() -> (Tree, PathBuf, String) {
         "Eve",
         "eve@example.com",
     );
-    let day = |d: u64| d * 1440;
     git(&repo, &["init", "-q"]);
-    let commit = |who, n, msg: &str| {
+    // A commit by `who` on day `day` that writes each file with its number of lines.
+    let commit = |who, day: u64, msg: &str, files: &[(&str, usize)]| {
+        for &(rel, n) in files {
+            write(&repo, rel, lines(n, rel));
+        }
         git(&repo, &["add", "-A"]);
-        git_as(&repo, who, n, &["commit", "-qm", msg]);
+        git_as(&repo, who, day * 1440, &["commit", "-qm", msg]);
     };
-    write(&repo, "old.txt", lines(50, "old"));
-    commit(ada, day(0), "old");
-    write(&repo, "src/core.rs", lines(10, "core"));
-    write(&repo, "src/core_test.rs", lines(4, "test"));
-    write(&repo, "README.md", "readme\n");
-    commit(ada, day(100), "core");
-    write(&repo, "src/core.rs", lines(15, "core"));
-    write(&repo, "src/core_test.rs", lines(6, "test"));
-    commit(bob, day(101), "more core");
-    write(&repo, "src/core.rs", lines(20, "core"));
-    write(&repo, "src/core_test.rs", lines(8, "test"));
-    write(&repo, "eve.txt", "eve\n");
-    commit(eve, day(102), "eve's");
-    write(&repo, "src/core.rs", lines(12, "core"));
-    write(&repo, "docs.md", "docs\n");
-    commit(ada, day(103), "trim core");
+    let (core, test) = ("src/core.rs", "src/core_test.rs");
+    commit(ada, 0, "old", &[("old.txt", 50)]);
+    commit(ada, 100, "core", &[(core, 10), (test, 4), ("README.md", 1)]);
+    commit(bob, 101, "more core", &[(core, 15), (test, 6)]);
+    commit(eve, 102, "eve's", &[(core, 20), (test, 8), ("eve.txt", 1)]);
+    commit(ada, 103, "trim core", &[(core, 12), ("docs.md", 1)]);
     (tree, repo, token)
 }
 

@@ -77,6 +77,36 @@ fn start(dir: &Path, cache: bool) -> Server {
     server
 }
 
+/// A fresh directory holding the repository with `slow` slow files, and the server on it
+/// without its cache.
+fn pool(slow: usize) -> (tempfile::TempDir, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    repo(dir.path(), slow);
+    let server = start(dir.path(), false);
+    (dir, server)
+}
+
+/// After `PAUSE` (past every deadline), every parse works; then the server ends.
+fn after_a_pause_every_parse_works(mut server: Server, dir: &Path, tag: &str) {
+    std::thread::sleep(PAUSE);
+    assert_every_parse_works(&mut server, dir, tag);
+    server.finish();
+}
+
+/// Ask `done` every `step` until it holds, for `limit` at most: whether it held.
+fn within(limit: Duration, step: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let started = Instant::now();
+    loop {
+        if done() {
+            return true;
+        }
+        if started.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(step);
+    }
+}
+
 /// Send a request and wait for its answer, passing over answers to other (cancelled) calls.
 fn request(server: &mut Server, method: &str, params: Value) -> Value {
     let id = server.fresh_id();
@@ -202,31 +232,22 @@ fn worker_cpu(server: &Server) -> Vec<(u32, u64)> {
 
 /// Wait until a parse is under way: some worker has run 50 ms more than it had (or died).
 fn wait_for_a_parse(server: &Server, before: &[(u32, u64)]) {
-    let started = Instant::now();
-    loop {
+    let started = within(Duration::from_secs(20), Duration::from_millis(10), || {
         let now = worker_cpu(server);
         let busy = now.iter().any(|(pid, ticks)| {
             let was = before.iter().find(|(p, _)| p == pid).map_or(0, |(_, t)| *t);
             *ticks >= was + 5
         });
         let died = before.iter().any(|(p, _)| !now.iter().any(|(q, _)| q == p));
-        if busy || died {
-            return;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "no parse started: {}",
-            server.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        busy || died
+    });
+    assert!(started, "no parse started: {}", server.stderr());
 }
 
 /// Wait until some worker holds over `kib` KiB resident (a grammar allocating without bound),
 /// or one of `before` died.
 fn wait_for_memory(server: &Server, before: &[u32], kib: u64) {
-    let started = Instant::now();
-    loop {
+    let grew = within(Duration::from_secs(20), Duration::from_millis(2), || {
         let now = workers(server);
         let big = now.iter().any(|pid| {
             fs::read_to_string(format!("/proc/{pid}/status"))
@@ -238,24 +259,17 @@ fn wait_for_memory(server: &Server, before: &[u32], kib: u64) {
                 })
                 .is_some_and(|rss| rss > kib)
         });
-        if big || before.iter().any(|p| !now.contains(p)) {
-            return;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "no worker grew: {}",
-            server.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
+        big || before.iter().any(|p| !now.contains(p))
+    });
+    assert!(grew, "no worker grew: {}", server.stderr());
 }
 
-/// Send a `tools/call` and return its id without waiting for the answer.
-fn call_async(server: &mut Server, tool: &str, arguments: Value) -> Value {
+/// Send an outline of `path` and return its id without waiting for the answer.
+fn outline_async(server: &mut Server, path: &str) -> Value {
     let id = server.fresh_id();
     server.send(&json!({
         "jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": { "name": tool, "arguments": arguments },
+        "params": { "name": "outline", "arguments": { "repo": ".", "paths": [path] } },
     }));
     id
 }
@@ -271,21 +285,13 @@ fn cancel(server: &mut Server, id: &Value) {
 /// answer until the next parse on the slot, after the slot's deadline.
 #[test]
 fn a_cancelled_parse_then_a_pause_leaves_parsing_on() {
-    let dir = tempfile::tempdir().unwrap();
-    repo(dir.path(), 1);
-    let mut server = start(dir.path(), false);
+    let (dir, mut server) = pool(1);
     let idle = worker_cpu(&server);
-    let id = call_async(
-        &mut server,
-        "outline",
-        json!({ "repo": ".", "paths": ["zz_slow0.go"] }),
-    );
+    let id = outline_async(&mut server, "zz_slow0.go");
     wait_for_a_parse(&server, &idle);
     cancel(&mut server, &id);
     ping(&mut server);
-    std::thread::sleep(PAUSE);
-    assert_every_parse_works(&mut server, dir.path(), "cancelled");
-    server.finish();
+    after_a_pause_every_parse_works(server, dir.path(), "cancelled");
 }
 
 /// (b) An idle pass interrupted by calls: a search leaves its files' outlines for idle time;
@@ -310,30 +316,21 @@ fn an_interrupted_idle_pass_then_a_pause_leaves_parsing_on() {
         let resp = server.call("tree", json!({ "repo": "." }));
         assert!(resp["result"]["isError"] != json!(true), "{resp}");
     }
-    let started = Instant::now();
-    while !server.stderr().contains("idle: outlines of") {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the idle pass did not end: {}",
-            server.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let ended = within(Duration::from_secs(30), Duration::from_millis(20), || {
+        server.stderr().contains("idle: outlines of")
+    });
+    assert!(ended, "the idle pass did not end: {}", server.stderr());
     for line in server.stderr().lines().filter(|l| l.contains("idle:")) {
         eprintln!("{line}");
     }
-    std::thread::sleep(PAUSE);
-    assert_every_parse_works(&mut server, dir.path(), "idle");
-    server.finish();
+    after_a_pause_every_parse_works(server, dir.path(), "idle");
 }
 
 /// (c) Workers killed from outside while idle: the supervisor's reports of their deaths wait
 /// on their slots, and must not be taken for the answer to the next request.
 #[test]
 fn workers_killed_by_a_signal_are_replaced_and_used() {
-    let dir = tempfile::tempdir().unwrap();
-    repo(dir.path(), 0);
-    let mut server = start(dir.path(), false);
+    let (dir, mut server) = pool(0);
     let before = workers(&server);
     assert!(!before.is_empty());
     for &pid in &before {
@@ -354,9 +351,7 @@ fn workers_killed_by_a_signal_are_replaced_and_used() {
 /// very first outline after the kill works. Prints how long that took.
 #[test]
 fn the_first_parse_after_a_kill_works() {
-    let dir = tempfile::tempdir().unwrap();
-    repo(dir.path(), 0);
-    let mut server = start(dir.path(), false);
+    let (dir, mut server) = pool(0);
     // The server's first call pays for what every later one reuses: not a recovery cost.
     assert_every_parse_works(&mut server, dir.path(), "warm");
     let mut took = Vec::new();
@@ -400,34 +395,21 @@ fn a_worker_over_its_memory_bound_then_a_pause_leaves_parsing_on() {
         text.contains("memory bound") || text.contains("time bound"),
         "{text}"
     );
-    std::thread::sleep(PAUSE);
-    assert_every_parse_works(&mut server, dir.path(), "bomb");
-    server.finish();
+    after_a_pause_every_parse_works(server, dir.path(), "bomb");
 
     let mut server = start(dir.path(), false);
     let before = workers(&server);
-    let id = call_async(
-        &mut server,
-        "outline",
-        json!({ "repo": ".", "paths": ["zz_bomb.swift"] }),
-    );
+    let id = outline_async(&mut server, "zz_bomb.swift");
     // Past the part of the parse that looks at cancellation: the allocation under way.
     wait_for_memory(&server, &before, 100 << 10);
     cancel(&mut server, &id);
     ping(&mut server);
     // The worker dies of its bound (whether or not it saw the cancellation first).
-    let started = Instant::now();
-    while workers(&server).iter().all(|p| before.contains(p)) {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the worker did not die: {}",
-            server.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(PAUSE);
-    assert_every_parse_works(&mut server, dir.path(), "bomb_cancelled");
-    server.finish();
+    let died = within(Duration::from_secs(10), Duration::from_millis(20), || {
+        workers(&server).iter().any(|p| !before.contains(p))
+    });
+    assert!(died, "the worker did not die: {}", server.stderr());
+    after_a_pause_every_parse_works(server, dir.path(), "bomb_cancelled");
 }
 
 /// A worker that never answers (stopped by `SIGSTOP`, which its own alarm cannot end): the
@@ -435,9 +417,7 @@ fn a_worker_over_its_memory_bound_then_a_pause_leaves_parsing_on() {
 /// once its deadline is past the supervisor is asked to replace it, so the slot works again.
 #[test]
 fn a_worker_that_never_answers_is_skipped_then_replaced() {
-    let dir = tempfile::tempdir().unwrap();
-    repo(dir.path(), 0);
-    let mut server = start(dir.path(), false);
+    let (dir, mut server) = pool(0);
     let before = workers(&server);
     let stopped = before[0];
     signal(stopped, "-STOP");
@@ -465,21 +445,23 @@ fn a_worker_that_never_answers_is_skipped_then_replaced() {
         );
     }
     // ... and replaced: killed by the supervisor, a fresh worker in its slot.
-    let started = Instant::now();
     let mut round = 0;
-    while workers(&server).contains(&stopped) {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the stopped worker was not replaced: {}",
-            server.stderr()
-        );
+    let replaced = within(Duration::from_secs(10), Duration::from_millis(50), || {
+        if !workers(&server).contains(&stopped) {
+            return true;
+        }
         round += 1;
         let _ = outline(
             &mut server,
             &fresh_files(dir.path(), &format!("wait{round}_"))[..1],
         );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        false
+    });
+    assert!(
+        replaced,
+        "the stopped worker was not replaced: {}",
+        server.stderr()
+    );
     assert_eq!(workers(&server).len(), before.len());
     assert_every_parse_works(&mut server, dir.path(), "replaced");
     server.finish();
@@ -506,9 +488,7 @@ fn sandbox_status_reports_the_parse_workers() {
 /// warm cache), and afterwards, past every deadline, every parse works.
 #[test]
 fn no_parse_is_lost_over_many_calls_with_random_cancels() {
-    let dir = tempfile::tempdir().unwrap();
-    repo(dir.path(), 4);
-    let mut server = start(dir.path(), false);
+    let (dir, mut server) = pool(4);
     let mut rng = Rng(0x39_0003);
     let (mut cancelled, mut answered) = (0, 0);
     let started = Instant::now();
@@ -520,11 +500,7 @@ fn no_parse_is_lost_over_many_calls_with_random_cancels() {
             } else {
                 format!("ok{i}.rs")
             };
-            let id = call_async(
-                &mut server,
-                "outline",
-                json!({ "repo": ".", "paths": [path] }),
-            );
+            let id = outline_async(&mut server, &path);
             std::thread::sleep(Duration::from_millis(rng.below(40) as u64));
             cancel(&mut server, &id);
             cancelled += 1;
@@ -542,7 +518,5 @@ fn no_parse_is_lost_over_many_calls_with_random_cancels() {
         "{answered} answered with their definitions, {cancelled} cancelled, in {:?}",
         started.elapsed()
     );
-    std::thread::sleep(PAUSE);
-    assert_every_parse_works(&mut server, dir.path(), "random");
-    server.finish();
+    after_a_pause_every_parse_works(server, dir.path(), "random");
 }

@@ -37,8 +37,8 @@ enum Base {
 struct Expect {
     name: &'static str,
     base: Base,
+    /// TOML when its name ends in `.toml`, JSON otherwise.
     file: &'static str,
-    toml: bool,
     servers: &'static str,
     /// The command is a list (program first) rather than a string plus `args`.
     command_list: bool,
@@ -47,87 +47,63 @@ struct Expect {
     fixed: &'static [(&'static str, &'static str)],
 }
 
+impl Expect {
+    /// A client whose servers are under `servers` in `base/file`: the command a string plus
+    /// `args`, the environment under `env`, no other field required.
+    const fn new(
+        name: &'static str,
+        base: Base,
+        file: &'static str,
+        servers: &'static str,
+    ) -> Self {
+        Expect {
+            name,
+            base,
+            file,
+            servers,
+            command_list: false,
+            env: "env",
+            fixed: &[],
+        }
+    }
+
+    /// As it is, and also requiring the fields `fixed`.
+    const fn with(self, fixed: &'static [(&'static str, &'static str)]) -> Self {
+        Expect { fixed, ..self }
+    }
+
+    /// As it is, but with the command a list and the environment under `env`.
+    const fn command_list(self, env: &'static str) -> Self {
+        Expect {
+            command_list: true,
+            env,
+            ..self
+        }
+    }
+
+    fn toml(&self) -> bool {
+        self.file.ends_with(".toml")
+    }
+}
+
+const STDIO: &[(&str, &str)] = &[("type", "\"stdio\"")];
+
 const EXPECT: &[Expect] = &[
-    Expect {
-        name: "claude-code",
-        base: Base::Home,
-        file: ".claude.json",
-        toml: false,
-        servers: "mcpServers",
-        command_list: false,
-        env: "env",
-        fixed: &[("type", "\"stdio\"")],
-    },
-    Expect {
-        name: "claude-desktop",
-        base: Base::Config,
-        file: "Claude/claude_desktop_config.json",
-        toml: false,
-        servers: "mcpServers",
-        command_list: false,
-        env: "env",
-        fixed: &[],
-    },
-    Expect {
-        name: "cursor",
-        base: Base::Home,
-        file: ".cursor/mcp.json",
-        toml: false,
-        servers: "mcpServers",
-        command_list: false,
-        env: "env",
-        fixed: &[],
-    },
-    Expect {
-        name: "vscode",
-        base: Base::Workspace,
-        file: ".vscode/mcp.json",
-        toml: false,
-        servers: "servers",
-        command_list: false,
-        env: "env",
-        fixed: &[("type", "\"stdio\"")],
-    },
-    Expect {
-        name: "codex",
-        base: Base::Home,
-        file: ".codex/config.toml",
-        toml: true,
-        servers: "mcp_servers",
-        command_list: false,
-        env: "env",
-        fixed: &[],
-    },
-    Expect {
-        name: "gemini",
-        base: Base::Home,
-        file: ".gemini/settings.json",
-        toml: false,
-        servers: "mcpServers",
-        command_list: false,
-        env: "env",
-        fixed: &[],
-    },
-    Expect {
-        name: "opencode",
-        base: Base::Config,
-        file: "opencode/opencode.json",
-        toml: false,
-        servers: "mcp",
-        command_list: true,
-        env: "environment",
-        fixed: &[("type", "\"local\""), ("enabled", "true")],
-    },
-    Expect {
-        name: "zed",
-        base: Base::Config,
-        file: "zed/settings.json",
-        toml: false,
-        servers: "context_servers",
-        command_list: false,
-        env: "env",
-        fixed: &[],
-    },
+    Expect::new("claude-code", Base::Home, ".claude.json", "mcpServers").with(STDIO),
+    Expect::new(
+        "claude-desktop",
+        Base::Config,
+        "Claude/claude_desktop_config.json",
+        "mcpServers",
+    ),
+    Expect::new("cursor", Base::Home, ".cursor/mcp.json", "mcpServers"),
+    Expect::new("vscode", Base::Workspace, ".vscode/mcp.json", "servers").with(STDIO),
+    Expect::new("codex", Base::Home, ".codex/config.toml", "mcp_servers"),
+    Expect::new("gemini", Base::Home, ".gemini/settings.json", "mcpServers"),
+    Expect::new("opencode", Base::Config, "opencode/opencode.json", "mcp")
+        .command_list("environment")
+        .with(&[("type", "\"local\""), ("enabled", "true")]),
+    Expect::new("zed", Base::Config, "zed/settings.json", "context_servers"),
 ];
 
 /// A temporary home and workspace (the working directory of every run).
@@ -200,7 +176,7 @@ impl Setup {
 /// The file as JSON (TOML converted), for reading fields back.
 fn read_back(e: &Expect, path: &Path) -> Value {
     let text = fs::read_to_string(path).unwrap();
-    if e.toml {
+    if e.toml() {
         serde_json::to_value(toml::from_str::<toml::Table>(&text).unwrap()).unwrap()
     } else {
         serde_json::from_str(&text).unwrap()
@@ -235,7 +211,7 @@ fn assert_entry(e: &Expect, doc: &Value, name: &str, root: &Path) {
 
 /// A file with another server, other top-level keys and (in TOML) comments.
 fn existing(e: &Expect) -> String {
-    if e.toml {
+    if e.toml() {
         format!(
             "# my settings\nmodel = \"o3\" # the model\n\n[{}.other]\ncommand = \"/bin/other\"\n\n\
              [profiles.fast]\nmodel = \"mini\"\n",
@@ -317,10 +293,10 @@ fn print_mode_spells_the_entry_as_the_client_reads_it() {
     for e in EXPECT {
         let s = Setup::new();
         let run = s.ok(&[e.name, "--tools", "minimal", "--env", "RUST_LOG=debug"]);
-        let start = run.stdout.find(if e.toml { "[" } else { "{" }).unwrap();
+        let start = run.stdout.find(if e.toml() { "[" } else { "{" }).unwrap();
         let end = run.stdout.find("\nTo add it").unwrap();
         let body = &run.stdout[start..end];
-        let doc: Value = if e.toml {
+        let doc: Value = if e.toml() {
             serde_json::to_value(toml::from_str::<toml::Table>(body).unwrap()).unwrap()
         } else {
             serde_json::from_str(body).unwrap()
@@ -367,7 +343,7 @@ fn write_keeps_every_other_entry_key_order_and_comment() {
             "{}",
             e.name
         );
-        if e.toml {
+        if e.toml() {
             // Every line kept, in order (the new table goes beside the other server).
             let mut lines = after.lines();
             for line in before.lines() {
@@ -460,7 +436,7 @@ fn a_malformed_file_is_named_and_left_untouched() {
     for e in EXPECT {
         let s = Setup::new();
         let file = s.file(e);
-        let broken = if e.toml {
+        let broken = if e.toml() {
             "model = \"o3\"\n[mcp_servers.other\ncommand = 1\n"
         } else {
             "{\n  \"mcpServers\": {\n    \"other\": { \"command\": \"x\" },,\n  }\n}\n"
@@ -541,11 +517,10 @@ fn only_gnaw_mcp_settings_pass_through_env() {
         let run = s.fails(&["cursor", args[0], args[1]]);
         assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
     }
-    let run = s.ok(&["cursor", "--env", "GNAW_MCP_SANDBOX=strict"]);
+    let entry = s.ok(&["cursor", "--env", "GNAW_MCP_SANDBOX=strict"]).stdout;
     assert!(
-        run.stdout.contains("\"GNAW_MCP_SANDBOX\": \"strict\""),
-        "{}",
-        run.stdout
+        entry.contains("\"GNAW_MCP_SANDBOX\": \"strict\""),
+        "{entry}"
     );
 }
 

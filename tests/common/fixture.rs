@@ -36,6 +36,14 @@ impl Tree {
         self
     }
 
+    /// Write each `(rel, content)` of `files`, in order (a later one replaces an earlier).
+    pub fn files(&self, files: &[(&str, &str)]) -> &Self {
+        for (rel, content) in files {
+            self.write(rel, content);
+        }
+        self
+    }
+
     /// Make `rel` (relative to the repository) a symbolic link to `target`.
     pub fn link(&self, rel: &str, target: impl AsRef<Path>) -> &Self {
         let p = self.repo.join(rel);

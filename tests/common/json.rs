@@ -34,6 +34,11 @@ pub fn pairs(list: &Value, a: &str, b: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Field `name`, a string, of every object in the array `list`.
+pub fn fields(list: &Value, name: &str) -> Vec<String> {
+    items(list).iter().map(|o| str_field(o, name)).collect()
+}
+
 /// Field `name` of each object in the array `list` that has it as a string.
 pub fn strings<'a>(list: &'a Value, name: &str) -> Vec<&'a str> {
     items(list)

@@ -72,22 +72,9 @@ impl Server {
         thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut line = Vec::new();
-            loop {
+            while reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+                let value = stdout_message(&line);
                 line.clear();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                assert_eq!(
-                    line.last(),
-                    Some(&b'\n'),
-                    "stdout line not newline-terminated"
-                );
-                let text = std::str::from_utf8(&line).expect("stdout is UTF-8");
-                let value: Value = serde_json::from_str(text)
-                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {text:?}"));
-                assert_eq!(value["jsonrpc"], "2.0", "not a JSON-RPC message: {text}");
-                assert!(!text.trim_end().contains('\n'), "message spans lines");
                 if tx.send(value).is_err() {
                     break;
                 }
@@ -220,6 +207,12 @@ impl Server {
         )
     }
 
+    /// Close stdin, wait for the exit, and fail the test (showing stderr) unless it succeeded.
+    pub fn finish_ok(self) {
+        let (status, stderr) = self.finish();
+        assert!(status.success(), "{status}: {stderr}");
+    }
+
     /// Close stdin and wait for the exit status.
     pub fn finish(mut self) -> (ExitStatus, String) {
         drop(self.stdin.take());
@@ -307,4 +300,20 @@ pub fn required_arguments(
         args[k] = v.clone();
     }
     args
+}
+
+/// One line of the server's stdout, which must be one JSON-RPC message: UTF-8, JSON, on one
+/// line that ends with a line break.
+fn stdout_message(line: &[u8]) -> Value {
+    assert_eq!(
+        line.last(),
+        Some(&b'\n'),
+        "stdout line not newline-terminated"
+    );
+    let text = std::str::from_utf8(line).expect("stdout is UTF-8");
+    let value: Value = serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {text:?}"));
+    assert_eq!(value["jsonrpc"], "2.0", "not a JSON-RPC message: {text}");
+    assert!(!text.trim_end().contains('\n'), "message spans lines");
+    value
 }

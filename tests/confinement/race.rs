@@ -272,34 +272,37 @@ fn layers_1_2_opened_nothing(o: &Outcome) {
     );
 }
 
-#[test]
-fn race_file_and_dir_inside_repo_sandbox_off() {
-    scenario(inside_layout, "off", "repo");
+/// One test per row, `name: layout, mode, repo, nothing outside`: the race, and, where the
+/// last is true, that layers 1+2 alone opened nothing outside the root.
+macro_rules! races {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident: $layout:expr, $mode:literal, $repo:literal, $nothing:literal;
+    )*) => {$(
+        $(#[$doc])*
+        #[test]
+        fn $name() {
+            let o = scenario($layout, $mode, $repo);
+            if $nothing {
+                layers_1_2_opened_nothing(&o);
+            }
+        }
+    )*};
 }
 
-/// Layers 1+2 alone must not even open anything outside: the walk goes from directory fd to
-/// directory fd with `O_NOFOLLOW`, so `swapdir` while it is the symlink is refused, never listed,
-/// and its `.gitignore` is never read. (This once failed, when the walk went by path.)
-#[test]
-fn race_file_and_dir_inside_repo_sandbox_off_opens_nothing_outside() {
-    layers_1_2_opened_nothing(&scenario(inside_layout, "off", "repo"));
-}
-
-#[test]
-fn race_file_and_dir_inside_repo_landlock() {
-    scenario(inside_layout, "strict", "repo");
-}
-
-/// With Landlock off, swapping an ancestor of the repo between `contain()` and the repo
-/// directory's open must not lead the run outside. `ContainedDir::open` reaches the repo from
-/// the root's fd (beneath it, no links) and checks it is the directory that was proven. (This
-/// once printed outside files, when the repo was re-opened by path.)
-#[test]
-fn race_repo_ancestor_sandbox_off() {
-    layers_1_2_opened_nothing(&scenario(ancestor_layout, "off", "anc/repo"));
-}
-
-#[test]
-fn race_repo_ancestor_landlock() {
-    scenario(ancestor_layout, "strict", "anc/repo");
+races! {
+    race_file_and_dir_inside_repo_sandbox_off: inside_layout, "off", "repo", false;
+    /// Layers 1+2 alone must not even open anything outside: the walk goes from directory fd
+    /// to directory fd with `O_NOFOLLOW`, so `swapdir` while it is the symlink is refused, never
+    /// listed, and its `.gitignore` is never read. (This once failed, when the walk went by
+    /// path.)
+    race_file_and_dir_inside_repo_sandbox_off_opens_nothing_outside:
+        inside_layout, "off", "repo", true;
+    race_file_and_dir_inside_repo_landlock: inside_layout, "strict", "repo", false;
+    /// With Landlock off, swapping an ancestor of the repo between `contain()` and the repo
+    /// directory's open must not lead the run outside. `ContainedDir::open` reaches the repo
+    /// from the root's fd (beneath it, no links) and checks it is the directory that was
+    /// proven. (This once printed outside files, when the repo was re-opened by path.)
+    race_repo_ancestor_sandbox_off: ancestor_layout, "off", "anc/repo", true;
+    race_repo_ancestor_landlock: ancestor_layout, "strict", "anc/repo", false;
 }

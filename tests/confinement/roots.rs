@@ -50,14 +50,19 @@ fn tree() -> Tree {
     fs::write(base.join("other/app/o.rs"), "fn other_app() {}\n").unwrap();
     fs::write(base.join("unlisted/src/x.rs"), format!("// {CANARY}\n")).unwrap();
     fs::write(base.join("between.txt"), format!("{CANARY}\n")).unwrap();
+    // Relative links: (the link, its target).
+    for (link, target) in [
+        ("app/to-sdk-rel", "../sdk"),
+        ("app/src/to-sdk-deep", "../../sdk/lib"),
+        ("sdk/to-app", "../app/src"),
+        ("app/to-unlisted", "../unlisted"),
+        ("app/up", ".."),
+        ("app/via-unlisted", "../unlisted/../sdk"),
+    ] {
+        symlink(target, base.join(link)).unwrap();
+    }
     symlink(base.join("sdk/lib"), base.join("app/to-sdk-abs")).unwrap();
-    symlink("../sdk", base.join("app/to-sdk-rel")).unwrap();
-    symlink("../../sdk/lib", base.join("app/src/to-sdk-deep")).unwrap();
-    symlink("../app/src", base.join("sdk/to-app")).unwrap();
-    symlink("../unlisted", base.join("app/to-unlisted")).unwrap();
     symlink(base.join("unlisted/src"), base.join("app/to-unlisted-abs")).unwrap();
-    symlink("..", base.join("app/up")).unwrap();
-    symlink("../unlisted/../sdk", base.join("app/via-unlisted")).unwrap();
     Tree { _tmp: tmp, base }
 }
 
@@ -93,6 +98,37 @@ fn extract(server: &mut Server, repo: &str) -> Result<String, (String, String)> 
             .as_str()
             .unwrap()
             .to_string()),
+    }
+}
+
+/// `extract` of `repo` gives what `want` says (a refusal as not a root's name also lists the
+/// roots, app and sdk).
+fn answers(server: &mut Server, mode: &str, repo: &str, want: &Want) {
+    let got = extract(server, repo);
+    match (want, &got) {
+        (Want::Shown(name), Ok(text)) => assert!(
+            text.starts_with(&format!("# `{name}`")),
+            "[{mode}] {repo}: {text:.200}"
+        ),
+        (Want::Refused(kind), Err((k, message))) => {
+            assert_eq!(k, kind, "[{mode}] {repo}: {message}");
+            if *kind == "InvalidPath" {
+                assert!(message.contains("app, sdk"), "[{mode}] {repo}: {message}");
+            }
+        }
+        _ => panic!("[{mode}] {repo}: got {got:?}"),
+    }
+}
+
+/// `check` on a server of the tree with the roots `dirs`, in each sandbox mode, given the mode
+/// and the `initialize` answer.
+fn in_each_mode(dirs: &[&str], mut check: impl FnMut(&str, &mut Server, &Value)) {
+    let t = tree();
+    let roots = t.roots(dirs);
+    for mode in ["strict", "off"] {
+        let (mut server, init) = serve(&roots, mode);
+        check(mode, &mut server, &init);
+        server.finish();
     }
 }
 
@@ -145,51 +181,38 @@ fn two_roots_serve_each_by_name_and_nothing_between() {
             "{instructions}"
         );
         for (repo, want) in &cases {
-            let got = extract(&mut server, repo);
-            match (want, &got) {
-                (Want::Shown(name), Ok(text)) => assert!(
-                    text.starts_with(&format!("# `{name}`")),
-                    "[{mode}] {repo}: {text:.200}"
-                ),
-                (Want::Refused(kind), Err((k, message))) => {
-                    assert_eq!(k, kind, "[{mode}] {repo}: {message}");
-                    if *kind == "InvalidPath" {
-                        assert!(message.contains("app, sdk"), "[{mode}] {repo}: {message}");
-                    }
-                }
-                _ => panic!("[{mode}] {repo}: got {got:?}"),
-            }
+            answers(&mut server, mode, repo, want);
         }
-        // Every tool reaches either root by name.
+        // Every tool reaches either root by name: the tool, its arguments (JSON), what it says.
         for (tool, args, says) in [
-            ("tree", json!({ "repo": "sdk" }), "lib.rs"),
+            ("tree", r#"{ "repo": "sdk" }"#, "lib.rs"),
             (
                 "grep",
-                json!({ "repo": "sdk", "pattern": "sdk_call" }),
+                r#"{ "repo": "sdk", "pattern": "sdk_call" }"#,
                 "sdk_call",
             ),
             (
                 "read",
-                json!({ "repo": "app/src", "paths": ["main.rs"] }),
+                r#"{ "repo": "app/src", "paths": ["main.rs"] }"#,
                 "app_main",
             ),
             (
                 "search",
-                json!({ "repo": "app", "query": "app main" }),
+                r#"{ "repo": "app", "query": "app main" }"#,
                 "src/main.rs",
             ),
             (
                 "symbol",
-                json!({ "repo": "sdk", "name": "sdk_call" }),
+                r#"{ "repo": "sdk", "name": "sdk_call" }"#,
                 "pub fn sdk_call",
             ),
             (
                 "outline",
-                json!({ "repo": "app/to-sdk-rel", "paths": ["lib/lib.rs"] }),
+                r#"{ "repo": "app/to-sdk-rel", "paths": ["lib/lib.rs"] }"#,
                 "sdk_call",
             ),
         ] {
-            let r = server.call(tool, args);
+            let r = server.call(tool, serde_json::from_str(args).unwrap());
             let text = r["result"]["content"][0]["text"].as_str().unwrap_or("");
             assert!(text.contains(says), "[{mode}] {tool}: {r}");
         }
@@ -209,11 +232,8 @@ fn two_roots_serve_each_by_name_and_nothing_between() {
 
 #[test]
 fn a_link_to_a_root_that_is_not_listed_is_outside() {
-    let t = tree();
     // Only app (and an unrelated root): sdk is not served, through any link.
-    let roots = t.roots(&["app", "other/app"]);
-    for mode in ["strict", "off"] {
-        let (mut server, init) = serve(&roots, mode);
+    in_each_mode(&["app", "other/app"], |mode, server, init| {
         assert!(
             init["instructions"]
                 .as_str()
@@ -222,51 +242,31 @@ fn a_link_to_a_root_that_is_not_listed_is_outside() {
             "{init}"
         );
         for repo in ["app/to-sdk-abs", "app/to-sdk-rel", "app/src/to-sdk-deep"] {
-            let got = extract(&mut server, repo);
-            assert!(
-                matches!(&got, Err((k, _)) if k == "OutsideRoot"),
-                "[{mode}] {repo}: {got:?}"
-            );
+            answers(server, mode, repo, &Want::Refused("OutsideRoot"));
         }
         // Two roots of the same directory name are told apart.
-        let other = extract(&mut server, "app-2").unwrap();
+        let other = extract(server, "app-2").unwrap();
         assert!(other.contains("other_app"), "{other:.300}");
-        let app = extract(&mut server, "app/src").unwrap();
+        let app = extract(server, "app/src").unwrap();
         assert!(app.contains("app_main"), "{app:.300}");
-        server.finish();
-    }
+    });
 }
 
 #[test]
 fn nested_roots_resolve_innermost_and_never_climb_above() {
-    let t = tree();
-    let roots = t.roots(&["app", "app/nested"]);
-    for mode in ["strict", "off"] {
-        let (mut server, _) = serve(&roots, mode);
+    in_each_mode(&["app", "app/nested"], |mode, server, _| {
         for (repo, want) in [
-            ("nested", Some("nested")),
-            ("nested/deep", Some("nested/deep")),
-            ("app/nested/deep", Some("app/nested/deep")),
-            ("nested/..", Some("app")),
-            ("nested/../src", Some("app/src")),
-            ("nested/../..", None),
-            ("app/..", None),
+            ("nested", Want::Shown("nested")),
+            ("nested/deep", Want::Shown("nested/deep")),
+            ("app/nested/deep", Want::Shown("app/nested/deep")),
+            ("nested/..", Want::Shown("app")),
+            ("nested/../src", Want::Shown("app/src")),
+            ("nested/../..", Want::Refused("OutsideRoot")),
+            ("app/..", Want::Refused("OutsideRoot")),
         ] {
-            let got = extract(&mut server, repo);
-            match want {
-                Some(name) => assert!(
-                    got.as_ref()
-                        .is_ok_and(|t| t.starts_with(&format!("# `{name}`"))),
-                    "[{mode}] {repo}: {got:?}"
-                ),
-                None => assert!(
-                    matches!(&got, Err((k, _)) if k == "OutsideRoot"),
-                    "[{mode}] {repo}: {got:?}"
-                ),
-            }
+            answers(server, mode, repo, &want);
         }
-        server.finish();
-    }
+    });
 }
 
 #[test]

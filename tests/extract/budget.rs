@@ -443,6 +443,14 @@ fn mcp_extract_equals_the_cli_with_budget_query_and_profile() {
 
     let mut s = Server::start(root.path(), &[]);
     s.initialize("2025-11-25");
+    // The CLI's flags for the server's default budget and ceiling.
+    let server_defaults = [
+        "--budget",
+        "20000",
+        "--max-chars",
+        "48000",
+        "--max-chars-json",
+    ];
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (json!({"budget": 1500}), vec!["--budget", "1500"]),
         (
@@ -462,27 +470,10 @@ fn mcp_extract_equals_the_cli_with_budget_query_and_profile() {
         ),
         // The server's default budget (20000) applies when the call passes none, and its
         // default ceiling (50,000 characters, less 2,000 for the notes after the prompt)...
-        (
-            json!({}),
-            vec![
-                "--budget",
-                "20000",
-                "--max-chars",
-                "48000",
-                "--max-chars-json",
-            ],
-        ),
+        (json!({}), server_defaults.to_vec()),
         (
             json!({"profile": "narrow"}),
-            vec![
-                "--budget",
-                "20000",
-                "--max-chars",
-                "48000",
-                "--max-chars-json",
-                "--profile",
-                "narrow",
-            ],
+            [&server_defaults[..], &["--profile", "narrow"]].concat(),
         ),
         // ...and 0 means unlimited.
         (json!({"budget": 0}), vec![]),

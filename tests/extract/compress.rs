@@ -48,6 +48,65 @@ const WORDS: &[&str] = &[
     "snake_case",
 ];
 
+/// How a file in `lang` is written: its head, a body line's indent and comment marker,
+/// function `i` around its body `b`, and its tail.
+type Language = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(usize, &str) -> String,
+    &'static str,
+);
+
+fn language(lang: &str) -> Language {
+    match lang {
+        "rs" => (
+            "use std::io;\n\n/// A widget.\npub struct Widget {\n    a: u32,\n}\n\nimpl Widget {\n",
+            "        ",
+            "//",
+            |i, b| {
+                format!(
+                    "    /// Step {i}.\n    pub fn step_{i}(&self, x: u32) -> u32 {{\n{b}        x + {i}\n    }}\n\n"
+                )
+            },
+            "}\n",
+        ),
+        "py" => (
+            "import os\n\n\nclass Widget:\n    \"\"\"A widget.\"\"\"\n\n",
+            "        ",
+            "#",
+            |i, b| {
+                format!(
+                    "    def step_{i}(self, x):\n        \"\"\"Step {i}.\"\"\"\n{b}        return x + {i}\n\n"
+                )
+            },
+            "",
+        ),
+        "js" => (
+            "import fs from \"fs\";\n\n",
+            "  ",
+            "//",
+            |i, b| {
+                format!(
+                    "/** Step {i}. */\nexport function step{i}(x) {{\n{b}  return x + {i};\n}}\n\n"
+                )
+            },
+            "",
+        ),
+        _ => (
+            "package w\n\nimport \"fmt\"\n\n",
+            "\t",
+            "//",
+            |i, b| {
+                format!(
+                    "// Step{i} steps.\nfunc Step{i}(x int) int {{\n{b}\tfmt.Println(x)\n\treturn x + {i}\n}}\n\n"
+                )
+            },
+            "",
+        ),
+    }
+}
+
 /// One source file in `lang` with `n` functions of random length, in a class where it has one.
 fn source(rng: &mut Rng, lang: &str, n: usize) -> String {
     let mut s = String::new();
@@ -65,45 +124,13 @@ fn source(rng: &mut Rng, lang: &str, n: usize) -> String {
         }
         b
     };
-    match lang {
-        "rs" => {
-            s.push_str("use std::io;\n\n/// A widget.\npub struct Widget {\n    a: u32,\n}\n\nimpl Widget {\n");
-            for i in 0..n {
-                let b = body(rng, "        ", "//");
-                s.push_str(&format!(
-                    "    /// Step {i}.\n    pub fn step_{i}(&self, x: u32) -> u32 {{\n{b}        x + {i}\n    }}\n\n"
-                ));
-            }
-            s.push_str("}\n");
-        }
-        "py" => {
-            s.push_str("import os\n\n\nclass Widget:\n    \"\"\"A widget.\"\"\"\n\n");
-            for i in 0..n {
-                let b = body(rng, "        ", "#");
-                s.push_str(&format!(
-                    "    def step_{i}(self, x):\n        \"\"\"Step {i}.\"\"\"\n{b}        return x + {i}\n\n"
-                ));
-            }
-        }
-        "js" => {
-            s.push_str("import fs from \"fs\";\n\n");
-            for i in 0..n {
-                let b = body(rng, "  ", "//");
-                s.push_str(&format!(
-                    "/** Step {i}. */\nexport function step{i}(x) {{\n{b}  return x + {i};\n}}\n\n"
-                ));
-            }
-        }
-        _ => {
-            s.push_str("package w\n\nimport \"fmt\"\n\n");
-            for i in 0..n {
-                let b = body(rng, "\t", "//");
-                s.push_str(&format!(
-                    "// Step{i} steps.\nfunc Step{i}(x int) int {{\n{b}\tfmt.Println(x)\n\treturn x + {i}\n}}\n\n"
-                ));
-            }
-        }
+    let (head, indent, comment, step, tail) = language(lang);
+    s.push_str(head);
+    for i in 0..n {
+        let b = body(rng, indent, comment);
+        s.push_str(&step(i, &b));
     }
+    s.push_str(tail);
     s
 }
 
@@ -325,8 +352,7 @@ fn mcp_extract_with_compress_is_the_cli_bytes() {
     }
     let resp = s.call("extract", json!({"repo": "proj", "compress": "yes"}));
     assert_eq!(resp["error"]["code"], -32602, "{resp}");
-    let (status, _) = s.finish();
-    assert!(status.success());
+    s.finish_ok();
 }
 
 #[test]
@@ -378,6 +404,5 @@ fn warm_skeletons_are_the_cold_ones_and_follow_edits() {
         again == ok_stdout(gnaw(&repo, &["--compress"])),
         "after the edit"
     );
-    let (status, _) = s.finish();
-    assert!(status.success());
+    s.finish_ok();
 }

@@ -31,7 +31,7 @@ fn no_token_or_a_wrong_one_gets_401_with_the_metadata() {
         assert!(conn.closed(), "{token:?}: the connection stayed open");
     }
     // GET /mcp without a token is refused too.
-    let meta = f.connect().request("GET", None, &[], None);
+    let meta = f.connect().send("GET", None, &[], None).read_reply();
     assert_eq!(meta.status, 401);
     let mut raw = f.connect();
     raw.send_raw(b"GET /.well-known/oauth-protected-resource HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
@@ -40,7 +40,7 @@ fn no_token_or_a_wrong_one_gets_401_with_the_metadata() {
     assert_eq!(meta.json()["resource"], "http://127.0.0.1/mcp");
     // The right token is served.
     let reply = f.modern_call("alice", json!(2), "tree", json!({"repo": "."}));
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
     assert!(
         reply.json()["result"]["content"][0]["text"]
             .as_str()
@@ -98,7 +98,7 @@ fn a_foreign_origin_gets_403_and_a_loopback_one_passes() {
     let mut headers = modern_headers("tools/call", Some("tree"));
     headers.push(("Origin", "https://evil.example"));
     let reply = f.post(Some("alice"), &headers, &call);
-    assert_eq!(reply.status, 403, "{}", reply.text());
+    reply.status_is(403);
     assert_eq!(reply.json()["error"]["data"]["kind"], "OriginNotAllowed");
     for origin in [
         "http://localhost.evil.example",
@@ -129,11 +129,7 @@ fn every_request_gets_one_audit_line_without_the_token() {
     std::thread::sleep(std::time::Duration::from_millis(200));
     let log = f.log();
     assert!(!log.contains(&token), "the token reached the log");
-    let audits: Vec<Value> = log
-        .lines()
-        .filter(|l| l.starts_with("{\"audit\""))
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let audits = f.audits();
     let served = audits
         .iter()
         .find(|a| a["tool"] == "tree")

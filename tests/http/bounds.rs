@@ -21,7 +21,7 @@ fn names(reply: &crate::front::Reply, status: u16, variable: &str) {
 
 fn still_serves(f: &Front) {
     let reply = f.modern_call("alice", json!(1), "tree", json!({"repo": "."}));
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
 }
 
 #[test]
@@ -94,7 +94,7 @@ fn connections_per_client_are_bounded() {
             &json!({"jsonrpc": "2.0", "id": i, "method": "tools/list",
                     "params": {"_meta": crate::front::modern_meta()}}),
         );
-        assert_eq!(reply.status, 200, "{}", reply.text());
+        reply.status_is(200);
     }
     let mut fourth = f.connect();
     let reply = fourth.read_reply();
@@ -151,12 +151,13 @@ fn sessions_per_tenant_are_bounded() {
     let mut conn = f.connect();
     let id = a.header("Mcp-Session-Id").unwrap().to_string();
     assert_eq!(
-        conn.request(
+        conn.send(
             "DELETE",
             Some(&f.tokens["alice"]),
             &[("Mcp-Session-Id", &id)],
             None
         )
+        .read_reply()
         .status,
         200
     );
@@ -173,17 +174,8 @@ fn calls_per_tenant_are_bounded() {
     let mut call =
         crate::front::modern_call(json!("slow"), "extract", json!({"repo": ".", "budget": 0}));
     call["params"]["_meta"]["progressToken"] = json!("p");
-    let body = call.to_string();
-    let mut head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (n, v) in modern_headers("tools/call", Some("extract")) {
-        head.push_str(&format!("{n}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    slow.send_raw(head.as_bytes());
-    slow.send_raw(body.as_bytes());
+    let headers = modern_headers("tools/call", Some("extract"));
+    slow.send("POST", Some(&token), &headers, Some(&call));
     // While it runs (its SSE head arrives at once), a second call is refused.
     let mut probe = [0u8; 1];
     let _ = slow.stream.peek(&mut probe);
@@ -283,7 +275,7 @@ fn an_idle_session_expires() {
     // Then unused for longer: gone.
     std::thread::sleep(Duration::from_millis(1300));
     let reply = f.post(Some("alice"), &[("Mcp-Session-Id", &id)], &ping);
-    assert_eq!(reply.status, 404, "{}", reply.text());
+    reply.status_is(404);
 }
 
 #[test]
@@ -292,19 +284,21 @@ fn a_trusted_proxy_is_not_bounded_per_client_and_its_clients_are_audited() {
         ("GNAW_MCP_MAX_CONNECTIONS_PER_CLIENT", "2"),
         ("GNAW_MCP_TRUSTED_PROXIES", "127.0.0.1"),
     ]);
+    let headers = modern_headers("tools/call", Some("tree"));
+    // A client's own line first, then the line its proxy appended (as HAProxy does): only the
+    // proxy's last hop counts.
+    let forwarded = [
+        ("X-Forwarded-For", "6.6.6.6"),
+        ("X-Forwarded-For", "198.51.100.9, 203.0.113.7"),
+        ("X-Request-Id", "req-42.a"),
+    ];
+    let with_forwarded = [&headers[..], &forwarded].concat();
     // A proxy keeps many connections open for its clients: none is refused.
     let mut held: Vec<_> = (0..4).map(|_| f.connect()).collect();
     std::thread::sleep(Duration::from_millis(200));
-    let headers = crate::front::modern_headers("tools/call", Some("tree"));
-    let mut with_forwarded = headers.clone();
-    // A client's own line first, then the line its proxy appended (as HAProxy does): only the
-    // proxy's last hop counts.
-    with_forwarded.push(("X-Forwarded-For", "6.6.6.6"));
-    with_forwarded.push(("X-Forwarded-For", "198.51.100.9, 203.0.113.7"));
-    with_forwarded.push(("X-Request-Id", "req-42.a"));
     let call = crate::front::modern_call(json!(7), "tree", json!({"repo": "."}));
     let reply = held[3].post(Some(&f.tokens["alice"]), &with_forwarded, &call);
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
     // A request id that is not a plain token is left out, never quoted.
     let mut odd = headers.clone();
     odd.push(("X-Request-Id", "a\"b"));
@@ -315,12 +309,7 @@ fn a_trusted_proxy_is_not_bounded_per_client_and_its_clients_are_audited() {
     );
     drop(held);
     std::thread::sleep(Duration::from_millis(200));
-    let audits: Vec<serde_json::Value> = f
-        .log()
-        .lines()
-        .filter(|l| l.starts_with("{\"audit\""))
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let audits = f.audits();
     let forwarded = audits
         .iter()
         .find(|a| a["request_id"] == "req-42.a")

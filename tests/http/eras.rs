@@ -32,7 +32,7 @@ fn a_modern_call_is_stateless_and_its_headers_must_match() {
         "search",
         json!({"repo": ".", "query": "alpha"}),
     );
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
     assert_eq!(reply.header("Content-Type"), Some("application/json"));
     assert!(reply.header("Mcp-Session-Id").is_none());
     let answer = reply.json();
@@ -131,7 +131,7 @@ fn a_modern_call_is_stateless_and_its_headers_must_match() {
     // tools/list and server/discover are served statelessly too.
     let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": crate::front::modern_meta()}});
     let reply = f.post(Some("alice"), &modern_headers("tools/list", None), &list);
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
     assert!(reply.json()["result"]["tools"].as_array().unwrap().len() > 3);
 }
 
@@ -143,7 +143,7 @@ fn initialize(f: &Front, tenant: &str, version: &str, client: &str) -> String {
                 "params": {"protocolVersion": version, "capabilities": {},
                            "clientInfo": {"name": client, "version": "1"}}}),
     );
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
     assert_eq!(reply.json()["result"]["protocolVersion"], version);
     let id = reply.header("Mcp-Session-Id").unwrap().to_string();
     assert_eq!(id.len(), 64, "32 random bytes as hex: {id}");
@@ -235,18 +235,21 @@ fn a_legacy_session_from_initialize_to_delete() {
     );
     let mut conn = f.connect();
     assert_eq!(
-        conn.request("GET", Some(&f.tokens["alice"]), &[], None)
+        conn.send("GET", Some(&f.tokens["alice"]), &[], None)
+            .read_reply()
             .status,
         405
     );
     // DELETE ends it; afterwards it is unknown.
     let mut conn = f.connect();
-    let del = conn.request(
-        "DELETE",
-        Some(&f.tokens["alice"]),
-        &[("Mcp-Session-Id", &new)],
-        None,
-    );
+    let del = conn
+        .send(
+            "DELETE",
+            Some(&f.tokens["alice"]),
+            &[("Mcp-Session-Id", &new)],
+            None,
+        )
+        .read_reply();
     assert_eq!(del.status, 200);
     assert_eq!(
         post(&h_new, json!({"jsonrpc": "2.0", "id": 6, "method": "ping"})).status,
@@ -273,24 +276,28 @@ fn a_session_is_unknown_to_another_tenant_and_when_made_up() {
         assert_eq!(reply.status, 404, "{tenant} {id}: {}", reply.text());
         assert_eq!(reply.json()["error"]["data"]["kind"], "UnknownSession");
         let mut conn = f.connect();
-        let del = conn.request(
-            "DELETE",
-            Some(&f.tokens[tenant]),
-            &[("Mcp-Session-Id", id)],
-            None,
-        );
+        let del = conn
+            .send(
+                "DELETE",
+                Some(&f.tokens[tenant]),
+                &[("Mcp-Session-Id", id)],
+                None,
+            )
+            .read_reply();
         assert_eq!(del.status, 404);
-        let get = conn.request(
-            "GET",
-            Some(&f.tokens[tenant]),
-            &[("Mcp-Session-Id", id), ("Accept", "text/event-stream")],
-            None,
-        );
+        let get = conn
+            .send(
+                "GET",
+                Some(&f.tokens[tenant]),
+                &[("Mcp-Session-Id", id), ("Accept", "text/event-stream")],
+                None,
+            )
+            .read_reply();
         assert_eq!(get.status, 404);
     }
     // Bob's failed DELETE did not end Alice's session.
     let reply = f.post(Some("alice"), &[("Mcp-Session-Id", alice.as_str())], &ping);
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
 }
 
 #[test]
@@ -306,17 +313,20 @@ fn a_sessions_get_stream_opens_and_ends_with_the_session() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     // A second stream on the same session is refused while the first is open.
     let mut other = f.connect();
-    let second = other.request(
-        "GET",
-        Some(&token),
-        &[("Mcp-Session-Id", &id), ("Accept", "text/event-stream")],
-        None,
-    );
+    let second = other
+        .send(
+            "GET",
+            Some(&token),
+            &[("Mcp-Session-Id", &id), ("Accept", "text/event-stream")],
+            None,
+        )
+        .read_reply();
     assert_eq!(second.status, 409);
     let mut third = f.connect();
     assert_eq!(
         third
-            .request("DELETE", Some(&token), &[("Mcp-Session-Id", &id)], None)
+            .send("DELETE", Some(&token), &[("Mcp-Session-Id", &id)], None)
+            .read_reply()
             .status,
         200
     );
@@ -380,23 +390,13 @@ fn closing_the_connection_cancels_a_modern_call() {
     let f = front();
     big_repo(&f);
     let mut conn = f.connect();
-    let body = modern_call(
+    let call = modern_call(
         json!("gone"),
         "extract",
         json!({"repo": "big", "budget": 0}),
-    )
-    .to_string();
-    let mut head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-        f.tokens["alice"],
-        body.len()
     );
-    for (n, v) in modern_headers("tools/call", Some("extract")) {
-        head.push_str(&format!("{n}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    conn.send_raw(head.as_bytes());
-    conn.send_raw(body.as_bytes());
+    let headers = modern_headers("tools/call", Some("extract"));
+    conn.send("POST", Some(&f.tokens["alice"]), &headers, Some(&call));
     std::thread::sleep(std::time::Duration::from_millis(400));
     drop(conn);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);

@@ -15,6 +15,13 @@ fn tree(f: &Front, tenant: &str, id: u64) -> crate::front::Reply {
     f.modern_call(tenant, json!(id), "tree", json!({"repo": "."}))
 }
 
+/// The environment `tenant`'s worker was started with.
+fn worker_environ(f: &Front, tenant: &str) -> String {
+    let pid = f.worker_pid(tenant).unwrap();
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    String::from_utf8_lossy(&environ).into_owned()
+}
+
 fn alive(pid: u32) -> bool {
     std::path::Path::new(&format!("/proc/{pid}")).exists()
         && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -75,7 +82,7 @@ fn an_idle_worker_sleeps_and_the_next_request_wakes_it_with_its_session() {
         &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
     );
     let woke = started.elapsed();
-    assert_eq!(list.status, 200, "{}", list.text());
+    list.status_is(200);
     let tools = list.json()["result"]["tools"].clone();
     assert!(tools[0].get("title").is_none(), "2024-11-05 has no titles");
     let new_pid = f.worker_pid("alice").unwrap();
@@ -114,7 +121,7 @@ fn past_the_bound_on_workers_the_least_recent_idle_one_sleeps_or_the_request_wai
         });
         std::thread::sleep(Duration::from_millis(300));
         let reply = tree(&f, "bob", 4);
-        assert_eq!(reply.status, 503, "{}", reply.text());
+        reply.status_is(503);
         assert_eq!(reply.header("Retry-After"), Some("2"));
         assert!(
             reply.text().contains("GNAW_MCP_MAX_WORKERS"),
@@ -135,11 +142,8 @@ fn a_workers_share_of_the_budget_never_passes_the_operators_cache_bound() {
         ],
     );
     assert_eq!(tree(&f, "t1", 0).status, 200);
-    let pid = f.worker_pid("t1").unwrap();
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-    let environ = String::from_utf8_lossy(&environ);
     assert!(
-        environ.contains("GNAW_MCP_CACHE_BYTES=33554432"),
+        worker_environ(&f, "t1").contains("GNAW_MCP_CACHE_BYTES=33554432"),
         "one worker's share of 4 GiB is capped by GNAW_MCP_CACHE_BYTES (32 MiB)"
     );
 }
@@ -156,11 +160,8 @@ fn the_memory_budget_bounds_each_cache_and_sleeps_idle_workers_over_it() {
     );
     // Each worker's cache bound is its share of the budget, given at its start.
     assert_eq!(tree(&f, "t1", 0).status, 200);
-    let pid = f.worker_pid("t1").unwrap();
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-    let environ = String::from_utf8_lossy(&environ);
     assert!(
-        environ.contains("GNAW_MCP_CACHE_BYTES=16777216"),
+        worker_environ(&f, "t1").contains("GNAW_MCP_CACHE_BYTES=16777216"),
         "the first worker's share: 64 MiB less a worker's base (48 MiB)"
     );
     for (i, t) in ["t2", "t3"].iter().enumerate() {
@@ -254,7 +255,7 @@ fn metrics_answer_a_loopback_peer_when_no_token_is_set() {
     let mut conn = f.connect();
     conn.send_raw(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
     let metrics = conn.read_reply();
-    assert_eq!(metrics.status, 200, "{}", metrics.text());
+    metrics.status_is(200);
     check_exposition(&metrics.text());
     // A token is no use here: /metrics has none of its own, and a tenant's is not one.
     let mut conn = f.connect();

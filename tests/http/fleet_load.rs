@@ -17,23 +17,24 @@ const TENANTS: usize = 100;
 const BUDGET: u64 = 2 << 30;
 
 /// One reading of the process table: every process's pid, parent and resident bytes, taken
-/// together so that a sample's sums are of one moment.
+/// together so that a sample's sums are of one moment (each process's parent and size from
+/// one read of its `status`).
 fn snapshot() -> Vec<(u32, u32, u64)> {
     std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter_map(|p| {
-            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
-            let ppid = stat
-                .rsplit_once(')')?
-                .1
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()?;
-            Some((p, ppid, rss(p)))
+            let status = std::fs::read_to_string(format!("/proc/{p}/status")).ok()?;
+            let ppid = u32::try_from(field(&status, "PPid:")?).ok()?;
+            Some((p, ppid, field(&status, "VmRSS:").unwrap_or(0) << 10))
         })
         .collect()
+}
+
+/// The number in the `name` line of a `/proc/PID/status` (a size in kB: its number of kB).
+fn field(status: &str, name: &str) -> Option<u64> {
+    let value = status.lines().find_map(|l| l.strip_prefix(name))?;
+    value.trim().trim_end_matches(" kB").trim().parse().ok()
 }
 
 /// The pids under `pid` in `procs` (its children, theirs, ...), without `pid` itself.
@@ -61,18 +62,6 @@ fn held(procs: &[(u32, u32, u64)], pids: &[u32]) -> u64 {
         .filter(|(p, _, _)| pids.contains(p))
         .map(|(_, _, r)| r)
         .sum()
-}
-
-fn rss(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
-        })
-        .unwrap_or(0)
-        << 10
 }
 
 /// One call as `token`, retried after `Retry-After` while the answer is 503: its final status.

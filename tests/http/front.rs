@@ -215,6 +215,15 @@ impl Front {
         self.child.id()
     }
 
+    /// The audit lines of the log, parsed.
+    pub fn audits(&self) -> Vec<Value> {
+        self.log()
+            .lines()
+            .filter(|l| l.starts_with("{\"audit\""))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
     pub fn log(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
@@ -332,6 +341,13 @@ impl Reply {
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
+
+    /// Fail the test, showing the body, unless the status is `status`.
+    #[track_caller]
+    pub fn status_is(&self, status: u16) -> &Self {
+        assert_eq!(self.status, status, "{}", self.text());
+        self
+    }
 }
 
 /// One client connection (keep-alive).
@@ -360,13 +376,14 @@ impl Conn {
         self.stream.write_all(bytes).unwrap();
     }
 
-    pub fn request(
+    /// Send one request (then `read_reply` reads its response).
+    pub fn send(
         &mut self,
         method: &str,
         token: Option<&str>,
         headers: &[(&str, &str)],
         body: Option<&Value>,
-    ) -> Reply {
+    ) -> &mut Self {
         let body = body.map(|b| b.to_string()).unwrap_or_default();
         let mut head = format!("{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
         if let Some(t) = token {
@@ -387,11 +404,11 @@ impl Conn {
         head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
         self.send_raw(head.as_bytes());
         self.send_raw(body.as_bytes());
-        self.read_reply()
+        self
     }
 
     pub fn post(&mut self, token: Option<&str>, headers: &[(&str, &str)], body: &Value) -> Reply {
-        self.request("POST", token, headers, Some(body))
+        self.send("POST", token, headers, Some(body)).read_reply()
     }
 
     fn fill(&mut self) -> bool {

@@ -182,7 +182,7 @@ fn run_client(f: &Front, client: usize, done: &AtomicUsize, tally: &Tally) {
         let t = Instant::now();
         let reply = c.post(Some(&token), &headers, &call);
         tally.latencies.lock().unwrap().push(t.elapsed());
-        assert_eq!(reply.status, 200, "{}", reply.text());
+        reply.status_is(200);
         let answer = reply.json();
         assert_eq!(answer["id"], json!(id), "a mixed-up answer: {answer}");
         if let Some(error) = answer.get("error") {
@@ -208,7 +208,7 @@ fn run_client(f: &Front, client: usize, done: &AtomicUsize, tally: &Tally) {
 fn timed_call(f: &Front, id: usize) -> Duration {
     let started = Instant::now();
     let reply = f.modern_call("t0", json!(id), "tree", json!({"repo": "."}));
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
     started.elapsed()
 }
 

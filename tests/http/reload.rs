@@ -17,8 +17,10 @@ fn hup(f: &Front) {
     .unwrap();
 }
 
-/// Wait for the log to say `what` `n` times.
-fn logged(f: &Front, what: &str, n: usize) {
+/// Send `SIGHUP` and wait for the log to say `what` once more.
+fn hup_logged(f: &Front, what: &str) {
+    let n = f.log().matches(what).count() + 1;
+    hup(f);
     let deadline = Instant::now() + Duration::from_secs(20);
     while f.log().matches(what).count() < n {
         assert!(
@@ -28,6 +30,21 @@ fn logged(f: &Front, what: &str, n: usize) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// A tenants file of one table per `(name, token, root)`.
+fn tenants_file(tenants: &[(&str, &str, std::path::PathBuf)]) -> String {
+    tenants
+        .iter()
+        .map(|(name, token, root)| table(name, token, std::slice::from_ref(root)))
+        .collect()
+}
+
+/// Write the tenants file with `text`, send `SIGHUP`, and wait for the log to say `what` once
+/// more.
+fn reload(f: &Front, text: &str, what: &str) {
+    std::fs::write(f.base().join("tenants.toml"), text).unwrap();
+    hup_logged(f, what);
 }
 
 /// A tenants-file table for `name` with `token`'s hash and `roots`.
@@ -47,6 +64,19 @@ fn table(name: &str, token: &str, roots: &[std::path::PathBuf]) -> String {
     )
 }
 
+/// The service with two tenants, alice (`a/a.rs`) and bob (`b/b.rs`), and their tokens.
+fn alice_and_bob() -> (Front, String, String) {
+    let f = Front::start(
+        &[
+            ("alice", &[("a", &[("a.rs", "fn alpha() {}\n")])]),
+            ("bob", &[("b", &[("b.rs", "fn beta() {}\n")])]),
+        ],
+        &[],
+    );
+    let (alice, bob) = (f.tokens["alice"].clone(), f.tokens["bob"].clone());
+    (f, alice, bob)
+}
+
 fn tree_as(f: &Front, token: &str, id: u64) -> crate::front::Reply {
     let mut conn = f.connect();
     conn.post(
@@ -58,18 +88,10 @@ fn tree_as(f: &Front, token: &str, id: u64) -> crate::front::Reply {
 
 #[test]
 fn a_reload_adds_removes_and_rekeys_tenants_and_leaves_the_others_alone() {
-    let f = Front::start(
-        &[
-            ("alice", &[("a", &[("a.rs", "fn alpha() {}\n")])]),
-            ("bob", &[("b", &[("b.rs", "fn beta() {}\n")])]),
-        ],
-        &[],
-    );
+    let (f, alice, bob) = alice_and_bob();
     let base = f.base();
     std::fs::create_dir_all(base.join("c")).unwrap();
     std::fs::write(base.join("c/c.rs"), "fn gamma() {}\n").unwrap();
-    let alice = f.tokens["alice"].clone();
-    let bob = f.tokens["bob"].clone();
     // Alice: a legacy session, a worker, and a slow call in flight across the reload.
     let init = f.initialize("alice", "2025-06-18");
     let alice_session = init.header("Mcp-Session-Id").unwrap().to_string();
@@ -78,11 +100,10 @@ fn a_reload_adds_removes_and_rekeys_tenants_and_leaves_the_others_alone() {
     f.big_tree("a/big", 1500, 100, Front::let_line);
     let alice_pid = f.worker_pid("alice").unwrap();
     let (carol, _) = mint("carol");
-    let file = format!(
-        "{}{}",
-        table("alice", &alice, &[base.join("a")]),
-        table("carol", &carol, &[base.join("c")])
-    );
+    let file = tenants_file(&[
+        ("alice", &alice, base.join("a")),
+        ("carol", &carol, base.join("c")),
+    ]);
     std::thread::scope(|s| {
         let slow = s.spawn(|| {
             f.post(
@@ -93,12 +114,10 @@ fn a_reload_adds_removes_and_rekeys_tenants_and_leaves_the_others_alone() {
             )
         });
         std::thread::sleep(Duration::from_millis(300));
-        std::fs::write(base.join("tenants.toml"), &file).unwrap();
-        hup(&f);
-        logged(&f, "tenants reloaded", 1);
+        reload(&f, &file, "tenants reloaded");
         // Alice's call in flight is answered, by the same worker.
         let done = slow.join().unwrap();
-        assert_eq!(done.status, 200, "{}", done.text());
+        done.status_is(200);
         assert!(done.json()["result"].is_object(), "{:.300}", done.text());
     });
     assert_eq!(f.worker_pid("alice"), Some(alice_pid));
@@ -109,33 +128,29 @@ fn a_reload_adds_removes_and_rekeys_tenants_and_leaves_the_others_alone() {
         &[("Mcp-Session-Id", &alice_session)],
         &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
     );
-    assert_eq!(list.status, 200, "{}", list.text());
+    list.status_is(200);
     // Carol is served; Bob is gone: his token is refused and his session ended.
     let reply = tree_as(&f, &carol, 2);
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
     assert!(reply.text().contains("c.rs"), "{}", reply.text());
     assert_eq!(tree_as(&f, &bob, 3).status, 401);
     let mut conn = f.connect();
-    let ended = conn.request(
-        "DELETE",
-        Some(&alice),
-        &[("Mcp-Session-Id", &bob_session)],
-        None,
-    );
+    let ended = conn
+        .send(
+            "DELETE",
+            Some(&alice),
+            &[("Mcp-Session-Id", &bob_session)],
+            None,
+        )
+        .read_reply();
     assert_eq!(ended.status, 404);
     // Re-key Alice: the old token is refused, the new one served, her old session ended.
     let (alice2, _) = mint("alice");
-    std::fs::write(
-        base.join("tenants.toml"),
-        format!(
-            "{}{}",
-            table("alice", &alice2, &[base.join("a")]),
-            table("carol", &carol, &[base.join("c")])
-        ),
-    )
-    .unwrap();
-    hup(&f);
-    logged(&f, "tenants reloaded", 2);
+    let file = tenants_file(&[
+        ("alice", &alice2, base.join("a")),
+        ("carol", &carol, base.join("c")),
+    ]);
+    reload(&f, &file, "tenants reloaded");
     assert_eq!(tree_as(&f, &alice, 4).status, 401);
     assert_eq!(tree_as(&f, &alice2, 5).status, 200);
     let stale = f.post(
@@ -155,24 +170,15 @@ fn a_reload_adds_removes_and_rekeys_tenants_and_leaves_the_others_alone() {
 
 #[test]
 fn a_bad_file_is_refused_whole_and_the_old_tenants_are_kept() {
-    let f = Front::start(
-        &[
-            ("alice", &[("a", &[("a.rs", "fn alpha() {}\n")])]),
-            ("bob", &[("b", &[("b.rs", "fn beta() {}\n")])]),
-        ],
-        &[],
-    );
+    let (f, alice, bob) = alice_and_bob();
     let base = f.base();
-    let alice = f.tokens["alice"].clone();
-    let bob = f.tokens["bob"].clone();
     for (bad, says) in [
         ("[tenants.alice\nroots = 3\n".to_string(), "not reloaded"),
         (
-            format!(
-                "{}{}",
-                table("alice", &alice, &[base.join("a")]),
-                table("bob", &bob, &[base.join("a")])
-            ),
+            tenants_file(&[
+                ("alice", &alice, base.join("a")),
+                ("bob", &bob, base.join("a")),
+            ]),
             "overlaps",
         ),
         (
@@ -180,10 +186,7 @@ fn a_bad_file_is_refused_whole_and_the_old_tenants_are_kept() {
             "does not exist",
         ),
     ] {
-        std::fs::write(base.join("tenants.toml"), &bad).unwrap();
-        let before = f.log().matches("not reloaded").count();
-        hup(&f);
-        logged(&f, "not reloaded", before + 1);
+        reload(&f, &bad, "not reloaded");
         assert!(f.log().contains(says), "{says}: {}", f.log());
         assert_eq!(tree_as(&f, &alice, 1).status, 200);
         assert_eq!(tree_as(&f, &bob, 2).status, 200);
@@ -192,15 +195,11 @@ fn a_bad_file_is_refused_whole_and_the_old_tenants_are_kept() {
     // forever), a link to a good file, a file past the bound, a file with a NUL and invalid
     // UTF-8. Each is refused at once, and the old tenants are kept.
     let good = base.join("good.toml");
-    std::fs::write(
-        &good,
-        format!(
-            "{}{}",
-            table("alice", &alice, &[base.join("a")]),
-            table("bob", &bob, &[base.join("b")])
-        ),
-    )
-    .unwrap();
+    let both = tenants_file(&[
+        ("alice", &alice, base.join("a")),
+        ("bob", &bob, base.join("b")),
+    ]);
+    std::fs::write(&good, both).unwrap();
     let file = base.join("tenants.toml");
     let cases: [(&str, &dyn Fn()); 4] = [
         ("is a FIFO", &|| {
@@ -219,10 +218,8 @@ fn a_bad_file_is_refused_whole_and_the_old_tenants_are_kept() {
     for (says, make) in cases {
         std::fs::remove_file(&file).unwrap();
         make();
-        let before = f.log().matches("not reloaded").count();
         let sent = Instant::now();
-        hup(&f);
-        logged(&f, "not reloaded", before + 1);
+        hup_logged(&f, "not reloaded");
         assert!(sent.elapsed() < Duration::from_secs(10), "{says}: slow");
         assert!(f.log().contains(says), "{says}: {}", f.log());
         assert_eq!(tree_as(&f, &alice, 1).status, 200, "{says}");
@@ -232,17 +229,11 @@ fn a_bad_file_is_refused_whole_and_the_old_tenants_are_kept() {
     // A tenant whose roots change is proven again and served from the new ones.
     std::fs::create_dir_all(base.join("a2")).unwrap();
     std::fs::write(base.join("a2/new.rs"), "fn new() {}\n").unwrap();
-    std::fs::write(
-        base.join("tenants.toml"),
-        format!(
-            "{}{}",
-            table("alice", &alice, &[base.join("a2")]),
-            table("bob", &bob, &[base.join("b")])
-        ),
-    )
-    .unwrap();
-    hup(&f);
-    logged(&f, "tenants reloaded", 1);
+    let file = tenants_file(&[
+        ("alice", &alice, base.join("a2")),
+        ("bob", &bob, base.join("b")),
+    ]);
+    reload(&f, &file, "tenants reloaded");
     let reply = tree_as(&f, &alice, 3);
     assert!(reply.text().contains("new.rs"), "{}", reply.text());
     assert!(!reply.text().contains("a.rs"), "{}", reply.text());

@@ -163,13 +163,7 @@ fn a_killed_worker_is_restarted_and_the_other_tenant_never_notices() {
     });
     for (i, answer) in bob.iter().enumerate() {
         assert_eq!(answer["id"], 100 + i as i64);
-        assert!(
-            answer["result"]["content"][0]["text"]
-                .as_str()
-                .unwrap()
-                .contains("secret.rs"),
-            "{answer}"
-        );
+        assert!(first_text(answer).contains("secret.rs"), "{answer}");
     }
     // Wait until the front door saw the death, then Alice's next call starts a new worker.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -182,13 +176,7 @@ fn a_killed_worker_is_restarted_and_the_other_tenant_never_notices() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let answer = call("alice", 3);
-    assert!(
-        answer["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("a.rs"),
-        "{answer}"
-    );
+    assert!(first_text(&answer).contains("a.rs"), "{answer}");
     let restarted = f.worker_pid("alice").unwrap();
     assert_ne!(restarted, alice_pid);
     assert_eq!(
@@ -253,6 +241,24 @@ fn status(pid: u32) -> std::collections::HashMap<String, String> {
         .collect()
 }
 
+/// The process `pid` (named `what` in a failure) runs confined: no new privileges, no
+/// effective capabilities, under a seccomp filter. Returns its status.
+fn confined(what: &str, pid: u32) -> std::collections::HashMap<String, String> {
+    let s = status(pid);
+    assert_eq!(s["NoNewPrivs"], "1", "{what}: {s:?}");
+    assert_eq!(s["CapEff"], "0000000000000000", "{what}: {s:?}");
+    assert_eq!(
+        s["Seccomp"], "2",
+        "{what} runs under its seccomp filter: {s:?}"
+    );
+    s
+}
+
+/// The first text part of a tool call's answer.
+fn first_text(answer: &serde_json::Value) -> &str {
+    answer["result"]["content"][0]["text"].as_str().unwrap()
+}
+
 fn children(pid: u32) -> Vec<u32> {
     std::fs::read_dir("/proc")
         .unwrap()
@@ -278,31 +284,16 @@ fn the_front_door_the_reloader_the_spawner_and_the_workers_run_confined() {
             .status,
         200
     );
-    let door = status(f.pid());
-    assert_eq!(door["NoNewPrivs"], "1", "front door: {door:?}");
-    assert_eq!(door["CapEff"], "0000000000000000");
+    let door = confined("the front door", f.pid());
     assert_eq!(door["CapPrm"], "0000000000000000");
-    assert_eq!(
-        door["Seccomp"], "2",
-        "the front door runs under its seccomp filter"
-    );
     // The front door's one child is the reloader (it reads the tenants and proves their roots,
     // read-only); its child, the spawner of the tenants' generation.
     let reloaders = children(f.pid());
     assert_eq!(reloaders.len(), 1, "one reloader: {reloaders:?}");
-    let reloader = status(reloaders[0]);
-    assert_eq!(reloader["NoNewPrivs"], "1");
-    assert_eq!(reloader["CapEff"], "0000000000000000");
-    assert_eq!(reloader["Seccomp"], "2", "{reloader:?}");
+    confined("the reloader", reloaders[0]);
     let spawners = children(reloaders[0]);
     assert_eq!(spawners.len(), 1, "one spawner: {spawners:?}");
-    let spawner = status(spawners[0]);
-    assert_eq!(spawner["NoNewPrivs"], "1");
-    assert_eq!(spawner["CapEff"], "0000000000000000");
-    assert_eq!(
-        spawner["Seccomp"], "2",
-        "the spawner runs under its seccomp filter: {spawner:?}"
-    );
+    confined("the spawner", spawners[0]);
     assert!(
         f.log()
             .contains("worker spawner confined: {\"ruleset\":\"fully_enforced\""),
@@ -315,13 +306,7 @@ fn the_front_door_the_reloader_the_spawner_and_the_workers_run_confined() {
         children(spawners[0]).contains(&worker),
         "the worker is the spawner's child"
     );
-    let w = status(worker);
-    assert_eq!(w["NoNewPrivs"], "1");
-    assert_eq!(w["CapEff"], "0000000000000000");
-    assert_eq!(
-        w["Seccomp"], "2",
-        "the worker runs under its seccomp filter: {w:?}"
-    );
+    confined("the worker", worker);
     assert!(
         f.log()
             .contains("front door confined: {\"ruleset\":\"fully_enforced\""),
@@ -340,7 +325,7 @@ fn a_root_moved_before_the_first_call_is_refused_and_the_other_tenant_never_noti
     let started = |f: &Front| f.log().matches("tenant alice: worker started").count();
     for i in 0..3 {
         let reply = f.modern_call("alice", json!(i), "tree", json!({"repo": "."}));
-        assert_eq!(reply.status, 503, "{}", reply.text());
+        reply.status_is(503);
         assert_eq!(reply.json()["error"]["data"]["kind"], "RootChanged");
         assert!(
             reply.text().contains("no longer the directory"),
@@ -361,7 +346,7 @@ fn a_root_moved_before_the_first_call_is_refused_and_the_other_tenant_never_noti
     // The very directory put back is served again.
     std::fs::rename(f.base().join("a-moved"), &alice_root).unwrap();
     let back = f.modern_call("alice", json!(10), "tree", json!({"repo": "."}));
-    assert_eq!(back.status, 200, "{}", back.text());
+    back.status_is(200);
     assert!(back.text().contains("a.rs"), "{}", back.text());
     assert_eq!(started(&f), 1);
 }

@@ -158,7 +158,7 @@ fn the_2026_07_28_codes_and_statuses() {
         ],
         &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": old}}),
     );
-    assert_eq!(reply.status, 400, "{}", reply.text());
+    reply.status_is(400);
     let error = &reply.json()["error"];
     assert_eq!(error["code"], -32022);
     assert_eq!(error["data"]["supported"], json!([MODERN]));
@@ -168,7 +168,7 @@ fn the_2026_07_28_codes_and_statuses() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": old}}),
         "tools/list",
     );
-    assert_eq!(reply.status, 400, "{}", reply.text());
+    reply.status_is(400);
     assert_eq!(reply.json()["error"]["code"], -32020, "{}", reply.text());
     // Removed and unknown methods: 404 with -32601.
     for method in [
@@ -193,7 +193,7 @@ fn the_2026_07_28_codes_and_statuses() {
                "params": {"_meta": modern_meta()}}),
         "server/discover",
     );
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
     // A legacy initialize (no _meta revision) still opens a session.
     let reply = f.post(
         Some("alice"),
@@ -201,7 +201,7 @@ fn the_2026_07_28_codes_and_statuses() {
         &json!({"jsonrpc": "2.0", "id": 5, "method": "initialize",
                 "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}),
     );
-    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.status_is(200);
     assert!(reply.header("Mcp-Session-Id").is_some());
 }
 

@@ -229,34 +229,26 @@ fn check_doublings(w: &str, sizes: &[usize]) {
     }
 }
 
-#[test]
-fn glob_lists_compile_in_linear_time_and_memory() {
-    check_doublings("filter", &[4000, 8000, 16000, 32000, 64000]);
+/// One test per row, `name: workload at sizes, ...`: every doubling of each workload's size
+/// costs at most about double.
+macro_rules! doublings {
+    ($($name:ident: $($workload:literal at $sizes:expr),+;)*) => {$(
+        #[test]
+        fn $name() {
+            $(check_doublings($workload, &$sizes);)+
+        }
+    )*};
 }
 
-#[test]
-fn over_limit_globs_are_refused_in_linear_time() {
-    check_doublings("nested", &[64_000, 128_000, 256_000]);
-}
-
-#[test]
-fn ignore_files_cost_linear_time_and_memory() {
-    check_doublings("ignore", &[8, 16, 32]);
-    // Large enough that scheduling noise (a few ms on a loaded machine) is small beside it.
-    check_doublings("ignore_hostile", &[4 << 20, 8 << 20, 16 << 20]);
-}
-
-#[test]
-fn a_file_of_one_long_line_is_outlined_and_skeletoned_in_linear_time() {
-    check_doublings("one_line", &[2_500, 5_000, 10_000]);
-}
-
-#[test]
-fn nested_callbacks_are_skeletoned_in_linear_time() {
-    check_doublings("callbacks", &[1_000, 2_000, 4_000]);
-}
-
-#[test]
-fn deeper_trees_cost_at_most_proportionally_more() {
-    check_doublings("depth", &[128, 256, 512, 1024]);
+doublings! {
+    glob_lists_compile_in_linear_time_and_memory: "filter" at [4000, 8000, 16000, 32000, 64000];
+    over_limit_globs_are_refused_in_linear_time: "nested" at [64_000, 128_000, 256_000];
+    // Hostile ignore files large enough that scheduling noise (a few ms on a loaded machine)
+    // is small beside them.
+    ignore_files_cost_linear_time_and_memory:
+        "ignore" at [8, 16, 32], "ignore_hostile" at [4 << 20, 8 << 20, 16 << 20];
+    a_file_of_one_long_line_is_outlined_and_skeletoned_in_linear_time:
+        "one_line" at [2_500, 5_000, 10_000];
+    nested_callbacks_are_skeletoned_in_linear_time: "callbacks" at [1_000, 2_000, 4_000];
+    deeper_trees_cost_at_most_proportionally_more: "depth" at [128, 256, 512, 1024];
 }

@@ -148,6 +148,25 @@ fn per_server(
     assert_linear(what, "MiB", sizes, &mems, 16.0);
 }
 
+/// `call` on repositories of each of `sizes` (made by `make` in a fresh directory, named
+/// `r{size}`), a server each, takes time and memory linear in the size.
+fn per_repo(
+    what: &str,
+    sizes: &[usize],
+    floor_s: f64,
+    make: impl Fn(&Path, usize),
+    mut call: impl FnMut(&mut Server, &str),
+) {
+    let _g = serial();
+    let root = tempfile::tempdir().unwrap();
+    for &n in sizes {
+        make(&root.path().join(format!("r{n}")), n);
+    }
+    per_server(root.path(), what, sizes, floor_s, |s, n| {
+        call(s, &format!("r{n}"));
+    });
+}
+
 fn call_ok(s: &mut Server, args: Value) -> Value {
     let r = s.call("estimate", args);
     assert_ne!(r["result"]["isError"], true, "{r}");
@@ -196,15 +215,10 @@ fn long_queries_cost_linear_time_and_memory() {
 /// a bounded number of trials is measured (before: over 15 minutes at 2000 levels).
 #[test]
 fn path_depth_under_a_budget_costs_linear_time_and_memory() {
-    let _g = serial();
-    let root = tempfile::tempdir().unwrap();
     // 2000 levels of `d/` is as deep as a file can be read: its path must stay under PATH_MAX.
-    let sizes = [500, 1000, 2000];
-    for &d in &sizes {
-        deep_repo::deep_repo(&root.path().join(format!("d{d}")), d, 2);
-    }
-    per_server(root.path(), "path depth", &sizes, 0.3, |s, d| {
-        let r = call_ok(s, json!({ "repo": format!("d{d}") }));
+    let deep = |repo: &Path, d| deep_repo::deep_repo(repo, d, 2);
+    per_repo("path depth", &[500, 1000, 2000], 0.3, deep, |s, repo| {
+        let r = call_ok(s, json!({ "repo": repo }));
         let tokens = r["result"]["structuredContent"]["tokens"].as_u64().unwrap();
         assert!(tokens <= 20_000, "{r}");
     });
@@ -213,11 +227,7 @@ fn path_depth_under_a_budget_costs_linear_time_and_memory() {
 /// Many files under the default budget: bounded trials, each linear in the files.
 #[test]
 fn files_under_a_budget_cost_linear_time_and_memory() {
-    let _g = serial();
-    let root = tempfile::tempdir().unwrap();
-    let sizes = [800, 1600, 3200];
-    for &n in &sizes {
-        let repo = root.path().join(format!("f{n}"));
+    let files = |repo: &Path, n| {
         for i in 0..n {
             let dir = repo.join(format!("m{}/s{}", i % 13, i % 5));
             fs::create_dir_all(&dir).unwrap();
@@ -227,11 +237,17 @@ fn files_under_a_budget_cost_linear_time_and_memory() {
             )
             .unwrap();
         }
-    }
-    per_server(root.path(), "files under a budget", &sizes, 0.3, |s, n| {
-        let r = call_ok(s, json!({ "repo": format!("f{n}"), "query": "item parse" }));
-        assert_eq!(r["result"]["structuredContent"]["budget"], 20_000, "{r}");
-    });
+    };
+    per_repo(
+        "files under a budget",
+        &[800, 1600, 3200],
+        0.3,
+        files,
+        |s, repo| {
+            let r = call_ok(s, json!({ "repo": repo, "query": "item parse" }));
+            assert_eq!(r["result"]["structuredContent"]["budget"], 20_000, "{r}");
+        },
+    );
 }
 
 /// A text of `n` bytes made of the shapes the search index's guesses look back and forward
@@ -257,19 +273,13 @@ fn hostile_text(n: usize) -> String {
 /// file limit).
 #[test]
 fn hostile_text_is_searched_in_linear_time_and_memory() {
-    let _g = serial();
-    let root = tempfile::tempdir().unwrap();
-    let sizes = [240_000, 480_000, 960_000];
-    for &n in &sizes {
-        let repo = root.path().join(format!("h{n}"));
-        fs::create_dir_all(&repo).unwrap();
+    let hostile = |repo: &Path, n| {
+        fs::create_dir_all(repo).unwrap();
         fs::write(repo.join("hostile.sh"), hostile_text(n)).unwrap();
-    }
-    per_server(root.path(), "hostile text searched", &sizes, 0.2, |s, n| {
-        let r = s.call(
-            "search",
-            json!({ "repo": format!("h{n}"), "query": "f_x call aaaa" }),
-        );
+    };
+    let sizes = [240_000, 480_000, 960_000];
+    per_repo("hostile text searched", &sizes, 0.2, hostile, |s, repo| {
+        let r = s.call("search", json!({ "repo": repo, "query": "f_x call aaaa" }));
         assert_ne!(r["result"]["isError"], true, "{r}");
         assert_eq!(r["result"]["structuredContent"]["total_files"], 1, "{r}");
     });

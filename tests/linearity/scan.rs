@@ -35,6 +35,21 @@ fn case(rule: &'static str, name: &'static str, head: &str, piece: &str) -> Case
     }
 }
 
+/// The rule's prefix repeated along one line.
+fn along(rule: &'static str, prefix: &str) -> Case {
+    case(rule, "prefix along one line", "", prefix)
+}
+
+/// The prefix once, then `run` (the rule's alphabet) repeated without end.
+fn endless(rule: &'static str, prefix: &str, run: &str) -> Case {
+    case(rule, "prefix then an endless run", prefix, run)
+}
+
+/// `line`, a real-shaped match, on every line.
+fn each_line(rule: &'static str, line: &str) -> Case {
+    case(rule, "one a line", "", line)
+}
+
 fn cases() -> Vec<Case> {
     let dash = "-".repeat(5);
     let begin = format!("{dash}BEGIN PRIVATE KEY{dash}");
@@ -94,7 +109,7 @@ fn cases() -> Vec<Case> {
             &format!("{begin}\nProc-Type: 4,ENCRYPTED\n"),
         ),
         // aws-access-key-id
-        case("aws-access-key-id", "prefix along one line", "", &akia),
+        along("aws-access-key-id", &akia),
         case(
             "aws-access-key-id",
             "one id a line",
@@ -120,98 +135,54 @@ fn cases() -> Vec<Case> {
             "aws_secret_access_key=",
             alnum,
         ),
-        case(
+        each_line(
             "aws-secret-access-key",
-            "one a line",
-            "",
             &format!("aws_secret_access_key={alnum}Xy9+/Qw3\n"),
         ),
         // github-token
-        case("github-token", "prefix along one line", "", &ghp),
-        case("github-token", "prefix then an endless run", &ghp, alnum),
-        case(
-            "github-token",
-            "one a line",
-            "",
-            &format!("{ghp}{alnum}Zz9q\n"),
-        ),
+        along("github-token", &ghp),
+        endless("github-token", &ghp, alnum),
+        each_line("github-token", &format!("{ghp}{alnum}Zz9q\n")),
         // gitlab-token
-        case("gitlab-token", "prefix along one line", "", &glpat),
+        along("gitlab-token", &glpat),
         case(
             "gitlab-token",
             "routing parts",
             &format!("{glpat}{alnum}"),
             ".a1",
         ),
-        case(
-            "gitlab-token",
-            "one a line",
-            "",
-            &format!("{glpat}{alnum}\n"),
-        ),
+        each_line("gitlab-token", &format!("{glpat}{alnum}\n")),
         // slack-token
-        case(
-            "slack-token",
-            "prefix along one line",
-            "",
-            &format!("{xoxb}1-"),
-        ),
+        along("slack-token", &format!("{xoxb}1-")),
         case("slack-token", "prefix then digits", &xoxb, "1234567890"),
-        case(
-            "slack-token",
-            "one a line",
-            "",
-            &format!("{xoxb}1234567890-{alnum}\n"),
-        ),
+        each_line("slack-token", &format!("{xoxb}1234567890-{alnum}\n")),
         // slack-webhook
-        case("slack-webhook", "prefix along one line", "", &hooks),
+        along("slack-webhook", &hooks),
         case(
             "slack-webhook",
             "prefix then a run",
             &format!("{hooks}T"),
             "ABCDEFGH01",
         ),
-        case(
+        each_line(
             "slack-webhook",
-            "one a line",
-            "",
             &format!("https://{hooks}T0123ABCD/B0123ABCD/{alnum}\n"),
         ),
         // stripe
-        case("stripe-live-key", "prefix along one line", "", &sk_live),
-        case(
-            "stripe-live-key",
-            "one a line",
-            "",
-            &format!("{sk_live}{alnum}\n"),
-        ),
-        case("stripe-test-key", "prefix along one line", "", &sk_test),
-        case(
-            "stripe-test-key",
-            "prefix then an endless run",
-            &sk_test,
-            alnum,
-        ),
+        along("stripe-live-key", &sk_live),
+        each_line("stripe-live-key", &format!("{sk_live}{alnum}\n")),
+        along("stripe-test-key", &sk_test),
+        endless("stripe-test-key", &sk_test, alnum),
         // google-api-key
-        case("google-api-key", "prefix along one line", "", &aiza),
-        case("google-api-key", "prefix then an endless run", &aiza, alnum),
-        case(
-            "google-api-key",
-            "one a line",
-            "",
-            &format!("{aiza}{alnum}Ab9\n"),
-        ),
+        along("google-api-key", &aiza),
+        endless("google-api-key", &aiza, alnum),
+        each_line("google-api-key", &format!("{aiza}{alnum}Ab9\n")),
         // npm-token
-        case("npm-token", "prefix along one line", "", &npm),
-        case(
-            "npm-token",
-            "one a line",
-            "",
-            &format!("{npm}{alnum}Ab9z\n"),
-        ),
+        along("npm-token", &npm),
+        each_line("npm-token", &format!("{npm}{alnum}Ab9z\n")),
         // pypi-token
-        case("pypi-token", "prefix along one line", "", &pypi),
-        case("pypi-token", "prefix then an endless run", &pypi, alnum),
+        along("pypi-token", &pypi),
+        endless("pypi-token", &pypi, alnum),
         // openai-api-key
         case("openai-api-key", "marker along one line", "", &openai),
         case(
@@ -220,20 +191,13 @@ fn cases() -> Vec<Case> {
             "",
             &format!("sk-{}{openai}", &alnum[..16]),
         ),
-        case(
+        each_line(
             "openai-api-key",
-            "one a line",
-            "",
             &format!("sk-proj-{alnum}{openai}{alnum}\n"),
         ),
         // anthropic-api-key
-        case("anthropic-api-key", "prefix along one line", "", &ant),
-        case(
-            "anthropic-api-key",
-            "prefix then an endless run",
-            &ant,
-            alnum,
-        ),
+        along("anthropic-api-key", &ant),
+        endless("anthropic-api-key", &ant, alnum),
         // azure-storage-key
         case("azure-storage-key", "key along one line", "", "AccountKey="),
         case(
@@ -243,20 +207,15 @@ fn cases() -> Vec<Case> {
             b64,
         ),
         // jwt
-        case("jwt", "prefix along one line", "", "eyJ"),
+        along("jwt", "eyJ"),
         case(
             "jwt",
             "header-shaped segments along one line",
             "",
             &format!("{jwt_head}.eyJ."),
         ),
-        case(
-            "jwt",
-            "one a line",
-            "",
-            &format!("{jwt_head}.eyJzdWIiOiIxIn0.{alnum}\n"),
-        ),
-        case("jwt", "prefix then an endless run", "eyJ", alnum),
+        each_line("jwt", &format!("{jwt_head}.eyJzdWIiOiIxIn0.{alnum}\n")),
+        endless("jwt", "eyJ", alnum),
         // authorization-header
         case(
             "authorization-header",
@@ -270,10 +229,8 @@ fn cases() -> Vec<Case> {
             "Authorization: Bearer ",
             alnum,
         ),
-        case(
+        each_line(
             "authorization-header",
-            "one a line",
-            "",
             &format!("Authorization: Bearer {alnum}\n"),
         ),
         // connection-string
@@ -295,10 +252,8 @@ fn cases() -> Vec<Case> {
             "postgres://user:",
             alnum,
         ),
-        case(
+        each_line(
             "connection-string",
-            "one a line",
-            "",
             &format!("postgres://app:{}@db.internal/x\n", &alnum[..20]),
         ),
         // generic-secret: the three shapes.

@@ -316,9 +316,9 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
         let budget = [400, 900, 2500, 8000][rng.below(4)];
         let max = [5, 40, 200, 100_000][rng.below(4)];
         let context = [0, 0, 1, 3][rng.below(4)];
+        let what = format!("round {round} {pattern}");
         let got = paged(pattern, 500, |after| {
             let a = grep(&request(&root, budget), &args(after, max, context)).unwrap();
-            let what = format!("round {round} {pattern}");
             exact_within(&a.page.text, a.page.tokens, budget, round % 5 == 0, &what);
             assert_eq!(
                 a.facts.total_matches,
@@ -331,10 +331,7 @@ fn grep_fits_every_budget_and_continuations_give_the_full_match_list() {
                 Some(a.facts.next).filter(|n| !n.is_empty()),
             )
         });
-        assert_eq!(
-            got, naive,
-            "round {round} {pattern} budget {budget} max {max}"
-        );
+        assert_eq!(got, naive, "{what} budget {budget} max {max}");
     }
     // A budget too small for one match is an error, never an answer that continues nowhere.
     let args = GrepArgs {
@@ -392,15 +389,10 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
         assert_eq!(sorted, naive, "{query}: the matching files");
         let budget = [300, 700, 2000, 6000][rng.below(4)];
         let limit = [1, 3, 10, 100][rng.below(4)];
+        let what = format!("round {round} {query}");
         let got = paged(query, 200, |offset| {
             let a = search(&request(&root, budget), &args(offset, limit)).unwrap();
-            let what = format!("round {round} {query}");
             exact_within(&a.page.text, a.page.tokens, budget, round % 3 == 0, &what);
-            assert_eq!(
-                a.facts.total_files,
-                full.len(),
-                "the total is given even when cut"
-            );
             for h in &a.facts.hits {
                 let text = &files.iter().find(|(p, _)| *p == h.path).unwrap().1;
                 let lines = lines_of(text);
@@ -416,6 +408,11 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
                 }
                 assert!(a.page.text.contains(&h.path));
             }
+            assert_eq!(
+                a.facts.total_files,
+                full.len(),
+                "the total is given even when cut"
+            );
             if let Some(n) = a.facts.next {
                 assert!(
                     a.page.text.contains(&format!("{{\"offset\":{n}}}")),
@@ -428,10 +425,7 @@ fn search_fits_every_budget_and_continuations_give_the_full_ranking() {
                 a.facts.next,
             )
         });
-        assert_eq!(
-            got, full,
-            "round {round} {query} budget {budget} limit {limit}"
-        );
+        assert_eq!(got, full, "{what} budget {budget} limit {limit}");
     }
     // A budget too small for one file is an error, never an answer that continues nowhere.
     let args = SearchArgs {

@@ -172,6 +172,5 @@ fn the_server_parses_outlines_between_calls() {
     std::thread::sleep(Duration::from_millis(150));
     let stderr = s.stderr();
     assert_eq!(mcp_client::cache_stat(&stderr, "outlines_built"), 36);
-    let (status, _) = s.finish();
-    assert!(status.success());
+    s.finish_ok();
 }

@@ -252,23 +252,13 @@ fn related_files_are_linked_by_imports_and_names_both_ways() {
     assert_eq!(a.facts.total_files, 3, "{}", a.page.text);
     assert!(!by.contains_key("src/unrelated.rs"), "{}", a.page.text);
     assert!(!by.contains_key("src/parser.rs"), "not itself");
-    let client = by["src/client.rs"];
-    assert_eq!(
-        (client.imports_it, client.imported_by_it),
-        (true, false),
-        "{}",
-        a.page.text
-    );
-    assert_eq!(client.uses, vec!["parse_header".to_string()]);
+    // Whether a file imports src/parser.rs, and whether src/parser.rs imports it.
+    let links = |path: &str| (by[path].imports_it, by[path].imported_by_it);
+    assert_eq!(links("src/client.rs"), (true, false), "{}", a.page.text);
+    assert_eq!(by["src/client.rs"].uses, vec!["parse_header".to_string()]);
     assert_eq!(by["src/server.rs"].uses, vec!["HeaderMap".to_string()]);
-    let util = by["src/util.rs"];
-    assert_eq!(
-        (util.imports_it, util.imported_by_it),
-        (false, true),
-        "{}",
-        a.page.text
-    );
-    assert_eq!(util.provides, 1);
+    assert_eq!(links("src/util.rs"), (false, true), "{}", a.page.text);
+    assert_eq!(by["src/util.rs"].provides, 1);
     // Files linked by an import rank above one that only shares a name.
     assert_eq!(a.facts.files[2].path, "src/server.rs", "{}", a.page.text);
     assert!(a.page.text.contains("imports it"), "{}", a.page.text);

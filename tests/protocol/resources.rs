@@ -6,6 +6,7 @@
 use crate::common;
 
 use common::git::git;
+use common::json::fields;
 use common::mcp_client::{Server, modern_meta};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -58,13 +59,11 @@ fn files_are_resources_in_both_eras() {
             "gnaw://proj/{+path}"
         );
         let listed = s.ok("resources/list", p(json!({})));
-        let uris: Vec<&str> = listed["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["uri"].as_str().unwrap())
-            .collect();
-        assert!(uris.contains(&"gnaw://proj/repo/src/main.rs"), "{uris:?}");
+        let uris = fields(&listed["resources"], "uri");
+        assert!(
+            uris.iter().any(|u| u == "gnaw://proj/repo/src/main.rs"),
+            "{uris:?}"
+        );
         let read = s.ok(
             "resources/read",
             p(json!({ "uri": "gnaw://proj/repo/src/main.rs" })),
@@ -131,13 +130,7 @@ fn prompts_are_offered_with_their_tools() {
     let mut s = Server::start(&proj, &[]);
     s.initialize("2025-11-25");
     let listed = s.ok("prompts/list", json!({}));
-    let names: Vec<&str> = listed["prompts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["review"]);
+    assert_eq!(fields(&listed["prompts"], "name"), ["review"]);
     let review = s.ok(
         "prompts/get",
         json!({ "name": "review", "arguments": { "repo": "repo" } }),

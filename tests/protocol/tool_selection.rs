@@ -9,7 +9,7 @@ use crate::common;
 
 use common::mcp_client;
 
-use common::json::text;
+use common::json::{fields, text};
 use mcp_client::{Server, modern_meta, run};
 use serde_json::{Value, json};
 use std::fs;
@@ -23,12 +23,7 @@ fn repo() -> tempfile::TempDir {
 
 fn listed(server: &mut Server) -> Vec<String> {
     let list = server.ok("tools/list", json!({}));
-    list["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect()
+    fields(&list["tools"], "name")
 }
 
 fn start(root: &Path, tools: Option<&str>) -> (Server, Value) {
@@ -106,13 +101,7 @@ fn the_modern_era_lists_the_same_tools() {
         "{text}"
     );
     let list = server.ok("tools/list", json!({ "_meta": modern_meta() }));
-    let names: Vec<&str> = list["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["grep", "read"]);
+    assert_eq!(fields(&list["tools"], "name"), ["grep", "read"]);
 }
 
 #[test]

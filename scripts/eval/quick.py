@@ -5,7 +5,9 @@ The same ranking as eval.py's (the `--explain` ranking of `gnaw --query`), witho
 recalls and the BM25 baseline, so a change to the ranker can be tried in about three minutes on
 two cores instead of twelve. Use eval-ranking.sh for the tables that are reported.
 
-Usage: quick.py GNAW_BIN CACHE_DIR QUERIES_DIR OUT_JSON [BEFORE_JSON]
+Usage: quick.py GNAW_BIN CACHE_DIR QUERIES_DIR OUT_JSON [BEFORE_JSON] [--split dev]
+`--split dev` runs the dev half alone (half the time, for tuning).
+Prints NDCG@10 by split and kind, then the held-out half by language.
 With BEFORE_JSON (an OUT_JSON of an earlier quick run), also lists the queries whose NDCG@10
 moved, by corpus.
 """
@@ -23,8 +25,16 @@ KINDS = ("identifier", "semantic", "architecture")
 
 
 def main():
-    binary, cache, qdir, out = sys.argv[1:5]
+    args = sys.argv[1:]
+    only = None
+    if "--split" in args:
+        at = args.index("--split")
+        only = args[at + 1]
+        del args[at:at + 2]
+    binary, cache, qdir, out = args[:4]
     corpora, queries = ev.load(qdir, cache)
+    if only:
+        queries = [q for q in queries if q["split"] == only]
 
     def run(q):
         repo = corpora[q["corpus"]]["repo"]
@@ -43,10 +53,17 @@ def main():
 
     for split in ("dev", "heldout"):
         sel = [r for r in rows if r["split"] == split]
+        if not sel:
+            continue
         kinds = " ".join(f"{k} {mean([r for r in sel if r['kind'] == k]):.3f}" for k in KINDS)
         print(f"{split}: NDCG@10 {mean(sel):.3f} ({kinds})")
-    if len(sys.argv) > 5:
-        with open(sys.argv[5]) as fh:
+    held = [r for r in rows if r["split"] == "heldout"]
+    langs = sorted({r["language"] for r in held})
+    if held:
+        print("heldout by language: " + " ".join(
+            f"{lang} {mean([r for r in held if r['language'] == lang]):.3f}" for lang in langs))
+    if len(args) > 4:
+        with open(args[4]) as fh:
             before = {(r["corpus"], r["query"]): r for r in json.load(fh)}
         for r in sorted(rows, key=lambda r: (r["corpus"], r["split"])):
             b = before.get((r["corpus"], r["query"]))

@@ -609,6 +609,11 @@ fn edit(
 mod tests {
     use super::*;
 
+    /// The merge of `"g": true` into the map at `path` of `text`.
+    fn put_g(text: &str, path: &[&str]) -> String {
+        merge(text, path, "g", &Json::Bool(true), false).unwrap().0
+    }
+
     fn entry() -> Json {
         Json::Object(vec![
             ("command".into(), Json::String("/bin/gnaw-mcp".into())),
@@ -718,32 +723,18 @@ mod tests {
     #[test]
     fn a_path_of_several_keys_is_walked_and_created() {
         let text = "{\n  \"mcp\": {\n    \"servers\": {}\n  }\n}\n";
-        let (out, _) = merge(text, &["mcp", "servers"], "g", &Json::Bool(true), false).unwrap();
+        let out = put_g(text, &["mcp", "servers"]);
         assert_eq!(
             out,
             "{\n  \"mcp\": {\n    \"servers\": {\n      \"g\": true\n    }\n  }\n}\n"
         );
-        let (out, _) = merge(
-            "{\"mcp\": {}}",
-            &["mcp", "servers"],
-            "g",
-            &Json::Bool(true),
-            false,
-        )
-        .unwrap();
+        let out = put_g("{\"mcp\": {}}", &["mcp", "servers"]);
         assert_eq!(
             out,
             "{\"mcp\": {\n  \"servers\": {\n    \"g\": true\n  }\n}}"
         );
         // A key of the same name deeper down, off the path, is not the servers map.
-        let (out, _) = merge(
-            "{\"x\": {\"servers\": {}}}",
-            &["servers"],
-            "g",
-            &Json::Bool(true),
-            false,
-        )
-        .unwrap();
+        let out = put_g("{\"x\": {\"servers\": {}}}", &["servers"]);
         assert_eq!(
             out,
             "{\"x\": {\"servers\": {}},\n  \"servers\": {\n    \"g\": true\n  }\n}"
@@ -752,9 +743,9 @@ mod tests {
 
     #[test]
     fn a_byte_order_mark_and_a_comment_only_file_are_kept() {
-        let (out, _) = merge("\u{feff}{}", &["s"], "g", &Json::Bool(true), false).unwrap();
+        let out = put_g("\u{feff}{}", &["s"]);
         assert_eq!(out, "\u{feff}{\n  \"s\": {\n    \"g\": true\n  }\n}");
-        let (out, _) = merge("// mine\n", &["s"], "g", &Json::Bool(true), false).unwrap();
+        let out = put_g("// mine\n", &["s"]);
         assert_eq!(out, "// mine\n{\n  \"s\": {\n    \"g\": true\n  }\n}\n");
     }
 }

@@ -429,25 +429,24 @@ pub(crate) fn stat_fd(fd: BorrowedFd<'_>) -> io::Result<Stat> {
 
 impl From<&Metadata> for Stat {
     fn from(meta: &Metadata) -> Stat {
+        use std::fs::FileType;
         use std::os::unix::fs::FileTypeExt;
+        // Each kind with the test that says a file is of it.
+        type IsKind = fn(&FileType) -> bool;
+        let kinds: [(IsKind, FileKind); 7] = [
+            (FileType::is_file, FileKind::File),
+            (FileType::is_dir, FileKind::Dir),
+            (FileType::is_symlink, FileKind::Symlink),
+            (FileTypeExt::is_fifo, FileKind::Fifo),
+            (FileTypeExt::is_socket, FileKind::Socket),
+            (FileTypeExt::is_char_device, FileKind::CharDevice),
+            (FileTypeExt::is_block_device, FileKind::BlockDevice),
+        ];
         let ft = meta.file_type();
-        let kind = if ft.is_file() {
-            FileKind::File
-        } else if ft.is_dir() {
-            FileKind::Dir
-        } else if ft.is_symlink() {
-            FileKind::Symlink
-        } else if ft.is_fifo() {
-            FileKind::Fifo
-        } else if ft.is_socket() {
-            FileKind::Socket
-        } else if ft.is_char_device() {
-            FileKind::CharDevice
-        } else if ft.is_block_device() {
-            FileKind::BlockDevice
-        } else {
-            FileKind::Unknown
-        };
+        let kind = kinds
+            .iter()
+            .find(|(is, _)| is(&ft))
+            .map_or(FileKind::Unknown, |(_, kind)| *kind);
         Stat {
             kind,
             dev: meta.dev(),

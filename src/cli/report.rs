@@ -67,19 +67,14 @@ pub fn summary(ex: &Extraction) -> String {
 pub fn explain(ex: &Extraction) -> String {
     let mut s = String::from("gnaw: ranking (best first)\n");
     for (n, r) in ex.ranking.iter().enumerate() {
-        let parts: Vec<String> = r
-            .score
-            .parts
-            .iter()
-            .map(|(k, v)| format!("{k}={v:.3}"))
-            .collect();
+        let parts = r.score.parts_shown(" ", |k, v| format!("{k}={v:.3}"));
         let _ = writeln!(
             s,
             "{:>5} {:>10.3}  {}  [{}]",
             n + 1,
             r.score.total,
             r.path,
-            parts.join(" ")
+            parts
         );
     }
     s

@@ -81,6 +81,20 @@ enum Body {
 
 type Section = sections::Section<Body>;
 
+impl Body {
+    /// A file's language, its line count and its rows; `None` for a note.
+    fn rows(&self) -> Option<(Language, u64, &[Row])> {
+        match self {
+            Body::Rows {
+                language,
+                total,
+                rows,
+            } => Some((*language, *total, rows)),
+            Body::Note(_) => None,
+        }
+    }
+}
+
 impl Items for Body {
     fn items(&self) -> usize {
         match self {
@@ -262,32 +276,26 @@ impl Render<'_> {
     fn answer(&self, fitted: Fitted, encoding: Encoding, budget: Option<usize>) -> OutlineAnswer {
         let shown = sections::allot(self.sections, fitted.k);
         let files = sections::reports(self.sections, &shown, |_, sec, n, mut entry| {
-            match &sec.body {
-                Body::Rows {
-                    language,
-                    total,
-                    rows,
-                } => {
-                    let shown = n.min(rows.len());
-                    entry.total_lines = *total;
-                    if n > 0 {
-                        entry.status = if shown == rows.len() {
-                            "shown"
-                        } else {
-                            "partial"
-                        };
-                    }
-                    OutlineFile {
-                        entry,
-                        language: language.as_str(),
-                        definitions: rows.len(),
-                        shown,
-                    }
-                }
-                Body::Note(_) => OutlineFile {
+            let Some((language, total, rows)) = sec.body.rows() else {
+                return OutlineFile {
                     entry,
                     ..OutlineFile::default()
-                },
+                };
+            };
+            let shown = n.min(rows.len());
+            entry.total_lines = total;
+            if n > 0 {
+                entry.status = if shown == rows.len() {
+                    "shown"
+                } else {
+                    "partial"
+                };
+            }
+            OutlineFile {
+                entry,
+                language: language.as_str(),
+                definitions: rows.len(),
+                shown,
             }
         });
         let next = self.next(fitted.k);
@@ -325,37 +333,32 @@ impl Sectioned for Render<'_> {
     const HEADER_TOKENS: usize = 16;
 
     fn section(&self, out: &mut String, s: usize, sec: &Section, n: usize) {
-        match &sec.body {
-            Body::Rows {
-                language,
-                total,
-                rows,
-            } => {
-                let range = match (sec.entry.ranged, rows.first()) {
-                    (true, _) => format!(", starting in lines {}", range_of(&sec.entry)),
-                    _ => String::new(),
-                };
-                let count = if rows.is_empty() {
-                    "no definitions".to_string()
-                } else if rows.len() == 1 {
-                    "1 definition".to_string()
-                } else if n < rows.len() {
-                    format!("{n} of {} definitions", rows.len())
-                } else {
-                    format!("{} definitions", rows.len())
-                };
-                let _ = writeln!(
-                    out,
-                    "==> {} ({}, {}): {count}{range}",
-                    sec.shown,
-                    language.as_str(),
-                    lines(*total)
-                );
-                for j in 0..n.min(rows.len()) {
-                    out.push_str(&self.item_text(s, j));
-                }
-            }
-            Body::Note(..) => out.push_str(&self.item_text(s, 0)),
+        let Some((language, total, rows)) = sec.body.rows() else {
+            out.push_str(&self.item_text(s, 0));
+            return;
+        };
+        let range = match (sec.entry.ranged, rows.first()) {
+            (true, _) => format!(", starting in lines {}", range_of(&sec.entry)),
+            _ => String::new(),
+        };
+        let count = if rows.is_empty() {
+            "no definitions".to_string()
+        } else if rows.len() == 1 {
+            "1 definition".to_string()
+        } else if n < rows.len() {
+            format!("{n} of {} definitions", rows.len())
+        } else {
+            format!("{} definitions", rows.len())
+        };
+        let _ = writeln!(
+            out,
+            "==> {} ({}, {}): {count}{range}",
+            sec.shown,
+            language.as_str(),
+            lines(total)
+        );
+        for j in 0..n.min(rows.len()) {
+            out.push_str(&self.item_text(s, j));
         }
     }
 

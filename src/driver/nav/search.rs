@@ -389,13 +389,10 @@ impl Render<'_> {
             }
         }
         if self.args.explain {
-            let parts: Vec<String> = h
+            let parts = h
                 .score
-                .parts
-                .iter()
-                .map(|(name, v)| format!("{name} {v:.2}"))
-                .collect();
-            let _ = writeln!(out, "   score {:.2} ({})", h.score.total, parts.join(", "));
+                .parts_shown(", ", |name, v| format!("{name} {v:.2}"));
+            let _ = writeln!(out, "   score {:.2} ({parts})", h.score.total);
         }
     }
 }

@@ -157,6 +157,13 @@ impl Score {
             .iter()
             .any(|(part, v)| *part != Part::Prior && *part != Part::SecondaryFile && *v > 0.0)
     }
+
+    /// Each part written by `show` (its name and value), joined by `sep`: how an explanation
+    /// lists what the score is made of.
+    pub fn parts_shown(&self, sep: &str, show: impl Fn(Part, f64) -> String) -> String {
+        let shown: Vec<String> = self.parts.iter().map(|(part, v)| show(*part, *v)).collect();
+        shown.join(sep)
+    }
 }
 
 /// What a synonym from the checked-in table (`terms.rs`) weighs against a term of the

@@ -49,9 +49,9 @@ pub const ADMIT_PERCENT: u64 = 75;
 /// first, until the fleet is under [`ADMIT_PERCENT`] again.
 pub const TRIM_PERCENT: u64 = 85;
 
-/// `percent` of `budget` bytes.
+/// `percent` of `budget` bytes, rounded down (exact: 75% of 64 MiB is 48 MiB, a worker's base).
 fn share_of(budget: u64, percent: u64) -> u64 {
-    budget / 100 * percent
+    u64::try_from(u128::from(budget) * u128::from(percent) / 100).unwrap_or(u64::MAX)
 }
 
 /// Who may call, and each tenant's worker, as the tenants file says now.
@@ -308,6 +308,13 @@ pub fn cache_share(budget: u64, live: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_share_of_the_budget_is_exact() {
+        assert_eq!(share_of(64 << 20, ADMIT_PERCENT), 48 << 20);
+        assert_eq!(share_of(u64::MAX, 100), u64::MAX);
+        assert_eq!(share_of(100, TRIM_PERCENT), TRIM_PERCENT);
+    }
 
     #[test]
     fn a_workers_cache_is_its_share_less_its_base() {

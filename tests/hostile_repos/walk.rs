@@ -151,8 +151,8 @@ fn a_file_growing_while_read_is_bounded() {
     let writer = thread::spawn(move || {
         let chunk = "growing line of text\n".repeat(3000); // ~63 KB
         let mut written = 0u64;
-        // Bounded by size as well as by the flag: at most 512 MiB.
-        while !flag.load(Ordering::Relaxed) && written < 512 << 20 {
+        // Bounded by size as well as by the flag: at most 64 MiB, 64 times the file bound.
+        while !flag.load(Ordering::Relaxed) && written < 64 << 20 {
             file.write_all(chunk.as_bytes()).unwrap();
             written += chunk.len() as u64;
         }

@@ -14,8 +14,8 @@
 //! parts the query's words name, in any order and inflection, has a boost in proportion to the
 //! share named (`several handlers` names half of `GroupHandler.php`). A query term brings its
 //! synonyms from a small checked-in table at a lesser weight ([`SYNONYM_WEIGHT`]); a table of
-//! related terms learned from code (`related`) can bring more at a smaller one
-//! ([`RELATED_WEIGHT`], off: measured without a held-out gain). Tests,
+//! related terms learned from code (`related`, in builds with the `related-terms` feature only:
+//! measured without a held-out gain) can bring more at a smaller one. Tests,
 //! examples, fixtures and generated files count half, unless the query asks for tests or
 //! examples; prose counts 0.3 unless it asks for docs; auxiliary files (build files, manifests,
 //! package metadata, type stubs such as `.d.ts`) count half unless it names them whole. A C or
@@ -45,6 +45,7 @@ mod fields;
 pub mod graph;
 mod index;
 mod regions;
+#[cfg(feature = "related-terms")]
 mod related;
 mod score;
 mod terms;
@@ -171,13 +172,16 @@ impl Score {
 pub const SYNONYM_WEIGHT: f64 = 0.4;
 
 /// What a term from the learned relatedness table (`related.rs`) weighs against a term of the
-/// query itself, times the relation's strength (0.1 to 1.0); 0 turns the table off. Off: at
-/// 0.15, the best of four weights on dev, held-out NDCG@10 moved 0.823 → 0.824 (11 queries up,
-/// 10 down, architecture 0.732 → 0.728), no gain (`docs/ranking-eval.md`).
-pub const RELATED_WEIGHT: f64 = 0.0;
+/// query itself, times the relation's strength (0.1 to 1.0), in builds with the
+/// `related-terms` feature (the best of four weights on dev). Without the feature neither the
+/// table nor the expansion is built: held-out NDCG@10 moved 0.823 → 0.824 with it (11 queries
+/// up, 10 down, architecture 0.732 → 0.728), no gain (`docs/ranking-eval.md`).
+#[cfg(feature = "related-terms")]
+pub const RELATED_WEIGHT: f64 = 0.15;
 
 /// The fewest words a query must have for its terms to bring related terms: a name or two is
 /// looked up as written.
+#[cfg(feature = "related-terms")]
 const RELATED_MIN_WORDS: usize = 3;
 
 /// A query, split into its terms and the names it mentions, within the bounds.
@@ -197,10 +201,15 @@ pub struct Query {
 impl Query {
     /// Split `q` into terms and names, or say which bound it exceeds. Linear in `q`'s length.
     pub fn parse(q: &str) -> Result<Query, Error> {
-        Self::parse_relating(q, RELATED_WEIGHT)
+        #[cfg(feature = "related-terms")]
+        let related_weight = RELATED_WEIGHT;
+        #[cfg(not(feature = "related-terms"))]
+        let related_weight = 0.0;
+        Self::parse_relating(q, related_weight)
     }
 
-    /// [`Query::parse`], with the learned table's related terms at `related_weight` (0: none).
+    /// [`Query::parse`], with the learned table's related terms at `related_weight` (0: none;
+    /// always none in a build without the `related-terms` feature).
     fn parse_relating(q: &str, related_weight: f64) -> Result<Query, Error> {
         let advice = "shorten it to the words that name what you are looking for (identifiers, \
                       file or directory names), or run several narrower queries";
@@ -229,6 +238,7 @@ impl Query {
             words.push(word);
             weights.push(SYNONYM_WEIGHT);
         }
+        #[cfg(feature = "related-terms")]
         if related_weight > 0.0 && q.split_whitespace().count() >= RELATED_MIN_WORDS {
             for (extra, strength) in related::expansions(&terms[..own], &terms) {
                 words.push(extra.clone());
@@ -236,6 +246,8 @@ impl Query {
                 weights.push(related_weight * strength);
             }
         }
+        #[cfg(not(feature = "related-terms"))]
+        let _ = (related_weight, own);
         Ok(Query {
             terms,
             weights,

@@ -236,6 +236,22 @@ fn inflections_meet_and_names_ignore_dashes() {
         ]
     );
     assert_eq!(terms("scheduler scheduled schedules"), vec!["schedul"; 3]);
+    // The doer, the doing and what can be done meet, a doubled consonant or not.
+    assert_eq!(
+        terms("formatter formatting formattable format formats"),
+        vec!["format"; 5]
+    );
+    assert_eq!(terms("logger logging log"), vec!["log"; 3]);
+    assert_eq!(terms("registered registering register"), vec!["regist"; 3]);
+    assert_eq!(
+        terms("callable calls serializable serializer"),
+        vec!["call", "call", "serializ", "serializ"]
+    );
+    // What is left must be a word: `table`, `enable`, `user` and `cable` keep their endings.
+    assert_eq!(
+        terms("table enable user cable"),
+        vec!["tabl", "enabl", "user", "cabl"]
+    );
     let docs = files(&[
         ("lib/permessage-deflate.js", "module.exports = X;"),
         ("lib/other.js", "PerMessageDeflate PerMessageDeflate"),
@@ -547,6 +563,7 @@ fn synonyms_bridge_vocabularies_at_a_lesser_weight() {
     assert_eq!(r[0].0, 1, "{r:?}");
 }
 
+#[cfg(feature = "related-terms")]
 #[test]
 fn a_question_brings_related_terms_from_the_learned_table_at_a_small_weight() {
     let brought = |weight: f64| -> Vec<(String, f64)> {

@@ -182,14 +182,11 @@ fn words_but(q: &str, stop: &[&str]) -> Vec<(String, String)> {
 
 /// A term reduced to its stem, so that a question's inflections meet the code's words (and the
 /// other way round): a plural's ending (`timers` → `timer`, `entries` → `entri`), then a verb's
-/// (`traced`, `tracing` → `trac`), then `-er` of a word of six letters or more (`parser`,
-/// `scheduler` → `pars`, `schedul`) or `-able`/`-ible` where four letters or more stay
-/// (`callable` → `call`, `formattable` → `format`), a consonant doubled before any of those
-/// endings made single (`stopped` → `stop`, `formatter` and `formatting` → `format`, `logger` →
-/// `log`), and a final `e` or `y` made alike (`parse` → `pars`, `entry` → `entri`). Both sides
-/// go through it, so only sameness matters, not spelling. Words of three letters or fewer,
-/// `ss`, `us` and `is` endings (`class`, `status`, `axis`), and words with a character outside
-/// ASCII are kept as they are.
+/// (`traced`, `tracing` → `trac`; `stopped` → `stop`), then `-er` of a word of six letters or
+/// more (`parser`, `scheduler` → `pars`, `schedul`), and a final `e` or `y` made alike (`parse`
+/// → `pars`, `entry` → `entri`). Both sides go through it, so only sameness matters, not
+/// spelling. Words of three letters or fewer, `ss`, `us` and `is` endings (`class`, `status`,
+/// `axis`), and words with a character outside ASCII are kept as they are.
 pub(super) fn stem(t: &mut String) {
     if t.len() <= 3 || !t.is_ascii() {
         return;
@@ -200,17 +197,8 @@ pub(super) fn stem(t: &mut String) {
     } else if t.ends_with('s') && !(t.ends_with("ss") || t.ends_with("us") || t.ends_with("is")) {
         t.pop();
     }
-    // A verb's ending, then the doer's or the possible's (`registered` → `register` → `regist`,
-    // as `register` itself), each with what must stay of the word.
-    const ENDINGS: [&[(&str, usize)]; 2] = [
-        &[("ing", 3), ("ed", 3)],
-        &[("er", 4), ("able", 4), ("ible", 4)],
-    ];
-    for stage in ENDINGS {
-        if let Some((suffix, _)) = stage
-            .iter()
-            .find(|(suffix, keep)| t.ends_with(suffix) && t.len() - suffix.len() >= *keep)
-        {
+    for suffix in ["ing", "ed"] {
+        if t.ends_with(suffix) && t.len() - suffix.len() >= 3 {
             t.truncate(t.len() - suffix.len());
             // `stopp` → `stop`, but not `call` or `pass`.
             let b = t.as_bytes();
@@ -218,7 +206,11 @@ pub(super) fn stem(t: &mut String) {
             if n >= 4 && b[n - 1] == b[n - 2] && !matches!(b[n - 1], b'l' | b's' | b'z') {
                 t.pop();
             }
+            break;
         }
+    }
+    if t.ends_with("er") && t.len() >= 6 {
+        t.truncate(t.len() - 2);
     }
     if t.len() > 3 {
         if t.ends_with('e') {

@@ -771,6 +771,26 @@ proptest::proptest! {
     }
 }
 
+/// Found by the property test above: a private key's body runs on through `AccountKey=...`
+/// and the first `Authorization`, so the header match that begins there is refused (its value
+/// is the word `password`) and used to hide the second header, which a scan of the redacted
+/// text then found. The search now goes on where the key's body ends.
+#[test]
+fn a_refused_match_inside_redacted_text_hides_nothing_after_it() {
+    let text = "-----BEGIN RSA PRIVATE KEY-----v0Psbqh8DmJ27vZrVGksXNqMp7AQAccountKey=v0Psbqh8DmJ2\
+                Authorization: Bearer passwordAuthorization: Bearer v0PAuthorization: Bearer ";
+    let allow = Allow::default();
+    let redacted = scan::scan(text, "p", SecretsMode::Redact, &allow);
+    let rules: Vec<&str> = redacted.findings().iter().map(|f| f.rule).collect();
+    assert_eq!(rules, ["private-key", "authorization-header"]);
+    let out = redacted.text().expect("redacted");
+    assert!(!out.contains("v0PAuthorization"), "{out}");
+    let again = scan::scan(out, "p", SecretsMode::Redact, &allow);
+    assert_eq!(again.findings(), &[][..], "{out}");
+    let warned = scan::scan(text, "p", SecretsMode::Warn, &allow);
+    assert_eq!(warned.findings(), redacted.findings());
+}
+
 #[test]
 fn short_varied_literal_password_is_flagged() {
     let findings = warn("db:\n  password: \"hunter2!x\"\n", "c.yml");

@@ -432,7 +432,8 @@ impl Engine {
         spans
     }
 
-    /// Runs the woken detectors over `text[start..end]`, one line.
+    /// Runs the woken detectors over `text[start..end]`, one line, in the table's order (most
+    /// specific first).
     fn check_line(
         &self,
         text: &str,
@@ -440,10 +441,22 @@ impl Engine {
         spans: &mut Vec<Span>,
     ) {
         let line = &text[start..end];
+        // Spans of earlier lines reach into this one only from its start (a key's body).
+        let carried = spans
+            .iter()
+            .rev()
+            .take_while(|s| s.start < start)
+            .map(|s| s.end)
+            .max()
+            .filter(|&e| e > start);
+        let line_from = spans.len();
         let mut set = woken;
         while set != 0 {
             let i = set.trailing_zeros() as usize;
             set &= set - 1;
+            // What the detectors before this one claimed of the line, as sorted disjoint line
+            // offsets: text a redaction will replace.
+            let claimed = claimed_in_line(carried, &spans[line_from..], start);
             match self.detectors[i].kind {
                 Kind::PrivateKey => {
                     for m in self.regex(i).find_iter(line) {
@@ -464,19 +477,31 @@ impl Engine {
                     // A match's tail after its secret cannot hold the next secret, so each byte
                     // is searched a bounded number of times.
                     let mut at = 0;
+                    let mut searched_again = 0;
                     while let Some(caps) = self.regex(i).captures_at(line, at) {
                         let whole = caps.get(0).map_or(at..at, |m| m.range());
                         let secret = caps.name("s");
-                        if let Some(s) = secret
-                            && check(&caps, line)
-                        {
+                        let accepted = secret.is_some() && check(&caps, line);
+                        if let Some(s) = secret.filter(|_| accepted) {
                             spans.push(Span {
                                 start: start + s.start(),
                                 end: start + s.end(),
                                 detector: i,
                             });
                         }
-                        let next = secret.map_or(whole.end, |s| s.end());
+                        let mut next = secret.map_or(whole.end, |s| s.end());
+                        // A match refused where it began inside claimed text (its keyword will
+                        // be redacted) must not hide what follows that text: the search goes on
+                        // where the claim ends, as a scan of the redacted text would. Never
+                        // before `searched_again`, so each byte is searched at most twice.
+                        if !accepted
+                            && let Some(&(_, claim_end)) = claimed
+                                .get(claimed.partition_point(|&(_, e)| e <= whole.start))
+                                .filter(|&&(a, _)| a <= whole.start)
+                            && claim_end.max(searched_again) < next
+                        {
+                            (searched_again, next) = (next, claim_end.max(searched_again));
+                        }
                         at = if next > whole.start {
                             next
                         } else {
@@ -492,6 +517,35 @@ impl Engine {
             }
         }
     }
+}
+
+/// The parts of a line (offsets from `line_start`) that `carried` (the end of a span of an
+/// earlier line reaching into it) and `found` (spans found in it so far) claim, sorted and merged
+/// into disjoint ranges.
+fn claimed_in_line(
+    carried: Option<usize>,
+    found: &[Span],
+    line_start: usize,
+) -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = carried
+        .map(|e| (0, e - line_start))
+        .into_iter()
+        .chain(found.iter().map(|s| {
+            (
+                s.start.saturating_sub(line_start),
+                s.end.saturating_sub(line_start),
+            )
+        }))
+        .collect();
+    ranges.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+    for (a, b) in ranges {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    merged
 }
 
 #[cfg(test)]

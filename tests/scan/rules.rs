@@ -791,6 +791,22 @@ fn a_refused_match_inside_redacted_text_hides_nothing_after_it() {
     assert_eq!(warned.findings(), redacted.findings());
 }
 
+/// Also found by the property test: the header's value runs on into a GitHub token and holds
+/// the word `password`, so it was refused as a placeholder; redacting the token removed the
+/// word, and a scan of the redacted text accepted the value. A refused value that runs into
+/// claimed text is now judged as the redacted text will show it.
+#[test]
+fn a_value_refused_for_a_word_the_redaction_removes_is_a_secret() {
+    let text = "Authorization: Bearer eyJVOvgDGQKcfDZyR7SRvpUbYUlA0G8ZxQeErU+\
+                ghp_SqrYCpasswordoNmQc6m0qYoODmymzHe74ew";
+    let allow = Allow::default();
+    let redacted = scan::scan(text, "p", SecretsMode::Redact, &allow);
+    let out = redacted.text().expect("redacted");
+    assert!(!out.contains("eyJVOvgDGQ"), "{out}");
+    let again = scan::scan(out, "p", SecretsMode::Redact, &allow);
+    assert_eq!(again.findings(), &[][..], "{out}");
+}
+
 #[test]
 fn short_varied_literal_password_is_flagged() {
     let findings = warn("db:\n  password: \"hunter2!x\"\n", "c.yml");

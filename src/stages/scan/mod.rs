@@ -399,13 +399,24 @@ impl Engine {
         let mut spans = Vec::new();
         // The line being gathered: its range and the detectors its keywords woke.
         let mut line: Option<(usize, usize, u64)> = None;
+        // Of the spans found so far, the one that ends furthest.
+        let mut reach: Option<(usize, usize)> = None;
+        let mut check = |l, spans: &mut Vec<Span>| {
+            let from = spans.len();
+            self.check_line(text, l, reach, spans);
+            for s in &spans[from..] {
+                if reach.is_none_or(|(_, e)| s.end > e) {
+                    reach = Some((s.start, s.end));
+                }
+            }
+        };
         for m in self.keywords.find_overlapping_iter(text) {
             let woken = self.keyword_detectors[m.pattern().as_usize()];
             match &mut line {
                 Some((_, end, set)) if m.start() < *end => *set |= woken,
                 _ => {
                     if let Some(l) = line {
-                        self.check_line(text, l, &mut spans);
+                        check(l, &mut spans);
                     }
                     let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
                     let end = text[m.end()..]
@@ -416,7 +427,7 @@ impl Engine {
             }
         }
         if let Some(l) = line {
-            self.check_line(text, l, &mut spans);
+            check(l, &mut spans);
         }
         if spans.len() > 1 {
             spans.sort_by_key(|s| (s.start, s.detector));
@@ -438,17 +449,14 @@ impl Engine {
         &self,
         text: &str,
         (start, end, woken): (usize, usize, u64),
+        reach: Option<(usize, usize)>,
         spans: &mut Vec<Span>,
     ) {
         let line = &text[start..end];
-        // Spans of earlier lines reach into this one only from its start (a key's body).
-        let carried = spans
-            .iter()
-            .rev()
-            .take_while(|s| s.start < start)
-            .map(|s| s.end)
-            .max()
-            .filter(|&e| e > start);
+        // The span of an earlier line that reaches furthest (a key's body), if into this one.
+        let carried = reach
+            .filter(|&(_, e)| e > start)
+            .map(|(s, e)| (s.max(start), e));
         let line_from = spans.len();
         let mut set = woken;
         while set != 0 {
@@ -481,15 +489,40 @@ impl Engine {
                     while let Some(caps) = self.regex(i).captures_at(line, at) {
                         let whole = caps.get(0).map_or(at..at, |m| m.range());
                         let secret = caps.name("s");
-                        let accepted = secret.is_some() && check(&caps, line);
+                        let mut accepted = secret.is_some() && check(&caps, line);
+                        // Where a secret cut at claimed text ends its claim.
+                        let mut cut_claim_end = None;
                         if let Some(s) = secret.filter(|_| accepted) {
                             spans.push(Span {
                                 start: start + s.start(),
                                 end: start + s.end(),
                                 detector: i,
                             });
+                        } else if let Some(s) = secret
+                            && let Some(&(cut, claim_end)) = claimed
+                                .get(claimed.partition_point(|&(a, _)| a <= s.start()))
+                                .filter(|&&(a, _)| a < s.end())
+                        {
+                            // A refused secret that runs into claimed text is judged again as
+                            // the redacted text will show it: cut where the claim begins (a
+                            // value refused for a word the redaction removes is a secret).
+                            let head = &line[..cut];
+                            if let Some(c) = self.regex(i).captures_at(head, whole.start)
+                                && c.get(0).is_some_and(|m| m.start() == whole.start)
+                                && let Some(cs) = c.name("s")
+                                && check(&c, head)
+                            {
+                                accepted = true;
+                                cut_claim_end = Some(claim_end);
+                                spans.push(Span {
+                                    start: start + cs.start(),
+                                    end: start + cs.end(),
+                                    detector: i,
+                                });
+                            }
                         }
-                        let mut next = secret.map_or(whole.end, |s| s.end());
+                        let mut next =
+                            cut_claim_end.unwrap_or_else(|| secret.map_or(whole.end, |s| s.end()));
                         // A match refused where it began inside claimed text (its keyword will
                         // be redacted) must not hide what follows that text: the search goes on
                         // where the claim ends, as a scan of the redacted text would. Never
@@ -519,16 +552,16 @@ impl Engine {
     }
 }
 
-/// The parts of a line (offsets from `line_start`) that `carried` (the end of a span of an
-/// earlier line reaching into it) and `found` (spans found in it so far) claim, sorted and merged
-/// into disjoint ranges.
+/// The parts of a line (offsets from `line_start`) that `carried` (a span of an earlier line
+/// reaching into it, cut at the line's start) and `found` (spans found in it so far) claim,
+/// sorted and merged into disjoint ranges.
 fn claimed_in_line(
-    carried: Option<usize>,
+    carried: Option<(usize, usize)>,
     found: &[Span],
     line_start: usize,
 ) -> Vec<(usize, usize)> {
     let mut ranges: Vec<(usize, usize)> = carried
-        .map(|e| (0, e - line_start))
+        .map(|(s, e)| (s - line_start, e - line_start))
         .into_iter()
         .chain(found.iter().map(|s| {
             (

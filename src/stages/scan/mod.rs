@@ -464,7 +464,7 @@ impl Engine {
             set &= set - 1;
             // What the detectors before this one claimed of the line, as sorted disjoint line
             // offsets: text a redaction will replace.
-            let claimed = claimed_in_line(carried, &spans[line_from..], start);
+            let claimed = Claimed::new(carried, &spans[line_from..], start);
             match self.detectors[i].kind {
                 Kind::PrivateKey => {
                     for m in self.regex(i).find_iter(line) {
@@ -499,9 +499,7 @@ impl Engine {
                                 detector: i,
                             });
                         } else if let Some(s) = secret
-                            && let Some(&(cut, claim_end)) = claimed
-                                .get(claimed.partition_point(|&(a, _)| a <= s.start()))
-                                .filter(|&&(a, _)| a < s.end())
+                            && let Some((cut, claim_end)) = claimed.beginning_in(s.range())
                         {
                             // A refused secret that runs into claimed text is judged again as
                             // the redacted text will show it: cut where the claim begins (a
@@ -528,9 +526,7 @@ impl Engine {
                         // where the claim ends, as a scan of the redacted text would. Never
                         // before `searched_again`, so each byte is searched at most twice.
                         if !accepted
-                            && let Some(&(_, claim_end)) = claimed
-                                .get(claimed.partition_point(|&(_, e)| e <= whole.start))
-                                .filter(|&&(a, _)| a <= whole.start)
+                            && let Some((_, claim_end)) = claimed.holding(whole.start)
                             && claim_end.max(searched_again) < next
                         {
                             (searched_again, next) = (next, claim_end.max(searched_again));
@@ -552,33 +548,41 @@ impl Engine {
     }
 }
 
-/// The parts of a line (offsets from `line_start`) that `carried` (a span of an earlier line
-/// reaching into it, cut at the line's start) and `found` (spans found in it so far) claim,
-/// sorted and merged into disjoint ranges.
-fn claimed_in_line(
-    carried: Option<(usize, usize)>,
-    found: &[Span],
-    line_start: usize,
-) -> Vec<(usize, usize)> {
-    let mut ranges: Vec<(usize, usize)> = carried
-        .map(|(s, e)| (s - line_start, e - line_start))
-        .into_iter()
-        .chain(found.iter().map(|s| {
-            (
-                s.start.saturating_sub(line_start),
-                s.end.saturating_sub(line_start),
-            )
-        }))
-        .collect();
-    ranges.sort_unstable();
-    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
-    for (a, b) in ranges {
-        match merged.last_mut() {
-            Some(last) if a <= last.1 => last.1 = last.1.max(b),
-            _ => merged.push((a, b)),
+/// What the detectors run so far claimed of one line: sorted, disjoint ranges of line offsets,
+/// text a redaction will replace.
+struct Claimed(Vec<(usize, usize)>);
+
+impl Claimed {
+    /// The claims of `carried` (a span of an earlier line reaching into this one, cut at the
+    /// line's start) and `found` (spans found in it so far), merged.
+    fn new(carried: Option<(usize, usize)>, found: &[Span], line_start: usize) -> Claimed {
+        let mut ranges: Vec<(usize, usize)> = carried
+            .into_iter()
+            .chain(found.iter().map(|s| (s.start, s.end)))
+            .map(|(a, b)| (a.saturating_sub(line_start), b.saturating_sub(line_start)))
+            .collect();
+        ranges.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+        for (a, b) in ranges {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
         }
+        Claimed(merged)
     }
-    merged
+
+    /// The claim that holds offset `at`.
+    fn holding(&self, at: usize) -> Option<(usize, usize)> {
+        let i = self.0.partition_point(|&(_, e)| e <= at);
+        self.0.get(i).copied().filter(|&(a, _)| a <= at)
+    }
+
+    /// The first claim that begins inside `within`, after its first byte.
+    fn beginning_in(&self, within: std::ops::Range<usize>) -> Option<(usize, usize)> {
+        let i = self.0.partition_point(|&(a, _)| a <= within.start);
+        self.0.get(i).copied().filter(|&(a, _)| a < within.end)
+    }
 }
 
 #[cfg(test)]

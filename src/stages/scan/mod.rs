@@ -462,9 +462,6 @@ impl Engine {
         while set != 0 {
             let i = set.trailing_zeros() as usize;
             set &= set - 1;
-            // What the detectors before this one claimed of the line, as sorted disjoint line
-            // offsets: text a redaction will replace.
-            let claimed = Claimed::new(carried, &spans[line_from..], start);
             match self.detectors[i].kind {
                 Kind::PrivateKey => {
                     for m in self.regex(i).find_iter(line) {
@@ -484,6 +481,8 @@ impl Engine {
                     // of the next one (`…@host.URL=postgres://u:p@…`), and it must not hide it.
                     // A match's tail after its secret cannot hold the next secret, so each byte
                     // is searched a bounded number of times.
+                    // What the detectors before this one claimed of the line.
+                    let claimed = Claimed::new(carried, &spans[line_from..], start);
                     let mut at = 0;
                     let mut searched_again = 0;
                     while let Some(caps) = self.regex(i).captures_at(line, at) {

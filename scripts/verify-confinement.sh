@@ -164,9 +164,8 @@ corpus = [
     ("new\nline", NF), ("back`tick`", NF), ("\x1b[31mred", NF), ("rtl\u202etxt", NF),
     ("zero\u200bwidth", NF), ("caf\u00e9", NF), ("cafe\u0301", NF),
 ]
-# Wrong JSON types for repo, and a missing repo.
-# (A null repo is a missing argument: InvalidArguments.)
-typed = [(7, INV), (None, "InvalidArguments"), (True, INV), (["."], INV), ({"path": "."}, INV)]
+# Wrong JSON types for repo. (A null or missing repo is the one root of this server: below.)
+typed = [(7, INV), (True, INV), (["."], INV), ({"path": "."}, INV)]
 # Non-UTF-8 cannot be carried by JSON; its closest spelling, a lone surrogate escape, must be
 # refused before anything else as a parse error.
 raw_lines = ['{"jsonrpc":"2.0","id":"raw1","method":"tools/call","params":{"name":"extract","arguments":{"repo":"\\udc80"}}}',
@@ -242,9 +241,13 @@ for i, line in enumerate(raw_lines):
     r = call(None, None, raw=line)
     code = ((r or {}).get("error") or {}).get("code")
     verdict(code == -32700, f"non-UTF-8 (lone surrogate) repo -> -32700 parse error", f"got {code}")
-r = call("missing-repo", None, raw='{"jsonrpc":"2.0","id":"missing-repo","method":"tools/call","params":{"name":"extract","arguments":{}}}')
-got = (((r or {}).get("error") or {}).get("code"), (((r or {}).get("error") or {}).get("data") or {}).get("kind"))
-verdict(got == (-32602, "InvalidArguments"), "missing repo -> -32602 InvalidArguments", f"got {got}")
+# With one root, a missing or null repo is that root: served, and nothing outside it.
+for id_, args in (("missing-repo", "{}"), ("null-repo", '{"repo":null}')):
+    r = call(id_, None, raw='{"jsonrpc":"2.0","id":"%s","method":"tools/call","params":{"name":"extract","arguments":%s}}' % (id_, args))
+    text = json.dumps(r)
+    ok = r is not None and "result" in r and not r["result"].get("isError")
+    verdict(ok and "inner.txt" in text and CANARY not in text,
+            f"extract with repo {args} is the one root, served", f"got {text[:200]}")
 
 for i, value in enumerate(positive):
     r = call(f"p{i}", value)

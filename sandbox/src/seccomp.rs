@@ -481,6 +481,10 @@ fn spawner_list() -> Vec<Allowed> {
             ("dup2", libc::SYS_dup2, Any),
             ("poll", libc::SYS_poll, Any),
             ("alarm", libc::SYS_alarm, Any),
+            // musl's `fork` is this call where glibc's is `clone(SIGCHLD)`: the reloader forks
+            // each generation's spawner with it. It takes no flags, so it can do nothing the
+            // `clone` row does not already allow.
+            ("fork", libc::SYS_fork, Any),
         ],
     ])
 }

@@ -178,6 +178,9 @@ pub const SYNONYM_WEIGHT: f64 = 0.4;
 /// up, 10 down, architecture 0.732 → 0.728), no gain (`docs/ranking-eval.md`).
 #[cfg(feature = "related-terms")]
 pub const RELATED_WEIGHT: f64 = 0.15;
+/// Without the `related-terms` feature no related term is ever brought.
+#[cfg(not(feature = "related-terms"))]
+pub const RELATED_WEIGHT: f64 = 0.0;
 
 /// The fewest words a query must have for its terms to bring related terms: a name or two is
 /// looked up as written.
@@ -201,11 +204,7 @@ pub struct Query {
 impl Query {
     /// Split `q` into terms and names, or say which bound it exceeds. Linear in `q`'s length.
     pub fn parse(q: &str) -> Result<Query, Error> {
-        #[cfg(feature = "related-terms")]
-        let related_weight = RELATED_WEIGHT;
-        #[cfg(not(feature = "related-terms"))]
-        let related_weight = 0.0;
-        Self::parse_relating(q, related_weight)
+        Self::parse_relating(q, RELATED_WEIGHT)
     }
 
     /// [`Query::parse`], with the learned table's related terms at `related_weight` (0: none;
@@ -232,6 +231,7 @@ impl Query {
         }
         let mut weights = vec![1.0; terms.len()];
         let mut terms = terms;
+        #[cfg(feature = "related-terms")]
         let own = terms.len();
         for (extra, word) in terms::synonyms(&terms) {
             terms.push(extra);
@@ -247,7 +247,7 @@ impl Query {
             }
         }
         #[cfg(not(feature = "related-terms"))]
-        let _ = (related_weight, own);
+        let _ = related_weight;
         Ok(Query {
             terms,
             weights,

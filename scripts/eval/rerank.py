@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""Trying a ranking signal offline: gnaw's own rankings re-sorted with an extra signal, scored
+as quick.py scores them, without changing the ranker.
+
+    rerank.py dump GNAW_BIN OUT_JSON          # every query's first 60 files with their score parts
+    rerank.py oracle DUMP_JSON                # the best order of the first 10, 20, 40 files
+    rerank.py weights DUMP_JSON               # the score's parts reweighted on dev (coordinate ascent)
+    rerank.py feedback DUMP_JSON              # pseudo-relevance feedback from the best files
+    rerank.py concentration DUMP_JSON         # the share of a file's terms that are the query's
+    rerank.py likelihood DUMP_JSON            # query likelihood, Dirichlet-smoothed
+
+Each prints NDCG@10 by split and kind for a grid of settings on the dev half, then the held-out
+half for the settings named at the end (the best of each form on dev): the held-out half is
+only ever read as a whole. `dump` makes the same call as quick.py (`gnaw CORPUS --json -q
+--explain --estimate --query Q --budget 8000`, `EVAL_JOBS` at once) over
+`scripts/eval/queries` and `EVAL_CACHE` (default `~/.cache/gnaw-eval`), about 90 seconds.
+
+The signals that need the files' terms read the corpora from the cache and split them as
+`bm25.py` does (runs of letters, digits and `_`, identifiers split into their parts), with a
+rough stemmer and stop list of their own: an approximation of gnaw's terms, good enough to tell
+whether a signal is worth building. A signal reorders only the first 40 files of a ranking;
+with weight 0 every form gives the dump's own figures exactly. Python standard library only.
+"""
+
+import collections
+import json
+import math
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bm25 as plain  # noqa: E402
+import eval as ev  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KINDS = (None, "identifier", "semantic", "architecture")
+TOP = 40
+STOP = set(
+    "a an the of to in on for and or is are be by with from as at it its this that how where "
+    "what when which who does do can into not no so if then than each one two there their they "
+    "them we you your our all any some more most other such only also up out over under about "
+    "after before between through while why was were has have had will would should could may "
+    "might must get gets set".split()
+)
+
+
+def dump(binary, out):
+    cache = os.environ.get("EVAL_CACHE", os.path.expanduser("~/.cache/gnaw-eval"))
+    corpora, queries = ev.load(os.path.join(HERE, "queries"), cache)
+
+    def run(q):
+        repo = corpora[q["corpus"]]["repo"]
+        s = ev.gnaw(binary, repo, "--estimate", "--query", q["query"], "--budget", "8000")
+        return dict(q, repo=repo, ranking=s["ranking"][:60])
+
+    with ThreadPoolExecutor(ev.JOBS) as pool:
+        rows = list(pool.map(run, queries))
+    with open(out, "w") as fh:
+        json.dump(rows, fh)
+
+
+def table(rows, orders):
+    out = {}
+    for split in ("dev", "heldout"):
+        for kind in KINDS:
+            sel = [i for i, r in enumerate(rows)
+                   if r["split"] == split and kind in (None, r["kind"])]
+            out[(split, kind)] = ev.mean([ev.ndcg10(orders[i], rows[i]["relevant"]) for i in sel])
+    return out
+
+
+def shown(t, held=False):
+    splits = ("dev", "heldout") if held else ("dev",)
+    return " | ".join(
+        "%s %.4f (identifier %.3f, semantic %.3f, architecture %.3f)"
+        % ((s,) + tuple(t[(s, k)] for k in KINDS)) for s in splits)
+
+
+def resorted(rows, extra, w):
+    """Each ranking's first TOP files re-sorted by score + w * extra(i)[j], ties by path."""
+    out = []
+    for i, r in enumerate(rows):
+        head = r["ranking"][:TOP]
+        ex = extra(i) if w else [0.0] * len(head)
+        cand = sorted(((x["score"] + w * ex[j], x["path"]) for j, x in enumerate(head)),
+                      key=lambda c: (-c[0], c[1]))
+        out.append([c[1] for c in cand] + [x["path"] for x in r["ranking"][TOP:]])
+    return out
+
+
+def stem(w):
+    for suffix in ("ing", "ed", "er", "es", "s"):
+        if len(w) > len(suffix) + 2 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+def terms(text):
+    return [stem(t) for t in plain.tokens(text)
+            if len(t) > 2 and t not in STOP and not t.isdigit()]
+
+
+class Corpora:
+    """Every file's term counts, per corpus, read once."""
+
+    def __init__(self, rows):
+        self.tf, self.df, self.cf, self.total, self.avg = {}, {}, {}, {}, {}
+        for repo in sorted({r["repo"] for r in rows}):
+            files = {}
+            for top, _, names in os.walk(repo):
+                for name in names:
+                    path = os.path.join(top, name)
+                    try:
+                        if os.path.getsize(path) > 1 << 20:
+                            continue
+                        with open(path, encoding="utf-8") as fh:
+                            text = fh.read()
+                    except (OSError, UnicodeDecodeError):
+                        continue
+                    rel = os.path.relpath(path, repo)
+                    files[rel] = collections.Counter(terms(text) + terms(rel))
+            df, cf = collections.Counter(), collections.Counter()
+            for c in files.values():
+                df.update(c.keys())
+                cf.update(c)
+            self.tf[repo], self.df[repo], self.cf[repo] = files, df, cf
+            self.total[repo] = sum(cf.values())
+            self.avg[repo] = self.total[repo] / max(1, len(files))
+
+    def idf(self, repo, t):
+        n, d = len(self.tf[repo]), self.df[repo].get(t, 0)
+        return math.log(1 + (n - d + 0.5) / (d + 0.5))
+
+    def counts(self, repo, path):
+        return self.tf[repo].get(path, collections.Counter())
+
+
+def memo(f):
+    kept = {}
+
+    def g(*a):
+        if a not in kept:
+            kept[a] = f(*a)
+        return kept[a]
+    return g
+
+
+def grid(rows, name, settings, extra_for, held):
+    print("%s, weight 0: %s" % (name, shown(table(rows, resorted(rows, None, 0)), True)))
+    for s in settings:
+        *key, w = s
+        print(name, s, shown(table(rows, resorted(rows, lambda i: extra_for(i, *key), w))),
+              flush=True)
+    for s in held:
+        *key, w = s
+        print(name, s, "(best on dev):",
+              shown(table(rows, resorted(rows, lambda i: extra_for(i, *key), w)), True))
+
+
+def feedback(rows):
+    """RM3-like: the weightiest terms (tf/len * idf) of the best k files, not in the query,
+    as a second BM25 over the first TOP files."""
+    c = Corpora(rows)
+
+    @memo
+    def extra(i, k, n):
+        r = rows[i]
+        repo, own = r["repo"], set(terms(r["query"]))
+        weight = collections.Counter()
+        for x in r["ranking"][:k]:
+            tf = c.counts(repo, x["path"])
+            size = sum(tf.values()) or 1
+            for t, f in tf.items():
+                if t not in own:
+                    weight[t] += f / size * c.idf(repo, t)
+        best = weight.most_common(n)
+        norm = sum(v for _, v in best) or 1.0
+        out = []
+        for x in r["ranking"][:TOP]:
+            tf = c.counts(repo, x["path"])
+            size = sum(tf.values())
+            s = 0.0
+            for t, v in best:
+                f = tf.get(t, 0)
+                if f:
+                    s += v / norm * c.idf(repo, t) * f * 2.2 / (
+                        f + 1.2 * (0.25 + 0.75 * size / c.avg[repo]))
+            out.append(s)
+        return out
+
+    settings = [(k, n, w) for k in (1, 2, 3, 5) for n in (5, 10, 20) for w in (0.1, 0.2, 0.4, 0.8)]
+    grid(rows, "feedback (files, terms, weight)", settings, extra, [(1, 5, 0.4), (1, 20, 0.8)])
+
+
+def concentration(rows):
+    """How much of a file is the query's terms: their count over the file's, times 10."""
+    c = Corpora(rows)
+
+    @memo
+    def extra(i):
+        r = rows[i]
+        own = set(terms(r["query"]))
+        out = []
+        for x in r["ranking"][:TOP]:
+            tf = c.counts(r["repo"], x["path"])
+            out.append(10 * sum(tf.get(t, 0) for t in own) / (sum(tf.values()) + 1))
+        return out
+
+    settings = [(w,) for w in (0.1, 0.2, 0.4, 0.8, 1.6, 3.2)]
+    grid(rows, "concentration (weight)", settings, extra, [(0.8,), (1.6,)])
+
+
+def likelihood(rows):
+    """Query likelihood with Dirichlet smoothing (mu), over the collection's term counts."""
+    c = Corpora(rows)
+
+    @memo
+    def extra(i, mu):
+        r = rows[i]
+        repo, own = r["repo"], list(dict.fromkeys(terms(r["query"])))
+        out = []
+        for x in r["ranking"][:TOP]:
+            tf = c.counts(repo, x["path"])
+            size = sum(tf.values())
+            s = 0.0
+            for t in own:
+                pc = (c.cf[repo].get(t, 0) + 0.5) / c.total[repo]
+                s += math.log((tf.get(t, 0) + mu * pc) / (size + mu)) - math.log(pc)
+            out.append(s)
+        return out
+
+    settings = [(mu, w) for mu in (100, 500, 2000) for w in (0.1, 0.2, 0.4, 0.8, 1.6)]
+    grid(rows, "likelihood (mu, weight)", settings, extra, [(100, 0.1)])
+
+
+def weights(rows):
+    """Each part of the score times a multiplier (0 to 3), chosen by coordinate ascent on the
+    dev half, then checked by 5-fold cross-validation over dev's corpora and on held out."""
+    parts = sorted({p for r in rows for x in r["ranking"] for p in x["parts"]} - {"prior"})
+
+    def orders(w):
+        out = []
+        for r in rows:
+            head = r["ranking"][:TOP]
+            cand = sorted(((sum(w.get(p, 1.0) * v for p, v in x["parts"].items()), x["path"])
+                           for x in head), key=lambda c: (-c[0], c[1]))
+            out.append([c[1] for c in cand] + [x["path"] for x in r["ranking"][TOP:]])
+        return out
+
+    def score(w, sel):
+        o = orders(w)
+        return ev.mean([ev.ndcg10(o[i], rows[i]["relevant"]) for i in sel])
+
+    def ascend(sel):
+        w, best = {}, score({}, sel)
+        for _ in range(3):
+            moved = False
+            for p in parts:
+                for g in (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0):
+                    t = dict(w, **{p: g})
+                    v = score(t, sel)
+                    if v > best + 1e-4:
+                        best, w, moved = v, t, True
+            if not moved:
+                break
+        return w
+
+    dev = [i for i, r in enumerate(rows) if r["split"] == "dev"]
+    print("the parts summed again (rounded as --json shows them):",
+          shown(table(rows, orders({})), True))
+    w = ascend(dev)
+    print("multipliers learned on dev:", w)
+    print("  ", shown(table(rows, orders(w)), True))
+    corpora = sorted({rows[i]["corpus"] for i in dev})
+    folds = [corpora[k::5] for k in range(5)]
+    base = learned = 0.0
+    for fold in folds:
+        train = [i for i in dev if rows[i]["corpus"] not in fold]
+        test = [i for i in dev if rows[i]["corpus"] in fold]
+        base += score({}, test) * len(test)
+        learned += score(ascend(train), test) * len(test)
+    print("dev, 5 folds by corpus: %.4f -> %.4f" % (base / len(dev), learned / len(dev)))
+
+
+def oracle(rows):
+    for k in (10, 20, TOP):
+        orders = []
+        for r in rows:
+            paths = [x["path"] for x in r["ranking"]]
+            head = sorted(paths[:k], key=lambda p: -r["relevant"].get(p, 0))
+            orders.append(head + paths[k:])
+        print("the first %d in the best order:" % k, shown(table(rows, orders), True))
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    what = sys.argv[1]
+    if what == "dump":
+        return dump(sys.argv[2], sys.argv[3])
+    with open(sys.argv[2]) as fh:
+        rows = json.load(fh)
+    forms = {"oracle": oracle, "weights": weights, "feedback": feedback,
+             "concentration": concentration, "likelihood": likelihood}
+    if what not in forms:
+        sys.exit(__doc__)
+    forms[what](rows)
+
+
+if __name__ == "__main__":
+    main()

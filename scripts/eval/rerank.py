@@ -8,6 +8,8 @@ as quick.py scores them, without changing the ranker.
     rerank.py feedback DUMP_JSON              # pseudo-relevance feedback from the best files
     rerank.py concentration DUMP_JSON         # the share of a file's terms that are the query's
     rerank.py likelihood DUMP_JSON            # query likelihood, Dirichlet-smoothed
+    rerank.py directory DUMP_JSON             # a file lifted by the best other file of its directory
+    rerank.py questions DUMP_JSON             # the name boosts reweighed in questions of 3+ words
 
 Each prints NDCG@10 by split and kind for a grid of settings on the dev half, then the held-out
 half for the settings named at the end (the best of each form on dev): the held-out half is
@@ -283,6 +285,64 @@ def weights(rows):
     print("dev, 5 folds by corpus: %.4f -> %.4f" % (base / len(dev), learned / len(dev)))
 
 
+def directory(rows):
+    """Cluster-style: a file gains w times the score of the best other file of its directory
+    among the first k."""
+
+    @memo
+    def extra(i, k):
+        ranking = rows[i]["ranking"]
+        by = collections.defaultdict(list)
+        for x in ranking[:k]:
+            by[os.path.dirname(x["path"])].append(x)
+        out = []
+        for x in ranking[:TOP]:
+            others = [y["score"] for y in by[os.path.dirname(x["path"])] if y is not x]
+            out.append(max(others, default=0.0))
+        return out
+
+    settings = [(k, w) for k in (10, 20, 60) for w in (0.02, 0.05, 0.1, 0.2)]
+    grid(rows, "directory (first k, weight)", settings, extra, [(20, 0.1)])
+
+
+def questions(rows):
+    """In a question of three words or more, `defines_symbol`, `names_file` and
+    `names_directory` times their own multipliers (through the class factor the file had)."""
+    lowered = ("secondary_file", "docs_file", "auxiliary_file")
+
+    def orders(fd, ff, fdir):
+        out = []
+        for r in rows:
+            question = len(r["query"].split()) >= 3
+            cand = []
+            for x in r["ranking"][:TOP]:
+                p, s = x["parts"], x["score"]
+                if question:
+                    up = sum(v for k, v in p.items()
+                             if k not in lowered + ("prior", "header_declares"))
+                    down = sum(v for k, v in p.items() if k in lowered)
+                    factor = (up + down) / up if up > 0 else 1.0
+                    s += factor * ((fd - 1) * p.get("defines_symbol", 0)
+                                   + (ff - 1) * p.get("names_file", 0)
+                                   + (fdir - 1) * p.get("names_directory", 0))
+                cand.append((s, x["path"]))
+            cand.sort(key=lambda c: (-c[0], c[1]))
+            out.append([c[1] for c in cand] + [x["path"] for x in r["ranking"][TOP:]])
+        return out
+
+    print("as ranked:", shown(table(rows, orders(1, 1, 1)), True))
+    found = []
+    for fd in (0.25, 0.5, 0.75, 1.0):
+        for ff in (0.5, 0.75, 1.0):
+            for fdir in (1.0, 1.5, 2.0):
+                t = table(rows, orders(fd, ff, fdir))
+                found.append((t[("dev", None)], (fd, ff, fdir), t))
+    found.sort(key=lambda f: -f[0])
+    for _, setting, t in found[:3]:
+        print("defines_symbol, names_file, names_directory x", setting, "(best on dev):",
+              shown(t, True))
+
+
 def oracle(rows):
     for k in (10, 20, TOP):
         orders = []
@@ -302,7 +362,8 @@ def main():
     with open(sys.argv[2]) as fh:
         rows = json.load(fh)
     forms = {"oracle": oracle, "weights": weights, "feedback": feedback,
-             "concentration": concentration, "likelihood": likelihood}
+             "concentration": concentration, "likelihood": likelihood,
+             "directory": directory, "questions": questions}
     if what not in forms:
         sys.exit(__doc__)
     forms[what](rows)

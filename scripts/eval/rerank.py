@@ -10,6 +10,7 @@ as quick.py scores them, without changing the ranker.
     rerank.py likelihood DUMP_JSON            # query likelihood, Dirichlet-smoothed
     rerank.py directory DUMP_JSON             # a file lifted by the best other file of its directory
     rerank.py questions DUMP_JSON             # the name boosts reweighed in questions of 3+ words
+    rerank.py related DUMP_JSON               # query terms the term table relates to a file's name
 
 Each prints NDCG@10 by split and kind for a grid of settings on the dev half, then the held-out
 half for the settings named at the end (the best of each form on dev): the held-out half is
@@ -343,6 +344,69 @@ def questions(rows):
               shown(t, True))
 
 
+def gnaw_stem(t):
+    """gnaw's stemmer (`src/stages/rank/terms.rs`), which the term table's terms went through."""
+    if len(t) <= 3 or not t.isascii():
+        return t
+    if t.endswith("ies") and len(t) > 4:
+        t = t[:-3] + "i"
+    elif t.endswith("s") and not t.endswith(("ss", "us", "is")):
+        t = t[:-1]
+    for suffix in ("ing", "ed"):
+        if t.endswith(suffix) and len(t) - len(suffix) >= 3:
+            t = t[: -len(suffix)]
+            if len(t) >= 4 and t[-1] == t[-2] and t[-1] not in "lsz":
+                t = t[:-1]
+            break
+    if t.endswith("er") and len(t) >= 6:
+        t = t[:-2]
+    if len(t) > 3:
+        if t.endswith("e"):
+            t = t[:-1]
+        elif t.endswith("y"):
+            t = t[:-1] + "i"
+    return t
+
+
+def related(rows):
+    """The learned term table (`src/stages/rank/related.txt`) as a reranking signal: each query
+    term not among the parts of a file's name (and of its directory's, with dirs 1) gains the
+    strongest relation it has to one of them, times its idf."""
+    table = collections.defaultdict(dict)
+    with open(os.path.join(HERE, "..", "..", "src", "stages", "rank", "related.txt")) as fh:
+        for line in fh:
+            term, _, value = line.rstrip("\n").partition("\t")
+            for entry in value.split():
+                other, _, strength = entry.partition(":")
+                s = int(strength) / 10
+                table[term][other] = max(table[term].get(other, 0), s)
+                table[other][term] = max(table[other].get(term, 0), s)
+    c = Corpora(rows)
+
+    def stems(text):
+        return [gnaw_stem(t) for t in plain.tokens(text) if len(t) > 1]
+
+    @memo
+    def extra(i, dirs, least):
+        r = rows[i]
+        own = list(dict.fromkeys(t for t in stems(r["query"]) if len(t) > 2 and t not in STOP))
+        out = []
+        for x in r["ranking"][:TOP]:
+            names = set(stems(os.path.basename(x["path"]).split(".")[0]))
+            for d in os.path.dirname(x["path"]).split("/")[-dirs:] if dirs else []:
+                names |= set(stems(d))
+            v = 0.0
+            for t in own:
+                best = max((table[t].get(n, 0) for n in names), default=0)
+                if t not in names and best >= least:
+                    v += best * c.idf(r["repo"], t)
+            out.append(v)
+        return out
+
+    settings = [(d, m, w) for d in (0, 1) for m in (0.3, 0.5) for w in (0.1, 0.2, 0.4, 0.8, 1.6)]
+    grid(rows, "related (dirs, least strength, weight)", settings, extra, [(0, 0.3, 1.6)])
+
+
 def oracle(rows):
     for k in (10, 20, TOP):
         orders = []
@@ -363,7 +427,7 @@ def main():
         rows = json.load(fh)
     forms = {"oracle": oracle, "weights": weights, "feedback": feedback,
              "concentration": concentration, "likelihood": likelihood,
-             "directory": directory, "questions": questions}
+             "directory": directory, "questions": questions, "related": related}
     if what not in forms:
         sys.exit(__doc__)
     forms[what](rows)

@@ -41,6 +41,12 @@ def gnaw(binary, repo, *args):
     return json.loads(out.stdout)
 
 
+def ranking(binary, repo, query):
+    """The `--explain` ranking of `query` alone (no budget stage output), as quick.py and
+    rerank.py read it: every matching file with its score and the score's parts, best first."""
+    return gnaw(binary, repo, "--estimate", "--query", query, "--budget", "8000")["ranking"]
+
+
 def has_compress(binary):
     out = subprocess.run([binary, "--help"], capture_output=True, text=True)
     return "--compress" in out.stdout

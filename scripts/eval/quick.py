@@ -38,8 +38,7 @@ def main():
 
     def run(q):
         repo = corpora[q["corpus"]]["repo"]
-        s = ev.gnaw(binary, repo, "--estimate", "--query", q["query"], "--budget", "8000")
-        order = [r["path"] for r in s["ranking"]]
+        order = [r["path"] for r in ev.ranking(binary, repo, q["query"])]
         row = {k: q[k] for k in ("corpus", "language", "split", "kind", "query")}
         return row | {"ndcg": ev.ndcg10(order, q["relevant"]), "top3": order[:3]}
 

@@ -19,8 +19,9 @@ only ever read as a whole. `dump` makes the same call as quick.py (`gnaw CORPUS 
 `scripts/eval/queries` and `EVAL_CACHE` (default `~/.cache/gnaw-eval`), about 90 seconds.
 
 The signals that need the files' terms read the corpora from the cache and split them as
-`bm25.py` does (runs of letters, digits and `_`, identifiers split into their parts), with a
-rough stemmer and stop list of their own: an approximation of gnaw's terms, good enough to tell
+`bm25.py` does (runs of letters, digits and `_`, identifiers split into their parts), stemmed
+as gnaw stems (`gnaw_stem`, a copy of `terms.rs`'s `stem`: the term table's terms went through
+it), with a stop list of their own: an approximation of gnaw's terms, good enough to tell
 whether a signal is worth building. A signal reorders only the first 40 files of a ranking;
 with weight 0 every form gives the dump's own figures exactly. Python standard library only.
 """
@@ -54,8 +55,7 @@ def dump(binary, out):
 
     def run(q):
         repo = corpora[q["corpus"]]["repo"]
-        s = ev.gnaw(binary, repo, "--estimate", "--query", q["query"], "--budget", "8000")
-        return dict(q, repo=repo, ranking=s["ranking"][:60])
+        return dict(q, repo=repo, ranking=ev.ranking(binary, repo, q["query"])[:60])
 
     with ThreadPoolExecutor(ev.JOBS) as pool:
         rows = list(pool.map(run, queries))
@@ -92,15 +92,32 @@ def resorted(rows, extra, w):
     return out
 
 
-def stem(w):
-    for suffix in ("ing", "ed", "er", "es", "s"):
-        if len(w) > len(suffix) + 2 and w.endswith(suffix):
-            return w[: -len(suffix)]
-    return w
+def gnaw_stem(t):
+    """gnaw's stemmer (`src/stages/rank/terms.rs`), which the term table's terms went through."""
+    if len(t) <= 3 or not t.isascii():
+        return t
+    if t.endswith("ies") and len(t) > 4:
+        t = t[:-3] + "i"
+    elif t.endswith("s") and not t.endswith(("ss", "us", "is")):
+        t = t[:-1]
+    for suffix in ("ing", "ed"):
+        if t.endswith(suffix) and len(t) - len(suffix) >= 3:
+            t = t[: -len(suffix)]
+            if len(t) >= 4 and t[-1] == t[-2] and t[-1] not in "lsz":
+                t = t[:-1]
+            break
+    if t.endswith("er") and len(t) >= 6:
+        t = t[:-2]
+    if len(t) > 3:
+        if t.endswith("e"):
+            t = t[:-1]
+        elif t.endswith("y"):
+            t = t[:-1] + "i"
+    return t
 
 
 def terms(text):
-    return [stem(t) for t in plain.tokens(text)
+    return [gnaw_stem(t) for t in plain.tokens(text)
             if len(t) > 2 and t not in STOP and not t.isdigit()]
 
 
@@ -342,30 +359,6 @@ def questions(rows):
     for _, setting, t in found[:3]:
         print("defines_symbol, names_file, names_directory x", setting, "(best on dev):",
               shown(t, True))
-
-
-def gnaw_stem(t):
-    """gnaw's stemmer (`src/stages/rank/terms.rs`), which the term table's terms went through."""
-    if len(t) <= 3 or not t.isascii():
-        return t
-    if t.endswith("ies") and len(t) > 4:
-        t = t[:-3] + "i"
-    elif t.endswith("s") and not t.endswith(("ss", "us", "is")):
-        t = t[:-1]
-    for suffix in ("ing", "ed"):
-        if t.endswith(suffix) and len(t) - len(suffix) >= 3:
-            t = t[: -len(suffix)]
-            if len(t) >= 4 and t[-1] == t[-2] and t[-1] not in "lsz":
-                t = t[:-1]
-            break
-    if t.endswith("er") and len(t) >= 6:
-        t = t[:-2]
-    if len(t) > 3:
-        if t.endswith("e"):
-            t = t[:-1]
-        elif t.endswith("y"):
-            t = t[:-1] + "i"
-    return t
 
 
 def related(rows):

@@ -218,32 +218,42 @@ fn healthz_answers_without_a_token_and_metrics_only_to_loopback_or_its_token() {
     let mut conn = f.connect();
     conn.send_raw(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
     assert_eq!(conn.read_reply().status, 401);
-    let mut conn = f.connect();
-    conn.send_raw(
-        format!("GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n")
-            .as_bytes(),
-    );
-    let metrics = conn.read_reply();
-    assert_eq!(metrics.status, 200);
-    assert_eq!(
-        metrics.header("Content-Type"),
-        Some("text/plain; version=0.0.4; charset=utf-8")
-    );
-    let text = metrics.text();
-    check_exposition(&text);
-    for line in [
+    // A request is counted once its answer is written, by the thread that wrote it: on a
+    // loaded machine the refusals just answered may not be counted yet. The text is asked for
+    // again (each fetch is itself counted once answered: `-`, `none`, 200) until every line is
+    // there, for at most 10 s.
+    let expected = [
         "gnaw_mcp_up 1",
         "gnaw_mcp_requests_total{tenant=\"alice\",tool=\"tree\",status=\"200\"} 1",
         "gnaw_mcp_requests_total{tenant=\"alice\",tool=\"other\",status=\"400\"} 1",
-        // (Counted once answered: the last request's count may lag behind its answer.)
-        "gnaw_mcp_requests_total{tenant=\"-\",tool=\"none\",status=\"401\"} ",
-        "gnaw_mcp_requests_total{tenant=\"-\",tool=\"none\",status=\"200\"} 1",
+        "gnaw_mcp_requests_total{tenant=\"-\",tool=\"none\",status=\"401\"} 2",
+        "gnaw_mcp_requests_total{tenant=\"-\",tool=\"none\",status=\"200\"} ",
         "gnaw_mcp_workers{state=\"running\"} 1",
         "gnaw_mcp_worker_starts_total{tenant=\"alice\"} 1",
-        "gnaw_mcp_request_duration_seconds_count{tenant=\"alice\"}",
-    ] {
-        assert!(text.contains(line), "{line}\n{text}");
-    }
+        "gnaw_mcp_request_duration_seconds_count{tenant=\"alice\"} 2",
+    ];
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let text = loop {
+        let mut conn = f.connect();
+        conn.send_raw(
+            format!("GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n")
+                .as_bytes(),
+        );
+        let metrics = conn.read_reply();
+        assert_eq!(metrics.status, 200);
+        assert_eq!(
+            metrics.header("Content-Type"),
+            Some("text/plain; version=0.0.4; charset=utf-8")
+        );
+        let text = metrics.text();
+        check_exposition(&text);
+        let missing = expected.iter().find(|line| !text.contains(**line));
+        match missing {
+            None => break text,
+            Some(line) => assert!(Instant::now() < deadline, "{line}\n{text}"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     for never in ["made/up", "/etc", "a.rs", &token] {
         assert!(!text.contains(never), "{never} in /metrics");
     }
